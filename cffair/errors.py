@@ -1,0 +1,23 @@
+"""Exceptions with messages that say what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+
+class CffairError(Exception):
+    """Base class of every error cffair raises on purpose."""
+
+
+class DataError(CffairError, ValueError):
+    """The data does not match its spec (missing column, NaN, wrong kind, unknown value)."""
+
+
+class SpecError(CffairError, ValueError):
+    """A dataset spec is malformed (unknown key, wrong type, inconsistent choice)."""
+
+
+class GraphError(CffairError, ValueError):
+    """A causal graph is not a DAG over the data's columns."""
+
+
+class CounterfactualError(CffairError, ValueError):
+    """A counterfactual set is malformed or does not line up with its factual data."""

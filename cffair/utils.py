@@ -1,0 +1,99 @@
+"""Small shared helpers: seeding, torch threads, atomic writes, hashing."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch so that a run is repeatable on one machine."""
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+
+
+def single_thread() -> None:
+    """Use one torch thread per process.
+
+    On two shared cores, two intra-op threads were 3–20× slower than one; parallelism in
+    cffair comes from processes (see :mod:`cffair.experiments`).
+    """
+    import torch
+
+    torch.set_num_threads(1)
+    with contextlib.suppress(RuntimeError):  # only allowed before any inter-op work started
+        torch.set_num_interop_threads(1)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; move it into place only on success.
+
+    A reader never sees a half-written file, even if the process is killed mid-write.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> None:
+    """Write ``obj`` as indented JSON to ``path`` atomically."""
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def stable_hash(*parts: Any, length: int = 16) -> str:
+    """A short, stable SHA-256 hex digest of JSON-serialisable parts (dict keys sorted)."""
+    h = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, bytes):
+            h.update(part)
+        else:
+            h.update(json.dumps(part, sort_keys=True, default=_json_default).encode())
+        h.update(b"\x00")
+    return h.hexdigest()[:length]
+
+
+def project_root() -> Path:
+    """The repository root (the folder holding ``pyproject.toml``), when running from a checkout."""
+    here = Path(__file__).resolve().parent
+    for parent in [here, *here.parents]:
+        if (parent / "pyproject.toml").exists():
+            return parent
+    return Path.cwd()
