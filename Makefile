@@ -1,0 +1,46 @@
+# cffair — the two README commands are `make book` and `make test`; both set everything up.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.cffair-installed
+JOBS ?= 2
+MODE ?= quick
+
+.PHONY: install book test test-fast reproduce bench browser clean
+
+install: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11) on PATH"; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) -m pip check
+	@touch $@
+
+## Build the book (render mode: reads the committed results; warnings are errors).
+book: install
+	rm -rf _build/html
+	CFFAIR_MODE=render $(VENV)/bin/jupyter-book build . -W -n --keep-going
+
+## Headless Chromium for the browser test of the book (Debian package).
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+## Run the whole test suite (unit, property, notebooks in quick mode, book build, browser check).
+test: install browser
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow and not book"
+
+## Recompute every result (MODE=quick|full) with JOBS worker processes.
+reproduce: install
+	$(VENV)/bin/cffair reproduce --mode $(MODE) --jobs $(JOBS)
+
+bench: install
+	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf _build .pytest_cache
