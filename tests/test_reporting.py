@@ -1,0 +1,317 @@
+"""cffair.reporting: the paper's published numbers, ours-vs-paper comparison, tables, figures."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # tests only; notebooks keep the inline backend
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from cffair import reporting
+from cffair.errors import DataError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------------------- the paper's numbers
+# Each value below was read off the paper's text (Tables 1-3) by hand, not from the CSV.
+CROSS_CHECKED = [
+    # table, dataset, metric, method, mean, sd
+    ("table1", "adult", "accuracy", "ltn_acc_cf_sg", 0.812, 0.001),
+    ("table1", "adult", "cf_mse", "ltn_acc_cf", 0.065, 0.002),
+    ("table1", "compas_age", "cf_mse_worst_subgroup", "dcevae", 0.342, 0.074),
+    ("table1", "lawschool", "mse", "gan", 0.906, 0.000),
+    ("table1", "lawschool", "cf_mse", "ltn_acc_cf_sg", 0.001, 0.000),
+    ("table2", "compas", "cf_mse", "ltn_acc_cf_sg_cke", 0.025, 0.006),
+    ("table2", "compas_age", "accuracy", "ltn_acc_cf_cke", 0.636, 0.017),
+    ("table3", "adult", "cf_mse_worst_subgroup", "cke_native_country_male", 0.139, math.nan),
+]
+
+
+@pytest.mark.parametrize(("table", "dataset", "metric", "method", "mean", "sd"), CROSS_CHECKED)
+def test_packaged_paper_values_match_the_paper_text(table, dataset, metric, method, mean, sd):
+    got_mean, got_sd = reporting.paper_value(table, dataset, metric, method)
+    assert got_mean == pytest.approx(mean, abs=1e-12)
+    if math.isnan(sd):
+        assert math.isnan(got_sd)
+    else:
+        assert got_sd == pytest.approx(sd, abs=1e-12)
+
+
+def test_packaged_csv_equals_the_shared_copy_when_present():
+    shared = ROOT.parent / "shared" / "paper" / "paper_tables.csv"
+    if not shared.exists():
+        pytest.skip(f"no shared copy at {shared} (only beside the development checkout)")
+    ours = reporting.paper_tables().reset_index(drop=True)
+    theirs = pd.read_csv(shared)
+    pd.testing.assert_frame_equal(
+        ours.astype({c: object for c in ("table", "dataset", "metric", "method")}),
+        theirs[list(reporting.RESULT_COLUMNS)].astype({c: object for c in ("table", "dataset", "metric", "method")}),
+        check_dtype=False,
+    )
+
+
+def test_paper_tables_shape_and_keys():
+    p = reporting.paper_tables()
+    assert list(p.columns) == list(reporting.RESULT_COLUMNS)
+    assert not p.duplicated(["table", "dataset", "metric", "method"]).any()
+    assert set(p["table"]) == {"table1", "table2", "table3"}
+    assert p["mean"].notna().all()
+    # Table 3 is a single run: no sd; Tables 1 and 2 average 5 runs: every cell has one.
+    assert p.loc[p.table == "table3", "sd"].isna().all()
+    assert p.loc[p.table != "table3", "sd"].notna().all()
+    assert ((p["mean"] >= 0) & (p["mean"] <= 1)).all()
+
+
+def test_every_table1_cell_is_present():
+    p = reporting.paper_tables()
+    t1 = p[p.table == "table1"]
+    methods = reporting.TABLE_METHODS["table1"]
+    assert len(methods) == 6
+    for dataset in ("adult", "compas", "compas_age", "lawschool"):
+        perf = "mse" if dataset == "lawschool" else "accuracy"
+        for metric in (perf, "cf_mse", "cf_mse_worst_subgroup"):
+            for method in methods:
+                cell = t1[(t1.dataset == dataset) & (t1.metric == metric) & (t1.method == method)]
+                assert len(cell) == 1, f"Table 1 misses {dataset}/{metric}/{method}"
+    assert len(t1) == 6 * 4 * 3
+
+
+def test_table2_and_table3_cells_are_present():
+    p = reporting.paper_tables()
+    assert len(p[p.table == "table2"]) == 5 * 2 * 3
+    assert len(p[p.table == "table3"]) == 5 * 1 * 3
+    # Tables 1 and 2 share their first three settings; the paper prints the same numbers.
+    shared = p[(p.table.isin(["table1", "table2"])) & p.dataset.isin(["compas", "compas_age"]) & p.method.isin(reporting.Q1_SETTINGS)]
+    wide = shared.pivot_table(index=["dataset", "metric", "method"], columns="table", values="mean")
+    np.testing.assert_allclose(wide["table1"], wide["table2"])
+
+
+# ---------------------------------------------------------------------------- names and formatting
+def test_display_names():
+    assert reporting.method_name("ltn_acc") == "LTN(acc)"
+    assert reporting.method_name("ltn_acc_cf") == "LTN(acc+CF)"
+    assert reporting.method_name("ltn_acc_cf_sg") == "LTN(acc+CF_sg)"
+    assert reporting.method_name("cnf") == "CNF"
+    assert reporting.method_name("gan") == "GAN"
+    assert reporting.method_name("dcevae") == "DCEVAE"
+    assert reporting.method_name("something_new") == "something_new"
+    assert reporting.dataset_name("compas_age") == "COMPAS(age)"
+    assert reporting.metric_name("cf_mse_worst_subgroup") == "CF-MSE (sg) ↓"
+    assert reporting.abbreviate_subgroup("Male, Asian-Pac-Islander") == "m, api"
+    assert reporting.abbreviate_subgroup("Female, Amer-Indian-Eskimo") == "f, aie"
+
+
+def test_format_cell_and_delta():
+    assert reporting.format_cell(0.812, 0.001) == "0.812 ± 0.001"
+    assert reporting.format_cell(0.778, math.nan) == "0.778"
+    assert reporting.format_cell(math.nan, 0.1) == "—"
+    assert reporting.format_delta(0.0041) == "+0.004"
+    assert reporting.format_delta(-0.012) == "−0.012"
+    assert reporting.format_delta(0.00001) == "0.000"
+    assert reporting.format_delta(math.nan) == "—"
+
+
+# ---------------------------------------------------------------------------- compare
+def _synthetic_ours(rng: np.random.Generator) -> pd.DataFrame:
+    p = reporting.paper_tables()
+    ours = p[p.table == "table1"].copy()
+    ours["mean"] = ours["mean"] + rng.normal(0, 0.05, len(ours))
+    ours["sd"] = rng.uniform(0, 0.02, len(ours))
+    return ours.reset_index(drop=True)
+
+
+def test_compare_delta_is_ours_minus_paper():
+    rng = np.random.default_rng(0)
+    ours = _synthetic_ours(rng)
+    comp = reporting.compare(ours, "table1")
+    assert len(comp) == 72
+    p = reporting.paper_tables()
+    for _, row in comp.iterrows():
+        mine = ours[(ours.dataset == row.dataset) & (ours.metric == row.metric) & (ours.method == row.method)].iloc[0]
+        paper_mean, paper_sd = reporting.paper_value("table1", row.dataset, row.metric, row.method)
+        assert row.ours_mean == pytest.approx(mine["mean"])
+        assert row.paper_mean == pytest.approx(paper_mean)
+        assert row.paper_sd == pytest.approx(paper_sd)
+        assert row.delta == pytest.approx(mine["mean"] - paper_mean)
+        assert row["Δ"] == reporting.format_delta(mine["mean"] - paper_mean)
+        assert row["ours"] == reporting.format_cell(mine["mean"], mine["sd"])
+    assert set(p[p.table == "table1"]["method"]) == set(comp["method"])
+
+
+def test_compare_hand_computed_cell():
+    ours = pd.DataFrame(
+        {"table": ["table1"], "dataset": ["adult"], "metric": ["accuracy"], "method": ["ltn_acc_cf_sg"], "mean": [0.8], "sd": [0.01]}
+    )
+    comp = reporting.compare(ours)
+    row = comp[(comp.dataset == "adult") & (comp.metric == "accuracy") & (comp.method == "ltn_acc_cf_sg")].iloc[0]
+    assert row.delta == pytest.approx(0.8 - 0.812)
+    assert row["ours"] == "0.800 ± 0.010"
+    assert row["paper"] == "0.812 ± 0.001"
+    assert row["Δ"] == "−0.012"
+    # cells only the paper has are kept, with ours and Δ missing
+    other = comp[(comp.dataset == "lawschool") & (comp.method == "gan") & (comp.metric == "mse")].iloc[0]
+    assert math.isnan(other.ours_mean) and math.isnan(other.delta)
+    assert other["ours"] == "—" and other["Δ"] == "—"
+
+
+def test_compare_keeps_methods_the_paper_lacks_and_orders_like_the_paper():
+    ours = pd.DataFrame(
+        {"dataset": ["compas", "adult"], "metric": ["cf_mse", "cf_mse"], "method": ["pcf_plugin", "ltn_acc"], "mean": [0.05, 0.2], "sd": [0.0, 0.0]}
+    )
+    comp = reporting.compare(ours, "table1")  # no table column: rows belong to table1
+    extra = comp[comp.method == "pcf_plugin"].iloc[0]
+    assert extra["paper"] == "—" and math.isnan(extra.delta)
+    assert list(dict.fromkeys(comp.dataset)) == ["adult", "compas", "compas_age", "lawschool"]
+    adult_methods = list(dict.fromkeys(comp[comp.dataset == "adult"].method))
+    assert adult_methods == list(reporting.TABLE_METHODS["table1"])
+
+
+def test_compare_rejects_duplicates_and_missing_columns():
+    ours = _synthetic_ours(np.random.default_rng(1))
+    with pytest.raises(DataError, match="several rows"):
+        reporting.compare(pd.concat([ours, ours.head(1)]))
+    with pytest.raises(DataError, match="lack column"):
+        reporting.compare(ours.drop(columns=["mean"]))
+
+
+def test_side_by_side_layout():
+    comp = reporting.compare(_synthetic_ours(np.random.default_rng(2)))
+    wide = reporting.side_by_side(comp)
+    assert wide.shape == (12, 6 * 3)
+    assert ("Adult", "accuracy ↑") in wide.index
+    assert ("Lawschool", "MSE ↓") in wide.index
+    assert wide.columns[0] == ("LTN(acc)", "ours")
+    cell = comp[(comp.dataset == "adult") & (comp.metric == "accuracy") & (comp.method == "ltn_acc_cf_sg")].iloc[0]
+    assert wide.loc[("Adult", "accuracy ↑"), ("LTN(acc+CF_sg)", "paper")] == "0.812 ± 0.001"
+    assert wide.loc[("Adult", "accuracy ↑"), ("LTN(acc+CF_sg)", "Δ")] == cell["Δ"]
+
+
+def test_paper_table_as_published():
+    t1 = reporting.paper_table("table1")
+    assert t1.loc[("Adult", "accuracy ↑"), "LTN(acc+CF_sg)"] == "0.812 ± 0.001"
+    t3 = reporting.paper_table("table3")
+    assert t3.loc[("Adult", "CF-MSE (sg) ↓"), "+CKE (native-country, male)"] == "0.139"
+
+
+def test_summarise_folds():
+    records = pd.DataFrame(
+        {"dataset": ["adult"] * 3, "method": ["ltn_acc"] * 3, "accuracy": [0.8, 0.82, 0.84], "cf_mse": [0.1, 0.1, 0.1]}
+    )
+    out = reporting.summarise_folds(records, ["accuracy", "cf_mse"], table="table1")
+    acc = out[out.metric == "accuracy"].iloc[0]
+    assert acc["mean"] == pytest.approx(0.82)
+    assert acc["sd"] == pytest.approx(np.std([0.8, 0.82, 0.84], ddof=1))
+    assert out[out.metric == "cf_mse"].iloc[0]["sd"] == pytest.approx(0.0)
+    single = reporting.summarise_folds(records.head(1), ["accuracy"], table="table1")
+    assert math.isnan(single.iloc[0]["sd"])
+    with pytest.raises(DataError, match="no 'table' column"):
+        reporting.summarise_folds(records, ["accuracy"])
+
+
+def test_format_table_html():
+    comp = reporting.compare(_synthetic_ours(np.random.default_rng(3)))
+    wide = reporting.side_by_side(comp)
+    bold = reporting.best_cells(comp)
+    assert len(bold) == 12  # one best method per (dataset, metric) row
+    html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
+    assert html.startswith("<table") and "<caption>Table 1: ours vs paper</caption>" in html
+    assert html.count("<strong>") == 12
+    assert "0.812 ± 0.001" in html
+    nan_html = reporting.format_table(pd.DataFrame({"a": pd.array([1, None], dtype="Int64")})).html
+    assert "—" in nan_html and "NA" not in nan_html
+
+
+def test_best_cells_respects_direction():
+    comp = reporting.compare(reporting.paper_tables()[lambda d: d.table == "table1"])  # ours == paper
+    best = dict(reporting.best_cells(comp))
+    assert best[("Adult", "accuracy ↑")] == ("DCEVAE", "ours")  # 0.831: highest accuracy
+    assert best[("Adult", "CF-MSE ↓")] == ("LTN(acc+CF_sg)", "ours")  # 0.055: lowest CF-MSE
+
+
+# ---------------------------------------------------------------------------- claims
+def test_claims_table():
+    claims = [
+        reporting.Claim("CF axioms lower CF-MSE", ("Q1", "../notebooks/q1_counterfactual_fairness.html"), True, "all datasets"),
+        {"claim": "DCEVAE is <unfair>", "where": "Q2", "holds": False, "note": ""},
+        reporting.Claim("Queries find similar people", "Q4"),
+    ]
+    table = reporting.claims_table(claims, caption="Claims")
+    html = table.html
+    assert html.count("<tr>") == 4  # header + 3 claims
+    assert '<a href="../notebooks/q1_counterfactual_fairness.html">Q1</a>' in html
+    assert "✔ holds" in html and "✘ does not hold" in html and "pending" in html
+    assert "&lt;unfair&gt;" in html  # text is escaped
+    assert list(table.frame["status"]) == ["✔ holds", "✘ does not hold", "pending"]
+    with pytest.raises(DataError):
+        reporting.claims_table([reporting.Claim("x", holds="yes")])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- figures
+def _subgroup_frame(folds: int) -> pd.DataFrame:
+    rng = np.random.default_rng(4)
+    rows = []
+    for sg in ["Male, White", "Female, White", "Male, Black", "Female, Other"]:
+        for k, s in enumerate(reporting.Q1_SETTINGS):
+            for f in range(folds):
+                rows.append({"subgroup": sg, "method": s, "fold": f, "cf_mse": 0.2 / (k + 1) + rng.uniform(0, 0.01)})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("folds", [1, 5])
+def test_plot_subgroup_cf_mse(folds):
+    df = _subgroup_frame(folds)
+    fig = reporting.plot_subgroup_cf_mse(df)
+    ax = fig.axes[0]
+    bars = [p for p in ax.patches if p.get_height() > 0]
+    assert len(bars) == 4 * 3
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert set(labels) == {"m, white", "f, white", "m, black", "f, other"}
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["LTN(acc)", "LTN(acc+CF)", "LTN(acc+CF_sg)"]
+    # bar heights are the per-subgroup means
+    expected = df.groupby(["method", "subgroup"])["cf_mse"].mean()
+    heights = sorted(round(b.get_height(), 10) for b in bars)
+    assert heights == sorted(round(v, 10) for v in expected)
+    plt.close(fig)
+
+
+def test_plot_subgroup_cf_mse_missing_setting():
+    df = _subgroup_frame(1)
+    with pytest.raises(DataError, match="no rows for setting"):
+        reporting.plot_subgroup_cf_mse(df[df.method != "ltn_acc_cf_sg"])
+
+
+def test_plot_cf_mse_settings():
+    rows = [
+        {"subgroup": g, "method": s, "cf_mse": 0.3 - 0.05 * i + (0.01 if g == "black" else 0)}
+        for g in ("black", "white")
+        for i, s in enumerate(reporting.FIGURE4_SETTINGS)
+    ]
+    fig = reporting.plot_cf_mse_settings(pd.DataFrame(rows), title="COMPAS")
+    ax = fig.axes[0]
+    assert len(ax.lines) == 2
+    np.testing.assert_allclose(ax.lines[1].get_ydata(), [0.3, 0.25, 0.2, 0.15, 0.1])
+    assert [t.get_text() for t in ax.get_xticklabels()] == [reporting.method_name(s) for s in reporting.FIGURE4_SETTINGS]
+    plt.close(fig)
+
+
+def test_plot_undesirable_ratio():
+    rows = []
+    for feat in ("age", "priors-count", "sex"):
+        for group in ("black", "white"):
+            for stage, value in (("before", 0.4), ("after", 0.1)):
+                rows.append({"feature": feat, "group": group, "stage": stage, "ratio": value})
+    fig = reporting.plot_undesirable_ratio(pd.DataFrame(rows), threshold=0.1)
+    ax = fig.axes[0]
+    assert len([p for p in ax.patches if p.get_height() > 0]) == 3 * 2 * 2
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["age", "priors-count", "sex"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "black (before)" in legend and "white (after)" in legend and "threshold 0.1" in legend
+    plt.close(fig)
