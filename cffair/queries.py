@@ -1,0 +1,153 @@
+"""Post-hoc queries of section 4.4, evaluated with ltntorch's Variables, Predicates and Quantifiers.
+
+* Equation (2), :func:`similar_different`: "is there a similar point in my subgroup with a
+  different outcome?"  ``∃x∈T_C, x≠x̂: ¬(D(x) = D(x̂)) ∧ ‖x − x̂‖₂ < β``;
+* Equation (3), :func:`subgroup_cf`: subgroup counterfactual fairness
+  ``∀x∈T_C, ∀x′∈cf(x, S): D(x) ↔ D(x′)`` for any subgroup mask (the body of axioms A4_i).
+
+For a binary target ``D(x) = D(x̂)`` is the equivalence ``D(x) ↔ D(x̂)``; for a score it is the
+``Eq`` predicate of section 4.1. ``‖x − x̂‖₂ < β`` is a crisp predicate (1 inside the ball, 0
+outside) on the encoded rows; ``x ≠ x̂`` is a guard (ltntorch's guarded quantification) that
+leaves out rows identical to x̂. The existential quantifier is the p-mean with
+``semantics.p_exists`` (p = 1: the mean over the subgroup).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import ltn
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from cffair.errors import DataError
+from cffair.logic import DEFAULT_SEMANTICS, Semantics, eq_score, subgroup_cf_axioms
+
+
+@dataclass
+class QueryResult:
+    """Satisfaction of a query and, for equation (2), the closest witnesses.
+
+    Attributes:
+        sat: the query's truth value.
+        rows: the closest rows of the subgroup with a different (hard) outcome within β, nearest
+            first, decoded to readable values when an encoder was given (columns ``distance``,
+            ``D``, ``index`` (position in the subgroup array), then the features).
+        query_row: x̂ (decoded when possible) with its ``D``.
+    """
+
+    sat: float
+    rows: pd.DataFrame
+    query_row: pd.DataFrame
+
+
+def _model_output(model: nn.Module, x: torch.Tensor) -> np.ndarray:
+    with torch.no_grad():
+        return model(x).double().numpy()
+
+
+def similar_different(
+    model: nn.Module,
+    X_subgroup: Any,
+    x_hat: Any,
+    beta: float,
+    target_kind: Literal["binary", "score"] = "binary",
+    semantics: Semantics = DEFAULT_SEMANTICS,
+    encoder: Any = None,
+    k: int = 5,
+    score_tolerance: float = 0.5,
+) -> QueryResult:
+    """Equation (2), section 4.4: ``∃x∈T_C, x≠x̂: ¬(D(x) = D(x̂)) ∧ ‖x − x̂‖₂ < β``.
+
+    Args:
+        model: the predicate network ``D``.
+        X_subgroup: encoded rows of the subgroup T_C (may contain x̂ itself).
+        x_hat: the encoded query row x̂.
+        beta: similarity radius β in the encoded space (the paper's Table 4 uses 3 and 5).
+        encoder: a fitted :class:`~cffair.encoding.Encoder` to decode rows for display.
+        k: number of witnesses to return.
+        score_tolerance: for a score target, a witness must differ by at least this much.
+    """
+    X = np.asarray(X_subgroup, dtype=np.float32)
+    xh = np.asarray(x_hat, dtype=np.float32).reshape(-1)
+    if X.ndim != 2 or X.shape[1] != xh.shape[0]:
+        raise DataError(f"X_subgroup must be (n, {xh.shape[0]}) like x_hat, got {X.shape}.")
+    if not (np.isfinite(X).all() and np.isfinite(xh).all()):
+        raise DataError("the query rows contain NaN or infinite values.")
+    if not beta > 0:
+        raise ValueError(f"beta must be positive, got {beta!r}.")
+    xt, xht = torch.from_numpy(X), torch.from_numpy(xh)
+    others = (xt != xht).any(dim=1)
+    if not bool(others.any()):
+        raise DataError("the subgroup has no row other than x̂; the existential query (2) has an empty domain.")
+
+    x = ltn.Variable("x", xt)
+    c = ltn.Constant(xht)
+    And = ltn.Connective(semantics.and_)
+    Not = ltn.Connective(semantics.not_)
+    Close = ltn.Predicate(func=lambda a, b: (torch.linalg.vector_norm(a - b, dim=-1) < beta).float())
+    if target_kind == "binary":
+        D = ltn.Predicate(model)
+        Equiv = ltn.Connective(semantics.equiv)
+        same = Equiv(D(x), D(c))
+    else:
+        D = ltn.Function(model)
+        Eq = ltn.Predicate(func=lambda a, b: eq_score(a.reshape(-1), b.reshape(-1)))
+        same = Eq(D(x), D(c))
+    Exists = semantics.ltn_exists()
+    with torch.no_grad():
+        sat = Exists(x, And(Not(same), Close(x, c)), cond_vars=[x], cond_fn=lambda v: (v.value != xht).any(dim=-1)).value
+
+    d = _model_output(model, xt)
+    dh = float(_model_output(model, xht[None, :])[0])
+    dist = torch.linalg.vector_norm(xt - xht, dim=1).double().numpy()
+    differs = (d >= 0.5) != (dh >= 0.5) if target_kind == "binary" else np.abs(d - dh) >= score_tolerance
+    hit = np.flatnonzero(differs & (dist < beta) & others.numpy())
+    hit = hit[np.argsort(dist[hit], kind="stable")][:k]
+    rows = _decoded(X[hit], encoder)
+    rows.insert(0, "D", d[hit])
+    rows.insert(0, "distance", dist[hit])
+    rows.insert(0, "index", hit)
+    q = _decoded(xh[None, :], encoder)
+    q.insert(0, "D", [dh])
+    return QueryResult(float(sat), rows.reset_index(drop=True), q)
+
+
+def _decoded(x: np.ndarray, encoder: Any) -> pd.DataFrame:
+    if encoder is None:
+        return pd.DataFrame(x, columns=[f"x{i}" for i in range(x.shape[1])])
+    return encoder.inverse_transform(x) if len(x) else encoder.inverse_transform(np.zeros((0, x.shape[1]))).iloc[0:0]
+
+
+def subgroup_cf(
+    model: nn.Module,
+    x: Any,
+    x_cf: Any,
+    mask: Any,
+    target_kind: Literal["binary", "score"] = "binary",
+    semantics: Semantics = DEFAULT_SEMANTICS,
+    name: str = "C",
+    sensitive: str = "S",
+) -> float:
+    """Equation (3), section 4.4: ``∀x∈T_C, ∀x′∈cf(x, S): D(x) ↔ D(x′)`` (``Eq`` for scores).
+
+    Args:
+        x, x_cf: diagonal (factual, counterfactual) pairs.
+        mask: boolean mask over pairs selecting T_C (e.g. "young", "teachers").
+
+    Evaluated through ``ltn.diag`` and ``Forall`` (the same formula as axiom A4_i).
+
+    Raises:
+        DataError: if no pair is in the subgroup (the quantifier would be NaN).
+    """
+    m = np.asarray(mask)
+    if m.dtype != bool or m.shape != (len(np.asarray(x)),):
+        raise DataError(f"mask must be a boolean array with one entry per pair ({len(np.asarray(x))}), got {m.dtype} {m.shape}.")
+    if not m.any():
+        raise DataError(f"subgroup {name!r} has no counterfactual pairs; query (3) over an empty set is undefined.")
+    (ax,) = subgroup_cf_axioms(x, x_cf, {name: m}, target_kind, sensitive)
+    with torch.no_grad():
+        return float(ax.satisfaction_ltn(model, semantics))

@@ -1,0 +1,443 @@
+"""The LTN learner: predicate ``D`` = MLP(100, 50), Adam, and the paper's training schedule.
+
+Section 6.3 and 7.1 of the paper: ``D`` is an MLP with hidden layers of 100 and 50 units,
+trained with Adam (learning rate 0.1) to maximise the satisfaction of the knowledge base.
+Settings with fairness axioms first **pre-train for 1500 epochs on the accuracy axioms** and
+then add the fairness axioms; counterfactual-knowledge-extraction axioms (A5) are added one at a
+time for 500 epochs each (section 7.3).
+
+Schedule choices made here (the paper leaves them open):
+
+* **Full batch**: one epoch is one Adam step on the whole training fold (the knowledge base is
+  evaluated in one forward pass over the stacked inputs ``[x; x′]``).
+* **Fairness stage length** ``fair_epochs = 500`` by default: the same length as each CKE stage;
+  at lr 0.1 the satisfactions stop changing well before (see the learning-rate note below).
+* The ``acc`` setting is the pre-trained model itself (1500 epochs), so the experiment runner
+  can share one pre-training across the ``acc``, ``acc_cf`` and ``acc_cf_sg`` settings
+  (:meth:`LTNLearner.save` / :meth:`LTNLearner.load`; continuing from a checkpoint gives the
+  same weights as training in one go, because the optimiser state is saved too).
+* **Learning rate** (measured, Adult fold 0 of the seeded 5-fold split, seed 0, accuracy axioms
+  only, 1500 full-batch epochs, one thread): lr 0.1 → test accuracy 0.803 (train 0.827, sat
+  0.848 at epoch 500 then slowly *down* to 0.846); lr 1e-3 → test accuracy 0.808 (train
+  0.838, sat still rising: 0.840 / 0.851 / 0.855 at epochs 500 / 1000 / 1500). The paper's 0.1
+  costs about half a point on Adult and saturates ``D`` (outputs of exactly 0 or 1 are
+  common); on COMPAS at lr 0.1 the fairness stage stopped changing after ~500 epochs (every
+  satisfaction frozen to the last digit from epoch 500 to 1000), which is why 500 is the
+  default ``fair_epochs``. lr stays 0.1 by default (the paper's value); pass ``lr=1e-3`` for
+  smoother training.
+* Without pre-training, A1 + A2 + A4 collapse to "always positive" (sat ≈ 0.667): fitting a
+  fairness setting with ``pretrain_epochs=0`` raises unless ``allow_no_pretrain=True``, and a
+  constant predictor is detected after every stage (:class:`ConstantPredictorWarning`).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import io
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+from tqdm.auto import tqdm
+
+from cffair.errors import DataError
+from cffair.logic import (
+    Axiom,
+    KnowledgeBase,
+    Semantics,
+    accuracy_axioms,
+    cf_axiom,
+    subgroup_cf_axioms,
+)
+from cffair.models import make_mlp
+from cffair.utils import atomic_path, stable_hash
+
+Setting = Literal["acc", "acc_cf", "acc_cf_sg"]
+SETTINGS: tuple[str, ...] = ("acc", "acc_cf", "acc_cf_sg")
+
+#: Paper defaults (section 6.3, 7.1, 7.3) and this library's fairness-stage default.
+DEFAULT_LR = 0.1
+PRETRAIN_EPOCHS = 1500
+FAIR_EPOCHS = 500
+CKE_EPOCHS = 500
+
+
+class ConstantPredictorWarning(UserWarning):
+    """The trained predicate gives (almost) the same output for every row."""
+
+
+class CollapseRiskWarning(UserWarning):
+    """Fairness axioms are trained without pre-training on the accuracy axioms."""
+
+
+def is_constant(d: np.ndarray, target_kind: str, tol: float = 1e-3) -> bool:
+    """Whether predictions ``d`` are constant: one hard class for a binary target, or a spread
+    (standard deviation) below ``tol`` of the outputs."""
+    d = np.asarray(d, dtype=np.float64)
+    if d.size == 0:
+        return False
+    if target_kind == "binary" and len(np.unique(d >= 0.5)) == 1:
+        return True
+    return bool(np.std(d) < tol)
+
+
+def _pair_arrays(pairs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(x, x_cf) from a :class:`~cffair.causal.cfset.CFPairs` (or anything with ``x``/``x_cf``) or a tuple."""
+    if pairs is None:
+        raise DataError("this setting needs counterfactual pairs; pass pairs=CFPairs (or a tuple (x, x_cf)).")
+    if isinstance(pairs, tuple) and len(pairs) == 2:
+        x, x_cf = pairs
+    else:
+        try:
+            x, x_cf = pairs.x, pairs.x_cf
+        except AttributeError:
+            raise DataError(f"pairs must be a CFPairs or a tuple (x, x_cf), got {type(pairs).__name__}.") from None
+    return np.asarray(x, dtype=np.float32), np.asarray(x_cf, dtype=np.float32)
+
+
+def _check_X(X: Any, n_features: int | None = None, what: str = "X") -> np.ndarray:
+    if isinstance(X, pd.DataFrame):
+        X = X.to_numpy()
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise DataError(f"{what} must be a 2-D array (rows × encoded features), got shape {arr.shape}.")
+    if not np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
+        raise DataError(f"{what} must be numeric (encode it with cffair.encoding.Encoder first), got dtype {arr.dtype}.")
+    arr = arr.astype(np.float32)
+    if not np.isfinite(arr).all():
+        raise DataError(f"{what} contains NaN or infinite values.")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise DataError(f"{what} has {arr.shape[1]} columns but the model was trained on {n_features}.")
+    return arr
+
+
+class LTNLearner:
+    """Logic Tensor Network learner with an sklearn-like interface.
+
+    Args:
+        target_kind: ``"binary"`` (A1, A2; ``D(x)`` is P(y = 1)) or ``"score"`` (A3; ``D(x)`` is the score).
+        setting: ``"acc"`` (accuracy axioms), ``"acc_cf"`` (+ A4) or ``"acc_cf_sg"`` (+ A4_1..n).
+        lr: Adam learning rate (paper: 0.1).
+        pretrain_epochs: epochs on the accuracy axioms alone (paper: 1500).
+        fair_epochs: epochs after the fairness axioms are added (not given in the paper; 500).
+        cke_epochs: epochs per added A5 axiom (paper: 500).
+        group_weights: weights of the axiom groups ``acc``, ``cf``, ``cf_sg``, ``cke`` (appendix B).
+        semantics: quantifier/aggregation exponents (:class:`~cffair.logic.Semantics`; p = 1).
+        hidden: hidden layer widths of ``D`` (paper: (100, 50)).
+        seed: seeds the weight initialisation; the same seed gives identical weights.
+        progress: show a tqdm progress bar.
+        allow_no_pretrain: permit fairness axioms without pre-training (they collapse to a constant).
+        sensitive: name of the sensitive attribute, used in the axioms' readable formulas.
+
+    Attributes after :meth:`fit`:
+        model_: the predicate network ``D``.
+        kb_: the knowledge base of the last stage.
+        history_: one row per epoch: ``epoch``, ``stage``, ``sat`` and each axiom's satisfaction.
+        constant_: whether the predictor was found constant after the last stage.
+    """
+
+    def __init__(
+        self,
+        target_kind: Literal["binary", "score"] = "binary",
+        setting: Setting = "acc",
+        *,
+        lr: float = DEFAULT_LR,
+        pretrain_epochs: int = PRETRAIN_EPOCHS,
+        fair_epochs: int = FAIR_EPOCHS,
+        cke_epochs: int = CKE_EPOCHS,
+        group_weights: Mapping[str, float] | None = None,
+        semantics: Semantics | None = None,
+        hidden: tuple[int, ...] = (100, 50),
+        seed: int = 0,
+        progress: bool = True,
+        allow_no_pretrain: bool = False,
+        sensitive: str = "S",
+    ):
+        if target_kind not in ("binary", "score"):
+            raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
+        if setting not in SETTINGS:
+            raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}.")
+        for name, v in (("pretrain_epochs", pretrain_epochs), ("fair_epochs", fair_epochs), ("cke_epochs", cke_epochs)):
+            if not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {v!r}.")
+        if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+            raise ValueError(f"lr must be a positive number, got {lr!r}.")
+        self.target_kind = target_kind
+        self.setting = setting
+        self.lr = float(lr)
+        self.pretrain_epochs = int(pretrain_epochs)
+        self.fair_epochs = int(fair_epochs)
+        self.cke_epochs = int(cke_epochs)
+        self.group_weights = dict(group_weights or {})
+        self.semantics = semantics or Semantics()
+        self.hidden = tuple(hidden)
+        self.seed = int(seed)
+        self.progress = progress
+        self.allow_no_pretrain = allow_no_pretrain
+        self.sensitive = sensitive
+        # fitted state
+        self.model_: nn.Module | None = None
+        self.optimizer_: torch.optim.Optimizer | None = None
+        self.kb_: KnowledgeBase | None = None
+        self.n_features_: int | None = None
+        self.pretrained_: bool = False
+        self.data_hash_: str | None = None
+        self.constant_: bool = False
+        self._history: list[pd.DataFrame] = []
+
+    # ----------------------------------------------------------------- config / state
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments (sklearn style)."""
+        return {
+            "target_kind": self.target_kind, "setting": self.setting, "lr": self.lr,
+            "pretrain_epochs": self.pretrain_epochs, "fair_epochs": self.fair_epochs, "cke_epochs": self.cke_epochs,
+            "group_weights": dict(self.group_weights), "semantics": self.semantics, "hidden": self.hidden,
+            "seed": self.seed, "progress": self.progress, "allow_no_pretrain": self.allow_no_pretrain,
+            "sensitive": self.sensitive,
+        }
+
+    @property
+    def history_(self) -> pd.DataFrame:
+        """Satisfaction of every axiom per epoch (NaN where an axiom was not in the base)."""
+        if not self._history:
+            return pd.DataFrame(columns=["epoch", "stage", "sat"])
+        return pd.concat(self._history, ignore_index=True)
+
+    def _init_model(self, n_features: int) -> None:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(self.seed)
+            self.model_ = make_mlp(n_features, self.target_kind, self.hidden)
+        self.optimizer_ = torch.optim.Adam(self.model_.parameters(), lr=self.lr)
+        self.n_features_ = n_features
+
+    def _check_fitted(self) -> None:
+        if self.model_ is None:
+            raise RuntimeError("this LTNLearner is not fitted yet; call fit(X, y, ...) or load a checkpoint first.")
+
+    # ----------------------------------------------------------------- axioms
+    def build_axioms(self, X: np.ndarray, y: np.ndarray, pairs: Any = None, pair_subgroups: Any = None) -> tuple[list[Axiom], list[Axiom]]:
+        """The setting's accuracy axioms and fairness axioms (A4, or A4_1..n)."""
+        acc = accuracy_axioms(X, y, self.target_kind)
+        fair: list[Axiom] = []
+        if self.setting == "acc_cf":
+            x, x_cf = _pair_arrays(pairs)
+            fair = [cf_axiom(x, x_cf, self.target_kind, self.sensitive)]
+        elif self.setting == "acc_cf_sg":
+            x, x_cf = _pair_arrays(pairs)
+            if pair_subgroups is None:
+                raise DataError("setting 'acc_cf_sg' needs pair_subgroups: a subgroup label per pair, or a mapping name → boolean mask.")
+            fair = subgroup_cf_axioms(x, x_cf, pair_subgroups, self.target_kind, self.sensitive)
+            if not fair:
+                raise DataError("every subgroup is empty; no subgroup axiom A4_i could be built.")
+        return acc, fair
+
+    def _kb(self, axioms: Sequence[Axiom]) -> KnowledgeBase:
+        return KnowledgeBase(axioms, self.semantics, self.group_weights)
+
+    # ----------------------------------------------------------------- fitting
+    def fit(self, X: Any, y: Any, pairs: Any = None, pair_subgroups: Any = None) -> LTNLearner:
+        """Train with the paper's schedule for this learner's ``setting``.
+
+        Args:
+            X: encoded training rows (n × d).
+            y: labels 0/1 (binary) or scores.
+            pairs: counterfactual pairs ``CFPairs`` (or ``(x, x_cf)``) for the fairness settings;
+                the factual rows ``pairs.x`` are usually rows of ``X`` (shared in the forward pass).
+            pair_subgroups: for ``acc_cf_sg``: one subgroup label per pair, or ``{name: mask over pairs}``.
+
+        If the learner was loaded from a pre-trained checkpoint (same data), pre-training is
+        skipped and only the fairness stage runs.
+        """
+        X = _check_X(X, self.n_features_)
+        y_arr = np.asarray(y)
+        acc, fair = self.build_axioms(X, y_arr, pairs, pair_subgroups)
+        data_hash = stable_hash(X.tobytes(), np.asarray(y_arr, dtype=np.float64).tobytes())
+        if self.model_ is not None and self.pretrained_ and self.data_hash_ not in (None, data_hash):
+            raise DataError("this learner was pre-trained on different data; pre-training is only shared across settings of the same fold.")
+        if fair and not self.pretrained_ and self.pretrain_epochs == 0:
+            msg = (
+                "fairness axioms without pre-training: A1 + A2 + A4 collapse to a constant predictor (sat ≈ 0.667). "
+                "Pre-train on the accuracy axioms (pretrain_epochs > 0, paper: 1500) or pass allow_no_pretrain=True."
+            )
+            if not self.allow_no_pretrain:
+                raise ValueError(msg)
+            warnings.warn(msg, CollapseRiskWarning, stacklevel=2)
+        if self.model_ is None:
+            self._init_model(X.shape[1])
+        if not self.pretrained_:
+            if self.pretrain_epochs > 0:
+                self._train(self._kb(acc), self.pretrain_epochs, "pretrain")
+            self.pretrained_ = True
+            self.data_hash_ = data_hash
+            self._check_constant(X, "pre-training")
+        if fair:
+            self._train(self._kb(acc + fair), self.fair_epochs, "fair")
+            self._check_constant(X, "the fairness stage")
+        elif self.kb_ is None:
+            self.kb_ = self._kb(acc)
+        return self
+
+    def add_axioms(self, axioms: Axiom | Sequence[Axiom], X: Any, epochs: int | None = None, stage: str | None = None) -> LTNLearner:
+        """Add axioms (e.g. a CKE axiom A5) to the current knowledge base and keep training.
+
+        Args:
+            axioms: the axiom(s) to add.
+            X: training rows, only used to check for a constant predictor afterwards.
+            epochs: training epochs (default ``cke_epochs``, paper: 500).
+        """
+        self._check_fitted()
+        if self.kb_ is None:
+            raise RuntimeError("no knowledge base yet; call fit first.")
+        new = [axioms] if isinstance(axioms, Axiom) else list(axioms)
+        kb = self._kb(self.kb_.axioms + new)
+        self._train(kb, self.cke_epochs if epochs is None else int(epochs), stage or "+" + ",".join(a.name for a in new))
+        self._check_constant(_check_X(X, self.n_features_), "adding " + ", ".join(a.name for a in new))
+        return self
+
+    def _train(self, kb: KnowledgeBase, epochs: int, stage: str) -> None:
+        assert self.model_ is not None and self.optimizer_ is not None
+        self.kb_ = kb
+        kb.compile()
+        model, opt = self.model_, self.optimizer_
+        model.train()
+        start = int(self._history[-1]["epoch"].iloc[-1]) + 1 if self._history else 1
+        sats_log = torch.empty((epochs, len(kb)), dtype=torch.float32)
+        kb_log = torch.empty(epochs, dtype=torch.float32)
+        bar = tqdm(range(epochs), desc=f"LTN {stage}", disable=not self.progress, leave=False)
+        for i in bar:
+            opt.zero_grad(set_to_none=True)
+            sat, sats = kb.sat(model)
+            if not torch.isfinite(sat):
+                raise FloatingPointError(f"knowledge-base satisfaction became {float(sat)} at epoch {start + i} ({stage}); try a smaller lr.")
+            (1.0 - sat).backward()
+            opt.step()
+            kb_log[i] = sat.detach()
+            sats_log[i] = sats.detach()
+            if self.progress and i % 50 == 0:
+                bar.set_postfix(sat=f"{float(sat):.4f}")
+        bar.close()
+        frame = pd.DataFrame(sats_log.numpy(), columns=kb.names)
+        frame.insert(0, "sat", kb_log.numpy())
+        frame.insert(0, "stage", stage)
+        frame.insert(0, "epoch", np.arange(start, start + epochs))
+        self._history.append(frame)
+        model.eval()
+
+    def _check_constant(self, X: np.ndarray, when: str) -> None:
+        self.constant_ = is_constant(self.predict_d(X), self.target_kind)
+        if self.constant_:
+            warnings.warn(
+                f"the predictor is constant after {when} (every row gets the same outcome); "
+                "pre-train longer, lower the learning rate or the fairness weights.",
+                ConstantPredictorWarning,
+                stacklevel=3,
+            )
+
+    # ----------------------------------------------------------------- prediction
+    def predict_d(self, X: Any) -> np.ndarray:
+        """The predicate's output ``D(x)``: P(y = 1) for a binary target, the score otherwise."""
+        self._check_fitted()
+        X = _check_X(X, self.n_features_)
+        self.model_.eval()  # type: ignore[union-attr]
+        with torch.no_grad():
+            return self.model_(torch.from_numpy(X)).numpy().astype(np.float64)  # type: ignore[misc]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities ``[P(y=0), P(y=1)]`` (binary targets only)."""
+        if self.target_kind != "binary":
+            raise ValueError("predict_proba is for binary targets; use predict_score for a score target.")
+        p = self.predict_d(X)
+        return np.column_stack([1 - p, p])
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels 0/1 (``D(x) ≥ 0.5``) for a binary target; scores for a score target."""
+        d = self.predict_d(X)
+        return (d >= 0.5).astype(np.int64) if self.target_kind == "binary" else d
+
+    def predict_score(self, X: Any) -> np.ndarray:
+        """Predicted scores (score targets only)."""
+        if self.target_kind != "score":
+            raise ValueError("predict_score is for score targets; use predict_proba for a binary target.")
+        return self.predict_d(X)
+
+    def satisfactions(self) -> dict[str, float]:
+        """Current satisfaction of each axiom of the knowledge base (and ``"sat"``)."""
+        self._check_fitted()
+        assert self.kb_ is not None
+        with torch.no_grad():
+            sat, sats = self.kb_.sat(self.model_)
+        return {"sat": float(sat), **{n: float(s) for n, s in zip(self.kb_.names, sats)}}
+
+    # ----------------------------------------------------------------- checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue training: weights, optimiser state, flags, history, params."""
+        self._check_fitted()
+        params = self.get_params()
+        params["semantics"] = dataclasses.asdict(self.semantics)
+        return {
+            "format": "cffair.LTNLearner/1",
+            "params": params,
+            "model": copy.deepcopy(self.model_.state_dict()),  # type: ignore[union-attr]
+            "optimizer": copy.deepcopy(self.optimizer_.state_dict()),  # type: ignore[union-attr]
+            "n_features": self.n_features_,
+            "pretrained": self.pretrained_,
+            "data_hash": self.data_hash_,
+            "history": self.history_.to_dict(orient="list"),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> LTNLearner:
+        """Restore weights, optimiser state and history (keeps this learner's own params, e.g. ``setting``)."""
+        if state.get("format") != "cffair.LTNLearner/1":
+            raise ValueError("not a cffair LTNLearner checkpoint.")
+        saved = state["params"]
+        if saved["target_kind"] != self.target_kind or tuple(saved["hidden"]) != self.hidden:
+            raise ValueError(
+                f"checkpoint is for target_kind={saved['target_kind']!r}, hidden={tuple(saved['hidden'])}; "
+                f"this learner has {self.target_kind!r}, {self.hidden}."
+            )
+        self._init_model(int(state["n_features"]))
+        self.model_.load_state_dict(state["model"])  # type: ignore[union-attr]
+        self.optimizer_.load_state_dict(state["optimizer"])  # type: ignore[union-attr]
+        for g in self.optimizer_.param_groups:  # type: ignore[union-attr]
+            g["lr"] = self.lr
+        self.pretrained_ = bool(state["pretrained"])
+        self.data_hash_ = state.get("data_hash")
+        hist = pd.DataFrame(state.get("history") or {})
+        self._history = [hist] if len(hist) else []
+        self.model_.eval()  # type: ignore[union-attr]
+        return self
+
+    def save(self, path: str | Path, extra: Mapping[str, Any] | None = None) -> None:
+        """Write :meth:`state_dict` (plus JSON-like ``extra``, e.g. dataset and fold) to ``path``
+        atomically (``torch.save``); read ``extra`` back with :func:`checkpoint_extra`."""
+        buf = io.BytesIO()
+        state = self.state_dict()
+        state["extra"] = dict(extra or {})
+        torch.save(state, buf)
+        with atomic_path(path) as tmp:
+            tmp.write_bytes(buf.getvalue())
+
+    @classmethod
+    def load(cls, path_or_state: str | Path | Mapping[str, Any], **overrides: Any) -> LTNLearner:
+        """A learner from a checkpoint; ``overrides`` change constructor params (e.g. ``setting="acc_cf"``).
+
+        Continue a shared pre-training with ``LTNLearner.load(ckpt, setting="acc_cf").fit(X, y, pairs)``.
+        """
+        state = path_or_state if isinstance(path_or_state, Mapping) else torch.load(path_or_state, weights_only=False)
+        params = dict(state["params"])
+        params["semantics"] = Semantics(**params["semantics"]) if isinstance(params["semantics"], Mapping) else params["semantics"]
+        params["hidden"] = tuple(params["hidden"])
+        params.update(overrides)
+        return cls(**params).load_state_dict(state)
+
+
+def checkpoint_extra(path: str | Path) -> dict[str, Any]:
+    """The ``extra`` mapping stored by :meth:`LTNLearner.save` (empty if none)."""
+    return dict(torch.load(path, weights_only=False).get("extra") or {})

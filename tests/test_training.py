@@ -1,0 +1,160 @@
+"""The LTN learner: schedule, fairness effect, collapse guard, determinism, checkpoints."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from cffair.errors import DataError
+from cffair.metrics import cf_mse, cf_mse_by_subgroup
+from cffair.training import ConstantPredictorWarning, CollapseRiskWarning, LTNLearner, is_constant
+from cffair.utils import single_thread
+
+single_thread()
+
+
+def causal_data(n=1000, seed=0, threshold=1.0, noise_cols=0):
+    """s → a (a = u + 2s), b independent; y = [a + b + noise > threshold]. x′ flips s and a."""
+    r = np.random.default_rng(seed)
+    s = r.integers(0, 2, n)
+    u = r.normal(size=n)
+    b = r.normal(size=n)
+    y = ((u + 2 * s + b + 0.3 * r.normal(size=n)) > threshold).astype(int)
+    N = r.normal(size=(n, noise_cols))
+    X = np.column_stack([s, u + 2 * s, b, N]).astype(np.float32)
+    Xc = np.column_stack([1 - s, u + 2 * (1 - s), b, N]).astype(np.float32)
+    return X, y, Xc
+
+
+def subgroup_data(n=1200, seed=0):
+    """A small subgroup (10 %) in which S has a 6× larger effect than in the big one."""
+    r = np.random.default_rng(seed)
+    g = (r.random(n) < 0.1).astype(int)
+    s = r.integers(0, 2, n)
+    u, b = r.normal(size=n), r.normal(size=n)
+    eff = np.where(g == 1, 3.0, 0.5)
+    y = ((u + eff * s + b + 0.3 * r.normal(size=n)) > 0.5).astype(int)
+    X = np.column_stack([s, g, u + eff * s, b]).astype(np.float32)
+    Xc = np.column_stack([1 - s, g, u + eff * (1 - s), b]).astype(np.float32)
+    return X, y, Xc, np.where(g == 1, "small", "big")
+
+
+def fit(setting, X, y, Xc, **kw):
+    kw.setdefault("pretrain_epochs", 200)
+    kw.setdefault("fair_epochs", 200)
+    return LTNLearner("binary", setting, progress=False, **kw).fit(X, y, pairs=(X, Xc), pair_subgroups=kw.pop("labels", None))
+
+
+def test_cf_axiom_at_least_halves_cf_mse():
+    X, y, Xc = causal_data()
+    acc = fit("acc", X, y, Xc)
+    cf = fit("acc_cf", X, y, Xc)
+    before = cf_mse(acc.predict_d(X), acc.predict_d(Xc))
+    after = cf_mse(cf.predict_d(X), cf.predict_d(Xc))
+    assert before > 0.2  # the label depends on S through a, so the accurate model is unfair
+    assert after <= 0.5 * before
+    assert (acc.predict(X) == y).mean() > 0.9
+    hist = cf.history_
+    assert {"pretrain", "fair"} == set(hist["stage"]) and len(hist) == 400
+    assert hist.loc[hist.stage == "pretrain", "A4"].isna().all()
+    assert hist.loc[hist.stage == "fair", "A4"].iloc[-1] > hist.loc[hist.stage == "fair", "A4"].iloc[0]
+
+
+def test_subgroup_axioms_lower_worst_subgroup_cf_mse():
+    X, y, Xc, lab = subgroup_data()
+    pre = LTNLearner("binary", "acc", pretrain_epochs=200, progress=False).fit(X, y).state_dict()
+    worst = {}
+    for setting in ("acc_cf", "acc_cf_sg"):
+        learner = LTNLearner.load(pre, setting=setting, fair_epochs=200).fit(X, y, pairs=(X, Xc), pair_subgroups=lab)
+        worst[setting] = cf_mse_by_subgroup(learner.predict_d(X), learner.predict_d(Xc), lab).max()
+        if setting == "acc_cf_sg":
+            assert [a.name for a in learner.kb_.axioms] == ["A1", "A2", "A4_1[big]", "A4_2[small]"]
+    assert worst["acc_cf_sg"] < 0.5 * worst["acc_cf"]
+
+
+def test_fairness_without_pretraining_is_refused():
+    X, y, Xc = causal_data(200)
+    with pytest.raises(ValueError, match="collapse"):
+        LTNLearner("binary", "acc_cf", pretrain_epochs=0, progress=False).fit(X, y, pairs=(X, Xc))
+
+
+def test_collapse_without_pretraining_is_detected_and_pretraining_avoids_it():
+    # imbalanced labels, 20 noise columns: A1 + A2 + A4 without pre-training end at a constant
+    X, y, Xc = causal_data(1000, seed=2, threshold=2.5, noise_cols=20)
+    learner = LTNLearner("binary", "acc_cf", pretrain_epochs=0, fair_epochs=200, seed=2, progress=False, allow_no_pretrain=True)
+    with pytest.warns(CollapseRiskWarning), pytest.warns(ConstantPredictorWarning):
+        learner.fit(X, y, pairs=(X, Xc))
+    assert learner.constant_
+    assert learner.satisfactions()["sat"] == pytest.approx(2 / 3, abs=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstantPredictorWarning)
+        ok = LTNLearner("binary", "acc_cf", pretrain_epochs=200, fair_epochs=200, seed=2, progress=False).fit(X, y, pairs=(X, Xc))
+    assert not ok.constant_ and (ok.predict(X) == y).mean() > 0.8
+
+
+def test_is_constant():
+    assert is_constant(np.array([0.7, 0.9, 0.51]), "binary")
+    assert not is_constant(np.array([0.2, 0.9]), "binary")
+    assert is_constant(np.full(5, 3.2), "score") and not is_constant(np.array([1.0, 2.0]), "score")
+
+
+def test_same_seed_same_weights_and_checkpoint_continuation_is_exact(tmp_path):
+    X, y, Xc = causal_data(300)
+    a = fit("acc_cf", X, y, Xc, pretrain_epochs=50, fair_epochs=30, seed=7)
+    b = fit("acc_cf", X, y, Xc, pretrain_epochs=50, fair_epochs=30, seed=7)
+    c = fit("acc_cf", X, y, Xc, pretrain_epochs=50, fair_epochs=30, seed=8)
+    np.testing.assert_array_equal(a.predict_d(X), b.predict_d(X))
+    assert not np.array_equal(a.predict_d(X), c.predict_d(X))
+    # shared pre-training: save after stage 1, load as acc_cf, continue — identical to one go
+    pre = LTNLearner("binary", "acc", pretrain_epochs=50, seed=7, progress=False).fit(X, y)
+    pre.save(tmp_path / "pre.pt")
+    cont = LTNLearner.load(tmp_path / "pre.pt", setting="acc_cf", fair_epochs=30).fit(X, y, pairs=(X, Xc))
+    for p, q in zip(a.model_.parameters(), cont.model_.parameters()):
+        assert torch.equal(p, q)
+    assert len(cont.history_) == 80 and list(cont.history_["epoch"]) == list(range(1, 81))
+    with pytest.raises(DataError, match="different data"):
+        LTNLearner.load(tmp_path / "pre.pt", setting="acc_cf").fit(X[:-1], y[:-1], pairs=(X, Xc))
+
+
+def test_score_target_learns_and_predicts_scores():
+    r = np.random.default_rng(0)
+    X = r.normal(size=(400, 3)).astype(np.float32)
+    y = X @ np.array([1.0, -0.5, 0.0]) + 0.1 * r.normal(size=400)
+    learner = LTNLearner("score", "acc_cf", lr=0.01, pretrain_epochs=300, fair_epochs=50, progress=False)
+    learner.fit(X, y, pairs=(X, X * np.float32(1.01)))
+    assert np.mean((learner.predict_score(X) - y) ** 2) < 0.1 * np.var(y)
+    assert set(learner.satisfactions()) == {"sat", "A3", "A4"}
+    with pytest.raises(ValueError, match="binary"):
+        learner.predict_proba(X)
+
+
+def test_predict_proba_and_input_validation():
+    X, y, Xc = causal_data(200)
+    learner = fit("acc", X, y, Xc, pretrain_epochs=20)
+    proba = learner.predict_proba(X)
+    assert proba.shape == (200, 2) and np.allclose(proba.sum(1), 1)
+    np.testing.assert_array_equal(learner.predict(X), (proba[:, 1] >= 0.5).astype(int))
+    with pytest.raises(DataError, match="columns"):
+        learner.predict_d(X[:, :2])
+    with pytest.raises(DataError, match="NaN"):
+        learner.predict_d(np.full_like(X, np.nan))
+    with pytest.raises(DataError, match="0/1"):
+        LTNLearner("binary", progress=False, pretrain_epochs=1).fit(X, y * 2.5)
+    with pytest.raises(DataError, match="pair_subgroups"):
+        LTNLearner("binary", "acc_cf_sg", progress=False).fit(X, y, pairs=(X, Xc))
+    with pytest.raises(RuntimeError, match="not fitted"):
+        LTNLearner().predict(X)
+
+
+def test_group_weights_change_the_trade_off():
+    X, y, Xc = causal_data(600)
+    pre = LTNLearner("binary", "acc", pretrain_epochs=150, progress=False).fit(X, y).state_dict()
+    res = {}
+    for w in (0.2, 2.0):
+        m = LTNLearner.load(pre, setting="acc_cf", fair_epochs=150, group_weights={"cf": w}).fit(X, y, pairs=(X, Xc))
+        assert not m.constant_
+        res[w] = cf_mse(m.predict_d(X), m.predict_d(Xc))
+    assert res[2.0] < res[0.2]
