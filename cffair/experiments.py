@@ -238,11 +238,17 @@ TaskFn = Callable[[list[ExperimentConfig]], list[dict[str, Any]]]
 
 
 def _task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]]:
-    """Group configs that share work: all LTN settings of one dataset × fold × cf source share
-    one pre-training; every baseline is its own task."""
+    """Group configs that share work: all LTN settings of one dataset × fold share one
+    pre-training; the GAN baseline and the LTN trained on the GAN's counterfactuals share one
+    GAN; every other baseline is its own task."""
     groups: dict[tuple, list[ExperimentConfig]] = {}
     for c in cfgs:
-        key = (c.profile, c.dataset, c.fold, c.cf_source, "ltn") if c.setting.startswith("ltn") else (c.key,)
+        if c.setting == "gan" or c.cf_source == "gan":  # the GAN's model is fitted once for both
+            key: tuple = (c.profile, c.dataset, c.fold, "gan")
+        elif c.setting.startswith("ltn"):
+            key = (c.profile, c.dataset, c.fold, c.cf_source, "ltn")
+        else:
+            key = (c.key,)
         groups.setdefault(key, []).append(c)
     return list(groups.values())
 
@@ -381,6 +387,49 @@ def provenance(stage_times: dict[str, float]) -> dict[str, Any]:
     }
 
 
+# ============================================================================ notebooks' entry
+def results_root() -> Path:
+    """Where result stores live: ``$CFFAIR_RESULTS`` or ``results/`` of the checkout.
+
+    ``results/full`` holds the committed results of the paper's protocol (read in render mode);
+    ``results/quick`` the quick profile's.
+    """
+    return Path(os.environ.get("CFFAIR_RESULTS") or project_root() / "results")
+
+
+def resolve_mode(mode: str | None) -> str:
+    """A notebook's mode: the papermill parameter, else ``$CFFAIR_MODE``, else ``render``.
+
+    ``render`` reads the committed results of the full protocol; ``quick`` and ``full``
+    compute (missing or stale) results first.
+    """
+    mode = mode or os.environ.get("CFFAIR_MODE") or "render"
+    if mode not in ("render", "quick", "full"):
+        raise ValueError(f"mode must be render, quick or full, got {mode!r}")
+    return mode
+
+
+def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] = DATASETS, jobs: int = 1) -> list[dict[str, Any]]:
+    """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode."""
+    mode = resolve_mode(mode)
+    profile = "full" if mode == "render" else mode
+    store = ResultsStore(results_root() / profile)
+    cfgs = paper_grid(profile, datasets, only)
+    if mode != "render":
+        from cffair import pipeline
+
+        pipeline.prepare_counterfactuals(profile, datasets, jobs=jobs)
+        run_grid(cfgs, store, jobs=jobs)
+    keys = {c.key for c in cfgs}
+    recs = [r for r in store.records() if ExperimentConfig.from_dict(r["config"]).key in keys]
+    if not recs:
+        raise FileNotFoundError(
+            f"no results for {list(only)} in {store.root}; run `cffair reproduce --mode full` "
+            "or execute the notebook with mode='quick'."
+        )
+    return recs
+
+
 # ============================================================================ CLI
 NOTEBOOKS = {
     "q1": "q1_counterfactual_fairness",
@@ -398,7 +447,7 @@ def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, jobs: int
     from cffair import pipeline
 
     root = project_root()
-    results_dir = Path(results_dir or root / "results" / mode)
+    results_dir = Path(results_dir or results_root() / mode)
     store = ResultsStore(results_dir)
     times: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -461,7 +510,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_results(args: argparse.Namespace) -> int:
-    store = ResultsStore(project_root() / "results" / args.mode)
+    store = ResultsStore(results_root() / args.mode)
     st = status(store, paper_grid(args.mode, only=args.only))
     counts = st["state"].value_counts().to_dict()
     print(f"results/{args.mode}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
