@@ -313,31 +313,54 @@ def _jsonable_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 # ============================================================================ baselines
+#: Baseline settings of the quick profile (a few epochs: enough to exercise every path).
+QUICK_GAN = {"inference_epochs": 2, "predictor_epochs": 5, "inner_steps": 3, "first_epoch_inner_steps": 3, "n_cf_samples": 2}
+QUICK_DCEVAE = {"epochs": 2}
+#: The full profile's GAN: the paper's settings except where noted in :data:`GAN_FULL_CHANGES`.
+GAN_FULL_CHANGES: dict[str, Any] = {}
+
 _GAN_CACHE: dict[tuple, Any] = {}
+
+
+def mlp_config(cfg: ExperimentConfig):
+    """The MLP(100, 50) training of the CNF/DCEVAE/unaware/level-3/PCF predictors: Adam lr 0.1,
+    full batch, as many epochs as the LTN's pre-training."""
+    from cffair.baselines import MLPConfig
+
+    return MLPConfig(epochs=PROFILES[cfg.profile].pretrain_epochs, seed=cfg.seed)
+
+
+def gan_config(cfg: ExperimentConfig):
+    """The GAN baseline's settings for a config's dataset and profile."""
+    from cffair.baselines import paper_config
+
+    changes = dict(QUICK_GAN if cfg.profile == "quick" else GAN_FULL_CHANGES)
+    return paper_config(cfg.dataset, seed=cfg.seed, **changes)
+
+
+def dcevae_config(cfg: ExperimentConfig):
+    """DCEVAE at the paper's settings (100 epochs, lr 1e-4, batch 1024), or a quick version."""
+    from cffair.baselines import DCEVAEConfig
+
+    changes = dict(QUICK_DCEVAE if cfg.profile == "quick" else {})
+    return DCEVAEConfig(seed=cfg.seed, mlp=mlp_config(cfg), **changes)
 
 
 def _gan(fd: FoldData):
     """The GAN baseline of this fold (fitted once per process and fold)."""
-    from cffair.baselines.gan import GANBaseline, paper_config
+    from cffair.baselines import GANBaseline
 
     key = (fd.cfg.dataset, fd.cfg.fold, fd.cfg.profile, fd.cfg.seed)
     if key not in _GAN_CACHE:
-        scale = PROFILES[fd.cfg.profile].baseline_scale
-        cfg = paper_config(fd.cfg.dataset)
-        cfg = type(cfg)(**{**cfg.__dict__, **_scaled_epochs(cfg.__dict__, scale), "seed": fd.cfg.seed}) if hasattr(cfg, "__dict__") else cfg
-        _GAN_CACHE[key] = GANBaseline(cfg).fit(fd.frame.iloc[fd.train], fd.encoder)
+        _GAN_CACHE.clear()
+        _GAN_CACHE[key] = GANBaseline(gan_config(fd.cfg)).fit(fd.frame.iloc[fd.train], fd.encoder)
     return _GAN_CACHE[key]
 
 
-def _scaled_epochs(params: dict[str, Any], scale: float) -> dict[str, Any]:
-    return {k: max(1, int(round(v * scale))) for k, v in params.items() if "epochs" in k and isinstance(v, int)}
-
-
 def _gan_pairs(fd: FoldData, test: bool = False) -> CFPairs:
-    gan = _gan(fd)
+    """The GAN's own counterfactual pairs of the training (or test) rows."""
     rows = fd.test if test else fd.train
-    cfs = gan.counterfactuals(fd.frame, rows=rows)
-    return fd.pairs(rows, cfset=cfs)
+    return fd.pairs(rows, cfset=_gan(fd).counterfactuals(fd.frame, rows=rows))
 
 
 def _run_baseline(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore) -> dict[str, Any]:
@@ -345,42 +368,27 @@ def _run_baseline(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore) -> d
 
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
-    scale = PROFILES[cfg.profile].baseline_scale
     extra: dict[str, Any] = {}
     kind = fd.spec.target_kind
     if cfg.setting == "cnf":
-        model = B.AugmentedMLP(target_kind=kind, **_mlp_kwargs(cfg)).fit_pairs(fd.X_train, fd.y_train, fd.train, fd.pairs_train)
-        score = model.predict_score
+        model = B.AugmentedMLP(kind, mlp_config(cfg)).fit_pairs(fd.X_train, fd.y_train, fd.train, fd.pairs_train)
     elif cfg.setting == "gan":
         model = _gan(fd)
-        score = model.predict_score
-        extra["metrics_own_counterfactuals"] = fd.evaluate(score, _gan_pairs(fd, test=True))
+        extra["metrics_own_counterfactuals"] = fd.evaluate(model.predict_score, _gan_pairs(fd, test=True))
+        extra["timings_detail"] = {k: round(float(v), 2) for k, v in getattr(model, "timings_", {}).items()}
     elif cfg.setting == "dcevae":
-        model = B.DCEVAEBaseline(**_dcevae_kwargs(cfg, scale)).fit(fd.frame.iloc[fd.train], fd.encoder)
-        score = model.predict_score
+        model = B.DCEVAEBaseline(dcevae_config(cfg)).fit(fd.frame.iloc[fd.train], fd.encoder)
     elif cfg.setting == "unaware":
-        model = B.UnawareMLP(fd.encoder, fd.spec.sensitive, target_kind=kind, **_mlp_kwargs(cfg)).fit(fd.X_train, fd.y_train)
-        score = model.predict_score
+        model = B.UnawareMLP(fd.encoder, mlp_config(cfg)).fit(fd.X_train, fd.y_train)
     elif cfg.setting == "level3":
-        model = B.ResidualMLP(fd.encoder, fd.spec, target_kind=kind, **_mlp_kwargs(cfg)).fit(fd.X_train, fd.y_train)
-        score = model.predict_score
+        model = B.ResidualMLP(fd.encoder, config=mlp_config(cfg)).fit(fd.X_train, fd.y_train)
     elif cfg.setting == "pcf":
-        model = B.PlugInCF(fd.encoder, fd.spec, target_kind=kind, **_mlp_kwargs(cfg)).fit(fd.X_train, fd.y_train)
+        model = B.PlugInCF(fd.encoder, mlp_config(cfg)).fit(fd.X_train, fd.y_train)
         model.set_counterfactuals(fd.pairs_test)
-        score = model.predict_score
     else:
         raise ValueError(f"unknown baseline {cfg.setting!r}")
     fit_time = time.perf_counter() - t0
-    metrics = fd.evaluate(score)
+    metrics = fd.evaluate(model.predict_score)
     rec = make_record(cfg, fd.data_hash, metrics, {"total": round(fit_time, 2)}, n_train=int(len(fd.train)), n_test=int(len(fd.test)), **extra)
     store.put(rec)
     return rec
-
-
-def _mlp_kwargs(cfg: ExperimentConfig) -> dict[str, Any]:
-    prof = PROFILES[cfg.profile]
-    return {"epochs": prof.pretrain_epochs, "seed": cfg.seed}
-
-
-def _dcevae_kwargs(cfg: ExperimentConfig, scale: float) -> dict[str, Any]:
-    return {"seed": cfg.seed, "epochs_scale": scale}
