@@ -133,11 +133,23 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
 
 
-def test_ltn_settings_share_one_task_per_fold():
-    groups = E._task_groups(E.paper_grid("quick", ["compas"], only=["q1", "q2"]))
+def test_ltn_settings_and_gan_share_one_task_per_fold():
+    groups = E._task_groups(E.paper_grid("quick", ["compas"], only=["q1", "q2", "appendix_a"]))
     ltn = [g for g in groups if g[0].setting.startswith("ltn")]
-    assert len(ltn) == 1 and {c.setting for c in ltn[0]} == {"ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg"}
-    assert all(len(g) == 1 for g in groups if not g[0].setting.startswith("ltn"))
+    assert len(ltn) == 1
+    assert {(c.setting, c.cf_source) for c in ltn[0]} == {
+        ("ltn_acc", "cnf"), ("ltn_acc_cf", "cnf"), ("ltn_acc_cf_sg", "cnf"), ("gan", "cnf"), ("ltn_acc_cf", "gan")}
+    others = [g for g in groups if g is not ltn[0]]
+    assert all(len(g) == 1 for g in others)
+    # the paper's baselines come before the extra ones
+    order = [g[0].setting for g in groups]
+    assert max(order.index("cnf"), order.index("dcevae")) < min(order.index(s) for s in ("unaware", "level3", "pcf"))
+
+
+def test_full_grid_ordered_by_fold():
+    groups = E._task_groups(E.paper_grid("full"))
+    folds = [g[0].fold for g in groups]
+    assert folds == sorted(folds)
 
 
 def test_paper_grid_covers_tables():
