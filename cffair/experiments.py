@@ -116,6 +116,11 @@ def with_weights(cfg: ExperimentConfig, **weights: float) -> ExperimentConfig:
 
 
 # ============================================================================ hashing
+#: Files that cannot change a result (presentation and command line) and so do not make
+#: records stale; every other source or data file of the package does.
+CODE_VERSION_EXCLUDES = frozenset({"reporting.py", "paper_tables.csv"})
+
+
 def code_version() -> str:
     """Hash of the library's source and data files: a record made by other code is stale.
 
@@ -127,6 +132,8 @@ def code_version() -> str:
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*")):
+        if path.name in CODE_VERSION_EXCLUDES or path.name.startswith("cli"):
+            continue
         if path.is_file() and path.suffix in {".py", ".yaml", ".csv"} and "__pycache__" not in path.parts:
             h.update(str(path.relative_to(root)).encode())
             h.update(path.read_bytes())
