@@ -1,0 +1,277 @@
+"""Unit properties of the baselines (issue 5): the DCEVAE fixes, the GAN's adversary leak flag,
+the MMD kernel, the plug-in predictor, the level-3 residuals, the augmented MLP's labels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from baselines_synth import synth
+from cffair.baselines import (
+    DCEVAE,
+    AugmentedMLP,
+    DCEVAEConfig,
+    GANBaseline,
+    GANConfig,
+    MLPConfig,
+    PlugInCF,
+    ResidualMLP,
+    UnawareMLP,
+    kl_diag_std_normal,
+    mmd_rbf,
+    pair_labels,
+)
+from cffair.causal.cfset import CFPairs
+from cffair.datasets import DatasetSpec
+from cffair.encoding import Encoder
+from cffair.errors import DataError
+from cffair.utils import single_thread
+
+single_thread()
+
+FAST = MLPConfig(epochs=30, lr=0.01, seed=0)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synth(240, seed=1)
+
+
+# ----------------------------------------------------------------------------- DCEVAE
+def test_closed_form_kl_equals_dense_multivariate_normal_kl():
+    torch.manual_seed(0)
+    B, dim = 3, 7
+    mu, logvar = torch.randn(B, dim), torch.randn(B, dim) * 0.5
+    dense = torch.distributions.kl_divergence(
+        torch.distributions.MultivariateNormal(mu.flatten(), torch.diag(logvar.flatten().exp())),
+        torch.distributions.MultivariateNormal(torch.zeros(B * dim), torch.eye(B * dim)),
+    ) / B
+    assert torch.allclose(kl_diag_std_normal(mu, logvar), dense, rtol=1e-5, atol=1e-6)
+    assert float(kl_diag_std_normal(torch.zeros(B, dim), torch.zeros(B, dim))) == 0.0
+
+
+def _dcevae_with_batch(data):
+    frame, spec, enc = data
+    model = DCEVAE(DCEVAEConfig(batch_size=64, seed=0)).fit(frame, enc, epochs=0)
+    from cffair.baselines._mixed import encode_frame
+
+    X, y = encode_frame(frame, enc)
+    t = model._tensors(X, y)
+    gen = torch.Generator().manual_seed(5)
+    return model, tuple(v[:64] for v in t), tuple(v[64:128] for v in t), gen
+
+
+def test_dcevae_update_gives_each_loss_its_own_gradient(data):
+    model, b1, b2, gen = _dcevae_with_batch(data)
+    net = model.model_
+    losses = model.losses(b1, b2, gen)
+    disc, vae = net.disc_parameters(), net.vae_parameters()
+    own_disc = torch.autograd.grad(losses.d_tc, disc, retain_graph=True)
+    leaked_disc = torch.autograd.grad(losses.d_tc + losses.elbo, disc, retain_graph=True)
+    own_vae = torch.autograd.grad(losses.elbo, vae, retain_graph=True, allow_unused=True)
+    before = [p.detach().clone() for p in disc]
+    model.update(losses)
+    for p, g, bad in zip(disc, own_disc, leaked_disc):
+        assert torch.equal(p.grad, g)
+    # the ELBO's total-correlation term does reach the discriminator, so the check above is not vacuous
+    assert any(not torch.allclose(g, bad) for g, bad in zip(own_disc, leaked_disc))
+    for p, g in zip(vae, own_vae):
+        assert torch.equal(p.grad, torch.zeros_like(p) if g is None else g)
+    assert any(not torch.equal(a, p) for a, p in zip(before, disc))  # the discriminator was stepped
+
+
+def test_release_update_order_fails_in_place(data):
+    """The bug being fixed: stepping the discriminator before the ELBO's backward pass."""
+    model, b1, b2, gen = _dcevae_with_batch(data)
+    losses = model.losses(b1, b2, gen)
+    model.opt_disc_.zero_grad()
+    losses.d_tc.backward(retain_graph=True)
+    model.opt_disc_.step()
+    with pytest.raises(RuntimeError, match="inplace"):
+        losses.elbo.backward()
+
+
+# ----------------------------------------------------------------------------- GAN
+def _gan(data, leak: bool):
+    frame, spec, enc = data
+    gan = GANBaseline(GANConfig(batch_size=64, leak_adversary_grad=leak, seed=0)).fit_inference(frame, enc, epochs=0)
+    from cffair.baselines._mixed import encode_frame
+
+    X, y = encode_frame(frame, enc)
+    x, s, yt = gan._split(X[:64], y[:64])
+    mu, logvar = gan.model_.encode(x, s, yt)
+    z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+    return gan, z, s
+
+
+@pytest.mark.parametrize("leak", [False, True])
+def test_gan_adversary_steps_touch_the_encoder_only_with_the_leak(data, leak):
+    gan, z, s = _gan(data, leak)
+    for p in gan.vae_params_:
+        p.grad = None
+    adv_before = [p.detach().clone() for p in gan.model_.adversary.parameters()]
+    gan._adversary_steps(z, s, 3)
+    enc_grads = [p.grad for p in gan.model_.encoder.parameters()]
+    if leak:
+        assert all(g is not None for g in enc_grads) and any(float(g.abs().sum()) > 0 for g in enc_grads)
+    else:
+        assert all(g is None for g in enc_grads)
+    assert any(not torch.equal(a, p) for a, p in zip(adv_before, gan.model_.adversary.parameters()))
+
+
+def test_mmd_via_cdist_equals_the_tiled_kernel():
+    torch.manual_seed(0)
+    a, b = torch.randn(40, 5), torch.randn(30, 5) + 0.5
+
+    def tiled(x, y):
+        d = x.shape[1]
+        diff = x.unsqueeze(1).expand(len(x), len(y), d) - y.unsqueeze(0).expand(len(x), len(y), d)
+        return torch.exp(-(diff**2).mean(2) / d)
+
+    expected = tiled(a, a).mean() + tiled(b, b).mean() - 2 * tiled(a, b).mean()
+    assert torch.allclose(mmd_rbf(a, b), expected, atol=1e-6)
+    assert abs(float(mmd_rbf(a, a))) < 1e-6
+    assert float(mmd_rbf(a, b)) > 0
+
+
+# ----------------------------------------------------------------------------- plug-in (Zhou et al. 2024)
+def _flip_pairs(X: np.ndarray, enc: Encoder, shift: float = 1.5) -> CFPairs:
+    """Pairs whose counterfactual flips s and moves a descendant: each other's counterfactuals."""
+    s = enc.columns_of("s")[0]
+    h = enc.columns_of("hours")[0]
+    x_cf = X.copy()
+    x_cf[:, s] = 1 - X[:, s]
+    x_cf[:, h] = X[:, h] + np.where(X[:, s] > 0.5, -shift, shift)
+    n = len(X)
+    return CFPairs(np.arange(n, dtype=np.int64), X, x_cf.astype(np.float32), np.array(["s"] * n), np.array(["flip"] * n))
+
+
+@pytest.mark.parametrize("weights", ["prior", "uniform"])
+def test_plugin_has_zero_cf_mse_on_mutual_counterfactuals(data, weights):
+    frame, spec, enc = data
+    X, y = enc.transform(frame), frame["y"].to_numpy()
+    model = PlugInCF(enc, FAST, weights=weights).fit(X, y)
+    pairs = _flip_pairs(X, enc)
+    score = model.score_fn(pairs)
+    f, f_cf = score(pairs.x), score(pairs.x_cf)
+    assert np.mean((f - f_cf) ** 2) == pytest.approx(0.0, abs=1e-12)
+    base_gap = np.mean((model.base_score(pairs.x) - model.base_score(pairs.x_cf)) ** 2)
+    assert base_gap > 1e-4  # the unconstrained predictor does depend on the change
+    assert np.allclose(model.predict_score_pairs(pairs.x, [pairs.x_cf]), model.predict_score_pairs(pairs.x_cf, [pairs.x]))
+    # the mix is a convex combination of the two predictions
+    lo = np.minimum(model.base_score(pairs.x), model.base_score(pairs.x_cf))
+    hi = np.maximum(model.base_score(pairs.x), model.base_score(pairs.x_cf))
+    assert np.all((f >= lo - 1e-12) & (f <= hi + 1e-12))
+    with pytest.raises(DataError, match="set_counterfactuals"):
+        model.predict_score(X)
+    assert np.allclose(model.set_counterfactuals(pairs).predict_score(X), f)
+
+
+def test_plugin_weights_are_the_group_prior(data):
+    frame, spec, enc = data
+    X, y = enc.transform(frame), frame["y"].to_numpy()
+    model = PlugInCF(enc, FAST).fit(X, y)
+    pairs = _flip_pairs(X, enc)
+    p_m = float(np.mean(X[:, enc.columns_of("s")[0]]))
+    assert model.prior_[1] == pytest.approx(p_m)
+    fx, fc = model.base_score(pairs.x), model.base_score(pairs.x_cf)
+    is_m = X[:, enc.columns_of("s")[0]] > 0.5
+    expected = np.where(is_m, p_m * fx + (1 - p_m) * fc, (1 - p_m) * fx + p_m * fc)
+    assert np.allclose(model.predict_score_pairs(pairs.x, [pairs.x_cf]), expected)
+
+
+def test_plugin_refuses_rows_without_counterfactuals(data):
+    frame, spec, enc = data
+    X, y = enc.transform(frame), frame["y"].to_numpy()
+    model = PlugInCF(enc, FAST).fit(X, y)
+    pairs = _flip_pairs(X[:10], enc)
+    with pytest.raises(DataError, match="no counterfactual"):
+        model.score_fn(pairs)(X[10:20])
+
+
+# ----------------------------------------------------------------------------- level 3 and unaware
+def test_residuals_are_invariant_under_linear_scm_counterfactuals():
+    """Under a linear additive SCM, the exact counterfactual leaves the level-3 inputs unchanged."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    s = rng.integers(0, 2, n)
+    r = rng.normal(0, 1, n)
+    u1, u2 = rng.normal(0, 1, n), rng.normal(0, 1, n)
+
+    def scm(s_val):
+        d1 = 2.0 * s_val + 0.5 * r + u1
+        d2 = -1.0 * s_val + 0.8 * d1 + u2
+        return d1, d2
+
+    def frame_of(s_val):
+        d1, d2 = scm(s_val)
+        return pd.DataFrame({"s": pd.Categorical.from_codes(s_val, ["a", "b"]), "r": r, "d1": d1, "d2": d2, "y": d2 + r})
+
+    spec = DatasetSpec(name="lin", target="y", target_kind="score", sensitive="s",
+                       features={"s": "binary", "r": "continuous", "d1": "continuous", "d2": "continuous"},
+                       graph={"edges": {"s": ["d1", "d2"], "r": ["d1"], "d1": ["d2"]}})
+    factual, counterfactual = frame_of(s), frame_of(1 - s)
+    enc = Encoder(spec).fit(factual)
+    X, X_cf = enc.transform(factual), enc.transform(counterfactual)
+    res = ResidualMLP(enc).fit_residuals(X)
+    raw_gap = np.abs(X - X_cf).max()
+    assert raw_gap > 1.0
+    assert np.abs(res.transform(X) - res.transform(X_cf)).max() < 0.1 * raw_gap
+    assert res.descendants_ == ["d1", "d2"] and res.nondescendants_ == ["r"]
+
+
+def test_unaware_mlp_ignores_the_sensitive_columns(data):
+    frame, spec, enc = data
+    X, y = enc.transform(frame), frame["y"].to_numpy()
+    model = UnawareMLP(enc, FAST).fit(X, y)
+    X_flip = X.copy()
+    X_flip[:, enc.columns_of("s")] = 1 - X_flip[:, enc.columns_of("s")]
+    assert np.array_equal(model.predict_score(X), model.predict_score(X_flip))
+    assert model.model_[0].in_features == X.shape[1] - 1
+
+
+# ----------------------------------------------------------------------------- augmented MLP
+def test_pair_labels_copy_the_factual_label():
+    row_ids = np.array([7, 3, 11])
+    y = np.array([1.0, 0.0, 1.0])
+    pairs = CFPairs(np.array([3, 11, 3, 7]), np.zeros((4, 2), np.float32), np.zeros((4, 2), np.float32),
+                    np.array(["s"] * 4), np.array(["v"] * 4))
+    assert pair_labels(pairs, row_ids, y).tolist() == [0.0, 1.0, 0.0, 1.0]
+    bad = CFPairs(np.array([5]), np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32), np.array(["s"]), np.array(["v"]))
+    with pytest.raises(DataError, match="not among the labelled rows"):
+        pair_labels(bad, row_ids, y)
+
+
+def test_augmenting_with_counterfactuals_shrinks_the_counterfactual_gap(data):
+    """Labels that equal the sensitive attribute: the factual MLP learns s, the augmented one cannot."""
+    frame, spec, enc = data
+    X = enc.transform(frame)
+    s_col = enc.columns_of("s")[0]
+    y = X[:, s_col].copy()
+    X_cf = X.copy()
+    X_cf[:, s_col] = 1 - X[:, s_col]
+    cfg = MLPConfig(epochs=60, lr=0.01, seed=0)
+    factual = AugmentedMLP("binary", cfg).fit(X, y)
+    augmented = AugmentedMLP("binary", cfg).fit(X, y, X_cf, y)
+    gap = lambda m: np.mean((m.predict_score(X) - m.predict_score(X_cf)) ** 2)  # noqa: E731
+    assert gap(factual) > 0.5
+    assert gap(augmented) < 0.25 * gap(factual)
+    with pytest.raises(DataError, match="both X_cf and y_cf"):
+        AugmentedMLP("binary", cfg).fit(X, y, X_cf)
+
+
+def test_plugin_through_the_shared_evaluation_has_zero_cf_mse(data):
+    from cffair.metrics import evaluate
+
+    frame, spec, enc = data
+    X, y = enc.transform(frame), frame["y"].to_numpy()
+    model = PlugInCF(enc, FAST).fit(X, y)
+    pairs = _flip_pairs(X, enc)
+    out = evaluate(model.score_fn(pairs), X, y, pairs, frame["s"].astype(str).to_numpy(), "binary")
+    assert out["cf_mse"] == pytest.approx(0.0, abs=1e-12)
+    assert out["cf_mse_worst_subgroup"] == pytest.approx(0.0, abs=1e-12)
+    base = evaluate(model.base_score, X, y, pairs, frame["s"].astype(str).to_numpy(), "binary")
+    assert base["cf_mse"] > 1e-4
