@@ -54,11 +54,17 @@ class Profile:
     cke_epochs: int
     baseline_scale: float  # fraction of the paper's baseline epochs
     flow_epochs: int
+    lr: float  # Adam learning rate of the LTN predicate and of every baseline MLP(100, 50)
 
 
+#: ``full`` is the paper's protocol except the learning rate: with the paper's Adam lr 0.1 the
+#: fairness stage fell into the constant predictor (sat ≈ 0.667 basin) or not depending on
+#: the smallest change (COMPAS fold 0: accuracy 0.549 vs 0.652 for the same setting; weights
+#: (1, 3) → constant), so the reproduction uses 1e-3, measured stable (see the Reproducing
+#: page). ``LTNLearner`` keeps the paper's 0.1 as its default.
 PROFILES: dict[str, Profile] = {
-    "full": Profile("full", 5, (0, 1, 2, 3, 4), None, 1500, 1000, 500, 1.0, 1000),
-    "quick": Profile("quick", 5, (0,), 1500, 60, 40, 20, 0.02, 20),
+    "full": Profile("full", 5, (0, 1, 2, 3, 4), None, 1500, 500, 500, 1.0, 1000, 1e-3),
+    "quick": Profile("quick", 5, (0,), 1500, 60, 40, 20, 0.02, 20, 1e-2),
 }
 
 
@@ -442,7 +448,7 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
         from cffair import pipeline
 
         pipeline.prepare_counterfactuals(profile, datasets, jobs=jobs)
-        run_grid(cfgs, store, jobs=jobs)
+        run_grid(cfgs, store, jobs=jobs, progress=False)
     keys = {c.key for c in cfgs}
     recs = [r for r in store.records() if ExperimentConfig.from_dict(r["config"]).key in keys]
     if not recs:

@@ -158,6 +158,7 @@ def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
     prof = PROFILES[cfg.profile]
     return {
         "target_kind": fd.spec.target_kind,
+        "lr": prof.lr,
         "pretrain_epochs": prof.pretrain_epochs,
         "fair_epochs": prof.fair_epochs,
         "cke_epochs": prof.cke_epochs,
@@ -238,7 +239,7 @@ def _equal(cfg: ExperimentConfig) -> ExperimentConfig:
 
 def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
     kw = _ltn_kwargs(cfg, fd)
-    return {k: kw[k] for k in ("group_weights", "fair_epochs", "cke_epochs", "progress")}
+    return {k: kw[k] for k in ("lr", "group_weights", "fair_epochs", "cke_epochs", "progress")}
 
 
 def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state, pretrained, train_pairs: CFPairs):
@@ -252,7 +253,7 @@ def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state, pretrained, trai
         learner.fit(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs))
     else:
         learner = LTNLearner.load(parent_state, **_overrides(cfg, fd))
-        learner.fit(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs)) if learner.kb_ is None else None
+        learner.restore_axioms(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs))
     groups_train = pd.Series(fd.frame[fd.spec.sensitive].astype(str).to_numpy())
     pairs_by_feature = cke.pairs_from_cfset(fd.cfset, fd.frame, fd.encoder, fd.spec, rows=fd.train)
     steps, report = cke.cke_loop(
@@ -326,11 +327,13 @@ _GAN_CACHE: dict[tuple, Any] = {}
 
 
 def mlp_config(cfg: ExperimentConfig):
-    """The MLP(100, 50) training of the CNF/DCEVAE/unaware/level-3/PCF predictors: Adam lr 0.1,
-    full batch, as many epochs as the LTN's pre-training."""
+    """The MLP(100, 50) training of the CNF/DCEVAE/unaware/level-3/PCF predictors: Adam with the
+    LTN's learning rate, full batch, as many epochs as the LTN's pre-training (section 6.4:
+    "the same hyper-parameters as our pipeline")."""
     from cffair.baselines import MLPConfig
 
-    return MLPConfig(epochs=PROFILES[cfg.profile].pretrain_epochs, seed=cfg.seed)
+    prof = PROFILES[cfg.profile]
+    return MLPConfig(epochs=prof.pretrain_epochs, lr=prof.lr, seed=cfg.seed)
 
 
 def gan_config(cfg: ExperimentConfig):

@@ -119,7 +119,10 @@ def similar_different(
 def _decoded(x: np.ndarray, encoder: Any) -> pd.DataFrame:
     if encoder is None:
         return pd.DataFrame(x, columns=[f"x{i}" for i in range(x.shape[1])])
-    return encoder.inverse_transform(x) if len(x) else encoder.inverse_transform(np.zeros((0, x.shape[1]))).iloc[0:0]
+    if len(x):
+        return encoder.inverse_transform(x)
+    # no witness: an empty frame with the decoded columns (sklearn refuses to decode 0 rows)
+    return encoder.inverse_transform(np.zeros((1, x.shape[1]), dtype=np.float32)).iloc[0:0]
 
 
 def subgroup_cf(

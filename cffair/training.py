@@ -284,6 +284,17 @@ class LTNLearner:
             self.kb_ = self._kb(acc)
         return self
 
+    def restore_axioms(self, X: Any, y: Any, pairs: Any = None, pair_subgroups: Any = None) -> LTNLearner:
+        """Rebuild the knowledge base of this learner's setting without training.
+
+        A checkpoint stores weights and optimiser state, not the axioms' data; call this after
+        :meth:`load` to continue with :meth:`add_axioms` (e.g. CKE axioms on top of acc+CF).
+        """
+        self._check_fitted()
+        acc, fair = self.build_axioms(_check_X(X, self.n_features_), np.asarray(y), pairs, pair_subgroups)
+        self.kb_ = self._kb(acc + fair)
+        return self
+
     def add_axioms(self, axioms: Axiom | Sequence[Axiom], X: Any, epochs: int | None = None, stage: str | None = None) -> LTNLearner:
         """Add axioms (e.g. a CKE axiom A5) to the current knowledge base and keep training.
 
@@ -404,7 +415,9 @@ class LTNLearner:
             )
         self._init_model(int(state["n_features"]))
         self.model_.load_state_dict(state["model"])  # type: ignore[union-attr]
-        self.optimizer_.load_state_dict(state["optimizer"])  # type: ignore[union-attr]
+        # torch's Optimizer.load_state_dict keeps the given tensors (no copy): without the deep
+        # copy, two learners loaded from one checkpoint would share (and corrupt) Adam's moments
+        self.optimizer_.load_state_dict(copy.deepcopy(state["optimizer"]))  # type: ignore[union-attr]
         for g in self.optimizer_.param_groups:  # type: ignore[union-attr]
             g["lr"] = self.lr
         self.pretrained_ = bool(state["pretrained"])

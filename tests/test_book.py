@@ -58,10 +58,17 @@ PAGES_WITH_FIGURES = {
     "book/method",
     "book/datasets",
     "notebooks/q1_counterfactual_fairness",
+    "notebooks/q2_baselines",
     "notebooks/q3_knowledge_extraction",
+    "notebooks/appendix_b_axiom_weights",
 }
 #: Pages whose equations must be typeset by MathJax (mjx-container elements).
-PAGES_WITH_MATH = {"book/method"}
+PAGES_WITH_MATH = {
+    "book/method",
+    "notebooks/q3_knowledge_extraction",
+    "notebooks/q4_queries",
+    "notebooks/appendix_b_axiom_weights",
+}
 
 LOCAL_SCHEMES = {"file", "data", "about", "blob", "chrome", "devtools"}
 

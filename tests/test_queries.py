@@ -60,6 +60,10 @@ def test_query_2_decodes_rows_with_the_encoder():
     res = similar_different(AgeModel(), X, X[0], beta=3.0, encoder=enc)
     assert res.rows["age"].iloc[0] == 21 and res.query_row["age"].iloc[0] == 20
     assert str(res.rows["job"].iloc[0]) == "b"
+    # no neighbour within a tiny β: no witness, satisfaction ~0, an empty table with the real columns
+    none = similar_different(AgeModel(), X, X[0], beta=1e-3, encoder=enc)
+    assert len(none.rows) == 0 and {"age", "sex", "job", "distance"} <= set(none.rows.columns)
+    assert none.sat < 1e-3
 
 
 def test_query_3_equals_subgroup_axiom_and_counts_fair_pairs():

@@ -222,7 +222,10 @@ def test_format_table_html():
     bold = reporting.best_cells(comp)
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
-    assert html.startswith("<table") and "<caption>Table 1: ours vs paper</caption>" in html
+    assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
+    assert "white-space: nowrap" in html  # compact by default: cells do not wrap
+    plain = reporting.format_table(wide, "T", compact=False).html
+    assert "<caption>T</caption>" in plain and "nowrap" not in plain
     assert html.count("<strong>") == 12
     assert "0.812 ± 0.001" in html
     nan_html = reporting.format_table(pd.DataFrame({"a": pd.array([1, None], dtype="Int64")})).html
@@ -315,3 +318,206 @@ def test_plot_undesirable_ratio():
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "black (before)" in legend and "white (after)" in legend and "threshold 0.1" in legend
     plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- result records
+def _rec(dataset, setting, fold=0, *, cf_source="cnf", tag="", w_acc=1.0, w_cf=1.0, perf=0.7, cf=0.1, worst=0.2,
+         by_subgroup=None, **extra):
+    metrics = {"cf_mse": cf, "cf_mse_worst_subgroup": worst, "worst_subgroup": "g1", "n_pairs": 100,
+               "cf_mse_by_subgroup": by_subgroup or {"g0": cf / 2, "g1": worst}}
+    metrics["mse" if dataset == "lawschool" else "accuracy"] = perf
+    cfg = {"dataset": dataset, "fold": fold, "setting": setting, "profile": "quick", "cf_source": cf_source, "seed": 0,
+           "tag": tag, "weights": {"acc": w_acc, "cf": w_cf, "cf_sg": 1.0, "cke": 1.0}}
+    return {"config": cfg, "metrics": metrics, **extra}
+
+
+def _paper_like_records(folds=2):
+    """Records whose fold means equal the paper's Table 1 (folds at mean ± 0.01)."""
+    p = reporting.paper_tables()
+    t1 = p[p.table == "table1"]
+    recs = []
+    for (d, m), g in t1.groupby(["dataset", "method"]):
+        vals = dict(zip(g.metric, g["mean"]))
+        perf = vals.get("accuracy", vals.get("mse"))
+        for f in range(folds):
+            e = 0.01 * (1 if f % 2 else -1) if folds > 1 else 0.0
+            recs.append(_rec(d, m, f, perf=perf + e, cf=vals["cf_mse"] + e, worst=vals["cf_mse_worst_subgroup"] + e))
+    return recs
+
+
+def test_records_frame_and_results_long_aggregate_folds():
+    recs = _paper_like_records(folds=2) + [_rec("adult", "ltn_acc_cf", 0, tag="w2-1", w_acc=2.0, perf=0.1)]
+    frame = reporting.records_frame(recs)
+    assert len(frame) == len(recs)
+    assert set(frame.columns) >= {"dataset", "fold", "method", "tag", "w_acc", "w_cf", "accuracy", "mse", "cf_mse"}
+    long = reporting.results_long(recs, "table1")
+    # the weight-grid record is left out; means over the two folds are the paper's values
+    comp = reporting.compare(long, "table1")
+    assert comp["delta"].abs().max() < 1e-9
+    row = long[(long.dataset == "adult") & (long.metric == "accuracy") & (long.method == "ltn_acc")].iloc[0]
+    assert row["mean"] == pytest.approx(0.782) and row["sd"] == pytest.approx(np.std([0.772, 0.792], ddof=1))
+    # Lawschool gets MSE, the others accuracy; no all-NaN rows
+    assert set(long.loc[long.dataset == "lawschool", "metric"]) == {"mse", "cf_mse", "cf_mse_worst_subgroup"}
+    assert long["mean"].notna().all()
+
+
+def test_comparison_and_results_tables_render():
+    recs = _paper_like_records(folds=1)
+    comp = reporting.compare(reporting.results_long(recs, "table1"), "table1")
+    table = reporting.comparison_table(comp, "Table 1")
+    html = table.html
+    assert html.count("<strong>") == 12 and ">Table 1</caption>" in html
+    # stacked: rows (dataset, metric, ours|paper|Δ), one column per method in the paper's order
+    assert table.frame.shape == (12 * 3, 6)
+    assert list(table.frame.columns) == [reporting.method_name(m) for m in reporting.TABLE_METHODS["table1"]]
+    assert table.frame.loc[("Adult", "accuracy ↑", "paper"), "LTN(acc+CF_sg)"] == "0.812 ± 0.001"
+    assert table.frame.loc[("Adult", "accuracy ↑", "Δ"), "DCEVAE"] == "0.000"
+    assert "<strong>0.831</strong>" in html  # DCEVAE's accuracy on Adult is the row's best
+    wide = reporting.comparison_table(comp, "Table 1", stacked=False)
+    assert wide.frame.shape == (12, 18) and wide.html.count("<strong>") == 12
+    extra = reporting.results_long([_rec("compas", "unaware", perf=0.6, cf=0.3), _rec("compas", "pcf", perf=0.65, cf=0.0)], "extra",
+                                   ("unaware", "pcf"))
+    t = reporting.results_table(extra, "extra")
+    assert list(t.frame.columns) == ["Unaware MLP", "Plug-in PCF"]  # the requested order, not alphabetical
+    assert t.html.count("<strong>") == 3  # best accuracy, CF-MSE and worst-subgroup CF-MSE
+
+
+def test_subgroup_frame_reads_per_subgroup_cf_mse():
+    recs = [_rec("adult", "ltn_acc", by_subgroup={"Male, White": 0.3, "Female, White": 0.1}),
+            _rec("adult", "ltn_acc_cf", tag="w2-1"), _rec("adult", "ltn_acc_cf", cf_source="gan"), _rec("compas", "ltn_acc")]
+    sg = reporting.subgroup_frame(recs, dataset="adult")
+    assert sorted(sg["subgroup"]) == ["Female, White", "Male, White"]
+    assert sg.set_index("subgroup").loc["Male, White", "cf_mse"] == 0.3
+
+
+def _cke_record(fold=0):
+    steps = [
+        {"step": 0, "axiom": "-", "accuracy": 0.75, "cf_mse": 0.06, "cf_mse_worst_subgroup": 0.07},
+        {"step": 1, "axiom": "A5[Male, race]", "accuracy": 0.76, "cf_mse": 0.05, "cf_mse_worst_subgroup": 0.08},
+        {"step": 2, "axiom": "A5[Female, marital-status]", "accuracy": 0.755, "cf_mse": 0.055, "cf_mse_worst_subgroup": 0.09},
+    ]
+    before = [{"group": "Male", "feature": "race", "frequency": 0.3, "others_max": 0.1, "imbalance": 0.2},
+              {"group": "Female", "feature": "race", "frequency": 0.1, "others_max": 0.3, "imbalance": -0.2},
+              {"group": "Female", "feature": "marital-status", "frequency": 0.05, "others_max": 0.045, "imbalance": 0.005}]
+    after = [{"group": "Male", "feature": "race", "frequency": 0.12, "others_max": 0.1, "imbalance": 0.02}]
+    cke = {"threshold": 0.01, "candidates": [{"group": "Male", "feature": "race", "imbalance": 0.2, "frequency": 0.3}],
+           "imbalances_before": before, "imbalances_after": after, "steps": steps,
+           "undesirable_ratio_before": {}, "undesirable_ratio_after": {}}
+    return _rec("adult", "ltn_acc_cf_cke", fold, perf=0.755, cf=0.055, cke=cke)
+
+
+def test_table3_comparison_pairs_our_kth_axiom_with_the_papers():
+    recs = [_rec("adult", "ltn_acc", perf=0.778, cf=0.183, worst=0.224), _rec("adult", "ltn_acc_cf", perf=0.75, cf=0.06, worst=0.07), _cke_record()]
+    t = reporting.table3_comparison(recs)
+    stages = list(dict.fromkeys(t.index.get_level_values("stage")))
+    assert stages == ["LTN(acc)", "LTN(acc+CF)", "+ CKE axiom 1", "+ CKE axiom 2", "+ CKE axiom 3"]
+    assert t.loc[("+ CKE axiom 1", "ours"), "axiom"] == "(race, male)"
+    assert t.loc[("+ CKE axiom 2", "ours"), "axiom"] == "(marital-status, female)"
+    assert t.loc[("+ CKE axiom 2", "paper"), "axiom"] == "(marital-status, male)"
+    assert t.loc[("+ CKE axiom 3", "ours"), "axiom"] == "—" and t.loc[("+ CKE axiom 3", "ours"), "accuracy ↑"] == "—"
+    acc = [t.loc[(s, "Δ"), "accuracy ↑"] for s in stages[:3]]
+    assert acc == ["0.000", "−0.005", "+0.003"]  # 0.778−0.778, 0.750−0.755, 0.760−0.757
+    assert t.loc[("+ CKE axiom 3", "paper"), "CF-MSE (sg) ↓"] == "0.139"
+    with pytest.raises(DataError):
+        reporting.table3_comparison(recs[:2])
+
+
+def test_cke_candidates_and_undesirable_ratio():
+    c = reporting.cke_candidates([_cke_record()])
+    assert list(zip(c.group, c.feature, c.candidate)) == [("Male", "race", True), ("Female", "marital-status", False)]
+    assert c.loc[0, "imbalance_after"] == pytest.approx(0.02) and np.isnan(c.loc[1, "imbalance_after"])
+    r = reporting.undesirable_ratio_frame([_cke_record()], "adult")
+    assert len(r) == 4 and set(r.stage) == {"before", "after"}
+    assert r[(r.stage == "after") & (r.group == "Male")]["ratio"].item() == pytest.approx(0.12)
+    fig = reporting.plot_undesirable_ratio(r)
+    plt.close(fig)
+
+
+def test_query_tables():
+    q = {"eq2": [{"subgroup": "Male, White", "beta": 3.0, "sat": 0.25,
+                  "query_row": [{"D": 0.01, "age": 23.0, "education": "HS-grad"}],
+                  "neighbours": [{"D": 0.99, "distance": 0.5, "index": 3, "age": 24.0, "education": "HS-grad"}]}],
+         "eq3": {"Male, White": 0.9, "Female, White": 0.7}}
+    rec = _rec("adult", "ltn_acc_cf", queries=q, by_subgroup={"Male, White": 0.05, "Female, White": 0.2})
+    t = reporting.query_table(rec, columns=("age", "education"))
+    assert t.shape == (2, 4)
+    assert t.iloc[0]["D"] == "0.01" and t.iloc[0]["distance"] == "0"
+    assert t.iloc[1]["age"] == "24" and t.iloc[1]["D"] == "0.99" and t.iloc[1]["distance"] == "0.50"
+    sat = reporting.query_sat_table(rec)
+    assert sat.loc["Male, White"].tolist() == ["3", "0.250", "0.217", "+0.033"]
+    e = reporting.eq3_table(rec)
+    assert list(e.index) == ["Female, White", "Male, White"] and e.loc["Female, White", "CF-MSE"] == 0.2
+    with pytest.raises(DataError):
+        reporting.query_table(_rec("adult", "ltn_acc_cf"))
+
+
+def test_table5_frame_puts_both_evaluations_side_by_side():
+    recs = []
+    for d in ("compas", "lawschool"):
+        for m, src in (("gan", "cnf"), ("ltn_acc_cf", "gan")):
+            r = _rec(d, m, cf_source=src, perf=0.7, cf=0.2 if m == "gan" else 0.05)
+            r["metrics_own_counterfactuals"] = {**r["metrics"], "cf_mse": r["metrics"]["cf_mse"] / 2}
+            recs.append(r)
+    t = reporting.table5_frame(recs)
+    assert list(t.columns) == [("GAN", "GAN's CFs"), ("GAN", "CNF's CFs"),
+                               ("LTN(acc+CF) on GAN CFs", "GAN's CFs"), ("LTN(acc+CF) on GAN CFs", "CNF's CFs")]
+    assert t.loc[("COMPAS", "CF-MSE ↓"), ("GAN", "GAN's CFs")] == "0.100"
+    assert t.loc[("Lawschool", "MSE ↓"), ("GAN", "CNF's CFs")] == "0.700"
+    with pytest.raises(DataError):
+        reporting.table5_frame([_rec("compas", "ltn_acc")])
+
+
+def test_weight_grid_table_and_trend_plot():
+    recs = [_rec("compas", "ltn_acc_cf", perf=0.66, cf=0.05)]
+    for wa, wc, p, c in ((4, 1, 0.68, 0.2), (2, 1, 0.67, 0.1), (1, 2, 0.65, 0.03), (1, 4, 0.64, 0.02)):
+        recs.append(_rec("compas", "ltn_acc_cf", tag=f"w{wa}-{wc}", w_acc=wa, w_cf=wc, perf=p, cf=c))
+    grid = reporting.weight_grid_frame(recs)
+    assert list(grid["log2_ratio"]) == [-2.0, -1.0, 0.0, 1.0, 2.0]
+    t = reporting.table6_frame(recs)
+    assert list(t.index.get_level_values(1)) == ["4 : 1", "2 : 1", "1 : 1", "1 : 2", "1 : 4"]
+    assert t.iloc[0]["accuracy ↑"] == "0.680" and t.iloc[0]["MSE ↓"] == "—"
+    fig = reporting.plot_weight_trend(grid)
+    assert len(fig.axes) == 2
+    np.testing.assert_allclose(np.asarray(fig.axes[1].lines[0].get_ydata(), dtype=float), [0.02, 0.03, 0.05, 0.1, 0.2])
+    plt.close(fig)
+    claims = {c.key: c for c in reporting.evaluate_claims(recs)}
+    assert claims["B.1"].holds is True  # accuracy and CF-MSE both rise with the accuracy weight
+
+
+def test_plot_tradeoff():
+    fig = reporting.plot_tradeoff(reporting.records_frame(_paper_like_records(folds=2)))
+    assert len(fig.axes) == 4
+    plt.close(fig)
+
+
+def test_evaluate_claims_on_the_papers_own_numbers():
+    """On records equal to the paper's Table 1, the Table-1 claims that the paper's own numbers
+    support hold, and the ones they contradict do not."""
+    claims = {c.key: c for c in reporting.evaluate_claims(_paper_like_records(folds=1))}
+    assert claims["Q1.1"].holds is True  # CF-MSE drops with A4 everywhere
+    assert claims["Q1.2"].holds is True  # 0.065→0.055, 0.047→0.045, 0.079→0.075, 0.003→0.001
+    assert claims["Q1.3"].holds is True  # worst subgroup on COMPAS and Lawschool
+    assert claims["Q1.4"].holds is False  # COMPAS accuracy 0.675 → 0.651
+    assert claims["Q2.1"].holds is True
+    assert claims["Q2.2"].holds is True
+    assert claims["Q2.3"].holds is True
+    assert claims["Q2.4"].holds is True
+    assert "0.160 → 0.065" in claims["Q1.1"].note
+    # claims without records stay undecided, with a reason
+    assert claims["Q3.5"].holds is None and claims["A.1"].holds is None and claims["Q3.5"].note
+    assert claims["Q1.1"].where == ("Q1", "notebooks/q1_counterfactual_fairness.html")
+    html = reporting.claims_table(list(claims.values())).html
+    assert "<th>in the paper</th>" in html and "<td>Q2.3</td>" in html
+
+
+def test_evaluate_claims_cke_and_queries():
+    recs = [_rec("adult", "ltn_acc_cf", 0, queries={"eq2": [{"subgroup": s, "beta": 3.0, "sat": 0.3, "query_row": [{"D": 0.0}],
+                                                               "neighbours": [{"D": 1.0, "distance": 1.0}]}
+                                                              for s in reporting.TABLE4_PAPER_SAT], "eq3": {}}),
+            _cke_record()]
+    claims = {c.key: c for c in reporting.evaluate_claims(recs)}
+    assert claims["Q4.1"].holds is True and "paper 0.217" in claims["Q4.1"].note
+    # accuracy 0.75–0.76 (stable), CF-MSE 0.06 → 0.05 → 0.055 (improved), worst subgroup 0.07 → 0.08 → 0.09
+    # (worse after the first axiom): holds
+    assert claims["Q3.5"].holds is True
+    assert claims["Q3.2"].holds is None  # not checkable with COMPAS's single immutable feature

@@ -119,6 +119,17 @@ def test_same_seed_same_weights_and_checkpoint_continuation_is_exact(tmp_path):
         LTNLearner.load(tmp_path / "pre.pt", setting="acc_cf").fit(X[:-1], y[:-1], pairs=(X, Xc))
 
 
+def test_one_in_memory_checkpoint_branches_into_independent_settings():
+    # the runner loads one pre-trained state into every fairness setting of a fold: training one
+    # branch must not touch the state (Adam's moments) that the next branch starts from
+    X, y, Xc = causal_data(300)
+    state = LTNLearner("binary", "acc", pretrain_epochs=50, seed=7, progress=False).fit(X, y).state_dict()
+    first = LTNLearner.load(state, setting="acc_cf", fair_epochs=30).fit(X, y, pairs=(X, Xc))
+    LTNLearner.load(state, setting="acc_cf_sg", fair_epochs=30).fit(X, y, pairs=(X, Xc), pair_subgroups=(X[:, 0] > 0).astype(str))
+    again = LTNLearner.load(state, setting="acc_cf", fair_epochs=30).fit(X, y, pairs=(X, Xc))
+    np.testing.assert_array_equal(first.predict_d(X), again.predict_d(X))
+
+
 def test_score_target_learns_and_predicts_scores():
     r = np.random.default_rng(0)
     X = r.normal(size=(400, 3)).astype(np.float32)
