@@ -1459,3 +1459,37 @@ __all__ = [
     "side_by_side",
     "summarise_folds",
 ]
+
+
+# ============================================================================ paired folds
+def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tuple[str, str]] | None = None) -> list[Mapping[str, Any]]:
+    """Keep, per dataset, only the folds on which every method has a record.
+
+    A comparison of means is only paired if all methods average the same folds. An interrupted
+    full run (see the Reproducing page) leaves some folds with only some methods; this drops
+    those folds. The reference is the set of (setting, counterfactual source, tag) of fold 0,
+    without the settings that by design run on fold 0 only (``fold0_only``: ``(dataset,
+    setting)`` pairs; default: the CKE settings of datasets outside
+    :data:`cffair.experiments.CKE_ALL_FOLDS`).
+    """
+    from cffair.experiments import CKE_ALL_FOLDS
+
+    def key(r: Mapping[str, Any]) -> tuple[str, str, str]:
+        c = r["config"]
+        return (c["setting"], c.get("cf_source", "cnf"), c.get("tag", ""))
+
+    def only_first(ds: str, setting: str) -> bool:
+        if fold0_only is not None:
+            return (ds, setting) in set(fold0_only)
+        return setting.endswith("_cke") and ds not in CKE_ALL_FOLDS
+
+    by_ds: dict[str, dict[int, set]] = {}
+    for r in records:
+        c = r["config"]
+        by_ds.setdefault(c["dataset"], {}).setdefault(c["fold"], set()).add(key(r))
+    keep: dict[str, set[int]] = {}
+    for ds, folds in by_ds.items():
+        first = min(folds)
+        ref = {k for k in folds[first] if not only_first(ds, k[0])}
+        keep[ds] = {f for f, ks in folds.items() if ref <= ks}
+    return [r for r in records if r["config"]["fold"] in keep[r["config"]["dataset"]]]

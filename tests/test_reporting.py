@@ -521,3 +521,18 @@ def test_evaluate_claims_cke_and_queries():
     # (worse after the first axiom): holds
     assert claims["Q3.5"].holds is True
     assert claims["Q3.2"].holds is None  # not checkable with COMPAS's single immutable feature
+
+
+def test_paired_folds_keeps_only_folds_where_every_method_ran():
+    def rec(ds, fold, setting, cf="cnf", tag=""):
+        return {"config": {"dataset": ds, "fold": fold, "setting": setting, "cf_source": cf, "tag": tag}}
+
+    records = [
+        rec("adult", 0, "ltn_acc"), rec("adult", 0, "cnf"), rec("adult", 0, "ltn_acc_cf_cke"),
+        rec("adult", 1, "ltn_acc"), rec("adult", 1, "cnf"),            # complete (CKE is fold-0 only on Adult)
+        rec("adult", 2, "ltn_acc"),                                     # interrupted: no cnf
+        rec("compas", 0, "ltn_acc"), rec("compas", 0, "ltn_acc_cf_cke"),
+        rec("compas", 1, "ltn_acc"),                                    # COMPAS runs CKE on every fold
+    ]
+    kept = {(r["config"]["dataset"], r["config"]["fold"]) for r in reporting.paired_folds(records)}
+    assert kept == {("adult", 0), ("adult", 1), ("compas", 0)}
