@@ -1493,3 +1493,11 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
         ref = {k for k in folds[first] if not only_first(ds, k[0])}
         keep[ds] = {f for f, ks in folds.items() if ref <= ks}
     return [r for r in records if r["config"]["fold"] in keep[r["config"]["dataset"]]]
+
+
+def folds_per_dataset(records: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+    """Which folds the records cover, per dataset (e.g. ``{"adult": [0], "compas": [0, 1]}``)."""
+    out: dict[str, set[int]] = {}
+    for r in records:
+        out.setdefault(r["config"]["dataset"], set()).add(int(r["config"]["fold"]))
+    return {ds: sorted(f) for ds, f in sorted(out.items())}
