@@ -47,7 +47,7 @@ from cffair.baselines import (
 )
 from cffair.datasets import load, make_folds
 from cffair.encoding import Encoder
-from cffair.utils import project_root, seed_everything, single_thread, write_json_atomic
+from cffair.utils import project_root, seed_everything, torch_cpu_setup, write_json_atomic
 
 N_FOLDS = 5
 
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="instead of timing: fit the GAN predictor variants on fold 0 of DATASET (minutes) and compare")
     ap.add_argument("--out", type=Path, default=project_root() / "benchmarks" / "results" / "baselines.json")
     args = ap.parse_args(argv)
-    single_thread()
+    torch_cpu_setup()
     seed_everything(0)
     if args.compare_gan_variants:
         cmp = compare_gan_variants(args.compare_gan_variants, CHEAP_GAN_VARIANTS)

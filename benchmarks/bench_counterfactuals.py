@@ -43,9 +43,9 @@ def run_one(name: str, seed: int = 0) -> dict[str, Any]:
     from cffair.causal.flow import CausalFlow, FlowConfig, _one_intervention
     from cffair.causal.interventions import resolve
     from cffair.causal.cfset import CounterfactualSet
-    from cffair.utils import single_thread
+    from cffair.utils import torch_cpu_setup
 
-    single_thread()
+    torch_cpu_setup()
     frame, spec = datasets.load(name)
     cfg = FlowConfig()
     result: dict[str, Any] = {"rows": len(frame), "config": cfg.to_dict()}

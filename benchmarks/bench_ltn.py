@@ -27,7 +27,7 @@ import torch
 from cffair.logic import accuracy_axioms, cf_axiom
 from cffair.models import make_mlp
 from cffair.training import LTNLearner
-from cffair.utils import single_thread, write_json_atomic
+from cffair.utils import torch_cpu_setup, write_json_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "ltn.json"
 
@@ -71,7 +71,7 @@ def main() -> None:
     ap.add_argument("--features", type=int, default=101)
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
-    single_thread()
+    torch_cpu_setup()
     rng = np.random.default_rng(0)
     X = rng.normal(size=(args.rows, args.features)).astype(np.float32)
     y = (rng.random(args.rows) < 0.25).astype(np.int64)

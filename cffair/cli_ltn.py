@@ -116,9 +116,9 @@ def prepare_fold(ds: Any, fold: int, n_folds: int, seed: int, cfs: Any) -> dict[
 def _train(args: argparse.Namespace) -> int:
     from cffair.metrics import evaluate
     from cffair.training import LTNLearner
-    from cffair.utils import single_thread
+    from cffair.utils import torch_cpu_setup
 
-    single_thread()
+    torch_cpu_setup()
     ds = _load(args.dataset, args.spec)
     cfs = _counterfactuals(ds, args.counterfactuals, args.seed, args.cache_dir, args.quiet)
     d = prepare_fold(ds, args.fold, args.folds, args.seed, cfs)

@@ -345,9 +345,9 @@ def _is_fresh(store: ResultsStore, cfg: ExperimentConfig, code: str) -> bool:
 
 
 def _run_in_worker(runner, group: list[ExperimentConfig], root: Path) -> list[dict[str, Any]]:
-    from cffair.utils import single_thread
+    from cffair.utils import torch_cpu_setup
 
-    single_thread()
+    torch_cpu_setup()
     store = ResultsStore(root)
     return runner(group, store)
 

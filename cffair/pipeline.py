@@ -64,9 +64,9 @@ def prepare_counterfactuals(profile: str, datasets: Sequence[str], jobs: int = 1
     from joblib import Parallel, delayed
 
     def one(name: str) -> str:
-        from cffair.utils import single_thread
+        from cffair.utils import torch_cpu_setup
 
-        single_thread()
+        torch_cpu_setup()
         counterfactual_set(name, profile)
         return name
 
@@ -171,9 +171,9 @@ def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
 
 def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
     """Run a task group of :func:`cffair.experiments._task_groups` and store its records."""
-    from cffair.utils import single_thread
+    from cffair.utils import torch_cpu_setup
 
-    single_thread()
+    torch_cpu_setup()
     fd = FoldData.build(group[0])
     records = [_run_baseline(c, fd, store) for c in group if not c.setting.startswith("ltn")]
     ltn = [c for c in group if c.setting.startswith("ltn")]

@@ -23,17 +23,23 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def single_thread() -> None:
-    """Use one torch thread per process.
+def torch_cpu_setup() -> None:
+    """Set up torch for CPU work in this process: one thread, denormals flushed to zero.
 
-    On two shared cores, two intra-op threads were 3–20× slower than one; parallelism in
-    cffair comes from processes (see :mod:`cffair.experiments`).
+    * One thread: on two shared cores, two intra-op threads were 3–20× slower than one;
+      parallelism in cffair comes from processes (see :mod:`cffair.experiments`).
+    * Flush denormals: after a few hundred epochs Adam drives many weights, activations and
+      gradients of the MLPs into the denormal range, where CPU arithmetic is many times
+      slower. Flushing them to zero made Adult's 1500 pre-training epochs 1.4× faster and
+      the fairness stage about 2× faster (``benchmarks/bench_denormals.py``); it changes
+      results only below float32's normal range (|x| < 1.2e-38).
     """
     import torch
 
     torch.set_num_threads(1)
     with contextlib.suppress(RuntimeError):  # only allowed before any inter-op work started
         torch.set_num_interop_threads(1)
+    torch.set_flush_denormal(True)
 
 
 @contextlib.contextmanager
@@ -63,10 +69,11 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
 
 def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> None:
     """Write ``obj`` as indented JSON to ``path`` atomically."""
-    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=json_default) + "\n")
 
 
-def _json_default(obj: Any) -> Any:
+def json_default(obj: Any) -> Any:
+    """``json.dumps`` ``default=``: numpy scalars and arrays, and paths, as plain JSON values."""
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (np.floating,)):
@@ -85,7 +92,7 @@ def stable_hash(*parts: Any, length: int = 16) -> str:
         if isinstance(part, bytes):
             h.update(part)
         else:
-            h.update(json.dumps(part, sort_keys=True, default=_json_default).encode())
+            h.update(json.dumps(part, sort_keys=True, default=json_default).encode())
         h.update(b"\x00")
     return h.hexdigest()[:length]
 

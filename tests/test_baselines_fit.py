@@ -22,9 +22,9 @@ from cffair.baselines import (
 )
 from cffair.causal.cfset import CounterfactualSet
 from cffair.errors import DataError
-from cffair.utils import single_thread
+from cffair.utils import torch_cpu_setup
 
-single_thread()
+torch_cpu_setup()
 
 GAN_FAST = dict(batch_size=64, inference_epochs=2, inner_steps=3, first_epoch_inner_steps=5, predictor_epochs=2, n_cf_samples=2)
 DCEVAE_FAST = dict(batch_size=64, epochs=3, mlp=MLPConfig(epochs=5, lr=0.01))

@@ -26,9 +26,9 @@ from cffair.causal.cfset import CFPairs
 from cffair.datasets import DatasetSpec
 from cffair.encoding import Encoder
 from cffair.errors import DataError
-from cffair.utils import single_thread
+from cffair.utils import torch_cpu_setup
 
-single_thread()
+torch_cpu_setup()
 
 FAST = MLPConfig(epochs=30, lr=0.01, seed=0)
 

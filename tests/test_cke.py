@@ -13,9 +13,9 @@ from cffair import cke
 from cffair.datasets import DatasetSpec
 from cffair.metrics import evaluate
 from cffair.training import LTNLearner
-from cffair.utils import single_thread
+from cffair.utils import torch_cpu_setup
 
-single_thread()
+torch_cpu_setup()
 
 
 @dataclass

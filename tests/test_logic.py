@@ -24,9 +24,9 @@ from cffair.logic import (
     weighted_sat,
 )
 from cffair.models import make_mlp
-from cffair.utils import single_thread
+from cffair.utils import torch_cpu_setup
 
-single_thread()
+torch_cpu_setup()
 EPS = 1e-4  # ltntorch's stable projection
 EXACT = Semantics(stable=False)
 

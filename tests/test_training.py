@@ -11,9 +11,9 @@ import torch
 from cffair.errors import DataError
 from cffair.metrics import cf_mse, cf_mse_by_subgroup
 from cffair.training import ConstantPredictorWarning, CollapseRiskWarning, LTNLearner, is_constant
-from cffair.utils import single_thread
+from cffair.utils import torch_cpu_setup
 
-single_thread()
+torch_cpu_setup()
 
 
 def causal_data(n=1000, seed=0, threshold=1.0, noise_cols=0):
@@ -169,3 +169,20 @@ def test_group_weights_change_the_trade_off():
         assert not m.constant_
         res[w] = cf_mse(m.predict_d(X), m.predict_d(Xc))
     assert res[2.0] < res[0.2]
+
+
+def test_torch_cpu_setup_uses_one_thread_and_flushes_denormals():
+    import torch
+
+    from cffair.utils import torch_cpu_setup
+
+    torch.set_flush_denormal(False)
+    tiny = torch.tensor([1e-39], dtype=torch.float32)  # a float32 denormal
+    assert float(tiny * 2.0) > 0
+    torch_cpu_setup()
+    try:
+        assert torch.get_num_threads() == 1
+        assert float(tiny * 2.0) == 0.0
+        assert float(torch.tensor([1e-37]) * 1.0) > 0  # normal floats are untouched
+    finally:
+        torch.set_flush_denormal(True)  # the state this module set up at import

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import CounterfactualError
+from cffair.utils import json_default
 
 #: Key of the JSON metadata in the parquet schema.
 META_KEY = b"cffair.meta"
@@ -64,21 +65,9 @@ class CFPairs:
 def _normalise_meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
     """Meta as it reads back from JSON (tuples become lists), so that save/load is exact."""
     try:
-        return json.loads(json.dumps(dict(meta or {}), sort_keys=True, default=_json_default))
+        return json.loads(json.dumps(dict(meta or {}), sort_keys=True, default=json_default))
     except TypeError as exc:
         raise CounterfactualError(f"counterfactual-set metadata must be JSON-serialisable: {exc}") from None
-
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, Path):
-        return str(obj)
-    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
 class CounterfactualSet:

@@ -351,9 +351,9 @@ class CausalFlow:
 
         Deterministic for a given frame, config and seed (one torch thread).
         """
-        from cffair.utils import seed_everything, single_thread
+        from cffair.utils import seed_everything, torch_cpu_setup
 
-        single_thread()
+        torch_cpu_setup()
         seed_everything(seed)
         t0 = time.perf_counter()
         self._fit_columns(frame)
