@@ -15,7 +15,7 @@ per dataset × fold × setting (its own seconds). This script reads them and sum
 
 Writes ``benchmarks/results/full_run.json`` atomically.
 
-Run: ``python benchmarks/bench_full_run.py [--results results]``.
+Run: ``python benchmarks/bench_full_run.py [--results results] [--quick path/to/provenance.json]``.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def core_seconds(records: list[dict[str, Any]]) -> pd.DataFrame:
     return df.pivot_table(index="dataset", columns="part", values="seconds", aggfunc="sum", fill_value=0.0)
 
 
-def summarise(results: Path) -> dict[str, Any]:
+def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
     """The summary written to ``full_run.json``."""
     full = results / "full"
     prov = json.loads((full / "provenance.json").read_text())
@@ -87,7 +87,7 @@ def summarise(results: Path) -> dict[str, Any]:
         "core_seconds": {ds: {p: round(float(v), 1) for p, v in row.items()} for ds, row in table.iterrows()},
         "core_seconds_total": round(float(table.to_numpy().sum()), 1),
     }
-    quick = results / "quick" / "provenance.json"
+    quick = quick or results / "quick" / "provenance.json"
     if quick.exists():
         q = json.loads(quick.read_text())
         q_wall = float(sum(q["stage_seconds"].values()))
@@ -105,8 +105,9 @@ def _key(rec: dict[str, Any]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=project_root() / "results")
+    ap.add_argument("--quick", type=Path, default=None, help="provenance.json of a quick reproduction (default: RESULTS/quick/)")
     args = ap.parse_args()
-    out = summarise(args.results)
+    out = summarise(args.results, args.quick)
     write_json_atomic(RESULTS, out)
     print(json.dumps({k: v for k, v in out.items() if k != "core_seconds"}, indent=2))
     print(pd.DataFrame(out["core_seconds"]).T.round(0).to_string())
