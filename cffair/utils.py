@@ -28,11 +28,11 @@ def torch_cpu_setup() -> None:
 
     * One thread: on two shared cores, two intra-op threads were 3–20× slower than one;
       parallelism in cffair comes from processes (see :mod:`cffair.experiments`).
-    * Flush denormals: after a few hundred epochs Adam drives many weights, activations and
-      gradients of the MLPs into the denormal range, where CPU arithmetic is many times
-      slower. Flushing them to zero made Adult's 1500 pre-training epochs 1.4× faster and
-      the fairness stage about 2× faster (``benchmarks/bench_denormals.py``); it changes
-      results only below float32's normal range (|x| < 1.2e-38).
+    * Flush denormals to zero (|x| < 1.2e-38 becomes 0): a safeguard against the slow CPU
+      path for denormal floats. On Adult fold 0 (1500 pre-training + 500 acc+CF epochs,
+      ``benchmarks/bench_denormals.py``) it made no measurable difference in time (1.03×,
+      0.96×) and none in the metrics; a first, single probe that suggested 1.4× and 2.4×
+      was not reproduced (timings on this shared virtual machine vary between runs).
     """
     import torch
 
