@@ -172,10 +172,6 @@ def test_group_weights_change_the_trade_off():
 
 
 def test_torch_cpu_setup_uses_one_thread_and_flushes_denormals():
-    import torch
-
-    from cffair.utils import torch_cpu_setup
-
     torch.set_flush_denormal(False)
     tiny = torch.tensor([1e-39], dtype=torch.float32)  # a float32 denormal
     assert float(tiny * 2.0) > 0
