@@ -21,3 +21,15 @@ class GraphError(CffairError, ValueError):
 
 class CounterfactualError(CffairError, ValueError):
     """A counterfactual set is malformed or does not line up with its factual data."""
+
+
+class CffairWarning(UserWarning):
+    """Base class of every warning cffair emits on purpose (filter them all with this class)."""
+
+
+class GraphWarning(CffairWarning):
+    """The causal graph leaves features out (they become roots that nothing, not even S, affects)."""
+
+
+class CacheWarning(CffairWarning):
+    """A cache file could not be read; it was removed and its content is recomputed."""
