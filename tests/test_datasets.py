@@ -219,7 +219,7 @@ def test_from_csv_dict_spec(tmp_path):
     "change, error, message",
     [
         (lambda df: df.drop(columns="income"), DataError, r"\['income'\] are named in the spec but missing"),
-        (lambda df: df.assign(income=df["income"].where(df.index != 4)), DataError, r"missing values \(NaN\).*'income'.*\[4\]"),
+        (lambda df: df.assign(income=df["income"].where(df.index != 4)), DataError, r"missing values \(NaN\).*'income'.*line 6 of .*bad\.csv"),
         (lambda df: df.assign(approved=np.where(df.index % 2, "yes", "no")), DataError, r"declared binary.*labels 0 and 1"),
         (lambda df: df.assign(approved=df["approved"] * 2), DataError, r"declared binary.*labels 0 and 1"),
         (lambda df: df.assign(gender="f"), DataError, r"'gender' is declared binary but has only one value"),

@@ -1,31 +1,71 @@
-"""Causal graphs as small immutable DAG objects, loaded from YAML files that name their source.
+r"""Causal graphs as small immutable DAG objects, loaded from YAML files that name their source.
 
-A graph file looks like::
+The graphs of the paper's datasets ship with the package (``cffair/data/graphs``); pass
+:func:`load_graph` a name (``"adult"``) or a path to a file of your own, or set ``graph`` in a
+dataset spec (:mod:`cffair.datasets`).
+
+The graph file
+--------------
+
+A YAML mapping with these keys:
+
+============ ============================ ========= =================================================
+key          type                         default   meaning
+============ ============================ ========= =================================================
+``edges``    mapping or list of pairs     ``{}``    the causal arrows: ``parent: [children]`` (a
+                                                    single child may be written without brackets),
+                                                    or a list of ``[parent, child]`` pairs
+``nodes``    list of column names         ``[]``    nodes without edges, to declare on purpose that
+                                                    a feature is a root that nothing else affects
+``name``     text                         ``""``    short name, shown in messages and records
+``source``   text                         ``""``    the publication or reasoning the graph comes from
+``verified`` ``true`` | ``false``         ``true``  ``false`` where it was transcribed without
+                                                    checking the source
+``notes``    text                         ``""``    where nodes the source does not show were put,
+                                                    and why
+``placement`` text                        ``""``    free text on node placement; kept for readers,
+                                                    not used
+============ ============================ ========= =================================================
+
+Every node must be a feature of the dataset's spec (node names are column names, exactly as in
+the CSV header). The graph must be acyclic and must name the sensitive attribute; S usually has
+children (otherwise a counterfactual on S changes only S). The target must stay out of the
+graph: the flow models the features only, and the target is predicted from them. Features the
+graph does not name are added as isolated roots, with a :class:`~cffair.errors.GraphWarning`
+naming them, because S cannot affect them; list them under ``nodes`` to make that a choice.
+
+Example::
 
     name: lawschool
     source: Kusner et al. (2017), Counterfactual Fairness, figure 2
     verified: true
+    notes: ZFYA is the target and stays outside the graph.
     edges:            # parent: [children]
       race: [LSAT, UGPA]
       sex: [LSAT, UGPA]
 
-The graphs of the paper's datasets ship with the package (``cffair/data/graphs``); pass
-:func:`load_graph` a name (``"adult"``) or a path to a file of your own.
+The same edges as pairs, with a root declared on purpose::
+
+    edges: [[race, LSAT], [race, UGPA], [sex, LSAT], [sex, UGPA]]
+    nodes: [region]
 """
 
 from __future__ import annotations
 
+__all__ = ["CausalGraph", "load_graph"]
+
 import graphlib
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from cffair.errors import GraphError
+from cffair._validation import load_yaml
+from cffair.errors import GraphError, GraphWarning
 
 _GRAPH_KEYS = {"name", "source", "verified", "notes", "edges", "nodes", "placement"}
 
@@ -42,6 +82,8 @@ class CausalGraph:
         source: the publication the graph comes from.
         verified: ``False`` where the graph was transcribed without checking its source.
         notes: where nodes that the source does not show were put, and why.
+        origin: where the graph was read from (``"graph file g.yaml"``), for messages; not
+            part of :meth:`to_dict` or of equality.
     """
 
     nodes: tuple[str, ...]
@@ -50,6 +92,7 @@ class CausalGraph:
     source: str = ""
     verified: bool = True
     notes: str = ""
+    origin: str = field(default="", compare=False, repr=False)
     _parents: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ construction
@@ -112,19 +155,35 @@ class CausalGraph:
         edges: list[tuple[str, str]] = []
         if isinstance(raw_edges, Mapping):
             for parent, children in raw_edges.items():
+                if isinstance(children, Mapping) or not isinstance(children, (str, Sequence, type(None))):
+                    raise GraphError(
+                        f"the children of {parent!r} in the graph's 'edges' must be a list of column names, got {children!r}; "
+                        f"write e.g. {parent}: [child_a, child_b]."
+                    )
                 for child in [children] if isinstance(children, str) else (children or []):
                     edges.append((str(parent), str(child)))
+        elif isinstance(raw_edges, str) or not isinstance(raw_edges, Sequence):
+            raise GraphError(
+                f"the graph's 'edges' must be a mapping parent: [children] or a list of [parent, child] pairs, "
+                f"got {raw_edges!r}; write e.g. edges: {{sex: [income, hours]}}."
+            )
         else:
             for pair in raw_edges:
-                if not isinstance(pair, Sequence) or len(pair) != 2:
+                if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
                     raise GraphError(f"graph edge {pair!r} is not a [parent, child] pair.")
                 edges.append((str(pair[0]), str(pair[1])))
+        nodes = data.get("nodes") or []
+        if isinstance(nodes, (str, Mapping)) or not isinstance(nodes, Sequence):
+            raise GraphError(f"the graph's 'nodes' must be a list of column names, got {nodes!r}; write e.g. nodes: [{nodes}].")
+        verified = data.get("verified", True)
+        if not isinstance(verified, bool):
+            raise GraphError(f"the graph's 'verified' must be true or false, got {verified!r}.")
         return cls.from_edges(
             edges,
-            nodes=[str(n) for n in data.get("nodes", [])],
+            nodes=[str(n) for n in nodes],
             name=str(data.get("name", "")),
             source=str(data.get("source", "")),
-            verified=bool(data.get("verified", True)),
+            verified=verified,
             notes=str(data.get("notes", "")).strip(),
         )
 
@@ -200,26 +259,83 @@ class CausalGraph:
         return a
 
     # ------------------------------------------------------------------ validation
-    def validate(self, columns: Iterable[str]) -> None:
-        """Check that every node is a column of the data.
+    def validate(
+        self,
+        columns: Iterable[str],
+        *,
+        target: str | None = None,
+        sensitive: str | None = None,
+        stacklevel: int = 2,
+    ) -> list[str]:
+        """Check the graph against the data's feature columns.
+
+        Args:
+            columns: the features (the columns the flow models).
+            target: the target column, which must not be a node.
+            sensitive: the sensitive attribute, which must be a node.
+            stacklevel: passed to :func:`warnings.warn`.
+
+        Returns:
+            The features the graph does not name (they will be isolated roots).
 
         Raises:
-            GraphError: naming the nodes that are not columns.
+            GraphError: naming the target if it is a node, the nodes that are not columns, or
+                the sensitive attribute if it is not a node.
+
+        Warns:
+            GraphWarning: naming the features the graph leaves out, and if S has no children.
         """
-        cols = set(columns)
-        missing = [n for n in self.nodes if n not in cols]
+        cols = list(dict.fromkeys(columns))
+        where = self._where()
+        if target is not None and target in self.nodes:
+            arrows = [f"{a} -> {b}" for a, b in self.edges if target in (a, b)]
+            raise GraphError(
+                f"the target {target!r} is a node of the causal graph{where}"
+                f"{' (edges ' + ', '.join(arrows[:4]) + ')' if arrows else ''}; the target must stay out of the graph: "
+                "the flow models the features only and the model predicts the target from them. "
+                f"Remove {target!r} from the graph file."
+            )
+        missing = [n for n in self.nodes if n not in set(cols)]
         if missing:
             raise GraphError(
-                f"the causal graph {self.name or ''} names {missing}, which are not columns of the data "
+                f"the causal graph{where} names {missing}, which are not columns of the data "
                 f"(columns: {sorted(cols)}). Rename the nodes in the graph file or add the columns."
             )
+        if sensitive is not None and sensitive not in self.nodes:
+            raise GraphError(
+                f"the sensitive attribute {sensitive!r} is not in the causal graph{where}. Counterfactuals on it would "
+                f"flip only the {sensitive!r} column and leave every other feature unchanged, so a model would look "
+                f"fair. Add {sensitive!r} to the graph with arrows to the features it causes, e.g. "
+                f"edges: {{{sensitive}: [{', '.join([c for c in cols if c != sensitive][:3])}]}}."
+            )
+        absent = [c for c in cols if c not in self.nodes]
+        if absent:
+            warnings.warn(
+                f"the causal graph{where} leaves out the feature(s) {absent}: they become roots that the sensitive "
+                "attribute cannot affect, so counterfactuals keep their factual values. Add them to the graph's "
+                "edges, or list them under 'nodes' to declare them roots on purpose.",
+                GraphWarning,
+                stacklevel=stacklevel,
+            )
+        if sensitive is not None and not self.children(sensitive):
+            warnings.warn(
+                f"the sensitive attribute {sensitive!r} has no children in the causal graph{where}: counterfactuals on it "
+                "change only that column. Add arrows from it to the features it causes if it causes any.",
+                GraphWarning,
+                stacklevel=stacklevel,
+            )
+        return absent
+
+    def _where(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"{label} ({self.origin})" if self.origin else label
 
     def with_isolated(self, nodes: Iterable[str]) -> CausalGraph:
         """A copy with extra parentless, childless nodes appended."""
         extra = [n for n in nodes if n not in self.nodes]
         return CausalGraph.from_edges(
             self.edges, nodes=[*self.nodes, *extra], name=self.name, source=self.source,
-            verified=self.verified, notes=self.notes,
+            verified=self.verified, notes=self.notes, origin=self.origin,
         )
 
     def _check_node(self, node: str) -> None:
@@ -229,22 +345,33 @@ class CausalGraph:
 
 def load_graph(name_or_path: str | Path | Mapping[str, Any]) -> CausalGraph:
     """Load a packaged graph by name (``"adult"``, ``"compas"``, ``"lawschool"``), a YAML file,
-    or a mapping in the graph-file format."""
+    or a mapping in the graph-file format (see the module docstring).
+
+    Raises:
+        GraphError: for an unknown name, a missing file, a file that is not UTF-8 or not valid
+            YAML (naming its line and column), or content that is not a graph.
+    """
     if isinstance(name_or_path, Mapping):
-        return CausalGraph.from_dict(name_or_path)
+        return replace(CausalGraph.from_dict(name_or_path), origin="graph given as a mapping")
     path = Path(name_or_path)
     if not path.suffix:
-        res = resources.files("cffair") / "data" / "graphs" / f"{name_or_path}.yaml"
+        folder = resources.files("cffair") / "data" / "graphs"
+        res = folder / f"{name_or_path}.yaml"
         if not res.is_file():
-            available = sorted(p.name.removesuffix(".yaml") for p in (resources.files("cffair") / "data" / "graphs").iterdir()
-                               if p.name.endswith(".yaml"))
+            available = sorted(p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml"))
             raise GraphError(f"no packaged causal graph named {str(name_or_path)!r}; available: {available}, or give a path to a YAML file.")
-        text = res.read_text()
+        with resources.as_file(res) as packaged:
+            data = load_yaml(packaged, what="graph file", error=GraphError)
+        origin = f"packaged graph {str(name_or_path)!r}"
     else:
-        if not path.exists():
-            raise GraphError(f"graph file {path} does not exist.")
-        text = path.read_text()
-    data = yaml.safe_load(text)
+        data = load_yaml(path, what="graph file", error=GraphError)
+        origin = f"graph file {path}"
     if not isinstance(data, Mapping):
-        raise GraphError(f"graph file {name_or_path} does not hold a mapping (see cffair.causal.graph for the format).")
-    return CausalGraph.from_dict(data)
+        raise GraphError(
+            f"{origin} does not hold a mapping (it holds {'nothing' if data is None else type(data).__name__}); "
+            "a graph file has 'edges: {parent: [children]}' (see cffair.causal.graph for the format)."
+        )
+    try:
+        return replace(CausalGraph.from_dict(data), origin=origin)
+    except GraphError as exc:
+        raise GraphError(f"{origin}: {exc}") from None

@@ -1,0 +1,198 @@
+"""Shared input checks: one place for the checks every module needs (STYLE.md section 4).
+
+Each check returns the validated value in a canonical form or raises a
+:class:`~cffair.errors.CffairError` subclass whose message says what is wrong, what was
+received and how to fix it. ``input_name`` is the name the user knows the argument by
+(``"X_test"``, ``"y"``, ``"score_fn(X_test)"``); it starts the message.
+
+>>> check_vector([[1.0], [2.0]], "y")
+array([1., 2.])
+>>> check_target_kind("binary")
+'binary'
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TARGET_KINDS",
+    "TargetKind",
+    "check_labels",
+    "check_matrix",
+    "check_target_kind",
+    "check_vector",
+    "load_yaml",
+]
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from cffair.errors import CffairError, DataError, SpecError
+
+#: What a target is: ``"binary"`` (labels 0/1) or ``"score"`` (a real number).
+TargetKind = Literal["binary", "score"]
+TARGET_KINDS: tuple[str, ...] = ("binary", "score")
+
+
+def check_target_kind(kind: Any, *, input_name: str = "target_kind") -> TargetKind:
+    """``kind`` if it is ``"binary"`` or ``"score"``.
+
+    Raises:
+        SpecError: (a ``ValueError``) naming the value received and the two allowed ones.
+    """
+    if not isinstance(kind, str) or kind not in TARGET_KINDS:
+        raise SpecError(
+            f"{input_name} must be 'binary' or 'score' (labels 0/1 or a real number), got {kind!r}."
+        )
+    return kind  # type: ignore[return-value]
+
+
+def _as_array(a: Any, input_name: str) -> np.ndarray:
+    if isinstance(a, (pd.DataFrame, pd.Series)):
+        a = a.to_numpy()
+    if hasattr(a, "detach") and hasattr(a, "cpu"):  # a torch tensor, without importing torch
+        a = a.detach().cpu().numpy()
+    arr = np.asarray(a)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise DataError(f"{input_name} must be numeric, got dtype {arr.dtype} (e.g. {arr.ravel()[:3].tolist()}).")
+    return arr
+
+
+def _check_finite(arr: np.ndarray, input_name: str) -> None:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        first = np.argwhere(bad)[0]
+        where = f"row {first[0]}" if arr.ndim == 1 else f"row {first[0]}, column {first[1]}"
+        what = "NaN" if np.isnan(arr[tuple(first)]) else "infinite"
+        raise DataError(
+            f"{input_name} contains {int(bad.sum())} NaN or infinite value(s), the first ({what}) at {where}; "
+            "drop or fill them first."
+        )
+
+
+def check_vector(
+    a: Any,
+    input_name: str,
+    *,
+    length: int | None = None,
+    dtype: Any = np.float64,
+    finite: bool = True,
+) -> np.ndarray:
+    """``a`` as a 1-D numeric array of ``dtype`` (a single column ``(n, 1)`` is flattened).
+
+    Args:
+        a: array-like, pandas object or torch tensor.
+        input_name: what the user calls ``a`` (starts every message).
+        length: the required length, if any.
+        dtype: the dtype of the result.
+        finite: reject NaN and infinite values.
+
+    Raises:
+        DataError: for a non-numeric dtype, more than one column, a wrong length or a
+            non-finite value (naming the first one's position).
+    """
+    arr = _as_array(a, input_name)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise DataError(f"{input_name} must be one value per row (1-D), got shape {arr.shape}.")
+    if length is not None and arr.shape[0] != length:
+        raise DataError(f"{input_name} has {arr.shape[0]} values but there are {length} rows; give one value per row.")
+    arr = arr.astype(dtype, copy=False)
+    if finite:
+        _check_finite(arr, input_name)
+    return arr
+
+
+def check_matrix(
+    a: Any,
+    input_name: str,
+    *,
+    n_columns: int | None = None,
+    n_rows: int | None = None,
+    dtype: Any = np.float32,
+    finite: bool = True,
+) -> np.ndarray:
+    """``a`` as a 2-D numeric array ``(rows, columns)`` of ``dtype``.
+
+    Raises:
+        DataError: for a non-numeric dtype (encode readable frames with
+            :class:`cffair.encoding.Encoder` first), a wrong number of dimensions, rows or
+            columns, or a non-finite value (naming the first one's row and column).
+    """
+    arr = _as_array(a, input_name)
+    if arr.ndim != 2:
+        raise DataError(f"{input_name} must be a 2-D array (rows x encoded features), got shape {arr.shape}.")
+    if n_columns is not None and arr.shape[1] != n_columns:
+        raise DataError(
+            f"{input_name} has {arr.shape[1]} columns but {n_columns} are expected; encode it with the same Encoder."
+        )
+    if n_rows is not None and arr.shape[0] != n_rows:
+        raise DataError(f"{input_name} has {arr.shape[0]} rows but {n_rows} are expected.")
+    arr = arr.astype(dtype, copy=False)
+    if finite:
+        _check_finite(arr, input_name)
+    return arr
+
+
+def check_labels(y: Any, target_kind: str, *, input_name: str = "y", length: int | None = None) -> np.ndarray:
+    """Targets as a finite float64 vector; for a binary target, labels 0/1 only.
+
+    Raises:
+        SpecError: for an unknown ``target_kind``.
+        DataError: as :func:`check_vector`, or for a binary target holding other labels.
+    """
+    kind = check_target_kind(target_kind)
+    arr = check_vector(y, input_name, length=length, dtype=np.float64)
+    if kind == "binary":
+        bad = np.setdiff1d(np.unique(arr), [0.0, 1.0])
+        if len(bad):
+            raise DataError(
+                f"{input_name}: a binary target needs labels 0/1, got value(s) {bad[:5].tolist()}; "
+                "use target_kind='score' for a real-valued target."
+            )
+    return arr
+
+
+def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
+    """Parse a YAML file, turning syntax and encoding errors into ``error`` with file and line.
+
+    Args:
+        path: the file.
+        what: what the file is, for the message (``"spec file"``, ``"graph file"``).
+        error: the :class:`~cffair.errors.CffairError` subclass to raise.
+
+    Raises:
+        error: if the file is missing, not UTF-8, or not valid YAML (with the line and column
+            of the problem, 1-based, as an editor shows them).
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise error(f"{what} {path} does not exist.")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise error(
+            f"{what} {path} is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line}. Save it as UTF-8."
+        ) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "somewhere"
+        detail = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and context_mark is not None and context_mark is not mark:
+            detail += f" ({context} that starts on line {context_mark.line + 1})"
+        elif context:
+            detail += f" ({context})"
+        raise error(
+            f"{what} {path} is not valid YAML: {detail} at {where}. "
+            "Check the indentation and the 'key: value' / [a, b] syntax around that line."
+        ) from None

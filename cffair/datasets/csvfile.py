@@ -1,0 +1,173 @@
+"""A user's own CSV file: :func:`from_csv`, with errors that name the file and line.
+
+Before pandas parses the file, its header line is read with :mod:`csv` so that duplicated
+column names are reported (pandas would silently rename the second ``income`` to
+``income.1``). Errors about values name the CSV line (1-based, the header is line 1), found by
+re-reading the file with :mod:`csv` only when an error is raised.
+"""
+
+from __future__ import annotations
+
+__all__ = ["from_csv", "read_csv"]
+
+import csv
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cffair.datasets.frames import RowLocator, prepare
+from cffair.datasets.spec import Dataset, DatasetSpec, read_spec
+from cffair.errors import DataError
+
+#: ``pandas.read_csv`` options that keep one CSV record per frame row after the header, so
+#: that frame positions map to file lines. With any other option, rows are named by position.
+_LINE_SAFE_OPTIONS = frozenset(
+    {"encoding", "sep", "delimiter", "dtype", "na_values", "keep_default_na", "na_filter", "usecols", "quotechar",
+     "low_memory", "thousands", "decimal", "true_values", "false_values", "engine"}
+)
+
+
+def _encoding(kwargs: Mapping[str, Any]) -> str:
+    enc = str(kwargs.get("encoding") or "utf-8")
+    return "utf-8-sig" if enc.lower().replace("_", "-") in ("utf-8", "utf8") else enc
+
+
+def _delimiter(kwargs: Mapping[str, Any]) -> str | None:
+    sep = kwargs.get("sep", kwargs.get("delimiter", ","))
+    return sep if isinstance(sep, str) and len(sep) == 1 else None
+
+
+def _not_utf8(path: Path, encoding: str) -> DataError:
+    """The error for bytes that do not decode, naming the line and column of the first one."""
+    raw = path.read_bytes()
+    try:
+        raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return DataError(
+            f"{path} is not {encoding.removesuffix('-sig').upper()} text: line {line}, byte {column} is 0x{raw[exc.start]:02x} "
+            f"({exc.reason}). Save the file as UTF-8, or pass its encoding, e.g. from_csv(path, spec, encoding='latin-1')."
+        )
+    return DataError(f"{path} could not be decoded as {encoding}; save it as UTF-8.")
+
+
+def _check_header(path: Path, kwargs: Mapping[str, Any]) -> None:
+    """Raise for an empty file or a header that names a column twice."""
+    encoding, delimiter = _encoding(kwargs), _delimiter(kwargs)
+    try:
+        with path.open(encoding=encoding, newline="") as fh:
+            if delimiter is None:
+                header = None
+                if not fh.read(4096).strip():
+                    header = []
+            else:
+                reader = csv.reader(fh, delimiter=delimiter, quotechar=kwargs.get("quotechar", '"'))
+                header = next((row for row in reader if row), [])
+    except UnicodeDecodeError:
+        raise _not_utf8(path, encoding) from None
+    if header is not None and not any(h.strip() for h in header):
+        raise DataError(
+            f"{path} is empty: a CSV file needs a header line naming the columns, then one line per row."
+        )
+    if header is None or "names" in kwargs or kwargs.get("header", "infer") not in ("infer", 0):
+        return
+    positions: dict[str, list[int]] = {}
+    for i, name in enumerate(header, start=1):
+        positions.setdefault(name.strip(), []).append(i)
+    dups = {name: cols for name, cols in positions.items() if len(cols) > 1}
+    if dups:
+        listed = "; ".join(f"{name!r} in columns {cols}" for name, cols in dups.items())
+        raise DataError(
+            f"the header of {path} (its first line) names a column more than once: {listed}. "
+            "pandas would silently rename the repeats (e.g. 'income.1'); rename or remove the duplicated columns."
+        )
+
+
+class _CsvLines:
+    """Names frame row ``pos`` by its CSV line, re-reading the file only when asked."""
+
+    def __init__(self, path: Path, kwargs: Mapping[str, Any]):
+        self.path = path
+        self.encoding = _encoding(kwargs)
+        self.delimiter = _delimiter(kwargs)
+        self.quotechar = kwargs.get("quotechar", '"')
+        self.exact = self.delimiter is not None and set(kwargs) <= _LINE_SAFE_OPTIONS
+
+    def line(self, pos: int) -> int | None:
+        """1-based line on which data row ``pos`` starts (the header is the first non-blank line)."""
+        if not self.exact:
+            return None
+        with self.path.open(encoding=self.encoding, newline="", errors="replace") as fh:
+            reader = csv.reader(fh, delimiter=self.delimiter or ",", quotechar=self.quotechar)
+            prev, k, seen_header = 0, -1, False
+            for row in reader:
+                start, prev = prev + 1, reader.line_num
+                if not row:  # blank line: pandas skips it too
+                    continue
+                if not seen_header:
+                    seen_header = True
+                    continue
+                k += 1
+                if k == pos:
+                    return start
+        return None
+
+    def __call__(self, pos: int) -> str:
+        line = self.line(pos)
+        return f"line {line} of {self.path}" if line is not None else f"data row {pos} (0-based) of {self.path}"
+
+
+def read_csv(path: str | Path, **read_csv_kwargs: Any) -> tuple[pd.DataFrame, RowLocator]:
+    """Read a CSV file as pandas does, with clear errors, and a function naming each row's line.
+
+    Raises:
+        DataError: naming the file (and line where there is one) for a missing or empty file,
+            a header without data rows, duplicated column names, bytes that are not UTF-8 (or
+            the given ``encoding``), or a line pandas cannot parse.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"data file {path} does not exist." if not path.exists() else f"{path} is not a file.")
+    _check_header(path, read_csv_kwargs)
+    try:
+        frame = pd.read_csv(path, **read_csv_kwargs)
+    except UnicodeDecodeError:
+        raise _not_utf8(path, _encoding(read_csv_kwargs)) from None
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path} is empty: a CSV file needs a header line naming the columns, then one line per row.") from None
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path} is not a well-formed CSV file: {str(exc).strip()}. Fix that line (a stray delimiter or quote).") from None
+    if len(frame) == 0:
+        raise DataError(
+            f"{path} has a header ({len(frame.columns)} columns: {list(frame.columns)[:8]}) but no data rows; "
+            "add one line per row after the header."
+        )
+    return frame, _CsvLines(path, read_csv_kwargs)
+
+
+def from_csv(path: str | Path, spec: Mapping[str, Any] | str | Path | DatasetSpec, **read_csv_kwargs: Any) -> Dataset:
+    """Load a user's own CSV with a spec (a mapping, a YAML spec file, or a :class:`DatasetSpec`).
+
+    The spec file format is documented in :mod:`cffair.datasets`; ``features`` may be left out
+    to use every other column with inferred kinds. ``read_csv_kwargs`` go to
+    :func:`pandas.read_csv` (e.g. ``sep=";"``, ``encoding="latin-1"``).
+
+    The same validation as the built-in datasets applies, and the causal graph is checked
+    against the spec (acyclic, nodes are features, target outside, sensitive attribute inside;
+    a warning names features the graph leaves out).
+
+    Raises:
+        SpecError: for a malformed spec (file, YAML line, key).
+        DataError: for a malformed file or values, naming the file, column and line.
+        GraphError: for a graph that does not fit the spec.
+    """
+    raw = read_spec(spec)
+    frame, where = read_csv(path, **read_csv_kwargs)
+    ds_spec = raw if isinstance(raw, DatasetSpec) else DatasetSpec.from_dict(raw, frame=frame)
+    prepared = prepare(frame, ds_spec, where=where)
+    if ds_spec.graph is not None:
+        ds_spec.load_graph()
+    return Dataset(prepared, ds_spec)
