@@ -1,0 +1,151 @@
+"""Tables and figures of the book, the paper's published numbers, and its claims checked.
+
+A package by what it makes; the modules import one way only (names ← paper ←
+records/describe/reproduction ← tables/figures ← claims):
+
+* :mod:`.names` — display names, keys and orders (the paper's notation).
+* :mod:`.paper` — the paper's published numbers (:func:`paper_tables`, :func:`paper_value`).
+* :mod:`.records` — result records as frames (:func:`records_frame`, :func:`results_long`,
+  :func:`summarise_folds`, :func:`paired_folds`, ...): data shaping only.
+* :mod:`.describe` — the datasets and their causal graphs as frames (the datasets page).
+* :mod:`.tables` — HTML tables (:func:`format_table`), ours next to the paper's
+  (:func:`compare`, :func:`comparison_table`) and Tables 3–6.
+* :mod:`.figures` — every ``plot_*`` function (matplotlib is imported when one is called).
+* :mod:`.claims` — the paper's claims, one check each, and :func:`claims_table`.
+* :mod:`.reproduction` — the run's provenance and the benchmarks (the Reproducing page).
+
+Everything public is available from here (``from cffair import reporting;
+reporting.compare(...)``).
+"""
+
+from __future__ import annotations
+
+from cffair.reporting.claims import CLAIM_CHECKS, Claim, ClaimCheck, Evidence, claim_check, claim_status, claims_table, evaluate_claims
+from cffair.reporting.describe import (
+    GRAPH_COLOURS,
+    adjacency_frame,
+    balance_frame,
+    clip_to_box,
+    data_files_frame,
+    describe_spec,
+    graph_layers,
+    graph_summary_frame,
+    graph_title,
+    layered_positions,
+    node_roles,
+    row_counts_frame,
+    short_source,
+    spec_frame,
+    subgroup_sizes_frame,
+    subgroup_sizes_table,
+)
+from cffair.reporting.figures import (
+    plot_causal_graph,
+    plot_cf_mse_settings,
+    plot_subgroup_cf_mse,
+    plot_subgroup_sizes,
+    plot_tradeoff,
+    plot_undesirable_ratio,
+    plot_weight_trend,
+    setting_colours,
+)
+from cffair.reporting.names import (
+    DATASET_NAMES,
+    DATASET_ORDER,
+    EXTRA_BASELINES,
+    FIGURE4_SETTINGS,
+    HIGHER_IS_BETTER,
+    METHOD_NAMES,
+    METRIC_NAMES,
+    METRIC_ORDER,
+    NOTEBOOK_PAGES,
+    Q1_SETTINGS,
+    RESULT_COLUMNS,
+    SCALAR_METRICS,
+    TABLE_METHODS,
+    abbreviate_subgroup,
+    dataset_name,
+    method_name,
+    metric_name,
+    order_key,
+    performance_metric,
+)
+from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables, paper_value
+from cffair.reporting.records import (
+    check_results,
+    cke_candidates,
+    find_record,
+    folds_per_dataset,
+    mean_by_method,
+    mean_sd,
+    paired_folds,
+    record_method,
+    records_frame,
+    results_long,
+    select_records,
+    subgroup_frame,
+    summarise_folds,
+    undesirable_ratio_frame,
+    weight_grid_frame,
+)
+from cffair.reporting.reproduction import (
+    baseline_seconds_frame,
+    core_seconds_frame,
+    flow_benchmark_frame,
+    husband_flip_frame,
+    load_benchmarks,
+    load_provenance,
+    ltn_seconds_frame,
+    provenance_notes,
+    reproduction_facts,
+    stage_seconds_frame,
+)
+from cffair.reporting.tables import (
+    CAPTION_STYLE,
+    HTMLTable,
+    axiom_label,
+    best_cells,
+    compare,
+    comparison_table,
+    eq3_table,
+    format_cell,
+    format_delta,
+    format_table,
+    paper_table,
+    query_sat_table,
+    query_table,
+    results_table,
+    side_by_side,
+    table3_comparison,
+    table5_frame,
+    table6_frame,
+)
+
+__all__ = [
+    # names
+    "DATASET_NAMES", "DATASET_ORDER", "EXTRA_BASELINES", "FIGURE4_SETTINGS", "HIGHER_IS_BETTER", "METHOD_NAMES",
+    "METRIC_NAMES", "METRIC_ORDER", "NOTEBOOK_PAGES", "Q1_SETTINGS", "RESULT_COLUMNS", "SCALAR_METRICS", "TABLE_METHODS",
+    "abbreviate_subgroup", "dataset_name", "method_name", "metric_name", "order_key", "performance_metric",
+    # paper
+    "PAPER_TABLE3_AXIOMS", "TABLE4_COLUMNS", "TABLE4_PAPER_SAT", "paper_tables", "paper_value",
+    # records
+    "check_results", "cke_candidates", "find_record", "folds_per_dataset", "mean_by_method", "mean_sd", "paired_folds",
+    "record_method", "records_frame", "results_long", "select_records", "subgroup_frame", "summarise_folds",
+    "undesirable_ratio_frame", "weight_grid_frame",
+    # describe
+    "GRAPH_COLOURS", "adjacency_frame", "balance_frame", "clip_to_box", "data_files_frame", "describe_spec", "graph_layers",
+    "graph_summary_frame", "graph_title", "layered_positions", "node_roles", "row_counts_frame", "short_source",
+    "spec_frame", "subgroup_sizes_frame", "subgroup_sizes_table",
+    # tables
+    "CAPTION_STYLE", "HTMLTable", "axiom_label", "best_cells", "compare", "comparison_table", "eq3_table", "format_cell",
+    "format_delta", "format_table", "paper_table", "query_sat_table", "query_table", "results_table", "side_by_side",
+    "table3_comparison", "table5_frame", "table6_frame",
+    # figures
+    "plot_causal_graph", "plot_cf_mse_settings", "plot_subgroup_cf_mse", "plot_subgroup_sizes", "plot_tradeoff",
+    "plot_undesirable_ratio", "plot_weight_trend", "setting_colours",
+    # claims
+    "CLAIM_CHECKS", "Claim", "ClaimCheck", "Evidence", "claim_check", "claim_status", "claims_table", "evaluate_claims",
+    # reproduction
+    "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "husband_flip_frame", "load_benchmarks",
+    "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "stage_seconds_frame",
+]

@@ -1,0 +1,155 @@
+"""Display names, keys and orders shared by every table and figure (the paper's notation).
+
+This module has no dependencies inside :mod:`cffair.reporting`: every other module of the
+package imports from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+__all__ = [
+    "DATASET_NAMES",
+    "DATASET_ORDER",
+    "EXTRA_BASELINES",
+    "FIGURE4_SETTINGS",
+    "HIGHER_IS_BETTER",
+    "METHOD_NAMES",
+    "METRIC_NAMES",
+    "METRIC_ORDER",
+    "NOTEBOOK_PAGES",
+    "Q1_SETTINGS",
+    "RESULT_COLUMNS",
+    "SCALAR_METRICS",
+    "TABLE_METHODS",
+    "abbreviate_subgroup",
+    "dataset_name",
+    "method_name",
+    "metric_name",
+    "order_key",
+    "performance_metric",
+]
+
+#: Columns of a long results frame (ours or the paper's).
+RESULT_COLUMNS: tuple[str, ...] = ("table", "dataset", "metric", "method", "mean", "sd")
+
+#: Display names of methods and axiom settings (paper notation).
+METHOD_NAMES: dict[str, str] = {
+    "ltn_acc": "LTN(acc)",
+    "ltn_acc_cf": "LTN(acc+CF)",
+    "ltn_acc_cf_sg": "LTN(acc+CF_sg)",
+    "ltn_acc_cf_cke": "LTN(acc+CF+CKE)",
+    "ltn_acc_cf_sg_cke": "LTN(acc+CF_sg+CKE)",
+    "cnf": "CNF",
+    "gan": "GAN",
+    "dcevae": "DCEVAE",
+    # Table 3: CKE axioms added one after the other on top of LTN(acc+CF) (Adult, one run).
+    "cke_race_male": "+CKE (race, male)",
+    "cke_marital_status_male": "+CKE (marital-status, male)",
+    "cke_native_country_male": "+CKE (native-country, male)",
+    # Cheap counterfactual-fairness baselines a user might pick instead (not in the paper).
+    "unaware": "Unaware MLP",
+    "kusner_level3": "Kusner level 3",
+    "exogenous": "MLP on exogenous noise",
+    "pcf_plugin": "Plug-in PCF",
+    # keys of the result records (cffair.experiments.BASELINES)
+    "level3": "Kusner level 3",
+    "pcf": "Plug-in PCF",
+    # appendix A: LTN(acc+CF) trained on the GAN's counterfactuals (record method "ltn_acc_cf@gan")
+    "ltn_acc_cf@gan": "LTN(acc+CF) on GAN CFs",
+    "symmetrised": "Symmetrised features",
+    "mlp": "MLP",
+}
+
+#: Display names of the datasets.
+DATASET_NAMES: dict[str, str] = {
+    "adult": "Adult",
+    "compas": "COMPAS",
+    "compas_age": "COMPAS(age)",
+    "lawschool": "Lawschool",
+}
+
+#: Display names of the metrics, with the paper's arrows (↑ higher is better, ↓ lower is better).
+METRIC_NAMES: dict[str, str] = {
+    "accuracy": "accuracy ↑",
+    "mse": "MSE ↓",
+    "cf_mse": "CF-MSE ↓",
+    "cf_mse_worst_subgroup": "CF-MSE (sg) ↓",
+}
+
+#: Metrics where a larger value is better (all others: smaller is better).
+HIGHER_IS_BETTER: frozenset[str] = frozenset({"accuracy"})
+
+#: The paper's method order in each table.
+TABLE_METHODS: dict[str, tuple[str, ...]] = {
+    "table1": ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf", "gan", "dcevae"),
+    "table2": ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "ltn_acc_cf_sg_cke"),
+    "table3": ("ltn_acc", "ltn_acc_cf", "cke_race_male", "cke_marital_status_male", "cke_native_country_male"),
+}
+
+#: The three axiom settings of Q1 (Figures 3 and 5) and the five of Figure 4.
+Q1_SETTINGS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg")
+FIGURE4_SETTINGS: tuple[str, ...] = TABLE_METHODS["table2"]
+
+#: Settings of the extra, cheap baselines (not in the paper); shown without paper numbers.
+EXTRA_BASELINES: tuple[str, ...] = ("unaware", "level3", "pcf")
+
+#: The order of datasets and metrics in every table (the paper's).
+DATASET_ORDER: tuple[str, ...] = tuple(DATASET_NAMES)
+METRIC_ORDER: tuple[str, ...] = ("accuracy", "mse", "cf_mse", "cf_mse_worst_subgroup")
+
+#: The scalar metrics of a result record.
+SCALAR_METRICS: tuple[str, ...] = METRIC_ORDER
+
+#: The book's notebook of each question group (file stem under ``notebooks/``) and its link text.
+NOTEBOOK_PAGES: dict[str, tuple[str, str]] = {
+    "q1": ("q1_counterfactual_fairness", "Q1"),
+    "q2": ("q2_baselines", "Q2"),
+    "q3": ("q3_knowledge_extraction", "Q3"),
+    "q4": ("q4_queries", "Q4"),
+    "appendix_a": ("appendix_a_other_counterfactuals", "Appendix A"),
+    "appendix_b": ("appendix_b_axiom_weights", "Appendix B"),
+}
+
+# Abbreviations of the paper's Figure 3 caption.
+_SUBGROUP_ABBREVIATIONS = {
+    "male": "m",
+    "female": "f",
+    "asian-pac-islander": "api",
+    "amer-indian-eskimo": "aie",
+    "american-indian-eskimo": "aie",
+}
+
+
+def method_name(key: str) -> str:
+    """Display name of a method key (``"ltn_acc_cf_sg"`` → ``"LTN(acc+CF_sg)"``); unknown keys pass through."""
+    return METHOD_NAMES.get(key, key)
+
+
+def dataset_name(key: str) -> str:
+    """Display name of a dataset key (``"compas_age"`` → ``"COMPAS(age)"``)."""
+    return DATASET_NAMES.get(key, key)
+
+
+def metric_name(key: str) -> str:
+    """Display name of a metric key, with the paper's arrow (``"cf_mse"`` → ``"CF-MSE ↓"``)."""
+    return METRIC_NAMES.get(key, key)
+
+
+def abbreviate_subgroup(label: str) -> str:
+    """Shorten a subgroup label as in the paper's Figure 3: ``"Male, Asian-Pac-Islander"`` → ``"m, api"``."""
+    parts = [p.strip() for p in str(label).split(",")]
+    return ", ".join(_SUBGROUP_ABBREVIATIONS.get(p.lower(), p.lower()) for p in parts)
+
+
+def performance_metric(dataset: str) -> str:
+    """``accuracy`` for the binary datasets, ``mse`` for Lawschool (its target is a score)."""
+    return "mse" if dataset == "lawschool" else "accuracy"
+
+
+def order_key(values: pd.Series, order: Sequence[str]) -> pd.Series:
+    """Rank of each value in ``order`` (values not in it come last), for ``sort_values(key=...)``."""
+    rank = {k: i for i, k in enumerate(order)}
+    return values.map(lambda v: rank.get(v, len(rank)))

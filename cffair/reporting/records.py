@@ -1,0 +1,349 @@
+"""Result records (one dataset × fold × setting, :mod:`cffair.pipeline`) as frames.
+
+Everything here shapes data; nothing draws or renders. The tables (:mod:`.tables`), figures
+(:mod:`.figures`) and claims (:mod:`.claims`) take the frames made here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.errors import DataError
+from cffair.reporting.names import (
+    DATASET_ORDER,
+    METRIC_ORDER,
+    Q1_SETTINGS,
+    RESULT_COLUMNS,
+    SCALAR_METRICS,
+    TABLE_METHODS,
+    order_key,
+)
+
+__all__ = [
+    "check_results",
+    "cke_candidates",
+    "find_record",
+    "folds_per_dataset",
+    "mean_by_method",
+    "mean_sd",
+    "paired_folds",
+    "record_method",
+    "records_frame",
+    "results_long",
+    "select_records",
+    "subgroup_frame",
+    "summarise_folds",
+    "undesirable_ratio_frame",
+    "weight_grid_frame",
+]
+
+
+# ---------------------------------------------------------------------------- long results frames
+def check_results(frame: pd.DataFrame, what: str = "results") -> pd.DataFrame:
+    """Validate a long results frame and return a clean copy.
+
+    A results frame has the columns :data:`RESULT_COLUMNS` (``sd`` may be missing: it is then
+    NaN) and at most one row per ``(table, dataset, metric, method)``.
+
+    Raises:
+        DataError: naming missing columns or duplicated keys.
+    """
+    frame = frame.copy()
+    if "sd" not in frame.columns:
+        frame["sd"] = np.nan
+    missing = [c for c in RESULT_COLUMNS if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{what} lack column(s) {missing}; a results frame has the columns {list(RESULT_COLUMNS)} "
+            "(one row per table × dataset × metric × method; aggregate folds with summarise_folds first)."
+        )
+    keys = ["table", "dataset", "metric", "method"]
+    dup = frame.duplicated(keys, keep=False)
+    if dup.any():
+        first = frame.loc[dup, keys].drop_duplicates().head(3).to_dict("records")
+        raise DataError(f"{what} have several rows for the same cell, e.g. {first}; aggregate them first (summarise_folds).")
+    out = frame[list(RESULT_COLUMNS)].copy()
+    for c in keys:
+        out[c] = out[c].astype(str)
+    out["mean"] = pd.to_numeric(out["mean"]).astype("float64")
+    out["sd"] = pd.to_numeric(out["sd"]).astype("float64")
+    return out.reset_index(drop=True)
+
+
+def summarise_folds(
+    records: pd.DataFrame,
+    metrics: Sequence[str],
+    by: Sequence[str] = ("dataset", "method"),
+    table: str | None = None,
+    ddof: int = 1,
+) -> pd.DataFrame:
+    """Aggregate per-fold records (one row per fold, one column per metric) into a long results frame.
+
+    Args:
+        records: one row per run, with the ``by`` columns and one column per metric.
+        metrics: the metric columns to aggregate.
+        by: the columns that identify a cell besides the metric (``table`` is taken from
+            ``records`` if it is one of them, else from ``table``).
+        table: the table key to put in every row when ``records`` has no ``table`` column.
+        ddof: delta degrees of freedom of the standard deviation (1: sample sd; the paper does
+            not say which it used).
+
+    Returns:
+        A frame with the columns :data:`RESULT_COLUMNS`; ``sd`` is NaN for a single run.
+    """
+    by = list(by)
+    missing = [c for c in [*by, *metrics] if c not in records.columns]
+    if missing:
+        raise DataError(f"records lack column(s) {missing}; columns present: {list(records.columns)}.")
+    long = records.melt(id_vars=by, value_vars=list(metrics), var_name="metric", value_name="value")
+    grouped = long.groupby([*by, "metric"], sort=False)["value"]
+    out = grouped.agg(mean="mean", n="count").reset_index()
+    out["sd"] = grouped.std(ddof=ddof).to_numpy()
+    out.loc[out["n"] <= ddof, "sd"] = np.nan
+    if "table" not in out.columns:
+        if table is None:
+            raise DataError("records have no 'table' column; pass table='table1' (or the table they belong to).")
+        out["table"] = table
+    return check_results(out[list(RESULT_COLUMNS)], "summarised records")
+
+
+def mean_sd(df: pd.DataFrame, by: list[str], value: str, sd: str | None) -> pd.DataFrame:
+    """Mean and sd of ``value`` per group of ``by`` (columns ``*by, mean, n, sd``).
+
+    An ``sd`` column is used as given when there is one row per group; several rows per group
+    (e.g. folds) are averaged and their sample sd taken (NaN for a single row).
+
+    Raises:
+        DataError: naming the columns ``df`` lacks.
+    """
+    missing = [c for c in [*by, value] if c not in df.columns]
+    if missing:
+        raise DataError(f"the plot data lacks column(s) {missing}; columns present: {list(df.columns)}.")
+    g = df.groupby(by, sort=False)[value]
+    out = g.agg(mean="mean", n="count").reset_index()
+    if sd is not None and sd in df.columns and (out["n"] == 1).all():
+        out["sd"] = df.groupby(by, sort=False)[sd].first().to_numpy()
+    else:
+        out["sd"] = g.std(ddof=1).to_numpy()
+    return out
+
+
+# ---------------------------------------------------------------------------- records → frames
+def record_method(record: Mapping[str, Any]) -> str:
+    """The method key of a record: its setting, with ``@gan`` when trained on the GAN's counterfactuals."""
+    cfg = record["config"]
+    src = cfg.get("cf_source", "cnf")
+    return cfg["setting"] + (f"@{src}" if src != "cnf" else "")
+
+
+def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
+    """One row per record: ``dataset, fold, setting, method, cf_source, tag, w_acc, w_cf, w_cf_sg,
+    w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``, ``cf_mse_worst_subgroup``,
+    ``worst_subgroup``, ``n_pairs``).
+
+    Args:
+        own_counterfactuals: take the metrics evaluated on the GAN's own counterfactual test
+            pairs (``metrics_own_counterfactuals``, appendix A) instead of the CNF ones; records
+            without them are left out.
+    """
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        metrics = rec.get("metrics_own_counterfactuals") if own_counterfactuals else rec.get("metrics")
+        if metrics is None:
+            continue
+        row: dict[str, Any] = {
+            "dataset": cfg["dataset"], "fold": int(cfg["fold"]), "setting": cfg["setting"], "method": record_method(rec),
+            "cf_source": cfg.get("cf_source", "cnf"), "tag": cfg.get("tag", "") or "",
+        }
+        for k, v in (cfg.get("weights") or {}).items():
+            row[f"w_{k}"] = float(v)
+        for k in (*SCALAR_METRICS, "worst_subgroup", "n_pairs"):
+            row[k] = metrics.get(k, np.nan)
+        rows.append(row)
+    cols = ["dataset", "fold", "setting", "method", "cf_source", "tag", "w_acc", "w_cf", "w_cf_sg", "w_cke", *SCALAR_METRICS, "worst_subgroup", "n_pairs"]
+    frame = pd.DataFrame(rows)
+    for c in cols:
+        if c not in frame.columns:
+            frame[c] = np.nan
+    return frame[cols + [c for c in frame.columns if c not in cols]]
+
+
+def select_records(frame: pd.DataFrame, methods: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
+                   tagged: bool = False) -> pd.DataFrame:
+    """Rows of a :func:`records_frame` of some methods and datasets; weight-grid rows (a
+    ``tag``) only if ``tagged``."""
+    out = frame
+    if not tagged:
+        out = out[out["tag"].fillna("") == ""]
+    if methods is not None:
+        out = out[out["method"].isin(methods)]
+    if datasets is not None:
+        out = out[out["dataset"].isin(datasets)]
+    return out
+
+
+def mean_by_method(frame: pd.DataFrame, metric: str) -> dict[tuple[str, str], float]:
+    """Mean of ``metric`` over folds per ``(dataset, method)`` of a :func:`records_frame` (missing values left out)."""
+    if frame.empty:
+        return {}
+    g = frame.groupby(["dataset", "method"])[metric].mean()
+    return {k: float(v) for k, v in g.items() if not pd.isna(v)}
+
+
+def results_long(
+    records: Iterable[Mapping[str, Any]],
+    table: str = "table1",
+    methods: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+    *,
+    own_counterfactuals: bool = False,
+) -> pd.DataFrame:
+    """Our records aggregated over folds into a long results frame (:data:`RESULT_COLUMNS`).
+
+    ``methods`` defaults to the paper's methods of ``table`` (:data:`TABLE_METHODS`); weight-grid
+    records (those with a ``tag``) are left out. Each dataset gets its performance metric
+    (accuracy or MSE), CF-MSE and worst-subgroup CF-MSE; ``sd`` is the sample sd over folds
+    (NaN for a single fold).
+    """
+    methods = list(methods if methods is not None else TABLE_METHODS.get(table, ()))
+    frame = select_records(records_frame(records, own_counterfactuals=own_counterfactuals), methods, datasets)
+    if frame.empty:
+        return pd.DataFrame(columns=list(RESULT_COLUMNS))
+    metrics = [m for m in SCALAR_METRICS if frame[m].notna().any()]
+    long = summarise_folds(frame, metrics, by=("dataset", "method"), table=table).dropna(subset=["mean"])
+    order = {m: i for i, m in enumerate(methods)}
+    long = long.sort_values(["dataset", "metric", "method"], kind="stable",
+                            key=lambda c: c.map(order) if c.name == "method" else order_key(c, DATASET_ORDER if c.name == "dataset" else METRIC_ORDER))
+    return long.reset_index(drop=True)
+
+
+def subgroup_frame(records: Iterable[Mapping[str, Any]], settings: Sequence[str] = Q1_SETTINGS,
+                   dataset: str | None = None) -> pd.DataFrame:
+    """CF-MSE per subgroup, one row per record × subgroup: ``dataset, fold, method, subgroup,
+    cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records)."""
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        if cfg.get("tag") or cfg.get("cf_source", "cnf") != "cnf" or cfg["setting"] not in settings:
+            continue
+        if dataset is not None and cfg["dataset"] != dataset:
+            continue
+        for sg, v in (rec["metrics"].get("cf_mse_by_subgroup") or {}).items():
+            rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "method": cfg["setting"], "subgroup": sg, "cf_mse": float(v)})
+    return pd.DataFrame(rows, columns=["dataset", "fold", "method", "subgroup", "cf_mse"])
+
+
+def find_record(records: Iterable[Mapping[str, Any]], dataset: str, setting: str, fold: int | None = None,
+                cf_source: str = "cnf", tag: str = "") -> Mapping[str, Any] | None:
+    """The record of ``dataset``/``setting`` (on ``fold``, or the lowest fold if ``fold`` is None); None if absent."""
+    found = [r for r in records
+             if r["config"]["dataset"] == dataset and r["config"]["setting"] == setting
+             and r["config"].get("cf_source", "cnf") == cf_source and (r["config"].get("tag") or "") == tag
+             and (fold is None or int(r["config"]["fold"]) == fold)]
+    return min(found, key=lambda r: int(r["config"]["fold"])) if found else None
+
+
+# ---------------------------------------------------------------------------- CKE (Q3)
+def cke_candidates(records: Iterable[Mapping[str, Any]], settings: Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")) -> pd.DataFrame:
+    """Every imbalance found by knowledge extraction: ``dataset, setting, fold, group, feature,
+    frequency, imbalance, threshold, candidate`` (at or above the threshold, so an A5 axiom was
+    added), and ``imbalance_after`` (the same pair's imbalance once the CKE axioms are trained)."""
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        if cfg["setting"] not in settings or "cke" not in rec or cfg.get("tag"):
+            continue
+        c = rec["cke"]
+        after = {(r["group"], r["feature"]): r["imbalance"] for r in c.get("imbalances_after", [])}
+        for r in c.get("imbalances_before", []):
+            if r["imbalance"] <= 0:
+                continue  # the other side of a pair: the group with the smaller frequency
+            rows.append({
+                "dataset": cfg["dataset"], "setting": cfg["setting"], "fold": int(cfg["fold"]),
+                "group": r["group"], "feature": r["feature"], "frequency": float(r["frequency"]),
+                "imbalance": float(r["imbalance"]), "threshold": float(c["threshold"]),
+                "candidate": bool(r["imbalance"] >= c["threshold"]),
+                "imbalance_after": float(after.get((r["group"], r["feature"]), np.nan)),
+            })
+    cols = ["dataset", "setting", "fold", "group", "feature", "frequency", "imbalance", "threshold", "candidate", "imbalance_after"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def undesirable_ratio_frame(records: Iterable[Mapping[str, Any]], dataset: str, setting: str = "ltn_acc_cf_cke") -> pd.DataFrame:
+    """The data of Figure 4 (bottom): for each immutable feature and sensitive group, the share of
+    the group's negatively predicted training rows with a counterfactual explanation on that
+    feature, ``before`` and ``after`` the CKE axioms (columns ``fold, feature, group, stage, ratio``)."""
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        if cfg["dataset"] != dataset or cfg["setting"] != setting or "cke" not in rec or cfg.get("tag"):
+            continue
+        for stage in ("before", "after"):
+            for r in rec["cke"].get(f"imbalances_{stage}", []):
+                rows.append({"fold": int(cfg["fold"]), "feature": r["feature"], "group": r["group"], "stage": stage, "ratio": float(r["frequency"])})
+    return pd.DataFrame(rows, columns=["fold", "feature", "group", "stage", "ratio"])
+
+
+# ---------------------------------------------------------------------------- weight grid (appendix B)
+def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """The LTN(acc+CF) runs of the appendix-B weight grid plus the equal-weights run, one row per
+    record: ``dataset, fold, w_acc, w_cf, log2_ratio`` (log₂ of acc weight / CF weight) and metrics."""
+    frame = records_frame(records)
+    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf")]
+    tag = frame["tag"].fillna("").astype(str)  # no records: an all-NaN column
+    frame = frame[(tag == "") | tag.str.startswith("w")].copy()
+    frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
+    return frame.sort_values(["dataset", "log2_ratio", "fold"]).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------- paired folds
+def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tuple[str, str]] | None = None) -> list[Mapping[str, Any]]:
+    """Keep, per dataset, only the folds on which every method has a record.
+
+    A comparison of means is only paired if all methods average the same folds. An interrupted
+    full run (see the Reproducing page) leaves some folds with only some methods; this drops
+    those folds. The reference is the set of (setting, counterfactual source, tag) of fold 0,
+    without the settings that by design run on fold 0 only (``fold0_only``: ``(dataset,
+    setting)`` pairs; default: the CKE settings of datasets outside
+    :data:`cffair.experiments.CKE_ALL_FOLDS`).
+    """
+    def key(r: Mapping[str, Any]) -> tuple[str, str, str]:
+        c = r["config"]
+        return (c["setting"], c.get("cf_source", "cnf"), c.get("tag", ""))
+
+    if fold0_only is not None:
+        first_only = set(fold0_only)
+
+        def only_first(ds: str, setting: str) -> bool:
+            return (ds, setting) in first_only
+    else:
+        # imported here: cffair.experiments imports the pipeline and torch, which tables and
+        # figures do not need
+        from cffair.experiments import CKE_ALL_FOLDS
+
+        def only_first(ds: str, setting: str) -> bool:
+            return setting.endswith("_cke") and ds not in CKE_ALL_FOLDS
+
+    by_ds: dict[str, dict[int, set[tuple[str, str, str]]]] = {}
+    for r in records:
+        c = r["config"]
+        by_ds.setdefault(c["dataset"], {}).setdefault(c["fold"], set()).add(key(r))
+    keep: dict[str, set[int]] = {}
+    for ds, folds in by_ds.items():
+        first = min(folds)
+        ref = {k for k in folds[first] if not only_first(ds, k[0])}
+        keep[ds] = {f for f, ks in folds.items() if ref <= ks}
+    return [r for r in records if r["config"]["fold"] in keep[r["config"]["dataset"]]]
+
+
+def folds_per_dataset(records: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+    """Which folds the records cover, per dataset (e.g. ``{"adult": [0], "compas": [0, 1]}``)."""
+    out: dict[str, set[int]] = {}
+    for r in records:
+        out.setdefault(r["config"]["dataset"], set()).add(int(r["config"]["fold"]))
+    return {ds: sorted(f) for ds, f in sorted(out.items())}

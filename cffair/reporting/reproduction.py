@@ -1,0 +1,148 @@
+"""How a reproduction was made and what it cost (the Reproducing page), as frames and facts.
+
+The inputs are JSON files the project writes: ``results/<mode>/provenance.json`` (the run's
+commit, machine and stage times, by ``cffair reproduce``) and ``benchmarks/results/*.json``
+(by ``make bench``). :func:`reproduction_facts` gives the numbers the page quotes in its prose
+(with myst-nb's ``glue``); the other functions give its tables.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cffair.errors import DataError
+
+__all__ = [
+    "baseline_seconds_frame",
+    "core_seconds_frame",
+    "flow_benchmark_frame",
+    "husband_flip_frame",
+    "load_benchmarks",
+    "load_provenance",
+    "ltn_seconds_frame",
+    "provenance_notes",
+    "reproduction_facts",
+    "stage_seconds_frame",
+]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise DataError(f"{path} is not valid JSON{where}: {exc}; regenerate it (make bench, or cffair reproduce).") from exc
+
+
+def load_provenance(results_dir: str | Path) -> dict[str, Any] | None:
+    """The ``provenance.json`` of a results folder (``results/full``), or None if it has none.
+
+    Raises:
+        DataError: if the file is not valid JSON (naming the file, line and column).
+    """
+    path = Path(results_dir) / "provenance.json"
+    return _read_json(path) if path.is_file() else None
+
+
+def load_benchmarks(folder: str | Path) -> dict[str, dict[str, Any]]:
+    """Every benchmark result of a folder (``benchmarks/results``), by file stem
+    (``"ltn"`` for ``ltn.json``).
+
+    Raises:
+        DataError: if a file is not valid JSON (naming the file, line and column).
+    """
+    return {p.stem: _read_json(p) for p in sorted(Path(folder).glob("*.json"))}
+
+
+def stage_seconds_frame(provenance: Mapping[str, Any]) -> pd.DataFrame:
+    """Wall-clock seconds and minutes (one decimal) of each stage of the run."""
+    stages = pd.Series(provenance["stage_seconds"], name="seconds", dtype=float).to_frame()
+    stages.index.name = "stage"
+    stages["minutes"] = (stages["seconds"] / 60).round(1)
+    return stages
+
+
+def provenance_notes(provenance: Mapping[str, Any]) -> str:
+    """Markdown caveats about the run: a *dirty* work tree, and an incomplete run with its
+    records per fold; ``""`` if there are none."""
+    notes = []
+    if provenance.get("dirty"):
+        notes.append("The provenance says *dirty*: the work tree's uncommitted changes were the result files the run was "
+                     "writing (and, in the committed run, a benchmark script outside the library); the library's code was "
+                     "that of the commit.")
+    if not provenance.get("complete", True):
+        per_fold = ", ".join(f"fold {f}: {n}" for f, n in provenance.get("records_per_fold", {}).items())
+        notes.append(f"**The committed run is incomplete.** {provenance.get('note', '')} Records present per fold (of those "
+                     f"the full grid asks for): {per_fold or 'not recorded'}.")
+    return "\n\n".join(notes)
+
+
+def flow_benchmark_frame(counterfactuals: Mapping[str, Any]) -> pd.DataFrame:
+    """The causal flow's fit and counterfactual generation, one row per dataset, the scalar
+    fields of ``counterfactuals.json`` as columns (a dataset that repeats another, such as
+    COMPAS(age), shows only that)."""
+    rows = {name: {k: v for k, v in d.items() if not isinstance(v, (dict, list))}
+            for name, d in counterfactuals.get("datasets", {}).items()}
+    return pd.DataFrame(rows).T
+
+
+def husband_flip_frame(counterfactuals: Mapping[str, Any], dataset: str = "adult") -> pd.DataFrame:
+    """Where the male "Husband" rows of Adult go when sex is flipped: the share of each
+    relationship after the flip per flow variant (three decimals; 0 where a variant puts
+    none), next to the real women's. Empty if the benchmark did not measure it."""
+    flip = counterfactuals.get("datasets", {}).get(dataset, {}).get("husband_sex_flip")
+    return pd.DataFrame(flip).fillna(0).round(3) if flip else pd.DataFrame()
+
+
+def ltn_seconds_frame(ltn: Mapping[str, Any]) -> pd.DataFrame:
+    """Seconds per LTN epoch of each measured configuration (``ltn.json``)."""
+    return pd.Series(ltn["seconds_per_epoch"], name="seconds per epoch", dtype=float).to_frame()
+
+
+def core_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
+    """Core-seconds of the full run per dataset (rows) and part (columns), with a total row
+    and column, rounded to whole seconds (``full_run.json``)."""
+    cs = pd.DataFrame(full_run["core_seconds"]).T
+    cs["total"] = cs.sum(axis=1)
+    cs.loc["total"] = cs.sum(axis=0)
+    return cs.round(0).astype(int)
+
+
+def baseline_seconds_frame(baselines: Mapping[str, Any]) -> pd.DataFrame:
+    """Seconds per fold of each baseline (rows) on each dataset (columns), rounded to whole
+    seconds (``baselines.json``: extrapolated from a few epochs at the paper's settings)."""
+    return pd.DataFrame({m: v["s_per_fold"] for m, v in baselines["totals"].items()}).T.round(0)
+
+
+def reproduction_facts(provenance: Mapping[str, Any] | None, benchmarks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The numbers the Reproducing page quotes, by name (for ``glue``).
+
+    ``run_*``: the committed run's provenance; ``ltn_*``: ``ltn.json``; ``full_*`` and
+    ``quick_*``: ``full_run.json``. A missing input leaves its names out, so a page that
+    quotes them fails to build rather than showing a stale number.
+    """
+    facts: dict[str, Any] = {}
+    if provenance is not None:
+        facts.update(run_commit=str(provenance.get("commit") or "")[:10], run_cpus=int(provenance["machine"]["cpus"]),
+                     run_finished=str(provenance.get("finished", "")))
+    ltn = benchmarks.get("ltn")
+    if ltn is not None:
+        facts.update(ltn_rows=f"{int(ltn['rows']):,}", ltn_features=int(ltn["features"]),
+                     ltn_ratio_acc=float(ltn["ratio_acc_to_bound"]), ltn_ratio_acc_cf=float(ltn["ratio_acc_cf_to_bound"]),
+                     ltn_target_ratio=float(ltn["target_ratio"]))
+    run = benchmarks.get("full_run")
+    if run is not None:
+        facts.update(full_commit=str(run.get("commit") or "")[:10], full_records=int(run["records"]),
+                     full_records_wanted=int(run["records_wanted"]), full_minutes=float(run["wall_seconds"]) / 60,
+                     full_cpus=int(run["machine"]["cpus"]), full_verdict="within" if run["target_met"] else "over",
+                     full_target_hours=float(run["target_seconds"]) / 3600,
+                     full_core_hours=float(run["core_seconds_total"]) / 3600)
+        if "quick" in run:
+            facts.update(quick_minutes=float(run["quick"]["wall_seconds"]) / 60,
+                         quick_target_minutes=float(run["quick"]["target_seconds"]) / 60)
+    return facts
