@@ -49,24 +49,26 @@ def check_target_kind(kind: Any, *, input_name: str = "target_kind") -> TargetKi
     return kind  # type: ignore[return-value]
 
 
-def _as_array(a: Any, input_name: str) -> np.ndarray:
+def _as_array(a: Any, input_name: str, error: type[CffairError]) -> np.ndarray:
     if isinstance(a, (pd.DataFrame, pd.Series)):
         a = a.to_numpy()
     if hasattr(a, "detach") and hasattr(a, "cpu"):  # a torch tensor, without importing torch
         a = a.detach().cpu().numpy()
     arr = np.asarray(a)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise DataError(f"{input_name} must be numeric, got dtype {arr.dtype} (e.g. {arr.ravel()[:3].tolist()}).")
+        raise error(f"{input_name} must be numeric, got dtype {arr.dtype} (e.g. {arr.ravel()[:3].tolist()}).")
     return arr
 
 
-def _check_finite(arr: np.ndarray, input_name: str) -> None:
+def _check_finite(arr: np.ndarray, input_name: str, error: type[CffairError]) -> None:
+    if arr.dtype.kind not in "fc":
+        return  # integers and booleans are always finite
     bad = ~np.isfinite(arr)
     if bad.any():
         first = np.argwhere(bad)[0]
         where = f"row {first[0]}" if arr.ndim == 1 else f"row {first[0]}, column {first[1]}"
         what = "NaN" if np.isnan(arr[tuple(first)]) else "infinite"
-        raise DataError(
+        raise error(
             f"{input_name} contains {int(bad.sum())} NaN or infinite value(s), the first ({what}) at {where}; "
             "drop or fill them first."
         )
@@ -79,6 +81,7 @@ def check_vector(
     length: int | None = None,
     dtype: Any = np.float64,
     finite: bool = True,
+    error: type[CffairError] = DataError,
 ) -> np.ndarray:
     """``a`` as a 1-D numeric array of ``dtype`` (a single column ``(n, 1)`` is flattened).
 
@@ -88,22 +91,22 @@ def check_vector(
         length: the required length, if any.
         dtype: the dtype of the result.
         finite: reject NaN and infinite values.
+        error: the :class:`~cffair.errors.CffairError` subclass to raise.
 
     Raises:
-        DataError: for a non-numeric dtype, more than one column, a wrong length or a
-            non-finite value (naming the first one's position).
+        DataError: (or ``error``) for a non-numeric dtype, more than one column, a wrong
+            length or a non-finite value (naming the first one's position).
     """
-    arr = _as_array(a, input_name)
+    arr = _as_array(a, input_name, error)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise DataError(f"{input_name} must be one value per row (1-D), got shape {arr.shape}.")
+        raise error(f"{input_name} must be one value per row (1-D), got shape {arr.shape}.")
     if length is not None and arr.shape[0] != length:
-        raise DataError(f"{input_name} has {arr.shape[0]} values but there are {length} rows; give one value per row.")
-    arr = arr.astype(dtype, copy=False)
+        raise error(f"{input_name} has {arr.shape[0]} values but there are {length} rows; give one value per row.")
     if finite:
-        _check_finite(arr, input_name)
-    return arr
+        _check_finite(arr, input_name, error)
+    return arr.astype(dtype, copy=False)
 
 
 def check_matrix(
@@ -114,27 +117,27 @@ def check_matrix(
     n_rows: int | None = None,
     dtype: Any = np.float32,
     finite: bool = True,
+    error: type[CffairError] = DataError,
 ) -> np.ndarray:
     """``a`` as a 2-D numeric array ``(rows, columns)`` of ``dtype``.
 
     Raises:
-        DataError: for a non-numeric dtype (encode readable frames with
+        DataError: (or ``error``) for a non-numeric dtype (encode readable frames with
             :class:`cffair.encoding.Encoder` first), a wrong number of dimensions, rows or
             columns, or a non-finite value (naming the first one's row and column).
     """
-    arr = _as_array(a, input_name)
+    arr = _as_array(a, input_name, error)
     if arr.ndim != 2:
-        raise DataError(f"{input_name} must be a 2-D array (rows x encoded features), got shape {arr.shape}.")
+        raise error(f"{input_name} must be a 2-D array (rows x encoded features), got shape {arr.shape}.")
     if n_columns is not None and arr.shape[1] != n_columns:
-        raise DataError(
+        raise error(
             f"{input_name} has {arr.shape[1]} columns but {n_columns} are expected; encode it with the same Encoder."
         )
     if n_rows is not None and arr.shape[0] != n_rows:
-        raise DataError(f"{input_name} has {arr.shape[0]} rows but {n_rows} are expected.")
-    arr = arr.astype(dtype, copy=False)
+        raise error(f"{input_name} has {arr.shape[0]} rows but {n_rows} are expected.")
     if finite:
-        _check_finite(arr, input_name)
-    return arr
+        _check_finite(arr, input_name, error)
+    return arr.astype(dtype, copy=False)
 
 
 def check_labels(y: Any, target_kind: str, *, input_name: str = "y", length: int | None = None) -> np.ndarray:
@@ -193,6 +196,6 @@ def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
         elif context:
             detail += f" ({context})"
         raise error(
-            f"{what} {path} is not valid YAML: {detail} at {where}. "
+            f"{what} {path} is not valid YAML at {where}: {detail}. "
             "Check the indentation and the 'key: value' / [a, b] syntax around that line."
         ) from None

@@ -8,11 +8,14 @@ the post-hoc queries use to show real rows (the paper's Table 4).
 
 from __future__ import annotations
 
+__all__ = ["Encoder"]
+
 import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from cffair._validation import check_matrix, check_vector
 from cffair.datasets import CATEGORY_KINDS, DatasetSpec
 from cffair.errors import DataError
 
@@ -42,6 +45,8 @@ class Encoder:
         so a rare category absent from one training fold still encodes.
         """
         self._check_columns(frame)
+        for c in self.numeric:
+            check_vector(frame[c], f"feature {c!r}")
         self.categories = {c: self._categories_of(frame[c]) for c in self.categorical}
         transformers = []
         if self.numeric:
@@ -84,7 +89,8 @@ class Encoder:
         """Encode rows of ``frame`` (readable values) to a float32 array.
 
         Raises:
-            DataError: for a missing column, a NaN, or a category not seen at fit time.
+            DataError: for a missing column, a NaN or infinite number (naming the feature and
+                the first row), or a category not seen at fit time.
         """
         self._check_fitted()
         self._check_columns(frame)
@@ -98,11 +104,11 @@ class Encoder:
                     "Fit the encoder on data that contains every category (declare the categories in the frame's dtype)."
                 )
         for c in self.numeric:
-            if frame[c].isna().any():
-                raise DataError(f"feature {c!r} has missing values (NaN); drop or fill them before encoding.")
+            check_vector(frame[c], f"feature {c!r}")
         return np.asarray(self._ct.transform(self._as_str(frame)), dtype=np.float32)  # type: ignore[union-attr]
 
     def fit_transform(self, frame: pd.DataFrame) -> np.ndarray:
+        """:meth:`fit` then :meth:`transform` on the same frame."""
         return self.fit(frame).transform(frame)
 
     def inverse_transform(self, x: np.ndarray) -> pd.DataFrame:
@@ -112,9 +118,7 @@ class Encoder:
         arg-max category, a binary column to the second category when ≥ 0.5.
         """
         self._check_fitted()
-        x = np.asarray(x, dtype=np.float64)
-        if x.ndim != 2 or x.shape[1] != self.n_features_out:
-            raise DataError(f"expected an array of shape (n, {self.n_features_out}), got {x.shape}.")
+        x = check_matrix(x, "the encoded rows", n_columns=self.n_features_out, dtype=np.float64)
         out: dict[str, object] = {}
         if self.numeric:
             scaler: StandardScaler = self._ct.named_transformers_["num"]  # type: ignore[union-attr]

@@ -18,9 +18,18 @@ sample   int64   sample index when a generator draws several ``x'`` per ``(x, F,
 
 Learners turn it into aligned, encoded ``(x, x')`` pairs with :meth:`CounterfactualSet.pairs`
 (the diagonal pairs of axiom A4, section 4.2).
+
+Row ids are positions in the factual frame, so a set only makes sense with the exact frame it
+was generated from. A set that stores ``meta["data_hash"]`` (every set made by
+:func:`cffair.causal.generate`) is checked against the frame it is paired with: a CSV edited
+or reordered since generation raises a :class:`~cffair.errors.CounterfactualError` instead of
+silently pairing rows with other people's counterfactuals. Sets imported from elsewhere carry
+no hash and are accepted (their row ids are still checked to be in range).
 """
 
 from __future__ import annotations
+
+__all__ = ["INDEX_COLUMNS", "META_KEY", "CFPairs", "CounterfactualSet"]
 
 import json
 from collections.abc import Iterable, Mapping
@@ -31,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cffair._validation import check_vector
 from cffair.errors import CounterfactualError
 from cffair.utils import json_default
 
@@ -142,16 +152,30 @@ class CounterfactualSet:
         import pyarrow.parquet as pq
 
         path = Path(path)
-        if not path.exists():
+        if not path.is_file():
             raise CounterfactualError(f"counterfactual file {path} does not exist; generate it with `cffair counterfactuals generate`.")
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:  # pyarrow raises ArrowInvalid, OSError or others for a damaged file
+            raise CounterfactualError(
+                f"counterfactual file {path} is not a readable parquet file ({type(exc).__name__}: {str(exc)[:200]}); "
+                "it is truncated or corrupt. Delete it and generate the counterfactuals again."
+            ) from None
         raw = (table.schema.metadata or {}).get(META_KEY)
         if raw is None:
             raise CounterfactualError(
                 f"{path} is a parquet file without cffair metadata; it was not written by CounterfactualSet.save. "
                 "Import outside counterfactuals with CounterfactualSet.from_long or from_frames."
             )
-        return cls(table.to_pandas(), json.loads(raw))
+        try:
+            meta = json.loads(raw)
+            frame = table.to_pandas()
+        except Exception as exc:
+            raise CounterfactualError(
+                f"counterfactual file {path} has unreadable content ({type(exc).__name__}: {str(exc)[:200]}); "
+                "delete it and generate the counterfactuals again."
+            ) from None
+        return cls(frame, meta)
 
     # ------------------------------------------------------------------ selection
     def select(
@@ -178,7 +202,54 @@ class CounterfactualSet:
             mask &= np.isin(self.frame["row_id"].to_numpy(), r)
         return CounterfactualSet(self.frame.loc[mask].reset_index(drop=True), dict(self.meta))
 
-    def pairs(self, factual: pd.DataFrame, encoder: Any, feature: str, rows: np.ndarray | None = None) -> CFPairs:
+    def check_data(self, factual: pd.DataFrame) -> None:
+        """Check that ``factual`` is the frame these counterfactuals were generated from.
+
+        The set's ``meta["data_hash"]`` (written by :func:`cffair.causal.generate`: the
+        :func:`cffair.datasets.frame_hash` of the factual feature columns) must equal the hash
+        of ``factual``'s same columns. A set without a stored hash (made elsewhere, or by a
+        baseline) is accepted as it is.
+
+        Raises:
+            CounterfactualError: naming both hashes and the fix, if the data differ (rows
+                reordered, added, removed or edited since generation), or if ``factual`` lacks a
+                feature column of the set.
+        """
+        stored = self.meta.get("data_hash")
+        if stored is None:
+            return
+        from cffair.datasets import frame_hash  # cffair.datasets imports cffair.causal lazily too
+
+        cols = self.data_columns
+        missing = [c for c in cols if c not in factual.columns]
+        if missing:
+            raise CounterfactualError(
+                f"the factual frame lacks the feature column(s) {missing} of the counterfactual set; "
+                "pass the dataset frame the counterfactuals were generated from."
+            )
+        actual = frame_hash(factual[cols])
+        if actual == stored or (
+            not isinstance(factual.index, pd.RangeIndex) and frame_hash(factual[cols].reset_index(drop=True)) == stored
+        ):
+            return
+        made = ", ".join(f"{k} {self.meta[k]!r}" for k in ("generator", "dataset") if self.meta.get(k) is not None)
+        raise CounterfactualError(
+            f"these counterfactuals were generated from different data: their metadata stores the data hash {stored}"
+            f"{f' ({made})' if made else ''}, but the frame they are paired with ({len(factual):,} rows) hashes to {actual}. "
+            "The data changed since generation (rows reordered, added, removed or edited), so row ids would pair people "
+            "with someone else's counterfactuals. Regenerate the counterfactuals from this data (cffair.causal.generate "
+            "or `cffair counterfactuals generate`); only if you are sure the rows still line up, pass check_data=False."
+        )
+
+    def pairs(
+        self,
+        factual: pd.DataFrame,
+        encoder: Any,
+        feature: str,
+        rows: np.ndarray | None = None,
+        *,
+        check_data: bool = True,
+    ) -> CFPairs:
         """Aligned, encoded diagonal pairs ``(x, x')`` for one intervened feature (axiom A4).
 
         Args:
@@ -186,10 +257,15 @@ class CounterfactualSet:
             encoder: a fitted :class:`cffair.encoding.Encoder` (``transform(frame)``).
             feature: the intervened feature ``F``.
             rows: optional positional row ids (e.g. a training fold) to keep.
+            check_data: compare the stored data hash with ``factual`` (:meth:`check_data`);
+                ``False`` skips that check (row ids are still checked to be in range).
 
         Raises:
-            CounterfactualError: for an unknown feature or row ids beyond ``factual``.
+            CounterfactualError: for an unknown feature, row ids beyond ``factual``, or a
+                frame other than the one the set was generated from.
         """
+        if check_data:
+            self.check_data(factual)
         sub = self.select(feature=feature, rows=rows).frame
         row_id = sub["row_id"].to_numpy(dtype=np.int64)
         if len(row_id) and (row_id.min() < 0 or row_id.max() >= len(factual)):
@@ -350,7 +426,22 @@ class CounterfactualSet:
         path = Path(path)
         if not path.exists():
             raise CounterfactualError(f"counterfactual file {path} does not exist.")
-        raw = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+        if path.suffix == ".parquet":
+            try:
+                raw = pd.read_parquet(path)
+            except Exception as exc:  # pyarrow's errors for a damaged file vary
+                raise CounterfactualError(
+                    f"counterfactual file {path} is not a readable parquet file ({type(exc).__name__}: {str(exc)[:200]}); "
+                    "it is truncated or corrupt: write it again."
+                ) from None
+        else:
+            from cffair.datasets import read_csv
+            from cffair.errors import DataError
+
+            try:
+                raw, _ = read_csv(path)
+            except DataError as exc:
+                raise CounterfactualError(str(exc)) from None
         info = {"source_file": str(path), **dict(meta or {})}
         if feature is None:
             return cls.from_long(raw, factual, spec, meta=info)
@@ -375,7 +466,7 @@ def _as_row_ids(row_id: Any, n: int, n_factual: int) -> np.ndarray:
         raise CounterfactualError("'row_id' has missing values (NaN); every counterfactual row must name its factual row.")
     if ids.dtype.kind not in "iu" and not (ids.dtype.kind == "f" and np.all(ids == np.round(ids))):
         raise CounterfactualError(f"'row_id' must hold whole numbers (positional factual row indices), got dtype {ids.dtype}.")
-    ids = ids.astype(np.int64)
+    ids = check_vector(ids, "'row_id'", length=n, dtype=np.int64, error=CounterfactualError)
     bad = (ids < 0) | (ids >= n_factual)
     if bad.any():
         raise CounterfactualError(
@@ -413,9 +504,7 @@ def _conform(cf: pd.DataFrame, factual: pd.DataFrame, spec: Any, what: str) -> p
         else:
             if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
                 raise CounterfactualError(f"the {what} has non-numeric values in the numeric feature {c!r}; e.g. {s.iloc[:3].tolist()}.")
-            v = s.to_numpy(dtype=np.float64)
-            if not np.isfinite(v).all():
-                raise CounterfactualError(f"the {what} has infinite values in {c!r}.")
+            v = check_vector(s, f"the {what}'s column {c!r}", error=CounterfactualError)
             if np.dtype(ref).kind in "iu":
                 if not np.allclose(v, np.round(v)):
                     raise CounterfactualError(f"the {what} has fractional values in the integer feature {c!r}; round them first.")
