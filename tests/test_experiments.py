@@ -1,4 +1,4 @@
-"""The experiment runner: resumable store, hashing, determinism, backend switch."""
+"""The experiment runner: configs, resumable store, corrupt records, determinism, task groups."""
 
 from __future__ import annotations
 
@@ -7,23 +7,21 @@ import os
 import signal
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import cloudpickle
 import numpy as np
 import pytest
 
 from cffair import experiments as E
+from cffair import reproduce as R
 from cffair.utils import atomic_path
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers get the toy runner by value
 
 
-@pytest.fixture(autouse=True)
-def frozen_code(monkeypatch, request):
-    """The library's files change while developing; pin the code hash except where it is tested."""
-    if request.node.name != "test_code_version_tracks_source":
-        monkeypatch.setenv("CFFAIR_CODE_VERSION", "test-code")
+def toy_fingerprint(cfg):
+    """Stands in for a real fingerprint: the config and a fixed code hash (``$TOY_CODE`` changes it)."""
+    return {"code": {"toy": os.environ.get("TOY_CODE", "1")}, "data": "toy", "config": cfg.to_dict(), "packages": {}, "inputs": {}}
 
 
 def toy_runner(group, store):
@@ -32,7 +30,7 @@ def toy_runner(group, store):
     for cfg in group:
         with open(store.root / "executions.log", "a") as fh:
             fh.write(cfg.key + "\n")
-        if cfg.setting == "crash" and not (store.root / "crashed-once").exists():
+        if cfg.setting == "pcf" and not (store.root / "crashed-once").exists():
             (store.root / "crashed-once").write_text("x")
             os.kill(os.getpid(), signal.SIGKILL)  # the worker dies mid-grid
         rng = np.random.default_rng([cfg.seed, cfg.fold, len(cfg.setting)])
@@ -40,7 +38,7 @@ def toy_runner(group, store):
         y = x @ np.array([1.0, -2.0, 0.5]) + rng.normal(scale=0.1, size=200)
         w, *_ = np.linalg.lstsq(x, y, rcond=None)
         metrics = {"mse": float(np.mean((x @ w - y) ** 2)), "w0": float(w[0])}
-        rec = E.make_record(cfg, data_hash="toy", metrics=metrics, timings={"total": 0.0})
+        rec = E.make_record(cfg, toy_fingerprint(cfg), metrics, {"total": 0.0})
         store.put(rec)
         out.append(rec)
     return out
@@ -50,76 +48,127 @@ def _grid(settings=("ltn_acc", "ltn_acc_cf", "cnf", "gan")):
     return [E.ExperimentConfig("compas", f, s, profile="quick") for f in (0, 1) for s in settings]
 
 
+def _run(grid, store, jobs=1):
+    return R.run_grid(grid, store, jobs=jobs, runner=toy_runner, expected=toy_fingerprint, progress=False)
+
+
 def _metrics(store):
     return {r["config"]["setting"] + str(r["config"]["fold"]): r["metrics"] for r in store.records()}
 
 
+def _executions(store):
+    p = store.root / "executions.log"
+    return p.read_text().splitlines() if p.exists() else []
+
+
 def test_same_seed_same_metrics_and_resume_skips_done(tmp_path):
     a, b = E.ResultsStore(tmp_path / "a"), E.ResultsStore(tmp_path / "b")
-    E.run_grid(_grid(), a, jobs=1, runner=toy_runner, progress=False)
-    E.run_grid(_grid(), b, jobs=2, runner=toy_runner, progress=False)
+    _run(_grid(), a, jobs=1)
+    _run(_grid(), b, jobs=2)
     assert _metrics(a) == _metrics(b) and len(_metrics(a)) == 8
-    n_before = len((tmp_path / "a" / "executions.log").read_text().splitlines())
-    E.run_grid(_grid(), a, jobs=1, runner=toy_runner, progress=False)  # everything fresh: nothing runs
-    assert len((tmp_path / "a" / "executions.log").read_text().splitlines()) == n_before
+    n_before = len(_executions(a))
+    _run(_grid(), a)  # everything fresh: nothing runs
+    assert len(_executions(a)) == n_before
 
 
 def test_killed_worker_then_resume_equals_uninterrupted(tmp_path):
-    grid = _grid(("ltn_acc", "cnf", "crash", "gan"))
+    grid = _grid(("ltn_acc", "cnf", "pcf", "gan"))
     store = E.ResultsStore(tmp_path / "killed")
     with pytest.raises(Exception):  # joblib reports the dead worker
-        E.run_grid(grid, store, jobs=2, runner=toy_runner, progress=False)
+        _run(grid, store, jobs=2)
     done_before = {p.name: p.stat().st_mtime_ns for p in (store.root / "records").glob("*.json")}
     assert 0 < len(done_before) < len(grid)
-    for p in (store.root / "records").iterdir():  # nothing half-written: every file parses
-        json.loads(p.read_text())
+    assert not store.corrupt()  # nothing half-written
     assert not list((store.root / "records").glob(".*.tmp"))
-    E.run_grid(grid, store, jobs=2, runner=toy_runner, progress=False)
+    _run(grid, store, jobs=2)
     after = {p.name: p.stat().st_mtime_ns for p in (store.root / "records").glob("*.json")}
     assert len(after) == len(grid)
     assert all(after[name] == t for name, t in done_before.items())  # finished records were reused
     clean = E.ResultsStore(tmp_path / "clean")
     (clean.root / "crashed-once").write_text("x")
-    E.run_grid(grid, clean, jobs=1, runner=toy_runner, progress=False)
+    _run(grid, clean)
     assert _metrics(store) == _metrics(clean)
+
+
+def test_stale_record_is_rerun_and_says_why(tmp_path, monkeypatch):
+    store = E.ResultsStore(tmp_path)
+    grid = _grid(("ltn_acc",))
+    _run(grid, store)
+    assert set(R.status(store, grid, toy_fingerprint)["state"]) == {"fresh"}
+    monkeypatch.setenv("TOY_CODE", "2")
+    st = R.status(store, grid, toy_fingerprint)
+    assert st["state"].tolist() == ["stale", "stale"]
+    assert st["reasons"].tolist()[0] == ["code of toy changed"]
+    _run(grid, store)
+    assert set(R.status(store, grid, toy_fingerprint)["state"]) == {"fresh"}
+    assert len(_executions(store)) == 4
+
+
+# ---------------------------------------------------------------------------- corrupt records
+def _corrupt(path, how):
+    rec = json.loads(path.read_text())
+    if how == "list":
+        path.write_text("[1, 2, 3]")
+    elif how == "utf8":
+        path.write_bytes(b'{"config": "\xff\xfe"}')
+    elif how == "no-metrics":
+        del rec["metrics"]
+        path.write_text(json.dumps(rec))
+    elif how == "hand-edit":
+        rec["metrics"]["mse"] = 0.0
+        path.write_text(json.dumps(rec, indent=2))
+    elif how == "truncated":
+        path.write_text(path.read_text()[:40])
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("list", "a JSON list, not an object"),
+    ("utf8", "not UTF-8"),
+    ("no-metrics", "no 'metrics' field"),
+    ("hand-edit", "checksum does not match"),
+    ("truncated", "not JSON (line"),
+])
+def test_a_corrupt_record_never_blocks_the_store(tmp_path, how, reason):
+    store = E.ResultsStore(tmp_path)
+    grid = _grid(("ltn_acc", "cnf"))
+    _run(grid, store)
+    good = _metrics(store)
+    bad_path = store.path(grid[1])
+    _corrupt(bad_path, how)
+    # reading and status go on, naming the file and what is wrong with it
+    assert len(store.records()) == len(grid) - 1
+    [bad] = store.corrupt()
+    assert bad.path == bad_path and reason in bad.reason
+    st = R.status(store, grid, toy_fingerprint)
+    assert st.loc[st["key"] == grid[1].key, "state"].item() == "corrupt"
+    assert reason in st.loc[st["key"] == grid[1].key, "reasons"].item()[0]
+    # the next run moves it aside and recomputes it
+    _run(grid, store)
+    assert (store.quarantine_dir / bad_path.name).exists()
+    assert not store.corrupt() and _metrics(store) == good
+    assert _executions(store).count(grid[1].key) == 2
+
+
+def test_results_command_shows_corrupt_records_by_path(tmp_path, monkeypatch, capsys):
+    from cffair.cli import main
+
+    monkeypatch.setenv("CFFAIR_RESULTS", str(tmp_path))
+    store = E.ResultsStore(tmp_path / "quick")
+    grid = E.paper_grid("quick", ["compas"], ["q1"])
+    _run(grid, store)
+    _corrupt(store.path(grid[0]), "list")
+    assert main(["results", "--mode", "quick", "--only", "q1"]) == 0
+    out = capsys.readouterr().out
+    assert f"corrupt: {store.path(grid[0])}: a JSON list, not an object" in out
 
 
 def test_record_hash_changes_with_config_data_and_code():
     cfg = E.ExperimentConfig("adult", 0, "ltn_acc_cf")
-    h = E.record_hash(cfg, "data1", "code1")
-    assert h == E.record_hash(E.ExperimentConfig("adult", 0, "ltn_acc_cf"), "data1", "code1")
-    assert h != E.record_hash(replace(cfg, fold=1), "data1", "code1")
-    assert h != E.record_hash(E.with_weights(cfg, cf=2.0), "data1", "code1")
-    assert h != E.record_hash(cfg, "data2", "code1")
-    assert h != E.record_hash(cfg, "data1", "code2")
-
-
-def test_code_version_tracks_source(tmp_path, monkeypatch):
-    import cffair
-
-    v1 = E.code_version()
-    fake = tmp_path / "cffair"
-    fake.mkdir()
-    (fake / "a.py").write_text("x = 1\n")
-    monkeypatch.setattr(E, "__file__", str(fake / "experiments.py"))
-    v2 = E.code_version()
-    (fake / "a.py").write_text("x = 2\n")
-    assert v1 != v2 != E.code_version()
-    assert Path(cffair.__file__).exists()
-
-
-def test_stale_record_is_rerun(tmp_path):
-    store = E.ResultsStore(tmp_path)
-    grid = _grid(("ltn_acc",))
-    E.run_grid(grid, store, jobs=1, runner=toy_runner, progress=False)
-    assert set(E.status(store, grid)["state"]) == {"fresh"}
-    p = store.path(grid[0])
-    rec = json.loads(p.read_text())
-    rec["code_version"] = "old"
-    p.write_text(json.dumps(rec))
-    assert E.status(store, grid)["state"].tolist()[0] == "stale"
-    E.run_grid(grid, store, jobs=1, runner=toy_runner, progress=False)
-    assert set(E.status(store, grid)["state"]) == {"fresh"}
+    base = toy_fingerprint(cfg)
+    h = E.make_record(cfg, base, {}, {})["hash"]
+    assert h == E.make_record(cfg, toy_fingerprint(E.ExperimentConfig("adult", 0, "ltn_acc_cf")), {}, {})["hash"]
+    for changed in ({**base, "config": replace(cfg, fold=1).to_dict()}, {**base, "data": "other"}, {**base, "code": {"toy": "2"}}):
+        assert E.make_record(cfg, changed, {}, {})["hash"] != h
 
 
 def test_atomic_write_leaves_nothing_on_failure(tmp_path):
@@ -133,8 +182,28 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
 
 
+# ---------------------------------------------------------------------------- configs and grid
+@pytest.mark.parametrize("kwargs,message", [
+    ({"dataset": "adult", "fold": 0, "setting": "ltn_ac"}, "unknown setting 'ltn_ac'"),
+    ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "profile": "fulll"}, "unknown profile 'fulll'"),
+    ({"dataset": "adult", "fold": 5, "setting": "ltn_acc"}, "fold must be an integer in 0..4"),
+    ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "weights": (("acc", 1.0), ("foo", 2.0))}, "unknown axiom-group weight"),
+    ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "seed": -1}, "seed must be a non-negative integer"),
+])
+def test_bad_configs_are_refused_with_a_clear_message(kwargs, message):
+    with pytest.raises(E.ConfigError, match=message):
+        E.ExperimentConfig(**kwargs)
+
+
+def test_grid_refuses_unknown_groups_and_profiles():
+    with pytest.raises(E.ConfigError, match=r"unknown question group\(s\) \['q5'\]"):
+        E.paper_grid("full", only=["q5"])
+    with pytest.raises(E.ConfigError, match="unknown profile 'fulll'"):
+        E.paper_grid("fulll")
+
+
 def test_ltn_settings_and_gan_share_one_task_per_fold():
-    groups = E._task_groups(E.paper_grid("quick", ["compas"], only=["q1", "q2", "appendix_a"]))
+    groups = R._task_groups(E.paper_grid("quick", ["compas"], only=["q1", "q2", "appendix_a"]))
     ltn = [g for g in groups if g[0].setting.startswith("ltn")]
     assert len(ltn) == 1
     assert {(c.setting, c.cf_source) for c in ltn[0]} == {
@@ -147,7 +216,7 @@ def test_ltn_settings_and_gan_share_one_task_per_fold():
 
 
 def test_full_grid_ordered_by_fold():
-    groups = E._task_groups(E.paper_grid("full"))
+    groups = R._task_groups(E.paper_grid("full"))
     folds = [g[0].fold for g in groups]
     assert folds == sorted(folds)
 
@@ -161,12 +230,5 @@ def test_paper_grid_covers_tables():
     assert {c.fold for c in grid} == {0, 1, 2, 3, 4}
 
 
-@pytest.mark.slow
-def test_dask_backend_runs_a_tiny_grid(tmp_path):
-    pytest.importorskip("distributed")
-    store = E.ResultsStore(tmp_path)
-    df = E.run_grid(_grid(("ltn_acc", "cnf")), store, jobs=2, backend="dask", runner=toy_runner, progress=False)
-    local = E.ResultsStore(tmp_path / "local")
-    E.run_grid(_grid(("ltn_acc", "cnf")), local, jobs=1, runner=toy_runner, progress=False)
-    assert len(df) == 4
-    assert _metrics(store) == _metrics(local)
+def test_every_group_has_a_notebook():
+    assert set(R.NOTEBOOKS) == set(E.GROUPS)

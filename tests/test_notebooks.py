@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from cffair import experiments
+from cffair import experiments, reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -39,7 +39,7 @@ NOTEBOOKS: dict[str, bool] = {
 def test_notebook_list_matches_the_folder_and_the_library() -> None:
     on_disk = {p.stem for p in NOTEBOOK_DIR.glob("*.md")}
     assert on_disk == set(NOTEBOOKS), f"notebooks/ holds {sorted(on_disk)}, the test expects {sorted(NOTEBOOKS)}"
-    assert set(experiments.NOTEBOOKS.values()) == set(NOTEBOOKS)
+    assert set(reproduce.NOTEBOOKS.values()) == set(NOTEBOOKS)
 
 
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))
@@ -55,7 +55,7 @@ def test_notebook_structure(name: str) -> None:
     assert len(params) == 1, "exactly one cell tagged 'parameters'"
     assert code[params[0]].source.strip() == "mode = None"
     nxt = code[params[0] + 1].source
-    assert "experiments.resolve_mode(mode)" in nxt and "experiments.results_for(mode" in nxt
+    assert "reproduce.resolve_mode(mode)" in nxt and "reproduce.results_for(mode" in nxt
     assert 'matplotlib.use("Agg")' not in "".join(c.source for c in code)
     # Plotting and table code is folded away; only the loading cell shows its input.
     for c in code[params[0] + 2:]:
@@ -128,7 +128,7 @@ def test_committed_full_results_cover_every_table() -> None:
     root = ROOT / "results" / "full"
     assert (root / "provenance.json").is_file(), "results/full/provenance.json is missing"
     store = experiments.ResultsStore(root)
-    st = experiments.status(store, experiments.paper_grid("full"))
+    st = reproduce.status(store, experiments.paper_grid("full"))
     missing = st.loc[st["state"] == "missing", "key"].tolist()
     assert not missing, f"{len(missing)} of {len(st)} records missing from results/full, e.g. {missing[:10]}"
     for rec in store.records():

@@ -7,6 +7,7 @@ import pytest
 
 from cffair import experiments as E
 from cffair import pipeline as P
+from cffair import reproduce as R
 
 pytestmark = pytest.mark.slow
 
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.slow
 def records(tmp_path_factory):
     store = E.ResultsStore(tmp_path_factory.mktemp("results"))
     grid = E.paper_grid("quick", ["compas"], only=["q1", "q2", "q3", "appendix_a"])
-    E.run_grid(grid, store, jobs=1, progress=False)
+    R.run_grid(grid, store, jobs=1, progress=False)
     return {(r["config"]["setting"], r["config"]["cf_source"]): r for r in store.records()}, grid
 
 

@@ -1,0 +1,53 @@
+"""Experiments as data: configs and the grid (:mod:`.config`), the results store
+(:mod:`.store`) and record fingerprints (:mod:`.fingerprint`).
+
+What runs one fold is :mod:`cffair.pipeline`; what runs the grid, the notebooks and
+``cffair reproduce`` is :mod:`cffair.reproduce`. Imports run one way: this package ← pipeline ←
+reproduce.
+"""
+
+from __future__ import annotations
+
+from cffair.experiments.config import (
+    BASELINES,
+    CKE_ALL_FOLDS,
+    DATASETS,
+    GROUPS,
+    LTN_SETTINGS,
+    PROFILES,
+    WEIGHT_GRID,
+    ConfigError,
+    ExperimentConfig,
+    Mode,
+    Profile,
+    paper_grid,
+    profile,
+    with_weights,
+)
+from cffair.experiments.fingerprint import SourceTree, diff, normalised_code, package_versions
+from cffair.experiments.store import Corrupt, ResultsStore, checksum, make_record
+
+__all__ = [
+    "BASELINES",
+    "CKE_ALL_FOLDS",
+    "DATASETS",
+    "GROUPS",
+    "LTN_SETTINGS",
+    "PROFILES",
+    "WEIGHT_GRID",
+    "ConfigError",
+    "Corrupt",
+    "ExperimentConfig",
+    "Mode",
+    "Profile",
+    "ResultsStore",
+    "SourceTree",
+    "checksum",
+    "diff",
+    "make_record",
+    "normalised_code",
+    "package_versions",
+    "paper_grid",
+    "profile",
+    "with_weights",
+]

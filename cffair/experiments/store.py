@@ -1,0 +1,194 @@
+"""The results store: one JSON record per dataset × fold × setting, written atomically.
+
+A record holds the config, its fingerprint (:mod:`cffair.experiments.fingerprint`), the
+metrics, timings and whatever else the method reports, and a checksum of all of that. A record
+that cannot be read as such (not JSON, not UTF-8, not an object, no ``metrics``, a checksum
+that does not match because it was edited by hand) is *corrupt*: it is listed by path, never
+blocks the store, and :meth:`ResultsStore.quarantine` moves it aside so that the next run
+recomputes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cffair.experiments.config import ExperimentConfig
+from cffair.utils import project_root, stable_hash, write_json_atomic
+
+__all__ = ["Corrupt", "ResultsStore", "checksum", "make_record"]
+
+FINGERPRINT_EXEMPT = True  # storing records changes no number
+
+#: Fields every record must have.
+REQUIRED = ("config", "fingerprint", "hash", "metrics", "checksum")
+
+
+def checksum(record: Mapping[str, Any]) -> str:
+    """Hash of a record's content without its ``checksum`` field (a hand edit changes it)."""
+    return stable_hash({k: v for k, v in record.items() if k != "checksum"})
+
+
+def make_record(cfg: ExperimentConfig, fingerprint: Mapping[str, Any], metrics: Mapping[str, Any],
+                timings: Mapping[str, float], **extra: Any) -> dict[str, Any]:
+    """A result record, ready for :meth:`ResultsStore.put`.
+
+    Args:
+        fingerprint: what the record's numbers depend on (code, data, config, packages,
+            inputs); its hash is the record's ``hash``.
+    """
+    from cffair import __version__
+
+    record = {
+        "config": cfg.to_dict(),
+        "fingerprint": dict(fingerprint),
+        "hash": stable_hash(fingerprint),
+        "cffair_version": __version__,
+        "metrics": dict(metrics),
+        "timings": dict(timings),
+        **extra,
+    }
+    record = json.loads(json.dumps(record, default=_json_default))  # exactly what is stored
+    record["checksum"] = checksum(record)
+    return record
+
+
+def _json_default(obj: Any) -> Any:
+    from cffair.utils import json_default
+
+    return json_default(obj)
+
+
+@dataclass(frozen=True)
+class Corrupt:
+    """A record file that cannot be used, and why."""
+
+    path: Path
+    reason: str
+
+
+def _validate(raw: bytes, path: Path) -> dict[str, Any]:
+    """The record in ``raw``, or :class:`ValueError` saying what is wrong with it."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 (byte {exc.start})") from None
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(rec, dict):
+        raise ValueError(f"a JSON {type(rec).__name__}, not an object")
+    missing = [k for k in REQUIRED if k not in rec]
+    if missing:
+        raise ValueError(f"no {', '.join(repr(m) for m in missing)} field")
+    if not isinstance(rec["metrics"], dict) or not isinstance(rec["fingerprint"], dict):
+        raise ValueError("'metrics' and 'fingerprint' must be objects")
+    if rec["checksum"] != checksum(rec):
+        raise ValueError("its checksum does not match its content (edited by hand?)")
+    try:
+        cfg = ExperimentConfig.from_dict(rec["config"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"its config is invalid ({exc})") from None
+    expected = cfg.key.replace("/", "__") + ".json"
+    if path.name != expected:
+        raise ValueError(f"its config belongs in {expected}")
+    return rec
+
+
+@dataclass
+class ResultsStore:
+    """One JSON file per record under ``root/records``; writes are atomic (temp file + rename)."""
+
+    root: Path = field(default_factory=lambda: project_root() / "results")
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+        (self.root / "records").mkdir(parents=True, exist_ok=True)
+
+    @property
+    def quarantine_dir(self) -> Path:
+        """Where corrupt records are moved (outside ``records/``)."""
+        return self.root / "corrupt"
+
+    def path(self, cfg: ExperimentConfig) -> Path:
+        return self.root / "records" / (cfg.key.replace("/", "__") + ".json")
+
+    def _read(self, path: Path) -> dict[str, Any] | Corrupt:
+        try:
+            return _validate(path.read_bytes(), path)
+        except ValueError as exc:
+            return Corrupt(path, str(exc))
+
+    def get(self, cfg: ExperimentConfig) -> dict[str, Any] | None:
+        """The stored record of ``cfg`` (``None`` if absent or corrupt)."""
+        p = self.path(cfg)
+        if not p.exists():
+            return None
+        rec = self._read(p)
+        return None if isinstance(rec, Corrupt) else rec
+
+    def put(self, record: dict[str, Any]) -> Path:
+        cfg = ExperimentConfig.from_dict(record["config"])
+        p = self.path(cfg)
+        write_json_atomic(p, record)
+        return p
+
+    def scan(self) -> tuple[list[dict[str, Any]], list[Corrupt]]:
+        """Every readable record, and every corrupt file with its reason."""
+        good, bad = [], []
+        for p in sorted((self.root / "records").glob("*.json")):
+            rec = self._read(p)
+            (bad if isinstance(rec, Corrupt) else good).append(rec)
+        return good, bad
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every readable record (corrupt files are skipped: see :meth:`corrupt`)."""
+        return self.scan()[0]
+
+    def corrupt(self) -> list[Corrupt]:
+        """Record files that cannot be used, with the reason."""
+        return self.scan()[1]
+
+    def quarantine(self) -> list[Corrupt]:
+        """Move every corrupt record to :attr:`quarantine_dir`; the next run recomputes it."""
+        bad = self.corrupt()
+        if bad:
+            self.quarantine_dir.mkdir(parents=True, exist_ok=True)
+        for c in bad:
+            c.path.replace(self.quarantine_dir / c.path.name)
+        return bad
+
+    def frame(self, profile: str | None = None) -> pd.DataFrame:
+        """All records flattened: one row per record with config fields and scalar metrics."""
+        rows = []
+        for rec in self.records():
+            cfg = rec["config"]
+            if profile and cfg["profile"] != profile:
+                continue
+            row = {k: v for k, v in cfg.items() if k != "weights"}
+            row.update({f"w_{k}": v for k, v in cfg["weights"].items()})
+            row.update({k: v for k, v in rec["metrics"].items() if isinstance(v, (int, float, str)) or v is None})
+            row["seconds"] = rec.get("timings", {}).get("total")
+            row["hash"] = rec["hash"]
+            row["key"] = ExperimentConfig.from_dict(cfg).key
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def restamp(self, record: dict[str, Any], fingerprint: Mapping[str, Any]) -> dict[str, Any]:
+        """Store ``record`` again under a new fingerprint that yields the same numbers.
+
+        Used when an upstream stage was regenerated by changed code and its output hashed the
+        same: the record is still what today's code would compute.
+        """
+        new = {k: v for k, v in record.items() if k != "checksum"}
+        new["fingerprint"] = json.loads(json.dumps(dict(fingerprint), default=_json_default))
+        new["hash"] = stable_hash(new["fingerprint"])
+        new["checksum"] = checksum(new)
+        self.put(new)
+        return new

@@ -1,0 +1,50 @@
+"""The protocol of the paper for one fold: data → counterfactuals → training → evaluation → record.
+
+:mod:`cffair.experiments` says *what* runs (configs, grid, store); :mod:`cffair.reproduce` runs
+the grid; this package says *how* one task group runs. Each method has its runner module
+(:data:`cffair.pipeline.keys.RUNNERS`), imported by name so that a record's fingerprint covers
+only the code its own method runs.
+
+Choices (documented on the book's *Reproducing* page):
+
+* Folds: 5 seeded stratified folds (seed 0) for every method, so that methods are paired.
+* Counterfactuals: one causal flow per dataset, fitted on all rows' features (the target never
+  enters the flow), generating the sensitive flip and every immutable-feature intervention,
+  with the paper's treatment of discrete columns (:data:`.counterfactuals.PAPER_TREATMENT`).
+* Every method is scored by the same :func:`cffair.metrics.evaluate` on the same CNF test pairs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from cffair.experiments.config import ExperimentConfig
+from cffair.experiments.store import ResultsStore
+from cffair.pipeline.counterfactuals import content_hash, counterfactual_set, flow_config, prepare_counterfactuals
+from cffair.pipeline.fold import FoldData
+from cffair.pipeline.keys import RUNNERS
+
+__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "run_group"]
+
+
+def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
+    """Run a task group (every LTN setting of one fold with its GAN, or one baseline) and store its records."""
+    from cffair.utils import torch_cpu_setup
+
+    torch_cpu_setup()
+    cfg0 = group[0]
+    cfset = counterfactual_set(cfg0.dataset, cfg0.profile)
+    contents = {"counterfactuals": content_hash(cfset)}
+    fd = FoldData.build(cfg0, cfset)
+    records = [importlib.import_module(RUNNERS[c.method]).run(c, fd, store, contents) for c in group if c.method != "ltn"]
+    ltn = [c for c in group if c.method == "ltn"]
+    if ltn:
+        runner = importlib.import_module(RUNNERS["ltn"])
+        gan_pairs = gan_content = None
+        if any(c.cf_source == "gan" for c in ltn):
+            gan = importlib.import_module(RUNNERS["gan"])
+            gan_pairs = lambda test: gan.pairs(fd, test)  # noqa: E731
+            gan_content = gan.pairs_hash(gan.pairs(fd, False))
+        records += runner.run(ltn, fd, store, contents, gan_pairs=gan_pairs, gan_content=gan_content)
+    return records

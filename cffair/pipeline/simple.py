@@ -1,0 +1,35 @@
+"""The cheap baselines a user would pick instead, on one fold: unaware, Kusner level 3, plug-in PCF."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from cffair.experiments.config import ExperimentConfig
+from cffair.experiments.store import ResultsStore
+from cffair.pipeline.fold import FoldData
+from cffair.pipeline.keys import finish
+from cffair.pipeline.mlp import mlp_config
+from cffair.utils import seed_everything
+
+__all__ = ["run"]
+
+
+def run(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore, contents: dict[str, str]) -> dict[str, Any]:
+    """Fit ``cfg.setting`` (``unaware``, ``level3`` or ``pcf``), evaluate and store the record."""
+    from cffair.baselines.simple import PlugInCF, ResidualMLP, UnawareMLP
+
+    seed_everything(cfg.seed)
+    t0 = time.perf_counter()
+    if cfg.setting == "unaware":
+        model = UnawareMLP(fd.encoder, mlp_config(cfg)).fit(fd.X_train, fd.y_train)
+    elif cfg.setting == "level3":
+        model = ResidualMLP(fd.encoder, config=mlp_config(cfg)).fit(fd.X_train, fd.y_train)
+    elif cfg.setting == "pcf":
+        model = PlugInCF(fd.encoder, mlp_config(cfg)).fit(fd.X_train, fd.y_train)
+        model.set_counterfactuals(fd.pairs_test)
+    else:
+        raise ValueError(f"not a simple baseline: {cfg.setting!r}")
+    fit_time = time.perf_counter() - t0
+    return finish(cfg, store, fd.data_hash, contents, fd.evaluate(model.predict_score), {"total": round(fit_time, 2)},
+                  n_train=int(len(fd.train)), n_test=int(len(fd.test)))

@@ -1,0 +1,418 @@
+"""Run the grid, check which records are fresh and why not, run the notebooks: ``cffair reproduce``.
+
+The grid runs with workers from joblib (one torch thread per process). Switching the worker pool
+to a cluster: ``run_grid(..., backend="dask")`` (or ``CFFAIR_BACKEND=dask``) runs the same
+tasks on a Dask cluster through ``joblib.parallel_config(backend="dask")``: the scheduler at
+``$CFFAIR_DASK_SCHEDULER`` (``tcp://host:8786``) when it is set, else a local
+``distributed.LocalCluster`` with ``jobs`` workers.
+
+A record is recomputed only when its fingerprint (:mod:`cffair.pipeline.keys`) says its numbers
+could differ; :func:`status` says for each stale record why.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cffair.experiments.config import DATASETS, ExperimentConfig, Mode, paper_grid
+from cffair.experiments.fingerprint import diff, package_versions
+from cffair.experiments.store import ResultsStore
+from cffair.utils import project_root, write_json_atomic
+
+__all__ = [
+    "NOTEBOOKS",
+    "Freshness",
+    "freshness",
+    "provenance",
+    "reproduce",
+    "resolve_mode",
+    "results_for",
+    "results_root",
+    "run_grid",
+    "run_notebooks",
+    "status",
+]
+
+Runner = Callable[[list[ExperimentConfig], ResultsStore], list[dict[str, Any]]]
+Expected = Callable[[ExperimentConfig], Mapping[str, Any]]
+
+#: The notebook of each question group.
+NOTEBOOKS = {
+    "q1": "q1_counterfactual_fairness",
+    "q2": "q2_baselines",
+    "q3": "q3_knowledge_extraction",
+    "q4": "q4_queries",
+    "appendix_a": "appendix_a_other_counterfactuals",
+    "appendix_b": "appendix_b_axiom_weights",
+}
+
+
+# ============================================================================ freshness
+def _expected(cfg: ExperimentConfig) -> Mapping[str, Any]:
+    from cffair.pipeline.keys import expected_fingerprint
+
+    return expected_fingerprint(cfg)
+
+
+def check(store: ResultsStore, cfg: ExperimentConfig, expected: Expected = _expected,
+          known_inputs: Mapping[str, Mapping[str, str]] | None = None) -> tuple[str, list[str]]:
+    """``(state, reasons)`` of ``cfg``'s record: ``fresh``, ``stale``, ``missing`` or ``corrupt``."""
+    path = store.path(cfg)
+    if not path.exists():
+        return "missing", []
+    rec = store.get(cfg)
+    if rec is None:
+        bad = store._read(path)
+        return "corrupt", [getattr(bad, "reason", "unreadable")]
+    reasons = diff(rec["fingerprint"], expected(cfg), (known_inputs or {}).get(cfg.dataset))
+    return ("stale", reasons) if reasons else ("fresh", [])
+
+
+def status(store: ResultsStore, cfgs: Sequence[ExperimentConfig], expected: Expected = _expected,
+           known_inputs: Mapping[str, Mapping[str, str]] | None = None) -> pd.DataFrame:
+    """One row per config: ``key``, ``state`` (fresh, stale, missing, corrupt), ``reasons`` and ``path``."""
+    rows = []
+    for c in cfgs:
+        state, reasons = check(store, c, expected, known_inputs)
+        rows.append({"key": c.key, "state": state, "reasons": reasons, "path": str(store.path(c))})
+    return pd.DataFrame(rows, columns=["key", "state", "reasons", "path"])
+
+
+def reason_counts(st: pd.DataFrame) -> list[tuple[str, int]]:
+    """Each reason for staleness with the number of records it applies to, most frequent first."""
+    counts: Counter[str] = Counter(r for rs in st.loc[st["state"] != "fresh", "reasons"] for r in rs)
+    return counts.most_common()
+
+
+class Freshness:
+    """How many of a page's records are fresh, and why the others are not (shown in a box)."""
+
+    def __init__(self, st: pd.DataFrame, where: str) -> None:
+        self.status = st
+        self.where = where
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.status["state"].value_counts().to_dict()
+
+    @property
+    def fresh(self) -> bool:
+        return bool(len(self.status)) and (self.status["state"] == "fresh").all()
+
+    def lines(self, top: int = 6) -> list[str]:
+        n = len(self.status)
+        if self.fresh:
+            return [f"All {n} records behind this page are fresh: today's code, data and packages would give the same numbers."]
+        c = self.counts
+        head = (f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
+                f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
+                "the numbers below are the committed ones. Why:")
+        reasons = reason_counts(self.status)
+        out = [head] + [f"{reason} ({k} records)" for reason, k in reasons[:top]]
+        if len(reasons) > top:
+            out.append(f"… and {len(reasons) - top} more reasons: run `cffair results --mode full` for the list.")
+        missing = int(c.get("missing", 0))
+        if missing:
+            out.append(f"{missing} records are missing.")
+        return out
+
+    def _repr_markdown_(self) -> str:
+        kind = "tip" if self.fresh else "warning"
+        title = "Results are current" if self.fresh else "Some results are stale"
+        lines = self.lines()
+        body = lines[0] + ("\n\n" + "\n".join(f"- {x}" for x in lines[1:]) if len(lines) > 1 else "")
+        return f":::{{{kind}}} {title}\n{body}\n:::\n"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        lines = [html.escape(x) for x in self.lines()]
+        cls = "tip" if self.fresh else "warning"
+        title = "Results are current" if self.fresh else "Some results are stale"
+        items = "".join(f"<li>{x}</li>" for x in lines[1:])
+        return (f'<div class="admonition {cls}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
+                + (f"<ul>{items}</ul>" if items else "") + "</div>")
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def freshness(only: Sequence[str], mode: str | None = None, datasets: Sequence[str] = DATASETS) -> Freshness:
+    """The freshness box of a page showing the records of question groups ``only``."""
+    mode = resolve_mode(mode)
+    profile = "full" if mode == "render" else mode
+    store = ResultsStore(results_root() / profile)
+    return Freshness(status(store, paper_grid(profile, datasets, only)), str(store.root))
+
+
+# ============================================================================ the grid
+def _task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]]:
+    """Group configs that share work, most important first.
+
+    Every LTN setting of one dataset × fold shares one pre-training; the GAN baseline joins
+    that group, since the LTN of appendix A trains on the GAN's counterfactuals of the same
+    fold. Every other baseline is its own task. Groups are ordered by fold, then LTN groups,
+    the paper's baselines and the extra baselines, so that an interrupted full run has whole
+    folds of the paper's tables first.
+    """
+    groups: dict[tuple, list[ExperimentConfig]] = {}
+    for c in cfgs:
+        key: tuple = (c.profile, c.dataset, c.fold, "ltn") if c.method in ("ltn", "gan") else (c.key,)
+        groups.setdefault(key, []).append(c)
+
+    def rank(group: list[ExperimentConfig]) -> tuple:
+        c = group[0]
+        kind = 0 if c.method in ("ltn", "gan") else 1 if c.setting in ("cnf", "dcevae") else 2
+        return (c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
+
+    return sorted(groups.values(), key=rank)
+
+
+def _restamp_if_same(store: ResultsStore, cfg: ExperimentConfig, known: Mapping[str, str]) -> None:
+    """A fresh record whose inputs were regenerated by changed code with the same content:
+    store it under today's fingerprint, so that it reads fresh without the regeneration."""
+    from cffair.pipeline.keys import record_fingerprint
+
+    rec = store.get(cfg)
+    if rec is None:
+        return
+    stored_inputs = rec["fingerprint"].get("inputs", {})
+    contents = {n: known.get(n, v.get("content")) for n, v in stored_inputs.items()}
+    new = record_fingerprint(cfg, rec["fingerprint"]["data"], contents)
+    if new != rec["fingerprint"]:
+        store.restamp(rec, new)
+
+
+def run_grid(
+    cfgs: Sequence[ExperimentConfig],
+    store: ResultsStore | None = None,
+    *,
+    jobs: int = 1,
+    backend: str | None = None,
+    progress: bool = True,
+    runner: Runner | None = None,
+    expected: Expected = _expected,
+    known_inputs: Mapping[str, Mapping[str, str]] | None = None,
+) -> pd.DataFrame:
+    """Run every config whose record is missing, stale or corrupt; return the store's frame of ``cfgs``.
+
+    Args:
+        jobs: worker processes (each uses one torch thread).
+        backend: joblib backend: ``loky`` (default, local processes), ``dask`` (a Dask
+            cluster), or any registered one. Also read from ``$CFFAIR_BACKEND``.
+        runner: the function that runs one task group (default: :func:`cffair.pipeline.run_group`).
+        expected: today's fingerprint of a config (tests pass their own with a toy runner).
+        known_inputs: ``{dataset: {input: content hash}}`` of upstream outputs regenerated
+            before the grid (the counterfactuals): a record whose input was made by changed
+            code but hashes the same stays fresh.
+    """
+    from joblib import Parallel, delayed, parallel_config
+    from tqdm.auto import tqdm
+
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}.")
+    store = store or ResultsStore()
+    for bad in store.quarantine():
+        print(f"cffair: corrupt record moved aside and recomputed: {bad.path.name} ({bad.reason})", file=sys.stderr)
+    pending = []
+    for c in cfgs:
+        state, _ = check(store, c, expected, known_inputs)
+        if state != "fresh":
+            pending.append(c)
+        elif known_inputs and runner is None:
+            _restamp_if_same(store, c, known_inputs.get(c.dataset, {}))
+    groups = _task_groups(pending)
+    backend = backend or os.environ.get("CFFAIR_BACKEND") or "loky"
+    client = _dask_client(jobs) if backend == "dask" else None
+    if runner is None:
+        from cffair.pipeline import run_group as runner
+    bar = tqdm(total=len(pending), desc="experiments", unit="run", disable=not progress)
+    try:
+        with parallel_config(backend=backend, n_jobs=jobs):
+            tasks = (delayed(_run_in_worker)(runner, g, store.root, os.getpid()) for g in groups)
+            for recs in Parallel(return_as="generator_unordered")(tasks):
+                bar.update(len(recs))
+    finally:
+        bar.close()
+        if client is not None:
+            client.close()
+    df = store.frame()
+    keys = {c.key for c in cfgs}
+    if df.empty:
+        return df
+    return df[df["key"].isin(keys)].reset_index(drop=True)
+
+
+def _dask_client(jobs: int) -> Any:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - depends on the optional extra
+        raise RuntimeError("backend 'dask' needs the optional extra: pip install 'cffair[cluster]'") from exc
+    address = os.environ.get("CFFAIR_DASK_SCHEDULER")
+    if address:
+        return Client(address)
+    return Client(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
+
+
+_WATCHDOG: list[threading.Thread] = []
+
+
+def _watch_parent(parent: int, every: float = 1.0) -> None:
+    """Exit this worker process as soon as ``parent`` (the process that runs the grid) is gone.
+
+    loky's workers outlive a killed main process for minutes otherwise, each holding a dataset
+    and a model (about 1.3 GB on Adult).
+    """
+    if _WATCHDOG or os.getppid() != parent:  # not a direct child (a Dask worker): its nanny handles this
+        return
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    t = threading.Thread(target=watch, name="cffair-parent-watchdog", daemon=True)
+    t.start()
+    _WATCHDOG.append(t)
+
+
+def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, parent: int) -> list[dict[str, Any]]:
+    from cffair.utils import torch_cpu_setup
+
+    if os.getpid() != parent:
+        _watch_parent(parent)
+    torch_cpu_setup()
+    return runner(group, ResultsStore(root))
+
+
+# ============================================================================ provenance
+def provenance(stage_times: Mapping[str, float]) -> dict[str, Any]:
+    """Commit, package versions, machine, wall time per stage.
+
+    ``dirty`` says whether the library, notebooks or book differed from the commit; the run's
+    own output (``results/``) does not count.
+    """
+    from importlib import metadata
+
+    def _git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=project_root(), capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "unknown"
+
+    pkgs = package_versions()
+    for name in ("jupyter-book", "papermill"):
+        try:
+            pkgs[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pkgs[name] = None
+    return {
+        "commit": _git("rev-parse", "HEAD"),
+        "dirty": bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")),
+        "packages": pkgs,
+        "python": sys.version.split()[0],
+        "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count()},
+        "stage_seconds": dict(stage_times),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+# ============================================================================ notebooks' entry
+def results_root() -> Path:
+    """Where result stores live: ``$CFFAIR_RESULTS`` or ``results/`` of the checkout.
+
+    ``results/full`` holds the committed results of the paper's protocol (read in render mode);
+    ``results/quick`` the quick profile's.
+    """
+    return Path(os.environ.get("CFFAIR_RESULTS") or project_root() / "results")
+
+
+def resolve_mode(mode: str | None) -> str:
+    """A notebook's mode: the papermill parameter, else ``$CFFAIR_MODE``, else ``render``.
+
+    ``render`` reads the committed results of the full protocol; ``quick`` and ``full``
+    compute (missing or stale) results first.
+    """
+    from cffair.experiments.config import ConfigError
+
+    mode = mode or os.environ.get("CFFAIR_MODE") or "render"
+    if mode not in ("render", "quick", "full"):
+        raise ConfigError(f"mode must be render, quick or full, got {mode!r}")
+    return mode
+
+
+def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] = DATASETS, jobs: int = 1) -> list[dict[str, Any]]:
+    """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode."""
+    mode = resolve_mode(mode)
+    profile = "full" if mode == "render" else mode
+    store = ResultsStore(results_root() / profile)
+    cfgs = paper_grid(profile, datasets, only)
+    if mode != "render":
+        from cffair.pipeline import prepare_counterfactuals
+
+        known = prepare_counterfactuals(profile, datasets, jobs=jobs)
+        run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs={d: {"counterfactuals": h} for d, h in known.items()})
+    keys = {c.key for c in cfgs}
+    recs = [r for r in store.records() if ExperimentConfig.from_dict(r["config"]).key in keys]
+    if not recs:
+        raise FileNotFoundError(
+            f"no results for {list(only)} in {store.root}; run `cffair reproduce --mode full` "
+            "or execute the notebook with mode='quick'."
+        )
+    return recs
+
+
+def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: int = 2, datasets: Sequence[str] = DATASETS,
+              results_dir: Path | None = None, notebooks: bool = True, backend: str | None = None) -> dict[str, Any]:
+    """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance."""
+    from cffair.pipeline import prepare_counterfactuals
+
+    results_dir = Path(results_dir or results_root() / mode)
+    store = ResultsStore(results_dir)
+    cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work
+    times: dict[str, float] = {}
+    t0 = time.perf_counter()
+    known = prepare_counterfactuals(mode, datasets, jobs=jobs)
+    times["counterfactuals"] = round(time.perf_counter() - t0, 1)
+    t0 = time.perf_counter()
+    run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs={d: {"counterfactuals": h} for d, h in known.items()})
+    times["experiments"] = round(time.perf_counter() - t0, 1)
+    if notebooks:
+        t0 = time.perf_counter()
+        run_notebooks(mode, only)
+        times["notebooks"] = round(time.perf_counter() - t0, 1)
+    prov = provenance(times)
+    write_json_atomic(results_dir / "provenance.json", prov)
+    return prov
+
+
+def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path | None = None) -> list[Path]:
+    """Execute the paired notebooks with papermill (parameter ``mode``) into ``out_dir``."""
+    import jupytext
+    import papermill as pm
+    from tqdm.auto import tqdm
+
+    root = project_root()
+    out_dir = Path(out_dir or root / "_build" / "executed")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    outs = []
+    for key in tqdm(list(only or NOTEBOOKS), desc="notebooks"):
+        src = root / "notebooks" / f"{NOTEBOOKS[key]}.md"
+        ipynb = out_dir / f"{NOTEBOOKS[key]}.input.ipynb"
+        jupytext.write(jupytext.read(src), ipynb)
+        out = out_dir / f"{NOTEBOOKS[key]}.ipynb"
+        pm.execute_notebook(str(ipynb), str(out), parameters={"mode": mode}, cwd=str(src.parent), progress_bar=False, kernel_name="python3")
+        outs.append(out)
+    return outs
