@@ -60,7 +60,7 @@ def data_files_frame(folder: str | Path, files: Mapping[str, str]) -> pd.DataFra
             raise DataError(f"no data file {fname!r} in {folder} (for {name}); reinstall the package that ships it.")
         rows.append({
             "dataset": name,
-            f"file (in {Path(folder).name}/)": fname,
+            "file": fname,
             "size (bytes)": f"{path.stat().st_size:,}",
             "SHA-256 (first 16 hex digits)": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
         })
