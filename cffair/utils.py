@@ -24,22 +24,21 @@ def seed_everything(seed: int) -> None:
 
 
 def torch_cpu_setup() -> None:
-    """Set up torch for CPU work in this process: one thread, denormals flushed to zero.
+    """Set up torch for CPU work in this process: one intra-op and one inter-op thread.
 
-    * One thread: on two shared cores, two intra-op threads were 3–20× slower than one;
-      parallelism in cffair comes from processes (see :mod:`cffair.experiments`).
-    * Flush denormals to zero (|x| < 1.2e-38 becomes 0): a safeguard against the slow CPU
-      path for denormal floats. On Adult fold 0 (1500 pre-training + 500 acc+CF epochs,
-      ``benchmarks/bench_denormals.py``) it made no measurable difference in time (1.03×,
-      0.96×) and none in the metrics; a first, single probe that suggested 1.4× and 2.4×
-      was not reproduced (timings on this shared virtual machine vary between runs).
+    On two shared cores, two intra-op threads were 3–20× slower than one; parallelism in
+    cffair comes from processes (``cffair reproduce --jobs``).
+
+    The floating-point unit's handling of denormal floats is left alone: flushing them to zero
+    changes the whole process (every library in it), and on Adult fold 0 (1500 pre-training +
+    500 acc+CF epochs) it gave no speed-up (time without ÷ time with: 1.03×, 0.96×) and the
+    same metrics.
     """
     import torch
 
     torch.set_num_threads(1)
     with contextlib.suppress(RuntimeError):  # only allowed before any inter-op work started
         torch.set_num_interop_threads(1)
-    torch.set_flush_denormal(True)
 
 
 @contextlib.contextmanager
