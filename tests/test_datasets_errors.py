@@ -64,7 +64,7 @@ def test_sensitive_attribute_missing_from_graph(tmp_path):
     msg = str(err.value)
     assert "the sensitive attribute 'gender' is not in the causal graph" in msg
     assert "flip only the 'gender' column" in msg and "look fair" in msg
-    assert "Add 'gender' to the graph with arrows to the features it causes" in msg
+    assert "Add 'gender' to the graph with arrows to the features it causes, e.g. edges: {gender: [income, score, age]}" in msg
 
 
 def test_features_left_out_of_graph_warn_and_become_roots(tmp_path):
@@ -96,7 +96,7 @@ def test_target_in_graph_says_it_must_stay_out(tmp_path):
         D.from_csv(_csv(tmp_path, _lines()), _spec(graph=graph))
     msg = str(err.value)
     assert "the target 'approved' is a node of the causal graph" in msg
-    assert "income -> approved" in msg and "must stay out of the graph" in msg
+    assert "in the edge(s) income -> approved" in msg and "must stay out of the graph" in msg
     assert "not a column of the data" not in msg
 
 

@@ -9,23 +9,23 @@ The graph file
 
 A YAML mapping with these keys:
 
-============ ============================ ========= =================================================
-key          type                         default   meaning
-============ ============================ ========= =================================================
-``edges``    mapping or list of pairs     ``{}``    the causal arrows: ``parent: [children]`` (a
-                                                    single child may be written without brackets),
-                                                    or a list of ``[parent, child]`` pairs
-``nodes``    list of column names         ``[]``    nodes without edges, to declare on purpose that
-                                                    a feature is a root that nothing else affects
-``name``     text                         ``""``    short name, shown in messages and records
-``source``   text                         ``""``    the publication or reasoning the graph comes from
-``verified`` ``true`` | ``false``         ``true``  ``false`` where it was transcribed without
-                                                    checking the source
-``notes``    text                         ``""``    where nodes the source does not show were put,
-                                                    and why
-``placement`` text                        ``""``    free text on node placement; kept for readers,
-                                                    not used
-============ ============================ ========= =================================================
+============= ============================ ========= =================================================
+key           type                         default   meaning
+============= ============================ ========= =================================================
+``edges``     mapping or list of pairs     ``{}``    the causal arrows: ``parent: [children]`` (a
+                                                     single child may be written without brackets),
+                                                     or a list of ``[parent, child]`` pairs
+``nodes``     list of column names         ``[]``    nodes without edges, to declare on purpose that
+                                                     a feature is a root that nothing else affects
+``name``      text                         ``""``    short name, shown in messages and records
+``source``    text                         ``""``    the publication or reasoning the graph comes from
+``verified``  ``true`` | ``false``         ``true``  ``false`` where it was transcribed without
+                                                     checking the source
+``notes``     text                         ``""``    where nodes the source does not show were put,
+                                                     and why
+``placement`` text                         ``""``    free text on node placement; kept for readers,
+                                                     not used
+============= ============================ ========= =================================================
 
 Every node must be a feature of the dataset's spec (node names are column names, exactly as in
 the CSV header). The graph must be acyclic and must name the sensitive attribute; S usually has
@@ -291,7 +291,7 @@ class CausalGraph:
             arrows = [f"{a} -> {b}" for a, b in self.edges if target in (a, b)]
             raise GraphError(
                 f"the target {target!r} is a node of the causal graph{where}"
-                f"{' (edges ' + ', '.join(arrows[:4]) + ')' if arrows else ''}; the target must stay out of the graph: "
+                f"{' in the edge(s) ' + ', '.join(arrows[:4]) if arrows else ''}; the target must stay out of the graph: "
                 "the flow models the features only and the model predicts the target from them. "
                 f"Remove {target!r} from the graph file."
             )
@@ -306,7 +306,7 @@ class CausalGraph:
                 f"the sensitive attribute {sensitive!r} is not in the causal graph{where}. Counterfactuals on it would "
                 f"flip only the {sensitive!r} column and leave every other feature unchanged, so a model would look "
                 f"fair. Add {sensitive!r} to the graph with arrows to the features it causes, e.g. "
-                f"edges: {{{sensitive}: [{', '.join([c for c in cols if c != sensitive][:3])}]}}."
+                f"edges: {{{sensitive}: [{', '.join(_example_children(self, cols, sensitive))}]}}."
             )
         absent = [c for c in cols if c not in self.nodes]
         if absent:
@@ -341,6 +341,13 @@ class CausalGraph:
     def _check_node(self, node: str) -> None:
         if node not in self._parents:
             raise GraphError(f"{node!r} is not a node of the causal graph {self.name!r}; nodes: {list(self.nodes)}.")
+
+
+def _example_children(graph: CausalGraph, columns: Sequence[str], sensitive: str) -> list[str]:
+    """Up to three features to show as S's children in a message: caused nodes first."""
+    caused = [n for n in graph.nodes if graph.parents(n)]
+    rest = [c for c in columns if c not in caused and c != sensitive]
+    return [*caused, *rest][:3]
 
 
 def load_graph(name_or_path: str | Path | Mapping[str, Any]) -> CausalGraph:

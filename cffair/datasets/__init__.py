@@ -16,35 +16,35 @@ The spec file
 
 A spec is a YAML mapping (or the same mapping in Python, or a :class:`DatasetSpec`). Keys:
 
-========================== ====================== =========== ==============================================
-key                        type                   default     meaning
-========================== ====================== =========== ==============================================
-``target``                 column name            required    the column to predict; never a feature, never
-                                                              in the causal graph
-``target_kind``            ``binary`` | ``score`` required    ``binary``: the column holds 0 and 1;
-                                                              ``score``: a real number (more than two values)
-``sensitive``              column name            required    the sensitive attribute S; one of the features,
-                                                              of kind ``binary`` or ``categorical``
-``name``                   text                   ``custom``  short name, used in file names, records and
-                                                              cache keys
-``description``            text                   ``""``      one line on where the data comes from
-``features``               mapping or list        every other {column: kind} in model-input order; a list of
-                                                  column      names, or a kind ``null``, infers the kind
-                                                              from the values; columns not listed are ignored
-``subgroups``              list                   ``[]``      columns whose value combinations are the
-                                                              subgroups (axioms A4_1..n, worst-subgroup
-                                                              CF-MSE); empty: the values of S
-``immutable``              list of features       ``[]``      features a counterfactual explanation should not
-                                                              change (section 4.3); ``interventions=
-                                                              "immutable"`` also intervenes on them
-``favourable``             ``0`` | ``1``          ``1``       binary target: the favourable label
-``favourable_top_fraction`` number in (0, 1)      ``0.4``     score target: the best share counted favourable
-``graph``                  name, path or mapping  ``null``    the causal graph (:mod:`cffair.causal.graph`): a
-                                                              packaged name (``adult``, ``compas``,
-                                                              ``lawschool``), a YAML file (a relative path is
-                                                              looked up next to the spec file first) or the
-                                                              graph mapping itself; needed for counterfactuals
-========================== ====================== =========== ==============================================
+=========================== ====================== =========== ==============================================
+key                         type                   default     meaning
+=========================== ====================== =========== ==============================================
+``target``                  column name            required    the column to predict; never a feature, never
+                                                               in the causal graph
+``target_kind``             ``binary`` | ``score`` required    ``binary``: the column holds 0 and 1;
+                                                               ``score``: a real number (more than two values)
+``sensitive``               column name            required    the sensitive attribute S; one of the features,
+                                                               of kind ``binary`` or ``categorical``
+``name``                    text                   ``custom``  short name, used in file names, records and
+                                                               cache keys
+``description``             text                   ``""``      one line on where the data comes from
+``features``                mapping or list        every other {column: kind} in model-input order; a list of
+                                                   column      names, or a kind ``null``, infers the kind
+                                                               from the values; columns not listed are ignored
+``subgroups``               list                   ``[]``      columns whose value combinations are the
+                                                               subgroups (axioms A4_1..n, worst-subgroup
+                                                               CF-MSE); empty: the values of S
+``immutable``               list of features       ``[]``      features a counterfactual explanation should not
+                                                               change (section 4.3); ``interventions=
+                                                               "immutable"`` also intervenes on them
+``favourable``              ``0`` | ``1``          ``1``       binary target: the favourable label
+``favourable_top_fraction`` number in (0, 1)       ``0.4``     score target: the best share counted favourable
+``graph``                   name, path or mapping  ``null``    the causal graph (:mod:`cffair.causal.graph`): a
+                                                               packaged name (``adult``, ``compas``,
+                                                               ``lawschool``), a YAML file (a relative path is
+                                                               looked up next to the spec file first) or the
+                                                               graph mapping itself; needed for counterfactuals
+=========================== ====================== =========== ==============================================
 
 Feature kinds: ``continuous`` (a real number, standardised), ``integer`` (a whole number or
 count, standardised, rounded back), ``binary`` (exactly two categories, one 0/1 input),

@@ -82,7 +82,7 @@ def _check_header(path: Path, kwargs: Mapping[str, Any]) -> None:
         listed = "; ".join(f"{name!r} in columns {cols}" for name, cols in dups.items())
         raise DataError(
             f"the header of {path} (its first line) names a column more than once: {listed}. "
-            "pandas would silently rename the repeats (e.g. 'income.1'); rename or remove the duplicated columns."
+            f"pandas would silently rename the repeats (e.g. '{next(iter(dups))}.1'); rename or remove the duplicated columns."
         )
 
 
