@@ -7,47 +7,55 @@ Example::
 
 from __future__ import annotations
 
+__all__ = ["register"]
+
 import argparse
 import json
 from pathlib import Path
+
+from cffair.cli._common import CATEGORICAL_HELP, DATASET_HELP, check_data_args, data_source, load_dataset
+from cffair.cli._options import patience, positive_int, seed
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``counterfactuals generate`` to the ``cffair`` command line."""
     p = sub.add_parser("counterfactuals", help="generate counterfactuals with a causal normalising flow (paper section 6.2)")
-    csub = p.add_subparsers(dest="counterfactuals_command", required=True)
+    csub = p.add_subparsers(dest="counterfactuals_command", required=True, metavar="COMMAND")
     g = csub.add_parser("generate", help="fit the flow (cached) and write a counterfactual set (parquet)")
-    g.add_argument("--dataset", required=True, help="adult | compas | compas_age | lawschool, or a CSV path with --spec")
-    g.add_argument("--spec", help="YAML spec for a CSV of your own")
+    which = g.add_mutually_exclusive_group(required=True)
+    which.add_argument("--dataset", help=DATASET_HELP)
+    which.add_argument("--data", metavar="CSV", help="a CSV of your own (needs --spec)")
+    g.add_argument("--spec", metavar="YAML", help="YAML spec of your CSV")
     g.add_argument(
         "--interventions",
         default="sensitive",
         choices=["sensitive", "immutable", "all"],
         help="sensitive attribute only; plus the immutable features (CKE, section 4.3); or every feature",
     )
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--epochs", type=int, help="maximum training epochs (default 1000, the paper's)")
-    g.add_argument("--patience", type=int, help="early-stopping patience in epochs; 0 trains every epoch (the paper)")
-    g.add_argument("--categorical", choices=["flow", "gumbel"], help="treatment of nominal non-root nodes (default: flow)")
+    g.add_argument("--seed", type=seed, default=0, help="seed of the flow's training and the Gumbel draws (default 0)")
+    g.add_argument("--epochs", "--flow-epochs", dest="epochs", type=positive_int,
+                   help="maximum training epochs (default 1000, the paper's)")
+    g.add_argument("--patience", type=patience, default=argparse.SUPPRESS,
+                   help="early-stopping patience in epochs; 0 or none trains every epoch (the paper)")
+    g.add_argument("--categorical", choices=["flow", "gumbel"], default=None, help=CATEGORICAL_HELP)
     g.add_argument("--no-root-context", action="store_true", help="transform root nodes instead of conditioning on them")
     g.add_argument("--cache-dir", help="cache folder (default $CFFAIR_CACHE or ~/.cache/cffair)")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     g.add_argument("--out", help="output parquet (default: counterfactuals/<dataset>-<interventions>-seed<N>.parquet)")
     g.add_argument("--quiet", action="store_true", help="no progress bars")
-    g.set_defaults(func=_generate)
+    g.set_defaults(func=_generate, check=check_data_args)
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from cffair import datasets
     from cffair.causal.flow import generate
 
-    ds = datasets.from_csv(args.dataset, args.spec) if args.spec else datasets.load(args.dataset)
+    ds = load_dataset(*data_source(args))
     config: dict[str, object] = {}
     if args.epochs is not None:
         config["epochs"] = args.epochs
-    if args.patience is not None:
-        config["patience"] = None if args.patience == 0 else args.patience
-    if args.categorical:
+    if hasattr(args, "patience"):
+        config["patience"] = args.patience
+    if args.categorical is not None:
         config["categorical"] = args.categorical
     if args.no_root_context:
         config["root_context"] = False
@@ -66,6 +74,7 @@ def _generate(args: argparse.Namespace) -> int:
         "rows": len(cfs),
         "factual_rows": int(cfs.frame["row_id"].nunique()),
         "features": cfs.features,
+        "categorical": cfs.meta.get("config", {}).get("categorical"),
         "flow_epochs_run": cfs.meta.get("flow_epochs_run"),
         "flow_best_epoch": cfs.meta.get("flow_best_epoch"),
     }

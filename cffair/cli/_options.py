@@ -1,0 +1,182 @@
+"""Option types of the ``cffair`` command line, checked while the arguments are parsed.
+
+Each function here is an argparse ``type=``: it turns the option's text into a value or raises
+:class:`argparse.ArgumentTypeError` with a message that says what was expected and how to fix
+it, so that a bad option is rejected before any data is loaded or any model trained. argparse
+prefixes the message with the option's name (``argument --folds: ...``), and
+:func:`cffair.cli.main` prints it as one line and exits with status 2.
+
+Every command group imports its validators from here, e.g.::
+
+    p.add_argument("--jobs", type=positive_int, default=2)
+    p.add_argument("--backend", type=backend_name, default=None)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BACKENDS",
+    "WEIGHT_GROUPS",
+    "OptionError",
+    "backend_name",
+    "finite_float",
+    "folds",
+    "learning_rate",
+    "non_negative_float",
+    "non_negative_int",
+    "patience",
+    "positive_float",
+    "positive_int",
+    "probability",
+    "seed",
+    "weights",
+]
+
+import argparse
+import math
+
+from cffair.errors import CffairError
+
+#: joblib backends ``cffair reproduce --backend`` accepts (``dask`` needs the ``cluster`` extra).
+BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading", "sequential", "dask")
+
+#: Axiom groups whose weights ``--weights`` sets (appendix B of the paper).
+WEIGHT_GROUPS: tuple[str, ...] = ("acc", "cf", "cf_sg", "cke")
+
+
+class OptionError(CffairError, ValueError):
+    """Options that are valid one by one but not together (e.g. ``--fold 5 --folds 5``)."""
+
+
+def _int(text: str, what: str, example: str) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}; e.g. {example}") from None
+
+
+def _float(text: str, what: str, example: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}; e.g. {example}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} (not a finite number); e.g. {example}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer ``>= 1`` (epochs, workers, counts)."""
+    value = _int(text, "a whole number >= 1", "1")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}; e.g. 1")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An integer ``>= 0`` (a fold index, a count that may be zero)."""
+    value = _int(text, "a whole number >= 0", "0")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text}; e.g. 0")
+    return value
+
+
+def seed(text: str) -> int:
+    """A random seed: an integer ``>= 0``."""
+    value = _int(text, "a whole-number seed >= 0", "--seed 0")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number >= 0, got {text}; e.g. --seed 0")
+    return value
+
+
+def folds(text: str) -> int:
+    """The number of cross-validation folds: an integer ``>= 2`` (the paper uses 5)."""
+    value = _int(text, "a whole number of folds >= 2", "--folds 5")
+    if value < 2:
+        raise argparse.ArgumentTypeError(
+            f"cross-validation needs at least 2 folds, got {text}; use --folds 5 (the paper's) or any number >= 2"
+        )
+    return value
+
+
+def patience(text: str) -> int | None:
+    """Early-stopping patience: an integer ``>= 0``, or ``none``; ``0`` and ``none`` both mean
+    "no early stopping, train every epoch" (the paper) and give ``None``."""
+    if text.strip().lower() == "none":
+        return None
+    value = _int(text, "a whole number of epochs >= 0, or none", "--patience 50, or --patience 0 for no early stopping")
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of epochs >= 0, got {text}; use --patience 0 (or none) to train every epoch"
+        )
+    return None if value == 0 else value
+
+
+def finite_float(text: str) -> float:
+    """Any finite number."""
+    return _float(text, "a finite number", "1.5")
+
+
+def positive_float(text: str) -> float:
+    """A finite number ``> 0``."""
+    value = _float(text, "a number > 0", "1.0")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}; e.g. 1.0")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number ``>= 0``."""
+    value = _float(text, "a number >= 0", "0.5")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}; e.g. 0.5")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number in ``[0, 1]``."""
+    value = _float(text, "a number between 0 and 1", "0.1")
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {text}; e.g. 0.1")
+    return value
+
+
+def learning_rate(text: str) -> float:
+    """An Adam learning rate: a finite number ``> 0`` (cffair's default 1e-3; the paper's 0.1)."""
+    value = _float(text, "a learning rate > 0", "--lr 1e-3")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"the learning rate must be > 0, got {text}; use --lr 1e-3 (the default) or --lr 0.1 (the paper's)"
+        )
+    return value
+
+
+def backend_name(text: str) -> str:
+    """A joblib backend of :data:`BACKENDS`."""
+    if text not in BACKENDS:
+        raise argparse.ArgumentTypeError(f"unknown backend {text!r}; choose one of {', '.join(BACKENDS)} (default loky)")
+    return text
+
+
+def weights(text: str) -> dict[str, float]:
+    """Axiom-group weights ``group=number,...`` with groups from :data:`WEIGHT_GROUPS` and
+    numbers ``>= 0``, e.g. ``acc=1,cf=2`` (appendix B); groups left out keep weight 1."""
+    out: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, val = (s.strip() for s in part.partition("="))
+        if not eq or not key:
+            raise argparse.ArgumentTypeError(f"expected group=number pairs such as acc=1,cf=2; got {part!r}")
+        if key not in WEIGHT_GROUPS:
+            raise argparse.ArgumentTypeError(
+                f"unknown axiom group {key!r} in {part!r}; the groups are {', '.join(WEIGHT_GROUPS)}, e.g. acc=1,cf=2"
+            )
+        if key in out:
+            raise argparse.ArgumentTypeError(f"axiom group {key!r} is given twice; give each group once, e.g. acc=1,cf=2")
+        try:
+            w = float(val)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"the weight of {key!r} must be a number, got {val!r}; e.g. {key}=2") from None
+        if not math.isfinite(w) or w < 0:
+            raise argparse.ArgumentTypeError(f"the weight of {key!r} must be a finite number >= 0, got {val!r}; e.g. {key}=2")
+        out[key] = w
+    return out

@@ -1,0 +1,361 @@
+"""``cffair train``, ``cffair query`` and ``cffair cke``: the LTN pipeline from the command line.
+
+Examples::
+
+    cffair train --dataset compas --setting acc_cf --fold 0 --save runs/compas-cf.pt
+    cffair train --dataset compas --setting acc_cf_sg        # reuses the cached pre-training
+    cffair query similar --checkpoint runs/compas-cf.pt --row 12 --beta 3
+    cffair query cf --checkpoint runs/compas-cf.pt --where "age <= 30"
+    cffair cke --data credit.csv --spec credit.yaml --dry-run
+
+Counterfactuals come from :func:`cffair.causal.generate` (cached on disk) or from a parquet file
+written by ``cffair counterfactuals generate`` (``--counterfactuals FILE``). Pre-training on the
+accuracy axioms is cached too (:func:`cffair.pretraining.pretrained`), so every setting of a fold
+continues from one pre-trained model.
+
+The learning rate defaults to 1e-3, the reproduction's; the paper's 0.1 (``--lr 0.1``) can
+collapse the fairness stages to a constant predictor on these data, which is warned about.
+"""
+
+from __future__ import annotations
+
+__all__ = ["register"]
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cffair.cli._common import (
+    add_data_args,
+    add_flow_args,
+    cache_root,
+    check_data_args,
+    counterfactuals,
+    data_source,
+    flow_config,
+    load_dataset,
+    prepare_fold,
+)
+from cffair.cli._options import (
+    OptionError,
+    folds,
+    learning_rate,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    probability,
+    weights,
+)
+
+LR_HELP = ("Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
+           "fairness stages to a constant predictor on these data)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``train``, ``query`` and ``cke`` to the ``cffair`` command line."""
+    t = sub.add_parser("train", help="train the LTN on one fold and print accuracy/MSE, CF-MSE and worst-subgroup CF-MSE")
+    _model_args(t)
+    t.add_argument("--setting", default="acc_cf", choices=["acc", "acc_cf", "acc_cf_sg"], help="axiom setting (section 7.1)")
+    t.add_argument("--save", metavar="PATH", help="write the trained learner (checkpoint) here")
+    t.add_argument("--json", action="store_true", help="print the evaluation as JSON")
+    t.set_defaults(func=_train, check=_check_model_args)
+
+    c = sub.add_parser("cke", help="counterfactual knowledge extraction (section 4.3): imbalances and the axioms A5 they add")
+    _model_args(c)
+    c.add_argument("--setting", default="acc_cf", choices=["acc_cf", "acc_cf_sg"], help="the model CKE starts from (Table 3)")
+    c.add_argument("--threshold", type=probability, default=None,
+                   help="imbalance at or above which an axiom is proposed (default: the paper's, 0.1 COMPAS, 0.01 otherwise)")
+    c.add_argument("--max-axioms", type=non_negative_int, default=None, help="add at most this many axioms (default: all)")
+    c.add_argument("--cke-epochs", type=non_negative_int, default=None, help="epochs per added axiom (default 500, the paper's)")
+    c.add_argument("--dry-run", action="store_true", help="only extract: print the imbalances and the axioms it would add")
+    c.add_argument("--save", metavar="PATH", help="write the learner after CKE (checkpoint) here")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.set_defaults(func=_cke, check=_check_model_args)
+
+    q = sub.add_parser("query", help="post-hoc queries of a trained model (section 4.4)")
+    qsub = q.add_subparsers(dest="query_command", required=True, metavar="QUERY")
+    s = qsub.add_parser("similar", help="equation (2): a similar point in my subgroup with a different outcome?")
+    s.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save`")
+    s.add_argument("--row", type=non_negative_int, required=True, help="positional row id of x̂ in the dataset")
+    s.add_argument("--beta", type=positive_float, default=3.0, help="similarity radius β on encoded rows (Table 4: 3 or 5)")
+    s.add_argument("--k", type=positive_int, default=3, help="number of witnesses to show")
+    s.set_defaults(func=_query_similar)
+    qc = qsub.add_parser("cf", help="equation (3): counterfactual fairness of a subgroup")
+    qc.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save`")
+    qc.add_argument("--where", required=True, help="pandas query on the readable data selecting T_C, e.g. \"age <= 30\"")
+    qc.add_argument("--counterfactuals", metavar="PARQUET",
+                    help="counterfactual parquet (default: the checkpoint's, or generate/cached)")
+    add_flow_args(qc)
+    qc.add_argument("--quiet", action="store_true", help="no progress bars")
+    qc.set_defaults(func=_query_cf)
+
+
+# ---------------------------------------------------------------------------- options
+def _model_args(p: argparse.ArgumentParser) -> None:
+    add_data_args(p)
+    p.add_argument("--fold", type=non_negative_int, default=0, help="fold of the seeded split (0 .. folds-1; default 0)")
+    p.add_argument("--folds", type=folds, default=5,
+                   help="number of folds of the seeded stratified split (default 5, the paper's)")
+    p.add_argument("--pretrain-epochs", type=non_negative_int, default=None,
+                   help="epochs on the accuracy axioms (default 1500, the paper's); cached and shared by every setting")
+    p.add_argument("--fair-epochs", type=non_negative_int, default=None,
+                   help="epochs after adding the fairness axioms (default 500)")
+    p.add_argument("--lr", type=learning_rate, default=None, help=LR_HELP)
+    p.add_argument("--weights", type=weights, default={},
+                   help="axiom group weights (groups acc, cf, cf_sg, cke), e.g. acc=1,cf=2 (appendix B)")
+    p.add_argument("--counterfactuals", metavar="PARQUET",
+                   help="counterfactual parquet (default: generate with the causal flow, cached)")
+    add_flow_args(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _check_model_args(args: argparse.Namespace) -> None:
+    check_data_args(args)
+    if args.fold >= args.folds:
+        raise OptionError(f"--fold {args.fold} does not exist with --folds {args.folds}; choose --fold 0 .. {args.folds - 1}.")
+    if args.counterfactuals and not Path(args.counterfactuals).is_file():
+        raise OptionError(f"--counterfactuals {args.counterfactuals}: no such file; "
+                          "write one with `cffair counterfactuals generate --out`.")
+
+
+def _learner_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    from cffair.training import DEFAULT_LR, FAIR_EPOCHS, PRETRAIN_EPOCHS
+
+    return {
+        "lr": DEFAULT_LR if args.lr is None else args.lr,
+        "pretrain_epochs": PRETRAIN_EPOCHS if args.pretrain_epochs is None else args.pretrain_epochs,
+        "fair_epochs": FAIR_EPOCHS if args.fair_epochs is None else args.fair_epochs,
+    }
+
+
+# ---------------------------------------------------------------------------- training
+def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
+    """Load the data, get counterfactuals, pre-train (or read the cache) and fit ``args.setting``.
+
+    Returns (learner, fold data, counterfactual set, information on the pre-training).
+    """
+    from cffair.pretraining import pretrained
+    from cffair.training import LTNLearner
+    from cffair.utils import torch_cpu_setup
+
+    torch_cpu_setup()
+    ds = load_dataset(*data_source(args))
+    if interventions == "immutable":
+        from cffair.cke import cke_features
+
+        if not cke_features(ds.spec):
+            raise OptionError(
+                f"dataset {ds.spec.name} has no immutable feature other than the sensitive attribute {ds.spec.sensitive!r}, "
+                "so CKE has nothing to intervene on; list immutable features under `immutable:` in its spec."
+            )
+    cfs = counterfactuals(ds, args.counterfactuals, interventions=interventions, config=flow_config(args), seed=args.seed,
+                          cache=cache_root(args), quiet=args.quiet)
+    d = prepare_fold(ds, args.fold, args.folds, args.seed, cfs)
+    spec = d["spec"]
+    kw = _learner_kwargs(args)
+    pre = pretrained(d["X_train"], d["y_train"], spec.target_kind, lr=kw["lr"], epochs=kw["pretrain_epochs"], seed=args.seed,
+                     sensitive=spec.sensitive, cache_dir=cache_root(args), name=f"{spec.name}-fold{args.fold}of{args.folds}",
+                     progress=not args.quiet)
+    info = {"from_cache": pre.from_cache, "path": None if pre.path is None else str(pre.path), "epochs": kw["pretrain_epochs"]}
+    if not args.quiet:
+        if pre.from_cache:
+            where = f"read from the cache ({pre.path})"
+        else:
+            where = f"{kw['pretrain_epochs']} epochs" + (f", cached in {pre.path}" if pre.path else "")
+        print(f"pre-training: {where}", file=sys.stderr)
+    if args.setting == "acc":
+        learner = pre.learner
+        learner.group_weights = dict(args.weights)
+    else:
+        learner = LTNLearner.load(pre.learner.state_dict(), setting=args.setting, lr=kw["lr"], fair_epochs=kw["fair_epochs"],
+                                  group_weights=args.weights, progress=not args.quiet)
+        learner.fit(d["X_train"], d["y_train"], pairs=d["pairs_train"], pair_subgroups=d["pair_subgroups_train"])
+    return learner, d, cfs, info
+
+
+def _extra(args: argparse.Namespace, cfs: Any) -> dict[str, Any]:
+    """What a checkpoint records to rebuild its data, fold and counterfactuals (``cffair query``)."""
+    source, spec = data_source(args)
+    absolute = (lambda p: str(Path(p).resolve())) if spec else (lambda p: p)
+    return {
+        "dataset": absolute(source), "spec": spec and str(Path(spec).resolve()), "fold": args.fold, "folds": args.folds,
+        "seed": args.seed, "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
+        "cache_dir": args.cache_dir, "flow_config": flow_config(args), "counterfactual_config": cfs.meta.get("config"),
+    }
+
+
+def _cf_info(cfs: Any) -> dict[str, Any]:
+    """How the counterfactuals were made (shown in ``--json`` output)."""
+    meta = cfs.meta or {}
+    return {"generator": meta.get("generator"), "categorical": (meta.get("config") or {}).get("categorical"),
+            "flow_epochs_run": meta.get("flow_epochs_run"), "seed": meta.get("seed")}
+
+
+def _evaluate(learner: Any, d: dict[str, Any]) -> dict[str, Any]:
+    from cffair.metrics import evaluate
+
+    return evaluate(learner.predict_d, d["X_test"], d["y_test"], d["pairs_test"], d["pair_subgroups_test"], d["spec"].target_kind)
+
+
+def _train(args: argparse.Namespace) -> int:
+    learner, d, cfs, pre = _fit(args, "sensitive")
+    spec = d["spec"]
+    res = _evaluate(learner, d)
+    res.update({"dataset": spec.name, "setting": args.setting, "fold": args.fold, "lr": learner.lr, "pretraining": pre,
+                "counterfactuals": _cf_info(cfs)})
+    if args.save:
+        learner.save(args.save, extra=_extra(args, cfs))
+    if args.json:
+        print(json.dumps(res, indent=2, default=str))
+        return 0
+    perf = f"accuracy {res['accuracy']:.3f}" if "accuracy" in res else f"MSE {res['mse']:.3f}"
+    print(f"{spec.name}  {args.setting}  fold {args.fold}  lr {learner.lr:g}")
+    print(f"  {perf}")
+    print(f"  CF-MSE {res['cf_mse']:.4f}  (pooled over {res['n_pairs']:,} test pairs)")
+    print(f"  worst-subgroup CF-MSE {res['cf_mse_worst_subgroup']:.4f}  ({res['worst_subgroup']})")
+    for g, v in sorted(res["cf_mse_by_subgroup"].items(), key=lambda kv: -kv[1]):
+        print(f"    {g:<36} {v:.4f}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- CKE
+def _cke(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from cffair import cke
+
+    learner, d, cfs, pre = _fit(args, "immutable")
+    frame, spec = d["frame"], d["spec"]
+    if args.cke_epochs is not None:
+        learner.cke_epochs = args.cke_epochs
+    groups = pd.Series(frame[spec.sensitive].astype(str).to_numpy())
+    pairs_by_feature = cke.pairs_from_cfset(cfs, frame, d["encoder"], spec, rows=d["fold"].train)
+    if args.dry_run:
+        report = cke.extract(learner.predict_d, pairs_by_feature, groups, spec, args.threshold)
+        chosen = report.candidates[: args.max_axioms] if args.max_axioms is not None else report.candidates
+        steps = pd.DataFrame([{"step": 0, "axiom": "-", **{k: v for k, v in _evaluate(learner, d).items() if np.isscalar(v)}}])
+    else:
+        steps, report = cke.cke_loop(learner, d["X_train"], pairs_by_feature, groups, spec, evaluate_fn=lambda m: _evaluate(m, d),
+                                     threshold=args.threshold, max_axioms=args.max_axioms)
+        chosen = report.candidates[: len(steps) - 1]
+    axioms = [{"name": ax.name, "group": c.group, "feature": c.feature, "imbalance": c.imbalance, "formula": ax.formula}
+              for c, ax in zip(chosen, report.axioms(spec.target_kind, spec.sensitive, chosen), strict=True)]
+    if args.save and not args.dry_run:
+        learner.save(args.save, extra=_extra(args, cfs))
+    out = {
+        "dataset": spec.name, "setting": args.setting, "fold": args.fold, "threshold": report.threshold,
+        "added": not args.dry_run, "axioms": axioms, "imbalances": report.imbalances.to_dict(orient="records"),
+        "undesirable_ratio": {str(k): float(v) for k, v in report.undesirable_ratio.items()},
+        "steps": steps.to_dict(orient="records"), "pretraining": pre, "counterfactuals": _cf_info(cfs),
+    }
+    if args.json:
+        print(json.dumps(out, indent=2, default=str))
+        return 0
+    _print_cke(out, report)
+    return 0
+
+
+def _print_cke(out: dict[str, Any], report: Any) -> None:
+    import pandas as pd
+
+    print(f"{out['dataset']}  CKE on {out['setting']}  fold {out['fold']}  (threshold {out['threshold']:g}, training rows)")
+    print("imbalances of undesirable explanations (frequency of the group minus the largest of the others)")
+    if report.imbalances.empty:
+        print("  none: no negatively predicted row has a counterfactual explanation")
+    for r in report.imbalances.itertuples():
+        mark = "*" if r.imbalance >= report.threshold else " "
+        print(f" {mark}{r.group:<24} {r.feature:<20} frequency {r.frequency:.3f}  "
+              f"others {r.others_max:.3f}  imbalance {r.imbalance:+.3f}")
+    if out["axioms"]:
+        print(f"axioms A5 {'added, in this order' if out['added'] else 'it would add (--dry-run)'}:")
+    else:
+        print(f"no imbalance reaches the threshold {out['threshold']:g}: no axiom A5 to add.")
+    for a in out["axioms"]:
+        print(f"  {a['name']}  {a['formula']}  (imbalance {a['imbalance']:+.3f})")
+    steps = pd.DataFrame(out["steps"])
+    cols = [c for c in ("step", "axiom", "accuracy", "mse", "cf_mse", "cf_mse_worst_subgroup") if c in steps.columns]
+    print("evaluation on the test rows" + (" after each added axiom" if out["added"] else ""))
+    print(steps[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+
+
+# ---------------------------------------------------------------------------- queries
+def _from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:
+    from cffair.errors import DataError
+    from cffair.training import LTNLearner, checkpoint_extra
+
+    if not Path(path).is_file():
+        raise DataError(f"checkpoint {path} does not exist; write one with `cffair train --save PATH`.")
+    try:
+        extra = checkpoint_extra(path)
+        learner = LTNLearner.load(path, progress=False)
+    except Exception as exc:  # torch raises many kinds for a file that is not a checkpoint
+        raise DataError(f"{path} is not a readable cffair checkpoint ({type(exc).__name__}: {exc}); "
+                        "write one with `cffair train --save PATH`.") from None
+    if "dataset" not in extra:
+        raise DataError(f"{path} does not say which dataset it was trained on; it was not written by `cffair train --save`.")
+    ds = load_dataset(extra["dataset"], extra.get("spec"))
+    return learner, extra, ds
+
+
+def _fold_encoder(ds: Any, extra: dict[str, Any]) -> Any:
+    from cffair.datasets import make_folds
+    from cffair.encoding import Encoder
+
+    frame, spec = ds
+    f = make_folds(frame, spec, extra.get("folds", 5), extra.get("seed", 0))[extra.get("fold", 0)]
+    return Encoder(spec).fit(frame.iloc[f.train])
+
+
+def _query_similar(args: argparse.Namespace) -> int:
+    from cffair.errors import DataError
+    from cffair.queries import similar_different
+
+    learner, extra, ds = _from_checkpoint(args.checkpoint)
+    frame, spec = ds
+    if not 0 <= args.row < len(frame):
+        raise DataError(f"--row must lie in 0..{len(frame) - 1}, got {args.row}.")
+    enc = _fold_encoder(ds, extra)
+    labels = spec.subgroup_labels(frame).to_numpy()
+    members = np.flatnonzero(labels == labels[args.row])
+    X = enc.transform(frame.iloc[members])
+    x_hat = enc.transform(frame.iloc[[args.row]])[0]
+    res = similar_different(learner.model_, X, x_hat, args.beta, spec.target_kind, learner.semantics, enc, k=args.k)
+    print(f"subgroup {labels[args.row]!r} ({len(members):,} rows), β = {args.beta}: sat = {res.sat:.3f}")
+    print("x̂:")
+    print(res.query_row.to_string(index=False))
+    print("closest rows with a different outcome:" if len(res.rows) else "no row within β has a different outcome.")
+    if len(res.rows):
+        shown = res.rows.copy()
+        shown["row_id"] = members[shown.pop("index").to_numpy()]
+        print(shown.to_string(index=False))
+    return 0
+
+
+def _query_cf(args: argparse.Namespace) -> int:
+    from cffair.errors import DataError
+    from cffair.queries import subgroup_cf
+
+    learner, extra, ds = _from_checkpoint(args.checkpoint)
+    frame, spec = ds
+    enc = _fold_encoder(ds, extra)
+    try:
+        selected = frame.reset_index(drop=True).query(args.where).index.to_numpy()
+    except Exception as exc:  # pandas raises many kinds for a bad expression
+        raise DataError(f"--where {args.where!r} is not a valid pandas query on columns {list(frame.columns)}: {exc}") from None
+    # regenerate as at training time unless an option here says otherwise
+    config = {**(extra.get("flow_config") or {}), **flow_config(args)}
+    cache = cache_root(args) if (args.cache_dir or args.no_cache) else extra.get("cache_dir")
+    cfs = counterfactuals(ds, args.counterfactuals or extra.get("counterfactuals"), interventions="sensitive", config=config,
+                          seed=extra.get("seed", 0), cache=cache, quiet=args.quiet)
+    pairs = cfs.pairs(frame, enc, spec.sensitive)
+    mask = np.isin(pairs.row_id, selected)
+    sat = subgroup_cf(learner.model_, pairs.x, pairs.x_cf, mask, spec.target_kind, learner.semantics,
+                      name=args.where, sensitive=spec.sensitive)
+    link = "↔" if spec.target_kind == "binary" else "Eq"
+    print(f"∀x∈T_C, ∀x′∈cf(x, {spec.sensitive}): D(x) {link} D(x′)   with T_C: {args.where}")
+    print(f"  {int(mask.sum()):,} pairs from {len(selected):,} rows: sat = {sat:.4f}")
+    return 0

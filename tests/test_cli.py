@@ -1,0 +1,269 @@
+"""The command line's errors: one line on stderr, exit status 2, no traceback, before any work.
+
+Every test runs ``cffair.cli.main([...])`` in-process. The data loaders of the commands are
+replaced by a function that fails the test, so an option that is only rejected after the data
+were loaded (let alone after counterfactuals were generated) is caught.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import warnings
+
+import pytest
+
+from cffair.cli import _options, build_parser, main
+from cffair.errors import DataError
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if a command starts loading data."""
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the command started working before rejecting its options")
+
+    import cffair.cli.counterfactuals
+    import cffair.cli.data
+    import cffair.cli.train
+
+    for mod in (cffair.cli.train, cffair.cli.data, cffair.cli.counterfactuals):
+        monkeypatch.setattr(mod, "load_dataset", boom)
+
+
+def _run(argv, capsys):
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def assert_one_line_error(rc, out, err, *needles):
+    assert rc == 2
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("cffair: error: ")
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["train", "--dataset", "compas", "--folds", "1"], ["argument --folds", "at least 2 folds", "got 1", "--folds 5"]),
+        (["train", "--dataset", "compas", "--seed", "-1"], ["argument --seed", ">= 0", "got -1", "--seed 0"]),
+        (["train", "--dataset", "compas", "--lr", "0"], ["argument --lr", "> 0", "--lr 1e-3", "--lr 0.1"]),
+        (["train", "--dataset", "compas", "--lr", "nan"], ["argument --lr", "not a finite number"]),
+        (["train", "--dataset", "compas", "--weights", "foo=2"], ["argument --weights", "'foo'", "acc, cf, cf_sg, cke", "acc=1,cf=2"]),
+        (["train", "--dataset", "compas", "--weights", "cf=-1"], ["argument --weights", "'cf'", ">= 0"]),
+        (["train", "--dataset", "compas", "--weights", "cf"], ["argument --weights", "group=number"]),
+        (["train", "--dataset", "compas", "--pretrain-epochs", "-5"], ["argument --pretrain-epochs", ">= 0"]),
+        (["train", "--dataset", "compas", "--setting", "fair"], ["argument --setting", "invalid choice", "acc_cf_sg"]),
+        (["train", "--dataset", "compas", "--categorical", "onehot"], ["argument --categorical", "gumbel"]),
+        (["train", "--dataset", "compas", "--flow-epochs", "0"], ["argument --flow-epochs", ">= 1"]),
+        (["cke", "--dataset", "compas", "--folds", "1"], ["argument --folds", "--folds 5"]),
+        (["cke", "--dataset", "compas", "--threshold", "2"], ["argument --threshold", "between 0 and 1"]),
+        (["counterfactuals", "generate", "--dataset", "compas", "--patience", "-1"], ["argument --patience", "got -1", "--patience 0"]),
+        (["counterfactuals", "generate", "--dataset", "compas", "--seed", "x"], ["argument --seed", "'x'"]),
+        (["query", "similar", "--checkpoint", "m.pt", "--row", "-1"], ["argument --row", ">= 0"]),
+        (["query", "similar", "--checkpoint", "m.pt", "--row", "1", "--beta", "0"], ["argument --beta", "> 0"]),
+        (["train"], ["--dataset", "--data", "required", "cffair train --help"]),
+        (["train", "--dataset", "compas", "--bogus"], ["unrecognized arguments: --bogus"]),
+        (["bogus"], ["invalid choice: 'bogus'", "cffair --help"]),
+    ],
+)
+def test_bad_options_give_one_line_and_status_2(argv, needles, capsys, no_work):
+    assert_one_line_error(*_run(argv, capsys), *needles)
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["train", "--dataset", "compas", "--fold", "5"], ["--fold 5", "--folds 5", "--fold 0 .. 4"]),
+        (["train", "--dataset", "compas", "--fold", "2", "--folds", "2"], ["--fold 2", "--fold 0 .. 1"]),
+        (["train", "--data", "mine.csv"], ["--data mine.csv", "needs --spec"]),
+        (["cke", "--data", "mine.csv", "--spec", "nowhere.yaml"], ["--spec nowhere.yaml", "no such file"]),
+        (["train", "--dataset", "compas", "--counterfactuals", "nowhere.parquet"], ["--counterfactuals nowhere.parquet", "cffair counterfactuals generate"]),
+        (["data", "describe", "mine.csv", "--spec", "nowhere.yaml"], ["--spec nowhere.yaml", "no such file"]),
+    ],
+)
+def test_options_wrong_together_are_rejected_before_any_work(argv, needles, capsys, no_work, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert_one_line_error(*_run(argv, capsys), *needles)
+
+
+def test_a_csv_with_a_spec_needs_the_csv(tmp_path, capsys, no_work, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "spec.yaml").write_text("name: tiny\ntarget: y\ntarget_kind: binary\nsensitive: s\n")
+    rc, out, err = _run(["train", "--data", "missing.csv", "--spec", "spec.yaml"], capsys)
+    assert_one_line_error(rc, out, err, "--data missing.csv", "no such file")
+
+
+# ---------------------------------------------------------------------------- reproduce (the lead's module)
+def _commands() -> set[str]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return set(sub.choices)
+
+
+def test_every_command_group_is_registered():
+    assert {"data", "counterfactuals", "train", "query", "cke"} <= _commands()
+    if importlib.util.find_spec("cffair.cli.reproduce") is not None:
+        assert {"reproduce", "results"} <= _commands()
+
+
+def test_a_command_group_comes_from_the_first_module_that_has_it(monkeypatch):
+    import cffair.cli
+
+    # a module that does not exist and one without ``register`` are passed over
+    monkeypatch.setattr(cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group", "cffair.errors", "cffair.cli.data"),))
+    assert _commands() == {"data"}
+    monkeypatch.setattr(cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group",),))
+    assert _commands() == set()
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["reproduce", "--jobs", "0"], ["argument --jobs", ">= 1", "got 0"]),
+        (["reproduce", "--backend", "bogus"], ["argument --backend", "'bogus'", "loky"]),
+    ],
+)
+def test_reproduce_options_are_checked_at_parse_time(argv, needles, capsys, monkeypatch):
+    pytest.importorskip("cffair.cli.reproduce", reason="reproduce still lives in cffair.experiments, without validators")
+    assert_one_line_error(*_run(argv, capsys), *needles)
+
+
+# ---------------------------------------------------------------------------- errors deep in a command
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    """A small CSV of one's own and its spec, in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    rows = ["y,s,x"] + [f"{i % 2},{'ab'[i % 3 == 0]},{i * 0.5}" for i in range(30)]
+    (tmp_path / "tiny.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "spec.yaml").write_text("name: tiny\ntarget: y\ntarget_kind: binary\nsensitive: s\n")
+    return tmp_path
+
+
+def test_describe_a_csv_of_ones_own(tiny, capsys):
+    rc, out, err = _run(["data", "describe", "tiny.csv", "--spec", "spec.yaml", "--json"], capsys)
+    assert rc == 0, err
+    import json
+
+    info = json.loads(out)
+    assert info["rows"] == 30 and info["target"] == "y" and info["sensitive"] == "s"
+    assert info["groups"] == {"a": 20, "b": 10}  # s = b exactly for i % 3 == 0
+    assert info["target_balance"]["positive_rate"] == pytest.approx(0.5)
+
+
+def test_missing_csv_deep_in_a_command_is_one_line(tiny, capsys):
+    rc, out, err = _run(["data", "describe", "my.csv", "--spec", "spec.yaml"], capsys)
+    assert_one_line_error(rc, out, err, "my.csv")
+
+
+def test_yaml_syntax_error_is_one_line(tiny, capsys):
+    (tiny / "bad.yaml").write_text("name: tiny\ntarget: [y\nsensitive: s\n")
+    rc, out, err = _run(["data", "describe", "tiny.csv", "--spec", "bad.yaml"], capsys)
+    assert_one_line_error(rc, out, err, "line")
+
+
+def test_non_utf8_csv_is_one_line(tiny, capsys):
+    (tiny / "latin.csv").write_bytes("y,s,x\n1,caf\xe9,0.5\n0,th\xe9,1.5\n".encode("latin-1"))
+    rc, out, err = _run(["data", "describe", "latin.csv", "--spec", "spec.yaml"], capsys)
+    assert_one_line_error(rc, out, err, "UTF-8")
+
+
+def test_unreadable_checkpoint_is_one_line(tiny, capsys):
+    (tiny / "m.pt").write_bytes(b"not a checkpoint")
+    rc, out, err = _run(["query", "similar", "--checkpoint", "m.pt", "--row", "0"], capsys)
+    assert_one_line_error(rc, out, err, "m.pt", "cffair train --save")
+
+
+def test_value_errors_are_one_line_and_bugs_keep_their_traceback(monkeypatch, capsys):
+    import cffair.cli.data
+
+    def multi_line_data_error(args):
+        raise DataError("column 'x' has 3 NaN values\nat rows 4, 7, 9; drop or fill them")
+
+    monkeypatch.setattr(cffair.cli.data, "_describe", multi_line_data_error)
+    rc, out, err = _run(["data", "describe", "adult"], capsys)
+    assert_one_line_error(rc, out, err, "column 'x' has 3 NaN values; at rows 4, 7, 9; drop or fill them")
+
+    monkeypatch.setenv("CFFAIR_DEBUG", "1")  # a traceback on request
+    with pytest.raises(DataError):
+        main(["data", "describe", "adult"])
+    monkeypatch.delenv("CFFAIR_DEBUG")
+
+    def bug(args):
+        raise RuntimeError("a bug, not the user's mistake")
+
+    monkeypatch.setattr(cffair.cli.data, "_describe", bug)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["data", "describe", "adult"])
+
+
+def test_warnings_print_as_one_line(monkeypatch, capsys):
+    import cffair.cli.data
+
+    def warns(args):
+        warnings.warn("the predictor is constant\nafter pre-training", UserWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(cffair.cli.data, "_describe", warns)
+    rc, out, err = _run(["data", "describe", "adult"], capsys)
+    assert rc == 0
+    assert err == "cffair: warning: the predictor is constant; after pre-training\n"
+
+
+def test_help_exits_0(capsys):
+    assert main(["train", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--lr" in out and "0.1" in out and "1e-3" in out  # the paper's value is one flag away, and documented
+
+
+# ---------------------------------------------------------------------------- the validators themselves
+@pytest.mark.parametrize(
+    ("fn", "text", "value"),
+    [
+        (_options.positive_int, "3", 3),
+        (_options.non_negative_int, "0", 0),
+        (_options.seed, "42", 42),
+        (_options.folds, "2", 2),
+        (_options.patience, "0", None),
+        (_options.patience, "none", None),
+        (_options.patience, "7", 7),
+        (_options.positive_float, "1e-3", 1e-3),
+        (_options.non_negative_float, "0", 0.0),
+        (_options.probability, "1", 1.0),
+        (_options.learning_rate, "0.1", 0.1),
+        (_options.backend_name, "dask", "dask"),
+        (_options.weights, "acc=1, cf=2.5", {"acc": 1.0, "cf": 2.5}),
+        (_options.weights, "", {}),
+    ],
+)
+def test_validators_accept_good_values(fn, text, value):
+    assert fn(text) == value
+
+
+@pytest.mark.parametrize(
+    ("fn", "text", "needle"),
+    [
+        (_options.positive_int, "0", ">= 1"),
+        (_options.positive_int, "1.5", "whole number"),
+        (_options.non_negative_int, "-1", ">= 0"),
+        (_options.folds, "1", "--folds 5"),
+        (_options.patience, "-1", "--patience 0"),
+        (_options.positive_float, "-0.5", "> 0"),
+        (_options.positive_float, "inf", "finite"),
+        (_options.probability, "-0.1", "between 0 and 1"),
+        (_options.learning_rate, "0", "--lr 0.1"),
+        (_options.backend_name, "bogus", "loky, multiprocessing, threading, sequential, dask"),
+        (_options.weights, "acc=1,acc=2", "given twice"),
+        (_options.weights, "cke=x", "must be a number"),
+    ],
+)
+def test_validators_reject_bad_values_with_the_fix(fn, text, needle):
+    with pytest.raises(argparse.ArgumentTypeError, match=None) as info:
+        fn(text)
+    assert needle in str(info.value)
