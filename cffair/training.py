@@ -28,9 +28,11 @@ Schedule choices made here (the paper leaves them open):
 * **Default learning rate 1e-3**, the value the reproduction uses (``PROFILES["full"]`` in
   :mod:`cffair.experiments`), not the paper's 0.1: at 0.1 the fairness stage fell into the
   constant predictor (sat ≈ 0.667) or not depending on the smallest change (COMPAS fold 0,
-  acc+CF: accuracy 0.549 at 0.1 against 0.652 at 1e-3; 5 of 15 runs on a credit dataset
-  collapsed). The paper's value is one argument away: ``LTNLearner(..., lr=0.1)``, or
-  ``cffair train --lr 0.1``; the constant-predictor warning below still guards it.
+  acc+CF: accuracy 0.549 in one run, 0.652 in another; 5 of 15 runs on a credit dataset
+  collapsed), and ``cffair train --dataset compas --setting acc_cf`` (fold 0, seed 0) reaches
+  test accuracy 0.587 at 0.1 against 0.682 at 1e-3. The paper's value is one argument away:
+  ``LTNLearner(..., lr=0.1)``, or ``cffair train --lr 0.1``; the constant-predictor warning
+  below still guards it.
 * Without pre-training, A1 + A2 + A4 collapse to "always positive" (sat ≈ 0.667): fitting a
   fairness setting with ``pretrain_epochs=0`` raises unless ``allow_no_pretrain=True``, and a
   constant predictor is detected after every stage (:class:`ConstantPredictorWarning`).
