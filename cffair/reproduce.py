@@ -291,10 +291,15 @@ def _watch_parent(parent: int, every: float = 1.0) -> None:
 def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, parent: int) -> list[dict[str, Any]]:
     from cffair.utils import torch_cpu_setup
 
+    from joblib import parallel_config
+
     if os.getpid() != parent:
         _watch_parent(parent)
     torch_cpu_setup()
-    return runner(group, ResultsStore(root))
+    # joblib inside a task (scikit-learn's transformers) runs in this process: under the Dask
+    # backend it would otherwise queue behind the very task that waits for it
+    with parallel_config(backend="sequential"):
+        return runner(group, ResultsStore(root))
 
 
 # ============================================================================ provenance

@@ -157,7 +157,10 @@ class SourceTree:
     def imports(self, module: str) -> set[str]:
         """Modules of the tree that ``module`` imports anywhere (also inside functions).
 
-        Imports under ``if TYPE_CHECKING:`` are left out: they only serve the type checker.
+        A string that is exactly the name of a module of the tree counts as an import too (lazy
+        imports through ``importlib`` and module ``__getattr__``): a dependency may be
+        over-counted, never missed. Imports under ``if TYPE_CHECKING:`` are left out: they only
+        serve the type checker.
         """
         found: set[str] = set()
 
@@ -177,6 +180,8 @@ class SourceTree:
                         target = self._resolve(child.module or "", alias.name, child.level, module)
                         if target:
                             found.add(target)
+                elif isinstance(child, ast.Constant) and isinstance(child.value, str) and "." in child.value and child.value in self.sources:
+                    found.add(child.value)  # a module named by string (importlib, lazy re-exports)
                 visit(child)
 
         visit(self.tree(module))

@@ -23,7 +23,7 @@ from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.store import ResultsStore
 from cffair.pipeline.counterfactuals import content_hash, counterfactual_set, flow_config, prepare_counterfactuals
 from cffair.pipeline.fold import FoldData
-from cffair.pipeline.keys import RUNNERS
+from cffair.pipeline.keys import RUNNERS, finish, record_fingerprint
 
 __all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "run_group"]
 
@@ -37,7 +37,12 @@ def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[s
     cfset = counterfactual_set(cfg0.dataset, cfg0.profile)
     contents = {"counterfactuals": content_hash(cfset)}
     fd = FoldData.build(cfg0, cfset)
-    records = [importlib.import_module(RUNNERS[c.method]).run(c, fd, store, contents) for c in group if c.method != "ltn"]
+    records = []
+    for c in group:
+        if c.method != "ltn":
+            metrics, timings, extra = importlib.import_module(RUNNERS[c.method]).run(c, fd)
+            records.append(finish(c, store, fd.data_hash, contents, metrics, timings,
+                                  n_train=int(len(fd.train)), n_test=int(len(fd.test)), **extra))
     ltn = [c for c in group if c.method == "ltn"]
     if ltn:
         runner = importlib.import_module(RUNNERS["ltn"])
@@ -46,5 +51,6 @@ def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[s
             gan = importlib.import_module(RUNNERS["gan"])
             gan_pairs = lambda test: gan.pairs(fd, test)  # noqa: E731
             gan_content = gan.pairs_hash(gan.pairs(fd, False))
-        records += runner.run(ltn, fd, store, contents, gan_pairs=gan_pairs, gan_content=gan_content)
+        records += runner.run(ltn, fd, store, contents, lambda c, known: record_fingerprint(c, fd.data_hash, known),
+                              gan_pairs=gan_pairs, gan_content=gan_content)
     return records

@@ -6,9 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from cffair.experiments.config import ExperimentConfig
-from cffair.experiments.store import ResultsStore
 from cffair.pipeline.fold import FoldData
-from cffair.pipeline.keys import finish
 from cffair.pipeline.mlp import mlp_config
 from cffair.utils import seed_everything
 
@@ -29,13 +27,12 @@ def dcevae_config(cfg: ExperimentConfig) -> DCEVAEConfig:
     return DCEVAEConfig(seed=cfg.seed, mlp=mlp_config(cfg), **changes)
 
 
-def run(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore, contents: dict[str, str]) -> dict[str, Any]:
-    """Fit, evaluate with the shared evaluation and store the record."""
+def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
+    """Fit and evaluate with the shared evaluation: ``(metrics, timings, extra fields of the record)``."""
     from cffair.baselines.dcevae import DCEVAEBaseline
 
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
     model = DCEVAEBaseline(dcevae_config(cfg)).fit(fd.frame.iloc[fd.train], fd.encoder)
     fit_time = time.perf_counter() - t0
-    return finish(cfg, store, fd.data_hash, contents, fd.evaluate(model.predict_score), {"total": round(fit_time, 2)},
-                  n_train=int(len(fd.train)), n_test=int(len(fd.test)))
+    return fd.evaluate(model.predict_score), {"total": round(fit_time, 2)}, {}

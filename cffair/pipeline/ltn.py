@@ -77,22 +77,23 @@ def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
 
 
 def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, contents: dict[str, str],
+        fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
         gan_pairs: Callable[[bool], CFPairs] | None = None, gan_content: str | None = None) -> list[dict[str, Any]]:
     """Run the LTN settings of one fold and store a record each.
 
     Args:
         contents: content hashes of the inputs known so far (``counterfactuals``).
+        fingerprint: a config's record fingerprint given its inputs' content hashes.
         gan_pairs: the GAN's counterfactual pairs of the training (``False``) or test (``True``)
             rows, for settings trained on them (appendix A).
         gan_content: content hash of the GAN's training pairs.
     """
-    from cffair.pipeline.keys import record_fingerprint
     from cffair.training import LTNLearner
 
     cfg0 = group[0]
     seed_everything(cfg0.seed)
     t0 = time.perf_counter()
-    equal = replace(cfg0, weights=ExperimentConfig(cfg0.dataset, cfg0.fold, cfg0.setting, profile=cfg0.profile).weights)
+    equal = replace(cfg0, weights=ExperimentConfig(cfg0.dataset, cfg0.fold, cfg0.setting, profile=cfg0.profile, n_folds=cfg0.n_folds).weights)
     base = LTNLearner(setting="acc", **_ltn_kwargs(equal, fd))  # weights do not act on the accuracy axioms alone
     base.fit(fd.X_train, fd.y_train)
     pre_time = time.perf_counter() - t0
@@ -103,10 +104,10 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
     models: dict[tuple, Any] = {}
     records = []
     for cfg in sorted(group, key=lambda c: ("cke" in c.setting, c.setting)):
-        fingerprint = record_fingerprint(cfg, fd.data_hash, known)
+        fp = fingerprint(cfg, known)
         stored = store.get(cfg)
-        if stored is not None and not diff(stored["fingerprint"], fingerprint, known):
-            records.append(store.restamp(stored, fingerprint))  # an upstream refactor gave the same inputs
+        if stored is not None and not diff(stored["fingerprint"], fp, known):
+            records.append(store.restamp(stored, fp))  # an upstream refactor gave the same inputs
             continue
         t1 = time.perf_counter()
         extra: dict[str, Any] = {}
@@ -125,12 +126,12 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
         metrics = fd.evaluate(learner.predict_d)
         if cfg.cf_source != "cnf" and gan_pairs is not None:
             extra["metrics_own_counterfactuals"] = fd.evaluate(learner.predict_d, gan_pairs(True))
-        if cfg.setting == "ltn_acc_cf" and cfg.dataset == "adult" and not cfg.tag and cfg.cf_source == "cnf":
+        if cfg.setting == "ltn_acc_cf" and not cfg.tag and cfg.cf_source == "cnf":
             extra["queries"] = _queries(learner, fd)
         timings = {"pretrain": round(pre_time, 2), "setting": round(time.perf_counter() - t1, 2)}
         timings["total"] = round(timings["pretrain"] + timings["setting"], 2)
         rec = make_record(
-            cfg, fingerprint, metrics, timings,
+            cfg, fp, metrics, timings,
             satisfaction={k: float(v) for k, v in learner.satisfactions().items()},
             history=_history(learner),
             n_train=int(len(fd.train)), n_test=int(len(fd.test)), n_train_pairs=int(len(train_pairs.row_id)),
@@ -174,7 +175,8 @@ def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state: Any, pretrained:
 
 
 def _queries(learner: Any, fd: FoldData) -> dict[str, Any]:
-    """Equation (2) for an example row of each Table-4 subgroup, equation (3) for every subgroup."""
+    """Equation (2) for an example row of each Table-4 subgroup the data has (Adult's), equation
+    (3) for every subgroup of any dataset."""
     from cffair import queries
 
     out: dict[str, Any] = {"eq2": [], "eq3": {}}

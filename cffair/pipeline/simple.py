@@ -6,17 +6,15 @@ import time
 from typing import Any
 
 from cffair.experiments.config import ExperimentConfig
-from cffair.experiments.store import ResultsStore
 from cffair.pipeline.fold import FoldData
-from cffair.pipeline.keys import finish
 from cffair.pipeline.mlp import mlp_config
 from cffair.utils import seed_everything
 
 __all__ = ["run"]
 
 
-def run(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore, contents: dict[str, str]) -> dict[str, Any]:
-    """Fit ``cfg.setting`` (``unaware``, ``level3`` or ``pcf``), evaluate and store the record."""
+def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
+    """Fit ``cfg.setting`` (``unaware``, ``level3`` or ``pcf``) and evaluate: ``(metrics, timings, extra)``."""
     from cffair.baselines.simple import PlugInCF, ResidualMLP, UnawareMLP
 
     seed_everything(cfg.seed)
@@ -31,5 +29,4 @@ def run(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore, contents: dict
     else:
         raise ValueError(f"not a simple baseline: {cfg.setting!r}")
     fit_time = time.perf_counter() - t0
-    return finish(cfg, store, fd.data_hash, contents, fd.evaluate(model.predict_score), {"total": round(fit_time, 2)},
-                  n_train=int(len(fd.train)), n_test=int(len(fd.test)))
+    return fd.evaluate(model.predict_score), {"total": round(fit_time, 2)}, {}

@@ -1,0 +1,67 @@
+"""``cffair reproduce`` (regenerate every table and figure) and ``cffair results`` (what is stored, fresh or stale, and why)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from cffair.cli._options import backend_name, positive_int
+from cffair.experiments.config import DATASETS, GROUPS
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``reproduce`` and ``results``."""
+    p = sub.add_parser("reproduce", help="regenerate every table and figure (counterfactuals, grid, notebooks)")
+    p.add_argument("--mode", choices=["quick", "full"], default="quick")
+    p.add_argument("--only", nargs="*", choices=list(GROUPS), help="question groups to run (default: all)")
+    p.add_argument("--jobs", type=positive_int, default=2, help="worker processes (one torch thread each)")
+    p.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
+    p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
+    p.add_argument("--no-notebooks", action="store_true", help="only compute results")
+    p.set_defaults(func=_cmd_reproduce)
+    r = sub.add_parser("results", help="list stored results: fresh, stale (and why), missing or corrupt")
+    r.add_argument("--mode", choices=["quick", "full"], default="full")
+    r.add_argument("--only", nargs="*", choices=list(GROUPS))
+    r.add_argument("--all", action="store_true", help="list every stale record with its reasons (default: a summary)")
+    r.set_defaults(func=_cmd_results)
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from cffair.reproduce import reproduce
+
+    prov = reproduce(args.mode, args.only, jobs=args.jobs, datasets=args.datasets, notebooks=not args.no_notebooks, backend=args.backend)
+    print(json.dumps(prov["stage_seconds"], indent=2))
+    return 0
+
+
+def _cmd_results(args: argparse.Namespace) -> int:
+    from cffair.experiments import ResultsStore, paper_grid
+    from cffair.reproduce import reason_counts, results_root, status
+
+    store = ResultsStore(results_root() / args.mode)
+    st = status(store, paper_grid(args.mode, only=args.only))
+    counts = st["state"].value_counts().to_dict()
+    print(f"results/{args.mode}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    stale = st[st["state"] == "stale"]
+    if len(stale):
+        print("stale, because:")
+        for reason, k in reason_counts(stale):
+            print(f"  {reason}  ({k} records)")
+        if args.all:
+            for _, row in stale.iterrows():
+                print(f"  {row['key']}: " + "; ".join(row["reasons"]))
+    for _, row in st[st["state"] == "corrupt"].iterrows():
+        print(f"corrupt: {row['path']}: {row['reasons'][0]} (moved aside and recomputed by the next `cffair reproduce`)")
+    extra = [c for c in store.corrupt() if c.path not in set(st["path"].map(lambda p: __import__("pathlib").Path(p)))]
+    for c in extra:
+        print(f"corrupt: {c.path}: {c.reason}")
+    missing = st.loc[st["state"] == "missing", "key"].tolist()
+    if missing:
+        print("missing:")
+        for k in missing[:50]:
+            print("  " + k)
+        if len(missing) > 50:
+            print(f"  ... and {len(missing) - 50} more")
+    return 0

@@ -1,0 +1,109 @@
+"""Record fingerprints: what stales a record and what does not (issue 11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cffair.experiments import ExperimentConfig, ResultsStore, SourceTree, diff, normalised_code
+from cffair.pipeline import keys
+
+METHODS = ("ltn", "cnf", "gan", "dcevae", "pcf")
+
+
+def _edited(tree: SourceTree, module: str, edit) -> SourceTree:
+    return SourceTree({**tree.sources, module: edit(tree.sources[module])}, tree.packages)
+
+
+def _codes(tree: SourceTree) -> dict[str, dict[str, str]]:
+    return {m: keys.code(m, tree) for m in METHODS}
+
+
+def test_docstring_comment_and_formatting_edits_change_nothing():
+    src = 'def f(x):\n    return x + 1\n'
+    same = '"""Module doc."""\n\n\ndef f(x):  # add one\n    """Doc."""\n    return (x +\n            1)\n'
+    assert normalised_code(src) == normalised_code(same)
+    assert normalised_code(src) != normalised_code(src.replace("+ 1", "+ 2"))
+
+
+def test_a_docstring_edit_in_a_shared_module_stales_no_record():
+    tree = SourceTree.installed()
+    edited = _edited(tree, "cffair.training", lambda s: s.replace('"""', '"""Edited. ', 1) + "\n# a comment\n")
+    assert edited.sources["cffair.training"] != tree.sources["cffair.training"]
+    assert _codes(edited) == _codes(tree)
+
+
+@pytest.mark.parametrize("module,stales", [
+    ("cffair.baselines.gan", {"gan"}),
+    ("cffair.cke", {"ltn"}),
+    ("cffair.baselines.dcevae", {"dcevae"}),
+    ("cffair.training", {"ltn"}),
+    ("cffair.metrics", set(METHODS)),  # the shared evaluation
+])
+def test_a_code_edit_stales_exactly_the_methods_that_run_it(module, stales):
+    tree = SourceTree.installed()
+    edited = _edited(tree, module, lambda s: s + "\n_EDIT = 1\n")
+    before, after = _codes(tree), _codes(edited)
+    assert {m for m in METHODS if before[m] != after[m]} == stales
+    for m in stales:
+        assert diff({"code": before[m]}, {"code": after[m]}) == [f"code of {module} changed"]
+
+
+def test_bookkeeping_modules_and_the_twins_producer_are_not_a_records_code():
+    code = keys.code("ltn")
+    assert "cffair.experiments.store" not in code and "cffair.experiments.fingerprint" not in code
+    assert "cffair.causal.flow" not in code and "cffair.pipeline.counterfactuals" not in code
+    assert any(m == "cffair.causal.flow"
+               for m in keys.producer("counterfactuals", ExperimentConfig("compas", 0, "cnf"), "d")["code"])
+
+
+def test_the_dispatcher_imports_nothing_outside_what_records_name():
+    """Every module the dispatcher imports is a method's runner, a producer, or in every record's closure."""
+    tree = SourceTree.installed()
+    named = set(keys.RUNNERS.values()) | set(keys.PRODUCERS) | set.intersection(*(set(keys.code(m)) for m in METHODS))
+    assert tree.imports(keys.DISPATCHER) - named - {m for m in tree.sources if tree.exempt(m)} == set()
+
+
+def test_an_input_made_by_changed_code_is_fresh_when_its_content_is_the_same():
+    stored = {"code": {"m": "1"}, "data": "d", "config": {}, "packages": {},
+              "inputs": {"counterfactuals": {"content": "H", "producer": {"code": {"flow": "1"}}}}}
+    now = {**stored, "inputs": {"counterfactuals": {"content": None, "producer": {"code": {"flow": "2"}}}}}
+    [reason] = diff(stored, now)
+    assert reason.startswith("input counterfactuals was made by a changed stage (code of flow changed)")
+    assert diff(stored, now, {"counterfactuals": "H"}) == []
+    assert diff(stored, now, {"counterfactuals": "other"}) == ["input counterfactuals: its content changed"]
+
+
+@pytest.mark.slow
+def test_a_flow_refactor_that_yields_the_same_twins_stales_nothing(tmp_path, monkeypatch):
+    """Real quick runs on COMPAS: a refactor of the flow (same twins) first reads as 'maybe stale';
+    regenerating the twins shows the same content, the records are restamped, nothing reruns."""
+    from cffair import reproduce as R
+    from cffair.experiments import paper_grid
+    from cffair.pipeline import prepare_counterfactuals
+
+    monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
+    store = ResultsStore(tmp_path / "results")
+    grid = [c for c in paper_grid("quick", ["compas"], ["q1", "q2"]) if c.setting in ("ltn_acc", "ltn_acc_cf", "cnf")]
+    known = {d: {"counterfactuals": h} for d, h in prepare_counterfactuals("quick", ["compas"]).items()}
+    R.run_grid(grid, store, progress=False, known_inputs=known)
+    assert set(R.status(store, grid)["state"]) == {"fresh"}
+    made = {c.key: (store.get(c)["metrics"], store.get(c)["timings"]) for c in grid}
+
+    tree = SourceTree.installed()
+    flow_module = next(m for m in keys.producer("counterfactuals", grid[0], "d")["code"] if m.startswith("cffair.causal.flow"))
+    refactored = _edited(tree, flow_module, lambda s: s + "\n_REFACTORED = True\n")
+    monkeypatch.setattr(SourceTree, "installed", classmethod(lambda cls: refactored))
+    keys._installed_code.cache_clear()
+    st = R.status(store, grid)
+    assert set(st["state"]) == {"stale"}
+    assert all(any(r.startswith("input counterfactuals was made by a changed stage") for r in rs) for rs in st["reasons"])
+    assert all(len(rs) == 1 for rs in st["reasons"])  # nothing else changed
+
+    R.run_grid(grid, store, progress=False, known_inputs=known)  # the same twins: restamped, not rerun
+    assert set(R.status(store, grid)["state"]) == {"fresh"}
+    for c in grid:
+        rec = store.get(c)
+        assert rec["fingerprint"]["inputs"]["counterfactuals"]["producer"]["code"][flow_module] == refactored.code_hash(flow_module)
+    # nothing was retrained: the same metrics and the same timings of the original runs
+    assert {c.key: (store.get(c)["metrics"], store.get(c)["timings"]) for c in grid} == made
+    keys._installed_code.cache_clear()

@@ -1,0 +1,74 @@
+"""The shape of the library: imports run one way, modules stay small, pages define no helpers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cffair.experiments import SourceTree
+from cffair.utils import project_root
+
+#: The largest module we accept (lines); DESIGN.md asks for "about 600".
+MAX_LINES = 650
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_in_the_library():
+    """From the modules' own import statements (also those inside functions)."""
+    graph = SourceTree.installed().import_graph()
+    # a package's __init__ re-exporting its submodules is not a cycle with them
+    edges = {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in graph.items()}
+    assert _cycles(edges) == []
+
+
+def test_no_module_is_too_long():
+    tree = SourceTree.installed()
+    long = {m: n for m, src in tree.sources.items() if (n := len(src.splitlines())) > MAX_LINES}
+    assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_book_pages_and_notebooks_define_no_functions():
+    root = project_root()
+    pages = [*root.glob("book/*.md"), *root.glob("notebooks/*.md"), root / "intro.md"]
+    offenders = [f"{p.relative_to(root)}:{i}" for p in pages
+                 for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if re.match(r"\s*(def|class) \w+", line)]
+    assert not offenders, f"pages define helpers (move them into the library): {offenders}"
