@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+FINGERPRINT_EXEMPT = True  # messages and classes of errors change no number (see cffair.experiments.fingerprint)
+
 
 class CffairError(Exception):
     """Base class of every error cffair raises on purpose."""
@@ -33,3 +35,8 @@ class GraphWarning(CffairWarning):
 
 class CacheWarning(CffairWarning):
     """A cache file could not be read; it was removed and its content is recomputed."""
+
+
+class CounterfactualWarning(CffairWarning):
+    """Generated counterfactuals that are probably wrong: a descendant of the intervened feature
+    left unchanged in almost every row (a treatment that freezes it)."""

@@ -95,6 +95,34 @@ def reason_counts(st: pd.DataFrame) -> list[tuple[str, int]]:
     return counts.most_common()
 
 
+def summarise_reasons(st: pd.DataFrame, top: int = 6) -> list[str]:
+    """Staleness reasons of the records in ``st`` in a few lines: code changes grouped by kind
+    (changed, now run, no longer run), then every other reason with its record count."""
+    import re
+
+    groups: dict[str, Counter[str]] = {"changed": Counter(), "now runs": Counter(), "no longer runs": Counter()}
+    other: Counter[str] = Counter()
+    for rs in st.loc[st["state"] != "fresh", "reasons"]:
+        for r in rs:
+            m = re.fullmatch(r"code of (\S+) (changed|now runs|no longer runs)", r)
+            if m:
+                groups[m.group(2)][m.group(1)] += 1
+            else:
+                other[r] += 1
+    words = {"changed": "the code changed in", "now runs": "they now also run", "no longer runs": "they no longer run"}
+    lines = []
+    for kind, counter in groups.items():
+        if counter:
+            names = [m for m, _ in counter.most_common()]
+            shown = ", ".join(names[:top]) + (f" and {len(names) - top} more" if len(names) > top else "")
+            lines.append(f"{words[kind]} {len(names)} module{'s' if len(names) > 1 else ''}: {shown}")
+    for reason, k in other.most_common(top):
+        lines.append(f"{reason} ({k} records)")
+    if len(other) > top:
+        lines.append(f"… and {len(other) - top} more reasons: `cffair results --mode full --all` lists them per record.")
+    return lines
+
+
 class Freshness:
     """How many of a page's records are fresh, and why the others are not (shown in a box)."""
 
@@ -118,10 +146,7 @@ class Freshness:
         head = (f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
                 f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
                 "the numbers below are the committed ones. Why:")
-        reasons = reason_counts(self.status)
-        out = [head] + [f"{reason} ({k} records)" for reason, k in reasons[:top]]
-        if len(reasons) > top:
-            out.append(f"… and {len(reasons) - top} more reasons: run `cffair results --mode full` for the list.")
+        out = [head] + summarise_reasons(self.status, top)
         missing = int(c.get("missing", 0))
         if missing:
             out.append(f"{missing} records are missing.")

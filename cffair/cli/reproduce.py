@@ -54,8 +54,8 @@ def _cmd_results(args: argparse.Namespace) -> int:
                 print(f"  {row['key']}: " + "; ".join(row["reasons"]))
     for _, row in st[st["state"] == "corrupt"].iterrows():
         print(f"corrupt: {row['path']}: {row['reasons'][0]} (moved aside and recomputed by the next `cffair reproduce`)")
-    extra = [c for c in store.corrupt() if c.path not in set(st["path"].map(lambda p: __import__("pathlib").Path(p)))]
-    for c in extra:
+    listed = set(st["path"])
+    for c in (c for c in store.corrupt() if str(c.path) not in listed):  # files of configs outside this grid
         print(f"corrupt: {c.path}: {c.reason}")
     missing = st.loc[st["state"] == "missing", "key"].tolist()
     if missing:
