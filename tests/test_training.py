@@ -84,14 +84,14 @@ def test_fairness_without_pretraining_is_refused():
 def test_collapse_without_pretraining_is_detected_and_pretraining_avoids_it():
     # imbalanced labels, 20 noise columns: A1 + A2 + A4 without pre-training end at a constant
     X, y, Xc = causal_data(1000, seed=2, threshold=2.5, noise_cols=20)
-    learner = LTNLearner("binary", "acc_cf", pretrain_epochs=0, fair_epochs=200, seed=2, progress=False, allow_no_pretrain=True)
+    learner = LTNLearner("binary", "acc_cf", pretrain_epochs=0, fair_epochs=200, seed=2, lr=0.1, progress=False, allow_no_pretrain=True)
     with pytest.warns(CollapseRiskWarning), pytest.warns(ConstantPredictorWarning):
         learner.fit(X, y, pairs=(X, Xc))
     assert learner.constant_
     assert learner.satisfactions()["sat"] == pytest.approx(2 / 3, abs=0.01)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConstantPredictorWarning)
-        ok = LTNLearner("binary", "acc_cf", pretrain_epochs=200, fair_epochs=200, seed=2, progress=False).fit(X, y, pairs=(X, Xc))
+        ok = LTNLearner("binary", "acc_cf", pretrain_epochs=200, fair_epochs=200, seed=2, lr=0.1, progress=False).fit(X, y, pairs=(X, Xc))
     assert not ok.constant_ and (ok.predict(X) == y).mean() > 0.8
 
 
