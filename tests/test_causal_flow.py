@@ -9,9 +9,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cffair.causal.flow import CausalFlow, FlowConfig, simulate_scm
+from cffair.causal.config import PAPER_TREATMENT
+from cffair.causal.flow import CausalFlow, FlowConfig
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import CounterfactualError
+from cffair.synthetic import simulate_scm
 
 torch.set_num_threads(1)
 
@@ -43,7 +45,7 @@ def mixed_dataset(n: int = 600, seed: int = 0):
     spec = DatasetSpec(
         name="mixed", target="y", target_kind="binary", sensitive="s",
         features={"s": "binary", "a": "integer", "r": "categorical", "c": "categorical", "e": "ordinal", "x": "continuous", "iso": "continuous"},
-        graph={"name": "mixed", "edges": {"s": ["c", "x"], "a": ["c"], "r": ["x"], "c": ["e", "x"], "e": ["x"]}},
+        graph={"name": "mixed", "edges": {"s": ["c", "x"], "a": ["c"], "r": ["x"], "c": ["e", "x"], "e": ["x"]}, "nodes": ["iso"]},
     )
     return prepare(frame, spec), spec
 
@@ -53,11 +55,19 @@ def mixed():
     return mixed_dataset()
 
 
-@pytest.fixture(scope="module", params=[(True, "flow"), (False, "flow"), (True, "gumbel")], ids=["ctx-flow", "noctx-flow", "ctx-gumbel"])
+TREATMENTS = {
+    "ctx-paper": {"root_context": True, **PAPER_TREATMENT},
+    "noctx-paper": {"root_context": False, **PAPER_TREATMENT},
+    "ctx-default": {"root_context": True},
+    "noctx-default": {"root_context": False},
+    "ctx-sample": {"root_context": True, "categorical": "gumbel", "ordered": "sample", "integer": "sample"},
+}
+
+
+@pytest.fixture(scope="module", params=list(TREATMENTS), ids=list(TREATMENTS))
 def fitted(request, mixed):
     frame, spec = mixed
-    rc, cat = request.param
-    return CausalFlow(spec, config={**FAST, "root_context": rc, "categorical": cat, "cf_samples": 3}).fit(frame, seed=0)
+    return CausalFlow(spec, config={**FAST, **TREATMENTS[request.param], "cf_samples": 3}).fit(frame, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +123,9 @@ def test_intervention_keeps_non_descendants_and_sets_value(fitted, mixed, featur
             assert (cf[col].astype(str) == str(value)).all() if spec.features[col] != "continuous" else (cf[col] == value).all()
         elif col not in desc:
             assert cf[col].equals(factual[col]), f"non-descendant {col} changed"
-    assert sorted(set(sample)) == list(range(fitted.config.cf_samples if fitted.gumbel_nodes else 1))
+    assert sorted(set(sample)) == list(range(fitted.draws(feature)))
+    drawing = set(fitted.gumbel_nodes) | set(fitted.threshold_nodes) | set(fitted.sampled_nodes)
+    assert fitted.draws(feature) == (fitted.config.cf_samples if drawing & desc else 1)
 
 
 def test_decoded_discrete_values_lie_in_their_sets(fitted, mixed):
@@ -150,6 +162,41 @@ def test_gumbel_noise_reproduces_the_observed_category(mixed):
     assert (torch.argmax(logits.roll(1, dims=1) + g, dim=1).numpy() != observed).any()
 
 
+def test_threshold_noise_reproduces_the_observed_value(mixed):
+    frame, spec = mixed
+    m = CausalFlow(spec, config=FAST).fit(frame, seed=0)
+    assert m.threshold_nodes == ["e"] and m.gumbel_nodes == ["c"]
+    R = m._r_state(frame)
+    head, x = m.thresholds["e"], m._classifier_input("e", R)
+    observed = torch.as_tensor(R[:, m.nodes.index("e")], dtype=torch.int64)
+    with torch.no_grad():
+        noise = head.posterior(x, observed, torch.Generator().manual_seed(0))
+        np.testing.assert_array_equal(head.decode(x, noise).numpy(), observed.numpy())
+        cuts = head.cuts()
+        assert torch.all(cuts[1:] > cuts[:-1])
+        # the noise is not degenerate: shifting the location moves some rows to another value
+        assert (head.decode(x, noise + 1.0).numpy() != observed.numpy()).any()
+
+
+def test_paper_alias_and_treatment_names():
+    assert FlowConfig(categorical="paper").categorical == "flow"
+    assert FlowConfig.from_dict({**PAPER_TREATMENT}).to_dict() == {**FlowConfig().to_dict(), **PAPER_TREATMENT}
+    # the defaults draw nominal and binary/ordinal nodes; integers stay at the paper's midpoints
+    assert (FlowConfig().categorical, FlowConfig().ordered, FlowConfig().integer) == ("gumbel", "threshold", "midpoint")
+
+
+def test_with_config_switches_only_prediction_settings(mixed):
+    frame, spec = mixed
+    m = CausalFlow(spec, config={**FAST, **PAPER_TREATMENT}).fit(frame, seed=0)
+    assert not m.stochastic
+    s = m.with_config(ordered="sample", integer="sample", cf_samples=2)
+    assert s.sampled_nodes == ["e"] and s.stochastic and s.flow is m.flow and not m.sampled_nodes
+    cf, _, sample = s.counterfactual(frame, "s", "M")
+    assert sorted(set(sample)) == [0, 1]
+    with pytest.raises(CounterfactualError, match="needs another fitted flow"):
+        m.with_config(ordered="threshold")
+
+
 def test_fit_is_deterministic(mixed):
     frame, spec = mixed
     a = CausalFlow(spec, config=FAST).fit(frame, seed=3).abduct(frame)
@@ -163,8 +210,12 @@ def test_bad_interventions_are_refused(fitted, mixed):
         fitted.counterfactual(frame, "c", "purple")
     with pytest.raises(CounterfactualError, match="not a feature"):
         fitted.counterfactual(frame, "nope", 1)
-    with pytest.raises(CounterfactualError, match="needs transforms=1"):
-        FlowConfig(categorical="gumbel", transforms=2)
+    with pytest.raises(CounterfactualError, match="transforms=2 needs the paper's treatments"):
+        FlowConfig(transforms=2)
+    with pytest.raises(CounterfactualError, match="ordered must be one of"):
+        FlowConfig(ordered="bins")
+    with pytest.raises(CounterfactualError, match=r"changing \['categorical'\] needs another fitted flow"):
+        fitted.with_config(categorical="flow")
 
 
 # ------------------------------------------------------------------ known answers

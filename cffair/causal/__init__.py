@@ -1,7 +1,8 @@
 """Causal graphs, counterfactual generators and counterfactual sets (paper sections 2.2, 6.2).
 
-``CausalFlow``, ``FlowConfig``, ``fit_flow`` and ``generate`` are imported lazily (they need
-torch and zuko); ``CounterfactualSet`` and ``CFPairs`` are light.
+``CausalFlow``, ``fit_flow``, ``generate`` and ``generate_from`` are imported lazily (they need
+torch and zuko); ``CounterfactualSet``, ``CFPairs``, ``FlowConfig`` and ``PAPER_TREATMENT`` are
+light. ``simulate_scm`` lives in :mod:`cffair.synthetic` (kept here by name).
 """
 
 from __future__ import annotations
@@ -9,17 +10,32 @@ from __future__ import annotations
 from typing import Any
 
 from cffair.causal.cfset import CFPairs, CounterfactualSet
+from cffair.causal.config import PAPER_TREATMENT, FlowConfig
 from cffair.causal.graph import CausalGraph, load_graph
 from cffair.causal.interventions import Intervention
 
-_LAZY = {"CausalFlow", "FlowConfig", "fit_flow", "generate", "simulate_scm"}
+__all__ = [
+    "PAPER_TREATMENT",
+    "CFPairs",
+    "CausalFlow",
+    "CausalGraph",
+    "CounterfactualSet",
+    "FlowConfig",
+    "Intervention",
+    "fit_flow",
+    "generate",
+    "generate_from",
+    "load_graph",
+    "simulate_scm",
+]
 
-__all__ = ["CFPairs", "CausalFlow", "CausalGraph", "CounterfactualSet", "FlowConfig", "Intervention", "fit_flow", "generate", "load_graph", "simulate_scm"]
+_LAZY = {"CausalFlow": "cffair.causal.flow", "fit_flow": "cffair.causal.flow", "generate": "cffair.causal.flow",
+         "generate_from": "cffair.causal.flow", "simulate_scm": "cffair.synthetic"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from cffair.causal import flow
+        from importlib import import_module
 
-        return getattr(flow, name)
+        return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'cffair.causal' has no attribute {name!r}")

@@ -1,0 +1,76 @@
+"""The on-disk cache of fitted flows and counterfactual sets.
+
+Files live under :func:`cache_dir` (``flows/*.pt``, ``counterfactuals/*.parquet``), named by a
+hash of everything that determines them, including :func:`source_version`, so editing the
+generator's code invalidates them. A file that cannot be read (truncated by a full disk, a
+killed process on a file system without atomic renames, a foreign file) is reported with a
+:class:`~cffair.errors.CacheWarning`, removed and recomputed: never a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = ["GENERATOR_VERSION", "cache_dir", "read_cached", "source_version"]
+
+import hashlib
+import os
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from cffair.errors import CacheWarning
+
+#: Bumped whenever a change changes generated counterfactuals (part of the cache key).
+GENERATOR_VERSION = "cnf-2"
+
+T = TypeVar("T")
+
+#: The modules whose source determines generated counterfactuals.
+_SOURCES = ("config", "discrete", "cnf", "flow", "interventions", "cfset")
+
+
+def cache_dir(path: str | Path | None = None) -> Path:
+    """The cache folder: ``path``, else ``$CFFAIR_CACHE``, else ``~/.cache/cffair``."""
+    if path is not None:
+        return Path(path)
+    return Path(os.environ.get("CFFAIR_CACHE") or Path.home() / ".cache" / "cffair")
+
+
+def source_version() -> str:
+    """``GENERATOR_VERSION`` plus a hash of the generator's source (so edits invalidate caches)."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for mod in _SOURCES:
+        h.update((here / f"{mod}.py").read_bytes())
+    return f"{GENERATOR_VERSION}-{h.hexdigest()[:10]}"
+
+
+def read_cached(path: Path | None, reader: Callable[[Path], T], what: str, expect: type | None = None) -> T | None:
+    """``reader(path)`` if ``path`` is a readable cache file, else ``None``.
+
+    A file that exists but cannot be read (or reads as something other than ``expect``) is
+    reported with a :class:`~cffair.errors.CacheWarning` naming it, deleted, and
+    ``None`` is returned so that the caller recomputes and rewrites it.
+
+    Args:
+        path: the cache file (``None``: caching is off).
+        reader: reads the file.
+        what: what the file holds, for the message (``"fitted flow"``).
+        expect: the type the reader must return.
+    """
+    if path is None or not path.exists():
+        return None
+    try:
+        obj = reader(path)
+        if expect is not None and not isinstance(obj, expect):
+            raise TypeError(f"it holds a {type(obj).__name__}, not a {expect.__name__}")
+    except Exception as exc:  # any unreadable cache file is recomputed, whatever broke it
+        reason = f"{type(exc).__name__}: {exc}".strip()
+        warnings.warn(
+            f"the cached {what} {path} could not be read ({reason[:300]}); it was removed and is being recomputed.",
+            CacheWarning,
+            stacklevel=3,
+        )
+        path.unlink(missing_ok=True)
+        return None
+    return obj
