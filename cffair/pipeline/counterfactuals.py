@@ -18,7 +18,7 @@ from cffair.utils import stable_hash
 if TYPE_CHECKING:
     from cffair.causal.cfset import CounterfactualSet
 
-__all__ = ["PAPER_TREATMENT", "content_hash", "counterfactual_set", "flow_config", "prepare_counterfactuals"]
+__all__ = ["PAPER_TREATMENT", "content_hash", "counterfactual_set", "flow_config", "prepare_counterfactuals", "treatment"]
 
 #: The paper's treatment of discrete columns (integer codes through the flow, section 6.2): the
 #: reproduction of the paper's tables keeps it, whatever the library's default for nominal
@@ -26,16 +26,26 @@ __all__ = ["PAPER_TREATMENT", "content_hash", "counterfactual_set", "flow_config
 PAPER_TREATMENT: dict[str, Any] = {"categorical": "flow"}
 
 
-def flow_config(profile_name: str) -> dict[str, Any]:
-    """Flow settings of a profile: the paper's (1000 epochs max, early stopping) or quick ones."""
-    return {"epochs": profile(profile_name).flow_epochs, **PAPER_TREATMENT}
+def treatment(dataset: str | None) -> dict[str, Any]:
+    """How a dataset's counterfactuals treat discrete columns: the paper's
+    (:data:`PAPER_TREATMENT`) for the paper's datasets, a registered dataset's own choice
+    (:func:`cffair.datasets.register`, ``flow=``; empty: the library's defaults)."""
+    reg = D.registration(dataset) if dataset is not None else None
+    return dict(PAPER_TREATMENT) if reg is None else dict(reg.flow)
+
+
+def flow_config(profile_name: str, dataset: str | None = None) -> dict[str, Any]:
+    """Flow settings of a profile (the paper's 1000 epochs max with early stopping, or quick
+    ones) and of a dataset (:func:`treatment`; without one, the paper's)."""
+    return {"epochs": profile(profile_name).flow_epochs, **treatment(dataset)}
 
 
 def counterfactual_set(dataset: str, profile_name: str, progress: bool = False) -> CounterfactualSet:
     """The CNF counterfactuals of a dataset (sensitive flip + immutable interventions), cached."""
-    from cffair.causal import generate
+    from cffair.causal.flow import generate
 
-    return generate(D.load(dataset), interventions="immutable", config=flow_config(profile_name), seed=0, progress=progress)
+    config = flow_config(profile_name, dataset)
+    return generate(D.load(dataset), interventions="immutable", config=config, seed=0, progress=progress)
 
 
 def content_hash(cfset: CounterfactualSet) -> str:
@@ -48,9 +58,12 @@ def prepare_counterfactuals(profile_name: str, datasets: Sequence[str], jobs: in
     """Fit each dataset's flow and generate its counterfactuals once; ``{dataset: content hash}``."""
     from joblib import Parallel, delayed
 
+    registrations = D.registry.snapshot()  # registered datasets, for workers started earlier
+
     def one(name: str) -> tuple[str, str]:
         from cffair.utils import torch_cpu_setup
 
+        D.registry.restore(registrations)
         torch_cpu_setup()
         return name, content_hash(counterfactual_set(name, profile_name))
 

@@ -28,7 +28,7 @@ __all__ = ["FoldData", "fold_rows"]
 def fold_rows(frame: pd.DataFrame, spec: D.DatasetSpec, cfg: ExperimentConfig) -> tuple[np.ndarray, np.ndarray]:
     """Training and test row positions of ``cfg``'s fold (seed-0 stratified folds, subsampled in quick mode)."""
     prof: Profile = profile(cfg.profile)
-    fold = D.make_folds(frame, spec, n_splits=prof.n_folds, seed=0)[cfg.fold]
+    fold = D.make_folds(frame, spec, n_splits=cfg.fold_count, seed=0)[cfg.fold]
     train, test = fold.train, fold.test
     if prof.max_rows:
         rng = np.random.default_rng(cfg.fold)
@@ -99,8 +99,9 @@ class FoldData:
 
     @cached_property
     def data_hash(self) -> str:
-        """Hash of the dataset's rows (the counterfactuals enter a record as an input of their own)."""
-        return D.frame_hash(self.frame)
+        """Hash of the dataset's rows (and of a registered dataset's spec and graph,
+        :func:`cffair.datasets.data_hash`); the counterfactuals enter a record as an input of their own."""
+        return D.data_hash(self.cfg.dataset, self.frame)
 
     def evaluate(self, score_fn: Callable[[np.ndarray], np.ndarray], pairs: CFPairs | None = None) -> dict[str, Any]:
         """The shared evaluation (section 6.5) on this fold's test rows and CNF test pairs."""

@@ -83,7 +83,7 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
         return {
             "code": tree.code_fingerprint(PRODUCERS),
             "data": data_hash,
-            "config": {"dataset": cfg.dataset, "flow": flow_config(cfg.profile), "seed": 0, "interventions": "immutable"},
+            "config": {"dataset": cfg.dataset, "flow": flow_config(cfg.profile, cfg.dataset), "seed": 0, "interventions": "immutable"},
             "packages": packages,
         }
     prof = profile(cfg.profile)
@@ -92,11 +92,11 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             "code": code("ltn"),
             "data": data_hash,
             "config": {"dataset": cfg.dataset, "fold": cfg.fold, "seed": cfg.seed, "pretrain_epochs": prof.pretrain_epochs,
-                       "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": prof.n_folds},
+                       "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": cfg.fold_count},
             "packages": packages,
         }
     if name == "gan_counterfactuals":
-        gan_cfg = ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed)
+        gan_cfg = ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed, n_folds=cfg.n_folds)
         return {"code": code("gan"), "data": data_hash, "config": _config(gan_cfg), "packages": packages}
     raise KeyError(f"unknown input {name!r}")
 
@@ -117,12 +117,12 @@ def expected_fingerprint(cfg: ExperimentConfig, data_hash: str | None = None) ->
     return record_fingerprint(cfg, data_hash if data_hash is not None else dataset_hash(cfg.dataset), {})
 
 
-@cache
 def dataset_hash(name: str) -> str:
-    """Hash of a built-in dataset's rows (cached per process)."""
+    """Hash of a dataset's rows (with a registered dataset's spec and graph), cached per
+    process: :func:`cffair.datasets.data_hash`."""
     from cffair import datasets as D
 
-    return D.frame_hash(D.load(name)[0])
+    return D.data_hash(name)
 
 
 def finish(cfg: ExperimentConfig, store: Any, data_hash: str, contents: Mapping[str, str | None], metrics: Mapping[str, Any],
