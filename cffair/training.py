@@ -45,7 +45,7 @@ import dataclasses
 import io
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -323,7 +323,25 @@ class LTNLearner:
         self._check_constant(_check_X(X, self.n_features_), "adding " + ", ".join(a.name for a in new))
         return self
 
-    def _train(self, kb: KnowledgeBase, epochs: int, stage: str) -> None:
+    def train_stage(self, kb: KnowledgeBase, epochs: int, stage: str, *,
+                    on_epoch: Callable[[int, torch.Tensor], None] | None = None) -> LTNLearner:
+        """Keep training the fitted predicate on any knowledge base (an extension point).
+
+        ``kb`` may be a :class:`~cffair.logic.KnowledgeBase` subclass whose ``satisfactions``
+        adds formulas of its own kinds (group fairness notions, :mod:`cffair.notions`).
+        ``on_epoch(epoch, sats)``, if given, is called after every optimiser step with the
+        per-axiom satisfactions of that step; it may change the knowledge base's weights for
+        the next step (weight schedules, :mod:`cffair.adaptive`). The stage enters
+        :attr:`history_` like any other and ``kb`` becomes :attr:`kb_`.
+        """
+        self._check_fitted()
+        if not isinstance(epochs, (int, np.integer)) or epochs < 0:
+            raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}.")
+        self._train(kb, int(epochs), stage, on_epoch)
+        return self
+
+    def _train(self, kb: KnowledgeBase, epochs: int, stage: str,
+               on_epoch: Callable[[int, torch.Tensor], None] | None = None) -> None:
         assert self.model_ is not None and self.optimizer_ is not None
         self.kb_ = kb
         kb.compile()
@@ -342,6 +360,8 @@ class LTNLearner:
             opt.step()
             kb_log[i] = sat.detach()
             sats_log[i] = sats.detach()
+            if on_epoch is not None:
+                on_epoch(start + i, sats_log[i])
             if self.progress and i % 50 == 0:
                 bar.set_postfix(sat=f"{float(sat):.4f}")
         bar.close()
