@@ -1,4 +1,4 @@
-"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results``.
+"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results|run``.
 
 One module per command group, each adding its sub-commands through ``register(subparsers)``;
 this module only assembles them (:func:`build_parser`) and runs one (:func:`main`).
@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     "cffair.cli.counterfactuals",  # counterfactuals generate
     "cffair.cli.train",  # train, query, cke
     ("cffair.cli.reproduce", "cffair.experiments"),  # reproduce, results
+    "cffair.cli.run",  # run (your own data, end to end)
 )
 
 
@@ -143,3 +144,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("cffair: interrupted", file=sys.stderr)
             return 130
+        except BrokenPipeError:  # the reader went away (`cffair results | head`)
+            sys.stderr.close()
+            return 0

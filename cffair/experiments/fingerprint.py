@@ -89,6 +89,8 @@ class SourceTree:
     sources: dict[str, str]
     packages: frozenset[str] = frozenset()
     _trees: dict[str, ast.Module] = field(default_factory=dict, repr=False)
+    _hashes: dict[str, str] = field(default_factory=dict, repr=False)
+    _imports: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -120,7 +122,9 @@ class SourceTree:
 
     def code_hash(self, module: str) -> str:
         """Hash of a module's normalised code."""
-        return _hash(normalised_code(self.sources[module]))
+        if module not in self._hashes:
+            self._hashes[module] = _hash(normalised_code(self.sources[module]))
+        return self._hashes[module]
 
     def exempt(self, module: str) -> bool:
         """Whether the module declares ``FINGERPRINT_EXEMPT = True`` (it cannot change a number)."""
@@ -162,6 +166,8 @@ class SourceTree:
         over-counted, never missed. Imports under ``if TYPE_CHECKING:`` are left out: they only
         serve the type checker.
         """
+        if module in self._imports:
+            return set(self._imports[module])
         found: set[str] = set()
 
         def visit(node: ast.AST) -> None:
@@ -186,7 +192,8 @@ class SourceTree:
 
         visit(self.tree(module))
         found.discard(module)
-        return found
+        self._imports[module] = found
+        return set(found)
 
     def closure(self, roots: Iterable[str], stop: Iterable[str] = ()) -> set[str]:
         """Every module the ``roots`` run: their transitive imports.
