@@ -6,7 +6,9 @@ Everything is built on ``ltntorch`` (``import ltn``) and its vocabulary:
   implication ``ImpliesReichenbach`` (u → v = 1 − u + u·v), equivalence
   ``Equiv(AndProd, ImpliesReichenbach)`` (u ↔ v = (u → v) ∧ (v → u));
 * universal quantifier ``AggregPMeanError`` (∀ = 1 − (mean (1 − uᵢ)^p)^(1/p)) and existential
-  quantifier ``AggregPMean`` (∃ = (mean uᵢ^p)^(1/p)), with p = 1 by default (section 6.3).
+  quantifier ``AggregPMean`` (∃ = (mean uᵢ^p)^(1/p)), with p = 1 by default (section 6.3); an
+  axiom may carry its own ∀ exponent (:attr:`Axiom.p`, e.g. p = 2 or 6 for A4 alone), which
+  weighs its least satisfied pairs more.
 
 All operators are the *stable* ltntorch versions: they project truth values by ε = 1e-4, so a
 perfect model scores ≈ 0.9997, never exactly 1, and ``u ↔ u`` is not 1 for u = 0.5 (it is
@@ -114,17 +116,23 @@ class Semantics:
         return ltn.fuzzy_ops.AggregPMean(p=self.p_exists, stable=self.stable)
 
     # plain-tensor helpers (the hot path) -----------------------------------------------
-    def forall(self, truths: torch.Tensor) -> torch.Tensor:
-        """∀ over a 1-D tensor of truth values (NaN when empty: callers skip empty domains)."""
-        return self.forall_op(truths, dim=0)
+    def forall(self, truths: torch.Tensor, p: float | None = None) -> torch.Tensor:
+        """∀ over a 1-D tensor of truth values (NaN when empty: callers skip empty domains).
+
+        ``p`` overrides :attr:`p_forall` for one formula (an axiom's own exponent).
+        """
+        if p is None or p == self.p_forall:
+            return self.forall_op(truths, dim=0)
+        return ltn.fuzzy_ops.AggregPMeanError(p=p, stable=self.stable)(truths, dim=0)
 
     def exists(self, truths: torch.Tensor) -> torch.Tensor:
         """∃ over a 1-D tensor of truth values."""
         return self.exists_op(truths, dim=0)
 
     # ltn machinery (queries and the oracle) -------------------------------------------
-    def ltn_forall(self) -> ltn.Quantifier:
-        return ltn.Quantifier(self.forall_op, quantifier="f")
+    def ltn_forall(self, p: float | None = None) -> ltn.Quantifier:
+        op = self.forall_op if p is None else ltn.fuzzy_ops.AggregPMeanError(p=p, stable=self.stable)
+        return ltn.Quantifier(op, quantifier="f")
 
     def ltn_exists(self) -> ltn.Quantifier:
         return ltn.Quantifier(self.exists_op, quantifier="e")
@@ -173,6 +181,14 @@ def weighted_sat(truths: torch.Tensor, weights: torch.Tensor | Sequence[float] |
 
 
 # ---------------------------------------------------------------------------- axioms
+def _check_p(p: float | None, what: str) -> None:
+    """``p`` is None or a finite number >= 1 (section 2.4)."""
+    if p is None:
+        return
+    if isinstance(p, bool) or not (isinstance(p, (int, float)) and math.isfinite(p) and p >= 1):
+        raise ValueError(f"{what} must be a finite number >= 1 (section 2.4), got {p!r}.")
+
+
 def _as_tensor(x: np.ndarray | torch.Tensor, what: str, ndim: int) -> torch.Tensor:
     t = torch.as_tensor(np.asarray(x, dtype=np.float32) if not isinstance(x, torch.Tensor) else x).float()
     if t.ndim != ndim:
@@ -199,6 +215,8 @@ class Axiom:
         y: target scores for ``eq_target``.
         weight: the axiom's own weight (multiplied by its group's weight in the knowledge base).
         meta: free-form information (subgroup label, sensitive group, feature, ...).
+        p: the exponent of this axiom's ∀ (``None``: the semantics' ``p_forall``, the paper's 1).
+            A larger p weighs the least satisfied elements more (p → ∞ approaches the minimum).
     """
 
     name: str
@@ -210,6 +228,7 @@ class Axiom:
     y: torch.Tensor | None = None
     weight: float = 1.0
     meta: dict = field(default_factory=dict)
+    p: float | None = None
 
     def __post_init__(self) -> None:
         if self.group not in GROUPS:
@@ -218,6 +237,7 @@ class Axiom:
             raise ValueError(f"unknown axiom kind {self.kind!r}.")
         if not (math.isfinite(self.weight) and self.weight >= 0):
             raise ValueError(f"axiom weight must be a finite number >= 0, got {self.weight!r}.")
+        _check_p(self.p, f"{self.name}: the exponent p of ∀")
         self.x = _as_tensor(self.x, f"{self.name}: x", 2)
         if self.is_pair:
             if self.x_cf is None:
@@ -267,14 +287,14 @@ class Axiom:
             return torch.tensor(float("nan"))
         d_x = model(self.x)
         d_cf = model(self.x_cf) if self.is_pair else None
-        return semantics.forall(self.truths(d_x, d_cf, semantics))
+        return semantics.forall(self.truths(d_x, d_cf, semantics), self.p)
 
     def satisfaction_ltn(self, model: nn.Module, semantics: Semantics = DEFAULT_SEMANTICS) -> torch.Tensor:
         """The same satisfaction through ltntorch's Variable / Predicate / Function / diag / Quantifier.
 
         Slow but literal: the test oracle for :meth:`KnowledgeBase.satisfactions`.
         """
-        Forall = semantics.ltn_forall()
+        Forall = semantics.ltn_forall(self.p)
         x = ltn.Variable("x", self.x)
         if self.kind in ("holds", "fails", "iff"):
             D = ltn.Predicate(model)
@@ -346,13 +366,15 @@ def _body(target_kind: TargetKind) -> str:
     return "D(x) ↔ D(x′)" if target_kind == "binary" else "Eq(D(x), D(x′))"
 
 
-def cf_axiom(x: np.ndarray | torch.Tensor, x_cf: np.ndarray | torch.Tensor, target_kind: TargetKind, sensitive: str = "S") -> Axiom:
+def cf_axiom(x: np.ndarray | torch.Tensor, x_cf: np.ndarray | torch.Tensor, target_kind: TargetKind, sensitive: str = "S",
+             p: float | None = None) -> Axiom:
     """Axiom A4, section 4.2: ``∀x∈T, ∀x′∈cf(x, S): D(x) ↔ D(x′)`` (``Eq`` for scores).
 
     ``x`` and ``x_cf`` are diagonal pairs: row i of ``x_cf`` is a counterfactual of row i of
-    ``x`` (repeat a factual row for each of its counterfactuals).
+    ``x`` (repeat a factual row for each of its counterfactuals). ``p`` is the exponent of its
+    ∀ (default: the knowledge base's ``p_forall``, the paper's 1).
     """
-    return Axiom("A4", f"∀x∈T, ∀x′∈cf(x, {sensitive}): {_body(target_kind)}", "cf", _pair_kind(target_kind), x, x_cf)
+    return Axiom("A4", f"∀x∈T, ∀x′∈cf(x, {sensitive}): {_body(target_kind)}", "cf", _pair_kind(target_kind), x, x_cf, p=p)
 
 
 def subgroup_cf_axioms(
@@ -361,6 +383,7 @@ def subgroup_cf_axioms(
     subgroups: pd.Series | np.ndarray | Sequence[str] | Mapping[str, np.ndarray],
     target_kind: TargetKind,
     sensitive: str = "S",
+    p: float | None = None,
 ) -> list[Axiom]:
     """Axioms A4_1..A4_n, section 4.2: ``∀x∈T_Cᵢ, ∀x′∈cf(x, S): D(x) ↔ D(x′)``, one per subgroup.
 
@@ -370,6 +393,7 @@ def subgroup_cf_axioms(
             factual row: columns × bins from the :class:`~cffair.datasets.DatasetSpec`), giving
             a partition; or a mapping ``name → boolean mask over pairs`` for any subgroups
             (overlapping, or only some rows such as ``{"young": age < 30}``).
+        p: the exponent of each axiom's ∀ (default: the knowledge base's ``p_forall``).
 
     Subgroups without pairs are skipped explicitly (a quantifier over an empty set is NaN) with
     an :class:`EmptyDomainWarning`.
@@ -404,6 +428,7 @@ def subgroup_cf_axioms(
                 xt[idx],
                 xc[idx],
                 meta={"subgroup": name},
+                p=p,
             )
         )
     return out
@@ -514,10 +539,11 @@ class KnowledgeBase:
         return torch.tensor([a.weight * self.group_weights[a.group] for a in self.axioms], dtype=torch.float32)
 
     def describe(self) -> pd.DataFrame:
-        """One row per axiom: name, group, formula, weight, domain size."""
+        """One row per axiom: name, group, formula, weight, domain size, exponent p of its ∀."""
         w = self.weights().tolist()
         return pd.DataFrame(
-            [{"name": a.name, "group": a.group, "formula": a.formula, "weight": wi, "size": a.size} for a, wi in zip(self.axioms, w)]
+            [{"name": a.name, "group": a.group, "formula": a.formula, "weight": wi, "size": a.size,
+              "p": a.p if a.p is not None else self.semantics.p_forall} for a, wi in zip(self.axioms, w)]
         )
 
     def __len__(self) -> int:
@@ -567,7 +593,7 @@ class KnowledgeBase:
         for a, ix, icf in zip(self.axioms, c.index_x, c.index_cf):
             d_x = out[ix]
             d_cf = out[icf] if icf is not None else None
-            sats.append(self.semantics.forall(a.truths(d_x, d_cf, self.semantics)))
+            sats.append(self.semantics.forall(a.truths(d_x, d_cf, self.semantics), a.p))
         return torch.stack(sats)
 
     def aggregate(self, sats: torch.Tensor) -> torch.Tensor:

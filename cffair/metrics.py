@@ -5,6 +5,12 @@
   ``CF-MSE = 1/n Σ_{x∈T, x′∈cf(x,S)} |D(x) − D(x′)|²`` with n the number of (x, x′) pairs;
 * CF-MSE per subgroup (fairlearn ``MetricFrame`` with ``D(x)`` as ``y_true``, ``D(x′)`` as
   ``y_pred`` and each pair's subgroup as the sensitive feature) and the worst subgroup;
+* the **counterfactual flip rate** (not in the paper): the share of (x, x′) pairs whose
+  *decision* changes, ``1/n Σ [D(x) ≥ t] ≠ [D(x′) ≥ t]`` with t = 0.5 for a binary target (for
+  a score target, t is the score of the best 40 % of the factual predictions, the paper's
+  Lawschool mapping of §7.3), overall and per subgroup. CF-MSE weighs a confident classifier's
+  flips (each costs up to 1) and a soft classifier's small shifts differently: a model with
+  outputs near 0 and 1 can flip fewer decisions and still have the larger CF-MSE;
 * the ratio of undesirable counterfactual explanations per sensitive group (section 7.3,
   figure 4 bottom), from :func:`cffair.cke.explanations`.
 
@@ -22,6 +28,19 @@ from fairlearn.metrics import MetricFrame
 from sklearn.metrics import mean_squared_error
 
 from cffair.errors import DataError
+
+__all__ = [
+    "accuracy",
+    "cf_flip_rate",
+    "cf_flip_rate_by_subgroup",
+    "cf_mse",
+    "cf_mse_by_subgroup",
+    "decision_threshold",
+    "evaluate",
+    "mse",
+    "undesirable_explanation_ratio",
+    "worst_subgroup",
+]
 
 
 def _vec(a: Any, what: str) -> np.ndarray:
@@ -69,6 +88,43 @@ def cf_mse(d_x: Any, d_cf: Any) -> float:
     if len(a) == 0:
         raise DataError("cf_mse needs at least one (x, x') pair.")
     return float(np.mean((a - b) ** 2))
+
+
+def decision_threshold(d_x: Any, target_kind: Literal["binary", "score"], top_fraction: float = 0.4) -> float:
+    """The threshold t of a decision ``D(x) ≥ t``: 0.5 for a binary target; for a score target
+    the ``1 − top_fraction`` quantile of the factual predictions ``d_x`` (the best 40 % are
+    favourable, as the paper maps Lawschool's scores in §7.3)."""
+    if target_kind == "binary":
+        return 0.5
+    if not 0 < top_fraction < 1:
+        raise ValueError(f"top_fraction must lie strictly between 0 and 1, got {top_fraction!r}.")
+    return float(np.quantile(_vec(d_x, "D(x)"), 1 - top_fraction))
+
+
+def cf_flip_rate(d_x: Any, d_cf: Any, threshold: float = 0.5) -> float:
+    """Share of (x, x′) pairs whose decision changes: ``1/n Σ [D(x) ≥ t] ≠ [D(x′) ≥ t]``.
+
+    >>> cf_flip_rate([0.9, 0.2, 0.51, 0.4], [0.6, 0.7, 0.49, 0.1])
+    0.5
+    """
+    a = _vec(d_x, "D(x)")
+    b = _vec(d_cf, "D(x')")
+    _same_len(a, b, "cf_flip_rate")
+    if len(a) == 0:
+        raise DataError("cf_flip_rate needs at least one (x, x') pair.")
+    return float(np.mean((a >= threshold) != (b >= threshold)))
+
+
+def cf_flip_rate_by_subgroup(d_x: Any, d_cf: Any, subgroups: Any, threshold: float = 0.5) -> pd.Series:
+    """:func:`cf_flip_rate` of each subgroup's pairs (label of each pair's factual row)."""
+    a = _vec(d_x, "D(x)")
+    b = _vec(d_cf, "D(x')")
+    _same_len(a, b, "cf_flip_rate_by_subgroup")
+    labels = pd.Series(np.asarray(subgroups)).astype(str)
+    if len(labels) != len(a):
+        raise DataError(f"expected one subgroup label per pair ({len(a)}), got {len(labels)}.")
+    flipped = pd.Series((a >= threshold) != (b >= threshold), index=labels.index, dtype=float)
+    return flipped.groupby(labels.rename("subgroup")).mean().astype(float).rename("cf_flip_rate")
 
 
 def cf_mse_by_subgroup(d_x: Any, d_cf: Any, subgroups: Any) -> pd.Series:
@@ -130,7 +186,9 @@ def evaluate(
 
     Returns:
         ``accuracy`` (binary) or ``mse`` (score), ``cf_mse`` (pooled over pairs),
-        ``cf_mse_by_subgroup`` (dict), ``cf_mse_worst_subgroup``, ``worst_subgroup``, ``n_pairs``.
+        ``cf_mse_by_subgroup`` (dict), ``cf_mse_worst_subgroup``, ``worst_subgroup``,
+        ``cf_flip_rate`` and ``cf_flip_rate_by_subgroup`` (dict; decisions at
+        :func:`decision_threshold` of the factual test predictions), ``n_pairs``.
     """
     if target_kind not in ("binary", "score"):
         raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
@@ -153,5 +211,8 @@ def evaluate(
     by = cf_mse_by_subgroup(d_x, d_cf, pair_subgroups)
     out["cf_mse_by_subgroup"] = {str(k): float(v) for k, v in by.items()}
     out["worst_subgroup"], out["cf_mse_worst_subgroup"] = worst_subgroup(by)
+    t = decision_threshold(pred, target_kind)
+    out["cf_flip_rate"] = cf_flip_rate(d_x, d_cf, t)
+    out["cf_flip_rate_by_subgroup"] = {str(k): float(v) for k, v in cf_flip_rate_by_subgroup(d_x, d_cf, pair_subgroups, t).items()}
     out["n_pairs"] = int(len(d_x))
     return out

@@ -141,6 +141,11 @@ class LTNLearner:
         cke_epochs: epochs per added A5 axiom (paper: 500).
         group_weights: weights of the axiom groups ``acc``, ``cf``, ``cf_sg``, ``cke`` (appendix B).
         semantics: quantifier/aggregation exponents (:class:`~cffair.logic.Semantics`; p = 1).
+        fair_p: the exponent p of the ∀ of the fairness axioms A4 / A4_1..n alone (default
+            ``None``: the semantics' ``p_forall``, the paper's 1). p = 2 or 6 weighs the pairs
+            whose decisions disagree most more heavily than the mean does.
+        clip_grad: clip the gradient's norm to this value before each Adam step (default
+            ``None``: no clipping, the paper's); a way to stabilise a large learning rate.
         hidden: hidden layer widths of ``D`` (paper: (100, 50)).
         seed: seeds the weight initialisation; the same seed gives identical weights.
         progress: show a tqdm progress bar.
@@ -170,6 +175,8 @@ class LTNLearner:
         progress: bool = True,
         allow_no_pretrain: bool = False,
         sensitive: str = "S",
+        fair_p: float | None = None,
+        clip_grad: float | None = None,
     ):
         if target_kind not in ("binary", "score"):
             raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
@@ -180,6 +187,10 @@ class LTNLearner:
                 raise ValueError(f"{name} must be a non-negative integer, got {v!r}.")
         if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
             raise ValueError(f"lr must be a positive number, got {lr!r}.")
+        if fair_p is not None and (isinstance(fair_p, bool) or not (isinstance(fair_p, (int, float)) and math.isfinite(fair_p) and fair_p >= 1)):
+            raise ValueError(f"fair_p must be None or a finite number >= 1 (section 2.4), got {fair_p!r}.")
+        if clip_grad is not None and (isinstance(clip_grad, bool) or not (isinstance(clip_grad, (int, float)) and math.isfinite(clip_grad) and clip_grad > 0)):
+            raise ValueError(f"clip_grad must be None or a positive number, got {clip_grad!r}.")
         self.target_kind = target_kind
         self.setting = setting
         self.lr = float(lr)
@@ -193,6 +204,8 @@ class LTNLearner:
         self.progress = progress
         self.allow_no_pretrain = allow_no_pretrain
         self.sensitive = sensitive
+        self.fair_p = None if fair_p is None else float(fair_p)
+        self.clip_grad = None if clip_grad is None else float(clip_grad)
         # fitted state
         self.model_: nn.Module | None = None
         self.optimizer_: torch.optim.Optimizer | None = None
@@ -211,7 +224,7 @@ class LTNLearner:
             "pretrain_epochs": self.pretrain_epochs, "fair_epochs": self.fair_epochs, "cke_epochs": self.cke_epochs,
             "group_weights": dict(self.group_weights), "semantics": self.semantics, "hidden": self.hidden,
             "seed": self.seed, "progress": self.progress, "allow_no_pretrain": self.allow_no_pretrain,
-            "sensitive": self.sensitive,
+            "sensitive": self.sensitive, "fair_p": self.fair_p, "clip_grad": self.clip_grad,
         }
 
     @property
@@ -239,12 +252,12 @@ class LTNLearner:
         fair: list[Axiom] = []
         if self.setting == "acc_cf":
             x, x_cf = _pair_arrays(pairs)
-            fair = [cf_axiom(x, x_cf, self.target_kind, self.sensitive)]
+            fair = [cf_axiom(x, x_cf, self.target_kind, self.sensitive, p=self.fair_p)]
         elif self.setting == "acc_cf_sg":
             x, x_cf = _pair_arrays(pairs)
             if pair_subgroups is None:
                 raise DataError("setting 'acc_cf_sg' needs pair_subgroups: a subgroup label per pair, or a mapping name → boolean mask.")
-            fair = subgroup_cf_axioms(x, x_cf, pair_subgroups, self.target_kind, self.sensitive)
+            fair = subgroup_cf_axioms(x, x_cf, pair_subgroups, self.target_kind, self.sensitive, p=self.fair_p)
             if not fair:
                 raise DataError("every subgroup is empty; no subgroup axiom A4_i could be built.")
         return acc, fair
@@ -357,6 +370,8 @@ class LTNLearner:
             if not torch.isfinite(sat):
                 raise FloatingPointError(f"knowledge-base satisfaction became {float(sat)} at epoch {start + i} ({stage}); try a smaller lr.")
             (1.0 - sat).backward()
+            if self.clip_grad is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), self.clip_grad)
             opt.step()
             kb_log[i] = sat.detach()
             sats_log[i] = sats.detach()

@@ -213,7 +213,32 @@ def test_knowledge_base_weights_and_contents():
     assert removed.name == "A4" and "A4" not in kb.names
     with pytest.raises(ValueError, match="unknown axiom group"):
         KnowledgeBase([], group_weights={"fairness": 1.0})
-    assert set(kb.describe().columns) == {"name", "group", "formula", "weight", "size"}
+    assert set(kb.describe().columns) == {"name", "group", "formula", "weight", "size", "p"}
+
+
+def test_an_axiom_can_carry_its_own_forall_exponent():
+    """A4 with p = 2 is 1 − sqrt(mean (1 − uᵢ)²) while A1 keeps the semantics' p = 1; the one-pass
+    evaluation and the ltntorch oracle agree on it."""
+    x = np.array([[1.0], [-1.0], [2.0], [-2.0]], dtype=np.float32)
+    x_cf = x.copy()
+    x_cf[:2] = -x[:2]  # HardModel decides by the sign: the first two pairs disagree, the last two agree
+    a4 = cf_axiom(x, x_cf, "binary", p=2.0)
+    (a1,) = accuracy_axioms(x[:1], np.ones(1), "binary")
+    kb = KnowledgeBase([a1, a4], EXACT)
+    with torch.no_grad():
+        sats = kb.satisfactions(HardModel())
+    # truths of A4: 0, 0, 1, 1 -> p = 1 would give 0.5; p = 2 gives 1 − sqrt(0.5)
+    assert float(sats[1]) == pytest.approx(1 - math.sqrt(0.5), abs=1e-6)
+    assert float(sats[0]) == pytest.approx(1.0)
+    assert kb.satisfactions_ltn(HardModel())["A4"] == pytest.approx(1 - math.sqrt(0.5), abs=1e-6)
+    assert kb.describe()["p"].tolist() == [1.0, 2.0]
+    # subgroup axioms take the exponent too, and a larger p weighs the worst pairs more
+    sg = subgroup_cf_axioms(x, x_cf, ["a", "a", "b", "b"], "binary", p=6.0)
+    assert [a.p for a in sg] == [6.0, 6.0]
+    assert float(cf_axiom(x, x_cf, "binary", p=6.0).satisfaction(HardModel(), EXACT)) < float(a4.satisfaction(HardModel(), EXACT))
+    for bad in (0.5, float("inf"), True):
+        with pytest.raises(ValueError, match="exponent p of ∀ must be a finite number >= 1"):
+            cf_axiom(x, x_cf, "binary", p=bad)
 
 
 def test_gradient_flows_through_one_pass_loss():

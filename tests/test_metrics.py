@@ -9,7 +9,18 @@ import pandas as pd
 import pytest
 
 from cffair.errors import DataError
-from cffair.metrics import accuracy, cf_mse, cf_mse_by_subgroup, evaluate, mse, undesirable_explanation_ratio, worst_subgroup
+from cffair.metrics import (
+    accuracy,
+    cf_flip_rate,
+    cf_flip_rate_by_subgroup,
+    cf_mse,
+    cf_mse_by_subgroup,
+    decision_threshold,
+    evaluate,
+    mse,
+    undesirable_explanation_ratio,
+    worst_subgroup,
+)
 
 
 @dataclass
@@ -61,6 +72,44 @@ def test_evaluate_binary_and_score():
     assert score["mse"] == pytest.approx(1.0) and score["cf_mse"] == 0.0 and "accuracy" not in score
     with pytest.raises(DataError, match="probabilities"):
         evaluate(lambda Z: np.asarray(Z)[:, 0] * 5, X, y, pairs, ["a"] * 4, "binary")
+
+
+def test_flip_rate_counts_changed_decisions_not_distances():
+    # a soft classifier: four small shifts across 0.5 flip four decisions at a tiny CF-MSE;
+    # a confident one: one flip from 1 to 0 costs a CF-MSE of 1/4 but flips one decision in four
+    soft_x, soft_cf = [0.51, 0.52, 0.49, 0.48], [0.49, 0.48, 0.51, 0.52]
+    hard_x, hard_cf = [1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]
+    assert cf_flip_rate(soft_x, soft_cf) == 1.0 and cf_mse(soft_x, soft_cf) == pytest.approx(0.0010, abs=1e-4)
+    assert cf_flip_rate(hard_x, hard_cf) == 0.25 and cf_mse(hard_x, hard_cf) == pytest.approx(0.25)
+    # a decision is D >= t: exactly t counts as positive
+    assert cf_flip_rate([0.5], [0.4999]) == 1.0 and cf_flip_rate([0.5], [0.5]) == 0.0
+    by = cf_flip_rate_by_subgroup(hard_x, hard_cf, ["a", "a", "b", "b"])
+    assert by.to_dict() == {"a": 0.5, "b": 0.0}
+    with pytest.raises(DataError, match="lengths"):
+        cf_flip_rate([1.0], [1.0, 0.0])
+    with pytest.raises(DataError, match="one subgroup label per pair"):
+        cf_flip_rate_by_subgroup([1.0], [1.0], ["a", "b"])
+
+
+def test_decision_threshold_of_a_score_is_the_top_fraction():
+    d = np.arange(10, dtype=float)  # the best 40 % are 6, 7, 8, 9
+    t = decision_threshold(d, "score")
+    assert np.sum(d >= t) == 4
+    assert decision_threshold(d, "binary") == 0.5
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        decision_threshold(d, "score", top_fraction=1.0)
+
+
+def test_evaluate_reports_flip_rates_beside_cf_mse():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
+    prob = lambda Z: np.clip(np.asarray(Z)[:, 0] / 3, 0, 1)  # noqa: E731
+    pairs = Pairs(np.arange(4), X, X + 1)  # decisions 0, 0, 1, 1 become 0, 1, 1, 1
+    res = evaluate(prob, X, np.array([0, 0, 1, 1]), pairs, ["g1", "g1", "g2", "g2"], "binary")
+    assert res["cf_flip_rate"] == pytest.approx(0.25)
+    assert res["cf_flip_rate_by_subgroup"] == {"g1": 0.5, "g2": 0.0}
+    # a score target decides at the best 40 % of the factual test predictions (scores 4 and 6 of 0, 2, 4, 6)
+    score = evaluate(lambda Z: np.asarray(Z)[:, 0] * 2, X, X[:, 0], (X, X[::-1]), ["a"] * 4, "score")
+    assert score["cf_flip_rate"] == pytest.approx(1.0)  # 0↔6 and 2↔4 swap sides of the threshold
 
 
 def test_undesirable_explanation_ratio():

@@ -169,3 +169,46 @@ def test_group_weights_change_the_trade_off():
         assert not m.constant_
         res[w] = cf_mse(m.predict_d(X), m.predict_d(Xc))
     assert res[2.0] < res[0.2]
+
+
+def test_a4_exponent_reaches_the_axiom_and_weighs_the_worst_pairs():
+    """fair_p sets the ∀ exponent of A4 (not of A1/A2), survives a checkpoint, and a larger p,
+    which weighs the pairs that disagree most, leaves fewer decisions flipped than the mean."""
+    from cffair.metrics import cf_flip_rate
+
+    X, y, Xc = causal_data(600)
+    pre = LTNLearner("binary", "acc", pretrain_epochs=150, progress=False).fit(X, y).state_dict()
+    flips = {}
+    for p in (1.0, 6.0):
+        m = LTNLearner.load(pre, setting="acc_cf", fair_epochs=150, fair_p=p).fit(X, y, pairs=(X, Xc))
+        assert {a.name: a.p for a in m.kb_.axioms} == {"A1": None, "A2": None, "A4": p}
+        flips[p] = cf_flip_rate(m.predict_d(X), m.predict_d(Xc))
+        assert LTNLearner.load(m.state_dict()).fair_p == p
+    assert flips[6.0] < flips[1.0]
+    with pytest.raises(ValueError, match="fair_p must be None or a finite number >= 1"):
+        LTNLearner(fair_p=0.5)
+
+
+def test_gradient_clipping_bounds_each_step():
+    """With clip_grad every Adam step sees a gradient of norm at most clip_grad (and some steps
+    were clipped); without it the norms exceed that bound."""
+    X, y, _ = causal_data(400)
+    norms: dict[float | None, list[float]] = {}
+    for clip in (0.01, None):
+        learner = LTNLearner("binary", "acc", lr=0.1, pretrain_epochs=20, progress=False, clip_grad=clip)
+        learner._init_model(X.shape[1])
+        opt, seen = learner.optimizer_, []
+        step = opt.step
+
+        def recording_step(*args, _step=step, _seen=seen, _model=learner.model_, **kwargs):
+            _seen.append(float(torch.norm(torch.stack([p.grad.norm() for p in _model.parameters()]))))
+            return _step(*args, **kwargs)
+
+        opt.step = recording_step
+        learner.fit(X, y)
+        norms[clip] = seen
+        assert np.isfinite(learner.predict_d(X)).all()
+    assert len(norms[0.01]) == 20 and max(norms[0.01]) <= 0.01 * (1 + 1e-5)
+    assert max(norms[None]) > 0.01
+    with pytest.raises(ValueError, match="clip_grad must be None or a positive number"):
+        LTNLearner(clip_grad=0.0)
