@@ -1,15 +1,10 @@
-"""cffair.reporting: the paper's published numbers, ours-vs-paper comparison, tables, figures."""
+"""cffair.reporting: the paper's published numbers, ours-vs-paper comparison, tables (figures: test_reporting_figures.py)."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # tests only; notebooks keep the inline backend
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -257,69 +252,6 @@ def test_claims_table():
         reporting.claims_table([reporting.Claim("x", holds="yes")])  # type: ignore[arg-type]
 
 
-# ---------------------------------------------------------------------------- figures
-def _subgroup_frame(folds: int) -> pd.DataFrame:
-    rng = np.random.default_rng(4)
-    rows = []
-    for sg in ["Male, White", "Female, White", "Male, Black", "Female, Other"]:
-        for k, s in enumerate(reporting.Q1_SETTINGS):
-            for f in range(folds):
-                rows.append({"subgroup": sg, "method": s, "fold": f, "cf_mse": 0.2 / (k + 1) + rng.uniform(0, 0.01)})
-    return pd.DataFrame(rows)
-
-
-@pytest.mark.parametrize("folds", [1, 5])
-def test_plot_subgroup_cf_mse(folds):
-    df = _subgroup_frame(folds)
-    fig = reporting.plot_subgroup_cf_mse(df)
-    ax = fig.axes[0]
-    bars = [p for p in ax.patches if p.get_height() > 0]
-    assert len(bars) == 4 * 3
-    labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert set(labels) == {"m, white", "f, white", "m, black", "f, other"}
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["LTN(acc)", "LTN(acc+CF)", "LTN(acc+CF_sg)"]
-    # bar heights are the per-subgroup means
-    expected = df.groupby(["method", "subgroup"])["cf_mse"].mean()
-    heights = sorted(round(b.get_height(), 10) for b in bars)
-    assert heights == sorted(round(v, 10) for v in expected)
-    plt.close(fig)
-
-
-def test_plot_subgroup_cf_mse_missing_setting():
-    df = _subgroup_frame(1)
-    with pytest.raises(DataError, match="no rows for setting"):
-        reporting.plot_subgroup_cf_mse(df[df.method != "ltn_acc_cf_sg"])
-
-
-def test_plot_cf_mse_settings():
-    rows = [
-        {"subgroup": g, "method": s, "cf_mse": 0.3 - 0.05 * i + (0.01 if g == "black" else 0)}
-        for g in ("black", "white")
-        for i, s in enumerate(reporting.FIGURE4_SETTINGS)
-    ]
-    fig = reporting.plot_cf_mse_settings(pd.DataFrame(rows), title="COMPAS")
-    ax = fig.axes[0]
-    assert len(ax.lines) == 2
-    np.testing.assert_allclose(ax.lines[1].get_ydata(), [0.3, 0.25, 0.2, 0.15, 0.1])
-    assert [t.get_text() for t in ax.get_xticklabels()] == [reporting.method_name(s) for s in reporting.FIGURE4_SETTINGS]
-    plt.close(fig)
-
-
-def test_plot_undesirable_ratio():
-    rows = []
-    for feat in ("age", "priors-count", "sex"):
-        for group in ("black", "white"):
-            for stage, value in (("before", 0.4), ("after", 0.1)):
-                rows.append({"feature": feat, "group": group, "stage": stage, "ratio": value})
-    fig = reporting.plot_undesirable_ratio(pd.DataFrame(rows), threshold=0.1)
-    ax = fig.axes[0]
-    assert len([p for p in ax.patches if p.get_height() > 0]) == 3 * 2 * 2
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["age", "priors-count", "sex"]
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "black (before)" in legend and "white (after)" in legend and "threshold 0.1" in legend
-    plt.close(fig)
-
-
 # ---------------------------------------------------------------------------- result records
 def _rec(dataset, setting, fold=0, *, cf_source="cnf", tag="", w_acc=1.0, w_cf=1.0, perf=0.7, cf=0.1, worst=0.2,
          by_subgroup=None, **extra):
@@ -366,20 +298,61 @@ def test_comparison_and_results_tables_render():
     comp = reporting.compare(reporting.results_long(recs, "table1"), "table1")
     table = reporting.comparison_table(comp, "Table 1")
     html = table.html
+    # cells: rows (dataset, method), a column per metric, ours with the paper's value and Δ beneath
+    assert table.frame.shape == (4 * 6, 4 * 3)
+    assert table.frame.loc[("Adult", "LTN(acc+CF_sg)"), ("accuracy ↑", "paper")] == "0.812 ± 0.001"
+    assert table.frame.loc[("Adult", "DCEVAE"), ("accuracy ↑", "Δ")] == "0.000"
     assert html.count("<strong>") == 12 and ">Table 1</caption>" in html
-    # stacked: rows (dataset, metric, ours|paper|Δ), one column per method in the paper's order
-    assert table.frame.shape == (12 * 3, 6)
-    assert list(table.frame.columns) == [reporting.method_name(m) for m in reporting.TABLE_METHODS["table1"]]
-    assert table.frame.loc[("Adult", "accuracy ↑", "paper"), "LTN(acc+CF_sg)"] == "0.812 ± 0.001"
-    assert table.frame.loc[("Adult", "accuracy ↑", "Δ"), "DCEVAE"] == "0.000"
-    assert "<strong>0.831</strong>" in html  # DCEVAE's accuracy on Adult is the row's best
-    wide = reporting.comparison_table(comp, "Table 1", stacked=False)
-    assert wide.frame.shape == (12, 18) and wide.html.count("<strong>") == 12
+    assert "<strong>0.831</strong><br>" in html  # DCEVAE's accuracy on Adult is the row's best
+    # accuracy (binary datasets) and MSE (Lawschool) share one column: four columns in all
+    head = html.split("</thead>")[0]
+    assert head.count("accuracy ↑ / MSE ↓") == 1 and "CF-MSE (sg) ↓" in head and ">MSE ↓<" not in head
+    split = reporting.comparison_table(comp, "Table 1", split=True)
+    assert split.html.count("<table") == 4 and "Table 1 — Lawschool</caption>" in split.html
+    lawschool = split.html.split("Table 1 — Lawschool")[1]
+    assert ">MSE ↓<" in lawschool and "accuracy" not in lawschool.split("</thead>")[0]
+    assert split.html.count("<strong>") == 12
+    stacked = reporting.comparison_table(comp, "Table 1", layout="stacked")
+    assert stacked.frame.shape == (12 * 3, 6) and stacked.html.count("<strong>") == 12
+    with pytest.raises(DataError, match="unknown table layout"):
+        reporting.comparison_table(comp, "Table 1", layout="wide")
     extra = reporting.results_long([_rec("compas", "unaware", perf=0.6, cf=0.3), _rec("compas", "pcf", perf=0.65, cf=0.0)], "extra",
                                    ("unaware", "pcf"))
     t = reporting.results_table(extra, "extra")
-    assert list(t.frame.columns) == ["Unaware MLP", "Plug-in PCF"]  # the requested order, not alphabetical
+    assert list(t.frame.index.get_level_values("method")) == ["Unaware MLP", "Plug-in PCF"]  # the requested order
+    assert list(t.frame.columns) == ["accuracy ↑", "CF-MSE ↓", "CF-MSE (sg) ↓"]
     assert t.html.count("<strong>") == 3  # best accuracy, CF-MSE and worst-subgroup CF-MSE
+    assert "<strong>0.650</strong>" in t.html and "<strong>0.000</strong>" in t.html
+    by_column = reporting.results_table(extra, "extra", layout="columns")
+    assert list(by_column.frame.columns) == ["Unaware MLP", "Plug-in PCF"]
+
+
+def test_tidy_table_keeps_renames_and_formats_the_named_columns():
+    raw = pd.DataFrame({"fit_seconds": [64.891, np.nan, 5.0], "rows": [45222.0, np.nan, 6167.0], "same_as": [np.nan, "compas", np.nan]},
+                       index=["adult", "compas_age", "compas"])
+    t = reporting.tidy_table(raw, {"rows": ("rows", "{:,.0f}"), "fit_seconds": ("fit (s)", "{:.1f}")}, "Flow",
+                             index={"adult": "Adult", "compas": "COMPAS"}, index_name="dataset")
+    assert list(t.frame.columns) == ["rows", "fit (s)"]
+    assert list(t.frame.index) == ["Adult", "COMPAS"]  # the row without values is dropped
+    assert t.frame.loc["Adult"].tolist() == ["45,222", "64.9"]
+    assert "<caption" in t.html and "nan" not in t.html.lower().replace("nan-", "")
+    with pytest.raises(DataError, match=r"lacks column\(s\) \['wall'\]"):
+        reporting.tidy_table(raw, {"wall": ("wall (s)", "{:.0f}")})
+
+
+def test_delta_summary_marks_differences_beyond_two_combined_sds():
+    comp = pd.DataFrame({
+        "dataset": ["adult", "adult", "compas"], "metric": ["accuracy", "cf_mse", "accuracy"], "method": ["ltn_acc"] * 3,
+        "ours_mean": [0.80, 0.10, 0.70], "ours_sd": [0.003, 0.01, np.nan], "paper_mean": [0.78, 0.09, 0.70],
+        "paper_sd": [0.004, 0.01, 0.01], "delta": [0.02, 0.01, 0.0],
+    })
+    t = reporting.delta_summary(comp, "Δ")
+    # 0.02 > 2·√(0.003² + 0.004²) = 0.01 → marked; 0.01 < 2·√(0.01² + 0.01²) ≈ 0.028 → not; 0 never
+    assert t.frame.loc[("Adult", "accuracy ↑"), "LTN(acc)"] == "+0.020 ✱"
+    assert t.frame.loc[("Adult", "CF-MSE ↓"), "LTN(acc)"] == "+0.010"
+    assert t.frame.loc[("COMPAS", "accuracy ↑"), "LTN(acc)"] == "0.000"
+    with pytest.raises(DataError, match="lacks column"):
+        reporting.delta_summary(comp.drop(columns="delta"), "Δ")
 
 
 def test_subgroup_frame_reads_per_subgroup_cf_mse():
@@ -429,8 +402,6 @@ def test_cke_candidates_and_undesirable_ratio():
     r = reporting.undesirable_ratio_frame([_cke_record()], "adult")
     assert len(r) == 4 and set(r.stage) == {"before", "after"}
     assert r[(r.stage == "after") & (r.group == "Male")]["ratio"].item() == pytest.approx(0.12)
-    fig = reporting.plot_undesirable_ratio(r)
-    plt.close(fig)
 
 
 def test_query_tables():
@@ -443,6 +414,12 @@ def test_query_tables():
     assert t.shape == (2, 4)
     assert t.iloc[0]["D"] == "0.01" and t.iloc[0]["distance"] == "0"
     assert t.iloc[1]["age"] == "24" and t.iloc[1]["D"] == "0.99" and t.iloc[1]["distance"] == "0.50"
+    prof = reporting.query_profiles(rec, columns=("age", "education"))
+    assert list(prof.index) == ["D", "distance", "age", "education"]
+    assert list(prof.columns) == [("Male, White", "x̂"), ("Male, White", "nearest")]
+    assert prof.loc["age", ("Male, White", "nearest")] == "24" and prof.loc["D", ("Male, White", "x̂")] == "0.01"
+    with pytest.raises(DataError, match="no query for subgroup"):
+        reporting.query_profiles(rec, subgroups=["Female, Black"])
     sat = reporting.query_sat_table(rec)
     assert sat.loc["Male, White"].tolist() == ["3", "0.250", "0.217", "+0.033"]
     e = reporting.eq3_table(rec)
@@ -475,19 +452,10 @@ def test_weight_grid_table_and_trend_plot():
     assert list(grid["log2_ratio"]) == [-2.0, -1.0, 0.0, 1.0, 2.0]
     t = reporting.table6_frame(recs)
     assert list(t.index.get_level_values(1)) == ["4 : 1", "2 : 1", "1 : 1", "1 : 2", "1 : 4"]
-    assert t.iloc[0]["accuracy ↑"] == "0.680" and t.iloc[0]["MSE ↓"] == "—"
-    fig = reporting.plot_weight_trend(grid)
-    assert len(fig.axes) == 2
-    np.testing.assert_allclose(np.asarray(fig.axes[1].lines[0].get_ydata(), dtype=float), [0.02, 0.03, 0.05, 0.1, 0.2])
-    plt.close(fig)
+    assert t.iloc[0]["accuracy ↑"] == "0.680" and "MSE ↓" not in t.columns
+    assert list(t.columns) == ["accuracy ↑", "CF-MSE ↓", "CF-MSE (sg) ↓", "worst subgroup"]
     claims = {c.key: c for c in reporting.evaluate_claims(recs)}
     assert claims["B.1"].holds is True  # accuracy and CF-MSE both rise with the accuracy weight
-
-
-def test_plot_tradeoff():
-    fig = reporting.plot_tradeoff(reporting.records_frame(_paper_like_records(folds=2)))
-    assert len(fig.axes) == 4
-    plt.close(fig)
 
 
 def test_evaluate_claims_on_the_papers_own_numbers():

@@ -110,23 +110,6 @@ def test_subgroup_sizes_frame_and_table():
     assert table.loc[("COMPAS", "Non-Caucasian")].tolist() == ["4,000", "64.9%"]
 
 
-def test_plot_subgroup_sizes_draws_one_bar_per_subgroup_largest_first():
-    sizes = reporting.subgroup_sizes_frame(SUMMARIES)
-    fig = reporting.plot_subgroup_sizes(sizes, titles={"Lawschool": "Lawschool (sex)"}, legend_titles={"Lawschool": "sex"})
-    compas, law = fig.axes[0], fig.axes[1]
-    assert [p.get_width() for p in law.patches if p.get_width() > 0][:4] == [150, 90, 50, 10]
-    assert [t.get_text() for t in law.get_yticklabels()] == ["Male, White", "Female, White", "Male, Black", "Female, Black"]
-    assert law.get_title() == "Lawschool (sex)" and compas.get_title() == "COMPAS"
-    # colours by sensitive group (the first part of the label): both "Male" bars share one
-    colours = [p.get_facecolor() for p in law.patches][:4]
-    assert colours[0] == colours[2] and colours[0] != colours[1]
-    assert law.get_legend().get_title().get_text() == "sex"
-    assert compas.get_legend() is None  # one group per bar: the labels say it all
-    plt.close(fig)
-    with pytest.raises(DataError, match="lack column"):
-        reporting.plot_subgroup_sizes(sizes.drop(columns="rows"))
-
-
 # ---------------------------------------------------------------------------- causal graphs
 def test_short_source_and_graph_title():
     src = 'Kusner, Loftus, Russell and Silva (2017), "Counterfactual fairness", NeurIPS'

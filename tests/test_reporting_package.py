@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cffair" / "reporting"
 
 # Each module may import only from modules of a lower layer.
-LAYERS = {"names": 0, "paper": 1, "records": 2, "describe": 2, "reproduction": 2, "tables": 3, "figures": 3, "claims": 4}
+LAYERS = {"names": 0, "paper": 1, "style": 1, "records": 2, "describe": 2, "reproduction": 2, "tables": 3, "figures": 3,
+          "claims": 4}
 
 # The public API of the single-module cffair.reporting before it became a package.
 OLD_API = [

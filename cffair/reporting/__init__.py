@@ -10,7 +10,8 @@ records/describe/reproduction ← tables/figures ← claims):
 * :mod:`.describe` — the datasets and their causal graphs as frames (the datasets page).
 * :mod:`.tables` — HTML tables (:func:`format_table`), ours next to the paper's
   (:func:`compare`, :func:`comparison_table`) and Tables 3–6.
-* :mod:`.figures` — every ``plot_*`` function (matplotlib is imported when one is called).
+* :mod:`.style` — the figures' size, resolution, fonts, colour-blind palette and markers.
+* :mod:`.figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).
 * :mod:`.claims` — the paper's claims, one check each, and :func:`claims_table`.
 * :mod:`.reproduction` — the run's provenance and the benchmarks (the Reproducing page).
 
@@ -47,7 +48,6 @@ from cffair.reporting.figures import (
     plot_tradeoff,
     plot_undesirable_ratio,
     plot_weight_trend,
-    setting_colours,
 )
 from cffair.reporting.names import (
     DATASET_NAMES,
@@ -68,6 +68,7 @@ from cffair.reporting.names import (
     method_name,
     metric_name,
     order_key,
+    ordinal_order,
     performance_metric,
 )
 from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables, paper_value
@@ -88,6 +89,23 @@ from cffair.reporting.records import (
     undesirable_ratio_frame,
     weight_grid_frame,
 )
+from cffair.reporting.style import (
+    BODY_PX,
+    COLUMN_PX,
+    DPI,
+    FONT_PT,
+    MARKERS,
+    MAX_WIDTH_IN,
+    book_style,
+    finish,
+    legend_below,
+    line_handles,
+    palette,
+    patch_handles,
+    series_colours,
+    setting_colours,
+    setting_markers,
+)
 from cffair.reporting.reproduction import (
     baseline_seconds_frame,
     core_seconds_frame,
@@ -107,11 +125,13 @@ from cffair.reporting.tables import (
     best_cells,
     compare,
     comparison_table,
+    delta_summary,
     eq3_table,
     format_cell,
     format_delta,
     format_table,
     paper_table,
+    query_profiles,
     query_sat_table,
     query_table,
     results_table,
@@ -119,13 +139,14 @@ from cffair.reporting.tables import (
     table3_comparison,
     table5_frame,
     table6_frame,
+    tidy_table,
 )
 
 __all__ = [
     # names
     "DATASET_NAMES", "DATASET_ORDER", "EXTRA_BASELINES", "FIGURE4_SETTINGS", "HIGHER_IS_BETTER", "METHOD_NAMES",
     "METRIC_NAMES", "METRIC_ORDER", "NOTEBOOK_PAGES", "Q1_SETTINGS", "RESULT_COLUMNS", "SCALAR_METRICS", "TABLE_METHODS",
-    "abbreviate_subgroup", "dataset_name", "method_name", "metric_name", "order_key", "performance_metric",
+    "abbreviate_subgroup", "dataset_name", "method_name", "metric_name", "order_key", "ordinal_order", "performance_metric",
     # paper
     "PAPER_TABLE3_AXIOMS", "TABLE4_COLUMNS", "TABLE4_PAPER_SAT", "paper_tables", "paper_value",
     # records
@@ -137,12 +158,15 @@ __all__ = [
     "graph_summary_frame", "graph_title", "layered_positions", "node_roles", "row_counts_frame", "short_source",
     "spec_frame", "subgroup_sizes_frame", "subgroup_sizes_table",
     # tables
-    "CAPTION_STYLE", "HTMLTable", "axiom_label", "best_cells", "compare", "comparison_table", "eq3_table", "format_cell",
-    "format_delta", "format_table", "paper_table", "query_sat_table", "query_table", "results_table", "side_by_side",
-    "table3_comparison", "table5_frame", "table6_frame",
+    "CAPTION_STYLE", "HTMLTable", "axiom_label", "best_cells", "compare", "comparison_table", "delta_summary", "eq3_table", "format_cell",
+    "format_delta", "format_table", "paper_table", "query_profiles", "query_sat_table", "query_table", "results_table", "side_by_side",
+    "table3_comparison", "table5_frame", "table6_frame", "tidy_table",
+    # style
+    "BODY_PX", "COLUMN_PX", "DPI", "FONT_PT", "MARKERS", "MAX_WIDTH_IN", "book_style", "finish", "legend_below",
+    "line_handles", "palette", "patch_handles", "series_colours", "setting_colours", "setting_markers",
     # figures
     "plot_causal_graph", "plot_cf_mse_settings", "plot_subgroup_cf_mse", "plot_subgroup_sizes", "plot_tradeoff",
-    "plot_undesirable_ratio", "plot_weight_trend", "setting_colours",
+    "plot_undesirable_ratio", "plot_weight_trend",
     # claims
     "CLAIM_CHECKS", "Claim", "ClaimCheck", "Evidence", "claim_check", "claim_status", "claims_table", "evaluate_claims",
     # reproduction

@@ -1,19 +1,20 @@
-"""The book's figures (matplotlib). Each takes a frame (or a graph's nodes and edges) made
-elsewhere (:mod:`.records`, :mod:`.describe`) and returns the figure; those that draw one
-panel draw on ``ax`` if given.
+"""The book's figures, drawn with seaborn in the book's style (:mod:`.style`).
+
+Each function takes a tidy frame made elsewhere (:mod:`.records`, :mod:`.describe`; one row
+per fold where there are folds, so that seaborn computes the means and the sample-sd error
+bars) and returns the figure. Every figure is at most :data:`~.style.MAX_WIDTH_IN` inches wide
+with at most two panels a row, uses the colour-blind palette with a distinct marker per series,
+keeps ordinal bands (``<=30``, ``31-45``, ...) in order and puts its legend below the panels,
+off the data.
 
 * :func:`plot_subgroup_cf_mse` — CF-MSE per subgroup for the three axiom settings
   (the paper's Figures 3 and 5).
-* :func:`plot_cf_mse_settings` — CF-MSE across the five axiom settings of the COMPAS
-  experiments (Figure 4, top).
-* :func:`plot_undesirable_ratio` — ratio of undesirable counterfactual explanations per
-  sensitive group before and after a CKE axiom (Figure 4, bottom).
+* :func:`plot_cf_mse_settings` — CF-MSE across axiom settings, per subgroup (Figure 4, top).
+* :func:`plot_undesirable_ratio` — share of undesirable counterfactual explanations per
+  sensitive group before and after the CKE axioms (Figure 4, bottom).
 * :func:`plot_tradeoff`, :func:`plot_weight_trend` — performance against CF-MSE (Table 1),
   and against the axiom weights (appendix B).
 * :func:`plot_subgroup_sizes`, :func:`plot_causal_graph` — the datasets page.
-
-matplotlib is imported inside the functions, so that importing :mod:`cffair.reporting` does
-not load it.
 """
 
 from __future__ import annotations
@@ -41,12 +42,25 @@ from cffair.reporting.names import (
     dataset_name,
     method_name,
     metric_name,
+    ordinal_order,
     performance_metric,
 )
-from cffair.reporting.records import mean_sd, select_records
+from cffair.reporting.records import select_records
+from cffair.reporting.style import (
+    FONT_PT,
+    MARKERS,
+    MAX_WIDTH_IN,
+    book_style,
+    finish,
+    legend_below,
+    line_handles,
+    patch_handles,
+    series_colours,
+    setting_colours,
+    setting_markers,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = [
@@ -57,28 +71,30 @@ __all__ = [
     "plot_tradeoff",
     "plot_undesirable_ratio",
     "plot_weight_trend",
-    "setting_colours",
 ]
 
-
-def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=figsize, layout="constrained")
-        return fig, ax
-    return ax.figure, ax
+_PANEL_W = MAX_WIDTH_IN / 2  # width of one panel when two share a row (inches)
 
 
-def setting_colours(settings: Sequence[str]) -> list[str]:
-    """Stable colours per setting, so a setting has the same colour in every figure."""
-    import matplotlib.pyplot as plt
+def _require(df: pd.DataFrame, columns: Sequence[str], what: str = "the plot data") -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise DataError(f"{what} lacks column(s) {missing}; columns present: {list(df.columns)}.")
 
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    fixed = {s: palette[i % len(palette)] for i, s in enumerate((*FIGURE4_SETTINGS, "cnf", "gan", "dcevae"))}
-    unused = [c for c in palette if c not in fixed.values()]
-    extra = iter(unused + ["black", "dimgray", "darkgoldenrod", "teal"] + palette)
-    return [fixed.get(s) or next(extra) for s in settings]
+
+def _settings_present(df: pd.DataFrame, method: str, settings: Sequence[str]) -> pd.DataFrame:
+    absent = [s for s in settings if s not in set(df[method])]
+    if absent:
+        raise DataError(f"no rows for setting(s) {absent}; settings present: {sorted(set(df[method]))}.")
+    return df[df[method].isin(settings)]
+
+
+def _split_labels(labels: pd.Series) -> tuple[pd.Series, pd.Series] | None:
+    """``"Male, White"`` → (``"Male"``, ``"White"``) when every label has two parts, else None."""
+    parts = labels.astype(str).str.split(", ", n=1)
+    if len(parts) == 0 or not parts.map(len).eq(2).all():
+        return None
+    return parts.str[0], parts.str[1]
 
 
 # ---------------------------------------------------------------------------- Q1 and Q3
@@ -89,59 +105,75 @@ def plot_subgroup_cf_mse(
     value: str = "cf_mse",
     subgroup: str = "subgroup",
     method: str = "method",
-    sd: str | None = "sd",
     subgroup_order: Sequence[str] | None = None,
-    abbreviate: bool = True,
+    abbreviate: bool = False,
+    log: bool | None = None,
     title: str | None = None,
-    ax: Axes | None = None,
 ) -> Figure:
-    """Bar chart of CF-MSE per subgroup, one bar per axiom setting (the paper's Figures 3 and 5).
+    """CF-MSE per subgroup, one bar per axiom setting (the paper's Figures 3 and 5).
+
+    Subgroups of two parts (``"Male, White"``) get one panel per first part (sex) and one row
+    of bars per second part (race), two panels a row; other subgroups share one panel.
 
     Args:
-        df_by_subgroup: columns ``subgroup``, ``method`` and ``cf_mse`` (names adjustable);
-            either one row per subgroup × setting with an optional ``sd`` column, or one row
-            per fold (then the bars show the mean and the error bars the sample sd).
+        df_by_subgroup: columns ``subgroup``, ``method`` and ``cf_mse`` (names adjustable), one
+            row per fold and subgroup × setting; bars show the mean, error bars the sample sd.
         settings: the settings to draw, in order (default LTN(acc), LTN(acc+CF), LTN(acc+CF_sg)).
-        subgroup_order: the subgroups in order (default: largest CF-MSE of the first setting first).
+        subgroup_order: the rows in order (default: largest mean CF-MSE of the first setting first).
         abbreviate: shorten labels as in the paper (male → m, asian-pac-islander → api).
+        log: a logarithmic CF-MSE axis; None takes it when the settings' mean CF-MSEs differ by
+            more than a factor of 50 (then the bars of the fairer settings would be invisible).
     """
-    stats = mean_sd(df_by_subgroup, [subgroup, method], value, sd)
-    stats = stats[stats[method].isin(settings)]
-    absent = [s for s in settings if s not in set(stats[method])]
-    if absent:
-        raise DataError(f"no rows for setting(s) {absent}; settings present: {sorted(set(df_by_subgroup[method]))}.")
+    import seaborn as sns
+
+    _require(df_by_subgroup, [subgroup, method, value])
+    data = _settings_present(df_by_subgroup, method, settings).copy()
+    split = _split_labels(data[subgroup])
+    if split is not None:
+        data["_panel"], data["_row"] = split
+    else:
+        data["_panel"], data["_row"] = "", data[subgroup].astype(str)
+    if abbreviate:
+        data["_row"] = data["_row"].map(abbreviate_subgroup)
+        data["_panel"] = data["_panel"].map(lambda p: abbreviate_subgroup(p) if p else p)
     if subgroup_order is None:
-        first = stats[stats[method] == settings[0]].sort_values("mean", ascending=False)
-        subgroup_order = list(dict.fromkeys([*first[subgroup], *stats[subgroup]]))
-    fig, ax = _axes(ax, (max(6.0, 0.75 * len(subgroup_order) + 2), 3.8))
-    x = np.arange(len(subgroup_order))
-    width = 0.8 / len(settings)
-    colours = setting_colours(settings)
-    for k, s in enumerate(settings):
-        part = stats[stats[method] == s].set_index(subgroup).reindex(subgroup_order)
-        err = part["sd"].to_numpy(dtype=float)
-        ax.bar(
-            x + (k - (len(settings) - 1) / 2) * width,
-            part["mean"].to_numpy(dtype=float),
-            width,
-            yerr=None if np.all(np.isnan(err)) else np.nan_to_num(err),
-            capsize=2,
-            label=method_name(s),
-            color=colours[k],
-            edgecolor="white",
-            linewidth=0.5,
-        )
-    labels = [abbreviate_subgroup(g) if abbreviate else str(g) for g in subgroup_order]
-    ax.set_xticks(x, labels, rotation=30 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center")
-    ax.set_ylabel("CF-MSE (lower is better)")
-    ax.set_xlabel("subgroup")
-    ax.set_ylim(bottom=0)
-    ax.legend(frameon=False, ncols=min(len(settings), 3))
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_axisbelow(True)
-    if title:
-        ax.set_title(title)
-    return fig
+        first = data[data[method] == settings[0]].groupby("_row")[value].mean().sort_values(ascending=False)
+        rows = list(dict.fromkeys([*first.index, *data["_row"]]))
+    else:
+        rows = [abbreviate_subgroup(r) if abbreviate else str(r) for r in subgroup_order]
+    panels = sorted(set(data["_panel"]))
+    names = [method_name(s) for s in settings]
+    data["_setting"] = data[method].map(method_name)
+    height = max(2.4, 0.22 * len(rows) * len(settings) + 0.9)
+    with book_style():
+        g = sns.catplot(data=data, kind="bar", y="_row", x=value, hue="_setting", hue_order=names, order=rows,
+                        col="_panel" if len(panels) > 1 else None, col_order=panels if len(panels) > 1 else None,
+                        col_wrap=2 if len(panels) > 2 else None, errorbar="sd", capsize=0.25, saturation=1.0,
+                        err_kws={"linewidth": 1.0, "color": "#333333"}, palette=dict(zip(names, setting_colours(settings))),
+                        height=height, aspect=(_PANEL_W if len(panels) > 1 else MAX_WIDTH_IN) / height, legend=False,
+                        sharex=True)
+        means = data.groupby(method)[value].mean()
+        positive = means[means > 0]
+        if log is None:
+            log = len(positive) > 1 and float(positive.max() / positive.min()) > 50
+        xlabel = "CF-MSE (lower is better" + ("; log scale)" if log else ")")
+        if len(panels) > 1:  # one label under both panels: a label per panel would not fit
+            g.set_axis_labels("", "")
+            g.figure.supxlabel(xlabel, fontsize=FONT_PT)
+        else:
+            g.set_axis_labels(xlabel, "")
+        g.set_titles("{col_name}" if len(panels) > 1 else "")
+        for ax in g.axes.flat:
+            ax.grid(axis="x")
+            if log:
+                ax.set_xscale("log", nonpositive="clip")
+            else:
+                ax.set_xlim(left=0)
+        g.tight_layout()
+        legend_below(g.figure, patch_handles(setting_colours(settings)), names, ncol=len(settings))
+        if title:
+            g.figure.suptitle(title)
+        return finish(g.figure)
 
 
 def plot_cf_mse_settings(
@@ -150,47 +182,78 @@ def plot_cf_mse_settings(
     *,
     value: str = "cf_mse",
     method: str = "method",
-    group: str | None = "subgroup",
-    sd: str | None = "sd",
+    group: str = "subgroup",
+    dataset: str = "dataset",
+    split: bool | None = None,
     title: str | None = None,
-    ax: Axes | None = None,
 ) -> Figure:
-    """CF-MSE across axiom settings, one line per (sensitive) group (the paper's Figure 4, top).
+    """CF-MSE across axiom settings, one line per subgroup (the paper's Figure 4, top).
+
+    One panel per dataset. A dataset with more than four two-part subgroups (COMPAS(age):
+    race × age band) gets a panel per first part (race), its lines the second part (age band,
+    in order), so that no panel holds more than four lines.
 
     Args:
-        df: columns ``method`` and ``cf_mse``, and optionally ``subgroup`` (one line each;
-            without it a single "overall" line); one row per group × setting (with an
-            optional ``sd``) or one per fold.
+        df: columns ``method``, ``cf_mse`` and optionally ``subgroup`` (without it one
+            "overall" line) and ``dataset``; one row per fold and line × setting (points show
+            the mean, error bars the sample sd).
         settings: the x axis, in order (default: the five settings of Table 2).
+        split: force (True) or forbid (False) the per-first-part panels; None decides as above.
     """
-    df = df.copy()
-    if group is None or group not in df.columns:
-        group = "_group"
-        df[group] = "overall"
-    stats = mean_sd(df, [group, method], value, sd)
-    stats = stats[stats[method].isin(settings)]
-    absent = [s for s in settings if s not in set(stats[method])]
-    if absent:
-        raise DataError(f"no rows for setting(s) {absent}; settings present: {sorted(set(df[method]))}.")
-    fig, ax = _axes(ax, (max(5.5, 1.2 * len(settings) + 1), 3.6))
-    x = np.arange(len(settings))
-    for g in dict.fromkeys(stats[group]):
-        part = stats[stats[group] == g].set_index(method).reindex(list(settings))
-        mean = part["mean"].to_numpy(dtype=float)
-        err = part["sd"].to_numpy(dtype=float)
-        line = ax.plot(x, mean, marker="o", label=str(g))[0]
-        if not np.all(np.isnan(err)):
-            ax.fill_between(x, mean - np.nan_to_num(err), mean + np.nan_to_num(err), color=line.get_color(), alpha=0.15, linewidth=0)
-    ax.set_xticks(x, [method_name(s) for s in settings], rotation=20, ha="right")
-    ax.set_ylabel("CF-MSE (lower is better)")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.set_axisbelow(True)
-    if stats[group].nunique() > 1 or group != "_group":
-        ax.legend(frameon=False, title=None if group == "_group" else group)
-    if title:
-        ax.set_title(title)
-    return fig
+    import seaborn as sns
+
+    _require(df, [method, value])
+    data = _settings_present(df, method, settings).copy()
+    if group not in data.columns:
+        data[group] = "overall"
+    if dataset not in data.columns:
+        data[dataset] = ""
+    parts = []
+    for d in [x for x in DATASET_ORDER if x in set(data[dataset])] + sorted(set(data[dataset]) - set(DATASET_ORDER)):
+        part = data[data[dataset] == d].copy()
+        name = dataset_name(d) if d else ""
+        pieces = _split_labels(part[group])
+        do_split = split if split is not None else (pieces is not None and part[group].nunique() > 4)
+        if do_split and pieces is not None:
+            part["_panel"] = [f"{name}: {p}" if name else p for p in pieces[0]]
+            part["_line"] = pieces[1].to_numpy()
+        else:
+            part["_panel"], part["_line"] = name, part[group].astype(str)
+        parts.append(part)
+    data = pd.concat(parts, ignore_index=True)
+    panels = list(dict.fromkeys(data["_panel"]))
+    lines = ordinal_order(data["_line"])
+    names = [method_name(s) for s in settings]
+    data["_setting"] = data[method].map(method_name)
+    many = len(panels) > 1
+    height = 3.3
+    colours = series_colours(lines)
+    markers = [MARKERS[i % len(MARKERS)] for i in range(len(lines))]
+    styles = [["-", "--", ":", "-."][i % 4] for i in range(len(lines))]
+    with book_style():
+        g = sns.catplot(data=data, kind="point", x="_setting", order=names, y=value, hue="_line", hue_order=lines,
+                        col="_panel" if many else None, col_order=panels if many else None, col_wrap=2 if many else None,
+                        errorbar="sd", capsize=0.08, dodge=0.3 if len(lines) > 1 else False, markersize=7,
+                        err_kws={"linewidth": 1.2}, linewidth=1.8, markers=markers, linestyles=styles,
+                        palette=colours, height=height,
+                        aspect=(_PANEL_W if many else MAX_WIDTH_IN * 0.8) / height, legend=False, sharey=True)
+        g.set_axis_labels("", "CF-MSE (lower is better)")
+        g.set_titles("{col_name}" if many else "")
+        for ax in g.axes.flat:
+            ax.set_ylim(bottom=0)
+            ax.tick_params(axis="x", labelrotation=40)
+            for label in ax.get_xticklabels():
+                label.set_ha("right")
+                label.set_rotation_mode("anchor")
+        if not many and panels[0]:
+            g.axes.flat[0].set_title(panels[0])
+        g.tight_layout()
+        gap = g.axes.flat[-1] if many and len(panels) % 2 == 1 else None
+        legend_below(g.figure, line_handles([colours[x] for x in lines], markers, styles), lines, ncol=min(len(lines), 4),
+                     gap=gap)
+        if title:
+            g.figure.suptitle(title)
+        return finish(g.figure)
 
 
 def plot_undesirable_ratio(
@@ -200,74 +263,73 @@ def plot_undesirable_ratio(
     group: str = "group",
     stage: str = "stage",
     value: str = "ratio",
+    dataset: str = "dataset",
     stages: Sequence[str] = ("before", "after"),
     threshold: float | None = None,
     title: str | None = None,
-    ax: Axes | None = None,
 ) -> Figure:
-    """Ratio of undesirable counterfactual explanations per immutable feature, for each
-    sensitive group, before and after a CKE axiom (the paper's Figure 4, bottom).
+    """Share of undesirable counterfactual explanations per sensitive group, before and after
+    the CKE axioms (the paper's Figure 4, bottom): one panel per dataset × immutable feature,
+    bars per sensitive group, hatched before and solid after.
 
     Args:
-        df: columns ``feature`` (the immutable feature an explanation changes), ``group``
-            (the sensitive group), ``stage`` (``"before"``/``"after"`` the CKE axiom) and
-            ``ratio`` (share of negatively predicted points of the group with such an
-            explanation); several rows per cell (folds) are averaged.
-        threshold: draw the imbalance threshold (0.1 for COMPAS in the paper) as a reference.
+        df: columns ``feature`` (the immutable feature an explanation changes), ``group`` (the
+            sensitive group), ``stage`` (``"before"``/``"after"``), ``ratio`` (share of the
+            group's negatively predicted points with such an explanation) and optionally
+            ``dataset``; one row per fold (bars: mean, error bars: sample sd).
+        threshold: draw a reference line (e.g. the imbalance threshold 0.1 of COMPAS).
     """
-    import matplotlib.pyplot as plt
+    import seaborn as sns
 
-    missing = [c for c in (feature, group, stage, value) if c not in df.columns]
-    if missing:
-        raise DataError(f"the plot data lacks column(s) {missing}; columns present: {list(df.columns)}.")
-    stats = df.groupby([feature, group, stage], sort=False)[value].mean().reset_index()
-    features = list(dict.fromkeys(stats[feature]))
-    groups = list(dict.fromkeys(stats[group]))
-    stages = [s for s in stages if s in set(stats[stage])] + [s for s in dict.fromkeys(stats[stage]) if s not in stages]
-    combos = [(g, s) for g in groups for s in stages]
-    fig, ax = _axes(ax, (max(5.5, 1.3 * len(features) + 2), 3.6))
-    x = np.arange(len(features))
-    width = 0.8 / max(1, len(combos))
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, (g, s) in enumerate(combos):
-        part = stats[(stats[group] == g) & (stats[stage] == s)].set_index(feature).reindex(features)
-        later = stages.index(s) > 0
-        ax.bar(
-            x + (k - (len(combos) - 1) / 2) * width,
-            part[value].to_numpy(dtype=float),
-            width,
-            label=f"{g} ({s})",
-            color=palette[groups.index(g) % len(palette)],
-            alpha=0.55 if not later else 1.0,
-            hatch="//" if not later else None,
-            edgecolor="white",
-            linewidth=0.5,
-        )
-    if threshold is not None:
-        ax.axhline(threshold, color="grey", linestyle="--", linewidth=1, label=f"threshold {threshold:g}")
-    top = float(np.nanmax([stats[value].max(), threshold or 0.0]))
-    if np.isfinite(top) and top > 0:
-        ax.set_ylim(top=top * 1.35)  # room for the legend above the bars
-    ax.set_xticks(x, features, rotation=20 if len(features) > 4 else 0, ha="right" if len(features) > 4 else "center")
-    ax.set_ylabel("ratio of undesirable explanations")
-    ax.set_xlabel("immutable feature changed by the explanation")
-    ax.set_ylim(bottom=0)
-    ax.legend(frameon=False, ncols=2, fontsize="small")
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_axisbelow(True)
-    if title:
-        ax.set_title(title)
-    return fig
+    _require(df, [feature, group, stage, value])
+    data = df.copy()
+    has_dataset = dataset in data.columns
+    data["_panel"] = [f"{dataset_name(d)}: {f}" if has_dataset else str(f)
+                      for d, f in zip(data[dataset] if has_dataset else data[feature], data[feature])]
+    panels = list(dict.fromkeys(data["_panel"]))
+    stage_order = [s for s in stages if s in set(data[stage])] + [s for s in dict.fromkeys(data[stage]) if s not in stages]
+    groups = sorted(set(data[group].astype(str)))
+    data[group] = data[group].astype(str)
+    many = len(panels) > 1
+    height = 3.2
+    colours = series_colours(["_", *stage_order])  # after: blue-ish second colour, before: first
+    with book_style():
+        g = sns.catplot(data=data, kind="bar", x=group, order=groups, y=value, hue=stage, hue_order=stage_order,
+                        col="_panel" if many else None, col_order=panels if many else None, col_wrap=2 if many else None,
+                        errorbar="sd", capsize=0.2, saturation=1.0, err_kws={"linewidth": 1.0, "color": "#333333"},
+                        palette={s: colours[s] for s in stage_order}, height=height,
+                        aspect=(_PANEL_W if many else MAX_WIDTH_IN * 0.7) / height, legend=False)
+        g.set_axis_labels("sensitive group", "share with an undesirable\nexplanation")
+        g.set_titles("{col_name}" if many else panels[0])
+        for ax in g.axes.flat:
+            for container, s in zip(ax.containers, stage_order):
+                if stage_order.index(s) == 0 and len(stage_order) > 1:
+                    for bar in getattr(container, "patches", []):
+                        bar.set_hatch("//")
+                        bar.set_edgecolor("white")
+            if threshold is not None:
+                ax.axhline(threshold, color="#555555", linestyle="--", linewidth=1.2, label=f"threshold {threshold:g}")
+            ax.set_ylim(bottom=0)
+        handles = patch_handles([colours[s] for s in stage_order],
+                                hatches=["//" if i == 0 and len(stage_order) > 1 else None for i in range(len(stage_order))])
+        labels = [f"{s} CKE" for s in stage_order]
+        if threshold is not None:
+            handles += line_handles(["#555555"], [""], ["--"])
+            labels.append(f"threshold {threshold:g}")
+        legend_below(g.figure, handles, labels, ncol=3)
+        if title:
+            g.figure.suptitle(title)
+        return finish(g.figure)
 
 
 # ---------------------------------------------------------------------------- Q2 and appendix B
 def plot_tradeoff(frame: pd.DataFrame, methods: Sequence[str] | None = None, *, title: str | None = None) -> Figure:
-    """Performance against CF-MSE, one panel per dataset, one point per method (mean over folds,
-    error bars the sample sd): the accuracy–fairness trade-off of Table 1 at a glance.
+    """Performance against CF-MSE, one panel per dataset (two a row), one point per method
+    (mean over folds, error bars the sample sd in both directions): the accuracy–fairness
+    trade-off of Table 1 at a glance.
 
     Args:
-        frame: :func:`~cffair.reporting.records.records_frame` of the records (weight-grid
-            records are left out).
+        frame: :func:`~cffair.reporting.records.records_frame` of the records (one row per fold).
         methods: the methods to draw, in order (default: every method in ``frame``).
     """
     import matplotlib.pyplot as plt
@@ -278,112 +340,128 @@ def plot_tradeoff(frame: pd.DataFrame, methods: Sequence[str] | None = None, *, 
         raise DataError("no records to plot.")
     methods = list(methods) if methods is not None else list(dict.fromkeys(frame["method"]))
     colours = dict(zip(methods, setting_colours(methods)))
-    markers = {m: ("o" if m.startswith("ltn") else "s") for m in methods}
-    fig, axes = plt.subplots(1, len(datasets), figsize=(3.3 * len(datasets) + 1.8, 3.6), layout="constrained", squeeze=False)
-    for ax, d in zip(axes[0], datasets):
-        perf = performance_metric(d)
-        g = frame[frame["dataset"] == d]
-        for m in methods:
-            part = g[g["method"] == m]
-            if part.empty:
-                continue
-            x, y = part["cf_mse"].astype(float), part[perf].astype(float)
-            ax.errorbar(x.mean(), y.mean(), xerr=x.std(ddof=1) if len(part) > 1 else None, yerr=y.std(ddof=1) if len(part) > 1 else None,
-                        marker=markers[m], color=colours[m], markersize=7, capsize=2, linestyle="none", label=method_name(m))
-        ax.set_title(dataset_name(d))
-        ax.set_xlabel("CF-MSE ↓")
-        ax.set_ylabel(metric_name(perf))
-        ax.grid(alpha=0.3)
-        ax.set_axisbelow(True)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    for ax in axes[0][1:]:
-        for h, l in zip(*ax.get_legend_handles_labels()):
-            if l not in labels:
-                handles.append(h)
-                labels.append(l)
-    fig.legend(handles, labels, loc="outside right center", frameon=False, fontsize="small")
-    if title:
-        fig.suptitle(title)
-    return fig
+    markers = dict(zip(methods, setting_markers(methods)))
+    ncols = 2 if len(datasets) > 1 else 1
+    nrows = -(-len(datasets) // ncols)
+    with book_style():
+        fig, axes = plt.subplots(nrows, ncols, figsize=(MAX_WIDTH_IN if ncols == 2 else 0.7 * MAX_WIDTH_IN, 3.0 * nrows),
+                                 layout="constrained", squeeze=False)
+        drawn: dict[str, object] = {}
+        for ax, d in zip(axes.flat, datasets):
+            perf = performance_metric(d)
+            g = frame[frame["dataset"] == d]
+            for m in methods:
+                part = g[g["method"] == m]
+                if part.empty:
+                    continue
+                x, y = part["cf_mse"].astype(float), part[perf].astype(float)
+                many = len(part) > 1
+                drawn[m] = ax.errorbar(x.mean(), y.mean(), xerr=x.std(ddof=1) if many else None, yerr=y.std(ddof=1) if many else None,
+                                       marker=markers[m], color=colours[m], markersize=8, capsize=2, linestyle="none",
+                                       markeredgecolor="white", markeredgewidth=0.6)
+            ax.set_title(dataset_name(d))
+            ax.set_xlabel("CF-MSE (lower is better)")
+            ax.set_ylabel(metric_name(perf))
+        for ax in list(axes.flat)[len(datasets):]:
+            ax.set_visible(False)
+        shown = [m for m in methods if m in drawn]
+        legend_below(fig, [drawn[m] for m in shown], [method_name(m) for m in shown], ncol=3)
+        if title:
+            fig.suptitle(title)
+        return finish(fig)
 
 
 def plot_weight_trend(grid: pd.DataFrame, *, title: str | None = None) -> Figure:
-    """Appendix B: accuracy (or MSE) and CF-MSE against log₂(accuracy weight / CF weight), one
-    column per dataset (mean over folds, error bars the sample sd). Data:
-    :func:`~cffair.reporting.records.weight_grid_frame`."""
-    import matplotlib.pyplot as plt
+    """Appendix B: performance (accuracy or MSE) and CF-MSE against log₂(accuracy weight / CF
+    weight), one row of two panels per dataset (points: mean over folds, error bars: sample sd).
 
+    Args:
+        grid: :func:`~cffair.reporting.records.weight_grid_frame` (one row per record:
+            ``dataset``, ``log2_ratio`` and the metrics).
+    """
+    import seaborn as sns
+
+    _require(grid, ["dataset", "log2_ratio", "cf_mse"], "the weight grid")
     datasets = [d for d in DATASET_ORDER if d in set(grid["dataset"])] + sorted(set(grid["dataset"]) - set(DATASET_ORDER))
     if not datasets:
         raise DataError("the weight grid is empty.")
-    fig, axes = plt.subplots(2, len(datasets), figsize=(3.1 * len(datasets) + 0.6, 5.2), layout="constrained", squeeze=False, sharex=True)
-    for j, d in enumerate(datasets):
-        g = grid[grid["dataset"] == d]
-        perf = performance_metric(d)
-        for i, met in enumerate((perf, "cf_mse")):
-            st = g.groupby("log2_ratio")[met].agg(["mean", "std", "count"]).reset_index()
-            err = st["std"].where(st["count"] > 1)
-            ax = axes[i, j]
-            ax.errorbar(st["log2_ratio"], st["mean"], yerr=None if err.isna().all() else err.fillna(0), marker="o", capsize=3,
-                        color="C0" if i == 0 else "C3")
-            ax.grid(alpha=0.3)
-            ax.set_axisbelow(True)
-            if i == 0:
-                ax.set_title(dataset_name(d))
-            ax.set_ylabel(metric_name(met))
-            if i == 1:
-                ax.set_xlabel("log₂(acc weight / CF weight)")
-    if title:
-        fig.suptitle(title)
-    return fig
+    kinds = ["performance", "CF-MSE"]
+    long = pd.concat(
+        [pd.DataFrame({"dataset": dataset_name(d), "kind": k, "log2_ratio": g["log2_ratio"].astype(float),
+                       "value": g[performance_metric(d) if k == "performance" else "cf_mse"].astype(float)})
+         for d in datasets for k in kinds for g in [grid[grid["dataset"] == d]]],
+        ignore_index=True,
+    )
+    colours = series_colours(kinds)
+    height = 2.4
+    with book_style():
+        g = sns.relplot(data=long, kind="line", x="log2_ratio", y="value", row="dataset", col="kind", col_order=kinds,
+                        row_order=[dataset_name(d) for d in datasets], hue="kind", palette=colours, style="kind",
+                        markers=dict(zip(kinds, MARKERS)), dashes=False, markersize=8, errorbar="sd", err_style="bars",
+                        err_kws={"capsize": 3}, height=height, aspect=_PANEL_W / height, legend=False,
+                        facet_kws={"sharey": False, "sharex": True})
+        g.set_titles("{row_name}")
+        for (d, k), ax in zip([(d, k) for d in datasets for k in kinds], g.axes.flat):
+            ax.set_ylabel(metric_name(performance_metric(d)) if k == "performance" else metric_name("cf_mse"))
+            ax.axvline(0, color="#999999", linewidth=0.8, linestyle=":")
+        g.set_xlabels("log₂(acc weight / CF weight)")
+        if title:
+            g.figure.suptitle(title)
+        return finish(g.figure)
 
 
 # ---------------------------------------------------------------------------- the datasets page
 def plot_subgroup_sizes(sizes: pd.DataFrame, *, titles: Mapping[str, str] | None = None,
-                        legend_titles: Mapping[str, str] | None = None, ncols: int = 2) -> Figure:
-    """Rows per subgroup, one panel per dataset, bars on a log scale coloured by the first part
-    of the subgroup label (the sensitive group).
+                        legend_titles: Mapping[str, str] | None = None) -> Figure:
+    """Rows per subgroup, one panel per dataset (one a row), bars on a log scale.
+
+    Two-part subgroups (``"Male, White"``) get a row per second part (race, age band in
+    order) and a colour per first part (sex, race), with that panel's legend to its right.
 
     Args:
         sizes: columns ``dataset``, ``subgroup`` and ``rows``
             (:func:`~cffair.reporting.describe.subgroup_sizes_frame`); panels follow the order
-            of ``dataset``, bars within a panel go from the largest subgroup down.
+            of ``dataset``.
         titles: a panel title per dataset (default: the dataset).
         legend_titles: a legend title per dataset (e.g. its sensitive attribute).
-        ncols: panels per row.
     """
     import matplotlib.pyplot as plt
+    import seaborn as sns
 
-    missing = [c for c in ("dataset", "subgroup", "rows") if c not in sizes.columns]
-    if missing:
-        raise DataError(f"the subgroup sizes lack column(s) {missing}; build them with subgroup_sizes_frame().")
+    _require(sizes, ["dataset", "subgroup", "rows"], "the subgroup sizes (build them with subgroup_sizes_frame())")
     datasets = list(dict.fromkeys(sizes["dataset"]))
     if not datasets:
         raise DataError("no subgroup sizes to plot.")
-    nrows = -(-len(datasets) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 4.0 * nrows), layout="constrained", sharex=True, squeeze=False)
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, d in zip(axes.flat, datasets):
-        part = sizes[sizes["dataset"] == d].sort_values("rows", ascending=False)
-        groups = [str(s).split(",")[0] for s in part["subgroup"]]
-        colour_of = {g: palette[i % len(palette)] for i, g in enumerate(dict.fromkeys(groups))}
-        y = np.arange(len(part))
-        ax.barh(y, part["rows"].to_numpy(dtype=float), color=[colour_of[g] for g in groups])
-        ax.set_yticks(y, [str(s) for s in part["subgroup"]])
-        ax.invert_yaxis()
-        ax.set_xscale("log")
-        ax.set_xlim(10, 50_000)
-        ax.set_xlabel("rows (log scale)")
-        ax.set_title((titles or {}).get(d, str(d)))
-        ax.grid(axis="x", alpha=0.3)
-        ax.set_axisbelow(True)
-        if len(colour_of) > 1 and len(colour_of) < len(part):  # a legend only when it says more than the labels
-            handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colour_of.values()]
-            ax.legend(handles, list(colour_of), title=(legend_titles or {}).get(d), frameon=False, fontsize="small", loc="lower right")
-    for ax in list(axes.flat)[len(datasets):]:
-        ax.set_visible(False)
-    fig.suptitle("Subgroup sizes")
-    return fig
+    layout = []
+    for d in datasets:
+        part = sizes[sizes["dataset"] == d].copy()
+        pieces = _split_labels(part["subgroup"])
+        if pieces is not None:
+            part["_hue"], part["_row"] = pieces[0].to_numpy(), pieces[1].to_numpy()
+        else:
+            part["_hue"], part["_row"] = "", part["subgroup"].astype(str)
+        numeric = all(str(r)[:1].isdigit() or str(r)[:1] in "<>≤≥" for r in part["_row"])
+        rows = ordinal_order(part["_row"]) if numeric else list(part.groupby("_row")["rows"].sum().sort_values(ascending=False).index)
+        layout.append((d, part, rows))
+    heights = [max(1.3, 0.34 * len(rows) * max(1, part["_hue"].nunique()) ** 0.5 + 0.7) for _, part, rows in layout]
+    with book_style():
+        fig, axes = plt.subplots(len(layout), 1, figsize=(MAX_WIDTH_IN, sum(heights) + 0.4), layout="constrained",
+                                 squeeze=False, gridspec_kw={"height_ratios": heights})
+        for ax, (d, part, rows) in zip(axes[:, 0], layout):
+            hues = sorted(set(part["_hue"]))
+            with_hue = hues != [""]
+            sns.barplot(data=part, y="_row", x="rows", order=rows, hue="_hue" if with_hue else None, hue_order=hues if with_hue else None,
+                        palette=series_colours(hues) if with_hue else None, color=None if with_hue else series_colours(["x"])["x"],
+                        orient="h", saturation=1.0, ax=ax, legend=with_hue)
+            ax.set_xscale("log", nonpositive="clip")  # bars start at the axis, not at 0
+            ax.set_xlim(10, 50_000)
+            ax.set_xlabel("rows (log scale)")
+            ax.set_ylabel("")
+            ax.set_title((titles or {}).get(d, str(d)), loc="left")
+            if with_hue:
+                sns.move_legend(ax, "center left", bbox_to_anchor=(1.01, 0.5), frameon=False,
+                                title=(legend_titles or {}).get(d))
+        return finish(fig)
 
 
 def plot_causal_graph(
@@ -414,32 +492,33 @@ def plot_causal_graph(
         short = all(layer_of[b] - layer_of[a] == 1 for a, b in edges)
         style = "layers" if short and len(edges) <= 20 else "matrix"
     colours = {n: GRAPH_COLOURS[role] for n, role in node_roles(nodes, sensitive, immutable).items()}
-    if style == "matrix":
-        return _graph_matrix(nodes, edges, colours, title)
-    return _graph_layers(nodes, edges, layers, colours, title)
+    with book_style():
+        if style == "matrix":
+            return finish(_graph_matrix(nodes, edges, colours, title))
+        return finish(_graph_layers(edges, layers, colours, title))
 
 
-def _graph_layers(nodes: Sequence[str], edges: list[tuple[str, str]], layers: list[list[str]],
-                  colours: Mapping[str, str], title: str | None) -> Figure:
+def _graph_layers(edges: list[tuple[str, str]], layers: list[list[str]], colours: Mapping[str, str],
+                  title: str | None) -> Figure:
     import matplotlib.pyplot as plt
 
     pos = layered_positions(layers)
     xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
-    width = max(5.0, 2.6 * len(layers) + 1.0)
-    height = max(2.6, 0.75 * max(len(layer) for layer in layers) + 1.2)
+    width = min(MAX_WIDTH_IN, max(4.5, 2.2 * len(layers) + 0.8))
+    height = max(2.4, 0.7 * max(len(layer) for layer in layers) + 1.0)
     fig = plt.figure(figsize=(width, height))
     # A fixed axes rectangle (no constrained layout), so that the label boxes measured below
     # keep their size in data units when the figure is drawn.
-    ax = fig.add_axes((0.02, 0.02, 0.96, 0.86 if title else 0.96))
-    ax.set_xlim(min(xs) - 0.5, max(xs) + 0.5)
+    ax = fig.add_axes((0.02, 0.02, 0.96, 0.84 if title else 0.96))
+    ax.set_xlim(min(xs) - 0.55, max(xs) + 0.55)
     ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.axis("off")
-    texts = {n: ax.text(x, y, n, ha="center", va="center", fontsize=10, zorder=3,
-                        bbox=dict(boxstyle="round,pad=0.35", fc=colours[n], ec="black", lw=0.8))
+    texts = {n: ax.text(x, y, n, ha="center", va="center", fontsize=FONT_PT, zorder=3,
+                        bbox=dict(boxstyle="round,pad=0.3", fc=colours[n], ec="black", lw=0.8))
              for n, (x, y) in pos.items()}
     renderer = fig.canvas.get_renderer()
     to_data = ax.transData.inverted()
-    pad = 0.35 * 10 * fig.dpi / 72  # the bbox pad, in pixels
+    pad = 0.3 * FONT_PT * fig.dpi / 72  # the bbox pad, in pixels
     half: dict[str, tuple[float, float]] = {}
     for n, t in texts.items():
         box = t.get_window_extent(renderer)
@@ -449,9 +528,9 @@ def _graph_layers(nodes: Sequence[str], edges: list[tuple[str, str]], layers: li
         start = clip_to_box(pos[a], pos[b], half[a])
         end = clip_to_box(pos[b], pos[a], half[b])
         ax.annotate("", xy=end, xytext=start, zorder=2,
-                    arrowprops=dict(arrowstyle="-|>", color="#7f7f7f", lw=0.8, shrinkA=0, shrinkB=0, mutation_scale=12))
+                    arrowprops=dict(arrowstyle="-|>", color="#6f6f6f", lw=0.9, shrinkA=0, shrinkB=0, mutation_scale=13))
     if title:
-        fig.suptitle(title, fontsize=11)
+        fig.suptitle(title)
     return fig
 
 
@@ -462,10 +541,10 @@ def _graph_matrix(nodes: Sequence[str], edges: list[tuple[str, str]], colours: M
 
     adj = adjacency_frame(nodes, edges)
     n = len(adj)
-    size = max(4.0, 0.42 * n + 2.2)
-    fig, ax = plt.subplots(figsize=(size + 0.6, size), layout="constrained")
-    ax.imshow(adj.to_numpy(dtype=float), cmap=ListedColormap(["white", "#1f78b4"]), vmin=0, vmax=1, aspect="equal")
-    ax.set_xticks(np.arange(n), list(adj.columns), rotation=45, ha="left", rotation_mode="anchor")
+    size = min(MAX_WIDTH_IN, max(4.0, 0.36 * n + 2.6))
+    fig, ax = plt.subplots(figsize=(size, size), layout="constrained")
+    ax.imshow(adj.to_numpy(dtype=float), cmap=ListedColormap(["white", "#0173b2"]), vmin=0, vmax=1, aspect="equal")
+    ax.set_xticks(np.arange(n), list(adj.columns), rotation=50, ha="left", rotation_mode="anchor")
     ax.set_yticks(np.arange(n), list(adj.index))
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
@@ -473,10 +552,11 @@ def _graph_matrix(nodes: Sequence[str], edges: list[tuple[str, str]], colours: M
     ax.set_ylabel("cause (parent)")
     ax.set_xticks(np.arange(n + 1) - 0.5, minor=True)
     ax.set_yticks(np.arange(n + 1) - 0.5, minor=True)
+    ax.grid(which="major", visible=False)
     ax.grid(which="minor", color="#d9d9d9", linewidth=0.8)
     ax.tick_params(which="minor", length=0)
     for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
         label.set_bbox(dict(boxstyle="round,pad=0.2", fc=colours[label.get_text()], ec="black", lw=0.6))
     edges_text = f"{int(adj.to_numpy().sum())} edges; a filled cell: the row's feature causes the column's"
-    fig.suptitle(f"{title}\n{edges_text}" if title else edges_text, fontsize=11)
+    fig.suptitle(f"{title}\n{edges_text}" if title else edges_text)
     return fig

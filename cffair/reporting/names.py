@@ -6,7 +6,8 @@ package imports from it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
@@ -29,6 +30,7 @@ __all__ = [
     "method_name",
     "metric_name",
     "order_key",
+    "ordinal_order",
     "performance_metric",
 ]
 
@@ -153,3 +155,26 @@ def order_key(values: pd.Series, order: Sequence[str]) -> pd.Series:
     """Rank of each value in ``order`` (values not in it come last), for ``sort_values(key=...)``."""
     rank = {k: i for i, k in enumerate(order)}
     return values.map(lambda v: rank.get(v, len(rank)))
+
+
+_BAND = re.compile(r"^\s*(<=|≤|<|>=|≥|>)?\s*(\d+(?:\.\d+)?)")
+
+
+def ordinal_order(labels: Iterable[str]) -> list[str]:
+    """Labels in their natural order: numeric bands by their number (``"<=30"``, ``"31-45"``,
+    ``"46-60"``, ``">60"``, not the text order ``"31-45", "46-60", "<=30", ">60"``); labels without
+    a number follow, alphabetically. Duplicates are dropped.
+
+    >>> ordinal_order(["31-45", ">60", "<=30", "46-60"])
+    ['<=30', '31-45', '46-60', '>60']
+    """
+
+    def key(label: str) -> tuple[int, float, int, str]:
+        m = _BAND.match(str(label))
+        if not m:
+            return (1, 0.0, 0, str(label))
+        op, number = m.group(1) or "", float(m.group(2))
+        shift = -1 if op in ("<=", "≤", "<") else (1 if op in (">", ">=", "≥") else 0)
+        return (0, number, shift, str(label))
+
+    return sorted(dict.fromkeys(str(x) for x in labels), key=key)

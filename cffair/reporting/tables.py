@@ -2,9 +2,11 @@
 
 Results of a reproduction use the same long format as the paper's numbers
 (:data:`~cffair.reporting.names.RESULT_COLUMNS`), so that :func:`compare` can put "ours",
-"paper" and the difference Δ = ours − paper side by side, and :func:`side_by_side` lays that
-out like the paper's tables. :func:`format_table` turns any frame into an HTML table for the
-book (no jinja2 needed).
+"paper" and the difference Δ = ours − paper side by side. :func:`comparison_table` shows that
+one row per method and one column per metric, each cell holding ours with the paper's value and
+Δ beneath it, optionally one table per dataset, so that no table is wider than the book's text
+column; :func:`delta_summary` condenses a long comparison into its Δs. :func:`format_table`
+turns any frame into an HTML table for the book (no jinja2 needed).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from cffair.reporting.names import (
     HIGHER_IS_BETTER,
     METRIC_ORDER,
     TABLE_METHODS,
+    abbreviate_subgroup,
     dataset_name,
     method_name,
     metric_name,
@@ -39,11 +42,13 @@ __all__ = [
     "best_cells",
     "compare",
     "comparison_table",
+    "delta_summary",
     "eq3_table",
     "format_cell",
     "format_delta",
     "format_table",
     "paper_table",
+    "query_profiles",
     "query_sat_table",
     "query_table",
     "results_table",
@@ -51,6 +56,7 @@ __all__ = [
     "table3_comparison",
     "table5_frame",
     "table6_frame",
+    "tidy_table",
 ]
 
 _COMPACT_STYLE = "font-size: 0.85em; white-space: nowrap;"
@@ -255,44 +261,141 @@ def best_cells(comparison: pd.DataFrame, side: str = "ours") -> list[tuple[tuple
     return out
 
 
-def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = True,
-                     columns: Sequence[str] = ("ours", "paper", "Δ"), stacked: bool = True) -> HTMLTable:
-    """A :func:`compare` frame as the book shows it, our row-wise best in bold.
+_PERFORMANCE_COLUMN = "accuracy ↑ / MSE ↓"
+
+
+def _metric_columns(labels: Sequence[str]) -> dict[str, str]:
+    """The column of each metric (display names): accuracy and MSE share one column when both
+    occur (no dataset has both), the other metrics have their own."""
+    perf = {metric_name("accuracy"), metric_name("mse")}
+    both = perf <= set(labels)
+    return {m: _PERFORMANCE_COLUMN if both and m in perf else m for m in labels}
+
+
+def _cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
+    """One comparison cell: ours (bold if the best), the paper's value and Δ on a smaller line beneath."""
+    first = f"<strong>{html.escape(ours)}</strong>" if bold else html.escape(ours)
+    if paper is None:
+        return first
+    second = f"paper {html.escape(paper)}" + (f" · Δ {html.escape(delta)}" if delta not in (None, "—") else "")
+    return f'{first}<br><span style="font-size: 0.88em; color: #555;">{second}</span>'
+
+
+def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = True, layout: str = "cells",
+                     split: bool = False, columns: Sequence[str] = ("ours", "paper", "Δ")) -> HTMLTable:
+    """A :func:`compare` frame as the book shows it, our best per dataset and metric in bold.
 
     Args:
-        stacked: rows ``(dataset, metric, ours|paper|Δ)`` and one column per method (narrow
-            enough for a book page); ``False`` keeps :func:`side_by_side`'s layout with
-            ``(method, ours|paper|Δ)`` columns.
+        layout: ``"cells"`` (default): rows ``(dataset, method)``, one column per metric (accuracy
+            and MSE share one), each cell ours with "paper … · Δ …" beneath it; ``"stacked"``:
+            rows ``(dataset, metric, ours|paper|Δ)``, one column per method.
+        split: with ``"cells"``, one table per dataset, captioned "caption — dataset".
+
+    The returned table's ``frame`` holds the cells as text: for ``"cells"`` rows ``(dataset,
+    method)`` and columns ``(metric, ours|paper|Δ)``.
     """
+    if layout not in ("cells", "stacked"):
+        raise DataError(f"unknown table layout {layout!r}; use 'cells' or 'stacked'.")
     wide = side_by_side(comparison, columns=columns)
     cells = best_cells(comparison) if bold and "ours" in columns else []
-    if not stacked:
-        return format_table(wide, caption, bold=[c for c in cells if c[1] in wide.columns])
     methods = list(dict.fromkeys(m for m, _ in wide.columns))
-    rows = {(d, m, side): [wide.at[(d, m), (meth, side)] for meth in methods] for d, m in wide.index for side in columns}
-    out = pd.DataFrame(list(rows.values()), index=pd.MultiIndex.from_tuples(list(rows), names=["dataset", "metric", ""]),
-                       columns=pd.Index(methods, name="method"))
-    return format_table(out, caption, bold=[((d, m, side), meth) for (d, m), (meth, side) in cells])
+    if layout == "stacked":
+        rows = {(d, m, side): [wide.at[(d, m), (meth, side)] for meth in methods] for d, m in wide.index for side in columns}
+        out = pd.DataFrame(list(rows.values()), index=pd.MultiIndex.from_tuples(list(rows), names=["dataset", "metric", ""]),
+                           columns=pd.Index(methods, name="method"))
+        return format_table(out, caption, bold=[((d, m, side), meth) for (d, m), (meth, side) in cells])
+    best = {(d, met, meth) for (d, met), (meth, _) in cells}
+    datasets = list(dict.fromkeys(d for d, _ in wide.index))
+    recs: dict[tuple[str, str], dict[tuple[str, str], str]] = {(d, meth): {} for d in datasets for meth in methods}
+    for d, met in wide.index:
+        for meth in methods:
+            for side in columns:
+                recs[(d, meth)][(met, side)] = wide.at[(d, met), (meth, side)]
+    text = pd.DataFrame.from_dict(recs, orient="index").fillna("—")
+    text.index.names = ["dataset", "method"]
+
+    def render(keep: Sequence[str]) -> pd.DataFrame:
+        column = _metric_columns(list(dict.fromkeys(met for d, met in wide.index if d in keep)))
+        body = {(d, meth): {column[met]: _cell(*(recs[(d, meth)].get((met, side)) for side in ("ours", "paper", "Δ")),
+                                                (d, met, meth) in best)
+                            for dd, met in wide.index if dd == d}
+                for d in keep for meth in methods}
+        frame = pd.DataFrame.from_dict(body, orient="index").reindex(columns=list(dict.fromkeys(column.values())))
+        frame.index = pd.MultiIndex.from_tuples(list(body), names=["dataset", "method"]) if len(keep) > 1 else \
+            pd.Index([meth for _, meth in body], name="method")
+        return frame
+
+    if not split:
+        return HTMLTable(format_table(render(datasets), caption, escape=False).html, text)
+    return HTMLTable("\n".join(format_table(render([d]), f"{caption} — {d}", escape=False).html for d in datasets), text)
 
 
-def results_table(long: pd.DataFrame, caption: str, *, decimals: int = 3, bold: bool = True) -> HTMLTable:
-    """A long results frame without paper numbers (e.g. the extra baselines): rows ``(dataset,
-    metric)``, one column per method, cells ``mean ± sd``, the row-wise best in bold."""
+def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, k: float = 2.0) -> HTMLTable:
+    """The Δs of a :func:`compare` frame at a glance: rows ``(dataset, metric)``, one column per
+    method, each cell Δ = ours − paper, marked ✱ where it exceeds ``k`` times the combined sd
+    √(sd_ours² + sd_paper²) (the sds over folds; a missing sd counts as 0).
+
+    The returned table's ``frame`` holds the cells as text.
+    """
+    missing = [c for c in ("dataset", "metric", "method", "ours_mean", "ours_sd", "paper_sd", "delta") if c not in comparison.columns]
+    if missing:
+        raise DataError(f"the comparison lacks column(s) {missing}; build it with compare().")
+    comp = comparison.copy()
+    spread = np.sqrt(comp["ours_sd"].fillna(0.0) ** 2 + comp["paper_sd"].fillna(0.0) ** 2)
+    comp["far"] = comp["delta"].abs() > k * spread
+    comp["cell"] = [format_delta(d, decimals) + (" ✱" if far and not np.isnan(d) else "") for d, far in zip(comp["delta"], comp["far"])]
+    methods = list(dict.fromkeys(comp["method"]))
+    wide = comp.pivot_table(index=["dataset", "metric"], columns="method", values="cell", aggfunc="first", sort=False)
+    rows = list(dict.fromkeys(zip(comp["dataset"], comp["metric"])))
+    wide = wide.reindex(index=pd.MultiIndex.from_tuples(rows), columns=methods).fillna("—")
+    wide.index = pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"])
+    wide.columns = pd.Index([method_name(m) for m in wide.columns], name="Δ = ours − paper")
+    return format_table(wide, caption)
+
+
+def results_table(long: pd.DataFrame, caption: str, *, decimals: int = 3, bold: bool = True, layout: str = "rows") -> HTMLTable:
+    """A long results frame without paper numbers (e.g. the extra baselines), cells ``mean ± sd``,
+    the best per dataset and metric in bold.
+
+    Args:
+        layout: ``"rows"`` (default): rows ``(dataset, method)``, one column per metric (as
+            narrow as the metrics); ``"columns"``: rows ``(dataset, metric)``, one column per method.
+    """
+    if layout not in ("rows", "columns"):
+        raise DataError(f"unknown table layout {layout!r}; use 'rows' or 'columns'.")
     long = check_results(long, "results")
     long = long.assign(cell=[format_cell(m, s, decimals) for m, s in zip(long["mean"], long["sd"])])
     methods = list(dict.fromkeys(long["method"]))
-    wide = long.pivot_table(index=["dataset", "metric"], columns="method", values="cell", aggfunc="first", sort=False)
-    rows = sorted(wide.index, key=lambda r: (DATASET_ORDER.index(r[0]) if r[0] in DATASET_ORDER else 99,
-                                             METRIC_ORDER.index(r[1]) if r[1] in METRIC_ORDER else 99))
-    wide = wide.reindex(index=rows, columns=methods).fillna("—")
-    cells = []
+    best = set()
     if bold:
         for (d, m), g in long.groupby(["dataset", "metric"], sort=False):
             i = g["mean"].idxmax() if m in HIGHER_IS_BETTER else g["mean"].idxmin()
-            cells.append(((dataset_name(d), metric_name(m)), method_name(g.at[i, "method"])))
-    wide.index = pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"])
-    wide.columns = [method_name(m) for m in wide.columns]
-    return format_table(wide, caption, bold=cells)
+            best.add((d, m, g.at[i, "method"]))
+    ds_rank = {d: i for i, d in enumerate(DATASET_ORDER)}
+    datasets = sorted(dict.fromkeys(long["dataset"]), key=lambda d: ds_rank.get(d, 99))
+    metrics = sorted(dict.fromkeys(long["metric"]), key=lambda m: METRIC_ORDER.index(m) if m in METRIC_ORDER else 99)
+    cell = {(r.dataset, r.metric, r.method): r.cell for r in long.itertuples()}
+    if layout == "columns":
+        rows = [(d, m) for d in datasets for m in metrics if any((d, m, x) in cell for x in methods)]
+        wide = pd.DataFrame([[cell.get((d, m, x), "—") for x in methods] for d, m in rows],
+                            index=pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in rows], names=["dataset", "metric"]),
+                            columns=[method_name(x) for x in methods])
+        marks = [((dataset_name(d), metric_name(m)), method_name(x)) for d, m, x in best]
+        return format_table(wide, caption, bold=marks)
+    rows = [(d, x) for d in datasets for x in methods if any((d, m, x) in cell for m in metrics)]
+    column = {m: label for m, label in zip(metrics, _metric_columns([metric_name(m) for m in metrics]).values())}
+    labels = list(dict.fromkeys(column.values()))
+    body = []
+    for d, x in rows:
+        row = dict.fromkeys(labels, "—")
+        for m in metrics:
+            if (d, m, x) in cell:
+                row[column[m]] = cell[(d, m, x)]
+        body.append(row)
+    wide = pd.DataFrame(body, index=pd.MultiIndex.from_tuples([(dataset_name(d), method_name(x)) for d, x in rows],
+                                                             names=["dataset", "method"]), columns=labels)
+    marks = [((dataset_name(d), method_name(x)), column[m]) for d, m, x in best]
+    return format_table(wide, caption, bold=marks)
 
 
 # ---------------------------------------------------------------------------- Table 3 (CKE)
@@ -387,6 +490,24 @@ def query_table(record: Mapping[str, Any], columns: Sequence[str] = TABLE4_COLUM
     return pd.DataFrame(rows).set_index(["subgroup", "row"])
 
 
+def query_profiles(record: Mapping[str, Any], columns: Sequence[str] = TABLE4_COLUMNS, *,
+                   subgroups: Sequence[str] | None = None) -> pd.DataFrame:
+    """Table 4's example rows transposed, for reading down a column: one row per feature (and
+    ``D``, ``distance``), one column per queried subgroup × (x̂, nearest x). Pass ``subgroups``
+    to show some of them (two at a time fit the book's text column)."""
+    t = query_table(record, columns)
+    t = t.rename(index={"x̂ (query)": "x̂", "nearest x": "nearest"}, level="row")
+    wide = t.T
+    if subgroups is not None:
+        unknown = [g for g in subgroups if g not in set(wide.columns.get_level_values(0))]
+        if unknown:
+            raise DataError(f"no query for subgroup(s) {unknown}; queried: {list(dict.fromkeys(wide.columns.get_level_values(0)))}.")
+        wide = wide.loc[:, [c for c in wide.columns if c[0] in subgroups]]
+    wide.columns = wide.columns.set_names(["subgroup", ""])
+    wide.index.name = "feature"
+    return wide
+
+
 def eq3_table(record: Mapping[str, Any], decimals: int = 3) -> pd.DataFrame:
     """Equation (3): the satisfaction of subgroup counterfactual fairness for every subgroup,
     with the subgroup's test CF-MSE beside it."""
@@ -424,18 +545,49 @@ def table5_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.
 
 # ---------------------------------------------------------------------------- Table 6 (appendix B)
 def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
-    """Table 6: for each dataset and (accuracy weight, CF weight), accuracy or MSE, CF-MSE and
-    worst-subgroup CF-MSE (mean ± sd over folds) and the worst subgroup (most frequent)."""
+    """Table 6: for each dataset and (accuracy weight, CF weight), performance (accuracy, or MSE
+    for Lawschool, in one column), CF-MSE and worst-subgroup CF-MSE (mean ± sd over folds) and
+    the worst subgroup (the most frequent over folds, abbreviated as in the paper's Figure 3)."""
     grid = weight_grid_frame(records)
     if grid.empty:
         raise DataError("no weight-grid records; run the appendix_b group.")
+    perfs = sorted({performance_metric(d) for d in set(grid["dataset"])})
+    perf_label = dict(zip(perfs, _metric_columns([metric_name(m) for m in perfs]).values()))
     rows = []
     for (d, wa, wc), g in grid.groupby(["dataset", "w_acc", "w_cf"], sort=False):
         cell = {"dataset": dataset_name(d), "weights acc : CF": f"{wa:g} : {wc:g}"}
-        for met in ("accuracy", "mse", "cf_mse", "cf_mse_worst_subgroup"):
-            cell[metric_name(met)] = format_cell(g[met].mean(), g[met].std(ddof=1) if len(g) > 1 else None, decimals)
-        cell["worst subgroup"] = g["worst_subgroup"].mode().iloc[0] if g["worst_subgroup"].notna().any() else "—"
+        for met in (performance_metric(d), "cf_mse", "cf_mse_worst_subgroup"):
+            label = perf_label.get(met, metric_name(met))
+            cell[label] = format_cell(g[met].mean(), g[met].std(ddof=1) if len(g) > 1 else None, decimals)
+        worst = g["worst_subgroup"].dropna()
+        cell["worst subgroup"] = abbreviate_subgroup(worst.mode().iloc[0]) if len(worst) else "—"
         cell["_order"] = (DATASET_ORDER.index(d) if d in DATASET_ORDER else 99, -float(np.log2(wa / wc)))
         rows.append(cell)
     out = pd.DataFrame(rows).sort_values("_order").drop(columns="_order")
     return out.set_index(["dataset", "weights acc : CF"])
+
+
+# ---------------------------------------------------------------------------- any measured table
+def tidy_table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str]], caption: str | None = None, *,
+               index: Mapping[str, str] | None = None, index_name: str | None = None) -> HTMLTable:
+    """A raw frame (e.g. a benchmark's) as a clean table: only the named columns, each renamed
+    to a label with its unit and formatted; rows without any value dropped.
+
+    Args:
+        columns: ``raw name → (label, format)``, e.g. ``{"fit_seconds": ("fit (s)", "{:,.1f}")}``,
+            in the order to show; a format may be ``""`` for text.
+        index: display names of the row labels (others pass through).
+        index_name: the heading of the row labels.
+
+    Raises:
+        DataError: naming the columns the frame lacks.
+    """
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"the table lacks column(s) {missing}; columns present: {list(frame.columns)}.")
+    raw = frame[list(columns)].dropna(how="all")
+    out = pd.DataFrame(index=[(index or {}).get(str(i), str(i)) for i in raw.index])
+    for c, (label, fmt) in columns.items():
+        out[label] = ["—" if v is None or (not isinstance(v, str) and pd.isna(v)) else (fmt.format(v) if fmt else str(v)) for v in raw[c]]
+    out.index.name = index_name
+    return format_table(out, caption)

@@ -1,0 +1,172 @@
+"""The book's figure style: size, resolution, fonts, a colour-blind-safe palette and markers.
+
+Every figure of the book is drawn for one text column: the book's column is about
+:data:`COLUMN_PX` CSS pixels wide at a 1280-px window, so a figure at most
+:data:`MAX_WIDTH_IN` inches wide is shown at 96 or more CSS pixels per inch, and text of
+:data:`FONT_PT` points at :data:`BODY_PX` pixels or more, the size of the body text. Figures
+are rendered at :data:`DPI` dots per inch, so they are shown at between half and all of their
+natural width. Colours come from seaborn's ``colorblind`` palette (Okabe–Ito-like, safe for
+the common colour-vision deficiencies), and every line or point series also has its own
+marker, so that no information rests on colour alone.
+
+seaborn and matplotlib are imported inside the functions, so that importing
+:mod:`cffair.reporting` does not load them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from cffair.reporting.names import FIGURE4_SETTINGS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "BODY_PX",
+    "COLUMN_PX",
+    "DPI",
+    "FONT_PT",
+    "MARKERS",
+    "MAX_WIDTH_IN",
+    "book_style",
+    "finish",
+    "legend_below",
+    "line_handles",
+    "palette",
+    "patch_handles",
+    "series_colours",
+    "setting_colours",
+    "setting_markers",
+]
+
+#: Resolution of every figure (dots per inch).
+DPI = 150
+#: Size of every text of a figure (points): tick labels, axis labels, legends, titles.
+FONT_PT = 12.0
+#: Width of the book's text column at a 1280-px window (CSS pixels), measured in Chromium.
+COLUMN_PX = 688
+#: Size of the body text (CSS pixels).
+BODY_PX = 16
+#: The widest figure (inches): COLUMN_PX / 96 px per inch, less a margin for the tight bounding box.
+MAX_WIDTH_IN = 6.8
+#: Markers, one per series, in order (filled shapes that differ in outline, not only in size).
+MARKERS: tuple[str, ...] = ("o", "s", "D", "^", "v", "P", "X", "*", "h", "<")
+
+#: Preferred palette position of each method, so a method keeps its colour across figures.
+_PREFERRED: dict[str, int] = {
+    **{s: i for i, s in enumerate(FIGURE4_SETTINGS)},  # the five LTN settings: 0-4
+    "cnf": 5, "gan": 6, "dcevae": 7, "unaware": 8, "level3": 9, "pcf": 3, "ltn_acc_cf@gan": 1, "mlp": 8,
+}
+
+
+def palette(n: int = 10) -> list[str]:
+    """The first ``n`` colours (hex) of seaborn's colour-blind palette (it has 10; more repeat)."""
+    import seaborn as sns
+
+    base = sns.color_palette("colorblind").as_hex()
+    return [base[i % len(base)] for i in range(n)]
+
+
+def series_colours(labels: Sequence[str]) -> dict[str, str]:
+    """A colour per label, in order (distinct for up to 10 labels)."""
+    colours = palette(len(labels))
+    return dict(zip(labels, colours))
+
+
+def setting_colours(settings: Sequence[str]) -> list[str]:
+    """A colour per method or axiom setting: each keeps its colour across figures where it can,
+    and the colours of one call are distinct (for up to 10 settings)."""
+    base = palette(10)
+    taken: set[int] = set()
+    out: list[str] = []
+    for s in settings:
+        i = _PREFERRED.get(s, 0)
+        for step in range(10):
+            if (i + step) % 10 not in taken:
+                i = (i + step) % 10
+                break
+        taken.add(i)
+        out.append(base[i])
+    return out
+
+
+def setting_markers(settings: Sequence[str]) -> list[str]:
+    """A marker per method, distinct within the call (for up to 10 methods), stable where it can be."""
+    taken: set[int] = set()
+    out = []
+    for s in settings:
+        i = _PREFERRED.get(s, 0)
+        for step in range(len(MARKERS)):
+            if (i + step) % len(MARKERS) not in taken:
+                i = (i + step) % len(MARKERS)
+                break
+        taken.add(i)
+        out.append(MARKERS[i])
+    return out
+
+
+def _rc() -> dict[str, Any]:
+    return {
+        "figure.dpi": DPI, "savefig.dpi": DPI,
+        "font.size": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT,
+        "xtick.labelsize": FONT_PT, "ytick.labelsize": FONT_PT, "legend.fontsize": FONT_PT,
+        "legend.title_fontsize": FONT_PT, "figure.titlesize": FONT_PT + 1,
+        "axes.spines.top": False, "axes.spines.right": False,
+    }
+
+
+@contextmanager
+def book_style() -> Iterator[None]:
+    """Draw inside this context: seaborn's white grid with the book's fonts and resolution.
+
+    >>> with book_style():                      # doctest: +SKIP
+    ...     fig, ax = plt.subplots(figsize=(MAX_WIDTH_IN, 3))
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    with sns.axes_style("whitegrid", {"grid.color": "#e3e3e3"}), plt.rc_context(_rc()):
+        yield
+
+
+def legend_below(fig: Figure, handles: Sequence[Any], labels: Sequence[str], *, ncol: int = 3,
+                 title: str | None = None, gap: Any = None) -> None:
+    """One legend for the whole figure, off the data: centred below the panels, or, given the
+    last panel of a grid whose last row has an empty slot to its right (``gap``), in that slot."""
+    kw = dict(frameon=False, title=title, fontsize=FONT_PT, title_fontsize=FONT_PT, handlelength=2.2)
+    if gap is not None:
+        box = gap.get_position()
+        fig.legend(list(handles), list(labels), loc="center left", bbox_to_anchor=(box.x1 + 0.1, (box.y0 + box.y1) / 2),
+                   ncol=1, **kw)
+        return
+    fig.legend(list(handles), list(labels), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=max(1, min(ncol, len(labels))),
+               **kw)
+
+
+def patch_handles(colours: Sequence[str], *, hatches: Sequence[str | None] | None = None) -> list[Any]:
+    """Legend handles for bars: one filled square per colour (hatched where given)."""
+    from matplotlib.patches import Patch
+
+    hatches = list(hatches) if hatches is not None else [None] * len(colours)
+    return [Patch(facecolor=c, hatch=h, edgecolor="white" if h else c) for c, h in zip(colours, hatches)]
+
+
+def line_handles(colours: Sequence[str], markers: Sequence[str], linestyles: Sequence[str] | None = None) -> list[Any]:
+    """Legend handles for lines with markers, one per colour."""
+    from matplotlib.lines import Line2D
+
+    linestyles = list(linestyles) if linestyles is not None else ["-"] * len(colours)
+    return [Line2D([], [], color=c, marker=m, linestyle=ls, markersize=8, linewidth=1.8)
+            for c, m, ls in zip(colours, markers, linestyles)]
+
+
+def finish(fig: Figure) -> Figure:
+    """Fix what may be created later at draw time: tick-label sizes (new ticks copy the axis's
+    settings, not the style context) and the resolution."""
+    for ax in fig.axes:
+        ax.tick_params(labelsize=FONT_PT)
+    fig.set_dpi(DPI)
+    return fig
