@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from cffair import datasets as D
+from cffair.causal.config import PAPER_TREATMENT  # the paper's treatment of discrete columns (section 6.2)
 from cffair.experiments.config import profile
 from cffair.utils import stable_hash
 
@@ -20,10 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PAPER_TREATMENT", "content_hash", "counterfactual_set", "flow_config", "prepare_counterfactuals", "treatment"]
 
-#: The paper's treatment of discrete columns (integer codes through the flow, section 6.2): the
-#: reproduction of the paper's tables keeps it, whatever the library's default for nominal
-#: columns is (see the Reproducing page).
-PAPER_TREATMENT: dict[str, Any] = {"categorical": "flow"}
 
 
 def treatment(dataset: str | None) -> dict[str, Any]:
