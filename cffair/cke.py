@@ -31,6 +31,23 @@ from cffair.errors import DataError
 from cffair.logic import Axiom, cke_axiom
 from cffair.metrics import undesirable_explanation_ratio
 
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "CKEReport",
+    "Candidate",
+    "cke_features",
+    "cke_loop",
+    "default_threshold",
+    "explanations",
+    "extract",
+    "favourable",
+    "frequencies",
+    "imbalances",
+    "pairs_from_cfset",
+    "score_threshold_of",
+    "top_candidates",
+]
+
 #: Imbalance thresholds of section 7.3, keyed by dataset name.
 DEFAULT_THRESHOLDS: dict[str, float] = {"compas": 0.1, "compas_age": 0.1, "adult": 0.01, "lawschool": 0.01}
 
@@ -216,16 +233,44 @@ def extract(
     return CKEReport(expl, freq, imb, thr, cands, ratio, dict(pairs_by_feature))
 
 
-def pairs_from_cfset(cfset: Any, factual_frame: pd.DataFrame, encoder: Any, spec: DatasetSpec, rows: Any = None) -> dict[str, Any]:
-    """``CFPairs`` for every immutable non-sensitive feature present in a ``CounterfactualSet``."""
+def pairs_from_cfset(cfset: Any, factual_frame: pd.DataFrame, encoder: Any, spec: DatasetSpec, rows: Any = None,
+                     features: Sequence[str] | str | None = None) -> dict[str, Any]:
+    """``CFPairs`` per feature present in a ``CounterfactualSet``.
+
+    Args:
+        features: the features to take: default the immutable non-sensitive ones (the
+            undesirable explanations of §4.3); ``"all"`` every non-sensitive feature of the set
+            (the paper's explanations on every attribute, §6.2 and Figure 4); or a list.
+    """
     feats = set(cfset.frame["feature"].unique())
+    if features is None:
+        wanted = cke_features(spec)
+    elif isinstance(features, str):
+        if features != "all":
+            raise ValueError(f"features must be None, 'all' or a list of features, got {features!r}.")
+        wanted = [f for f in spec.feature_names if f != spec.sensitive]
+    else:
+        wanted = list(features)
     out = {}
-    for f in cke_features(spec):
+    for f in wanted:
         if f in feats:
             out[f] = cfset.pairs(factual_frame, encoder, f, rows=rows)
     if not out:
-        raise DataError(f"the counterfactual set has no interventions on the immutable features {cke_features(spec)}; generate it with interventions='all'.")
+        raise DataError(f"the counterfactual set has no interventions on the features {wanted}; generate it with interventions='all'.")
     return out
+
+
+def top_candidates(report: CKEReport, k: int, features: Sequence[str] | None = None) -> list[Candidate]:
+    """The ``k`` largest positive imbalances of a report as candidates, whatever the threshold
+    (optionally only on ``features``): to make the A5 mechanism visible where no imbalance
+    reaches the paper's threshold."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k!r}.")
+    imb = report.imbalances
+    if features is not None:
+        imb = imb[imb["feature"].isin(list(features))]
+    imb = imb[imb["imbalance"] > 0].head(k)
+    return [Candidate(r.group, r.feature, float(r.imbalance), float(r.frequency)) for r in imb.itertuples()]
 
 
 def cke_loop(
@@ -239,6 +284,7 @@ def cke_loop(
     epochs: int | None = None,
     max_axioms: int | None = None,
     accept: Callable[[Candidate], bool] | None = None,
+    top: int | None = None,
 ) -> tuple[pd.DataFrame, CKEReport]:
     """Add CKE axioms one by one (section 7.3, Table 3).
 
@@ -248,12 +294,16 @@ def cke_loop(
     (e.g. a closure over :func:`cffair.metrics.evaluate` on the test fold) is recorded before
     the first and after every added axiom.
 
+    ``top=k`` adds the k largest positive imbalances whatever the threshold
+    (:func:`top_candidates`), instead of those at or above it.
+
     Returns:
         (a table with one row per step: ``step``, ``axiom``, and the evaluation's scalar
         metrics), and the extraction report.
     """
     report = extract(learner.predict_d, pairs_by_feature, groups, spec, threshold)
-    chosen = [c for c in report.candidates if accept is None or accept(c)]
+    pool = report.candidates if top is None else top_candidates(report, top)
+    chosen = [c for c in pool if accept is None or accept(c)]
     if max_axioms is not None:
         chosen = chosen[:max_axioms]
     axioms = report.axioms(learner.target_kind, spec.sensitive, chosen)

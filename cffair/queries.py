@@ -26,6 +26,14 @@ from torch import nn
 from cffair.errors import DataError
 from cffair.logic import DEFAULT_SEMANTICS, Semantics, eq_score, subgroup_cf_axioms
 
+__all__ = ["X_HAT_RULES", "QueryResult", "nearest_different", "query_person", "similar_different", "subgroup_cf", "witness_share"]
+
+#: How the person x̂ of query (2) is chosen: ``"random"``, a negatively predicted person drawn
+#: at random (the user "that has received some undesired outcome" of §7.4), or ``"nearest"``,
+#: the negatively predicted person whose nearest differently decided neighbour is closest
+#: (which makes the query find a witness: true by construction).
+X_HAT_RULES: tuple[str, ...] = ("random", "nearest")
+
 
 @dataclass
 class QueryResult:
@@ -154,3 +162,52 @@ def subgroup_cf(
     (ax,) = subgroup_cf_axioms(x, x_cf, {name: m}, target_kind, sensitive)
     with torch.no_grad():
         return float(ax.satisfaction_ltn(model, semantics))
+
+
+def nearest_different(X: Any, decided: Any, chunk: int = 1024) -> np.ndarray:
+    """For every row of ``X``, the Euclidean distance to the nearest row with the other
+    decision (``decided`` boolean per row); ``inf`` when no row has the other decision."""
+    X = np.asarray(X, dtype=np.float64)
+    decided = np.asarray(decided, dtype=bool)
+    if X.ndim != 2 or decided.shape != (len(X),):
+        raise DataError(f"X must be (n, d) with one decision per row, got {X.shape} and {decided.shape}.")
+    out = np.full(len(X), np.inf)
+    for side in (True, False):
+        here, there = np.flatnonzero(decided == side), X[decided != side]
+        if len(here) == 0 or len(there) == 0:
+            continue
+        sq_there = (there**2).sum(axis=1)
+        for start in range(0, len(here), chunk):
+            rows = X[here[start: start + chunk]]
+            d2 = (rows**2).sum(axis=1)[:, None] + sq_there[None, :] - 2 * rows @ there.T
+            out[here[start: start + chunk]] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+    return out
+
+
+def query_person(X_subgroup: Any, d: Any, rule: str = "random", seed: int = 0) -> int:
+    """Position in ``X_subgroup`` of the person x̂ to ask query (2) for: a negatively predicted
+    row (``d < 0.5``), chosen by ``rule`` (:data:`X_HAT_RULES`).
+
+    Raises:
+        DataError: if no row of the subgroup is negatively predicted.
+    """
+    if rule not in X_HAT_RULES:
+        raise ValueError(f"rule must be one of {', '.join(X_HAT_RULES)}, got {rule!r}.")
+    d = np.asarray(d, dtype=np.float64)
+    neg = np.flatnonzero(d < 0.5)
+    if len(neg) == 0:
+        raise DataError("no person of the subgroup is negatively predicted; query (2) needs one.")
+    if rule == "random":
+        return int(np.random.default_rng(seed).choice(neg))
+    dist = nearest_different(X_subgroup, d >= 0.5)
+    return int(neg[np.argmin(dist[neg])])
+
+
+def witness_share(X_subgroup: Any, d: Any, beta: float) -> tuple[float, int]:
+    """How often query (2) finds an answer: the share of the subgroup's negatively predicted
+    rows that have a positively predicted row of the subgroup within β, and their number."""
+    d = np.asarray(d, dtype=np.float64)
+    dist = nearest_different(X_subgroup, d >= 0.5)
+    neg = d < 0.5
+    n = int(neg.sum())
+    return (float(np.mean(dist[neg] < beta)) if n else float("nan")), n

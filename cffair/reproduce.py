@@ -47,7 +47,8 @@ __all__ = [
 Runner = Callable[[list[ExperimentConfig], ResultsStore], list[dict[str, Any]]]
 Expected = Callable[[ExperimentConfig], Mapping[str, Any]]
 
-#: The notebook of each question group.
+#: The notebook of each question group; an investigation of a failing claim is shown in its
+#: chapter's notebook (section "Why does this claim fail?").
 NOTEBOOKS = {
     "q1": "q1_counterfactual_fairness",
     "q2": "q2_baselines",
@@ -55,6 +56,10 @@ NOTEBOOKS = {
     "q4": "q4_queries",
     "appendix_a": "appendix_a_other_counterfactuals",
     "appendix_b": "appendix_b_axiom_weights",
+    "q2_why": "q2_baselines",
+    "q3_why": "q3_knowledge_extraction",
+    "q4_why": "q4_queries",
+    "appendix_b_why": "appendix_b_axiom_weights",
 }
 
 
@@ -185,20 +190,25 @@ def freshness(only: Sequence[str], mode: str | None = None, datasets: Sequence[s
 def _task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]]:
     """Group configs that share work, most important first.
 
-    Every LTN setting of one dataset × fold shares one pre-training; the GAN baseline joins
-    that group, since the LTN of appendix A trains on the GAN's counterfactuals of the same
-    fold. Every other baseline is its own task. Groups are ordered by fold, then LTN groups,
-    the paper's baselines and the extra baselines, so that an interrupted full run has whole
-    folds of the paper's tables first.
+    Every LTN setting of one dataset × fold shares one pre-training, and so do the
+    investigations' variants that change only later stages; variants with pre-training options
+    (``lr``, ``clip_grad``: :attr:`~cffair.experiments.ExperimentConfig.pretrain_options`) form
+    a group of their own per value. The GAN baseline joins the fold's default group, since the
+    LTN of appendix A trains on the GAN's counterfactuals of the same fold. Every other baseline
+    is its own task. Groups are ordered by fold, then LTN groups, the paper's baselines, the
+    extra baselines and the groups that hold only investigations, so that an interrupted full
+    run has whole folds of the paper's tables first.
     """
     groups: dict[tuple, list[ExperimentConfig]] = {}
     for c in cfgs:
-        key: tuple = (c.profile, c.dataset, c.fold, "ltn") if c.method in ("ltn", "gan") else (c.key,)
+        key: tuple = (c.profile, c.dataset, c.fold, "ltn", c.pretrain_options) if c.method in ("ltn", "gan") else (c.key,)
         groups.setdefault(key, []).append(c)
 
     def rank(group: list[ExperimentConfig]) -> tuple:
         c = group[0]
         kind = 0 if c.method in ("ltn", "gan") else 1 if c.setting in ("cnf", "dcevae") else 2
+        if all(g.options or g.tag == "ref" for g in group):
+            kind = 3
         return (c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
 
     return sorted(groups.values(), key=rank)
@@ -438,11 +448,11 @@ def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path |
     out_dir = Path(out_dir or root / "_build" / "executed")
     out_dir.mkdir(parents=True, exist_ok=True)
     outs = []
-    for key in tqdm(list(only or NOTEBOOKS), desc="notebooks"):
-        src = root / "notebooks" / f"{NOTEBOOKS[key]}.md"
-        ipynb = out_dir / f"{NOTEBOOKS[key]}.input.ipynb"
+    for name in tqdm(list(dict.fromkeys(NOTEBOOKS[k] for k in only or NOTEBOOKS)), desc="notebooks"):  # each notebook once
+        src = root / "notebooks" / f"{name}.md"
+        ipynb = out_dir / f"{name}.input.ipynb"
         jupytext.write(jupytext.read(src), ipynb)
-        out = out_dir / f"{NOTEBOOKS[key]}.ipynb"
+        out = out_dir / f"{name}.ipynb"
         pm.execute_notebook(str(ipynb), str(out), parameters={"mode": mode}, cwd=str(src.parent), progress_bar=False, kernel_name="python3")
         outs.append(out)
     return outs

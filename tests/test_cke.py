@@ -118,3 +118,46 @@ def test_cke_loop_adds_axiom_and_reduces_the_imbalance():
     after = cke.extract(learner.predict_d, {"m": pairs}, groups, spec()).frequencies.loc["one", "m"]
     assert after < 0.5 * before
     assert "A5[one, m]" in learner.history_.columns
+
+
+def test_top_candidates_ignore_the_threshold_and_cke_loop_adds_them():
+    """A planted imbalance of 1.0 under a threshold of 1.5 gives no candidate, but top=1 turns
+    it into an A5 axiom anyway (the investigation of Q3); non-positive imbalances never count."""
+    X, pairs, groups = planted()
+    rep = cke.extract(biased_model, {"m": pairs}, groups, spec(), threshold=1.5)
+    assert rep.candidates == []
+    (top,) = cke.top_candidates(rep, 3)  # the other side of the pair has imbalance −1: left out
+    assert (top.group, top.feature, top.imbalance) == ("one", "m", pytest.approx(1.0))
+    assert cke.top_candidates(rep, 1, features=["a"]) == []
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        cke.top_candidates(rep, 0)
+
+    class Stub:  # the biased model, recording the axioms it is asked to add
+        target_kind = "binary"
+        added: list[str] = []
+
+        def predict_d(self, Z):
+            return biased_model(Z)
+
+        def add_axioms(self, axiom, X, epochs=None):
+            self.added.append(axiom.name)
+
+    ev = lambda L: {"accuracy": 1.0}  # noqa: E731
+    none, _ = cke.cke_loop(Stub(), X, {"m": pairs}, groups, spec(), ev, threshold=1.5)
+    assert list(none["axiom"]) == ["-"] and Stub.added == []
+    forced, _ = cke.cke_loop(Stub(), X, {"m": pairs}, groups, spec(), ev, threshold=1.5, top=1)
+    assert list(forced["axiom"]) == ["-", "A5[one, m]"] and Stub.added == ["A5[one, m]"]
+
+
+def test_pairs_from_cfset_takes_immutable_features_or_all():
+    class FakeSet:
+        frame = pd.DataFrame({"feature": ["m", "a", "s"]})
+
+        def pairs(self, frame, encoder, feature, rows=None):
+            return feature
+
+    s = spec()
+    assert cke.pairs_from_cfset(FakeSet(), None, None, s) == {"m": "m"}
+    assert cke.pairs_from_cfset(FakeSet(), None, None, s, features="all") == {"m": "m", "a": "a"}  # never the sensitive s
+    with pytest.raises(ValueError, match="features must be None, 'all' or a list"):
+        cke.pairs_from_cfset(FakeSet(), None, None, s, features="some")

@@ -232,3 +232,113 @@ def test_paper_grid_covers_tables():
 
 def test_every_group_has_a_notebook():
     assert set(R.NOTEBOOKS) == set(E.GROUPS)
+
+
+# ---------------------------------------------------------------------------- options and investigations
+def test_options_are_checked_sorted_and_absent_from_the_papers_configs():
+    c = E.ExperimentConfig("compas", 0, "ltn_acc_cf", options={"lr": 0.1, "fair_p": 6})
+    assert c.options == (("fair_p", 6.0), ("lr", 0.1)) and c.pretrain_options == (("lr", 0.1),)
+    assert c.key == "full/compas/ltn_acc_cf(fair_p=6,lr=0.1)/fold0"
+    assert c.to_dict()["options"] == {"fair_p": 6.0, "lr": 0.1}
+    assert E.ExperimentConfig.from_dict(json.loads(json.dumps(c.to_dict()))) == c
+    plain = E.ExperimentConfig("compas", 0, "ltn_acc_cf")
+    # the paper's configs: same dict (so the same fingerprint) and key as before the field existed
+    assert "options" not in plain.to_dict() and plain.key == "full/compas/ltn_acc_cf/fold0"
+    assert E.ExperimentConfig.from_dict(plain.to_dict()) == plain
+    assert E.ExperimentConfig("compas", 0, "ltn_acc_cf", options=(("fair_epochs", 2000.0),)).options == (("fair_epochs", 2000),)
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"p": 2}, "unknown option 'p'; the options are lr, clip_grad"),
+    ({"fair_p": 0.5}, r"option fair_p must be >= 1 \(section 2.4\), got 0.5"),
+    ({"lr": 0}, "option lr must be positive, got 0"),
+    ({"lr": "fast"}, "option lr must be a number, got 'fast'"),
+    ({"fair_epochs": 2.5}, "option fair_epochs must be a whole number >= 1, got 2.5"),
+    ({"x_hat": "best"}, "option x_hat must be one of nearest, random, got 'best'"),
+    ({"explain": "some"}, "option explain must be one of all, got 'some'"),
+    ((("lr", 0.1), ("lr", 0.2)), "an option is given twice"),
+])
+def test_bad_options_are_refused_with_a_clear_message(options, message):
+    with pytest.raises(E.ConfigError, match=message):
+        E.ExperimentConfig("compas", 0, "ltn_acc_cf", options=options)
+
+
+def test_options_are_for_the_ltn_only():
+    with pytest.raises(E.ConfigError, match="options fair_p=2 are LTN options; setting 'cnf' takes none"):
+        E.ExperimentConfig("compas", 0, "cnf", options={"fair_p": 2})
+
+
+def test_the_investigations_add_configs_without_touching_the_papers():
+    paper = E.paper_grid("full", only=["q1", "q2", "q3", "q4", "appendix_a", "appendix_b"])
+    everything = E.paper_grid("full")
+    assert len(paper) == 264 and everything[:0] == [] and set(paper) < set(everything)
+    new = [c for c in everything if c not in set(paper)]
+    assert all(c.options or c.tag == "ref" for c in new)  # every investigation config is marked
+    assert all(not c.options for c in paper)
+    assert len({c.key for c in everything}) == len(everything)
+    by = lambda g: E.paper_grid("full", only=[g])  # noqa: E731
+    # Q2: every COMPAS fold, Adult fold 0 only (the cut), with CNF recomputed beside the LTN variants
+    q2 = by("q2_why")
+    assert {c.fold for c in q2 if c.dataset == "compas"} == {0, 1, 2, 3, 4}
+    assert {c.fold for c in q2 if c.dataset == "adult"} == {0} and {c.dataset for c in q2} == {"compas", "adult"}
+    assert {(c.dataset, c.setting) for c in q2 if c.tag == "ref"} == {("compas", "cnf"), ("compas", "gan"), ("adult", "cnf")}
+    p = {c.option_map.get("fair_p") for c in q2 if c.dataset == "compas"}
+    assert {1.0, 2.0, 6.0} <= p
+    assert {c.option_map["fair_epochs"] for c in q2 if "fair_epochs" in c.option_map and c.dataset == "compas"} == {2000, 5000}
+    assert {c.weight_map["cf"] for c in q2 if c.dataset == "compas"} == {1.0, 3.0, 9.0, 27.0}
+    assert len([c for c in q2 if c.dataset == "adult" and c.method == "ltn"]) == len(E.Q2_ADULT)
+    # a quick profile scales the fairness stage with its own length
+    assert {c.option_map.get("fair_epochs") for c in E.paper_grid("quick", only=["q2_why"])} >= {160, 400}
+    # appendix B: seven weight points per COMPAS fold, all with today's code
+    b = by("appendix_b_why")
+    assert len(b) == 35 and len({(c.weight_map["acc"], c.weight_map["cf"]) for c in b}) == 7
+    (q3,) = [c for c in by("q3_why") if c.fold == 0]
+    assert q3.setting == "ltn_acc_cf_cke" and q3.option_map == {"cke_top": 1, "explain": "all"}
+    (q4,) = by("q4_why")
+    assert (q4.dataset, q4.fold, q4.option_map) == ("adult", 0, {"x_hat": "random"})
+    assert E.paper_grid("full", datasets=["lawschool"], only=E.INVESTIGATION_GROUPS) == []
+
+
+def test_variants_that_change_pre_training_get_their_own_group():
+    cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2_why"])
+    groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and g[0].method in ("ltn", "gan")]
+    by_pre = {g[0].pretrain_options: g for g in groups}
+    assert set(by_pre) == {(), (("lr", 0.01),), (("lr", 0.1),), (("clip_grad", 0.1), ("lr", 0.1))}
+    default = by_pre[()]
+    # the paper's settings, the variants of later stages and the GAN reference share one pre-training
+    assert {"ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg"} <= {c.setting for c in default if not c.options}
+    assert any(c.option_map.get("fair_p") == 6.0 for c in default) and any(c.setting == "gan" for c in default)
+    assert all(len(g) == 1 for p, g in by_pre.items() if p)
+    # groups holding only investigations come after the fold's paper groups
+    order = [g for g in R._task_groups(cfgs) if g[0].fold == 0]
+    first_inv = min(i for i, g in enumerate(order) if all(c.options or c.tag == "ref" for c in g))
+    assert all(not all(c.options or c.tag == "ref" for c in g) for g in order[:first_inv])
+
+
+def test_explanations_on_every_attribute_are_an_input_of_their_own():
+    from cffair.pipeline import keys
+
+    cke_all = E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke", options={"explain": "all", "cke_top": 1})
+    assert keys.input_names(cke_all) == ("counterfactuals", "pretrained", "counterfactuals_all")
+    assert keys.input_names(E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke")) == ("counterfactuals", "pretrained")
+    # the stage's code is its input's producer, never an LTN record's code
+    assert "cffair.pipeline.explanations" not in keys.code("ltn")
+    prod = keys.producer("counterfactuals_all", cke_all, "d")
+    assert "cffair.pipeline.explanations" in prod["code"] and prod["config"]["interventions"] == "all"
+    # a pre-training option reaches the checkpoint's producer; the paper's configs are unchanged
+    lr = keys.producer("pretrained", E.ExperimentConfig("compas", 0, "ltn_acc_cf", options={"lr": 0.1}), "d")
+    assert lr["config"]["lr"] == 0.1
+    plain = keys.producer("pretrained", E.ExperimentConfig("compas", 0, "ltn_acc_cf"), "d")
+    assert plain["config"]["lr"] == E.PROFILES["full"].lr and "clip_grad" not in plain["config"]
+
+
+def test_each_notebook_runs_once_however_many_groups_it_shows(tmp_path, monkeypatch):
+    import papermill
+
+    ran = []
+    monkeypatch.setattr(papermill, "execute_notebook", lambda src, out, **kw: ran.append(os.path.basename(out)))
+    R.run_notebooks("quick", ["q2", "q2_why", "appendix_b_why"], out_dir=tmp_path)
+    assert ran == ["q2_baselines.ipynb", "appendix_b_axiom_weights.ipynb"]
+    ran.clear()
+    R.run_notebooks("quick", out_dir=tmp_path)
+    assert sorted(ran) == sorted(f"{n}.ipynb" for n in set(R.NOTEBOOKS.values())) and len(ran) == 6

@@ -7,10 +7,12 @@ import pandas as pd
 import pytest
 import torch
 
+from cffair import queries
 from cffair.datasets import DatasetSpec
 from cffair.encoding import Encoder
 from cffair.errors import DataError
 from cffair.logic import Semantics, cf_axiom
+
 from cffair.queries import similar_different, subgroup_cf
 
 
@@ -93,3 +95,31 @@ def test_query_input_errors():
         similar_different(Threshold(), np.zeros((2, 3)), np.zeros(3), beta=1.0)
     with pytest.raises(DataError, match="like x_hat"):
         similar_different(Threshold(), np.zeros((2, 4)), np.zeros(3), beta=1.0)
+
+
+def test_nearest_different_and_witness_share_by_hand():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [9.0, 0.0]])
+    d = np.array([0.9, 0.1, 0.2, 0.8])  # decisions 1, 0, 0, 1
+    dist = queries.nearest_different(X, d >= 0.5)
+    np.testing.assert_allclose(dist, [1.0, 1.0, 4.0, 4.0])
+    # negatives are rows 1 (nearest positive at 1.0) and 2 (at 4.0): one of two within β = 2
+    assert queries.witness_share(X, d, beta=2.0) == (0.5, 2)
+    assert queries.witness_share(X, d, beta=5.0) == (1.0, 2)
+    share, n = queries.witness_share(X, np.ones(4), beta=5.0)
+    assert np.isnan(share) and n == 0
+    assert np.isinf(queries.nearest_different(X, np.zeros(4, dtype=bool))).all()  # nobody decided otherwise
+
+
+def test_query_person_rules():
+    X = np.array([[0.0], [1.0], [5.0], [9.0], [20.0]])
+    d = np.array([0.9, 0.1, 0.2, 0.8, 0.3])
+    # nearest: the negative whose nearest positive is closest (row 1, at distance 1)
+    assert queries.query_person(X, d, "nearest") == 1
+    # random: always a negatively predicted row, reproducible by seed, and not always the nearest one
+    picks = {queries.query_person(X, d, "random", seed=s) for s in range(30)}
+    assert picks == {1, 2, 4}
+    assert queries.query_person(X, d, "random", seed=3) == queries.query_person(X, d, "random", seed=3)
+    with pytest.raises(DataError, match="no person of the subgroup is negatively predicted"):
+        queries.query_person(X, np.ones(5), "random")
+    with pytest.raises(ValueError, match="rule must be one of random, nearest"):
+        queries.query_person(X, d, "closest")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -10,16 +11,26 @@ from cffair.errors import CffairError
 
 __all__ = [
     "BASELINES",
+    "BEYOND_FOLDS",
+    "BEYOND_SETTINGS",
     "CKE_ALL_FOLDS",
     "DATASETS",
     "GROUPS",
+    "INVESTIGATION_GROUPS",
     "LTN_SETTINGS",
+    "OPTIONS",
+    "PRETRAIN_OPTIONS",
     "PROFILES",
+    "Q2_ADULT",
+    "Q2_VARIANTS",
     "WEIGHT_GRID",
+    "WEIGHT_GRID_FINE",
     "ConfigError",
     "ExperimentConfig",
     "Mode",
     "Profile",
+    "investigation_grid",
+    "option_text",
     "paper_grid",
     "with_weights",
 ]
@@ -31,10 +42,18 @@ LTN_SETTINGS = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "ltn
 #: Baselines of Table 1 and the cheap ones a user would pick instead.
 BASELINES = ("cnf", "gan", "dcevae", "unaware", "level3", "pcf")
 DATASETS = ("adult", "compas", "compas_age", "lawschool")
-#: Question groups of the book (one notebook each).
-GROUPS = ("q1", "q2", "q3", "q4", "appendix_a", "appendix_b")
+#: Investigations of the claims that fail here (each a "Why does this claim fail?" section of
+#: its chapter): LTN variants against CNF (Q2), explanations on every attribute (Q3), the query
+#: person drawn as the paper describes (Q4), a finer weight grid (appendix B).
+INVESTIGATION_GROUPS = ("q2_why", "q3_why", "q4_why", "appendix_b_why")
+#: Question groups of the book (each shown by a notebook; an investigation by its chapter's).
+GROUPS = ("q1", "q2", "q3", "q4", "appendix_a", "appendix_b", *INVESTIGATION_GROUPS)
 WEIGHT_KEYS = ("acc", "cf", "cf_sg", "cke")
 CF_SOURCES = ("cnf", "gan")
+#: Beyond the paper (its section 8, one chapter): the setting, and the folds each dataset runs it
+#: on (``None``: every fold of the profile; Adult fold 0 only, to fit the time budget).
+BEYOND_SETTINGS = ("beyond",)
+BEYOND_FOLDS: dict[str, tuple[int, ...] | None] = {"adult": (0,), "compas": None}
 
 
 class ConfigError(CffairError, ValueError):
@@ -81,6 +100,49 @@ def profile(name: str) -> Profile:
         raise ConfigError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}.") from None
 
 
+# ============================================================================ options
+#: Options an LTN config may carry (the investigations' variants), each with its type and what
+#: it changes: ``lr`` Adam's learning rate and ``clip_grad`` a gradient-norm clip of both stages
+#: (pre-training options: such configs pre-train on their own); ``fair_p`` the ∀ exponent of
+#: A4 / A4ᵢ and ``fair_epochs`` the length of the fairness stage; ``explain="all"`` computes the
+#: CKE explanations on every attribute (A5 axioms stay on immutable features) and ``cke_top=k``
+#: turns the k largest immutable imbalances into A5 axioms even below the threshold; ``x_hat``
+#: picks the person of query (2): ``"nearest"`` (the row whose nearest differently decided
+#: neighbour is closest, which makes the query true) or ``"random"`` (a negatively predicted
+#: person drawn at random, as §7.4 describes).
+OPTIONS: dict[str, type] = {"lr": float, "clip_grad": float, "fair_p": float, "fair_epochs": int, "explain": str,
+                            "cke_top": int, "x_hat": str}
+#: Options that change pre-training (a config with them cannot share a fold's pre-training).
+PRETRAIN_OPTIONS: tuple[str, ...] = ("lr", "clip_grad")
+_OPTION_CHOICES: dict[str, tuple[str, ...]] = {"explain": ("all",), "x_hat": ("nearest", "random")}
+
+
+def _option(key: str, value: Any) -> float | int | str:
+    """One option's value, checked and normalised (``fair_p=2`` → ``2.0``)."""
+    kind = OPTIONS.get(key)
+    if kind is None:
+        raise ConfigError(f"unknown option {key!r}; the options are {', '.join(OPTIONS)}.")
+    if kind is str:
+        if value not in _OPTION_CHOICES[key]:
+            raise ConfigError(f"option {key} must be one of {', '.join(_OPTION_CHOICES[key])}, got {value!r}.")
+        return str(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"option {key} must be a number, got {value!r}.")
+    if kind is int:
+        if value != int(value) or value < 1:
+            raise ConfigError(f"option {key} must be a whole number >= 1, got {value!r}.")
+        return int(value)
+    low = 1.0 if key == "fair_p" else 0.0
+    if value < low or (low == 0.0 and value == 0):
+        raise ConfigError(f"option {key} must be {'>= 1 (section 2.4)' if key == 'fair_p' else 'positive'}, got {value!r}.")
+    return float(value)
+
+
+def option_text(options: Iterable[tuple[str, Any]]) -> str:
+    """``"fair_p=6,lr=0.1"``: options as they appear in a config's key."""
+    return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in options)
+
+
 # ============================================================================ configs
 @dataclass(frozen=True)
 class ExperimentConfig:
@@ -99,6 +161,9 @@ class ExperimentConfig:
         n_folds: number of cross-validation folds when it differs from the profile's (a user's
             own protocol, ``cffair run --folds``); ``None`` (stored as absent) means the
             profile's, so the paper grid's configs and records are unchanged.
+        options: LTN options of an investigation (:data:`OPTIONS`), a sorted tuple of
+            ``(key, value)`` pairs (a mapping is accepted); empty (stored as absent, and not in
+            the key) for every config of the paper's protocol.
     """
 
     dataset: str
@@ -110,11 +175,13 @@ class ExperimentConfig:
     seed: int = 0
     tag: str = ""
     n_folds: int | None = None
+    options: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         prof = profile(self.profile)
-        if self.setting not in LTN_SETTINGS + BASELINES:
-            raise ConfigError(f"unknown setting {self.setting!r}; choose one of {', '.join(LTN_SETTINGS + BASELINES)}.")
+        self._check_options()
+        if self.setting not in LTN_SETTINGS + BASELINES + BEYOND_SETTINGS:
+            raise ConfigError(f"unknown setting {self.setting!r}; choose one of {', '.join(LTN_SETTINGS + BASELINES + BEYOND_SETTINGS)}.")
         if self.n_folds is not None:
             if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, int) or self.n_folds < 2:
                 raise ConfigError(f"n_folds must be a whole number >= 2 (cross-validation needs two folds), got {self.n_folds!r}.")
@@ -133,9 +200,35 @@ class ExperimentConfig:
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}.")
 
+    def _check_options(self) -> None:
+        raw = self.options
+        if isinstance(raw, Mapping):
+            raw = tuple(raw.items())
+        try:
+            pairs = [(str(k), v) for k, v in raw]
+        except (TypeError, ValueError):
+            raise ConfigError(f"options must be (key, value) pairs or a mapping, got {self.options!r}.") from None
+        keys = [k for k, _ in pairs]
+        if len(set(keys)) != len(keys):
+            raise ConfigError(f"an option is given twice in {self.options!r}.")
+        opts = tuple(sorted((k, _option(k, v)) for k, v in pairs))
+        if opts and not self.setting.startswith("ltn"):
+            raise ConfigError(f"options {option_text(opts)} are LTN options; setting {self.setting!r} takes none.")
+        object.__setattr__(self, "options", opts)
+
     @property
     def weight_map(self) -> dict[str, float]:
         return dict(self.weights)
+
+    @property
+    def option_map(self) -> dict[str, Any]:
+        """The options as a dict (empty for the paper's protocol)."""
+        return dict(self.options)
+
+    @property
+    def pretrain_options(self) -> tuple[tuple[str, Any], ...]:
+        """The options that change pre-training (:data:`PRETRAIN_OPTIONS`)."""
+        return tuple((k, v) for k, v in self.options if k in PRETRAIN_OPTIONS)
 
     @property
     def fold_count(self) -> int:
@@ -149,8 +242,10 @@ class ExperimentConfig:
 
     @property
     def key(self) -> str:
-        """Readable identity: ``full/adult/ltn_acc_cf/fold0`` (+ tag, + cf source when not CNF)."""
+        """Readable identity: ``full/adult/ltn_acc_cf/fold0`` (+ tag, + cf source when not CNF,
+        + options in parentheses: ``ltn_acc_cf(fair_p=6)``)."""
         name = self.setting + (f"@{self.cf_source}" if self.cf_source != "cnf" else "") + (f"+{self.tag}" if self.tag else "")
+        name += f"({option_text(self.options)})" if self.options else ""
         return f"{self.profile}/{self.dataset}/{name}/fold{self.fold}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,12 +253,18 @@ class ExperimentConfig:
         d["weights"] = dict(self.weights)
         if d["n_folds"] is None:
             del d["n_folds"]  # the profile's folds: the same dict as before the field existed
+        if self.options:
+            d["options"] = dict(self.options)
+        else:
+            del d["options"]  # the paper's protocol: the same dict as before the field existed
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ExperimentConfig:
         d = dict(d)
         d["weights"] = tuple(sorted(dict(d.get("weights", {})).items()))
+        if "options" in d:
+            d["options"] = tuple(sorted(dict(d["options"]).items()))
         return cls(**d)
 
 
@@ -180,12 +281,78 @@ WEIGHT_GRID: tuple[tuple[float, float], ...] = ((3.0, 1.0), (1.0, 3.0))
 CKE_ALL_FOLDS: tuple[str, ...] = ("compas", "compas_age")
 
 
+# ============================================================================ investigations
+#: Q2's LTN(acc+CF) variants: ``(tag, CF-axiom weight, options)``; ``fair_epochs`` is a multiple
+#: of the profile's fairness stage (×4, ×10: 2000 and 5000 epochs in the full profile). The
+#: first is the reference: the paper's semantics (p = 1) recomputed with today's code.
+Q2_VARIANTS: tuple[tuple[str, float, dict[str, Any]], ...] = (
+    ("", 1.0, {"fair_p": 1.0}),
+    ("", 1.0, {"fair_p": 2.0}),
+    ("", 1.0, {"fair_p": 6.0}),
+    ("", 1.0, {"fair_epochs": 4}),
+    ("", 1.0, {"fair_epochs": 10}),
+    ("w1-3", 3.0, {"fair_p": 1.0}),
+    ("w1-9", 9.0, {"fair_p": 1.0}),
+    ("w1-27", 27.0, {"fair_p": 1.0}),
+    ("w1-9", 9.0, {"fair_p": 6.0}),
+    ("", 1.0, {"lr": 0.01}),
+    ("", 1.0, {"lr": 0.1}),
+    ("", 1.0, {"lr": 0.1, "clip_grad": 0.1}),
+)
+#: The cut on Adult, fold 0 only (a fairness stage there costs 50–100 s): the reference, p = 6,
+#: CF weight 9, both, the 4× longer stage and the paper's lr 0.1 (indices into Q2_VARIANTS).
+Q2_ADULT: tuple[int, ...] = (0, 2, 6, 8, 3, 10)
+#: Appendix B's finer grid on COMPAS (every fold): (accuracy weight, CF weight), powers of 3.
+WEIGHT_GRID_FINE: tuple[tuple[float, float], ...] = ((27.0, 1.0), (9.0, 1.0), (3.0, 1.0), (1.0, 1.0), (1.0, 3.0), (1.0, 9.0), (1.0, 27.0))
+
+
+def _ltn_variant(base: ExperimentConfig, tag: str, acc_w: float, cf_w: float, options: Mapping[str, Any],
+                 fair_epochs: int) -> ExperimentConfig:
+    opts = dict(options)
+    if "fair_epochs" in opts:
+        opts["fair_epochs"] = int(opts["fair_epochs"]) * fair_epochs
+    cfg = replace(base, setting="ltn_acc_cf", tag=tag, options=tuple(opts.items()))
+    return with_weights(cfg, acc=acc_w, cf=cf_w) if (acc_w, cf_w) != (1.0, 1.0) else cfg
+
+
+def investigation_grid(profile_name: Mode, dataset: str, fold: int, groups: Iterable[str]) -> list[ExperimentConfig]:
+    """The investigations' configs of one dataset × fold (each one's ``options`` non-empty, or a
+    ``ref``-tagged baseline recomputed beside them).
+
+    * ``q2_why``: :data:`Q2_VARIANTS` of LTN(acc+CF) with CNF and GAN recomputed as references
+      (tag ``ref``), on every COMPAS fold; on Adult fold 0 only the variants of
+      :data:`Q2_ADULT` and CNF.
+    * ``q3_why``: LTN(acc+CF+CKE) on every COMPAS fold with explanations on every attribute and
+      the largest immutable imbalance turned into an A5 axiom whatever the threshold.
+    * ``q4_why``: LTN(acc+CF) on Adult fold 0 with the query person drawn at random.
+    * ``appendix_b_why``: LTN(acc+CF) with the weights of :data:`WEIGHT_GRID_FINE` on every COMPAS fold.
+    """
+    prof = profile(profile_name)
+    groups = set(groups)
+    base = ExperimentConfig(dataset, fold, "ltn_acc", profile=profile_name)
+    first = fold == prof.folds[0]
+    out: list[ExperimentConfig] = []
+    if "q2_why" in groups and (dataset == "compas" or (dataset == "adult" and first)):
+        picks = range(len(Q2_VARIANTS)) if dataset == "compas" else Q2_ADULT
+        out += [_ltn_variant(base, t, 1.0, w, o, prof.fair_epochs) for t, w, o in (Q2_VARIANTS[i] for i in picks)]
+        out += [replace(base, setting=b, tag="ref") for b in (("cnf", "gan") if dataset == "compas" else ("cnf",))]
+    if "q3_why" in groups and dataset == "compas":
+        out.append(replace(base, setting="ltn_acc_cf_cke", options=(("cke_top", 1), ("explain", "all"))))
+    if "q4_why" in groups and dataset == "adult" and first:
+        out.append(replace(base, setting="ltn_acc_cf", options=(("x_hat", "random"),)))
+    if "appendix_b_why" in groups and dataset == "compas":
+        out += [_ltn_variant(base, "" if a == c else f"w{a:g}-{c:g}", a, c, {"fair_p": 1.0}, prof.fair_epochs)
+                for a, c in WEIGHT_GRID_FINE]
+    return out
+
+
 def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] = DATASETS, only: Iterable[str] | None = None) -> list[ExperimentConfig]:
     """Every config behind the book's tables and figures.
 
     ``only`` picks question groups: ``q1`` (LTN acc / acc+CF / acc+CF_sg), ``q2`` (baselines),
     ``q3`` (CKE settings), ``q4`` (the queries, on the acc+CF records), ``appendix_a`` (LTN on
-    the GAN's counterfactuals), ``appendix_b`` (axiom weights). Default: all.
+    the GAN's counterfactuals), ``appendix_b`` (axiom weights), and the investigations of the
+    claims that fail (:data:`INVESTIGATION_GROUPS`, :func:`investigation_grid`). Default: all.
 
     Where the full protocol is cut to fit the time budget (documented on the *Reproducing*
     page): the CKE settings of Adult and Lawschool run on fold 0 only (Table 3 of the paper is
@@ -212,4 +379,5 @@ def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] = DATASETS, 
             if "appendix_b" in groups:
                 for acc_w, cf_w in WEIGHT_GRID:
                     cfgs.append(with_weights(replace(base, setting="ltn_acc_cf", tag=f"w{acc_w:g}-{cf_w:g}"), acc=acc_w, cf=cf_w))
+            cfgs += investigation_grid(profile_name, ds, fold, groups & set(INVESTIGATION_GROUPS))
     return list(dict.fromkeys(cfgs))

@@ -30,6 +30,9 @@ DISPATCHER = "cffair.pipeline"
 COMMON = "cffair.pipeline.fold"
 #: Stages whose output a record consumes by content hash (their code is not the record's).
 PRODUCERS = ("cffair.pipeline.counterfactuals",)
+#: Stages whose output only some records consume (the investigations'), by input name; kept
+#: apart from PRODUCERS so that the fingerprints of the paper's records do not change.
+OPTIONAL_PRODUCERS: dict[str, str] = {"counterfactuals_all": "cffair.pipeline.explanations"}
 #: The module that runs each method on a fold.
 RUNNERS: dict[str, str] = {
     "ltn": "cffair.pipeline.ltn",
@@ -39,6 +42,7 @@ RUNNERS: dict[str, str] = {
     "unaware": "cffair.pipeline.simple",
     "level3": "cffair.pipeline.simple",
     "pcf": "cffair.pipeline.simple",
+    "beyond": "cffair.pipeline.beyond",
 }
 
 
@@ -46,7 +50,7 @@ def code(method: str, tree: SourceTree | None = None) -> dict[str, str]:
     """``{module: hash}`` of the code a method's record runs (in ``tree``, default the installed one)."""
     if tree is None:
         return dict(_installed_code(method))
-    return tree.code_fingerprint([COMMON, RUNNERS[method]], stop=PRODUCERS, shallow=[DISPATCHER])
+    return tree.code_fingerprint([COMMON, RUNNERS[method]], stop=(*PRODUCERS, *OPTIONAL_PRODUCERS.values()), shallow=[DISPATCHER])
 
 
 @cache
@@ -70,6 +74,8 @@ def input_names(cfg: ExperimentConfig) -> tuple[str, ...]:
         names.append("pretrained")
     if cfg.cf_source == "gan" and cfg.method == "ltn":
         names.append("gan_counterfactuals")
+    if cfg.option_map.get("explain") == "all":
+        names.append("counterfactuals_all")
     return tuple(names)
 
 
@@ -92,7 +98,14 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             "code": code("ltn"),
             "data": data_hash,
             "config": {"dataset": cfg.dataset, "fold": cfg.fold, "seed": cfg.seed, "pretrain_epochs": prof.pretrain_epochs,
-                       "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": cfg.fold_count},
+                       "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": cfg.fold_count, **dict(cfg.pretrain_options)},
+            "packages": packages,
+        }
+    if name == "counterfactuals_all":
+        return {
+            "code": SourceTree.installed().code_fingerprint([OPTIONAL_PRODUCERS[name]]),
+            "data": data_hash,
+            "config": {"dataset": cfg.dataset, "flow": flow_config(cfg.profile, cfg.dataset), "seed": 0, "interventions": "all"},
             "packages": packages,
         }
     if name == "gan_counterfactuals":

@@ -4,6 +4,10 @@
   setting continues from that same checkpoint (shared pre-training, section 7.1).
 * ``*_cke`` settings continue from the matching fairness model and add the extracted A5
   axioms one by one (``cke_epochs`` each, section 7.3).
+* An investigation's options (:data:`cffair.experiments.OPTIONS`) act here: ``lr`` and
+  ``clip_grad`` on both stages (the task group pre-trains with them), ``fair_p`` and
+  ``fair_epochs`` on the fairness stage, ``explain`` and ``cke_top`` on knowledge extraction,
+  ``x_hat`` on query (2). A variant never becomes the parent of a CKE setting.
 """
 
 from __future__ import annotations
@@ -56,14 +60,21 @@ def _history(learner: Any) -> dict[str, list]:
     return {c: [None if (isinstance(v, float) and np.isnan(v)) else v for v in h[c].tolist()] for c in h.columns}
 
 
+#: Options that change the fairness stage: a config with one is not the parent of a CKE setting.
+_FAIR_OPTIONS = ("fair_p", "fair_epochs")
+
+
 def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
     prof = profile(cfg.profile)
+    opts = cfg.option_map
     return {
         "target_kind": fd.spec.target_kind,
-        "lr": prof.lr,
+        "lr": opts.get("lr", prof.lr),
+        "clip_grad": opts.get("clip_grad"),
         "pretrain_epochs": prof.pretrain_epochs,
-        "fair_epochs": prof.fair_epochs,
+        "fair_epochs": opts.get("fair_epochs", prof.fair_epochs),
         "cke_epochs": prof.cke_epochs,
+        "fair_p": opts.get("fair_p"),
         "group_weights": cfg.weight_map,
         "seed": cfg.seed,
         "progress": False,
@@ -73,7 +84,7 @@ def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
 
 def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
     kw = _ltn_kwargs(cfg, fd)
-    return {k: kw[k] for k in ("lr", "group_weights", "fair_epochs", "cke_epochs", "progress")}
+    return {k: kw[k] for k in ("lr", "clip_grad", "group_weights", "fair_epochs", "fair_p", "cke_epochs", "progress")}
 
 
 def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, contents: dict[str, str],
@@ -93,8 +104,10 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
     cfg0 = group[0]
     seed_everything(cfg0.seed)
     t0 = time.perf_counter()
-    equal = replace(cfg0, weights=ExperimentConfig(cfg0.dataset, cfg0.fold, cfg0.setting, profile=cfg0.profile, n_folds=cfg0.n_folds).weights)
-    base = LTNLearner(setting="acc", **_ltn_kwargs(equal, fd))  # weights do not act on the accuracy axioms alone
+    default = ExperimentConfig(cfg0.dataset, cfg0.fold, cfg0.setting, profile=cfg0.profile, n_folds=cfg0.n_folds)
+    # weights and later-stage options do not act on the accuracy axioms alone; the group shares pre-training options
+    equal = replace(cfg0, weights=default.weights, tag="", options=cfg0.pretrain_options)
+    base = LTNLearner(setting="acc", **_ltn_kwargs(equal, fd))
     base.fit(fd.X_train, fd.y_train)
     pre_time = time.perf_counter() - t0
     pretrained = base.state_dict()
@@ -104,6 +117,8 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
     models: dict[tuple, Any] = {}
     records = []
     for cfg in sorted(group, key=lambda c: ("cke" in c.setting, c.setting)):
+        if "counterfactuals_all" not in known and cfg.option_map.get("explain") == "all":
+            known["counterfactuals_all"] = _content_all(fd)
         fp = fingerprint(cfg, known)
         stored = store.get(cfg)
         if stored is not None and not diff(stored["fingerprint"], fp, known):
@@ -117,17 +132,19 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
         elif cfg.setting in ("ltn_acc_cf", "ltn_acc_cf_sg"):
             learner = LTNLearner.load(pretrained, setting=cfg.setting.removeprefix("ltn_"), **_overrides(cfg, fd))
             learner.fit(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs))
-            if not cfg.tag:
+            if not cfg.tag and not cfg.options:
                 models[(cfg.setting, cfg.cf_source)] = learner.state_dict()
         elif cfg.setting.endswith("_cke"):
-            learner, extra = _run_cke(cfg, fd, models.get((cfg.setting.removesuffix("_cke"), cfg.cf_source)), pretrained, train_pairs)
+            own_parent = any(k in _FAIR_OPTIONS for k in cfg.option_map)
+            parent_state = None if own_parent else models.get((cfg.setting.removesuffix("_cke"), cfg.cf_source))
+            learner, extra = _run_cke(cfg, fd, parent_state, pretrained, train_pairs)
         else:
             raise ValueError(f"unknown LTN setting {cfg.setting!r}")
         metrics = fd.evaluate(learner.predict_d)
         if cfg.cf_source != "cnf" and gan_pairs is not None:
             extra["metrics_own_counterfactuals"] = fd.evaluate(learner.predict_d, gan_pairs(True))
-        if cfg.setting == "ltn_acc_cf" and not cfg.tag and cfg.cf_source == "cnf":
-            extra["queries"] = _queries(learner, fd)
+        if cfg.setting == "ltn_acc_cf" and not cfg.tag and cfg.cf_source == "cnf" and set(cfg.option_map) <= {"x_hat"}:
+            extra["queries"] = _queries(learner, fd, cfg.option_map.get("x_hat", "nearest"), cfg.seed)
         timings = {"pretrain": round(pre_time, 2), "setting": round(time.perf_counter() - t1, 2)}
         timings["total"] = round(timings["pretrain"] + timings["setting"], 2)
         rec = make_record(
@@ -155,28 +172,57 @@ def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state: Any, pretrained:
         learner = LTNLearner.load(parent_state, **_overrides(cfg, fd))
         learner.restore_axioms(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs))
     groups_train = pd.Series(fd.frame[fd.spec.sensitive].astype(str).to_numpy())
-    pairs_by_feature = cke.pairs_from_cfset(fd.cfset, fd.frame, fd.encoder, fd.spec, rows=fd.train)
+    opts = cfg.option_map
+    explain_all = opts.get("explain") == "all"
+    # with explanations on every attribute, the immutable ones come from the same set as the others
+    source = _explanation_set(fd) if explain_all else fd.cfset
+    pairs_by_feature = cke.pairs_from_cfset(source, fd.frame, fd.encoder, fd.spec, rows=fd.train)
+    pairs_all = cke.pairs_from_cfset(source, fd.frame, fd.encoder, fd.spec, rows=fd.train, features="all") if explain_all else None
+    before_all = cke.extract(learner.predict_d, pairs_all, groups_train, fd.spec) if explain_all else None
     steps, report = cke.cke_loop(
         learner, fd.X_train, pairs_by_feature, groups_train, fd.spec, evaluate_fn=lambda m: fd.evaluate(m.predict_d),
+        top=opts.get("cke_top"),
     )
     after = cke.extract(learner.predict_d, pairs_by_feature, groups_train, fd.spec)
-    extra = {
-        "cke": {
-            "threshold": report.threshold,
-            "candidates": [{"group": c.group, "feature": c.feature, "imbalance": c.imbalance, "frequency": c.frequency} for c in report.candidates],
-            "imbalances_before": report.imbalances.to_dict(orient="records"),
-            "imbalances_after": after.imbalances.to_dict(orient="records"),
-            "undesirable_ratio_before": {str(k): float(v) for k, v in report.undesirable_ratio.items()},
-            "undesirable_ratio_after": {str(k): float(v) for k, v in after.undesirable_ratio.items()},
-            "steps": steps.to_dict(orient="records"),
-        }
+    out: dict[str, Any] = {
+        "threshold": report.threshold,
+        "candidates": [{"group": c.group, "feature": c.feature, "imbalance": c.imbalance, "frequency": c.frequency} for c in report.candidates],
+        "imbalances_before": report.imbalances.to_dict(orient="records"),
+        "imbalances_after": after.imbalances.to_dict(orient="records"),
+        "undesirable_ratio_before": {str(k): float(v) for k, v in report.undesirable_ratio.items()},
+        "undesirable_ratio_after": {str(k): float(v) for k, v in after.undesirable_ratio.items()},
+        "steps": steps.to_dict(orient="records"),
     }
-    return learner, extra
+    if "cke_top" in opts:
+        out["forced"] = [{"group": c.group, "feature": c.feature, "imbalance": c.imbalance} for c in cke.top_candidates(report, opts["cke_top"])]
+    if explain_all:
+        after_all = cke.extract(learner.predict_d, pairs_all, groups_train, fd.spec)
+        out["explain_all"] = {
+            "features": sorted(pairs_all),
+            "immutable": sorted(pairs_by_feature),
+            "imbalances_before": before_all.imbalances.to_dict(orient="records"),
+            "imbalances_after": after_all.imbalances.to_dict(orient="records"),
+        }
+    return learner, {"cke": out}
 
 
-def _queries(learner: Any, fd: FoldData) -> dict[str, Any]:
-    """Equation (2) for an example row of each Table-4 subgroup the data has (Adult's), equation
-    (3) for every subgroup of any dataset."""
+def _explanation_set(fd: FoldData) -> Any:
+    """The fold's dataset's counterfactuals on every attribute (:mod:`cffair.pipeline.explanations`)."""
+    from cffair.pipeline.explanations import explanation_set
+
+    return explanation_set(fd.cfg.dataset, fd.cfg.profile)
+
+
+def _content_all(fd: FoldData) -> str:
+    from cffair.pipeline.counterfactuals import content_hash
+
+    return content_hash(_explanation_set(fd))
+
+
+def _queries(learner: Any, fd: FoldData, rule: str = "nearest", seed: int = 0) -> dict[str, Any]:
+    """Equation (2) for a person x̂ of each Table-4 subgroup the data has (Adult's), chosen by
+    ``rule`` (:data:`cffair.queries.X_HAT_RULES`), with how often the query finds an answer for
+    the subgroup's negatively predicted people; equation (3) for every subgroup of any dataset."""
     from cffair import queries
 
     out: dict[str, Any] = {"eq2": [], "eq3": {}}
@@ -184,21 +230,17 @@ def _queries(learner: Any, fd: FoldData) -> dict[str, Any]:
     d_test = learner.predict_d(fd.X_test)
     for name, beta in QUERY_SUBGROUPS.items():
         idx = np.flatnonzero(sg_test == name)
-        if len(idx) < 2:
+        if len(idx) < 2 or not (d_test[idx] < 0.5).any():
             continue
-        X_sg = fd.X_test[idx]
-        neg = idx[d_test[idx] < 0.5]
-        if len(neg) == 0:
-            continue
-        # the example row: the negatively predicted row with the nearest differently predicted neighbour
-        pos = X_sg[d_test[idx] >= 0.5]
-        if len(pos) == 0:
-            continue
-        dist = np.linalg.norm(fd.X_test[neg][:, None, :] - pos[None, :, :], axis=2).min(axis=1)
-        x_hat = fd.X_test[neg[int(np.argmin(dist))]]
+        X_sg, d_sg = fd.X_test[idx], d_test[idx]
+        if rule == "nearest" and not (d_sg >= 0.5).any():
+            continue  # no differently decided person to be near to
+        x_hat = X_sg[queries.query_person(X_sg, d_sg, rule, seed)]
         res = queries.similar_different(learner.model_, X_sg, x_hat, beta, fd.spec.target_kind, encoder=fd.encoder, k=1)
+        share, n_neg = queries.witness_share(X_sg, d_sg, beta)
         out["eq2"].append({
-            "subgroup": name, "beta": beta, "sat": res.sat,
+            "subgroup": name, "beta": beta, "sat": res.sat, "x_hat_rule": rule,
+            "witness_share": share, "n_negative": n_neg,
             "query_row": _jsonable_rows(res.query_row), "neighbours": _jsonable_rows(res.rows),
         })
     pairs = fd.pairs_test
