@@ -267,3 +267,17 @@ def test_validators_reject_bad_values_with_the_fix(fn, text, needle):
     with pytest.raises(argparse.ArgumentTypeError, match=None) as info:
         fn(text)
     assert needle in str(info.value)
+
+
+def test_flow_options_reach_the_flow_config():
+    from cffair.causal.config import PAPER_TREATMENT, FlowConfig
+    from cffair.cli import build_parser
+    from cffair.cli._common import flow_config
+
+    parse = build_parser().parse_args
+    assert flow_config(parse(["counterfactuals", "generate", "--dataset", "compas"])) == {}
+    cfg = flow_config(parse(["counterfactuals", "generate", "--dataset", "compas", "--ordered", "midpoint", "--integer", "sample"]))
+    assert cfg == {"ordered": "midpoint", "integer": "sample"}
+    paper = flow_config(parse(["train", "--dataset", "compas", "--paper-treatment", "--flow-epochs", "5"]))
+    assert {k: paper[k] for k in PAPER_TREATMENT} == PAPER_TREATMENT and paper["epochs"] == 5
+    assert FlowConfig.from_dict(paper).categorical == "flow"

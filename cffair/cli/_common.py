@@ -7,6 +7,7 @@ __all__ = [
     "DATASET_HELP",
     "add_data_args",
     "add_flow_args",
+    "add_treatment_args",
     "cache_root",
     "check_data_args",
     "counterfactuals",
@@ -14,6 +15,7 @@ __all__ = [
     "flow_config",
     "load_dataset",
     "prepare_fold",
+    "treatment_config",
 ]
 
 import argparse
@@ -26,8 +28,12 @@ from cffair.cli._options import OptionError, positive_int, seed
 DATASET_HELP = "a built-in dataset: adult | compas | compas_age | lawschool (or a CSV path with --spec)"
 
 #: Help of ``--categorical`` (``None``, the default, leaves the choice to the library).
-CATEGORICAL_HELP = ("treatment of nominal categorical nodes: integer codes in the flow (the paper) or a conditional "
-                    "categorical with Gumbel-max counterfactuals (default: the library's, cffair.causal.FlowConfig)")
+CATEGORICAL_HELP = ("treatment of nominal categorical nodes: 'gumbel', a conditional categorical with Gumbel-max "
+                    "counterfactuals (the library default), or 'flow'/'paper', integer codes through the flow (the paper's)")
+ORDERED_HELP = ("treatment of binary and ordinal nodes: 'threshold', a cumulative-logit model with posterior noise (the "
+                "library default), 'midpoint' (the paper's: dequantised codes abducted at the bin midpoint) or 'sample'")
+INTEGER_HELP = "treatment of integer nodes: 'midpoint' (the default and the paper's) or 'sample'"
+PAPER_HELP = "the paper's treatment of every discrete column (integer codes, midpoints, one transform); overrides the three above"
 
 
 def add_data_args(p: argparse.ArgumentParser, *, seed_help: str = "seed of the folds, the flow and the model") -> None:
@@ -69,7 +75,7 @@ def load_dataset(source: str, spec: str | None) -> Any:
 def add_flow_args(p: argparse.ArgumentParser) -> None:
     """Options of the causal flow that generates counterfactuals, and of the cache."""
     g = p.add_argument_group("counterfactual generation (causal normalising flow)")
-    g.add_argument("--categorical", choices=["flow", "gumbel"], default=None, help=CATEGORICAL_HELP)
+    add_treatment_args(g)
     g.add_argument("--flow-epochs", type=positive_int, default=None,
                    help="maximum epochs of the flow (default 1000, the paper's)")
     g.add_argument("--cache-dir",
@@ -82,8 +88,30 @@ def flow_config(args: argparse.Namespace) -> dict[str, Any]:
     config: dict[str, Any] = {}
     if getattr(args, "flow_epochs", None) is not None:
         config["epochs"] = args.flow_epochs
-    if getattr(args, "categorical", None) is not None:
-        config["categorical"] = args.categorical
+    config.update(treatment_config(args))
+    return config
+
+
+def add_treatment_args(g: Any) -> None:
+    """``--categorical``, ``--ordered``, ``--integer`` and ``--paper-treatment``: how discrete columns are treated."""
+    from cffair.causal.config import CATEGORICAL_TREATMENTS, INTEGER_TREATMENTS, ORDERED_TREATMENTS
+
+    g.add_argument("--categorical", choices=list(CATEGORICAL_TREATMENTS), default=None, help=CATEGORICAL_HELP)
+    g.add_argument("--ordered", choices=list(ORDERED_TREATMENTS), default=None, help=ORDERED_HELP)
+    g.add_argument("--integer", choices=list(INTEGER_TREATMENTS), default=None, help=INTEGER_HELP)
+    g.add_argument("--paper-treatment", action="store_true", help=PAPER_HELP)
+
+
+def treatment_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The treatment options given (``None`` leaves the library's default)."""
+    config: dict[str, Any] = {}
+    for option in ("categorical", "ordered", "integer"):
+        if getattr(args, option, None) is not None:
+            config[option] = getattr(args, option)
+    if getattr(args, "paper_treatment", False):
+        from cffair.causal.config import PAPER_TREATMENT
+
+        config.update(PAPER_TREATMENT)
     return config
 
 

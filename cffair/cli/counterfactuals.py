@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from cffair.cli._common import CATEGORICAL_HELP, DATASET_HELP, check_data_args, data_source, load_dataset
+from cffair.cli._common import DATASET_HELP, add_treatment_args, check_data_args, data_source, load_dataset, treatment_config
 from cffair.cli._options import patience, positive_int, seed
 
 
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="maximum training epochs (default 1000, the paper's)")
     g.add_argument("--patience", type=patience, default=argparse.SUPPRESS,
                    help="early-stopping patience in epochs; 0 or none trains every epoch (the paper)")
-    g.add_argument("--categorical", choices=["flow", "gumbel"], default=None, help=CATEGORICAL_HELP)
+    add_treatment_args(g)
     g.add_argument("--no-root-context", action="store_true", help="transform root nodes instead of conditioning on them")
     g.add_argument("--cache-dir", help="cache folder (default $CFFAIR_CACHE or ~/.cache/cffair)")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
@@ -55,8 +55,7 @@ def _generate(args: argparse.Namespace) -> int:
         config["epochs"] = args.epochs
     if hasattr(args, "patience"):
         config["patience"] = args.patience
-    if args.categorical is not None:
-        config["categorical"] = args.categorical
+    config.update(treatment_config(args))
     if args.no_root_context:
         config["root_context"] = False
     cfs = generate(
