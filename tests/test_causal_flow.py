@@ -242,3 +242,18 @@ def test_counterfactual_rmse_beats_unchanged_baseline(synthetic, root_context):
             rmse = np.sqrt(np.mean((cf[col].to_numpy() - true[col].to_numpy()) ** 2))
             base = np.sqrt(np.mean((frame[col].to_numpy()[rows] - true[col].to_numpy()) ** 2))
             assert rmse <= base / 3, f"do({feature}={value}) -> {col}: rmse {rmse:.3f} vs unchanged {base:.3f}"
+
+
+def test_a_graph_given_to_the_flow_is_checked_against_the_spec():
+    """A graph passed directly (not loaded through the spec) must still name S and leave out the target."""
+    from cffair.causal.graph import CausalGraph
+    from cffair.datasets import load
+    from cffair.errors import GraphError
+
+    frame, spec = load("lawschool")
+    no_s = CausalGraph.from_edges([("race", "LSAT"), ("race", "UGPA")], name="law-without-sex")
+    with pytest.raises(GraphError, match="sensitive attribute"):
+        CausalFlow(spec, no_s)
+    with_target = CausalGraph.from_edges([("race", "LSAT"), ("sex", "UGPA"), ("LSAT", spec.target)], name="law-with-target")
+    with pytest.raises(GraphError, match="target"):
+        CausalFlow(spec, with_target)

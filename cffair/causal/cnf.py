@@ -64,6 +64,8 @@ class CausalFlow:
         self, spec: DatasetSpec, graph: CausalGraph | None = None, config: FlowConfig | Mapping[str, Any] | None = None
     ) -> None:
         self.spec = spec
+        if graph is not None:  # a graph given here was not checked against the spec when it was loaded
+            graph.validate(spec.features, target=spec.target, sensitive=spec.sensitive)
         self.graph = (graph if graph is not None else spec.load_graph()).with_isolated(spec.features)
         self.graph.validate(spec.features)
         self.config = FlowConfig.from_dict(config)
