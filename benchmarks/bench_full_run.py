@@ -11,7 +11,14 @@ per dataset × fold × setting (its own seconds). This script reads them and sum
   setting of a fold continues from it), the LTN fairness settings, the CKE settings, and each
   baseline;
 * the quick reproduction's wall time against its 10-minute target, when
-  ``results/quick/provenance.json`` exists (``cffair reproduce --mode quick``).
+  ``results/quick/provenance.json`` exists (``cffair reproduce --mode quick``);
+* the task graph of the run (one task per LTN group with its GAN, one per other baseline,
+  :func:`cffair.reproduce._task_groups`) with each task's core-seconds from its records: the
+  critical path (the longest task), the parallel efficiency of the two workers (core-seconds ÷
+  (workers × experiment wall time)), and the makespan projected for N workers of a Dask cluster
+  by replaying the runner's schedule (each free worker takes the next task in submission order);
+* with ``--measure``: the same small real grid (COMPAS, quick profile) run on 1 and on 2 local
+  workers, wall-clock seconds and the measured speed-up.
 
 Writes ``benchmarks/results/full_run.json`` atomically.
 
@@ -87,12 +94,91 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
         "core_seconds": {ds: {p: round(float(v), 1) for p, v in row.items()} for ds, row in table.iterrows()},
         "core_seconds_total": round(float(table.to_numpy().sum()), 1),
     }
+    tasks = task_seconds(records)
+    out["task_graph"] = projection(tasks)
+    workers = int((prov.get("machine") or {}).get("cpus") or 2)
+    exp_wall = stages.get("experiments")
+    if exp_wall:
+        out["parallel_efficiency"] = {"workers": workers, "experiments_wall_seconds": exp_wall,
+                                      "efficiency": round(out["task_graph"]["core_seconds"] / (workers * exp_wall), 3)}
     quick = quick or results / "quick" / "provenance.json"
     if quick.exists():
         q = json.loads(quick.read_text())
         q_wall = float(sum(q["stage_seconds"].values()))
         out["quick"] = {"stage_seconds": q["stage_seconds"], "wall_seconds": round(q_wall, 1), "target_seconds": TARGET_QUICK_S,
                         "target_met": q_wall <= TARGET_QUICK_S, "finished": q.get("finished")}
+    return out
+
+
+def task_seconds(records: list[dict[str, Any]]) -> list[tuple[str, float]]:
+    """``(task, core-seconds)`` in the runner's submission order (pre-training counted once per task)."""
+    from cffair.experiments import ExperimentConfig
+    from cffair.reproduce import _task_groups
+
+    by_key = {_key(r): r for r in records}
+    tasks = []
+    for group in _task_groups([ExperimentConfig.from_dict(r["config"]) for r in records]):
+        recs = [by_key[c.key] for c in group]
+        pretrain = max((float(r.get("timings", {}).get("pretrain", 0.0)) for r in recs), default=0.0)
+        total = pretrain + sum(float(r.get("timings", {}).get("setting", r.get("timings", {}).get("total", 0.0))) for r in recs)
+        c = group[0]
+        tasks.append((f"{c.dataset}/fold{c.fold}/{'ltn+gan' if c.method in ('ltn', 'gan') else c.setting}", total))
+    return tasks
+
+
+def makespan(durations: list[float], workers: int) -> float:
+    """Wall time of running ``durations`` in order on ``workers``, each free worker taking the next task.
+
+    >>> makespan([4, 1, 1, 1, 1], 2)
+    4.0
+    >>> makespan([1, 1, 1, 1], 1)
+    4.0
+    """
+    import heapq
+
+    free = [0.0] * workers
+    heapq.heapify(free)
+    end = 0.0
+    for d in durations:
+        start = heapq.heappop(free)
+        heapq.heappush(free, start + d)
+        end = max(end, start + d)
+    return float(end)
+
+
+def projection(tasks: list[tuple[str, float]], workers: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)) -> dict[str, Any]:
+    """Critical path and projected makespans of the task graph (tasks are independent)."""
+    durations = [d for _, d in tasks]
+    longest = max(tasks, key=lambda t: t[1])
+    total = sum(durations)
+    return {
+        "tasks": len(tasks),
+        "core_seconds": round(total, 1),
+        "critical_path": {"task": longest[0], "seconds": round(longest[1], 1)},
+        "makespan_seconds": {str(n): round(makespan(durations, n), 1) for n in workers},
+        "lower_bound_seconds": {str(n): round(max(longest[1], total / n), 1) for n in workers},
+    }
+
+
+def measure_local(jobs: tuple[int, ...] = (1, 2)) -> dict[str, Any]:
+    """A small real grid (COMPAS, quick profile: every LTN setting and baseline) on 1 and 2 local workers."""
+    import tempfile
+    import time
+
+    from cffair.experiments import paper_grid
+    from cffair.pipeline import prepare_counterfactuals
+    from cffair.reproduce import run_grid
+
+    grid = paper_grid("quick", ["compas"], ["q1", "q2"])
+    known = {d: {"counterfactuals": h} for d, h in prepare_counterfactuals("quick", ["compas"]).items()}
+    out: dict[str, Any] = {"grid": "quick profile, COMPAS, q1+q2", "records": len(grid), "wall_seconds": {}}
+    for n in jobs:
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            run_grid(grid, ResultsStore(tmp), jobs=n, progress=False, known_inputs=known)
+            out["wall_seconds"][str(n)] = round(time.perf_counter() - t0, 1)
+    if {"1", "2"} <= set(out["wall_seconds"]):
+        out["speedup_2_over_1"] = round(out["wall_seconds"]["1"] / out["wall_seconds"]["2"], 2)
     return out
 
 
@@ -106,10 +192,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=project_root() / "results")
     ap.add_argument("--quick", type=Path, default=None, help="provenance.json of a quick reproduction (default: RESULTS/quick/)")
+    ap.add_argument("--measure", action="store_true", help="also run a small real grid on 1 and 2 local workers")
     args = ap.parse_args()
     out = summarise(args.results, args.quick)
+    if args.measure:
+        out["local_workers"] = measure_local()
     write_json_atomic(RESULTS, out)
-    print(json.dumps({k: v for k, v in out.items() if k != "core_seconds"}, indent=2))
+    print(json.dumps({k: v for k, v in out.items() if k != "core_seconds"}, indent=2, default=str))
     print(pd.DataFrame(out["core_seconds"]).T.round(0).to_string())
 
 
