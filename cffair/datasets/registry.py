@@ -56,7 +56,7 @@ from cffair.datasets import paper
 from cffair.datasets.csvfile import from_csv
 from cffair.datasets.frames import frame_hash
 from cffair.datasets.spec import NAMES, Dataset, DatasetSpec, read_spec
-from cffair.errors import DataError
+from cffair.errors import CffairError, DataError
 
 #: Environment variable holding the registrations as JSON (``{name: registration}``).
 ENV_VAR = "CFFAIR_DATASETS"
@@ -100,9 +100,17 @@ class Registration:
             raise DataError(f"a dataset registration needs 'name', 'data' and 'spec'; got {dict(raw)!r} ({exc}).") from None
 
     def files(self) -> list[Path]:
-        """The files this registration reads (the CSV, and the spec and graph if they are files)."""
+        """The files this registration reads: the CSV, and the spec and the graph (this
+        registration's, else the spec's) where they are files."""
         out = [Path(self.data)]
         out += [Path(p) for p in (self.spec, self.graph) if isinstance(p, str)]
+        if self.graph is None and isinstance(self.spec, str) and Path(self.spec).is_file():
+            try:
+                graph = read_spec(self.spec).get("graph")  # type: ignore[union-attr]
+            except CffairError:
+                graph = None  # reported when the data is loaded
+            if isinstance(graph, str) and Path(graph).is_file():
+                out.append(Path(graph))
         return out
 
 

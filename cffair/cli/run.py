@@ -1,0 +1,113 @@
+"""``cffair run``: the paper's protocol on a CSV of your own, with a report (:mod:`cffair.own`).
+
+Examples::
+
+    cffair run --data credit.csv --spec examples/credit/spec.yaml --quick --folds 2
+    cffair run --data credit.csv --spec spec.yaml --graph graph.yaml \\
+        --settings acc acc_cf acc_cf_sg --baselines cnf unaware --folds 5 --jobs 2 --out runs/credit
+
+Every option is checked while the command line is parsed, and the data, spec and graph are read
+and validated before any model is fitted; a mistake prints one line and exits with status 2.
+The last line printed is the path of the report.
+"""
+
+from __future__ import annotations
+
+__all__ = ["register"]
+
+import argparse
+from pathlib import Path
+
+from cffair.cli._common import CATEGORICAL_HELP
+from cffair.cli._options import OptionError, backend_name, folds, positive_int, seed
+from cffair.experiments.config import BASELINES, LTN_SETTINGS
+
+_SHORT = tuple(s.removeprefix("ltn_") for s in LTN_SETTINGS)
+
+
+def _setting(text: str) -> str:
+    """An LTN setting, short (``acc_cf``) or full (``ltn_acc_cf``)."""
+    short = text.removeprefix("ltn_")
+    if short not in _SHORT:
+        raise argparse.ArgumentTypeError(f"unknown LTN setting {text!r}; choose from {', '.join(_SHORT)}")
+    return "ltn_" + short
+
+
+def _baseline(text: str) -> str:
+    if text not in BASELINES:
+        raise argparse.ArgumentTypeError(f"unknown baseline {text!r}; choose from {', '.join(BASELINES)} (or give --baselines alone for none)")
+    return text
+
+
+def _hidden(text: str) -> list[int]:
+    """Hidden layer widths of the flow: ``64,64,64``."""
+    try:
+        widths = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        widths = []
+    if not widths or any(w < 1 for w in widths):
+        raise argparse.ArgumentTypeError(f"expected comma-separated layer widths >= 1, got {text!r}; e.g. 64,64,64")
+    return widths
+
+
+def _out_dir(text: str) -> str:
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file; give a folder for the results (created if missing)")
+    return text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``run`` to the ``cffair`` command line."""
+    p = sub.add_parser("run", help="the paper's protocol on your own CSV (counterfactuals, LTN settings, CKE, baselines) and a report",
+                       description="Run the paper's protocol on a CSV of your own and write report.html into the results folder.")
+    p.add_argument("--data", required=True, metavar="CSV", help="your data: a CSV file with a header line")
+    p.add_argument("--spec", required=True, metavar="YAML", help="its spec (target, sensitive, features, subgroups, immutable, graph)")
+    p.add_argument("--graph", metavar="YAML", help="a causal graph file replacing the spec's 'graph'")
+    p.add_argument("--settings", nargs="+", type=_setting, metavar="SETTING",
+                   help=f"LTN settings ({', '.join(_SHORT)}; default all, without the CKE ones if the spec lists no immutable feature)")
+    p.add_argument("--baselines", nargs="*", type=_baseline, metavar="BASELINE",
+                   help=f"baselines ({', '.join(BASELINES)}; default cnf gan dcevae, Table 1's; the option alone: none)")
+    p.add_argument("--folds", type=folds, default=5, help="cross-validation folds, every one is run (default 5, the paper's)")
+    p.add_argument("--quick", action="store_true", help="quick profile: few epochs, at most 1,500 training rows (checks that it runs)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes, one torch thread each (default 1)")
+    p.add_argument("--out", type=_out_dir, metavar="DIR", help="results folder (default cffair-results/NAME-PROFILE)")
+    p.add_argument("--name", help="the dataset's name in records (default: the spec's name, else the CSV's file name)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the models (folds and counterfactuals use seed 0; default 0)")
+    p.add_argument("--categorical", choices=["flow", "gumbel"], default=None, help=CATEGORICAL_HELP)
+    p.add_argument("--flow-hidden", type=_hidden, metavar="WIDTHS",
+                   help="hidden layers of the flow's masked network, e.g. 64,64,64 (default 32,32,32, the paper's); "
+                        "widen it for a graph with many distinct parent sets")
+    p.add_argument("--counterfactuals-only", action="store_true",
+                   help="stop after the counterfactuals: check the flow's warnings before the long run")
+    p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or messages")
+    p.set_defaults(func=_run, check=_check)
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Files exist (the rest is checked by :func:`cffair.own.plan` before any model is fitted)."""
+    for opt, value in (("--data", args.data), ("--spec", args.spec), ("--graph", args.graph)):
+        if value is not None and not Path(value).is_file():
+            what = "no such file" if not Path(value).exists() else "not a file"
+            raise OptionError(f"{opt} {value}: {what}.")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from cffair.own import run
+    from cffair.reporting.report import method_frame
+
+    result = run(args.data, args.spec, args.graph, settings=args.settings, baselines=args.baselines, folds=args.folds,
+                 quick=args.quick, seed=args.seed, jobs=args.jobs, out=args.out, name=args.name, categorical=args.categorical,
+                 backend=args.backend, flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
+                 counterfactuals_only=args.counterfactuals_only, progress=not args.quiet)
+    if result.report is None:
+        print(f"{result.plan.name}: counterfactuals generated ({result.stage_seconds['counterfactuals']:.0f} s), "
+              f"{len(result.warnings)} warning(s); run again without --counterfactuals-only for the protocol")
+        print(f"run: {result.out / 'run.json'}")
+        return 0
+    shown, _ = method_frame(result.records, result.plan.methods)
+    print(f"{result.plan.name}: {result.plan.folds} folds, profile {result.plan.profile}; "
+          f"{result.computed} of {len(result.records)} records computed, the others were fresh")
+    print(shown.to_string())
+    print(f"report: {result.report}")
+    return 0

@@ -1,0 +1,339 @@
+"""The report of a run on one's own data (``cffair run``): one self-contained HTML page.
+
+The page holds the Table 1-style comparison (accuracy or MSE, CF-MSE and worst-subgroup CF-MSE,
+mean ± sd over folds, every method), the CF-MSE per subgroup (figure and table), the
+knowledge-extraction imbalances (section 4.3), the subgroup queries of equation (3), the
+per-fold numbers and what to check (warnings of the run). Tables are HTML
+(:func:`~cffair.reporting.tables.format_table`), figures PNG images embedded as ``data:`` URIs:
+the file opens in any browser, offline, and can be mailed as it is.
+
+Each section's numbers come from a frame made here from the result records, so that tests and
+notebooks can read the same numbers the page shows.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "cke_frame",
+    "constant_runs",
+    "eq3_frame",
+    "figure_html",
+    "method_frame",
+    "per_fold_frame",
+    "render_report",
+    "subgroup_summary",
+    "write_report",
+]
+
+import base64
+import html
+import io
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.errors import DataError
+from cffair.reporting.names import HIGHER_IS_BETTER, METRIC_ORDER, method_name, metric_name
+from cffair.reporting.records import cke_candidates, records_frame, results_long, subgroup_frame
+from cffair.reporting.tables import format_cell, format_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
+       color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table.cffair-table { border-collapse: collapse; margin: 0.8rem 0; }
+table.cffair-table th, table.cffair-table td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e4e4e4; text-align: right; }
+table.cffair-table th { background: #f6f6f6; }
+caption { caption-side: top; padding-bottom: 0.3rem; color: #444; }
+.box { border-left: 4px solid #c77c00; background: #fff7e6; padding: 0.5rem 1rem; margin: 1rem 0; }
+.ok { border-left-color: #2e7d32; background: #eef7ee; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; }
+dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
+img { max-width: 100%; }
+.scroll { overflow-x: auto; }
+code { background: #f3f3f3; padding: 0 0.2rem; }
+"""
+
+
+# ---------------------------------------------------------------------------- frames
+def method_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The Table 1-style comparison: one row per method (in ``methods`` order), one column per
+    metric, cells ``mean ± sd`` over folds.
+
+    Returns:
+        ``(shown, long)``: the formatted frame (display names) and the long frame of numbers
+        (:func:`~cffair.reporting.records.results_long`) it was made from.
+    """
+    long = results_long(records, table="own", methods=list(methods))
+    if long.empty:
+        raise DataError(f"no records of the methods {list(methods)}; run them first.")
+    metrics = [m for m in METRIC_ORDER if m in set(long["metric"])]
+    present = [m for m in methods if m in set(long["method"])]
+    cells = {(r.method, r.metric): format_cell(r.mean, r.sd, decimals) for r in long.itertuples()}
+    shown = pd.DataFrame([[cells.get((m, k), "—") for k in metrics] for m in present],
+                         index=[method_name(m) for m in present], columns=pd.Index([metric_name(k) for k in metrics], name="method"))
+    return shown, long
+
+
+def _best(long: pd.DataFrame) -> list[tuple[str, str]]:
+    """``(method, metric)`` display cells of the best mean per metric."""
+    out = []
+    for metric, g in long.groupby("metric", sort=False):
+        i = g["mean"].idxmax() if metric in HIGHER_IS_BETTER else g["mean"].idxmin()
+        out.append((method_name(g.at[i, "method"]), metric_name(str(metric))))
+    return out
+
+
+def subgroup_summary(records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """CF-MSE per subgroup: ``(shown, per_fold)`` where ``shown`` has one row per subgroup and
+    one column per method (``mean ± sd`` over folds) and ``per_fold`` one row per record ×
+    subgroup (:func:`~cffair.reporting.records.subgroup_frame`)."""
+    per_fold = subgroup_frame(records, settings=tuple(methods))
+    if per_fold.empty:
+        return pd.DataFrame(), per_fold
+    g = per_fold.groupby(["subgroup", "method"], sort=False)["cf_mse"]
+    stats = g.agg(mean="mean", n="count").reset_index()
+    stats["sd"] = g.std(ddof=1).to_numpy()
+    present = [m for m in methods if m in set(stats["method"])]
+    subgroups = sorted(set(stats["subgroup"]), key=str)
+    cell = {(r.subgroup, r.method): format_cell(r.mean, r.sd if r.n > 1 else None, decimals) for r in stats.itertuples()}
+    shown = pd.DataFrame([[cell.get((s, m), "—") for m in present] for s in subgroups],
+                         index=subgroups, columns=pd.Index([method_name(m) for m in present], name="subgroup"))
+    return shown, per_fold
+
+
+def cke_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
+    """Knowledge extraction (section 4.3): for each CKE setting, sensitive group and immutable
+    feature with a positive imbalance, the share of the group's negatively predicted training
+    rows with a counterfactual explanation on that feature (``frequency``), the ``imbalance``
+    (mean ± sd over the folds where it is positive), on how many folds it reached the threshold (an axiom A5 was added)
+    and the imbalance once the axioms were trained. Empty if no CKE setting ran."""
+    c = cke_candidates(records)
+    if c.empty:
+        return pd.DataFrame()
+    runs: dict[str, set[int]] = {}
+    for r in records:
+        if "cke" in r and not r["config"].get("tag"):
+            runs.setdefault(r["config"]["setting"], set()).add(int(r["config"]["fold"]))
+    rows = []
+    for (setting, group, feature), g in c.groupby(["setting", "group", "feature"], sort=False):
+        sd = g["imbalance"].std(ddof=1) if len(g) > 1 else None
+        rows.append({
+            "setting": method_name(str(setting)), "group": group, "feature": feature,
+            "frequency": f"{g['frequency'].mean():.{decimals}f}",
+            "imbalance": format_cell(float(g["imbalance"].mean()), sd, decimals),
+            "axiom added": f"{int(g['candidate'].sum())} of {len(runs.get(str(setting), ())) or g['fold'].nunique()} folds",
+            "imbalance after": format_cell(float(g["imbalance_after"].mean()), None, decimals),
+            "threshold": f"{g['threshold'].iloc[0]:g}",
+            "_order": -float(g["imbalance"].mean()),
+        })
+    out = pd.DataFrame(rows).sort_values(["setting", "_order"], kind="stable").drop(columns="_order")
+    return out.set_index(["setting", "group", "feature"])
+
+
+def eq3_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
+    """Equation (3) for every subgroup on the LTN(acc+CF) records: the satisfaction of "every
+    counterfactual twin of the subgroup gets the same outcome" (mean ± sd over folds), with the
+    subgroup's CF-MSE. Empty if those records have no queries."""
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        q = (rec.get("queries") or {}).get("eq3") or {}
+        if cfg["setting"] != "ltn_acc_cf" or cfg.get("tag") or not q:
+            continue
+        by_sg = rec["metrics"].get("cf_mse_by_subgroup", {})
+        rows += [{"subgroup": sg, "fold": cfg["fold"], "sat": float(v), "cf_mse": by_sg.get(sg, np.nan)} for sg, v in q.items()]
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows)
+    out = []
+    for sg, g in df.groupby("subgroup", sort=True):
+        n = len(g)
+        out.append({"subgroup": sg, "sat of (3)": format_cell(float(g["sat"].mean()), g["sat"].std(ddof=1) if n > 1 else None, decimals),
+                    "CF-MSE": format_cell(float(g["cf_mse"].mean()), None, 4), "_sat": float(g["sat"].mean())})
+    return pd.DataFrame(out).sort_values("_sat").drop(columns="_sat").set_index("subgroup")
+
+
+def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> pd.DataFrame:
+    """Every record's numbers: one row per fold × method with the scalar metrics, the worst
+    subgroup and the run's seconds."""
+    frame = records_frame(records)
+    seconds = {(r["config"]["setting"], int(r["config"]["fold"])): (r.get("timings") or {}).get("total") for r in records}
+    frame["seconds"] = [seconds.get((s, int(f))) for s, f in zip(frame["setting"], frame["fold"], strict=True)]
+    order = {m: i for i, m in enumerate(methods)}
+    frame = frame[frame["method"].isin(methods)].copy()
+    frame["_o"] = frame["method"].map(order)
+    frame = frame.sort_values(["fold", "_o"])
+    metrics = [m for m in METRIC_ORDER if frame[m].notna().any()]
+    shown = frame[["fold", "method", *metrics, "worst_subgroup", "seconds"]].copy()
+    shown["method"] = shown["method"].map(method_name)
+    shown.columns = ["fold", "method", *[metric_name(m) for m in metrics], "worst subgroup", "seconds"]
+    return shown.set_index(["fold", "method"])
+
+
+def constant_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float], tol: float = 1e-9) -> list[str]:
+    """Records that look like a constant predictor: a binary target's accuracy equal to the
+    share of the fold's majority class in its test rows (``majority``: fold → share) and no
+    counterfactual difference at all (CF-MSE < 1e-8). ``"method fold k"`` for each."""
+    out = []
+    for r in records:
+        m, fold = r["metrics"], int(r["config"]["fold"])
+        acc = m.get("accuracy")
+        if acc is None or fold not in majority:
+            continue
+        if abs(float(acc) - float(majority[fold])) <= tol and float(m.get("cf_mse", 1.0)) < 1e-8:
+            out.append(f"{method_name(r['config']['setting'])} fold {fold}")
+    return out
+
+
+# ---------------------------------------------------------------------------- figures
+def figure_html(fig: Figure, alt: str, dpi: int = 110) -> str:
+    """A matplotlib figure as an ``<img>`` with the PNG embedded (the figure is closed)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _subgroup_figure(per_fold: pd.DataFrame, methods: Sequence[str], name: str) -> str:
+    from cffair.reporting.figures import plot_subgroup_cf_mse
+
+    present = [m for m in methods if m in set(per_fold["method"])]
+    fig = plot_subgroup_cf_mse(per_fold, present, title=f"{name}: CF-MSE per subgroup (mean over folds, error bars: sd)")
+    return figure_html(fig, "CF-MSE per subgroup and method")
+
+
+def _undesirable_figure(records: Sequence[Mapping[str, Any]], dataset: str) -> str | None:
+    from cffair.reporting.figures import plot_undesirable_ratio
+    from cffair.reporting.records import undesirable_ratio_frame
+
+    df = undesirable_ratio_frame(records, dataset, "ltn_acc_cf_cke")
+    if df.empty:
+        return None
+    fig = plot_undesirable_ratio(df, title=f"{dataset}: undesirable explanations before and after the CKE axioms (LTN(acc+CF+CKE))")
+    return figure_html(fig, "ratio of undesirable counterfactual explanations per group, before and after CKE")
+
+
+# ---------------------------------------------------------------------------- the page
+def _esc(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _table(frame: pd.DataFrame, caption: str, **kwargs: Any) -> str:
+    """A table that scrolls sideways when it is wider than the page."""
+    return f'<div class="scroll">{format_table(frame, caption, **kwargs)}</div>'
+
+
+def _facts(ds: Any, info: Mapping[str, Any]) -> str:
+    frame, spec = ds
+    plan = info.get("plan", {})
+    subgroups = ", ".join(sg.column + (" (binned)" if sg.bins is not None else "") for sg in spec.subgroups) or f"{spec.sensitive} (its values)"
+    items = {
+        "data": f"{plan.get('data', '?')} ({len(frame):,} rows, {len(spec.features)} features)",
+        "target": f"{spec.target} ({spec.target_kind}; favourable {spec.favourable if spec.target_kind == 'binary' else 'top ' + format(spec.favourable_top_fraction, '.0%')})",
+        "sensitive attribute": f"{spec.sensitive}: " + ", ".join(f"{k} ({v:,})" for k, v in frame[spec.sensitive].astype(str).value_counts().items()),
+        "subgroups": subgroups,
+        "immutable features": ", ".join(spec.immutable) or "none",
+        "protocol": f"{plan.get('folds', '?')} folds, profile {plan.get('profile', '?')}, seed {plan.get('seed', 0)}, "
+                    f"counterfactual treatment: {'library default' if not plan.get('categorical') else 'categorical=' + str(plan['categorical'])}",
+        "results folder": plan.get("out", "?"),
+    }
+    return '<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in items.items()) + "</dl>"
+
+
+def _checks(info: Mapping[str, Any], constant: Sequence[str]) -> str:
+    items = [*info.get("plan", {}).get("notes", []), *info.get("warnings", [])]
+    items += [f"{c} predicts the same outcome for every test row (its accuracy is the majority share and its CF-MSE 0): "
+              "a constant predictor is trivially fair; lower the learning rate or the fairness weights." for c in constant]
+    if not items:
+        return '<div class="box ok"><p>No warning during the run.</p></div>'
+    lis = "".join(f"<li>{_esc(x)}</li>" for x in items)
+    return (f'<div class="box"><p><strong>What to check</strong> ({len(items)}): the run finished, but look at these '
+            f"before reading the numbers (the book's chapter <em>Your own data</em> says what each means).</p><ul>{lis}</ul></div>")
+
+
+def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> str:
+    """The report page as HTML text (see the module docstring for its sections).
+
+    Args:
+        records: the run's records (one per fold × method).
+        ds: the dataset ``(frame, spec)``.
+        info: what the run knows besides the records: ``plan`` (:meth:`cffair.own.Plan.to_dict`),
+            ``warnings`` (messages), ``stage_seconds``, ``computed`` (records computed by
+            this run), ``majority`` (fold → majority-class share of its test rows).
+    """
+    frame, spec = ds
+    plan = info.get("plan", {})
+    methods = [*plan.get("settings", []), *plan.get("baselines", [])] or list(dict.fromkeys(r["config"]["setting"] for r in records))
+    name = spec.name
+    shown, long = method_frame(records, methods)
+    n_folds = int(records_frame(records)["fold"].nunique())
+    parts = [
+        f"<h1>cffair report: {_esc(name)}</h1>",
+        f"<p>The paper's protocol (Heilmann et al., section 6) on your data: counterfactuals from a causal normalising flow, "
+        f"the LTN settings pre-trained once per fold, and the baselines, each evaluated on the same counterfactual test pairs. "
+        f"Written {_esc(time.strftime('%Y-%m-%d %H:%M'))} from {len(records)} records.</p>",
+        _facts(ds, info),
+        _checks(info, constant_runs(records, {int(k): v for k, v in (info.get("majority") or {}).items()})),
+        "<h2>Accuracy and counterfactual fairness</h2>",
+        "<p>Mean ± sample sd over the folds, the best of each column in bold. CF-MSE is the mean squared difference between "
+        "the prediction for a test row and for its counterfactual twin with the sensitive attribute flipped (lower is fairer); "
+        "the worst-subgroup CF-MSE is that of the subgroup where it is largest.</p>",
+        _table(shown, f"Table 1 on {name}: {n_folds} folds", bold=_best(long)),
+    ]
+    sg_shown, per_fold = subgroup_summary(records, methods)
+    if not per_fold.empty:
+        parts += ["<h2>CF-MSE per subgroup</h2>",
+                  "<p>Which subgroups the counterfactual unfairness falls on (the paper's Figures 3 and 5).</p>",
+                  _subgroup_figure(per_fold, methods, name),
+                  _table(sg_shown, "CF-MSE per subgroup (mean ± sd over folds)")]
+    cke = cke_frame(records)
+    parts.append("<h2>Knowledge extraction (CKE)</h2>")
+    if cke.empty:
+        parts.append("<p>No CKE setting ran (settings <code>acc_cf_cke</code>, <code>acc_cf_sg_cke</code>).</p>")
+    else:
+        parts += ["<p>For each sensitive group and immutable feature: how often a negatively predicted training row would get "
+                  "the favourable outcome by changing only that feature (an <em>undesirable</em> explanation, section 4.3), "
+                  "and the imbalance: that frequency minus the largest of the other groups'. An imbalance at or above the "
+                  "threshold adds an axiom A5 forbidding it.</p>",
+                  _table(cke, "Imbalances of undesirable explanations before CKE, and after its axioms")]
+        fig = _undesirable_figure(records, name)
+        if fig:
+            parts.append(fig)
+    eq3 = eq3_frame(records)
+    if not eq3.empty:
+        parts += ["<h2>Subgroup queries (equation 3)</h2>",
+                  "<p>The satisfaction of ∀x∈T_C, ∀x′∈cf(x, S): D(x) ↔ D(x′) for each subgroup T_C on LTN(acc+CF), "
+                  "lowest first: the subgroups where the model treats counterfactual twins least alike.</p>",
+                  _table(eq3, "Equation (3) per subgroup (mean ± sd over folds)")]
+    parts += ["<h2>Every run</h2>", _table(per_fold_frame(records, methods), "One row per fold × method")]
+    secs = info.get("stage_seconds") or {}
+    if secs:
+        parts.append("<p>Wall time: " + ", ".join(f"{_esc(k)} {float(v):,.1f} s" for k, v in secs.items())
+                     + f"; {int(info.get('computed', len(records)))} of {len(records)} records computed by this run, "
+                     "the others reused (fresh).</p>")
+    body = "\n".join(parts)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>cffair report: {_esc(name)}</title>\n'
+            f"<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def write_report(path: str | Path, records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> Path:
+    """Write :func:`render_report` to ``path`` (atomically) and return the path."""
+    from cffair.utils import atomic_path
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = render_report(records, ds, info)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
