@@ -12,7 +12,9 @@ records/describe/reproduction ← tables/figures ← claims):
   (:func:`compare`, :func:`comparison_table`) and Tables 3–6.
 * :mod:`.style` — the figures' size, resolution, fonts, colour-blind palette and markers.
 * :mod:`.figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).
-* :mod:`.claims` — the paper's claims, one check each, and :func:`claims_table`.
+* :mod:`.verdicts` — the five verdicts and the fold-paired rules that decide them.
+* :mod:`.investigations` — why the failing claims fail: summaries, findings and figures.
+* :mod:`.claims` — the paper's claims, one check each, :func:`claims_table` and :func:`claims_tally`.
 * :mod:`.reproduction` — the run's provenance and the benchmarks (the Reproducing page).
 
 Everything public is available from here (``from cffair import reporting;
@@ -21,7 +23,17 @@ reporting.compare(...)``).
 
 from __future__ import annotations
 
-from cffair.reporting.claims import CLAIM_CHECKS, Claim, ClaimCheck, Evidence, claim_check, claim_status, claims_table, evaluate_claims
+from cffair.reporting.claims import (
+    CLAIM_CHECKS,
+    Claim,
+    ClaimCheck,
+    ClaimsTally,
+    claim_check,
+    claim_status,
+    claims_table,
+    claims_tally,
+    evaluate_claims,
+)
 from cffair.reporting.describe import (
     GRAPH_COLOURS,
     adjacency_frame,
@@ -72,21 +84,40 @@ from cffair.reporting.names import (
     performance_metric,
 )
 from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables, paper_value
+from cffair.reporting.investigations import (
+    cke_finding,
+    pareto_front,
+    plot_explanation_imbalances,
+    plot_threshold_sweep,
+    plot_variants,
+    q2_finding,
+    q2_summary,
+    query_finding,
+    query_summary,
+)
 from cffair.reporting.records import (
+    VARIANT_OPTIONS,
     check_results,
     cke_candidates,
+    explanation_frame,
+    fine_weight_frame,
     find_record,
     folds_per_dataset,
+    is_investigation,
     mean_by_method,
     mean_sd,
+    options_text,
     paired_folds,
+    query_frame,
     record_method,
     records_frame,
     results_long,
     select_records,
     subgroup_frame,
     summarise_folds,
+    threshold_sweep_frame,
     undesirable_ratio_frame,
+    variants_frame,
     weight_grid_frame,
 )
 from cffair.reporting.style import (
@@ -105,6 +136,25 @@ from cffair.reporting.style import (
     series_colours,
     setting_colours,
     setting_markers,
+)
+from cffair.reporting.verdicts import (
+    ALPHA,
+    BY_CONSTRUCTION,
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    MIN_TREND_POINTS,
+    PENDING,
+    VACUOUS,
+    VERDICTS,
+    Evidence,
+    Paired,
+    Trend,
+    combine,
+    fmt,
+    p_text,
+    paired,
+    spearman_exact,
 )
 from cffair.reporting.reproduction import (
     baseline_seconds_frame,
@@ -152,6 +202,8 @@ __all__ = [
     # records
     "check_results", "cke_candidates", "find_record", "folds_per_dataset", "mean_by_method", "mean_sd", "paired_folds",
     "record_method", "records_frame", "results_long", "select_records", "subgroup_frame", "summarise_folds",
+    "VARIANT_OPTIONS", "explanation_frame", "fine_weight_frame", "is_investigation", "options_text", "query_frame",
+    "threshold_sweep_frame", "variants_frame",
     "undesirable_ratio_frame", "weight_grid_frame",
     # describe
     "GRAPH_COLOURS", "adjacency_frame", "balance_frame", "clip_to_box", "data_files_frame", "describe_spec", "graph_layers",
@@ -168,7 +220,14 @@ __all__ = [
     "plot_causal_graph", "plot_cf_mse_settings", "plot_subgroup_cf_mse", "plot_subgroup_sizes", "plot_tradeoff",
     "plot_undesirable_ratio", "plot_weight_trend",
     # claims
-    "CLAIM_CHECKS", "Claim", "ClaimCheck", "Evidence", "claim_check", "claim_status", "claims_table", "evaluate_claims",
+    "CLAIM_CHECKS", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table", "claims_tally",
+    "evaluate_claims",
+    # verdicts
+    "ALPHA", "BY_CONSTRUCTION", "FAILS", "HOLDS", "INCONCLUSIVE", "MIN_TREND_POINTS", "PENDING", "VACUOUS", "VERDICTS",
+    "Evidence", "Paired", "Trend", "combine", "fmt", "p_text", "paired", "spearman_exact",
+    # investigations
+    "cke_finding", "pareto_front", "plot_explanation_imbalances", "plot_threshold_sweep", "plot_variants", "q2_finding",
+    "q2_summary", "query_finding", "query_summary",
     # reproduction
     "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "husband_flip_frame", "load_benchmarks",
     "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "stage_seconds_frame",

@@ -24,20 +24,28 @@ from cffair.reporting.names import (
 )
 
 __all__ = [
+    "VARIANT_OPTIONS",
     "check_results",
     "cke_candidates",
+    "explanation_frame",
+    "fine_weight_frame",
     "find_record",
     "folds_per_dataset",
+    "is_investigation",
     "mean_by_method",
     "mean_sd",
+    "options_text",
     "paired_folds",
+    "query_frame",
     "record_method",
     "records_frame",
     "results_long",
     "select_records",
     "subgroup_frame",
     "summarise_folds",
+    "threshold_sweep_frame",
     "undesirable_ratio_frame",
+    "variants_frame",
     "weight_grid_frame",
 ]
 
@@ -140,10 +148,24 @@ def record_method(record: Mapping[str, Any]) -> str:
     return cfg["setting"] + (f"@{src}" if src != "cnf" else "")
 
 
+def options_text(config: Mapping[str, Any]) -> str:
+    """A record config's investigation options as in its key (``"fair_p=6,lr=0.1"``; ``""`` for
+    the paper's protocol)."""
+    opts = config.get("options") or {}
+    return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(opts.items()))
+
+
+def is_investigation(config: Mapping[str, Any]) -> bool:
+    """Whether a record belongs to an investigation (options, or a baseline recomputed beside
+    them with tag ``ref``) rather than to the paper's protocol."""
+    return bool(config.get("options")) or config.get("tag") == "ref"
+
+
 def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
-    """One row per record: ``dataset, fold, setting, method, cf_source, tag, w_acc, w_cf, w_cf_sg,
-    w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``, ``cf_mse_worst_subgroup``,
-    ``worst_subgroup``, ``n_pairs``).
+    """One row per record: ``dataset, fold, setting, method, cf_source, tag, options, w_acc, w_cf,
+    w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
+    ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``). A metric a
+    record lacks is NaN (the flip rate of records made before it existed).
 
     Args:
         own_counterfactuals: take the metrics evaluated on the GAN's own counterfactual test
@@ -158,14 +180,15 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
             continue
         row: dict[str, Any] = {
             "dataset": cfg["dataset"], "fold": int(cfg["fold"]), "setting": cfg["setting"], "method": record_method(rec),
-            "cf_source": cfg.get("cf_source", "cnf"), "tag": cfg.get("tag", "") or "",
+            "cf_source": cfg.get("cf_source", "cnf"), "tag": cfg.get("tag", "") or "", "options": options_text(cfg),
         }
         for k, v in (cfg.get("weights") or {}).items():
             row[f"w_{k}"] = float(v)
         for k in (*SCALAR_METRICS, "worst_subgroup", "n_pairs"):
             row[k] = metrics.get(k, np.nan)
         rows.append(row)
-    cols = ["dataset", "fold", "setting", "method", "cf_source", "tag", "w_acc", "w_cf", "w_cf_sg", "w_cke", *SCALAR_METRICS, "worst_subgroup", "n_pairs"]
+    cols = ["dataset", "fold", "setting", "method", "cf_source", "tag", "options", "w_acc", "w_cf", "w_cf_sg", "w_cke", *SCALAR_METRICS,
+            "worst_subgroup", "n_pairs"]
     frame = pd.DataFrame(rows)
     for c in cols:
         if c not in frame.columns:
@@ -175,11 +198,11 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
 
 def select_records(frame: pd.DataFrame, methods: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
                    tagged: bool = False) -> pd.DataFrame:
-    """Rows of a :func:`records_frame` of some methods and datasets; weight-grid rows (a
-    ``tag``) only if ``tagged``."""
+    """Rows of a :func:`records_frame` of some methods and datasets; weight-grid and investigation
+    rows (a ``tag`` or ``options``) only if ``tagged``."""
     out = frame
     if not tagged:
-        out = out[out["tag"].fillna("") == ""]
+        out = out[(out["tag"].fillna("") == "") & (out["options"].fillna("") == "")]
     if methods is not None:
         out = out[out["method"].isin(methods)]
     if datasets is not None:
@@ -229,7 +252,7 @@ def subgroup_frame(records: Iterable[Mapping[str, Any]], settings: Sequence[str]
     rows = []
     for rec in records:
         cfg = rec["config"]
-        if cfg.get("tag") or cfg.get("cf_source", "cnf") != "cnf" or cfg["setting"] not in settings:
+        if cfg.get("tag") or cfg.get("options") or cfg.get("cf_source", "cnf") != "cnf" or cfg["setting"] not in settings:
             continue
         if dataset is not None and cfg["dataset"] != dataset:
             continue
@@ -239,12 +262,13 @@ def subgroup_frame(records: Iterable[Mapping[str, Any]], settings: Sequence[str]
 
 
 def find_record(records: Iterable[Mapping[str, Any]], dataset: str, setting: str, fold: int | None = None,
-                cf_source: str = "cnf", tag: str = "") -> Mapping[str, Any] | None:
-    """The record of ``dataset``/``setting`` (on ``fold``, or the lowest fold if ``fold`` is None); None if absent."""
+                cf_source: str = "cnf", tag: str = "", options: str = "") -> Mapping[str, Any] | None:
+    """The record of ``dataset``/``setting`` (on ``fold``, or the lowest fold if ``fold`` is None;
+    ``options`` as :func:`options_text` gives them, ``""`` for the paper's); None if absent."""
     found = [r for r in records
              if r["config"]["dataset"] == dataset and r["config"]["setting"] == setting
              and r["config"].get("cf_source", "cnf") == cf_source and (r["config"].get("tag") or "") == tag
-             and (fold is None or int(r["config"]["fold"]) == fold)]
+             and options_text(r["config"]) == options and (fold is None or int(r["config"]["fold"]) == fold)]
     return min(found, key=lambda r: int(r["config"]["fold"])) if found else None
 
 
@@ -256,7 +280,7 @@ def cke_candidates(records: Iterable[Mapping[str, Any]], settings: Sequence[str]
     rows = []
     for rec in records:
         cfg = rec["config"]
-        if cfg["setting"] not in settings or "cke" not in rec or cfg.get("tag"):
+        if cfg["setting"] not in settings or "cke" not in rec or cfg.get("tag") or cfg.get("options"):
             continue
         c = rec["cke"]
         after = {(r["group"], r["feature"]): r["imbalance"] for r in c.get("imbalances_after", [])}
@@ -281,7 +305,7 @@ def undesirable_ratio_frame(records: Iterable[Mapping[str, Any]], dataset: str, 
     rows = []
     for rec in records:
         cfg = rec["config"]
-        if cfg["dataset"] != dataset or cfg["setting"] != setting or "cke" not in rec or cfg.get("tag"):
+        if cfg["dataset"] != dataset or cfg["setting"] != setting or "cke" not in rec or cfg.get("tag") or cfg.get("options"):
             continue
         for stage in ("before", "after"):
             for r in rec["cke"].get(f"imbalances_{stage}", []):
@@ -294,7 +318,7 @@ def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The LTN(acc+CF) runs of the appendix-B weight grid plus the equal-weights run, one row per
     record: ``dataset, fold, w_acc, w_cf, log2_ratio`` (log₂ of acc weight / CF weight) and metrics."""
     frame = records_frame(records)
-    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf")]
+    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"].fillna("") == "")]
     tag = frame["tag"].fillna("").astype(str)  # no records: an all-NaN column
     frame = frame[(tag == "") | tag.str.startswith("w")].copy()
     frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
@@ -312,9 +336,9 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
     setting)`` pairs; default: the CKE settings of datasets outside
     :data:`cffair.experiments.CKE_ALL_FOLDS`).
     """
-    def key(r: Mapping[str, Any]) -> tuple[str, str, str]:
+    def key(r: Mapping[str, Any]) -> tuple[str, str, str, str]:
         c = r["config"]
-        return (c["setting"], c.get("cf_source", "cnf"), c.get("tag", ""))
+        return (c["setting"], c.get("cf_source", "cnf"), c.get("tag", ""), options_text(c))
 
     if fold0_only is not None:
         first_only = set(fold0_only)
@@ -329,16 +353,18 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
         def only_first(ds: str, setting: str) -> bool:
             return setting.endswith("_cke") and ds not in CKE_ALL_FOLDS
 
-    by_ds: dict[str, dict[int, set[tuple[str, str, str]]]] = {}
+    by_ds: dict[str, dict[int, set[tuple[str, str, str, str]]]] = {}
     for r in records:
         c = r["config"]
+        if is_investigation(c):
+            continue  # the investigations run on the folds they name (e.g. Adult fold 0 only)
         by_ds.setdefault(c["dataset"], {}).setdefault(c["fold"], set()).add(key(r))
     keep: dict[str, set[int]] = {}
     for ds, folds in by_ds.items():
         first = min(folds)
         ref = {k for k in folds[first] if not only_first(ds, k[0])}
         keep[ds] = {f for f, ks in folds.items() if ref <= ks}
-    return [r for r in records if r["config"]["fold"] in keep[r["config"]["dataset"]]]
+    return [r for r in records if r["config"]["fold"] in keep.get(r["config"]["dataset"], {r["config"]["fold"]})]
 
 
 def folds_per_dataset(records: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
@@ -347,3 +373,136 @@ def folds_per_dataset(records: Sequence[Mapping[str, Any]]) -> dict[str, list[in
     for r in records:
         out.setdefault(r["config"]["dataset"], set()).add(int(r["config"]["fold"]))
     return {ds: sorted(f) for ds, f in sorted(out.items())}
+
+
+# ---------------------------------------------------------------------------- investigations
+#: Options of the LTN variants (Q2) shown as columns of :func:`variants_frame` (NaN: the profile's).
+VARIANT_OPTIONS: tuple[str, ...] = ("lr", "clip_grad", "fair_p", "fair_epochs")
+
+
+def _variant_label(cfg: Mapping[str, Any]) -> str:
+    opts = dict(cfg.get("options") or {})
+    w = cfg.get("weights") or {}
+    parts = []
+    if "lr" in opts:
+        parts.append(f"lr {opts['lr']:g}" + (f", clip {opts['clip_grad']:g}" if "clip_grad" in opts else ""))
+    if "fair_p" in opts and opts["fair_p"] != 1:
+        parts.append(f"p = {opts['fair_p']:g}")
+    if "fair_epochs" in opts:
+        parts.append(f"{opts['fair_epochs']} fairness epochs")
+    if float(w.get("acc", 1.0)) != 1.0 or float(w.get("cf", 1.0)) != 1.0:
+        parts.append(f"weights acc {float(w.get('acc', 1.0)):g} : CF {float(w.get('cf', 1.0)):g}")
+    return ", ".join(parts) or "reference (p = 1)"
+
+
+def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = None) -> pd.DataFrame:
+    """The Q2 investigation as a frame: one row per record of LTN(acc+CF) on the CNF
+    counterfactuals without an appendix-B weight tag of the paper's grid, and of each baseline.
+
+    Columns: ``dataset, fold, method, kind`` (``paper``: the committed protocol's record;
+    ``variant``: an investigation's LTN variant; ``reference``: a baseline recomputed beside the
+    variants, tag ``ref``), ``label`` (``"p = 6"``, ``"lr 0.1"``, the method for baselines), the
+    options of :data:`VARIANT_OPTIONS`, ``w_acc, w_cf`` and the scalar metrics.
+    """
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        if cfg.get("cf_source", "cnf") != "cnf" or (dataset is not None and cfg["dataset"] != dataset):
+            continue
+        ltn = cfg["setting"] == "ltn_acc_cf"
+        opts = cfg.get("options") or {}
+        if ltn and cfg.get("tag") and not opts:
+            continue  # the paper's appendix-B weight grid
+        if not ltn and (cfg["setting"].startswith("ltn") or opts):
+            continue
+        kind = ("variant" if opts else "paper") if ltn else ("reference" if cfg.get("tag") == "ref" else "paper")
+        if not ltn and cfg.get("tag") not in ("", "ref", None):
+            continue
+        w = cfg.get("weights") or {}
+        row: dict[str, Any] = {"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "method": cfg["setting"], "kind": kind,
+                               "label": _variant_label(cfg) if ltn else cfg["setting"],
+                               **{k: opts.get(k, np.nan) for k in VARIANT_OPTIONS},
+                               "w_acc": float(w.get("acc", 1.0)), "w_cf": float(w.get("cf", 1.0))}
+        row.update({k: rec["metrics"].get(k, np.nan) for k in SCALAR_METRICS})
+        rows.append(row)
+    cols = ["dataset", "fold", "method", "kind", "label", *VARIANT_OPTIONS, "w_acc", "w_cf", *SCALAR_METRICS]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def explanation_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """The Q3 investigation: imbalances of counterfactual explanations on *every* attribute
+    (records with option ``explain="all"``), before and after the A5 axiom.
+
+    One row per dataset, fold, ``stage`` (``before``/``after``), group and feature: the share of
+    the group's negatively predicted training rows with an explanation on the feature
+    (``frequency``), its ``imbalance``, whether the feature is ``immutable`` (an A5 candidate)
+    and whether this (group, feature) was turned into the A5 axiom (``forced``).
+    """
+    rows = []
+    for rec in records:
+        c = (rec.get("cke") or {}).get("explain_all")
+        if not c:
+            continue
+        cfg = rec["config"]
+        forced = {(f["group"], f["feature"]) for f in rec["cke"].get("forced", [])}
+        for stage in ("before", "after"):
+            for r in c[f"imbalances_{stage}"]:
+                rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "stage": stage, "group": r["group"],
+                             "feature": r["feature"], "frequency": float(r["frequency"]), "imbalance": float(r["imbalance"]),
+                             "immutable": r["feature"] in c["immutable"], "forced": (r["group"], r["feature"]) in forced})
+    cols = ["dataset", "fold", "stage", "group", "feature", "frequency", "imbalance", "immutable", "forced"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def threshold_sweep_frame(records: Iterable[Mapping[str, Any]], thresholds: Sequence[float]) -> pd.DataFrame:
+    """How many (group, feature) imbalances reach each threshold, before any A5 axiom.
+
+    Rows per dataset, fold, ``features`` (``"immutable"``: the paper's protocol, the
+    ``ltn_acc_cf_cke`` records; ``"every attribute"``: the records with explanations on every
+    attribute) and ``threshold``: ``n`` (pairs at or above it), and ``largest`` (the largest
+    imbalance of that record, the same for every threshold).
+    """
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        cke = rec.get("cke")
+        if not cke or cfg["setting"] != "ltn_acc_cf_cke" or cfg.get("tag"):
+            continue
+        sources = []
+        if not cfg.get("options"):
+            sources.append(("immutable", cke.get("imbalances_before", [])))
+        if cke.get("explain_all"):
+            sources.append(("every attribute", cke["explain_all"]["imbalances_before"]))
+        for name, imb in sources:
+            values = np.array([float(r["imbalance"]) for r in imb]) if imb else np.zeros(0)
+            largest = float(values.max()) if len(values) else np.nan
+            for t in thresholds:
+                rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "features": name, "threshold": float(t),
+                             "n": int((values >= t).sum()), "largest": largest})
+    return pd.DataFrame(rows, columns=["dataset", "fold", "features", "threshold", "n", "largest"])
+
+
+def query_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Query (2) of every record that holds it: ``dataset, fold, rule`` (how x̂ was chosen:
+    ``nearest``, which makes the query true, or ``random``; records made before the rule was
+    stored used ``nearest``), ``subgroup, beta, sat, found`` (a differently decided person within
+    β), ``witness_share`` (the share of the subgroup's negatively predicted people for whom the
+    query finds one; NaN in older records) and ``n_negative``."""
+    rows = []
+    for rec in records:
+        cfg = rec["config"]
+        for q in (rec.get("queries") or {}).get("eq2", []):
+            rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "rule": q.get("x_hat_rule", "nearest"),
+                         "subgroup": q["subgroup"], "beta": float(q["beta"]), "sat": float(q["sat"]),
+                         "found": bool(q.get("neighbours")), "witness_share": float(q.get("witness_share", np.nan)),
+                         "n_negative": q.get("n_negative", np.nan)})
+    return pd.DataFrame(rows, columns=["dataset", "fold", "rule", "subgroup", "beta", "sat", "found", "witness_share", "n_negative"])
+
+
+def fine_weight_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Appendix B's finer weight grid (the investigation's LTN(acc+CF) runs with option
+    ``fair_p=1`` and equal or tagged weights): one row per record, like :func:`weight_grid_frame`."""
+    frame = records_frame(records)
+    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"] == "fair_p=1")].copy()
+    frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
+    return frame.sort_values(["dataset", "log2_ratio", "fold"]).reset_index(drop=True)

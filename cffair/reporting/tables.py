@@ -556,7 +556,8 @@ def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.
     rows = []
     for (d, wa, wc), g in grid.groupby(["dataset", "w_acc", "w_cf"], sort=False):
         cell = {"dataset": dataset_name(d), "weights acc : CF": f"{wa:g} : {wc:g}"}
-        for met in (performance_metric(d), "cf_mse", "cf_mse_worst_subgroup"):
+        flips = ("cf_flip_rate",) if "cf_flip_rate" in grid and grid["cf_flip_rate"].notna().any() else ()  # records before it lack it
+        for met in (performance_metric(d), "cf_mse", "cf_mse_worst_subgroup", *flips):
             label = perf_label.get(met, metric_name(met))
             cell[label] = format_cell(g[met].mean(), g[met].std(ddof=1) if len(g) > 1 else None, decimals)
         worst = g["worst_subgroup"].dropna()

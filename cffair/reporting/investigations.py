@@ -1,0 +1,282 @@
+"""The investigations of the claims that fail here: summaries, one-sentence findings and figures.
+
+Each investigation is a set of experiment configs (:func:`cffair.experiments.investigation_grid`)
+whose records the frames of :mod:`.records` shape (:func:`~.records.variants_frame`,
+:func:`~.records.explanation_frame`, :func:`~.records.threshold_sweep_frame`,
+:func:`~.records.query_frame`, :func:`~.records.fine_weight_frame`). This module turns them into
+what a chapter's section "Why does this claim fail?" shows: a summary table, a sentence saying
+what was found (computed, so it changes with the numbers) and a figure. The claims
+(:mod:`.claims`) quote the same sentences in their notes.
+
+seaborn and matplotlib are imported inside the plotting functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.errors import DataError
+from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
+from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
+from cffair.reporting.verdicts import paired
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "cke_finding",
+    "pareto_front",
+    "plot_explanation_imbalances",
+    "plot_threshold_sweep",
+    "plot_variants",
+    "q2_finding",
+    "q2_summary",
+    "query_finding",
+    "query_summary",
+]
+
+#: The paper's imbalance thresholds (§7.3), drawn on the threshold sweep.
+PAPER_THRESHOLDS: dict[str, float] = {"compas": 0.1, "compas_age": 0.1, "adult": 0.01, "lawschool": 0.01}
+
+
+def _pct(v: float) -> str:
+    return "—" if v is None or np.isnan(v) else f"{100 * v:.1f} %"
+
+
+# ---------------------------------------------------------------------------- Q2
+def q2_summary(variants: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
+    """Mean and sd over folds of performance, CF-MSE and flip rate per method and variant
+    (:func:`~.records.variants_frame`), lowest CF-MSE first within each dataset.
+
+    Columns: ``dataset, kind, method, label, folds, perf, perf_sd, cf_mse, cf_mse_sd,
+    cf_flip_rate`` (``perf``: accuracy, or MSE for Lawschool)."""
+    v = variants if dataset is None else variants[variants["dataset"] == dataset]
+    rows = []
+    for (d, kind, m, label), g in v.groupby(["dataset", "kind", "method", "label"], sort=False):
+        perf = g[performance_metric(d)].astype(float)
+        rows.append({"dataset": d, "kind": kind, "method": m, "label": label, "folds": len(g), "perf": perf.mean(),
+                     "perf_sd": perf.std(ddof=1) if len(g) > 1 else np.nan, "cf_mse": g["cf_mse"].astype(float).mean(),
+                     "cf_mse_sd": g["cf_mse"].astype(float).std(ddof=1) if len(g) > 1 else np.nan,
+                     "cf_flip_rate": g["cf_flip_rate"].astype(float).mean()})
+    cols = ["dataset", "kind", "method", "label", "folds", "perf", "perf_sd", "cf_mse", "cf_mse_sd", "cf_flip_rate"]
+    return pd.DataFrame(rows, columns=cols).sort_values(["dataset", "cf_mse"], kind="stable").reset_index(drop=True)
+
+
+def _reference(v: pd.DataFrame, dataset: str, method: str) -> pd.DataFrame:
+    """A baseline's rows: recomputed beside the variants when there are some, else the committed run's."""
+    rows = v[(v["dataset"] == dataset) & (v["method"] == method)]
+    ref = rows[rows["kind"] == "reference"]
+    return ref if len(ref) else rows[rows["kind"] == "paper"]
+
+
+def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
+    """One sentence on where LTN(acc+CF)'s CF-MSE gap to CNF comes from, on ``dataset`` ("" without variants):
+    the reference's gap, which variants reach CNF's CF-MSE and at what accuracy, and the flip rates."""
+    v = variants[variants["dataset"] == dataset]
+    ltn = v[(v["kind"] == "variant")]
+    cnf = _reference(v, dataset, "cnf")
+    if ltn.empty or cnf.empty:
+        return ""
+    perf = performance_metric(dataset)
+    means = ltn.groupby("label")[[perf, "cf_mse", "cf_flip_rate"]].mean()
+    folds = ltn.groupby("label")["fold"].nunique()
+    c = cnf[[perf, "cf_mse", "cf_flip_rate"]].astype(float).mean()
+    ref = means.loc["reference (p = 1)"] if "reference (p = 1)" in means.index else None
+    reach = means[means["cf_mse"] <= c["cf_mse"]]
+    n = int(folds.max())
+    where = f"{dataset_name(dataset)}, {n} fold{'s' if n > 1 else ''}"
+    parts = []
+    if ref is not None:
+        parts.append(f"the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
+                     f"{c['cf_mse']:.3f}" + (f", but flips {_pct(ref['cf_flip_rate'])} of the decisions against CNF's "
+                                            f"{_pct(c['cf_flip_rate'])}" if not np.isnan(c["cf_flip_rate"]) else ""))
+    if len(reach):
+        best = reach.sort_values(perf, ascending=perf == "mse").iloc[0]
+        label = reach.sort_values(perf, ascending=perf == "mse").index[0]
+        parts.append(f"{len(reach)} of {len(means)} variants reach CNF's CF-MSE ({', '.join(reach.index)}); the most accurate of "
+                     f"them, {label}, has CF-MSE {best['cf_mse']:.3f} at {metric_name(perf).split(' ')[0]} {best[perf]:.3f} "
+                     f"(CNF {c[perf]:.3f})")
+    else:
+        best = means.sort_values("cf_mse").iloc[0]
+        parts.append(f"no variant reaches CNF's CF-MSE; the lowest, {means['cf_mse'].idxmin()}, has {best['cf_mse']:.3f}")
+    lr = [lab for lab in means.index if lab.startswith("lr ")]
+    if lr and ref is not None:
+        worst = means.loc[lr, perf].min() if perf == "accuracy" else means.loc[lr, perf].max()
+        parts.append(f"a larger learning rate ({', '.join(lr)}) does not help: {metric_name(perf).split(' ')[0]} down to "
+                     f"{worst:.3f} (reference {ref[perf]:.3f})")
+    return f"Investigation ({where}): " + "; ".join(parts) + "."
+
+
+def pareto_front(points: pd.DataFrame, x: str, y: str, y_higher: bool = True) -> pd.DataFrame:
+    """The points no other point beats in both ``x`` (lower is better) and ``y``, sorted by ``x``."""
+    p = points.dropna(subset=[x, y]).sort_values([x, y], ascending=[True, not y_higher])
+    keep, best = [], -np.inf
+    for i, row in p.iterrows():
+        val = row[y] if y_higher else -row[y]
+        if val > best:
+            keep.append(i)
+            best = val
+    return p.loc[keep]
+
+
+def plot_variants(variants: pd.DataFrame, dataset: str = "compas", *, title: str | None = None) -> Figure:
+    """Accuracy (or MSE) against CF-MSE and against the flip rate for every LTN(acc+CF) variant
+    and baseline on ``dataset`` (means over folds), with the Pareto front (the points no other
+    beats in both) as a dashed line. The right panel is left out when no record has a flip rate."""
+    import matplotlib.pyplot as plt
+
+    s = q2_summary(variants, dataset)
+    if s.empty:
+        raise DataError(f"no LTN(acc+CF) or baseline records for {dataset}; run the q2_why group.")
+    perf = performance_metric(dataset)
+    s = s.assign(name=[f"{method_name(m)}" + (" (committed run)" if k == "paper" else "") if m != "ltn_acc_cf" or k == "paper"
+                       else f"LTN: {lab}" for m, k, lab in zip(s["method"], s["kind"], s["label"])])
+    panels = ["cf_mse"] + (["cf_flip_rate"] if s["cf_flip_rate"].notna().any() else [])
+    names = list(dict.fromkeys(s["name"]))
+    colours = dict(zip(names, palette(len(names))))
+    markers = {n: MARKERS[i % len(MARKERS)] for i, n in enumerate(names)}
+    with book_style():
+        fig, axes = plt.subplots(1, len(panels), figsize=(MAX_WIDTH_IN, 3.4), layout="constrained", squeeze=False)
+        handles = {}
+        for ax, x in zip(axes.flat, panels):
+            for r in s.itertuples():
+                handles[r.name] = ax.plot(getattr(r, x), r.perf, marker=markers[r.name], color=colours[r.name], linestyle="none",
+                                          markersize=8, markeredgecolor="white", markeredgewidth=0.6)[0]
+            front = pareto_front(s.rename(columns={"perf": "y"}), x, "y", y_higher=perf == "accuracy")
+            ax.plot(front[x], front["y"], linestyle="--", color="#777777", linewidth=1, zorder=0)
+            ax.set_xscale("log")
+            ax.set_xlabel(("CF-MSE" if x == "cf_mse" else "flip rate") + " (log, lower is better)")
+            ax.set_ylabel(metric_name(perf))
+        legend_below(fig, [handles[n] for n in names], names, ncol=2)
+        fig.suptitle(title or dataset_name(dataset))
+        return finish(fig)
+
+
+# ---------------------------------------------------------------------------- Q3
+def _largest(frame: pd.DataFrame) -> pd.Series:
+    """The largest imbalance (over groups) of each fold × stage × feature."""
+    return frame.groupby(["fold", "stage", "feature"])["imbalance"].max()
+
+
+def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], dataset: str = "compas") -> dict[str, str]:
+    """What turning the largest immutable imbalance into an A5 axiom did (:func:`~.records.explanation_frame`
+    of the runs with explanations on every attribute), as sentences keyed ``axiom`` (the axiom
+    and its own imbalance), ``others`` (the other attributes' imbalances, priors count first),
+    ``cf`` and ``accuracy`` (the model's); empty without such runs."""
+    e = expl[expl["dataset"] == dataset]
+    if e.empty:
+        return {}
+    forced = e[e["forced"] & (e["stage"] == "before")]
+    folds = sorted(set(e["fold"]))
+    n = len(folds)
+    big = _largest(e).unstack("stage")
+    ax_names = sorted({f"({g}, {f})" for g, f in zip(forced["group"], forced["feature"])})
+    own = [(big.loc[(f, r.feature), "before"], big.loc[(f, r.feature), "after"]) for f in folds
+           for r in forced[forced["fold"] == f].itertuples()]
+    own_b, own_a = np.mean([b for b, _ in own]), np.mean([a for _, a in own])
+    out = {"axiom": (f"With the largest immutable imbalance forced into an A5 axiom on {n} folds of {dataset_name(dataset)} "
+                     f"({', '.join(ax_names)}, imbalance {own_b:.3f} on average, below the threshold), its imbalance goes "
+                     f"{own_b:.3f} → {own_a:.3f}")}
+    others = [f for f in dict.fromkeys(e.loc[~e["immutable"], "feature"])]
+    others.sort(key=lambda f: (f != "priors-count", f))
+    parts = []
+    for f in others:
+        b = np.array([big.loc[(k, f), "before"] if (k, f) in big.index else np.nan for k in folds])
+        a = np.array([big.loc[(k, f), "after"] if (k, f) in big.index else np.nan for k in folds])
+        r = paired(a, b, larger=True)
+        parts.append(f"{f} {np.nanmean(b):.3f} → {np.nanmean(a):.3f} ({r.verdict if r.n > 1 else '1 fold'})")
+    out["others"] = ("with age discouraged, the largest imbalance of the other attributes (fold means; verdict on "
+                     "'it widens', paired over folds): " + "; ".join(parts))
+    steps = {int(r["config"]["fold"]): r["cke"]["steps"] for r in records
+             if r["config"]["dataset"] == dataset and (r.get("cke") or {}).get("explain_all")}
+    for key, metric, label in (("cf", "cf_mse", "CF-MSE"), ("accuracy", "accuracy", "accuracy")):
+        pairs = [(float(st[0][metric]), float(st[-1][metric])) for st in steps.values() if len(st) > 1]
+        if pairs:
+            b, a = np.array(pairs).T
+            r = paired(a, b, larger=metric == "accuracy")
+            out[key] = (f"the forced A5 axiom changes {label} {b.mean():.3f} → {a.mean():.3f} over {len(pairs)} folds "
+                        f"({'p ' + format(r.p, '.3f') if r.n > 1 else '1 fold'})")
+    return out
+
+
+def plot_explanation_imbalances(expl: pd.DataFrame, dataset: str = "compas", *, title: str | None = None) -> Figure:
+    """Figure 4 (bottom) on every attribute: for each feature and sensitive group, the share of the
+    group's negatively predicted training rows with a counterfactual explanation on it (mean over
+    folds), before (left) and after (right) the forced A5 axiom; immutable features are marked *."""
+    import matplotlib.pyplot as plt
+
+    e = expl[expl["dataset"] == dataset]
+    if e.empty:
+        raise DataError(f"no explanations on every attribute for {dataset}; run the q3_why group.")
+    m = e.groupby(["stage", "feature", "group"])["frequency"].mean()
+    immutable = set(e.loc[e["immutable"], "feature"])
+    features = sorted(set(e["feature"]), key=lambda f: (f not in immutable, f))
+    groups = sorted(set(e["group"]))
+    colours = dict(zip(groups, palette(len(groups))))
+    width = 0.8 / len(groups)
+    with book_style():
+        fig, axes = plt.subplots(1, 2, figsize=(MAX_WIDTH_IN, 3.6), layout="constrained", sharey=True)
+        for ax, stage in zip(axes, ("before", "after")):
+            for j, g in enumerate(groups):
+                ys = [m.get((stage, f, g), np.nan) for f in features]
+                ax.bar(np.arange(len(features)) + (j - (len(groups) - 1) / 2) * width, ys, width, color=colours[g])
+            ax.set_xticks(np.arange(len(features)), [f + (" *" if f in immutable else "") for f in features], rotation=45, ha="right")
+            ax.set_title(f"{stage} the A5 axiom")
+        axes[0].set_ylabel("share with an explanation")
+        legend_below(fig, patch_handles([colours[g] for g in groups]), groups, ncol=len(groups))
+        fig.suptitle(title or f"{dataset_name(dataset)}: explanations on every attribute (* immutable)")
+        return finish(fig)
+
+
+def plot_threshold_sweep(sweep: pd.DataFrame, *, title: str | None = None) -> Figure:
+    """How many (group, feature) imbalances reach each threshold (mean over folds), one line per
+    dataset and feature set (:func:`~.records.threshold_sweep_frame`); the paper's thresholds dotted."""
+    import matplotlib.pyplot as plt
+
+    if sweep.empty:
+        raise DataError("no CKE records to sweep; run the q3 or q3_why group.")
+    m = sweep.groupby(["dataset", "features", "threshold"])["n"].mean().reset_index()
+    series = list(dict.fromkeys(zip(m["dataset"], m["features"])))
+    colours = palette(len(series))
+    with book_style():
+        fig, ax = plt.subplots(figsize=(0.8 * MAX_WIDTH_IN, 3.4), layout="constrained")
+        handles = []
+        for i, (d, feats) in enumerate(series):
+            part = m[(m["dataset"] == d) & (m["features"] == feats)]
+            handles.append(ax.plot(part["threshold"], part["n"], marker=MARKERS[i % len(MARKERS)], color=colours[i], markersize=7,
+                                   linestyle="-" if feats == "immutable" else "--")[0])
+        for t in sorted({PAPER_THRESHOLDS.get(d, 0.01) for d, _ in series}):
+            ax.axvline(t, color="#999999", linestyle=":", linewidth=1)
+        ax.set_xscale("log")
+        ax.set_xlabel("imbalance threshold (log; dotted: the paper's)")
+        ax.set_ylabel("imbalances at or above it")
+        legend_below(fig, handles, [f"{dataset_name(d)}, {f}" for d, f in series], ncol=2)
+        if title:
+            fig.suptitle(title)
+        return finish(fig)
+
+
+# ---------------------------------------------------------------------------- Q4
+def query_summary(queries: pd.DataFrame, dataset: str = "adult") -> pd.DataFrame:
+    """Query (2) per subgroup and rule for choosing x̂ (:func:`~.records.query_frame`): β, the
+    satisfaction, whether a differently decided person within β was found, and the share of the
+    subgroup's negatively predicted people for whom one is."""
+    q = queries[queries["dataset"] == dataset]
+    out = q.assign(found=q["found"].map({True: "yes", False: "no"}),
+                   witness_share=[_pct(v) for v in q["witness_share"]])
+    return out.set_index(["subgroup", "rule"])[["beta", "sat", "found", "witness_share", "n_negative"]].sort_index()
+
+
+def query_finding(queries: pd.DataFrame, dataset: str = "adult") -> str:
+    """One sentence on query (2) for a person drawn at random (§7.4) against the pick that makes it true."""
+    q = queries[(queries["dataset"] == dataset) & (queries["rule"] == "random")]
+    if q.empty:
+        return ""
+    found = int(q["found"].sum())
+    shares = "; ".join(f"{r.subgroup} {_pct(r.witness_share)} of {int(r.n_negative)}" for r in q.itertuples())
+    return (f"For a negatively predicted person drawn at random, the query finds a similar person with a different decision "
+            f"in {found} of {len(q)} subgroups; over all of a subgroup's negatively predicted people it finds one for: {shares}.")
