@@ -182,6 +182,10 @@ def test_variants_frame_finding_and_summary():
     assert v.loc[v["label"] == "p = 6", "fair_p"].eq(6.0).all() and v.loc[v["label"] == "lr 0.1", "lr"].eq(0.1).all()
     s = reporting.q2_summary(v, "compas")
     assert s.iloc[0]["label"] == "p = 6"  # lowest CF-MSE first
+    # a method recomputed beside the variants shows only its recomputed runs
+    assert set(s.loc[s["method"] == "cnf", "kind"]) == {"reference"} and "paper" not in set(s["kind"])
+    t = reporting.q2_table(v, "compas")
+    assert t.loc["CNF (recomputed)", "CF flip rate ↓"] == "8.0 %" and t.loc["LTN(acc+CF): p = 6", "folds"] == 3
     finding = reporting.q2_finding(v)
     assert "the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE 0.027 against CNF's 0.006" in finding
     assert "flips 3.0 % of the decisions against CNF's 8.0 %" in finding
@@ -224,7 +228,7 @@ def test_investigation_figures_draw_what_they_are_given(draw):
     if draw == "variants":
         fig = reporting.plot_variants(reporting.variants_frame(_q2_records()), "compas")
         assert len(fig.axes) == 2 and fig.axes[1].get_xlabel().startswith("flip rate")
-        assert len(fig.axes[0].lines) == 8  # seven series (two committed, four variants, CNF recomputed) and the Pareto front
+        assert len(fig.axes[0].lines) == 6  # four variants, CNF recomputed (not its committed run) and the Pareto front
         with pytest.raises(DataError, match="run the q2_why group"):
             reporting.plot_variants(reporting.variants_frame(_q2_records()), "adult")
     elif draw == "imbalances":

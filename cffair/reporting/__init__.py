@@ -92,8 +92,10 @@ from cffair.reporting.investigations import (
     plot_variants,
     q2_finding,
     q2_summary,
+    q2_table,
     query_finding,
     query_summary,
+    weight_finding,
 )
 from cffair.reporting.records import (
     VARIANT_OPTIONS,
@@ -227,7 +229,7 @@ __all__ = [
     "Evidence", "Paired", "Trend", "combine", "fmt", "p_text", "paired", "spearman_exact",
     # investigations
     "cke_finding", "pareto_front", "plot_explanation_imbalances", "plot_threshold_sweep", "plot_variants", "q2_finding",
-    "q2_summary", "query_finding", "query_summary",
+    "q2_summary", "q2_table", "query_finding", "query_summary", "weight_finding",
     # reproduction
     "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "husband_flip_frame", "load_benchmarks",
     "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "stage_seconds_frame",

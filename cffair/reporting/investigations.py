@@ -35,8 +35,10 @@ __all__ = [
     "plot_variants",
     "q2_finding",
     "q2_summary",
+    "q2_table",
     "query_finding",
     "query_summary",
+    "weight_finding",
 ]
 
 #: The paper's imbalance thresholds (§7.3), drawn on the threshold sweep.
@@ -48,13 +50,22 @@ def _pct(v: float) -> str:
 
 
 # ---------------------------------------------------------------------------- Q2
-def q2_summary(variants: pd.DataFrame, dataset: str | None = None) -> pd.DataFrame:
+#: The methods of the Q2 investigation: LTN(acc+CF) and the paper's three baselines.
+Q2_METHODS: tuple[str, ...] = ("ltn_acc_cf", "cnf", "gan", "dcevae")
+
+
+def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequence[str] = Q2_METHODS) -> pd.DataFrame:
     """Mean and sd over folds of performance, CF-MSE and flip rate per method and variant
-    (:func:`~.records.variants_frame`), lowest CF-MSE first within each dataset.
+    (:func:`~.records.variants_frame`), lowest CF-MSE first within each dataset. A method
+    recomputed beside the variants (LTN(acc+CF) as the p = 1 reference, CNF, GAN) shows only
+    its recomputed runs; the others their committed runs (``kind`` ``paper``).
 
     Columns: ``dataset, kind, method, label, folds, perf, perf_sd, cf_mse, cf_mse_sd,
     cf_flip_rate`` (``perf``: accuracy, or MSE for Lawschool)."""
     v = variants if dataset is None else variants[variants["dataset"] == dataset]
+    v = v[v["method"].isin(list(methods))]
+    fresh = set(zip(v.loc[v["kind"] != "paper", "dataset"], v.loc[v["kind"] != "paper", "method"]))
+    v = v[(v["kind"] != "paper") | ~pd.Series(list(zip(v["dataset"], v["method"])), index=v.index).isin(fresh)]
     rows = []
     for (d, kind, m, label), g in v.groupby(["dataset", "kind", "method", "label"], sort=False):
         perf = g[performance_metric(d)].astype(float)
@@ -64,6 +75,28 @@ def q2_summary(variants: pd.DataFrame, dataset: str | None = None) -> pd.DataFra
                      "cf_flip_rate": g["cf_flip_rate"].astype(float).mean()})
     cols = ["dataset", "kind", "method", "label", "folds", "perf", "perf_sd", "cf_mse", "cf_mse_sd", "cf_flip_rate"]
     return pd.DataFrame(rows, columns=cols).sort_values(["dataset", "cf_mse"], kind="stable").reset_index(drop=True)
+
+
+def _series_name(method: str, kind: str, label: str) -> str:
+    if method == "ltn_acc_cf" and kind == "variant":
+        return f"LTN(acc+CF): {label}"
+    return method_name(method) + (" (committed run)" if kind == "paper" else " (recomputed)")
+
+
+def q2_table(variants: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    """:func:`q2_summary` of one dataset as the book shows it: one row per method or variant
+    (lowest CF-MSE first), cells ``mean ± sd`` over folds and the flip rate in per cent."""
+    s = q2_summary(variants, dataset)
+    perf = performance_metric(dataset)
+
+    def cell(m: float, sd: float) -> str:
+        return "—" if np.isnan(m) else f"{m:.3f}" + ("" if np.isnan(sd) else f" ± {sd:.3f}")
+
+    names = [_series_name(m, k, lab) for m, k, lab in zip(s["method"], s["kind"], s["label"])]
+    return pd.DataFrame({"folds": s["folds"].to_numpy(), metric_name(perf): [cell(m, d) for m, d in zip(s["perf"], s["perf_sd"])],
+                         metric_name("cf_mse"): [cell(m, d) for m, d in zip(s["cf_mse"], s["cf_mse_sd"])],
+                         metric_name("cf_flip_rate"): [_pct(v) for v in s["cf_flip_rate"]]},
+                        index=pd.Index(names, name="method"))
 
 
 def _reference(v: pd.DataFrame, dataset: str, method: str) -> pd.DataFrame:
@@ -133,8 +166,7 @@ def plot_variants(variants: pd.DataFrame, dataset: str = "compas", *, title: str
     if s.empty:
         raise DataError(f"no LTN(acc+CF) or baseline records for {dataset}; run the q2_why group.")
     perf = performance_metric(dataset)
-    s = s.assign(name=[f"{method_name(m)}" + (" (committed run)" if k == "paper" else "") if m != "ltn_acc_cf" or k == "paper"
-                       else f"LTN: {lab}" for m, k, lab in zip(s["method"], s["kind"], s["label"])])
+    s = s.assign(name=[_series_name(m, k, lab) for m, k, lab in zip(s["method"], s["kind"], s["label"])])
     panels = ["cf_mse"] + (["cf_flip_rate"] if s["cf_flip_rate"].notna().any() else [])
     names = list(dict.fromkeys(s["name"]))
     colours = dict(zip(names, palette(len(names))))
@@ -258,6 +290,28 @@ def plot_threshold_sweep(sweep: pd.DataFrame, *, title: str | None = None) -> Fi
         if title:
             fig.suptitle(title)
         return finish(fig)
+
+
+# ---------------------------------------------------------------------------- appendix B
+def weight_finding(fine: pd.DataFrame) -> str:
+    """One sentence on the finer weight grid (:func:`~.records.fine_weight_frame`): per dataset,
+    Spearman's ρ of performance and of CF-MSE against log₂(acc weight / CF weight) over the
+    points' fold means, with exact p-values ("" without records)."""
+    from cffair.reporting.verdicts import spearman_exact
+
+    parts = []
+    for d, g in fine.groupby("dataset", sort=False):
+        perf = performance_metric(d)
+        m = g.groupby("log2_ratio")[[perf, "cf_mse"]].mean()
+        t_p = spearman_exact(m.index.to_numpy(), m[perf].to_numpy())
+        t_c = spearman_exact(m.index.to_numpy(), m["cf_mse"].to_numpy())
+        n = g["fold"].nunique()
+        parts.append(f"on {dataset_name(d)} ({len(m)} weight points, {n} fold{'s' if n > 1 else ''}) a heavier accuracy weight "
+                     f"goes with {'higher' if t_p.rho > 0 else 'lower'} {metric_name(perf).split(' ')[0]} (ρ {t_p.rho:+.2f}, "
+                     f"p {t_p.p:.3f}) and {'higher' if t_c.rho > 0 else 'lower'} CF-MSE (ρ {t_c.rho:+.2f}, p {t_c.p:.3f}); "
+                     f"CF-MSE ranges {m['cf_mse'].min():.3f}–{m['cf_mse'].max():.3f} and {metric_name(perf).split(' ')[0]} "
+                     f"{m[perf].min():.3f}–{m[perf].max():.3f}")
+    return ("With the finer grid, " + "; ".join(parts) + ".") if parts else ""
 
 
 # ---------------------------------------------------------------------------- Q4
