@@ -400,10 +400,9 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
     store = ResultsStore(results_root() / profile)
     cfgs = paper_grid(profile, datasets, only)
     if mode != "render":
-        from cffair.pipeline import prepare_counterfactuals
+        from cffair.pipeline import prepare_inputs
 
-        known = prepare_counterfactuals(profile, datasets, jobs=jobs)
-        run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs={d: {"counterfactuals": h} for d, h in known.items()})
+        run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs=prepare_inputs(profile, datasets, jobs=jobs))
     keys = {c.key for c in cfgs}
     recs = [r for r in store.records() if ExperimentConfig.from_dict(r["config"]).key in keys]
     if not recs:
@@ -417,17 +416,17 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
 def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: int = 2, datasets: Sequence[str] = DATASETS,
               results_dir: Path | None = None, notebooks: bool = True, backend: str | None = None) -> dict[str, Any]:
     """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance."""
-    from cffair.pipeline import prepare_counterfactuals
+    from cffair.pipeline import prepare_inputs
 
     results_dir = Path(results_dir or results_root() / mode)
     store = ResultsStore(results_dir)
     cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work
     times: dict[str, float] = {}
     t0 = time.perf_counter()
-    known = prepare_counterfactuals(mode, datasets, jobs=jobs)
+    known = prepare_inputs(mode, datasets, jobs=jobs)  # the twins and the rulers of appendix C
     times["counterfactuals"] = round(time.perf_counter() - t0, 1)
     t0 = time.perf_counter()
-    run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs={d: {"counterfactuals": h} for d, h in known.items()})
+    run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known)
     times["experiments"] = round(time.perf_counter() - t0, 1)
     if notebooks:
         t0 = time.perf_counter()

@@ -319,8 +319,9 @@ def test_explanations_on_every_attribute_are_an_input_of_their_own():
     from cffair.pipeline import keys
 
     cke_all = E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke", options={"explain": "all", "cke_top": 1})
-    assert keys.input_names(cke_all) == ("counterfactuals", "pretrained", "counterfactuals_all")
-    assert keys.input_names(E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke")) == ("counterfactuals", "pretrained")
+    rulers = ("counterfactuals_default", "counterfactuals_independent")  # appendix C's, on every paper dataset
+    assert keys.input_names(cke_all) == ("counterfactuals", "pretrained", "counterfactuals_all", *rulers)
+    assert keys.input_names(E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke")) == ("counterfactuals", "pretrained", *rulers)
     # the stage's code is its input's producer, never an LTN record's code
     assert "cffair.pipeline.explanations" not in keys.code("ltn")
     prod = keys.producer("counterfactuals_all", cke_all, "d")

@@ -11,7 +11,10 @@ Choices (documented on the book's *Reproducing* page):
 * Counterfactuals: one causal flow per dataset, fitted on all rows' features (the target never
   enters the flow), generating the sensitive flip and every immutable-feature intervention,
   with the paper's treatment of discrete columns (:data:`.counterfactuals.PAPER_TREATMENT`).
-* Every method is scored by the same :func:`cffair.metrics.evaluate` on the same CNF test pairs.
+* Every method is scored by the same :func:`cffair.metrics.evaluate` on the same CNF test pairs,
+  and, on the paper's datasets, also on the test pairs of the rulers of appendix C
+  (:data:`.counterfactuals.RULERS`: other twin sets of the sensitive flip), re-scoring each
+  trained model without retraining it.
 """
 
 from __future__ import annotations
@@ -21,11 +24,19 @@ from typing import Any
 
 from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.store import ResultsStore
-from cffair.pipeline.counterfactuals import content_hash, counterfactual_set, flow_config, prepare_counterfactuals
+from cffair.pipeline.counterfactuals import (
+    RULERS,
+    content_hash,
+    counterfactual_set,
+    flow_config,
+    prepare_counterfactuals,
+    prepare_inputs,
+    ruler_sets,
+)
 from cffair.pipeline.fold import FoldData
 from cffair.pipeline.keys import RUNNERS, finish, record_fingerprint
 
-__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "run_group"]
+__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "prepare_inputs", "run_group"]
 
 
 def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
@@ -36,7 +47,9 @@ def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[s
     cfg0 = group[0]
     cfset = counterfactual_set(cfg0.dataset, cfg0.profile)
     contents = {"counterfactuals": content_hash(cfset)}
-    fd = FoldData.build(cfg0, cfset)
+    rulers = ruler_sets(cfg0.dataset, cfg0.profile, paper=cfset)  # appendix C's; {} for a registered dataset
+    contents.update({RULERS[name].input: content_hash(twins) for name, twins in rulers.items() if name != "paper"})
+    fd = FoldData.build(cfg0, cfset, rulers)
     records = []
     for c in group:
         if c.method != "ltn":

@@ -1,13 +1,17 @@
 """One fold of one dataset: encoded rows, labels, counterfactual pairs and the shared evaluation.
 
 Every method, LTN and baselines alike, is scored by the same :func:`cffair.metrics.evaluate`
-on the same CNF counterfactual test pairs of the same fold (section 6.5).
+on the same CNF counterfactual test pairs of the same fold (section 6.5). When the fold carries
+*rulers* (appendix C: other twin sets of the sensitive flip,
+:data:`cffair.pipeline.counterfactuals.RULERS`), the same evaluation also scores the model on
+each ruler's test pairs (``metrics["rulers"]``); the top-level metrics stay those of the twins
+the methods train on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +26,12 @@ from cffair.metrics import evaluate
 if TYPE_CHECKING:
     from cffair.causal.cfset import CFPairs, CounterfactualSet
 
-__all__ = ["FoldData", "fold_rows"]
+__all__ = ["RULER_METRICS", "FoldData", "fold_rows"]
+
+#: What the evaluation keeps of each ruler: the counterfactual metrics (accuracy and MSE do not
+#: depend on the twins).
+RULER_METRICS: tuple[str, ...] = ("cf_mse", "cf_mse_by_subgroup", "cf_mse_worst_subgroup", "worst_subgroup", "cf_flip_rate",
+                                  "n_pairs")
 
 
 def fold_rows(frame: pd.DataFrame, spec: D.DatasetSpec, cfg: ExperimentConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -39,7 +48,11 @@ def fold_rows(frame: pd.DataFrame, spec: D.DatasetSpec, cfg: ExperimentConfig) -
 
 @dataclass
 class FoldData:
-    """Everything a method needs on one fold: encoded rows, labels and counterfactual pairs."""
+    """Everything a method needs on one fold: encoded rows, labels and counterfactual pairs.
+
+    ``rulers`` (``{name: twins}``, default none) are the twin sets :meth:`evaluate` also scores
+    every model on (appendix C).
+    """
 
     cfg: ExperimentConfig
     frame: pd.DataFrame
@@ -47,17 +60,20 @@ class FoldData:
     train: np.ndarray
     test: np.ndarray
     cfset: CounterfactualSet
+    rulers: dict[str, CounterfactualSet] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, cfg: ExperimentConfig, cfset: CounterfactualSet | None = None) -> FoldData:
-        """The fold of ``cfg``; ``cfset`` defaults to the dataset's CNF counterfactuals."""
+    def build(cls, cfg: ExperimentConfig, cfset: CounterfactualSet | None = None,
+              rulers: dict[str, CounterfactualSet] | None = None) -> FoldData:
+        """The fold of ``cfg``; ``cfset`` defaults to the dataset's CNF counterfactuals, ``rulers``
+        to none (:func:`cffair.pipeline.counterfactuals.ruler_sets` gives a dataset's)."""
         frame, spec = D.load(cfg.dataset)
         if cfset is None:
             from cffair.pipeline.counterfactuals import counterfactual_set
 
             cfset = counterfactual_set(cfg.dataset, cfg.profile)
         train, test = fold_rows(frame, spec, cfg)
-        return cls(cfg, frame, spec, train, test, cfset)
+        return cls(cfg, frame, spec, train, test, cfset, dict(rulers or {}))
 
     @cached_property
     def encoder(self) -> Encoder:
@@ -103,7 +119,24 @@ class FoldData:
         :func:`cffair.datasets.data_hash`); the counterfactuals enter a record as an input of their own."""
         return D.data_hash(self.cfg.dataset, self.frame)
 
+    @cached_property
+    def ruler_pairs_test(self) -> dict[str, CFPairs]:
+        """Each ruler's sensitive-flip pairs of the test rows (the fold's own pairs for its own twins)."""
+        return {name: self.pairs_test if twins is self.cfset else self.pairs(self.test, cfset=twins)
+                for name, twins in self.rulers.items()}
+
     def evaluate(self, score_fn: Callable[[np.ndarray], np.ndarray], pairs: CFPairs | None = None) -> dict[str, Any]:
-        """The shared evaluation (section 6.5) on this fold's test rows and CNF test pairs."""
-        pairs = pairs or self.pairs_test
-        return evaluate(score_fn, self.X_test, self.y_test, pairs, self.pair_subgroups(pairs), self.spec.target_kind)
+        """The shared evaluation (section 6.5) on this fold's test rows and CNF test pairs.
+
+        Without ``pairs`` and with rulers, ``metrics["rulers"]`` holds ``{ruler: {metric: value}}``
+        (:data:`RULER_METRICS`) from the same evaluation on each ruler's test pairs; the
+        top-level metrics are unchanged by them.
+        """
+        own = pairs or self.pairs_test
+        metrics = evaluate(score_fn, self.X_test, self.y_test, own, self.pair_subgroups(own), self.spec.target_kind)
+        if pairs is None and self.rulers:
+            metrics["rulers"] = {}
+            for name, rp in self.ruler_pairs_test.items():
+                m = evaluate(score_fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), self.spec.target_kind)
+                metrics["rulers"][name] = {k: m[k] for k in RULER_METRICS}
+        return metrics

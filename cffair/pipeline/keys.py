@@ -10,7 +10,9 @@ modules it runs and which upstream outputs it consumes:
   runner; a record runs one of them);
 * the CNF twins (:mod:`cffair.pipeline.counterfactuals`) enter every record by content; the
   pre-trained checkpoint enters every LTN setting that continues from it; the GAN's twins
-  enter the LTN trained on them (appendix A).
+  enter the LTN trained on them (appendix A);
+* on the paper's datasets, the rulers of appendix C (other twin sets the shared evaluation also
+  scores on, :data:`cffair.pipeline.counterfactuals.RULERS`) enter every record by content.
 """
 
 from __future__ import annotations
@@ -76,7 +78,13 @@ def input_names(cfg: ExperimentConfig) -> tuple[str, ...]:
         names.append("gan_counterfactuals")
     if cfg.option_map.get("explain") == "all":
         names.append("counterfactuals_all")
-    return tuple(names)
+    return (*names, *_ruler_inputs(cfg.dataset))
+
+
+def _ruler_inputs(dataset: str) -> tuple[str, ...]:
+    from cffair.pipeline.counterfactuals import ruler_inputs
+
+    return ruler_inputs(dataset)
 
 
 def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]:
@@ -106,6 +114,17 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             "code": SourceTree.installed().code_fingerprint([OPTIONAL_PRODUCERS[name]]),
             "data": data_hash,
             "config": {"dataset": cfg.dataset, "flow": flow_config(cfg.profile, cfg.dataset), "seed": 0, "interventions": "all"},
+            "packages": packages,
+        }
+    if name in _ruler_inputs(cfg.dataset):
+        from cffair.pipeline.counterfactuals import RULERS, ruler_config
+
+        ruler = next(r for r in RULERS.values() if r.input == name)
+        return {
+            "code": SourceTree.installed().code_fingerprint(PRODUCERS),
+            "data": data_hash,
+            "config": {"dataset": cfg.dataset, "flow": ruler_config(ruler.name, cfg.profile), "seed": ruler.seed,
+                       "interventions": "sensitive"},
             "packages": packages,
         }
     if name == "gan_counterfactuals":
