@@ -14,6 +14,7 @@ notebooks can read the same numbers the page shows.
 from __future__ import annotations
 
 __all__ = [
+    "best_methods",
     "cke_frame",
     "constant_runs",
     "eq3_frame",
@@ -82,8 +83,9 @@ def method_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str], d
     return shown, long
 
 
-def _best(long: pd.DataFrame) -> list[tuple[str, str]]:
-    """``(method, metric)`` display cells of the best mean per metric."""
+def best_methods(long: pd.DataFrame) -> list[tuple[str, str]]:
+    """The ``(method, metric)`` display cells of :func:`method_frame`'s table with the best mean
+    of each metric (highest accuracy, lowest otherwise), for ``format_table(bold=...)``."""
     out = []
     for metric, g in long.groupby("metric", sort=False):
         i = g["mean"].idxmax() if metric in HIGHER_IS_BETTER else g["mean"].idxmin()
@@ -289,7 +291,7 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
         "<p>Mean ± sample sd over the folds, the best of each column in bold. CF-MSE is the mean squared difference between "
         "the prediction for a test row and for its counterfactual twin with the sensitive attribute flipped (lower is fairer); "
         "the worst-subgroup CF-MSE is that of the subgroup where it is largest.</p>",
-        _table(shown, f"Table 1 on {name}: {n_folds} folds", bold=_best(long)),
+        _table(shown, f"Table 1 on {name}: {n_folds} folds", bold=best_methods(long)),
     ]
     sg_shown, per_fold = subgroup_summary(records, methods)
     if not per_fold.empty:
