@@ -421,7 +421,7 @@ def _q3_compas_age_imbalance(e: Evidence) -> tuple[str, str]:
         f"a count over runs: (Non-Caucasian, age) above the threshold in {len(found)} of {len(runs)} runs"
         + (f", below it after A5 in {int(below.sum())}" if len(found) else "")
         + (f"; largest imbalance {top['group'].iloc[0]}/{top['feature'].iloc[0]} {_fmt(top['imbalance'].iloc[0])}" if len(top) else "")
-        + (f". {finding['axiom']}" if finding else ""))
+        + (f". Investigation: {finding['axiom']}" if finding else ""))
 
 
 def _no_axiom_note(e: Evidence) -> str:
@@ -444,7 +444,7 @@ def _q3_other_features_widen(e: Evidence) -> tuple[str, str]:
         return PENDING, ""
     if _any_axiom(e):
         return PENDING, "an A5 axiom was added, but the protocol's CKE records explain immutable features only; see the investigation"
-    return VACUOUS, _no_axiom_note(e) + "; age was never discouraged" + (f". {finding['others']}" if finding else "")
+    return VACUOUS, _no_axiom_note(e) + "; age was never discouraged" + (f". Investigation: {finding['others']}" if finding else "")
 
 
 @claim_check("Q3.3", "On both COMPAS variants the CKE axiom lowers CF-MSE (acc+CF → acc+CF+CKE and acc+CF_sg → acc+CF_sg+CKE).",
@@ -465,7 +465,8 @@ def _cke_effect(e: Evidence, metric: str, larger: bool, what: str) -> tuple[str,
         return PENDING, ""
     finding = cke_finding(explanation_frame(e.records), e.records)
     if not _any_axiom(e):
-        return VACUOUS, _no_axiom_note(e) + ", so every CKE setting equals its parent" + (f". {finding[what]}" if finding else "")
+        return VACUOUS, _no_axiom_note(e) + ", so every CKE setting equals its parent" + (
+            f". Investigation: {finding['axiom']}; {finding[what]}" if finding.get(what) else "")
     verdicts, notes = [], []
     for d in ds:
         for parent in ("ltn_acc_cf", "ltn_acc_cf_sg"):
