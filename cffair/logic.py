@@ -67,9 +67,8 @@ class Semantics:
     Attributes:
         p_forall: exponent of the universal quantifier ``AggregPMeanError`` (paper: 1).
         p_exists: exponent of the existential quantifier ``AggregPMean`` (default 1, the mean).
-        p_kb: exponent of the knowledge-base aggregation :func:`weighted_sat`. The paper does not
-            state it; 2 is ltntorch's ``SatAgg`` default, which the authors' LTNtorch code base
-            would use unless changed.
+        p_kb: exponent of the knowledge-base aggregation :func:`weighted_sat` (default 1, a
+            weighted mean). The paper does not state it; ltntorch's ``SatAgg`` defaults to 2.
         stable: use ltntorch's ε-projected (stable) operators.
     """
 
