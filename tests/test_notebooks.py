@@ -33,6 +33,7 @@ NOTEBOOKS: dict[str, bool] = {
     "q4_queries": False,
     "appendix_a_other_counterfactuals": False,
     "appendix_b_axiom_weights": True,
+    "appendix_c_rulers": True,
 }
 
 

@@ -16,6 +16,7 @@ records/describe/reproduction ← tables/figures ← claims):
 * :mod:`.investigations` — why the failing claims fail: summaries, findings and figures.
 * :mod:`.claims` — the paper's claims, one check each, :func:`claims_table` and :func:`claims_tally`.
 * :mod:`.reproduction` — the run's provenance and the benchmarks (the Reproducing page).
+* :mod:`.rulers` — appendix C: the synthetic suite's scores and Table 1 on three rulers.
 
 Everything public is available from here (``from cffair import reporting;
 reporting.compare(...)``).
@@ -193,6 +194,25 @@ from cffair.reporting.tables import (
     table6_frame,
     tidy_table,
 )
+from cffair.reporting.rulers import (
+    RULER_CLAIMS,
+    RULER_LABELS,
+    RULER_METHODS,
+    SYNTHETIC_FILE,
+    SYNTHETIC_TREATMENTS,
+    plot_transition_tables,
+    ruler_claims,
+    ruler_claims_table,
+    ruler_coverage,
+    ruler_frame,
+    ruler_records,
+    ruler_table,
+    ruler_verdict_line,
+    synthetic_best,
+    synthetic_scores,
+    synthetic_table,
+    transition_tables,
+)
 
 __all__ = [
     # names
@@ -233,4 +253,8 @@ __all__ = [
     # reproduction
     "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "husband_flip_frame", "load_benchmarks",
     "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "stage_seconds_frame",
+    # rulers (appendix C)
+    "RULER_CLAIMS", "RULER_LABELS", "RULER_METHODS", "SYNTHETIC_FILE", "SYNTHETIC_TREATMENTS", "plot_transition_tables",
+    "ruler_claims", "ruler_claims_table", "ruler_coverage", "ruler_frame", "ruler_records", "ruler_table", "ruler_verdict_line",
+    "synthetic_best", "synthetic_scores", "synthetic_table", "transition_tables",
 ]

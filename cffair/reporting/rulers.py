@@ -1,0 +1,355 @@
+"""Appendix C: how much the counterfactuals matter.
+
+Two kinds of evidence:
+
+* the synthetic suite (``benchmarks/bench_synthetic_counterfactuals.py``): every treatment of the
+  causal flow against exact twins, as a table (:func:`synthetic_table`) and as transition tables
+  of true and generated twins (:func:`plot_transition_tables`);
+* Table 1 on three *rulers*: every record of the paper's datasets is also scored on the twins of
+  the library's default flow and of an independently fitted flow
+  (:data:`cffair.pipeline.counterfactuals.RULERS`, ``metrics["rulers"]``). :func:`ruler_table`
+  shows Table 1's CF metrics on each; :func:`ruler_claims` re-checks the paper's Table 1 claims
+  about counterfactual fairness (:data:`RULER_CLAIMS`) with each ruler's numbers, by the very
+  checks of :func:`~cffair.reporting.claims.evaluate_claims`.
+
+A record made before the rulers existed has only the paper ruler (its top-level metrics are
+that ruler's, exactly); the other columns then show "—".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.errors import DataError
+from cffair.reporting.claims import claim_status, evaluate_claims
+from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
+from cffair.reporting.records import records_frame, select_records
+from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
+from cffair.reporting.tables import HTMLTable, format_cell, format_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "RULER_CLAIMS",
+    "RULER_LABELS",
+    "RULER_METHODS",
+    "SYNTHETIC_FILE",
+    "SYNTHETIC_TREATMENTS",
+    "plot_transition_tables",
+    "ruler_claims",
+    "ruler_claims_table",
+    "ruler_coverage",
+    "ruler_frame",
+    "ruler_records",
+    "ruler_table",
+    "ruler_verdict_line",
+    "synthetic_best",
+    "synthetic_scores",
+    "synthetic_table",
+    "transition_tables",
+]
+
+#: The benchmark's files (``.csv``: one row per model, intervention and treatment; ``.json``: the
+#: transition tables), without the suffix.
+SYNTHETIC_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "synthetic_counterfactuals"
+#: The treatments the chapter shows (the benchmark's ``+sample`` variants differ only on integer nodes).
+SYNTHETIC_TREATMENTS: tuple[str, ...] = ("paper", "gumbel", "default", "oracle")
+#: The rulers in the order of the table, with their column labels.
+RULER_LABELS: dict[str, str] = {"paper": "paper's flow", "default": "default flow", "independent": "independent flow"}
+#: Table 1's methods.
+RULER_METHODS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf", "gan", "dcevae")
+#: The paper's Table 1 claims about counterfactual fairness (those a ruler can change).
+RULER_CLAIMS: tuple[str, ...] = ("Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.3", "Q2.4")
+_CF_METRICS = ("cf_mse", "cf_mse_by_subgroup", "cf_mse_worst_subgroup", "worst_subgroup", "cf_flip_rate", "n_pairs")
+
+
+# ---------------------------------------------------------------------------- the synthetic suite
+def _read(path: Path, what: str) -> Any:
+    hint = "run `python benchmarks/bench_synthetic_counterfactuals.py`"
+    if not path.is_file():
+        raise DataError(f"{path} does not exist; {hint}.")
+    if path.suffix == ".csv":
+        return pd.read_csv(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}); {hint}.") from None
+
+
+def synthetic_scores(path: str | Path | None = None) -> pd.DataFrame:
+    """The benchmark's table: one row per ``model``, ``intervention`` and ``treatment`` with
+    ``table_gap`` (largest transition-table distance to the truth over category nodes),
+    ``agreement_moved``, ``changed``/``changed_true``, ``rmse_vs_unchanged``, ``cf_mse`` and
+    ``cf_mse_ratio`` (CF-MSE of a fixed predictor on the generated twins ÷ on the true twins).
+
+    Raises:
+        DataError: if the file is missing (naming the command that writes it).
+    """
+    file = Path(path) if path is not None else SYNTHETIC_FILE.with_suffix(".csv")
+    frame = _read(file, "scores")
+    need = {"model", "intervention", "treatment", "table_gap", "cf_mse_ratio"}
+    if not need <= set(frame.columns):
+        raise DataError(f"{file} lacks the column(s) {sorted(need - set(frame.columns))}; rerun the benchmark.")
+    return frame
+
+
+def synthetic_best(scores: pd.DataFrame, treatments: Sequence[str] = ("paper", "gumbel", "default")) -> pd.DataFrame:
+    """Which treatment is right where: per model and intervention, the treatment with the
+    smallest transition-table gap (``nan`` without category nodes) and the one whose CF-MSE ratio
+    is closest to 1, with their values."""
+    rows = []
+    for (model, iv), g in scores[scores["treatment"].isin(treatments)].groupby(["model", "intervention"], sort=False):
+        g = g.set_index("treatment")
+        gap = g["table_gap"].dropna()
+        off = (g["cf_mse_ratio"] - 1).abs()
+        best_off = _ties(off)
+        rows.append({"model": model, "intervention": iv,
+                     "best_table": ", ".join(_ties(gap)) if len(gap) else np.nan, "table_gap": gap.min() if len(gap) else np.nan,
+                     "best_cf_mse": ", ".join(best_off), "cf_mse_ratio": float(g.loc[best_off[0], "cf_mse_ratio"])})
+    return pd.DataFrame(rows)
+
+
+def _ties(values: pd.Series, decimals: int = 4) -> list[str]:
+    """The labels of the smallest value (all of them when several tie at ``decimals``)."""
+    r = values.round(decimals)
+    return [str(k) for k in r.index[r == r.min()]]
+
+
+def synthetic_table(scores: pd.DataFrame, caption: str | None = None,
+                    treatments: Sequence[str] = SYNTHETIC_TREATMENTS) -> HTMLTable:
+    """The suite as one table: a row per model and intervention, for each treatment the largest
+    transition-table gap (lower is better; "—" without category nodes) and the CF-MSE ratio
+    (closer to 1 is better); the best generated treatment of each row in bold (the oracle is the
+    reference, never bold)."""
+    sub = scores[scores["treatment"].isin(treatments)]
+    gap = sub.pivot_table(index=["model", "intervention"], columns="treatment", values="table_gap", sort=False)
+    ratio = sub.pivot_table(index=["model", "intervention"], columns="treatment", values="cf_mse_ratio", sort=False)
+    order = [t for t in treatments if t in ratio.columns]
+    frame = pd.concat({"transition-table gap ↓": gap.reindex(columns=order),
+                       "CF-MSE ÷ true (→ 1)": ratio.reindex(columns=order)}, axis=1)
+    frame = frame.reindex(scores[["model", "intervention"]].drop_duplicates().itertuples(index=False, name=None))
+    frame.index.names = ["model", "intervention"]
+    bold = []
+    generated = [t for t in order if t != "oracle"]
+    for idx, row in frame.iterrows():
+        g = row["transition-table gap ↓"][generated].dropna()
+        r = (row["CF-MSE ÷ true (→ 1)"][generated] - 1).abs().dropna()
+        bold += [(idx, ("transition-table gap ↓", t)) for t in (_ties(g, 3) if len(g) else [])]
+        bold += [(idx, ("CF-MSE ÷ true (→ 1)", t)) for t in (_ties(r, 3) if len(r) else [])]
+    return format_table(frame, caption, bold=bold)
+
+
+def transition_tables(path: str | Path | None = None) -> dict[str, Any]:
+    """The benchmark's transition tables: ``{model: {intervention: {treatment: {node:
+    {"categories": [...], "table": rows}}}}}`` (row ``a``: the share of rows with factual
+    value ``a`` whose twin has each value; treatments include ``true`` and ``oracle``)."""
+    file = Path(path) if path is not None else SYNTHETIC_FILE.with_suffix(".json")
+    data = _read(file, "transition tables")
+    try:
+        return {m: {iv: case["transitions"] for iv, case in v["cases"].items()} for m, v in data["models"].items()}
+    except (KeyError, TypeError, AttributeError):
+        raise DataError(f"{file} has no models → cases → transitions; rerun the benchmark.") from None
+
+
+_TREATMENT_TITLES = {"true": "true twins", "paper": "paper's treatment", "default": "library default",
+                     "gumbel": "Gumbel-max only",
+                     "oracle": "oracle"}
+
+
+def plot_transition_tables(tables: Mapping[str, Any], model: str, intervention: str, node: str,
+                           treatments: Sequence[str] = ("true", "paper", "default", "oracle")) -> Figure:
+    """Heatmaps of where a category node's value goes under an intervention, one panel per
+    treatment (the truth first), two panels a row: cell ``(a, b)`` is the share of rows with
+    factual value ``a`` whose twin has value ``b`` (each row sums to 1), written in the cell
+    (``.77``); a generator that never changes the node draws the identity diagonal.
+
+    Args:
+        tables: :func:`transition_tables`.
+        model, intervention: which case (``"adult_like"``, ``"do(sex := 1 - sex)"``).
+        node: a category node of the model.
+        treatments: ``true``, ``oracle`` or benchmark treatments, in panel order (at most 6).
+
+    Raises:
+        DataError: for an unknown model, intervention, treatment or node, naming the known ones.
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if not 1 <= len(treatments) <= 6:
+        raise DataError(f"plot_transition_tables draws 1 to 6 treatments, got {list(treatments)}.")
+    if model not in tables:
+        raise DataError(f"unknown model {model!r}; the benchmark has {sorted(tables)}.")
+    if intervention not in tables[model]:
+        raise DataError(f"model {model!r} has no intervention {intervention!r}; it has {sorted(tables[model])}.")
+    case = tables[model][intervention]
+    for t in treatments:
+        if t not in case:
+            raise DataError(f"no transition tables of treatment {t!r}; the benchmark has {sorted(case)}.")
+        if node not in case[t]:
+            raise DataError(f"{model} {intervention} has no transition table of node {node!r}; it has {sorted(case[t])}.")
+    cols = 1 if len(treatments) == 1 else 2
+    rows = -(-len(treatments) // cols)
+    cats = [str(c) for c in case[treatments[0]][node]["categories"]]
+    with book_style():
+        fig, axes = plt.subplots(rows, cols, figsize=(MAX_WIDTH_IN, 0.35 * len(cats) * rows + 1.2 * rows + 0.4), squeeze=False,
+                                 sharex=True, sharey=True, constrained_layout=True)
+        cmap = sns.color_palette("cividis", as_cmap=True)  # perceptually uniform, safe for colour-vision deficiencies
+        for k, ax in enumerate(axes.flat):
+            if k >= len(treatments):
+                ax.set_visible(False)
+                continue
+            t = treatments[k]
+            values = np.asarray(case[t][node]["table"], dtype=float)
+            text = np.vectorize(lambda v: "1" if v >= 0.995 else "0" if v < 0.005 else f"{v:.2f}".lstrip("0"))(values)
+            sns.heatmap(pd.DataFrame(values, index=cats, columns=cats), ax=ax, cmap=cmap, vmin=0, vmax=1, cbar=False,
+                        linewidths=0.5, linecolor="white", annot=text, fmt="", annot_kws={"fontsize": FONT_PT})
+            ax.set_title(_TREATMENT_TITLES.get(t, t), fontsize=FONT_PT)
+            ax.set_xlabel(f"{node} of the twin" if k >= len(treatments) - cols else "")
+            ax.set_ylabel(f"factual {node}" if k % cols == 0 else "")
+            ax.tick_params(axis="x", labelrotation=90)
+            ax.tick_params(axis="y", labelrotation=0)
+    return finish(fig)
+
+
+# ---------------------------------------------------------------------------- Table 1 on three rulers
+def ruler_records(records: Iterable[Mapping[str, Any]], ruler: str) -> list[dict[str, Any]]:
+    """The records as measured with ``ruler``: each record's CF metrics replaced by that ruler's
+    (``metrics["rulers"][ruler]``), accuracy and MSE kept. For ``paper`` a record without rulers
+    keeps its metrics (the paper ruler's, by construction); for the other rulers it is left out."""
+    if ruler not in RULER_LABELS:
+        raise DataError(f"unknown ruler {ruler!r}; the rulers are {', '.join(RULER_LABELS)}.")
+    out = []
+    for rec in records:
+        metrics = rec.get("metrics") or {}
+        scored = (metrics.get("rulers") or {}).get(ruler)
+        if scored is None and ruler != "paper":
+            continue
+        new = {k: v for k, v in metrics.items() if k != "rulers"}
+        if scored is not None:
+            new.update({k: scored[k] for k in _CF_METRICS if k in scored})
+            new.pop("cf_flip_rate_by_subgroup", None)  # not scored per ruler
+        out.append({**rec, "metrics": new})
+    return out
+
+
+def _table1(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Table 1's records: its methods on the flow's twins, without weight-grid tags or options."""
+    return [r for r in records if r["config"]["setting"] in RULER_METHODS and not r["config"].get("tag")
+            and not r["config"].get("options") and r["config"].get("cf_source", "cnf") == "cnf"]
+
+
+def ruler_coverage(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many of Table 1's records carry each ruler (every record carries ``paper``)."""
+    recs = _table1(records)
+    return {name: len(ruler_records(recs, name)) for name in RULER_LABELS}
+
+
+def ruler_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per Table 1 record and ruler: :func:`~cffair.reporting.records.records_frame`'s
+    columns and ``ruler``."""
+    recs = _table1(records)
+    parts = []
+    for name in RULER_LABELS:
+        f = select_records(records_frame(ruler_records(recs, name)), RULER_METHODS)
+        if not f.empty:
+            parts.append(f.assign(ruler=name))
+    if not parts:
+        return pd.DataFrame(columns=["dataset", "method", "fold", "ruler", "cf_mse"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def ruler_table(records: Iterable[Mapping[str, Any]], caption: str | None = None, decimals: int = 3) -> HTMLTable:
+    """Table 1 on the three rulers: a row per dataset and method, the performance (the same on
+    every ruler), then CF-MSE and worst-subgroup CF-MSE on each ruler (mean ± sd over folds;
+    "—" where the records lack that ruler); the lowest CF-MSE of each dataset and ruler in bold."""
+    frame = ruler_frame(records)
+    if frame.empty:
+        raise DataError("no Table 1 records to show on the rulers.")
+    rows: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
+    best: dict[tuple[str, str], tuple[float, tuple[str, str]]] = {}
+    for (d, m), g in frame.groupby(["dataset", "method"], sort=False):
+        key = (dataset_name(d), method_name(m))
+        perf = performance_metric(d)
+        paper = g[g["ruler"] == "paper"]
+        prefix = "MSE " if perf == "mse" else ""
+        perf_text = prefix + format_cell(paper[perf].mean(), paper[perf].std(), decimals) if len(paper) else "—"
+        cells = {("", "accuracy / MSE"): perf_text}
+        for metric, label in (("cf_mse", "CF-MSE"), ("cf_mse_worst_subgroup", "worst subgroup")):
+            for r, rl in RULER_LABELS.items():
+                v = g.loc[g["ruler"] == r, metric].dropna()
+                cells[(label, rl)] = format_cell(v.mean(), v.std(), decimals) if len(v) else "—"
+                if metric == "cf_mse" and len(v) and ((d, r) not in best or v.mean() < best[(d, r)][0]):
+                    best[(d, r)] = (float(v.mean()), key)
+        rows[key] = cells
+    shown = pd.DataFrame.from_dict(rows, orient="index")
+    shown.columns = pd.MultiIndex.from_tuples(shown.columns)
+    order = {dataset_name(d): i for i, d in enumerate(DATASET_ORDER)}
+    methods = {method_name(m): i for i, m in enumerate(RULER_METHODS)}
+    shown = shown.loc[sorted(shown.index, key=lambda k: (order.get(k[0], 99), methods.get(k[1], 99)))]
+    shown.index = pd.MultiIndex.from_tuples(shown.index, names=["dataset", "method"])
+    bold = [(key, ("CF-MSE", RULER_LABELS[r])) for (d, r), (_, key) in best.items()]
+    return format_table(shown, caption, bold=bold)
+
+
+def ruler_claims(records: Sequence[Mapping[str, Any]], keys: Sequence[str] = RULER_CLAIMS) -> pd.DataFrame:
+    """The paper's Table 1 claims about counterfactual fairness checked on each ruler: a row per
+    claim (``key``, ``claim``), for each ruler its status (:func:`claim_status`; "no records"
+    where no record carries the ruler) and note, and ``survives``: True when the verdict is the
+    same on every ruler the records carry, None while a ruler is missing."""
+    recs = _table1(records)
+    verdicts: dict[str, dict[str, Any]] = {}
+    texts: dict[str, str] = {}
+    for name in RULER_LABELS:
+        measured = ruler_records(recs, name)
+        if not measured:
+            continue
+        for c in evaluate_claims(measured):
+            if c.key in keys:
+                texts[c.key] = c.claim
+                verdicts.setdefault(c.key, {})[name] = (getattr(c, "verdict", None) or c.holds, c.note)
+    rows = []
+    for k in keys:
+        row: dict[str, Any] = {"key": k, "claim": texts.get(k, "")}
+        seen = verdicts.get(k, {})
+        for name, label in RULER_LABELS.items():
+            v = seen.get(name)
+            row[label] = claim_status(v[0]) if v else "no records"
+            row[f"note ({label})"] = v[1] if v else ""
+        states = [seen[n][0] for n in RULER_LABELS if n in seen]
+        row["survives"] = (len(set(map(str, states))) == 1) if len(states) == len(RULER_LABELS) else None
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ruler_claims_table(claims: pd.DataFrame, caption: str | None = None) -> HTMLTable:
+    """:func:`ruler_claims` as a table: claim, its status on each ruler, and whether it survives
+    the change of ruler."""
+    shown = claims.set_index("key")[["claim", *RULER_LABELS.values()]].copy()
+    shown["same on every ruler?"] = claims.set_index("key")["survives"].map({True: "yes", False: "no"}).fillna("not yet known")
+    return format_table(shown, caption)
+
+
+def ruler_verdict_line(claims: pd.DataFrame) -> str:
+    """One sentence on :func:`ruler_claims`: how many claims read the same on every ruler and
+    which change; or, while some ruler is missing from the records, that this is not known yet."""
+    if claims.empty:
+        raise DataError("no claims to tally on the rulers.")
+    n = len(claims)
+    if claims["survives"].isna().any():
+        missing = [label for label in RULER_LABELS.values() if (claims[label] == "no records").all()]
+        return (f"The records carry only some rulers (missing: {', '.join(missing) or 'some claims'}), so whether the paper's "
+                f"{n} Table 1 claims about counterfactual fairness survive a change of ruler is not known yet: it needs "
+                "records made by today's code (`cffair reproduce --only appendix_c`).")
+    same = claims[claims["survives"] == True]  # noqa: E712 (a column of True/False/None)
+    changed = claims[claims["survives"] == False]  # noqa: E712
+    text = f"Of the paper's {n} Table 1 claims about counterfactual fairness, {len(same)} read the same on all three rulers"
+    if len(changed):
+        text += f" and {len(changed)} change{'s' if len(changed) == 1 else ''} with the ruler ({', '.join(changed['key'])})"
+    return text + "."
