@@ -37,7 +37,8 @@ def fold() -> tuple[FoldData, FoldData, CounterfactualSet, CounterfactualSet]:
     train = np.sort(rng.permutation(len(frame))[:500])
     test = np.setdiff1d(np.arange(len(frame)), train)
     plain = FoldData(cfg, frame, spec, train, test, exact)
-    ruled = FoldData(cfg, frame, spec, train, test, exact, {"paper": exact, "identical": identical})
+    copy = CounterfactualSet(exact.frame.copy(), exact.meta)  # the same twins, another object: scored, not copied
+    ruled = FoldData(cfg, frame, spec, train, test, exact, {"paper": exact, "copy": copy, "identical": identical})
     return plain, ruled, exact, identical
 
 
@@ -50,9 +51,10 @@ def _model(fd: FoldData):
 def test_the_paper_ruler_gives_exactly_the_top_level_metrics(fold):
     _, ruled, _, _ = fold
     m = ruled.evaluate(_model(ruled))
-    assert set(m["rulers"]) == {"paper", "identical"}
+    assert set(m["rulers"]) == {"paper", "copy", "identical"}
     for k in RULER_METRICS:
         assert m["rulers"]["paper"][k] == m[k], k
+        assert m["rulers"]["copy"][k] == m[k], k  # evaluated afresh on its own pairs: the same numbers
 
 
 def test_rulers_leave_the_top_level_metrics_as_they_were(fold):

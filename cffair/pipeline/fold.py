@@ -137,6 +137,8 @@ class FoldData:
         if pairs is None and self.rulers:
             metrics["rulers"] = {}
             for name, rp in self.ruler_pairs_test.items():
-                m = evaluate(score_fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), self.spec.target_kind)
+                # the fold's own twins: the evaluation just made (the same computation on the same pairs)
+                m = metrics if rp is own else evaluate(score_fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp),
+                                                       self.spec.target_kind)
                 metrics["rulers"][name] = {k: m[k] for k in RULER_METRICS}
         return metrics
