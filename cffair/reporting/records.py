@@ -331,15 +331,21 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
 
     A comparison of means is only paired if all methods average the same folds. An interrupted
     full run (see the Reproducing page) leaves some folds with only some methods; this drops
-    those folds. The reference is the set of (setting, counterfactual source, tag) of fold 0,
-    without the settings that by design run on fold 0 only (``fold0_only``: ``(dataset,
+    those folds. The reference is the set of (setting, counterfactual source, tag, options) of
+    fold 0, without the settings that by design run on fold 0 only (``fold0_only``: ``(dataset,
     setting)`` pairs; default: the CKE settings of datasets outside
-    :data:`cffair.experiments.CKE_ALL_FOLDS`).
+    :data:`cffair.experiments.CKE_ALL_FOLDS`). Only the paper's protocol sets the folds: the
+    investigations' records (:func:`is_investigation`) and records of settings outside the
+    protocol's (:data:`cffair.experiments.LTN_SETTINGS`, :data:`~cffair.experiments.BASELINES`)
+    are kept on the folds kept, and never drop a fold themselves.
     """
     def key(r: Mapping[str, Any]) -> tuple[str, str, str, str]:
         c = r["config"]
         return (c["setting"], c.get("cf_source", "cnf"), c.get("tag", ""), options_text(c))
 
+    from cffair.experiments import BASELINES, LTN_SETTINGS  # here: cffair.experiments imports torch
+
+    protocol = set(LTN_SETTINGS) | set(BASELINES)
     if fold0_only is not None:
         first_only = set(fold0_only)
 
@@ -356,7 +362,7 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
     by_ds: dict[str, dict[int, set[tuple[str, str, str, str]]]] = {}
     for r in records:
         c = r["config"]
-        if is_investigation(c):
+        if is_investigation(c) or c["setting"] not in protocol:
             continue  # the investigations run on the folds they name (e.g. Adult fold 0 only)
         by_ds.setdefault(c["dataset"], {}).setdefault(c["fold"], set()).add(key(r))
     keep: dict[str, set[int]] = {}
