@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     "cffair.cli.data",  # data describe
     "cffair.cli.counterfactuals",  # counterfactuals generate
     "cffair.cli.train",  # train, query, cke
+    "cffair.cli.recourse",  # recourse
     ("cffair.cli.reproduce", "cffair.experiments"),  # reproduce, results
     "cffair.cli.run",  # run (your own data, end to end)
 )
