@@ -12,7 +12,6 @@ from cffair.datasets import DatasetSpec
 from cffair.encoding import Encoder
 from cffair.errors import DataError
 from cffair.logic import Semantics, cf_axiom
-
 from cffair.queries import similar_different, subgroup_cf
 
 
