@@ -312,9 +312,7 @@ def test_comparison_and_results_tables_render():
     lawschool = split.html.split("Table 1 — Lawschool")[1]
     assert ">MSE ↓<" in lawschool and "accuracy" not in lawschool.split("</thead>")[0]
     assert split.html.count("<strong>") == 12
-    stacked = reporting.comparison_table(comp, "Table 1", layout="stacked")
-    assert stacked.frame.shape == (12 * 3, 6) and stacked.html.count("<strong>") == 12
-    with pytest.raises(DataError, match="unknown table layout"):
+    with pytest.raises(DataError, match="unknown table layout 'wide'"):
         reporting.comparison_table(comp, "Table 1", layout="wide")
     extra = reporting.results_long([_rec("compas", "unaware", perf=0.6, cf=0.3), _rec("compas", "pcf", perf=0.65, cf=0.0)], "extra",
                                    ("unaware", "pcf"))
@@ -325,6 +323,13 @@ def test_comparison_and_results_tables_render():
     assert "<strong>0.650</strong>" in t.html and "<strong>0.000</strong>" in t.html
     by_column = reporting.results_table(extra, "extra", layout="columns")
     assert list(by_column.frame.columns) == ["Unaware MLP", "Plug-in PCF"]
+
+
+def test_format_table_wraps_only_when_asked():
+    frame = pd.DataFrame({"a": ["a long text cell"]})
+    assert "white-space: nowrap" in reporting.format_table(frame).html
+    wrapped = reporting.format_table(frame, wrap=True).html
+    assert "white-space: nowrap" not in wrapped.split("<caption")[0] and "font-size: 0.85em" in wrapped
 
 
 def test_tidy_table_keeps_renames_and_formats_the_named_columns():
@@ -340,17 +345,21 @@ def test_tidy_table_keeps_renames_and_formats_the_named_columns():
         reporting.tidy_table(raw, {"wall": ("wall (s)", "{:.0f}")})
 
 
-def test_delta_summary_marks_differences_beyond_two_combined_sds():
+def test_delta_summary_sets_differences_beyond_two_combined_sds_in_bold():
     comp = pd.DataFrame({
         "dataset": ["adult", "adult", "compas"], "metric": ["accuracy", "cf_mse", "accuracy"], "method": ["ltn_acc"] * 3,
         "ours_mean": [0.80, 0.10, 0.70], "ours_sd": [0.003, 0.01, np.nan], "paper_mean": [0.78, 0.09, 0.70],
         "paper_sd": [0.004, 0.01, 0.01], "delta": [0.02, 0.01, 0.0],
     })
     t = reporting.delta_summary(comp, "Δ")
-    # 0.02 > 2·√(0.003² + 0.004²) = 0.01 → marked; 0.01 < 2·√(0.01² + 0.01²) ≈ 0.028 → not; 0 never
-    assert t.frame.loc[("Adult", "accuracy ↑"), "LTN(acc)"] == "+0.020 ✱"
-    assert t.frame.loc[("Adult", "CF-MSE ↓"), "LTN(acc)"] == "+0.010"
-    assert t.frame.loc[("COMPAS", "accuracy ↑"), "LTN(acc)"] == "0.000"
+    # 0.02 > 2·√(0.003² + 0.004²) = 0.01 → bold; 0.01 < 2·√(0.01² + 0.01²) ≈ 0.028 → not; 0 never
+    assert t.frame.loc[("Adult", "accuracy ↑"), ("LTN", "acc")] == "+0.020"
+    assert t.frame.loc[("Adult", "CF-MSE ↓"), ("LTN", "acc")] == "+0.010"
+    assert t.frame.loc[("COMPAS", "accuracy ↑"), ("LTN", "acc")] == "0.000"
+    assert t.frame.attrs["beyond"] == [(("Adult", "accuracy ↑"), ("LTN", "acc"))]
+    assert t.html.count("<strong>") == 1 and "<strong>+0.020</strong>" in t.html
+    both = reporting.delta_summary(comp.assign(method=["ltn_acc_cf_sg", "cnf", "cnf"]), "Δ")
+    assert list(both.frame.columns) == [("LTN", "acc+CF_sg"), ("baseline", "CNF")]
     with pytest.raises(DataError, match="lacks column"):
         reporting.delta_summary(comp.drop(columns="delta"), "Δ")
 

@@ -82,6 +82,24 @@ def test_setting_colours_and_markers_are_stable_and_distinct():
     assert style.setting_colours(["ltn_acc_cf", "gan"]) == [colours[1], colours[4]]
 
 
+def test_book_style_keeps_the_interactive_mode_the_body_switched_on():
+    """IPython's inline backend switches interactive mode on with the first figure; a style
+    context that restored the old mode would stop every later figure from being shown."""
+    was = matplotlib.is_interactive()
+    try:
+        matplotlib.interactive(False)
+        with style.book_style():
+            matplotlib.interactive(True)  # what the first figure of a notebook does
+            assert plt.rcParams["figure.dpi"] == style.DPI
+        assert matplotlib.is_interactive()
+        assert plt.rcParams["figure.dpi"] != style.DPI or style.DPI == 100  # the rest is restored
+        with style.book_style():
+            pass
+        assert matplotlib.is_interactive()
+    finally:
+        matplotlib.interactive(was)
+
+
 def test_ordinal_order_puts_bands_in_numeric_order():
     assert ordinal_order(["31-45", "46-60", "<=30", ">60"]) == ["<=30", "31-45", "46-60", ">60"]
     assert ordinal_order(["White", "Black", ">60", "<=30"]) == ["<=30", ">60", "Black", "White"]

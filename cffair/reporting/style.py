@@ -125,11 +125,21 @@ def book_style() -> Iterator[None]:
     >>> with book_style():                      # doctest: +SKIP
     ...     fig, ax = plt.subplots(figsize=(MAX_WIDTH_IN, 3))
     """
+    import matplotlib
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    with sns.axes_style("whitegrid", {"grid.color": "#e3e3e3"}), plt.rc_context(_rc()):
-        yield
+    interactive = matplotlib.is_interactive()
+    try:
+        with sns.axes_style("whitegrid", {"grid.color": "#e3e3e3"}), plt.rc_context(_rc()):
+            try:
+                yield
+            finally:
+                # The first figure of an IPython session switches interactive mode on (that is how
+                # the inline backend shows figures); leaving the context must not switch it off.
+                interactive = matplotlib.is_interactive()
+    finally:
+        matplotlib.interactive(interactive)
 
 
 def legend_below(fig: Figure, handles: Sequence[Any], labels: Sequence[str], *, ncol: int = 3,

@@ -113,6 +113,7 @@ def format_table(
     bold: Iterable[tuple[Any, Any]] = (),
     escape: bool = True,
     compact: bool = True,
+    wrap: bool = False,
 ) -> HTMLTable:
     """An HTML table of ``frame`` for the book (plain :meth:`pandas.DataFrame.to_html`, no jinja2).
 
@@ -123,8 +124,8 @@ def format_table(
         float_format: format of float cells.
         bold: ``(row label, column label)`` cells to set in bold (e.g. the row-wise best).
         escape: escape HTML in cells (turn off only for trusted cells that hold links).
-        compact: a smaller font and no line breaks inside cells (``0.812 ± 0.001`` stays on one
-            line; a table wider than the page scrolls sideways in the book).
+        compact: a smaller font and no line breaks inside cells (``0.812 ± 0.001`` stays on one line).
+        wrap: with ``compact``, let text cells and headers break lines (for tables of words).
     """
     bold = set(bold)
     # Missing values of any dtype (NaN, None, pd.NA of nullable columns) show as "—".
@@ -154,7 +155,8 @@ def format_table(
         sparsify=True,
     )
     if compact:
-        table_html = table_html.replace("<table ", f'<table style="{_COMPACT_STYLE}" ', 1)
+        style = _COMPACT_STYLE.replace(" white-space: nowrap;", "") if wrap else _COMPACT_STYLE
+        table_html = table_html.replace("<table ", f'<table style="{style}" ', 1)
     if caption:
         cap_style = f' style="{CAPTION_STYLE}"' if compact else ""
         table_html = table_html.replace(">", f">\n  <caption{cap_style}>{html.escape(caption)}</caption>", 1)
@@ -273,12 +275,12 @@ def _metric_columns(labels: Sequence[str]) -> dict[str, str]:
 
 
 def _cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
-    """One comparison cell: ours (bold if the best), the paper's value and Δ on a smaller line beneath."""
+    """One comparison cell: ours (bold if the best), then the paper's value and Δ on smaller lines beneath."""
     first = f"<strong>{html.escape(ours)}</strong>" if bold else html.escape(ours)
     if paper is None:
         return first
-    second = f"paper {html.escape(paper)}" + (f" · Δ {html.escape(delta)}" if delta not in (None, "—") else "")
-    return f'{first}<br><span style="font-size: 0.88em; color: #555;">{second}</span>'
+    lines = [f"paper {html.escape(paper)}"] + ([f"Δ {html.escape(delta)}"] if delta not in (None, "—") else [])
+    return first + "".join(f'<br><span style="font-size: 0.88em; color: #555;">{line}</span>' for line in lines)
 
 
 def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = True, layout: str = "cells",
@@ -286,24 +288,19 @@ def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = Tru
     """A :func:`compare` frame as the book shows it, our best per dataset and metric in bold.
 
     Args:
-        layout: ``"cells"`` (default): rows ``(dataset, method)``, one column per metric (accuracy
-            and MSE share one), each cell ours with "paper … · Δ …" beneath it; ``"stacked"``:
-            rows ``(dataset, metric, ours|paper|Δ)``, one column per method.
+        layout: ``"cells"``: rows ``(dataset, method)``, one column per metric (accuracy and MSE
+            share one), each cell ours with "paper …" and "Δ …" beneath it (for another layout,
+            format :func:`side_by_side` with :func:`format_table`).
         split: with ``"cells"``, one table per dataset, captioned "caption — dataset".
 
-    The returned table's ``frame`` holds the cells as text: for ``"cells"`` rows ``(dataset,
-    method)`` and columns ``(metric, ours|paper|Δ)``.
+    The returned table's ``frame`` holds the cells as text: rows ``(dataset, method)`` and
+    columns ``(metric, ours|paper|Δ)``.
     """
-    if layout not in ("cells", "stacked"):
-        raise DataError(f"unknown table layout {layout!r}; use 'cells' or 'stacked'.")
+    if layout != "cells":
+        raise DataError(f"unknown table layout {layout!r}; the book's layout is 'cells'.")
     wide = side_by_side(comparison, columns=columns)
     cells = best_cells(comparison) if bold and "ours" in columns else []
     methods = list(dict.fromkeys(m for m, _ in wide.columns))
-    if layout == "stacked":
-        rows = {(d, m, side): [wide.at[(d, m), (meth, side)] for meth in methods] for d, m in wide.index for side in columns}
-        out = pd.DataFrame(list(rows.values()), index=pd.MultiIndex.from_tuples(list(rows), names=["dataset", "metric", ""]),
-                           columns=pd.Index(methods, name="method"))
-        return format_table(out, caption, bold=[((d, m, side), meth) for (d, m), (meth, side) in cells])
     best = {(d, met, meth) for (d, met), (meth, _) in cells}
     datasets = list(dict.fromkeys(d for d, _ in wide.index))
     recs: dict[tuple[str, str], dict[tuple[str, str], str]] = {(d, meth): {} for d in datasets for meth in methods}
@@ -332,10 +329,11 @@ def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = Tru
 
 def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, k: float = 2.0) -> HTMLTable:
     """The Δs of a :func:`compare` frame at a glance: rows ``(dataset, metric)``, one column per
-    method, each cell Δ = ours − paper, marked ✱ where it exceeds ``k`` times the combined sd
-    √(sd_ours² + sd_paper²) (the sds over folds; a missing sd counts as 0).
+    method (headed "LTN" or "baseline"), each cell Δ = ours − paper, in bold where it exceeds
+    ``k`` times the combined sd √(sd_ours² + sd_paper²) (the sds over folds; a missing sd counts as 0).
 
-    The returned table's ``frame`` holds the cells as text.
+    The returned table's ``frame`` holds the cells as text; ``frame.attrs["beyond"]`` the
+    ``(row, column)`` labels of the bold cells.
     """
     missing = [c for c in ("dataset", "metric", "method", "ours_mean", "ours_sd", "paper_sd", "delta") if c not in comparison.columns]
     if missing:
@@ -343,14 +341,22 @@ def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, 
     comp = comparison.copy()
     spread = np.sqrt(comp["ours_sd"].fillna(0.0) ** 2 + comp["paper_sd"].fillna(0.0) ** 2)
     comp["far"] = comp["delta"].abs() > k * spread
-    comp["cell"] = [format_delta(d, decimals) + (" ✱" if far and not np.isnan(d) else "") for d, far in zip(comp["delta"], comp["far"])]
+    comp["cell"] = [format_delta(d, decimals) for d in comp["delta"]]
+
+    def column(m: str) -> tuple[str, str]:  # short two-level headers, so that six methods fit the text column
+        name = method_name(m)
+        return ("LTN", name[4:-1]) if name.startswith("LTN(") and name.endswith(")") else ("baseline", name)
+
     methods = list(dict.fromkeys(comp["method"]))
     wide = comp.pivot_table(index=["dataset", "metric"], columns="method", values="cell", aggfunc="first", sort=False)
     rows = list(dict.fromkeys(zip(comp["dataset"], comp["metric"])))
     wide = wide.reindex(index=pd.MultiIndex.from_tuples(rows), columns=methods).fillna("—")
     wide.index = pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"])
-    wide.columns = pd.Index([method_name(m) for m in wide.columns], name="Δ = ours − paper")
-    return format_table(wide, caption)
+    wide.columns = pd.MultiIndex.from_tuples([column(m) for m in wide.columns])
+    beyond = [((dataset_name(r.dataset), metric_name(r.metric)), column(r.method)) for r in comp.itertuples() if r.far]
+    table = format_table(wide, caption, bold=beyond)
+    table.frame.attrs["beyond"] = beyond
+    return table
 
 
 def results_table(long: pd.DataFrame, caption: str, *, decimals: int = 3, bold: bool = True, layout: str = "rows") -> HTMLTable:
