@@ -7,7 +7,9 @@ STAMP := $(VENV)/.cffair-installed
 JOBS ?= 2
 MODE ?= quick
 
-.PHONY: install book test test-fast reproduce bench browser clean
+REMOTE ?= origin
+
+.PHONY: install book test test-fast reproduce bench browser lab publish clean
 
 install: $(STAMP)
 
@@ -41,6 +43,19 @@ reproduce: install
 
 bench: install
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+
+## Open the notebooks in JupyterLab, from the locked environment (jupytext opens the .md files as notebooks).
+lab: install
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+## Publish the built book (_build/html) to the gh-pages branch of $(REMOTE) with ghp-import.
+publish:
+	@git remote get-url $(REMOTE) >/dev/null 2>&1 || { \
+	  echo "make publish: this repository has no git remote '$(REMOTE)' to push the gh-pages branch to."; \
+	  echo "Add one (git remote add $(REMOTE) <url>) or name another (make publish REMOTE=<name>), then run it again."; \
+	  exit 1; }
+	@test -f _build/html/index.html || { echo "make publish: no built book in _build/html; run 'make book' first."; exit 1; }
+	$(VENV)/bin/ghp-import --no-jekyll --push --force --remote $(REMOTE) --branch gh-pages _build/html
 
 clean:
 	rm -rf _build .pytest_cache

@@ -1,14 +1,19 @@
-"""The book builds with warnings as errors, and every page works in a real browser.
+"""The book builds with warnings as errors, and every page works, and reads well, in a real browser.
 
 (a) ``jupyter-book build <repo> -W -n --keep-going --path-output <tmp>`` succeeds (render
     mode, as ``make book`` builds it).
 (b) Every built HTML page is opened in headless Chromium (Debian's ``chromium``, installed by
     ``make browser``), driven over the DevTools protocol on ``--remote-debugging-pipe`` with the
     standard library only. For each page we check: it loads, its title is the page's heading,
-    every ``<img>`` resolves to an existing file and decodes, pages that should show tables
-    have a ``<table>``, equations are typeset by the local MathJax, nothing is requested from
-    the network, and the browser reports no console error, uncaught exception or failed load.
-    A screenshot of each page goes to ``test-artifacts/screenshots/``.
+    every ``<img>`` resolves to an existing file, decodes and has real alt text, pages that
+    should show tables have a ``<table>``, equations are typeset by the local MathJax, nothing is
+    requested from the network, and the browser reports no console error, uncaught exception or
+    failed load. And for the reader, at a 1280-px window: no table and no code output scrolls
+    sideways or sticks out of the page, every figure is shown at least at half its natural
+    width, the text column is as wide as the figures were drawn for, one search box, no
+    blockquote that the source does not write, and every notebook page offers its ``.ipynb``;
+    at a 390-px (phone) window the page itself never scrolls sideways.
+    A screenshot of every page at 1280 px, and of one at 390 px, goes to ``_build/screenshots/``.
 
 Without Chromium the browser test is skipped with a message, except under CI (``CI`` set),
 where a missing Chromium is a failure.
@@ -39,12 +44,19 @@ import yaml
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+#: The page also shot at phone width.
+PHONE_SHOT_PAGE = "notebooks/q2_baselines"
+DESKTOP = (1280, 900)
+PHONE = (390, 844)
 BUILD_TIMEOUT = 3600  # seconds; render mode normally takes well under a minute per page
 
 #: Pages (toc paths, no suffix) that must contain at least one <table>.
 PAGES_WITH_TABLES = {
     "intro",
+    "book/reproducing",
+    "book/benchmarks",
+    "notebooks/ltn_in_ten_minutes",
     "book/datasets",
     "notebooks/q1_counterfactual_fairness",
     "notebooks/q2_baselines",
@@ -56,6 +68,7 @@ PAGES_WITH_TABLES = {
 #: Pages that must show at least one figure (<img>).
 PAGES_WITH_FIGURES = {
     "book/method",
+    "notebooks/ltn_in_ten_minutes",
     "book/datasets",
     "notebooks/q1_counterfactual_fairness",
     "notebooks/q2_baselines",
@@ -65,6 +78,8 @@ PAGES_WITH_FIGURES = {
 #: Pages whose equations must be typeset by MathJax (mjx-container elements).
 PAGES_WITH_MATH = {
     "book/method",
+    "book/glossary",
+    "notebooks/ltn_in_ten_minutes",
     "notebooks/q3_knowledge_extraction",
     "notebooks/q4_queries",
     "notebooks/appendix_b_axiom_weights",
@@ -105,6 +120,29 @@ def page_heading(page: str) -> str:
                 if line.startswith("# "):
                     return line[2:].strip()
     raise AssertionError(f"no source file with a '# ' heading for toc entry {page!r}")
+
+
+def source_text(page: str) -> str:
+    """The MyST source of a toc page ("" for pages Sphinx makes itself)."""
+    src = ROOT / f"{page}.md"
+    return src.read_text(encoding="utf-8") if src.is_file() else ""
+
+
+def written_blockquotes(page: str) -> int:
+    """Lines of a page's source that start a blockquote ('>' outside code blocks)."""
+    count, in_code = 0, False
+    for line in source_text(page).splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_code = not in_code
+        elif not in_code and line.lstrip().startswith(">"):
+            count += 1
+    return count
+
+
+def is_notebook(page: str) -> bool:
+    """Whether a page's source is a MyST notebook (jupytext front matter with a kernel)."""
+    head = source_text(page)[:600]
+    return head.startswith("---") and "format_name: myst" in head and "kernelspec:" in head
 
 
 def strip_markup(title: str) -> str:
@@ -327,6 +365,8 @@ class PageReport:
     math: int = 0
     images: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    layout: dict[str, Any] = field(default_factory=dict)
+    phone: dict[str, Any] = field(default_factory=dict)
 
 
 PAGE_FACTS_JS = """
@@ -342,33 +382,101 @@ PAGE_FACTS_JS = """
 }))()
 """
 
+#: Load every image now (the theme marks them lazy), then wait until each has decoded.
+LOAD_IMAGES_JS = """
+(async () => {
+  for (const i of document.images) { i.loading = 'eager'; }
+  await Promise.all(Array.from(document.images).map(i => i.decode().catch(() => null)));
+})()
+"""
+
+#: What a reader sees at the current window width.
+LAYOUT_JS = """
+(() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const viewport = document.documentElement.clientWidth;
+  const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const describe = el => (el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') +
+                          ' "' + (el.innerText || '').trim().slice(0, 50).replace(/\\s+/g, ' ') + '"');
+  const scrolling = [];
+  const seen = new Set();
+  const candidates = article.querySelectorAll('table, div.cell_output, div.cell_output *');
+  for (const el of candidates) {
+    if (!visible(el) || Array.from(seen).some(s => s.contains(el))) continue;  // report the outermost only
+    const tag = el.tagName.toLowerCase();
+    if (tag !== 'table' && !el.closest('div.cell_output')) continue;
+    const style = getComputedStyle(el);
+    const scrolls = ['auto', 'scroll'].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    const sticksOut = el.getBoundingClientRect().right > viewport + 1;
+    if (scrolls || sticksOut) {
+      seen.add(el);
+      scrolling.push(describe(el) + ` (${scrolls ? 'scrolls: ' + el.scrollWidth + ' > ' + el.clientWidth : 'right edge ' +
+                     Math.round(el.getBoundingClientRect().right) + ' > ' + viewport})`);
+    }
+  }
+  const figures = Array.from(article.querySelectorAll('img')).filter(visible).map(i => ({
+    src: i.getAttribute('src'), natural: i.naturalWidth, shown: i.getBoundingClientRect().width,
+    alt: i.getAttribute('alt')}));
+  const para = Array.from(article.querySelectorAll('section > p')).find(visible);
+  const searches = Array.from(document.querySelectorAll('.search-button-field, .search-button, input[type=search]'))
+    .filter(el => visible(el) && !el.closest('dialog')).length;
+  const downloads = Array.from(document.querySelectorAll('.dropdown-download-buttons a, a.btn[href]'))
+    .map(a => a.getAttribute('href')).filter(h => h && h.includes('_sources/'));
+  return {
+    scrolling, figures, searches, downloads,
+    column: para ? Math.round(para.getBoundingClientRect().width) : 0,
+    blockquotes: article.querySelectorAll('blockquote').length,
+    pageWidth: document.documentElement.scrollWidth, viewport,
+  };
+})()
+"""
+
+_HASHLIKE = re.compile(r"^[0-9a-f]{16,}(\.\w+)?$")
+
 
 def _is_local(url: str) -> bool:
     return urlparse(url).scheme in LOCAL_SCHEMES or url.startswith("data:")
 
 
-def visit(browser: Chromium, html_root: Path, page: str, screenshot: Path) -> PageReport:
-    """Load one page, collect its problems, take a full-page screenshot."""
-    report = PageReport(page)
-    url = (html_root / f"{page}.html").as_uri()
+def _load(browser: Chromium, html_root: Path, page: str, size: tuple[int, int], mobile: bool) -> list[dict[str, Any]]:
+    """Set the window size, load the page and wait for its images and equations; the page's events."""
+    browser.send("Emulation.setDeviceMetricsOverride", {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile})
     browser.drain_events()
-    browser.send("Page.navigate", {"url": url})
+    browser.send("Page.navigate", {"url": (html_root / f"{page}.html").as_uri()})
     events = browser.wait_for_event("Page.loadEventFired", timeout=30)
-    if not any(e.get("method") == "Page.loadEventFired" for e in events):
-        report.problems.append("the load event did not fire within 30 s")
     # MathJax typesets asynchronously after load; wait until it reports that it is done.
     browser.evaluate(
         "(async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise) "
         "{ await MathJax.startup.promise; } })()"
     )
+    browser.evaluate(LOAD_IMAGES_JS)
     time.sleep(0.3)
-    events += browser.drain_events()
+    return events + browser.drain_events()
+
+
+def _screenshot(browser: Chromium, path: Path, width: int, height: int, mobile: bool) -> None:
+    """Full-page screenshot: make the viewport as tall as the page (at most 12,000 px), shoot."""
+    browser.send("Emulation.setDeviceMetricsOverride",
+                 {"width": width, "height": int(min(max(height, 900), 12000)), "deviceScaleFactor": 1, "mobile": mobile})
+    time.sleep(0.3)
+    shot = browser.send("Page.captureScreenshot", {"format": "png"})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def visit(browser: Chromium, html_root: Path, page: str, screenshot: Path, phone_screenshot: Path | None = None) -> PageReport:
+    """Load one page at 1280 px and at 390 px, collect its problems, take the screenshots."""
+    report = PageReport(page)
+    events = _load(browser, html_root, page, DESKTOP, mobile=False)
+    if not any(e.get("method") == "Page.loadEventFired" for e in events):
+        report.problems.append("the load event did not fire within 30 s")
     facts = browser.evaluate(PAGE_FACTS_JS)
     report.title = facts["title"]
     report.text_length = facts["textLength"]
     report.tables = facts["tables"]
     report.math = facts["math"]
     report.images = facts["images"]
+    report.layout = browser.evaluate(LAYOUT_JS)
 
     urls = {e["params"]["requestId"]: e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"}
     for ev in events:
@@ -402,18 +510,53 @@ def visit(browser: Chromium, html_root: Path, page: str, screenshot: Path) -> Pa
         elif parsed.scheme != "data":
             report.problems.append(f"<img src={src!r}> is not a local file")
             continue
-        if not img["lazy"] and (not img["complete"] or img["width"] == 0):
+        if not img["complete"] or img["width"] == 0:
             report.problems.append(f"<img src={src!r}> did not decode (naturalWidth 0)")
+    _screenshot(browser, screenshot, DESKTOP[0], facts["height"], mobile=False)
 
-    # Full-page screenshot: make the viewport as tall as the page (at most 12,000 px), shoot, restore.
-    height = int(min(max(facts["height"], 900), 12000))
-    browser.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": False})
-    time.sleep(0.3)
-    shot = browser.send("Page.captureScreenshot", {"format": "png"})
+    _load(browser, html_root, page, PHONE, mobile=True)
+    report.phone = browser.evaluate(LAYOUT_JS)
+    if phone_screenshot is not None:
+        height = browser.evaluate("Math.max(document.body.scrollHeight, document.documentElement.scrollHeight)")
+        _screenshot(browser, phone_screenshot, PHONE[0], height, mobile=True)
     browser.send("Emulation.clearDeviceMetricsOverride")
-    screenshot.parent.mkdir(parents=True, exist_ok=True)
-    screenshot.write_bytes(base64.b64decode(shot["data"]))
     return report
+
+
+def reading_problems(report: PageReport, html_root: Path) -> list[str]:
+    """What a reader would trip over on a page of the table of contents."""
+    from cffair.reporting.style import COLUMN_PX
+
+    problems = []
+    layout, phone = report.layout, report.phone
+    for what in layout["scrolling"]:
+        problems.append(f"at 1280 px a table or code output scrolls sideways: {what}")
+    for fig in layout["figures"]:
+        alt = (fig["alt"] or "").strip()
+        if len(alt.split()) < 3 or _HASHLIKE.match(alt) or alt.endswith((".png", ".svg", ".jpg")):
+            problems.append(f"image {fig['src']} has no real alt text (alt={fig['alt']!r})")
+        if fig["natural"] and fig["shown"] < 0.5 * fig["natural"]:
+            problems.append(f"image {fig['src']} is shown at {fig['shown']:.0f} px, less than half its natural {fig['natural']} px")
+    if layout["column"] and abs(layout["column"] - COLUMN_PX) > 24:
+        problems.append(f"the text column is {layout['column']} px wide at 1280 px; figures are drawn for {COLUMN_PX} px "
+                        "(cffair.reporting.style.COLUMN_PX)")
+    if layout["searches"] != 1:
+        problems.append(f"{layout['searches']} search boxes are visible at 1280 px (one expected)")
+    written = written_blockquotes(report.page)
+    if layout["blockquotes"] > written:
+        problems.append(f"{layout['blockquotes']} blockquote(s) on the page, {written} written in its source "
+                        "(a line starting with '>' at a line break?)")
+    if is_notebook(report.page):
+        notebook = [h for h in layout["downloads"] if h.endswith(".ipynb")]
+        if not notebook:
+            problems.append("a notebook page without an .ipynb in its download menu")
+        for href in notebook:
+            target = (html_root / report.page).parent / unquote(href)
+            if not target.resolve().is_file():
+                problems.append(f"the download menu offers {href}, which was not built")
+    if phone["pageWidth"] > phone["viewport"] + 1:
+        problems.append(f"at 390 px the page scrolls sideways: it is {phone['pageWidth']} px wide")
+    return problems
 
 
 def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
@@ -443,8 +586,9 @@ def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
         try:
             browser.open_page()
             for page in pages:
-                shot = SCREENSHOTS / (page.replace("/", "__") + ".png")
-                report = visit(browser, html_root, page, shot)
+                name = page.replace("/", "__")
+                phone_shot = SCREENSHOTS / f"{name}__390px.png" if page == PHONE_SHOT_PAGE else None
+                report = visit(browser, html_root, page, SCREENSHOTS / f"{name}.png", phone_shot)
                 problems = list(report.problems)
                 if page in toc:
                     heading = strip_markup(page_heading(page))
@@ -458,9 +602,20 @@ def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
                         problems.append("no <img> on a page that should show figures")
                     if page in PAGES_WITH_MATH and report.math == 0:
                         problems.append("no typeset equation (mjx-container): MathJax did not run")
+                    problems += reading_problems(report, html_root)
                 if problems:
                     failures.append(f"{page}.html:\n  " + "\n  ".join(problems))
         finally:
             browser.close()
     assert not failures, "problems found in the browser:\n" + "\n".join(failures)
-    assert len(list(SCREENSHOTS.glob("*.png"))) == len(pages)
+    assert len(list(SCREENSHOTS.glob("*.png"))) == len(pages) + 1
+    assert (SCREENSHOTS / f"{PHONE_SHOT_PAGE.replace('/', '__')}__390px.png").is_file()
+
+
+def test_page_source_helpers_on_known_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "p.md").write_text("---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n  name: python3\n---\n"
+                                   "# T\n\n> a quote\n\n```python\n> not a quote\n```\n\nincome\n>50K\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert written_blockquotes("p") == 2  # the quote, and the accidental '>50K' line
+    assert is_notebook("p")
+    assert source_text("missing") == "" and not is_notebook("missing")
