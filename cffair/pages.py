@@ -136,14 +136,16 @@ def regenerate_facts(group: str, path: str | Path | None = None, *, missing_ok: 
 
 def regenerate_frame(path: str | Path | None = None, *, base: str = "../notebooks/") -> pd.DataFrame:
     """One row per chapter: its page (a Markdown link relative to ``base``), the paper's tables and
-    figures it holds, the command that regenerates it, and its quick and full times
+    figures it holds, the command that regenerates it, its quick run's CPU time and wall-clock
+    time (with the load average it was measured under), and its full time
     (:func:`regenerate_facts`; "not measured yet" where missing)."""
     rows = []
     for group, (stem, title, holds) in CHAPTERS.items():
         facts = regenerate_facts(group, path)
+        wall = facts["quick"] if facts["load"] in (_UNMEASURED, "not recorded") else f"{facts['quick']} (load {facts['load']})"
         rows.append({"chapter": f"[{title}]({base}{stem}.md)", "the paper's": holds,
-                     "command": f"`cffair reproduce --only {group} --mode quick`", "quick": facts["quick"],
-                     "full (`--mode full`)": facts["full"]})
+                     "command": f"`cffair reproduce --only {group} --mode quick`", "quick: CPU time": facts["quick_cpu"],
+                     "quick: wall-clock": wall, "full (`--mode full`)": facts["full"]})
     return pd.DataFrame(rows)
 
 
