@@ -586,7 +586,7 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str]:
         if len(m) >= MIN_TREND_POINTS:
             verdicts.append(combine([t_perf.verdict(rising=True), t_cf.verdict(rising=True)]))
         parts.append(f"{dataset_name(d)} ({len(m)} weight points{', too few to test' if len(m) < MIN_TREND_POINTS else ''}) "
-                     f"ρ(performance) {t_perf.rho:+.2f} (p {t_perf.p:.3f}), ρ(CF-MSE) {t_cf.rho:+.2f} (p {t_cf.p:.3f})")
+                     f"ρ(performance) {t_perf.rho:+.2f} ({_p(t_perf.p)}), ρ(CF-MSE) {t_cf.rho:+.2f} ({_p(t_cf.p)})")
     verdict = combine(verdicts) if verdicts else INCONCLUSIVE
     return verdict, ("exact Spearman test of the means of each weight point against log₂(acc weight / CF weight), decided on "
                      f"datasets with at least {MIN_TREND_POINTS} points: " + "; ".join(parts))

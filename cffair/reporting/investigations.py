@@ -22,7 +22,7 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
 from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
-from cffair.reporting.verdicts import paired
+from cffair.reporting.verdicts import p_text, paired, spearman_exact
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -217,13 +217,16 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
     n = len(folds)
     big = _largest(e).unstack("stage")
     ax_names = sorted({f"({g}, {f})" for g, f in zip(forced["group"], forced["feature"])})
-    own = [(big.loc[(f, r.feature), "before"], big.loc[(f, r.feature), "after"]) for f in folds
-           for r in forced[forced["fold"] == f].itertuples()]
-    own_b, own_a = np.mean([b for b, _ in own]), np.mean([a for _, a in own])
+    own = e.merge(forced[["fold", "group", "feature"]], on=["fold", "group", "feature"])
+    own = own.groupby("stage")[["frequency", "imbalance"]].mean()
+    b_imb, a_imb = own.loc["before", "imbalance"], own.loc["after", "imbalance"]
+    turn = (" and reverses: the other group now gets more of them" if a_imb < 0 < b_imb
+            else " and falls below the threshold" if a_imb < PAPER_THRESHOLDS.get(dataset, 0.01) <= b_imb else "")
     folds_text = f"{n} fold{'s' if n > 1 else ''}"
     out = {"axiom": (f"with the largest immutable imbalance turned into an A5 axiom on {folds_text} of {dataset_name(dataset)} "
-                     f"(for {' and '.join(ax_names)}; imbalance {own_b:.3f} on average, below the paper's threshold), that "
-                     f"imbalance goes {own_b:.3f} → {own_a:.3f}")}
+                     f"(for {' and '.join(ax_names)}; imbalance {b_imb:.3f} on average, below the paper's threshold), that "
+                     f"group's share of explanations on the feature goes {own.loc['before', 'frequency']:.3f} → "
+                     f"{own.loc['after', 'frequency']:.3f} and its imbalance {b_imb:+.3f} → {a_imb:+.3f}{turn}")}
     others = [f for f in dict.fromkeys(e.loc[~e["immutable"], "feature"])]
     others.sort(key=lambda f: (f != "priors-count", f))
     parts = []
@@ -242,7 +245,7 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
             b, a = np.array(pairs).T
             r = paired(a, b, larger=metric == "accuracy")
             out[key] = (f"the A5 axiom changes {label} {b.mean():.3f} → {a.mean():.3f} "
-                        f"({'over ' + str(r.n) + ' folds, p ' + format(r.p, '.3f') if r.n > 1 else 'one fold'})")
+                        f"({'over ' + str(r.n) + ' folds, ' + p_text(r) if r.n > 1 else 'one fold'})")
     return out
 
 
@@ -308,8 +311,6 @@ def weight_finding(fine: pd.DataFrame) -> str:
     """One sentence on the finer weight grid (:func:`~.records.fine_weight_frame`): per dataset,
     Spearman's ρ of performance and of CF-MSE against log₂(acc weight / CF weight) over the
     points' fold means, with exact p-values ("" without records)."""
-    from cffair.reporting.verdicts import spearman_exact
-
     parts = []
     for d, g in fine.groupby("dataset", sort=False):
         perf = performance_metric(d)
@@ -319,7 +320,7 @@ def weight_finding(fine: pd.DataFrame) -> str:
         n = g["fold"].nunique()
         parts.append(f"on {dataset_name(d)} ({len(m)} weight points, {n} fold{'s' if n > 1 else ''}) a heavier accuracy weight "
                      f"goes with {'higher' if t_p.rho > 0 else 'lower'} {metric_name(perf).split(' ')[0]} (ρ {t_p.rho:+.2f}, "
-                     f"p {t_p.p:.3f}) and {'higher' if t_c.rho > 0 else 'lower'} CF-MSE (ρ {t_c.rho:+.2f}, p {t_c.p:.3f}); "
+                     f"{p_text(t_p.p)}) and {'higher' if t_c.rho > 0 else 'lower'} CF-MSE (ρ {t_c.rho:+.2f}, {p_text(t_c.p)}); "
                      f"CF-MSE ranges {m['cf_mse'].min():.3f}–{m['cf_mse'].max():.3f} and {metric_name(perf).split(' ')[0]} "
                      f"{m[perf].min():.3f}–{m[perf].max():.3f}")
     return ("With the finer grid, " + "; ".join(parts) + ".") if parts else ""

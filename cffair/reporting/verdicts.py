@@ -260,8 +260,10 @@ class Evidence:
         return paired(x.loc[folds].to_numpy(), y.loc[folds].to_numpy(), larger=larger)
 
 
-def p_text(p: Paired) -> str:
-    """``"p 0.003"``, ``"p < 0.001"`` or ``"1 fold"``."""
-    if p.n < 2:
-        return "1 fold"
-    return "p < 0.001" if p.p < 0.001 else f"p {p.p:.3f}"
+def p_text(p: Paired | float) -> str:
+    """``"p 0.003"``, ``"p < 0.001"``, or ``"1 fold"`` for a comparison on one fold."""
+    if isinstance(p, Paired):
+        if p.n < 2:
+            return "1 fold"
+        p = p.p
+    return "p —" if math.isnan(p) else "p < 0.001" if p < 0.001 else f"p {p:.3f}"
