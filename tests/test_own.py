@@ -261,6 +261,8 @@ BAD_OPTIONS = [
     ("--baselines", "svm", ["argument --baselines", "'svm'", "cnf, gan, dcevae"]),
     ("--backend", "bogus", ["argument --backend", "'bogus'", "loky"]),
     ("--categorical", "onehot", ["argument --categorical", "invalid choice: 'onehot'"]),
+    ("--flow-hidden", "64,x", ["argument --flow-hidden", "'64,x'", "64,64,64"]),
+    ("--flow-hidden", "0", ["argument --flow-hidden", "widths >= 1"]),
 ]
 
 
@@ -347,12 +349,44 @@ def test_spec_error_names_the_file_and_line(tmp_path: Path, no_work: None, capsy
     ({"categorical": "onehot"}, ["categorical must be one of gumbel, flow, paper"]),
     ({"backend": "mpi"}, ["unknown backend 'mpi'"]),
     ({"quick": "yes"}, ["quick must be True or False"]),
+    ({"flow": {"epochs": 5}}, ["flow may not set 'epochs'", "the profile does"]),
+    ({"flow": {"hiden": [64]}}, ["unknown flow setting(s) ['hiden']", "hidden"]),
+    ({"counterfactuals_only": "yes"}, ["counterfactuals_only must be True or False"]),
 ])
 def test_api_checks_options_before_any_work(kwargs: dict[str, Any], words: list[str], tmp_path: Path, no_work: None) -> None:
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
     with pytest.raises(ConfigError) as err:
         own.run(csv, spec, **{"folds": 2, "quick": True, "out": tmp_path / "out", **kwargs})
     assert all(w in str(err.value) for w in words), str(err.value)
+
+
+def test_run_is_a_command_of_the_cli() -> None:
+    import argparse
+
+    from cffair.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert "run" in sub.choices
+
+
+def test_counterfactuals_only_stops_before_the_grid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the grid started")
+
+    monkeypatch.setattr("cffair.reproduce.run_grid", boom)
+    monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(registry.ENV_VAR, raising=False)
+    monkeypatch.setattr(registry, "_LOCAL", {})
+    args = _replace(_base(tmp_path), "--flow-hidden", "16,16") + ["--counterfactuals-only", "--quiet"]
+    assert main(args) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-1] == f"run: {(tmp_path / 'out').resolve() / 'run.json'}"
+    info = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert info["counterfactuals_only"] is True and info["registration"]["flow"] == {"hidden": [16, 16]}
+    assert not (tmp_path / "out" / "report.html").exists() and not list((tmp_path / "out" / "records").glob("*.json"))
 
 
 def test_api_default_settings_leave_out_cke_without_immutable_features(tmp_path: Path, no_work: None) -> None:
