@@ -243,7 +243,7 @@ def test_claims_table():
     ]
     table = reporting.claims_table(claims, caption="Claims")
     html = table.html
-    assert html.count("<tr>") == 4  # header + 3 claims
+    assert html.count("<tr>") == 5  # header + 3 claims + how verdicts are decided
     assert '<a href="../notebooks/q1_counterfactual_fairness.html">Q1</a>' in html
     assert "✔ holds" in html and "✘ does not hold" in html and "pending" in html
     assert "&lt;unfair&gt;" in html  # text is escaped

@@ -75,6 +75,8 @@ def test_claims_carry_five_verdicts_and_the_tally_counts_them():
     assert tally.counts == {V.HOLDS: 1, V.FAILS: 1, V.INCONCLUSIVE: 1, V.VACUOUS: 1, V.BY_CONSTRUCTION: 1, V.PENDING: 1}
     assert str(tally) == "6 claims: 1 holds, 1 does not hold, 1 inconclusive, 1 vacuous, 1 by construction, 1 pending."
     assert "<strong>6 claims</strong>" in tally._repr_html_()
+    assert "paired t-test over those folds gives p &lt; 0.05" in table.html and "<tfoot>" in table.html
+    assert "<tfoot>" not in reporting.claims_table(claims, rule=False).html
     with pytest.raises(DataError, match="verdict='maybe'"):
         reporting.claims_table([reporting.Claim("x", verdict="maybe")])
 

@@ -149,6 +149,7 @@ from cffair.reporting.verdicts import (
     MIN_TREND_POINTS,
     PENDING,
     VACUOUS,
+    VERDICT_RULE,
     VERDICTS,
     Evidence,
     Paired,
@@ -245,7 +246,8 @@ __all__ = [
     "CLAIM_CHECKS", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table", "claims_tally",
     "evaluate_claims",
     # verdicts
-    "ALPHA", "BY_CONSTRUCTION", "FAILS", "HOLDS", "INCONCLUSIVE", "MIN_TREND_POINTS", "PENDING", "VACUOUS", "VERDICTS",
+    "ALPHA", "BY_CONSTRUCTION", "FAILS", "HOLDS", "INCONCLUSIVE", "MIN_TREND_POINTS", "PENDING", "VACUOUS", "VERDICT_RULE",
+    "VERDICTS",
     "Evidence", "Paired", "Trend", "combine", "fmt", "p_text", "paired", "spearman_exact",
     # investigations
     "cke_finding", "pareto_front", "plot_explanation_imbalances", "plot_threshold_sweep", "plot_variants", "q2_finding",

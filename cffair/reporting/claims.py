@@ -49,6 +49,7 @@ from cffair.reporting.verdicts import (
     MIN_TREND_POINTS,
     PENDING,
     VACUOUS,
+    VERDICT_RULE,
     VERDICTS,
     Evidence,
     Paired,
@@ -131,11 +132,12 @@ def _claims(claims: Iterable[Claim | Mapping[str, Any]]) -> list[Claim]:
     return out
 
 
-def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | None = None) -> HTMLTable:
+def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | None = None, *, rule: bool = True) -> HTMLTable:
     """Render claims as an HTML table with columns claim, where shown, status, note.
 
     Each claim is a :class:`Claim` or a mapping with its fields (``claim``, ``where``,
     ``holds`` or ``verdict``, ``note``). ``where`` given as ``(text, href)`` becomes a link.
+    ``rule`` adds a last row stating how the verdicts are decided (:data:`VERDICT_RULE`).
     """
     records = _claims(claims)
     with_source = any(c.source for c in records)
@@ -164,7 +166,10 @@ def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | Non
         + "<th>where shown</th><th>status</th><th>note</th></tr></thead>\n"
         + "  <tbody>\n"
         + "\n".join(rows)
-        + "\n  </tbody>\n</table>"
+        + "\n  </tbody>\n"
+        + (f'  <tfoot><tr><td colspan="{6 if with_source else 5}" style="font-size: 0.9em;">{html.escape(VERDICT_RULE)}</td>'
+           "</tr></tfoot>\n" if rule else "")
+        + "</table>"
     )
     frame = pd.DataFrame(
         [{"claim": c.claim, "where": c.where if isinstance(c.where, str) else c.where[0], "status": claim_status(c.verdict), "note": c.note}

@@ -53,6 +53,7 @@ __all__ = [
     "PENDING",
     "VACUOUS",
     "VERDICTS",
+    "VERDICT_RULE",
     "Evidence",
     "Paired",
     "Trend",
@@ -76,6 +77,16 @@ PENDING = "pending"
 ALPHA = 0.05
 #: The fewest weight points whose exact Spearman test can reach p < 0.05 (5! = 120 orderings).
 MIN_TREND_POINTS = 5
+
+#: How the verdicts are decided, shown below the claims table (:func:`claims_table`, ``rule=True``).
+VERDICT_RULE = (
+    "How a verdict is decided: a comparison of two methods uses the folds both ran on; it holds (or does not) when a paired "
+    "t-test over those folds gives p < 0.05 in the claimed (or the opposite) direction, and is inconclusive otherwise; "
+    "a comparison on one fold (the paper's single-run Table 3) is decided by its sign. A trend over weights is decided by an "
+    "exact Spearman test over at least five weight points. Claims about counts and rankings are decided as their notes say. "
+    "Vacuous: the claim's precondition never occurred (e.g. no A5 axiom was added). By construction: our procedure makes the "
+    "claim true whatever the model."
+)
 
 
 @dataclass(frozen=True)
