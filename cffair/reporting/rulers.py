@@ -301,8 +301,10 @@ def ruler_table(records: Iterable[Mapping[str, Any]], caption: str | None = None
 def ruler_claims(records: Sequence[Mapping[str, Any]], keys: Sequence[str] = RULER_CLAIMS) -> pd.DataFrame:
     """The paper's Table 1 claims about counterfactual fairness checked on each ruler: a row per
     claim (``key``, ``claim``), for each ruler its status (:func:`claim_status`; "no records"
-    where no record carries the ruler) and note, and ``survives``: True when the verdict is the
-    same on every ruler the records carry, None while a ruler is missing."""
+    where no record carries the ruler) and note, ``survives``: True when the verdict is the same
+    on every ruler, None while a ruler is missing from the records, and ``reverses``: True when
+    one ruler says the claim holds and another that it does not (a change between a verdict and
+    "inconclusive" is a p-value crossing 5 %, not a reversal)."""
     recs = _table1(records)
     verdicts: dict[str, dict[str, Any]] = {}
     texts: dict[str, str] = {}
@@ -323,7 +325,10 @@ def ruler_claims(records: Sequence[Mapping[str, Any]], keys: Sequence[str] = RUL
             row[label] = claim_status(v[0]) if v else "no records"
             row[f"note ({label})"] = v[1] if v else ""
         states = [seen[n][0] for n in RULER_LABELS if n in seen]
-        row["survives"] = (len(set(map(str, states))) == 1) if len(states) == len(RULER_LABELS) else None
+        complete = len(states) == len(RULER_LABELS)
+        shown = {row[label] for label in RULER_LABELS.values()}
+        row["survives"] = len(set(map(str, states))) == 1 if complete else None
+        row["reverses"] = {claim_status(True), claim_status(False)} <= shown if complete else None
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -332,7 +337,11 @@ def ruler_claims_table(claims: pd.DataFrame, caption: str | None = None) -> HTML
     """:func:`ruler_claims` as a table: claim, its status on each ruler, and whether it survives
     the change of ruler."""
     shown = claims.set_index("key")[["claim", *RULER_LABELS.values()]].copy()
-    shown["same on every ruler?"] = claims.set_index("key")["survives"].map({True: "yes", False: "no"}).fillna("not yet known")
+    by_key = claims.set_index("key")
+    shown["same on every ruler?"] = [
+        "not yet known" if pd.isna(same) or same is None else "yes" if same else "no: it reverses" if rev
+        else "no: holds or fails on one ruler, inconclusive on another"
+        for same, rev in zip(by_key["survives"], by_key["reverses"])]
     return format_table(shown, caption)
 
 
@@ -348,8 +357,12 @@ def ruler_verdict_line(claims: pd.DataFrame) -> str:
                 f"{n} Table 1 claims about counterfactual fairness survive a change of ruler is not known yet: it needs "
                 "records made by today's code (`cffair reproduce --only appendix_c`).")
     same = claims[claims["survives"] == True]  # noqa: E712 (a column of True/False/None)
-    changed = claims[claims["survives"] == False]  # noqa: E712
+    reversed_ = claims[claims["reverses"] == True]  # noqa: E712
+    weaker = claims[(claims["survives"] == False) & (claims["reverses"] == False)]  # noqa: E712
     text = f"Of the paper's {n} Table 1 claims about counterfactual fairness, {len(same)} read the same on all three rulers"
-    if len(changed):
-        text += f" and {len(changed)} change{'s' if len(changed) == 1 else ''} with the ruler ({', '.join(changed['key'])})"
+    if len(weaker):
+        text += (f"; {len(weaker)} {'moves' if len(weaker) == 1 else 'move'} between a verdict and inconclusive "
+                 f"({', '.join(weaker['key'])})")
+    text += "; " + (f"{len(reversed_)} {'reverses' if len(reversed_) == 1 else 'reverse'} with the ruler "
+                    f"({', '.join(reversed_['key'])})" if len(reversed_) else "none reverses")
     return text + "."
