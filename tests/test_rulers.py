@@ -76,6 +76,30 @@ def test_twins_identical_to_the_factual_rows_give_a_cf_mse_of_zero(fold):
     assert same["n_pairs"] == len(ruled.test)  # one twin per test row, taken from the ruler's own set
 
 
+def test_a_method_whose_scores_use_the_twins_gets_each_rulers_own(fold):
+    """The plug-in PCF looks a row's twins up in the pairs it is given: on a ruler it is given that ruler's."""
+    _, ruled, _, _ = fold
+    base = _model(ruled)
+    given: list = []
+
+    def score_for(pairs):
+        given.append(pairs)
+        known = {r.tobytes() for r in np.asarray(np.vstack([pairs.x, pairs.x_cf]), dtype=np.float32)}
+
+        def fn(X):
+            X = np.asarray(X, dtype=np.float32)
+            if not all(r.tobytes() in known for r in X):
+                raise ValueError("a row outside the twins this score function was given")
+            return base(X)
+        return fn
+
+    m = ruled.evaluate(score_for(ruled.pairs_test), score_for=score_for)
+    # each other ruler's own pairs, once (the paper ruler's numbers are the top level's)
+    assert len(given) == 3 and given[1] is ruled.ruler_pairs_test["copy"]
+    assert given[2] is ruled.ruler_pairs_test["identical"]
+    assert m["rulers"] == ruled.evaluate(base)["rulers"]  # this score does not depend on the twins: the same numbers
+
+
 # ---------------------------------------------------------------------------- declarations (no flow fitted)
 def test_each_ruler_declares_a_valid_flow_and_the_producer_says_the_same():
     assert RULERS["paper"].input == "counterfactuals" and dict(RULERS["paper"].flow) == PAPER_TREATMENT

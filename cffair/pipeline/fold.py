@@ -125,20 +125,28 @@ class FoldData:
         return {name: self.pairs_test if twins is self.cfset else self.pairs(self.test, cfset=twins)
                 for name, twins in self.rulers.items()}
 
-    def evaluate(self, score_fn: Callable[[np.ndarray], np.ndarray], pairs: CFPairs | None = None) -> dict[str, Any]:
+    def evaluate(self, score_fn: Callable[[np.ndarray], np.ndarray], pairs: CFPairs | None = None, *,
+                 score_for: Callable[[CFPairs], Callable[[np.ndarray], np.ndarray]] | None = None) -> dict[str, Any]:
         """The shared evaluation (section 6.5) on this fold's test rows and CNF test pairs.
 
         Without ``pairs`` and with rulers, ``metrics["rulers"]`` holds ``{ruler: {metric: value}}``
         (:data:`RULER_METRICS`) from the same evaluation on each ruler's test pairs; the
         top-level metrics are unchanged by them.
+
+        Args:
+            score_for: for a method whose scores use the twins themselves (the plug-in PCF, which
+                mixes a row's prediction with its twins'): its score function given a ruler's
+                test pairs; by default ``score_fn`` scores every ruler.
         """
         own = pairs or self.pairs_test
         metrics = evaluate(score_fn, self.X_test, self.y_test, own, self.pair_subgroups(own), self.spec.target_kind)
         if pairs is None and self.rulers:
             metrics["rulers"] = {}
             for name, rp in self.ruler_pairs_test.items():
-                # the fold's own twins: the evaluation just made (the same computation on the same pairs)
-                m = metrics if rp is own else evaluate(score_fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp),
-                                                       self.spec.target_kind)
+                if rp is own:  # the fold's own twins: the evaluation just made (the same computation on the same pairs)
+                    m = metrics
+                else:
+                    fn = score_fn if score_for is None else score_for(rp)
+                    m = evaluate(fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), self.spec.target_kind)
                 metrics["rulers"][name] = {k: m[k] for k in RULER_METRICS}
         return metrics

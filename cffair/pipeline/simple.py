@@ -29,4 +29,6 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     else:
         raise ValueError(f"not a simple baseline: {cfg.setting!r}")
     fit_time = time.perf_counter() - t0
-    return fd.evaluate(model.predict_score), {"total": round(fit_time, 2)}, {}
+    # the plug-in PCF mixes a row's prediction with its twins': on a ruler it is given that ruler's twins
+    score_for = model.score_fn if cfg.setting == "pcf" else None
+    return fd.evaluate(model.predict_score, score_for=score_for), {"total": round(fit_time, 2)}, {}
