@@ -56,6 +56,7 @@ NOTEBOOKS = {
     "q4": "q4_queries",
     "appendix_a": "appendix_a_other_counterfactuals",
     "appendix_b": "appendix_b_axiom_weights",
+    "beyond": "beyond_the_paper",
     "appendix_c": "appendix_c_rulers",
     "q2_why": "q2_baselines",
     "q3_why": "q3_knowledge_extraction",

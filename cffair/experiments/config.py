@@ -57,6 +57,7 @@ CF_SOURCES = ("cnf", "gan")
 #: on (``None``: every fold of the profile; Adult fold 0 only, to fit the time budget).
 BEYOND_SETTINGS = ("beyond",)
 BEYOND_FOLDS: dict[str, tuple[int, ...] | None] = {"adult": (0,), "compas": None}
+GROUPS = (*GROUPS, "beyond")
 
 
 class ConfigError(CffairError, ValueError):
@@ -387,4 +388,6 @@ def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] = DATASETS, 
                 for acc_w, cf_w in WEIGHT_GRID:
                     cfgs.append(with_weights(replace(base, setting="ltn_acc_cf", tag=f"w{acc_w:g}-{cf_w:g}"), acc=acc_w, cf=cf_w))
             cfgs += investigation_grid(profile_name, ds, fold, groups & set(INVESTIGATION_GROUPS))
+            if "beyond" in groups and ds in BEYOND_FOLDS and (BEYOND_FOLDS[ds] is None or fold in BEYOND_FOLDS[ds]):
+                cfgs.append(replace(base, setting="beyond"))
     return list(dict.fromkeys(cfgs))
