@@ -273,7 +273,7 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     everything = E.paper_grid("full")
     assert len(paper) == 264 and everything[:0] == [] and set(paper) < set(everything)
     new = [c for c in everything if c not in set(paper)]
-    assert all(c.options or c.tag == "ref" for c in new)  # every investigation config is marked
+    assert all(c.options or c.tag == "ref" or c.method == "beyond" for c in new)  # every investigation config is marked
     assert all(not c.options for c in paper)
     assert len({c.key for c in everything}) == len(everything)
     by = lambda g: E.paper_grid("full", only=[g])  # noqa: E731

@@ -215,6 +215,37 @@ from cffair.reporting.rulers import (
     transition_tables,
 )
 
+from cffair.reporting.beyond import (  # noqa: E402
+    ADAPTIVE_VARIANTS,
+    RECOURSE_GROUPS,
+    INTERSECTION_VARIANTS,
+    NOTION_METRICS,
+    NOTION_VARIANTS,
+    VARIANT_LABELS,
+    adaptive_frame,
+    beyond_frame,
+    findings,
+    headline,
+    intersection_frame,
+    mean_table,
+    plot_adaptive,
+    plot_notions,
+    plot_recourse,
+    recourse_frame,
+)
+from cffair.reporting.report import (  # noqa: E402
+    best_methods,
+    cke_frame,
+    constant_runs,
+    eq3_frame,
+    figure_html,
+    method_frame,
+    per_fold_frame,
+    render_report,
+    subgroup_summary,
+    write_report,
+)
+
 __all__ = [
     # names
     "DATASET_NAMES", "DATASET_ORDER", "EXTRA_BASELINES", "FIGURE4_SETTINGS", "HIGHER_IS_BETTER", "METHOD_NAMES",
@@ -259,4 +290,6 @@ __all__ = [
     "RULER_CLAIMS", "RULER_LABELS", "RULER_METHODS", "SYNTHETIC_FILE", "SYNTHETIC_TREATMENTS", "plot_transition_tables",
     "ruler_claims", "ruler_claims_table", "ruler_coverage", "ruler_frame", "ruler_records", "ruler_table", "ruler_verdict_line",
     "synthetic_best", "synthetic_scores", "synthetic_table", "transition_tables",
+    # beyond the paper (section 8) and the own-data report
+    "ADAPTIVE_VARIANTS", "RECOURSE_GROUPS", "INTERSECTION_VARIANTS", "NOTION_METRICS", "NOTION_VARIANTS", "VARIANT_LABELS", "adaptive_frame", "beyond_frame", "findings", "headline", "intersection_frame", "mean_table", "plot_adaptive", "plot_notions", "plot_recourse", "recourse_frame", "best_methods", "cke_frame", "constant_runs", "eq3_frame", "figure_html", "method_frame", "per_fold_frame", "render_report", "subgroup_summary", "write_report",
 ]
