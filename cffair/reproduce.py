@@ -395,8 +395,13 @@ def resolve_mode(mode: str | None) -> str:
     return mode
 
 
-def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] = DATASETS, jobs: int = 1) -> list[dict[str, Any]]:
-    """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode."""
+def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] = DATASETS, jobs: int = 1,
+                *, missing_ok: bool = False) -> list[dict[str, Any]]:
+    """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode.
+
+    ``missing_ok``: return ``[]`` instead of raising when none is stored (a page section whose
+    records come with the next full regeneration; the page says so).
+    """
     mode = resolve_mode(mode)
     profile = "full" if mode == "render" else mode
     store = ResultsStore(results_root() / profile)
@@ -407,7 +412,7 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
         run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs=prepare_inputs(profile, datasets, jobs=jobs))
     keys = {c.key for c in cfgs}
     recs = [r for r in store.records() if ExperimentConfig.from_dict(r["config"]).key in keys]
-    if not recs:
+    if not recs and not missing_ok:
         raise FileNotFoundError(
             f"no results for {list(only)} in {store.root}; run `cffair reproduce --mode full` "
             "or execute the notebook with mode='quick'."
