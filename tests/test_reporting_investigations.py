@@ -198,6 +198,8 @@ def test_variants_frame_finding_and_summary():
     long = reporting.results_long(_q2_records(), "table1")
     assert set(long["method"]) == {"ltn_acc_cf", "cnf"}
     assert long.loc[(long.method == "ltn_acc_cf") & (long.metric == "cf_mse"), "mean"].iloc[0] == pytest.approx(0.028)
+    asked = _rec("compas", "ltn_acc_cf", 0, options={"x_hat": "random"}, perf=0.68, cf=0.027, flips=0.03)
+    assert len(reporting.variants_frame(_q2_records() + [asked])) == len(v)  # the paper's model asked query (2) again
     only_fold0 = _q2_records() + [_rec("compas", "ltn_acc_cf", 0, options={"x_hat": "random"}), _rec("compas", "beyond", 0)]
     assert {r["config"]["fold"] for r in reporting.paired_folds(only_fold0)} == {0, 1, 2}  # neither drops folds 1 and 2
 

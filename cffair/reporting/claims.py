@@ -537,7 +537,7 @@ def _q4_existence_query(e: Evidence) -> tuple[str, str]:
                                              for r in first.itertuples()))
     found = int(drawn["found"].sum())
     return (HOLDS if found == len(TABLE4_PAPER_SAT) and len(drawn) == len(TABLE4_PAPER_SAT) else FAILS), (
-        f"x̂ drawn at random among each subgroup's negatively predicted people (§7.4): a witness for {found} of {len(drawn)}. "
+        "a count over the four subgroups, x̂ drawn at random among each one's negatively predicted people (§7.4). "
         + query_finding(q))
 
 

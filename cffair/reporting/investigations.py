@@ -69,7 +69,7 @@ def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequ
     rows = []
     for (d, kind, m, label), g in v.groupby(["dataset", "kind", "method", "label"], sort=False):
         perf = g[performance_metric(d)].astype(float)
-        rows.append({"dataset": d, "kind": kind, "method": m, "label": label, "folds": len(g), "perf": perf.mean(),
+        rows.append({"dataset": d, "kind": kind, "method": m, "label": label, "folds": g["fold"].nunique(), "perf": perf.mean(),
                      "perf_sd": perf.std(ddof=1) if len(g) > 1 else np.nan, "cf_mse": g["cf_mse"].astype(float).mean(),
                      "cf_mse_sd": g["cf_mse"].astype(float).std(ddof=1) if len(g) > 1 else np.nan,
                      "cf_flip_rate": g["cf_flip_rate"].astype(float).mean()})

@@ -419,6 +419,8 @@ def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = N
         opts = cfg.get("options") or {}
         if ltn and cfg.get("tag") and not opts:
             continue  # the paper's appendix-B weight grid
+        if ltn and opts and set(opts) <= {"x_hat"}:
+            continue  # the paper's model again, asked query (2) another way (Q4)
         if not ltn and (cfg["setting"].startswith("ltn") or opts):
             continue
         kind = ("variant" if opts else "paper") if ltn else ("reference" if cfg.get("tag") == "ref" else "paper")
