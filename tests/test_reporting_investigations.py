@@ -234,6 +234,9 @@ def test_investigation_figures_draw_what_they_are_given(draw):
         fig = reporting.plot_variants(reporting.variants_frame(_q2_records()), "compas")
         assert len(fig.axes) == 2 and fig.axes[1].get_xlabel().startswith("flip rate")
         assert len(fig.axes[0].lines) == 6  # four variants, CNF recomputed (not its committed run) and the Pareto front
+        styles = {(ln.get_color(), ln.get_marker()) for ln in fig.axes[0].lines[:-1]}
+        assert len(styles) == 5  # every series is told apart by colour and marker
+        assert fig.axes[0].xaxis.get_major_formatter()(0.02, 0) == "0.02"
         with pytest.raises(DataError, match="run the q2_why group"):
             reporting.plot_variants(reporting.variants_frame(_q2_records()), "adult")
     elif draw == "imbalances":

@@ -166,10 +166,35 @@ def pareto_front(points: pd.DataFrame, x: str, y: str, y_higher: bool = True) ->
     return p.loc[keep]
 
 
+#: The families of Q2's variants (one colour each; a marker per member), recognised by their labels.
+_FAMILIES: tuple[tuple[str, str], ...] = (("baseline", "baselines"), ("lr ", "learning rate"), ("fairness epochs", "fairness stage"),
+                                           ("p = ", "A4's exponent p"), ("weights", "A4's weight"), ("reference", "A4's exponent p"))
+
+
+def _family(name: str) -> str:
+    if not name.startswith("LTN(acc+CF): "):
+        return "baselines"
+    label = name.removeprefix("LTN(acc+CF): ")
+    if label.startswith("p = ") and "weights" in label:
+        return "p and weight"
+    return next((fam for key, fam in _FAMILIES if key in label), "other")
+
+
+def _plain_log_ticks(ax: Any) -> None:
+    """Log axis ticks at 1, 2 and 5 times powers of ten, written as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def plot_variants(variants: pd.DataFrame, dataset: str = "compas", *, title: str | None = None) -> Figure:
     """Accuracy (or MSE) against CF-MSE and against the flip rate for every LTN(acc+CF) variant
     and baseline on ``dataset`` (means over folds), with the Pareto front (the points no other
-    beats in both) as a dashed line. The right panel is left out when no record has a flip rate."""
+    beats in both) as a dashed line; a colour per family of variants (learning rate, fairness
+    stage, A4's exponent, A4's weight, baselines), a marker per member. The right panel is left
+    out when no record has a flip rate."""
     import matplotlib.pyplot as plt
 
     s = q2_summary(variants, dataset)
@@ -177,28 +202,37 @@ def plot_variants(variants: pd.DataFrame, dataset: str = "compas", *, title: str
         raise DataError(f"no LTN(acc+CF) or baseline records for {dataset}; run the q2_why group.")
     perf = performance_metric(dataset)
     s = s.assign(name=[_series_name(m, k, lab) for m, k, lab in zip(s["method"], s["kind"], s["label"])])
+    s = s.assign(family=[_family(n) for n in s["name"]]).sort_values(["family", "name"], kind="stable")
     panels = ["cf_mse"] + (["cf_flip_rate"] if s["cf_flip_rate"].notna().any() else [])
+    families = list(dict.fromkeys(s["family"]))
+    fam_colour = dict(zip(families, palette(len(families))))
     names = list(dict.fromkeys(s["name"]))
-    colours = dict(zip(names, palette(len(names))))
-    markers = {n: MARKERS[i % len(MARKERS)] for i, n in enumerate(names)}
+    member = {n: i for fam in families for i, n in enumerate(dict.fromkeys(s.loc[s["family"] == fam, "name"]))}
     with book_style():
         fig, axes = plt.subplots(1, len(panels), figsize=(MAX_WIDTH_IN, 3.4), layout="constrained", squeeze=False)
         handles = {}
         for ax, x in zip(axes.flat, panels):
             for r in s.itertuples():
-                handles[r.name] = ax.plot(getattr(r, x), r.perf, marker=markers[r.name], color=colours[r.name], linestyle="none",
-                                          markersize=8, markeredgecolor="white", markeredgewidth=0.6)[0]
+                handles[r.name] = ax.plot(getattr(r, x), r.perf, marker=MARKERS[member[r.name] % len(MARKERS)],
+                                          color=fam_colour[r.family], linestyle="none", markersize=8, markeredgecolor="white",
+                                          markeredgewidth=0.6)[0]
             front = pareto_front(s.rename(columns={"perf": "y"}), x, "y", y_higher=perf == "accuracy")
             ax.plot(front[x], front["y"], linestyle="--", color="#777777", linewidth=1, zorder=0)
             ax.set_xscale("log")
+            _plain_log_ticks(ax)
             ax.set_xlabel(("CF-MSE" if x == "cf_mse" else "flip rate") + " (log, lower is better)")
             ax.set_ylabel(metric_name(perf))
-        legend_below(fig, [handles[n] for n in names], names, ncol=2)
-        fig.suptitle(title or dataset_name(dataset))
+        legend_below(fig, [handles[n] for n in names], [n.removeprefix("LTN(acc+CF): ") for n in names], ncol=2)
+        fig.suptitle(title or f"{dataset_name(dataset)}: LTN(acc+CF) variants and baselines")
         return finish(fig)
 
 
 # ---------------------------------------------------------------------------- Q3
+def _signed(v: float) -> str:
+    """``"+0.038"``, ``"−0.042"`` (a true minus sign)."""
+    return f"{v:+.3f}".replace("-", "−")
+
+
 def _largest(frame: pd.DataFrame) -> pd.Series:
     """The largest imbalance (over groups) of each fold × stage × feature."""
     return frame.groupby(["fold", "stage", "feature"])["imbalance"].max()
@@ -220,13 +254,13 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
     own = e.merge(forced[["fold", "group", "feature"]], on=["fold", "group", "feature"])
     own = own.groupby("stage")[["frequency", "imbalance"]].mean()
     b_imb, a_imb = own.loc["before", "imbalance"], own.loc["after", "imbalance"]
-    turn = (" and reverses: the other group now gets more of them" if a_imb < 0 < b_imb
+    turn = (": the gap reverses, the other group now gets more of them" if a_imb < 0 < b_imb
             else " and falls below the threshold" if a_imb < PAPER_THRESHOLDS.get(dataset, 0.01) <= b_imb else "")
     folds_text = f"{n} fold{'s' if n > 1 else ''}"
     out = {"axiom": (f"with the largest immutable imbalance turned into an A5 axiom on {folds_text} of {dataset_name(dataset)} "
                      f"(for {' and '.join(ax_names)}; imbalance {b_imb:.3f} on average, below the paper's threshold), that "
                      f"group's share of explanations on the feature goes {own.loc['before', 'frequency']:.3f} → "
-                     f"{own.loc['after', 'frequency']:.3f} and its imbalance {b_imb:+.3f} → {a_imb:+.3f}{turn}")}
+                     f"{own.loc['after', 'frequency']:.3f} and its imbalance {_signed(b_imb)} → {_signed(a_imb)}{turn}")}
     others = [f for f in dict.fromkeys(e.loc[~e["immutable"], "feature"])]
     others.sort(key=lambda f: (f != "priors-count", f))
     parts = []
@@ -298,6 +332,7 @@ def plot_threshold_sweep(sweep: pd.DataFrame, *, title: str | None = None) -> Fi
         for t in sorted({PAPER_THRESHOLDS.get(d, 0.01) for d, _ in series}):
             ax.axvline(t, color="#999999", linestyle=":", linewidth=1)
         ax.set_xscale("log")
+        _plain_log_ticks(ax)
         ax.set_xlabel("imbalance threshold (log; dotted: the paper's)")
         ax.set_ylabel("imbalances at or above it")
         legend_below(fig, handles, [f"{dataset_name(d)}, {f}" for d, f in series], ncol=2)
