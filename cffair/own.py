@@ -44,6 +44,7 @@ from typing import Any
 from cffair import datasets as D
 from cffair.experiments.config import BASELINES, LTN_SETTINGS, ConfigError, ExperimentConfig
 from cffair.experiments.store import ResultsStore
+from cffair.errors import CffairWarning
 
 #: Baselines run when none are chosen: Table 1's (the CNF-augmented MLP, the GAN, DCEVAE).
 DEFAULT_BASELINES: tuple[str, ...] = ("cnf", "gan", "dcevae")
@@ -374,7 +375,8 @@ def run(
     found = _collect(caught)
     for w in found:  # shown after the run as well as listed in the report
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    messages = [f"{w.category.__name__}: {w.message}" for w in found]
+    # the report lists cffair's own warnings (data, graph, counterfactuals), not a library's chatter
+    messages = [f"{w.category.__name__}: {w.message}" for w in found if issubclass(w.category, CffairWarning)]
     info = {
         "plan": p.to_dict(),
         "registration": reg.to_dict() if reg else None,
