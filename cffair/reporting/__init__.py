@@ -161,18 +161,6 @@ from cffair.reporting.verdicts import (
     paired,
     spearman_exact,
 )
-from cffair.reporting.report import (
-    best_methods,
-    cke_frame,
-    constant_runs,
-    eq3_frame,
-    figure_html,
-    method_frame,
-    per_fold_frame,
-    render_report,
-    subgroup_summary,
-    write_report,
-)
 from cffair.reporting.reproduction import (
     baseline_seconds_frame,
     core_seconds_frame,
@@ -296,9 +284,6 @@ __all__ = [
     # investigations
     "cke_finding", "pareto_front", "plot_explanation_imbalances", "plot_threshold_sweep", "plot_variants", "q2_finding",
     "q2_summary", "q2_table", "query_finding", "query_summary", "weight_finding",
-    # report (own data)
-    "best_methods", "cke_frame", "constant_runs", "eq3_frame", "figure_html", "method_frame", "per_fold_frame",
-    "render_report", "subgroup_summary", "write_report",
     # reproduction
     "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "husband_flip_frame", "load_benchmarks",
     "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "stage_seconds_frame",
