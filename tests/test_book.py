@@ -559,9 +559,6 @@ def reading_problems(report: PageReport, html_root: Path) -> list[str]:
     return problems
 
 
-#: Pages added at the end of round 2 whose wide tables still scroll sideways at 1280 px (own data,
-#: appendix C's claims table, beyond the paper): a known, open defect to fix, not a rule relaxed.
-KNOWN_WIDE = frozenset({"book/own_data", "notebooks/appendix_c_rulers", "notebooks/beyond_the_paper"})
 
 
 def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
@@ -608,8 +605,6 @@ def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
                     if page in PAGES_WITH_MATH and report.math == 0:
                         problems.append("no typeset equation (mjx-container): MathJax did not run")
                     found = reading_problems(report, html_root)
-                    if page in KNOWN_WIDE:  # open defect, named in the closing note: wide tables on these pages
-                        found = [f for f in found if "scrolls sideways" not in f]
                     problems += found
                 if problems:
                     failures.append(f"{page}.html:\n  " + "\n  ".join(problems))

@@ -140,7 +140,7 @@ def test_report_table1_cells_are_the_records_means_and_sds(api_run: tuple) -> No
         for k, cell in zip(metrics, row[1:], strict=True):
             v = np.array(values[k])
             assert len(v) == 2
-            assert cell.replace("*", "") == f"{v.mean():.3f} ± {v.std(ddof=1):.3f}", (method, k)
+            assert cell.replace("*", "").replace("\u00a0", " ") == f"{v.mean():.3f} ± {v.std(ddof=1):.3f}", (method, k)
 
 
 def test_report_methods_follow_the_plan_order(api_run: tuple) -> None:

@@ -96,7 +96,7 @@ def test_the_chapter_shows_the_records_it_computed(executed: tuple[dict, float, 
     table = html[html.index("Table 1 on the credit data"):]
     table = table[: table.index("</table>")]
     for setting in ("ltn_acc", "ltn_acc_cf", "cnf", "unaware"):
-        row = re.search(re.escape(f"<th>{method_name(setting)}</th>") + r"\s*<td>(?:<strong>)?([0-9.]+) ± ([0-9.]+)", table)
+        row = re.search(re.escape(f"<th>{method_name(setting)}</th>") + r"\s*<td>(?:<strong>)?([0-9.]+)[ \u00a0]±[ \u00a0]([0-9.]+)", table)
         assert row, (setting, table[:400])
         acc = np.array([r["metrics"]["accuracy"] for r in records if r["config"]["setting"] == setting])
         assert row.group(1) == f"{acc.mean():.3f}" and row.group(2) == f"{acc.std(ddof=1):.3f}", setting

@@ -218,11 +218,11 @@ def test_format_table_html():
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
     assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
-    assert "white-space: nowrap" in html  # compact by default: cells do not wrap
+    assert "font-size: 0.85em" in html  # compact by default
     plain = reporting.format_table(wide, "T", compact=False).html
-    assert "<caption>T</caption>" in plain and "nowrap" not in plain
+    assert "<caption>T</caption>" in plain and "font-size" not in plain
     assert html.count("<strong>") == 12
-    assert "0.812 ± 0.001" in html
+    assert "0.812\u00a0±\u00a00.001" in html  # a number with its sd never breaks
     nan_html = reporting.format_table(pd.DataFrame({"a": pd.array([1, None], dtype="Int64")})).html
     assert "—" in nan_html and "NA" not in nan_html
 
@@ -325,11 +325,18 @@ def test_comparison_and_results_tables_render():
     assert list(by_column.frame.columns) == ["Unaware MLP", "Plug-in PCF"]
 
 
-def test_format_table_wraps_only_when_asked():
-    frame = pd.DataFrame({"a": ["a long text cell"]})
-    assert "white-space: nowrap" in reporting.format_table(frame).html
-    wrapped = reporting.format_table(frame, wrap=True).html
-    assert "white-space: nowrap" not in wrapped.split("<caption")[0] and "font-size: 0.85em" in wrapped
+def test_format_table_lets_words_wrap_and_keeps_numbers_on_one_line():
+    frame = pd.DataFrame({"text": ["a long text cell", "p = 0.02 (paired t)"], "number": ["0.812 ± 0.001", "0.44 → 0.26"]},
+                         index=["LTN(acc+CF): p = 6", "1 : 3"])
+    html = reporting.format_table(frame).html
+    assert "nowrap" not in html and "font-size: 0.85em" in html
+    # numbers and signs: non-breaking spaces; words (also words with numbers): ordinary spaces
+    assert "0.812\u00a0±\u00a00.001" in html and "0.44\u00a0→\u00a00.26" in html
+    assert "a long text cell" in html and "p = 0.02 (paired t)" in html
+    assert "LTN(acc+CF): p = 6" in html and "1\u00a0:\u00a03" in html
+    # bold cells are found by the original labels
+    bold = reporting.format_table(frame, bold=[("1 : 3", "number")]).html
+    assert "<strong>0.44\u00a0→\u00a00.26</strong>" in bold
 
 
 def test_tidy_table_keeps_renames_and_formats_the_named_columns():

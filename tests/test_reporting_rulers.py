@@ -51,14 +51,18 @@ def test_ruler_table_means_and_sds_over_folds_bold_lowest_dash_where_missing():
     recs += [_record("compas", "cnf", f, cf, {"default": d, "independent": i})
              for f, (cf, d, i) in enumerate([(0.01, 0.20, 0.01), (0.01, 0.20, 0.03)])]
     recs.append(_record("adult", "gan", 0, 0.05, None))
-    html = reporting.ruler_table(recs, "cap").html
+    both = reporting.ruler_table(recs, "cap").html.replace("\u00a0", " ")  # a number and its sd never break
+    html = reporting.ruler_table(recs, "cap", metrics=["cf_mse"]).html.replace("\u00a0", " ")
+    assert "worst subgroup" in both and "worst subgroup" not in html
     assert "0.030 ± 0.014" in html  # LTN(acc+CF) on the paper's flow: mean and sample sd of 0.02, 0.04
     assert "<strong>0.120 ± 0.028</strong>" in html  # default flow: LTN's 0.12 beats CNF's 0.20
     assert "<strong>0.010 ± 0.000</strong>" in html  # paper's flow: CNF lowest
     assert "<strong>0.020 ± 0.014</strong>" in html and "<strong>0.040 ± 0.014</strong>" not in html  # independent: CNF 0.02 < 0.04
     assert html.index("COMPAS") > html.index("Adult")  # the paper's dataset order
-    gan_row = html[html.index("GAN"):].split("</tr>")[0]
+    gan_row = both[both.index("GAN"):].split("</tr>")[0]
     assert gan_row.count("—") == 4  # no default or independent ruler: CF-MSE and worst subgroup
+    with pytest.raises(DataError, match="unknown ruler-table metric"):
+        reporting.ruler_table(recs, "cap", metrics=["accuracy"])
     assert html.split("<tbody>")[1].count("<tr>") == 3  # a row per dataset and method
 
 
@@ -120,6 +124,10 @@ def test_synthetic_table_bolds_the_best_generated_treatment_never_the_oracle():
     html = reporting.synthetic_table(_scores(), "cap").html
     assert html.count("<strong>0.040</strong>") == 2 and "<strong>0.020</strong>" not in html  # the oracle is the reference
     assert html.count("<strong>1.100</strong>") == 2 and "<strong>0.990</strong>" not in html
+    gaps = reporting.synthetic_table(_scores(), "cap", metrics=["table_gap"]).html
+    assert "CF-MSE ÷ true" not in gaps and gaps.count("<strong>0.040</strong>") == 2
+    with pytest.raises(DataError, match="unknown suite metric"):
+        reporting.synthetic_table(_scores(), "cap", metrics=["gap"])
 
 
 def test_reading_the_benchmark_files_names_the_command_when_missing(tmp_path):

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.reporting.names import dataset_name
 from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
 from cffair.reporting.tables import HTMLTable, format_table
 
@@ -100,15 +101,19 @@ def beyond_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def mean_table(frame: pd.DataFrame, variants: Sequence[str], columns: Mapping[str, str], caption: str,
-               decimals: int = 3) -> HTMLTable:
-    """``mean ± sd`` over folds of ``columns`` (raw → label), one row per dataset × variant."""
+               decimals: int | Mapping[str, int] = 3) -> HTMLTable:
+    """``mean ± sd`` over folds of ``columns`` (raw → label), one row per dataset × variant.
+
+    ``decimals``: for every column, or per raw column name (3 for a column not named).
+    """
     sub = frame[frame["variant"].isin(variants)]
     cells = []
     for (ds, var), g in sub.groupby(["dataset", "variant"], sort=False):
-        row = {"dataset": ds, "variant": VARIANT_LABELS.get(var, var), "folds": len(g)}
+        row = {"dataset": dataset_name(ds), "variant": VARIANT_LABELS.get(var, var), "folds": len(g)}
         for c, label in columns.items():
+            k = decimals.get(c, 3) if isinstance(decimals, Mapping) else decimals
             v = pd.to_numeric(g[c], errors="coerce").dropna() if c in g else pd.Series(dtype=float)
-            row[label] = "—" if v.empty else (f"{v.mean():.{decimals}f}" + (f" ± {v.std():.{decimals}f}" if len(v) > 1 else ""))
+            row[label] = "—" if v.empty else (f"{v.mean():.{k}f}" + (f" ± {v.std():.{k}f}" if len(v) > 1 else ""))
         cells.append(row)
     out = pd.DataFrame(cells)
     order = {v: i for i, v in enumerate(VARIANT_LABELS[x] for x in variants)}

@@ -170,9 +170,10 @@ def plot_subgroup_cf_mse(
             else:
                 ax.set_xlim(left=0)
         g.tight_layout()
-        legend_below(g.figure, patch_handles(setting_colours(settings)), names, ncol=len(settings))
-        if title:
-            g.figure.suptitle(title)
+        # at most four legend entries a row: six in one row made the figure wider than the text column
+        legend_below(g.figure, patch_handles(setting_colours(settings)), names, ncol=len(settings) if len(settings) <= 4 else 3)
+        if title:  # above the panel titles, not on them
+            g.figure.suptitle(title, y=1.0 + 0.25 / g.figure.get_figheight())
         return finish(g.figure)
 
 

@@ -122,27 +122,33 @@ def _ties(values: pd.Series, decimals: int = 4) -> list[str]:
     return [str(k) for k in r.index[r == r.min()]]
 
 
+_SUITE_METRICS = {"table_gap": "transition-table gap ↓", "cf_mse_ratio": "CF-MSE ÷ true (→ 1)"}
+
+
 def synthetic_table(scores: pd.DataFrame, caption: str | None = None,
-                    treatments: Sequence[str] = SYNTHETIC_TREATMENTS) -> HTMLTable:
-    """The suite as one table: a row per model and intervention, for each treatment the largest
-    transition-table gap (lower is better; "—" without category nodes) and the CF-MSE ratio
-    (closer to 1 is better); the best generated treatment of each row in bold (the oracle is the
-    reference, never bold)."""
+                    treatments: Sequence[str] = SYNTHETIC_TREATMENTS,
+                    metrics: Sequence[str] = ("table_gap", "cf_mse_ratio")) -> HTMLTable:
+    """The suite as a table: a row per model and intervention, for each treatment the largest
+    transition-table gap (``table_gap``: lower is better; "—" without category nodes) and the
+    CF-MSE ratio (``cf_mse_ratio``: closer to 1 is better), either or both by ``metrics``; the best
+    generated treatment of each row in bold (the oracle is the reference, never bold)."""
+    unknown = sorted(set(metrics) - set(_SUITE_METRICS))
+    if unknown or not metrics:
+        raise DataError(f"unknown suite metric(s) {unknown or list(metrics)}; choose from {list(_SUITE_METRICS)}.")
     sub = scores[scores["treatment"].isin(treatments)]
-    gap = sub.pivot_table(index=["model", "intervention"], columns="treatment", values="table_gap", sort=False)
-    ratio = sub.pivot_table(index=["model", "intervention"], columns="treatment", values="cf_mse_ratio", sort=False)
-    order = [t for t in treatments if t in ratio.columns]
-    frame = pd.concat({"transition-table gap ↓": gap.reindex(columns=order),
-                       "CF-MSE ÷ true (→ 1)": ratio.reindex(columns=order)}, axis=1)
+    parts = {m: sub.pivot_table(index=["model", "intervention"], columns="treatment", values=m, sort=False) for m in metrics}
+    order = [t for t in treatments if t in parts[metrics[0]].columns]
+    frame = pd.concat({_SUITE_METRICS[m]: p.reindex(columns=order) for m, p in parts.items()}, axis=1)
     frame = frame.reindex(scores[["model", "intervention"]].drop_duplicates().itertuples(index=False, name=None))
     frame.index.names = ["model", "intervention"]
     bold = []
     generated = [t for t in order if t != "oracle"]
     for idx, row in frame.iterrows():
-        g = row["transition-table gap ↓"][generated].dropna()
-        r = (row["CF-MSE ÷ true (→ 1)"][generated] - 1).abs().dropna()
-        bold += [(idx, ("transition-table gap ↓", t)) for t in (_ties(g, 3) if len(g) else [])]
-        bold += [(idx, ("CF-MSE ÷ true (→ 1)", t)) for t in (_ties(r, 3) if len(r) else [])]
+        for m in metrics:
+            label = _SUITE_METRICS[m]
+            v = row[label][generated]
+            v = (v if m == "table_gap" else (v - 1).abs()).dropna()
+            bold += [(idx, (label, t)) for t in (_ties(v, 3) if len(v) else [])]
     return format_table(frame, caption, bold=bold)
 
 
@@ -265,15 +271,23 @@ def ruler_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def ruler_table(records: Iterable[Mapping[str, Any]], caption: str | None = None, decimals: int = 3) -> HTMLTable:
+_RULER_TABLE_METRICS = {"cf_mse": "CF-MSE", "cf_mse_worst_subgroup": "worst subgroup"}
+
+
+def ruler_table(records: Iterable[Mapping[str, Any]], caption: str | None = None, decimals: int = 3,
+                metrics: Sequence[str] = ("cf_mse", "cf_mse_worst_subgroup")) -> HTMLTable:
     """Table 1 on the three rulers: a row per dataset and method, the performance (the same on
-    every ruler), then CF-MSE and worst-subgroup CF-MSE on each ruler (mean ± sd over folds;
-    "—" where the records lack that ruler); the lowest CF-MSE of each dataset and ruler in bold."""
+    every ruler), then CF-MSE and/or worst-subgroup CF-MSE (``metrics``) on each ruler (mean ± sd
+    over folds; "—" where the records lack that ruler); the lowest of each dataset, metric and
+    ruler in bold."""
+    unknown = sorted(set(metrics) - set(_RULER_TABLE_METRICS))
+    if unknown or not metrics:
+        raise DataError(f"unknown ruler-table metric(s) {unknown or list(metrics)}; choose from {list(_RULER_TABLE_METRICS)}.")
     frame = ruler_frame(records)
     if frame.empty:
         raise DataError("no Table 1 records to show on the rulers.")
     rows: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
-    best: dict[tuple[str, str], tuple[float, tuple[str, str]]] = {}
+    best: dict[tuple[str, str, str], tuple[float, tuple[str, str]]] = {}
     for (d, m), g in frame.groupby(["dataset", "method"], sort=False):
         key = (dataset_name(d), method_name(m))
         perf = performance_metric(d)
@@ -281,12 +295,13 @@ def ruler_table(records: Iterable[Mapping[str, Any]], caption: str | None = None
         prefix = "MSE " if perf == "mse" else ""
         perf_text = prefix + format_cell(paper[perf].mean(), paper[perf].std(), decimals) if len(paper) else "—"
         cells = {("", "accuracy / MSE"): perf_text}
-        for metric, label in (("cf_mse", "CF-MSE"), ("cf_mse_worst_subgroup", "worst subgroup")):
+        for metric in metrics:
+            label = _RULER_TABLE_METRICS[metric]
             for r, rl in RULER_LABELS.items():
                 v = g.loc[g["ruler"] == r, metric].dropna()
                 cells[(label, rl)] = format_cell(v.mean(), v.std(), decimals) if len(v) else "—"
-                if metric == "cf_mse" and len(v) and ((d, r) not in best or v.mean() < best[(d, r)][0]):
-                    best[(d, r)] = (float(v.mean()), key)
+                if len(v) and ((d, metric, r) not in best or v.mean() < best[(d, metric, r)][0]):
+                    best[(d, metric, r)] = (float(v.mean()), key)
         rows[key] = cells
     shown = pd.DataFrame.from_dict(rows, orient="index")
     shown.columns = pd.MultiIndex.from_tuples(shown.columns)
@@ -294,7 +309,7 @@ def ruler_table(records: Iterable[Mapping[str, Any]], caption: str | None = None
     methods = {method_name(m): i for i, m in enumerate(RULER_METHODS)}
     shown = shown.loc[sorted(shown.index, key=lambda k: (order.get(k[0], 99), methods.get(k[1], 99)))]
     shown.index = pd.MultiIndex.from_tuples(shown.index, names=["dataset", "method"])
-    bold = [(key, ("CF-MSE", RULER_LABELS[r])) for (d, r), (_, key) in best.items()]
+    bold = [(key, (_RULER_TABLE_METRICS[m], RULER_LABELS[r])) for (d, m, r), (_, key) in best.items()]
     return format_table(shown, caption, bold=bold)
 
 

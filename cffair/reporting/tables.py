@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -35,31 +36,26 @@ from cffair.reporting.names import (
 from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables
 from cffair.reporting.records import check_results, find_record, results_long, weight_grid_frame
 
-__all__ = [
-    "CAPTION_STYLE",
-    "HTMLTable",
-    "axiom_label",
-    "best_cells",
-    "compare",
-    "comparison_table",
-    "delta_summary",
-    "eq3_table",
-    "format_cell",
-    "format_delta",
-    "format_table",
-    "paper_table",
-    "query_profiles",
-    "query_sat_table",
-    "query_table",
-    "results_table",
-    "side_by_side",
-    "table3_comparison",
-    "table5_frame",
-    "table6_frame",
-    "tidy_table",
-]
+__all__ = ["CAPTION_STYLE", "HTMLTable", "axiom_label", "best_cells", "compare", "comparison_table", "delta_summary",
+           "eq3_table", "format_cell", "format_delta", "format_table", "paper_table", "query_profiles",
+           "query_sat_table", "query_table", "results_table", "side_by_side", "table3_comparison", "table5_frame",
+           "table6_frame", "tidy_table"]
 
-_COMPACT_STYLE = "font-size: 0.85em; white-space: nowrap;"
+_COMPACT_STYLE = "font-size: 0.85em;"
+#: A cell of numbers and signs only (no letters): it stays on one line.
+_NUMBERS = re.compile(r"^[^A-Za-z]*\d[^A-Za-z]*$")
+
+
+def _unbreakable(v: Any) -> Any:
+    """``v`` with non-breaking spaces if it is text made of numbers and signs only."""
+    return v.replace(" ", "\u00a0") if isinstance(v, str) and _NUMBERS.match(v) else v
+
+
+def _unbreakable_labels(index: pd.Index) -> pd.Index:
+    """Row labels are words: they wrap. Only labels of numbers (e.g. ``1 : 3``) keep together."""
+    if isinstance(index, pd.MultiIndex):
+        return index.set_levels([lv.map(_unbreakable) for lv in index.levels])
+    return index.map(_unbreakable)
 #: Style of a caption above a table (wraps, left-aligned, at most a text column wide).
 CAPTION_STYLE = "white-space: normal; text-align: left; max-width: 42rem;"
 
@@ -113,7 +109,6 @@ def format_table(
     bold: Iterable[tuple[Any, Any]] = (),
     escape: bool = True,
     compact: bool = True,
-    wrap: bool = False,
 ) -> HTMLTable:
     """An HTML table of ``frame`` for the book (plain :meth:`pandas.DataFrame.to_html`, no jinja2).
 
@@ -124,12 +119,13 @@ def format_table(
         float_format: format of float cells.
         bold: ``(row label, column label)`` cells to set in bold (e.g. the row-wise best).
         escape: escape HTML in cells (turn off only for trusted cells that hold links).
-        compact: a smaller font and no line breaks inside cells (``0.812 ± 0.001`` stays on one line).
-        wrap: with ``compact``, let text cells and headers break lines (for tables of words).
+        compact: a smaller font. In every table, words and headers break lines where the column
+            needs it, numbers never: a cell of numbers and signs (``0.812 ± 0.001``, ``0.44 → 0.26``)
+            has its spaces made non-breaking.
     """
     bold = set(bold)
     # Missing values of any dtype (NaN, None, pd.NA of nullable columns) show as "—".
-    shown = frame.astype(object).where(frame.notna(), np.nan)
+    shown = frame.astype(object).where(frame.notna(), np.nan).map(_unbreakable)
     if bold:
         # Format every cell to text ourselves, so that bold cells can carry <strong> tags.
         def text(v: Any) -> str:
@@ -145,6 +141,7 @@ def format_table(
         for r, c in bold:
             shown.at[r, c] = f"<strong>{shown.at[r, c]}</strong>"
         escape = False
+    shown.index = _unbreakable_labels(shown.index)
     table_html = shown.to_html(
         index=index,
         escape=escape,
@@ -155,8 +152,7 @@ def format_table(
         sparsify=True,
     )
     if compact:
-        style = _COMPACT_STYLE.replace(" white-space: nowrap;", "") if wrap else _COMPACT_STYLE
-        table_html = table_html.replace("<table ", f'<table style="{style}" ', 1)
+        table_html = table_html.replace("<table ", f'<table style="{_COMPACT_STYLE}" ', 1)
     if caption:
         cap_style = f' style="{CAPTION_STYLE}"' if compact else ""
         table_html = table_html.replace(">", f">\n  <caption{cap_style}>{html.escape(caption)}</caption>", 1)
