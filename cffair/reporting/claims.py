@@ -41,6 +41,7 @@ from cffair.reporting.records import (
     weight_grid_frame,
 )
 from cffair.reporting.tables import CAPTION_STYLE, HTMLTable, axiom_label
+from cffair.reporting.why import cke_steps_finding, cke_threshold_finding, gan_twins_finding, subgroup_drop_finding
 from cffair.reporting.verdicts import (
     BY_CONSTRUCTION,
     FAILS,
@@ -60,17 +61,8 @@ from cffair.reporting.verdicts import (
     spearman_exact,
 )
 
-__all__ = [
-    "CLAIM_CHECKS",
-    "Claim",
-    "ClaimCheck",
-    "ClaimsTally",
-    "claim_check",
-    "claim_status",
-    "claims_table",
-    "claims_tally",
-    "evaluate_claims",
-]
+__all__ = ["CLAIM_CHECKS", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table", "claims_tally",
+           "evaluate_claims"]
 
 
 # ---------------------------------------------------------------------------- claims and their table
@@ -335,7 +327,8 @@ def _q1_adult_white_males(e: Evidence) -> tuple[str, str]:
     holds = bool(len(drop) and drop.index[0] == "Male, White" and better > len(others) / 2)
     return (HOLDS if holds else FAILS), (f"a ranking of fold means, no test: largest drop acc → acc+CF: {drop.index[0]} "
                                          f"({_fmt(drop.iloc[0])}; white males {_fmt(drop.get('Male, White'))}); "
-                                         f"acc+CF_sg below acc+CF in {better} of {len(others)} other subgroups")
+                                         f"acc+CF_sg below acc+CF in {better} of {len(others)} other subgroups"
+                                         + _investigation(None if holds else subgroup_drop_finding(e.records)))
 
 
 @claim_check("Q1.6", "On Lawschool the CF axiom lowers CF-MSE in every subgroup, and subgroup axioms spread the improvement "
@@ -398,6 +391,10 @@ def _q2_dcevae_unfair(e: Evidence) -> tuple[str, str]:
 
 
 # ---------------------------------------------------------------------------- Q3
+def _investigation(finding: str | None) -> str:  # for a claim that failed; nothing without a finding
+    return f". Investigation: {finding}" if finding else ""
+
+
 def _cke_runs(e: Evidence, dataset: str, setting: str = "ltn_acc_cf_cke") -> list[Mapping[str, Any]]:
     """The protocol's CKE records of ``dataset`` that hold CKE results."""
     return [r for r in e.records if r["config"]["dataset"] == dataset and r["config"]["setting"] == setting and "cke" in r
@@ -502,9 +499,11 @@ def _q3_adult_cke_steps(e: Evidence) -> tuple[str, str]:
     stable = max(accs) - min(accs) <= 0.02
     cf_better = min(cfs[1:]) < cfs[0]
     worse_after_first = all(ws[k] > ws[k - 1] for k in range(2, len(ws)))
-    return (HOLDS if stable and cf_better and worse_after_first else FAILS), (
+    holds = stable and cf_better and worse_after_first
+    return (HOLDS if holds else FAILS), (
         f"one run, as the paper's (no test): accuracy {min(accs):.3f}–{max(accs):.3f}; CF-MSE {' → '.join(_fmt(v) for v in cfs)}; "
-        f"worst subgroup {' → '.join(_fmt(v) for v in ws)}; axioms: " + ", ".join(axiom_label(s['axiom']) for s in steps[1:]))
+        f"worst subgroup {' → '.join(_fmt(v) for v in ws)}; axioms: " + ", ".join(axiom_label(s['axiom']) for s in steps[1:])
+        + _investigation(None if holds else cke_steps_finding(e.records)))
 
 
 @claim_check("Q3.6", "On Lawschool, no undesirable explanation (race) is detected once the CF axiom is trained.", "§7.3", "q3")
@@ -517,7 +516,8 @@ def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str]:
     return (HOLDS if n_found == 0 else FAILS), (
         f"a count over runs: candidates after acc+CF in {n_found} of {len(law)} runs"
         + (f" (largest imbalance {_fmt(largest)} against the threshold 0.01)" if n_found else "")
-        + "; the first half of the claim, after accuracy-only training, is not run")
+        + "; the first half of the claim, after accuracy-only training, is not run"
+        + _investigation(cke_threshold_finding(e.records) if n_found else None))
 
 
 # ---------------------------------------------------------------------------- Q4
@@ -560,7 +560,8 @@ def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str]:
         r = paired(x.loc[folds].to_numpy(), y.loc[folds].to_numpy(), larger=False)
         verdicts.append(r.verdict)
         notes.append(f"{dataset_name(d)} LTN {_fmt(x.loc[folds].mean())} vs GAN {_fmt(y.loc[folds].mean())} ({_p(r)})")
-    return combine(verdicts), "; ".join(notes)
+    verdict = combine(verdicts)
+    return verdict, "; ".join(notes) + _investigation(None if verdict == HOLDS else gan_twins_finding(e.records)["flips"])
 
 
 @claim_check("A.2", "…and is less accurate than the GAN method on both COMPAS variants but more accurate on Adult and Lawschool.",
@@ -568,8 +569,10 @@ def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str]:
 def _a_accuracy_on_gan_counterfactuals(e: Evidence) -> tuple[str, str]:
     ds = [d for d in DATASET_ORDER if (d, "gan") in e.cf and (d, "ltn_acc_cf@gan") in e.cf]
     res = {d: e.compare(d, "ltn_acc_cf@gan", "gan", "perf", larger=not d.startswith("compas")) for d in ds}
-    return combine(r.verdict for r in res.values()), "; ".join(
-        f"{dataset_name(d)} LTN {e.perf_text(d, 'ltn_acc_cf@gan')} vs GAN {e.perf_text(d, 'gan')} ({_p(r)})" for d, r in res.items())
+    verdict = combine(r.verdict for r in res.values())
+    return verdict, "; ".join(
+        f"{dataset_name(d)} LTN {e.perf_text(d, 'ltn_acc_cf@gan')} vs GAN {e.perf_text(d, 'gan')} ({_p(r)})" for d, r in res.items()
+    ) + _investigation(None if verdict == HOLDS else gan_twins_finding(e.records)["accuracy"])
 
 
 @claim_check("B.1", "Higher weights on the accuracy axioms tend to raise accuracy and lower counterfactual fairness (higher CF-MSE), "

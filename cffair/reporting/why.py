@@ -1,0 +1,204 @@
+"""Why five more claims fail, tested on the records the protocol already makes (no new training).
+
+Each function tests the likeliest explanation of a claim that does not hold and returns the
+sentence that says what it found; the claims table (:mod:`.claims`) appends it to the claim's
+note and the claim's chapter prints it. An empty string means the records it needs are missing.
+
+================ ============================================================================
+claim            explanation tested
+================ ============================================================================
+Q1.5 (Adult)     :func:`subgroup_drop_finding`: does the CF axiom's gain in a subgroup follow
+                 the subgroup's size (A4 is one mean over all pairs) or the CF-MSE it had
+                 before (there is more to remove)? Spearman's ρ over the subgroups.
+Q3.5 (Adult)     :func:`cke_steps_finding`: are the changes from one CKE axiom to the next
+                 larger than the same metric's spread over the folds of LTN(acc+CF)? One run
+                 cannot order changes smaller than that spread.
+Q3.6 (Lawschool) :func:`cke_threshold_finding`: is the imbalance threshold (0.01) above the
+                 sampling error of an imbalance (a difference of two shares)? A lower bound of
+                 that error from the groups' training rows.
+A.1, A.2         :func:`gan_twins_finding`: on the GAN's twins, does the LTN flip fewer
+                 decisions but each by more (as on CNF twins, Q2); and is the LTN's accuracy
+                 gap to the GAN already there before the fairness stage (LTN(acc))?
+================ ============================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
+from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame
+from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, fmt, p_text, paired
+
+__all__ = [
+    "cke_steps_finding",
+    "cke_threshold_finding",
+    "gan_twins_finding",
+    "subgroup_drop_frame",
+    "subgroup_drop_finding",
+]
+
+Records = Iterable[Mapping[str, Any]]
+
+
+def _rows_share(dataset: str) -> pd.Series:
+    """Each subgroup's share of the dataset's rows (from the data, as the records' labels)."""
+    from cffair.datasets import load
+
+    ds = load(dataset)
+    return ds.spec.subgroup_labels(ds.frame).astype(str).value_counts(normalize=True)
+
+
+# ---------------------------------------------------------------------------- Q1.5
+def subgroup_drop_frame(records: Records, dataset: str = "adult") -> pd.DataFrame:
+    """Per subgroup: share of rows, CF-MSE of LTN(acc) and LTN(acc+CF) (means over folds), the
+    drop and the relative drop; sorted by share, largest first. Empty without both settings."""
+    sg = subgroup_frame(list(records), ["ltn_acc", "ltn_acc_cf"], dataset)
+    if sg.empty or not {"ltn_acc", "ltn_acc_cf"} <= set(sg["method"]):
+        return pd.DataFrame()
+    m = sg.groupby(["subgroup", "method"])["cf_mse"].mean().unstack("method").dropna()
+    out = pd.DataFrame({"share": _rows_share(dataset).reindex(m.index), "before": m["ltn_acc"], "after": m["ltn_acc_cf"]})
+    out["drop"] = out["before"] - out["after"]
+    out["relative drop"] = out["drop"] / out["before"]
+    return out.sort_values("share", ascending=False)
+
+
+def subgroup_drop_finding(records: Records, dataset: str = "adult") -> str:
+    """Whether the CF axiom's drop in CF-MSE follows the subgroups' size or their CF-MSE before."""
+    from scipy.stats import spearmanr
+
+    f = subgroup_drop_frame(records, dataset)
+    if len(f) < 3:
+        return ""
+    by_size = spearmanr(f["share"], f["drop"])
+    by_level = spearmanr(f["before"], f["drop"])
+    largest, top = f.index[0], f["drop"].idxmax()
+    follows = "the CF-MSE a subgroup had before" if abs(by_level.statistic) > abs(by_size.statistic) else "the subgroup's size"
+    return (f"over {dataset_name(dataset)}'s {len(f)} subgroups the drop from LTN(acc) to LTN(acc+CF) follows {follows}: "
+            f"Spearman ρ with the CF-MSE before {by_level.statistic:+.2f} (p {by_level.pvalue:.3f}), with the share of rows "
+            f"{by_size.statistic:+.2f} (p {by_size.pvalue:.3f}). The largest subgroup, {largest} ({f.loc[largest, 'share']:.0%} "
+            f"of the rows), goes {fmt(f.loc[largest, 'before'])} → {fmt(f.loc[largest, 'after'])}; the largest drop is "
+            f"{top}'s, {fmt(f.loc[top, 'before'])} → {fmt(f.loc[top, 'after'])}. A4 is one mean over all pairs, so the "
+            f"largest subgroup weighs most in it, but a subgroup can only lose the CF-MSE it has")
+
+
+# ---------------------------------------------------------------------------- Q3.5
+def _fold_sd(records: Records, dataset: str, setting: str, metric: str) -> tuple[float, int]:
+    main = select_records(records_frame(list(records)))
+    v = main[(main["dataset"] == dataset) & (main["method"] == setting)][metric].astype(float).dropna()
+    return (float(v.std(ddof=1)) if len(v) > 1 else math.nan), len(v)
+
+
+def cke_steps_finding(records: Records, dataset: str = "adult", setting: str = "ltn_acc_cf_cke") -> str:
+    """Whether one CKE run's step-to-step changes exceed the fold-to-fold spread of its parent."""
+    recs = list(records)
+    rec = find_record(recs, dataset, setting, 0)
+    if rec is None or "cke" not in rec or len(rec["cke"]["steps"]) < 2:
+        return ""
+    steps = rec["cke"]["steps"]
+    parent = setting.removesuffix("_cke")
+    parts = []
+    for metric, name in (("cf_mse", "CF-MSE"), ("cf_mse_worst_subgroup", "worst-subgroup CF-MSE")):
+        values = np.array([float(s[metric]) for s in steps])
+        step = float(np.max(np.abs(np.diff(values))))
+        sd, n = _fold_sd(recs, dataset, parent, metric)
+        if math.isnan(sd):
+            return ""
+        parts.append((name, step, sd, n))
+    worst = list(dict.fromkeys(str(s.get("worst_subgroup", "")) for s in steps))
+    within = all(step <= 2 * sd for _, step, sd, _ in parts)
+    text = "; ".join(f"{name} moves by at most {fmt(step)} from one axiom to the next, while {method_name(parent)} "
+                     f"alone varies by sd {fmt(sd)} over its {n} folds" for name, step, sd, n in parts)
+    return (f"{text}. " + ("Every change lies within two fold sds: one run cannot order the steps, and the claim's "
+                           "'worsens with each axiom' is read from noise" if within else
+                           "Some changes exceed two fold sds: those are larger than the folds' noise")
+            + f"; the worst subgroup changes along the way ({', '.join(worst)}), so 'worst' is not one group's trajectory")
+
+
+# ---------------------------------------------------------------------------- Q3.6
+def cke_threshold_finding(records: Records, dataset: str = "lawschool", setting: str = "ltn_acc_cf_cke") -> str:
+    """Whether the CKE threshold lies above the sampling error of the imbalances it is compared with.
+
+    An imbalance is a difference of two shares (negatively predicted training rows of each
+    sensitive group with an undesirable explanation). Its standard error is at least
+    ``sqrt(p1(1 − p1)/N1 + p2(1 − p2)/N2)`` with ``N`` the group's *training* rows (fewer rows are
+    negatively predicted, which only makes the error larger), so the chance that an imbalance
+    of pure noise crosses the threshold is at least ``2(1 − Φ(threshold / that bound))``.
+    """
+    from scipy.stats import norm
+
+    from cffair.datasets import load
+
+    recs = [r for r in records if r["config"]["dataset"] == dataset and r["config"]["setting"] == setting and "cke" in r
+            and not r["config"].get("options") and not r["config"].get("tag")]
+    if not recs:
+        return ""
+    ds = load(dataset)
+    share = ds.frame[ds.spec.sensitive].astype(str).value_counts(normalize=True)
+    notes = []
+    for r in sorted(recs, key=lambda r: int(r["config"]["fold"])):
+        cke, n_train = r["cke"], int(r["n_train"])
+        ratio = {str(k): float(v) for k, v in (cke.get("undesirable_ratio_before") or {}).items()}
+        if len(ratio) != 2:
+            continue
+        var = sum(p * (1 - p) / (share.get(g, np.nan) * n_train) for g, p in ratio.items())
+        se = math.sqrt(var)
+        t = float(cke["threshold"])
+        chance = 2 * (1 - norm.cdf(t / se))
+        found = max((abs(float(c["imbalance"])) for c in cke["candidates"]), default=math.nan)
+        notes.append(f"fold {r['config']['fold']}: the imbalance's standard error is at least {se:.4f} "
+                     f"(shares {', '.join(f'{g} {p:.1%}' for g, p in ratio.items())} of the negatively predicted, "
+                     f"{n_train:,} training rows in all), so the threshold {t:g} is {t / se:.1f} such errors and an "
+                     f"imbalance of pure noise crosses it in at least {chance:.0%} of runs"
+                     + (f"; the imbalance found, {fmt(found)}, is at most {found / se:.1f} errors" if not math.isnan(found) else ""))
+    return "; ".join(notes)
+
+
+# ---------------------------------------------------------------------------- A.1, A.2
+_WHO = {HOLDS: "LTN(acc) better", FAILS: "the GAN better", INCONCLUSIVE: "no difference beyond fold noise"}
+
+
+def _per_flip(cf_mse: float, flips: float) -> str:
+    return fmt(cf_mse / flips) if flips and not math.isnan(flips) else "—"
+
+
+def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER) -> dict[str, str]:
+    """The A.1 and A.2 findings: ``{"flips": ..., "accuracy": ...}`` (empty strings where records are missing).
+
+    ``flips``: share of test pairs whose decision changes and CF-MSE per flip, for LTN(acc+CF)
+    trained and tested on the GAN's twins and for the GAN itself. ``accuracy``: the LTN before its
+    fairness stage (LTN(acc), on the same folds) against the GAN: if the gap is there already,
+    it does not come from training on the GAN's twins.
+    """
+    recs = list(records)
+    own = select_records(records_frame(recs, own_counterfactuals=True))
+    main = select_records(records_frame(recs))
+    flips, acc = [], []
+    for d in datasets:
+        o = own[own["dataset"] == d]
+        ltn, gan = o[o["method"] == "ltn_acc_cf@gan"], o[o["method"] == "gan"]
+        if ltn.empty or gan.empty:
+            continue
+        fl, fg = ltn["cf_flip_rate"].astype(float).mean(), gan["cf_flip_rate"].astype(float).mean()
+        if not (math.isnan(fl) or math.isnan(fg)):
+            flips.append(f"{dataset_name(d)}: LTN flips {fl:.1%} of decisions at {_per_flip(ltn['cf_mse'].mean(), fl)} "
+                         f"CF-MSE per flip, the GAN {fg:.1%} at {_per_flip(gan['cf_mse'].mean(), fg)}")
+        metric = performance_metric(d)
+        base = main[(main["dataset"] == d) & (main["method"] == "ltn_acc")].set_index("fold")[metric].astype(float)
+        g = gan.set_index("fold")[metric].astype(float)
+        l_cf = ltn.set_index("fold")[metric].astype(float)
+        folds = sorted(set(base.index) & set(g.index) & set(l_cf.index))
+        if len(folds) < 2:
+            continue
+        larger = metric == "accuracy"
+        r = paired(base.loc[folds].to_numpy(), g.loc[folds].to_numpy(), larger=larger)
+        name = "accuracy" if larger else "MSE"
+        acc.append(f"{dataset_name(d)}: LTN(acc) {name} {fmt(base.loc[folds].mean())} before the fairness stage, "
+                   f"LTN(acc+CF) on GAN twins {fmt(l_cf.loc[folds].mean())}, GAN {fmt(g.loc[folds].mean())} "
+                   f"(LTN(acc) against the GAN: {_WHO[r.verdict]}, {p_text(r)})")
+    return {"flips": "; ".join(flips), "accuracy": "; ".join(acc)}

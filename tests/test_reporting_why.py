@@ -1,0 +1,129 @@
+"""The investigations of Q1.5, Q3.5, Q3.6, A.1 and A.2 (cffair.reporting.why), on records with known answers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from cffair import reporting
+from cffair.datasets import load
+from cffair.reporting import why
+
+
+def _rec(dataset, setting, fold=0, *, cf_source="cnf", perf=0.7, cf=0.1, worst=0.2, flips=None, by_subgroup=None, own=None, **extra):
+    metrics = {"cf_mse": cf, "cf_mse_worst_subgroup": worst, "worst_subgroup": "g1", "n_pairs": 100,
+               "cf_mse_by_subgroup": by_subgroup or {"g0": cf / 2, "g1": worst}}
+    if flips is not None:
+        metrics["cf_flip_rate"] = flips
+    metrics["mse" if dataset == "lawschool" else "accuracy"] = perf
+    cfg = {"dataset": dataset, "fold": fold, "setting": setting, "profile": "full", "cf_source": cf_source, "seed": 0, "tag": "",
+           "weights": {"acc": 1.0, "cf": 1.0, "cf_sg": 1.0, "cke": 1.0}}
+    rec = {"config": cfg, "metrics": metrics, **extra}
+    if own is not None:
+        rec["metrics_own_counterfactuals"] = {**metrics, **own}
+    return rec
+
+
+# ---------------------------------------------------------------------------- Q1.5
+def _adult_subgroup_records(drop_of):
+    shares = why._rows_share("adult")
+    before = {g: 0.05 + 0.02 * i for i, g in enumerate(sorted(shares.index))}  # a level unrelated to size
+    recs = []
+    for fold in range(2):
+        recs.append(_rec("adult", "ltn_acc", fold, by_subgroup=before))
+        recs.append(_rec("adult", "ltn_acc_cf", fold, by_subgroup={g: b - drop_of(b, shares[g]) for g, b in before.items()}))
+    return recs, shares, before
+
+
+def test_the_drop_that_follows_the_level_before_is_named_with_its_spearman():
+    recs, shares, before = _adult_subgroup_records(lambda b, s: 0.8 * b)
+    frame = why.subgroup_drop_frame(recs, "adult")
+    assert list(frame.index) == list(shares.sort_values(ascending=False).index)  # largest subgroup first
+    assert frame["share"].to_dict() == pytest.approx(shares.to_dict())
+    assert frame["drop"].to_dict() == pytest.approx({g: 0.8 * b for g, b in before.items()})
+    assert np.allclose(frame["relative drop"], 0.8)
+    text = why.subgroup_drop_finding(recs, "adult")
+    assert "follows the CF-MSE a subgroup had before" in text and "before +1.00" in text
+    assert f"{frame.index[0]} ({shares.max():.0%} of the rows)" in text
+
+
+def test_the_drop_that_follows_size_is_named_as_such():
+    recs, shares, _ = _adult_subgroup_records(lambda b, s: 0.04 * s)
+    text = why.subgroup_drop_finding(recs, "adult")
+    assert "follows the subgroup's size" in text and "share of rows +1.00" in text
+
+
+def test_no_finding_without_both_settings():
+    assert why.subgroup_drop_frame([_rec("adult", "ltn_acc")], "adult").empty
+    assert why.subgroup_drop_finding([_rec("adult", "ltn_acc")], "adult") == ""
+
+
+# ---------------------------------------------------------------------------- Q3.5
+def _cke_run(cf, worst):
+    steps = [{"step": k, "axiom": "-" if k == 0 else f"A5[Male, f{k}]", "accuracy": 0.8, "cf_mse": c, "cf_mse_worst_subgroup": w,
+              "worst_subgroup": "Male, Other" if k % 2 else "Female, Other"} for k, (c, w) in enumerate(zip(cf, worst, strict=True))]
+    return _rec("adult", "ltn_acc_cf_cke", 0, cke={"steps": steps, "candidates": [], "threshold": 0.01})
+
+
+def test_cke_steps_within_the_parents_fold_noise():
+    folds = [_rec("adult", "ltn_acc_cf", f, cf=c, worst=w) for f, (c, w) in enumerate([(0.04, 0.10), (0.05, 0.20), (0.06, 0.15)])]
+    run = _cke_run([0.050, 0.053, 0.049], [0.11, 0.14, 0.12])
+    text = why.cke_steps_finding([*folds, run], "adult")
+    # largest steps 0.004 (CF-MSE) and 0.030 (worst); fold sds 0.010 and 0.050
+    assert "CF-MSE moves by at most 0.004" in text and "sd 0.010 over its 3 folds" in text
+    assert "worst-subgroup CF-MSE moves by at most 0.030" in text and "sd 0.050" in text
+    assert "Every change lies within two fold sds" in text and "Male, Other" in text and "Female, Other" in text
+
+
+def test_cke_steps_larger_than_the_noise_are_said_to_be():
+    folds = [_rec("adult", "ltn_acc_cf", f, cf=0.05 + 0.001 * f, worst=0.10 + 0.001 * f) for f in range(3)]
+    text = why.cke_steps_finding([*folds, _cke_run([0.05, 0.09], [0.10, 0.30])], "adult")
+    assert "Some changes exceed two fold sds" in text
+    assert why.cke_steps_finding(folds, "adult") == ""  # no CKE record
+
+
+# ---------------------------------------------------------------------------- Q3.6
+def test_the_threshold_is_compared_with_a_lower_bound_of_the_sampling_error():
+    ds = load("lawschool")
+    share = ds.frame[ds.spec.sensitive].astype(str).value_counts(normalize=True)
+    groups = list(share.index)
+    ratio = {groups[0]: 0.267, groups[1]: 0.242}
+    cke = {"threshold": 0.01, "undesirable_ratio_before": ratio,
+           "candidates": [{"feature": "race", "group": groups[0], "frequency": 0.267, "imbalance": 0.025}], "steps": []}
+    rec = _rec("lawschool", "ltn_acc_cf_cke", 0, cke=cke, n_train=17432)
+    se = math.sqrt(sum(p * (1 - p) / (share[g] * 17432) for g, p in ratio.items()))
+    text = why.cke_threshold_finding([rec], "lawschool")
+    assert f"at least {se:.4f}" in text
+    assert f"{0.01 / se:.1f} such errors" in text and f"at least {2 * (1 - norm.cdf(0.01 / se)):.0%} of runs" in text
+    assert f"at most {0.025 / se:.1f} errors" in text
+    assert why.cke_threshold_finding([_rec("lawschool", "ltn_acc_cf")], "lawschool") == ""
+
+
+# ---------------------------------------------------------------------------- A.1, A.2
+def test_gan_twins_flips_per_flip_and_the_gap_before_the_fairness_stage():
+    recs = []
+    for f in range(3):
+        recs.append(_rec("compas", "ltn_acc", f, perf=0.66 + 0.001 * f))
+        recs.append(_rec("compas", "gan", f, perf=0.70 + 0.002 * f, own={"cf_mse": 0.01, "cf_flip_rate": 0.10}))
+        recs.append(_rec("compas", "ltn_acc_cf", f, cf_source="gan", perf=0.65, own={"cf_mse": 0.04, "cf_flip_rate": 0.05}))
+    found = why.gan_twins_finding(recs, ["compas"])
+    # CF-MSE per flip: LTN 0.04 / 0.05 = 0.8, GAN 0.01 / 0.10 = 0.1
+    assert "LTN flips 5.0% of decisions at 0.800 CF-MSE per flip, the GAN 10.0% at 0.100" in found["flips"]
+    assert "LTN(acc) accuracy 0.661 before the fairness stage" in found["accuracy"] and "the GAN better" in found["accuracy"]
+    # records without the flip rate (made before it existed): no flip finding, the accuracy one stands
+    for r in recs:
+        r.get("metrics_own_counterfactuals", {}).pop("cf_flip_rate", None)
+    assert why.gan_twins_finding(recs, ["compas"])["flips"] == ""
+
+
+def test_a_failing_claim_carries_its_investigation():
+    recs, _, _ = _adult_subgroup_records(lambda b, s: 0.8 * b)
+    after = {r["config"]["fold"]: r["metrics"]["cf_mse_by_subgroup"] for r in recs if r["config"]["setting"] == "ltn_acc_cf"}
+    # the subgroup axioms make every subgroup worse than A4 alone: Q1.5's second half fails
+    recs += [_rec("adult", "ltn_acc_cf_sg", f, by_subgroup={g: v + 0.01 for g, v in a.items()}) for f, a in after.items()]
+    q15 = next(c for c in reporting.evaluate_claims(recs) if c.key == "Q1.5")
+    assert q15.verdict == reporting.FAILS
+    assert ". Investigation: over Adult's 10 subgroups the drop" in q15.note
