@@ -13,6 +13,7 @@ __all__ = [
     "counterfactuals",
     "data_source",
     "flow_config",
+    "from_checkpoint",
     "load_dataset",
     "prepare_fold",
     "treatment_config",
@@ -154,3 +155,22 @@ def prepare_fold(ds: Any, fold: int, n_folds: int, seed: int, cfs: Any) -> dict[
         out[f"pairs_{part}"] = pairs
         out[f"pair_subgroups_{part}"] = labels[pairs.row_id]
     return out
+
+
+def from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:
+    """A learner saved by `cffair train --save`, its saved extras and its dataset; a one-line error for anything else."""
+    from cffair.errors import DataError
+    from cffair.training import LTNLearner, checkpoint_extra
+
+    if not Path(path).is_file():
+        raise DataError(f"checkpoint {path} does not exist; write one with `cffair train --save PATH`.")
+    try:
+        extra = checkpoint_extra(path)
+        learner = LTNLearner.load(path, progress=False)
+    except Exception as exc:  # torch raises many kinds for a file that is not a checkpoint
+        raise DataError(f"{path} is not a readable cffair checkpoint ({type(exc).__name__}: {exc}); "
+                        "write one with `cffair train --save PATH`.") from None
+    if "dataset" not in extra:
+        raise DataError(f"{path} does not say which dataset it was trained on; it was not written by `cffair train --save`.")
+    ds = load_dataset(extra["dataset"], extra.get("spec"))
+    return learner, extra, ds

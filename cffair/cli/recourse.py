@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _recourse(args: argparse.Namespace) -> int:
     from cffair.causal.flow import fit_flow
-    from cffair.cli.train import _from_checkpoint
+    from cffair.cli._common import from_checkpoint
     from cffair.datasets import make_folds
     from cffair.encoding import Encoder
     from cffair.errors import DataError
@@ -72,7 +72,7 @@ def _recourse(args: argparse.Namespace) -> int:
     from cffair.utils import torch_cpu_setup
 
     torch_cpu_setup()
-    learner, extra, ds = _from_checkpoint(args.checkpoint)
+    learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     if spec.target_kind != "binary":
         raise RecourseError(f"recourse needs a binary target with a favourable label; {spec.name!r} has a score target.")

@@ -37,6 +37,7 @@ from cffair.cli._common import (
     counterfactuals,
     data_source,
     flow_config,
+    from_checkpoint,
     load_dataset,
     prepare_fold,
 )
@@ -283,24 +284,6 @@ def _print_cke(out: dict[str, Any], report: Any) -> None:
 
 
 # ---------------------------------------------------------------------------- queries
-def _from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:
-    from cffair.errors import DataError
-    from cffair.training import LTNLearner, checkpoint_extra
-
-    if not Path(path).is_file():
-        raise DataError(f"checkpoint {path} does not exist; write one with `cffair train --save PATH`.")
-    try:
-        extra = checkpoint_extra(path)
-        learner = LTNLearner.load(path, progress=False)
-    except Exception as exc:  # torch raises many kinds for a file that is not a checkpoint
-        raise DataError(f"{path} is not a readable cffair checkpoint ({type(exc).__name__}: {exc}); "
-                        "write one with `cffair train --save PATH`.") from None
-    if "dataset" not in extra:
-        raise DataError(f"{path} does not say which dataset it was trained on; it was not written by `cffair train --save`.")
-    ds = load_dataset(extra["dataset"], extra.get("spec"))
-    return learner, extra, ds
-
-
 def _fold_encoder(ds: Any, extra: dict[str, Any]) -> Any:
     from cffair.datasets import make_folds
     from cffair.encoding import Encoder
@@ -314,7 +297,7 @@ def _query_similar(args: argparse.Namespace) -> int:
     from cffair.errors import DataError
     from cffair.queries import similar_different
 
-    learner, extra, ds = _from_checkpoint(args.checkpoint)
+    learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     if not 0 <= args.row < len(frame):
         raise DataError(f"--row must lie in 0..{len(frame) - 1}, got {args.row}.")
@@ -339,7 +322,7 @@ def _query_cf(args: argparse.Namespace) -> int:
     from cffair.errors import DataError
     from cffair.queries import subgroup_cf
 
-    learner, extra, ds = _from_checkpoint(args.checkpoint)
+    learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     enc = _fold_encoder(ds, extra)
     try:
