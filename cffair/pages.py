@@ -40,6 +40,7 @@ CHAPTERS: dict[str, tuple[str, str, str]] = {
     "q4": ("q4_queries", "Q4: queries", "Table 4"),
     "appendix_a": ("appendix_a_other_counterfactuals", "Appendix A: other counterfactuals", "Table 5"),
     "appendix_b": ("appendix_b_axiom_weights", "Appendix B: axiom weights", "Table 6"),
+    "appendix_c": ("appendix_c_rulers", "Appendix C: three rulers", "Table 1 on three rulers (ours, not the paper's)"),
 }
 
 _UNMEASURED = "not measured yet"
