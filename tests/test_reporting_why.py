@@ -113,6 +113,10 @@ def test_gan_twins_flips_per_flip_and_the_gap_before_the_fairness_stage():
     # CF-MSE per flip: LTN 0.04 / 0.05 = 0.8, GAN 0.01 / 0.10 = 0.1
     assert "LTN flips 5.0% of decisions at 0.800 CF-MSE per flip, the GAN 10.0% at 0.100" in found["flips"]
     assert "LTN(acc) accuracy 0.661 before the fairness stage" in found["accuracy"] and "the GAN better" in found["accuracy"]
+    # an older record without the flip rate: per flip is read from the records that have it, and says on how many folds
+    old = _rec("compas", "ltn_acc_cf", 3, cf_source="gan", perf=0.65, own={"cf_mse": 0.5})
+    mixed = why.gan_twins_finding([*recs, old], ["compas"])["flips"]
+    assert "COMPAS (3 folds): LTN flips 5.0% of decisions at 0.800 CF-MSE per flip" in mixed
     # records without the flip rate (made before it existed): no flip finding, the accuracy one stands
     for r in recs:
         r.get("metrics_own_counterfactuals", {}).pop("cf_flip_rate", None)

@@ -184,10 +184,13 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
         ltn, gan = o[o["method"] == "ltn_acc_cf@gan"], o[o["method"] == "gan"]
         if ltn.empty or gan.empty:
             continue
-        fl, fg = ltn["cf_flip_rate"].astype(float).mean(), gan["cf_flip_rate"].astype(float).mean()
-        if not (math.isnan(fl) or math.isnan(fg)):
-            flips.append(f"{dataset_name(d)}: LTN flips {fl:.1%} of decisions at {_per_flip(ltn['cf_mse'].mean(), fl)} "
-                         f"CF-MSE per flip, the GAN {fg:.1%} at {_per_flip(gan['cf_mse'].mean(), fg)}")
+        # the flip rate and the CF-MSE of the same records (older records lack the flip rate)
+        lf, gf = (t[t["cf_flip_rate"].notna()] for t in (ltn, gan))
+        if len(lf) and len(gf):
+            fl, fg = lf["cf_flip_rate"].astype(float).mean(), gf["cf_flip_rate"].astype(float).mean()
+            folds = f" ({len(lf)} fold{'s' if len(lf) > 1 else ''})" if len(lf) < len(ltn) else ""
+            flips.append(f"{dataset_name(d)}{folds}: LTN flips {fl:.1%} of decisions at {_per_flip(lf['cf_mse'].mean(), fl)} "
+                         f"CF-MSE per flip, the GAN {fg:.1%} at {_per_flip(gf['cf_mse'].mean(), fg)}")
         metric = performance_metric(d)
         base = main[(main["dataset"] == d) & (main["method"] == "ltn_acc")].set_index("fold")[metric].astype(float)
         g = gan.set_index("fold")[metric].astype(float)
