@@ -218,7 +218,7 @@ def test_format_table_html():
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
     assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
-    assert "font-size: 0.85em" in html  # compact by default
+    assert "font-size: 0.8em" in html  # compact by default
     plain = reporting.format_table(wide, "T", compact=False).html
     assert "<caption>T</caption>" in plain and "font-size" not in plain
     assert html.count("<strong>") == 12
@@ -329,7 +329,7 @@ def test_format_table_lets_words_wrap_and_keeps_numbers_on_one_line():
     frame = pd.DataFrame({"text": ["a long text cell", "p = 0.02 (paired t)"], "number": ["0.812 ± 0.001", "0.44 → 0.26"]},
                          index=["LTN(acc+CF): p = 6", "1 : 3"])
     html = reporting.format_table(frame).html
-    assert "nowrap" not in html and "font-size: 0.85em" in html
+    assert "nowrap" not in html and "font-size: 0.8em" in html
     # numbers and signs: non-breaking spaces; words (also words with numbers): ordinary spaces
     assert "0.812\u00a0±\u00a00.001" in html and "0.44\u00a0→\u00a00.26" in html
     assert "a long text cell" in html and "p = 0.02 (paired t)" in html

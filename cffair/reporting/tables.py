@@ -41,7 +41,7 @@ __all__ = ["CAPTION_STYLE", "HTMLTable", "axiom_label", "best_cells", "compare",
            "query_sat_table", "query_table", "results_table", "side_by_side", "table3_comparison", "table5_frame",
            "table6_frame", "tidy_table"]
 
-_COMPACT_STYLE = "font-size: 0.85em;"
+_COMPACT_STYLE = "font-size: 0.8em;"
 #: A cell of numbers and signs only (no letters): it stays on one line.
 _NUMBERS = re.compile(r"^[^A-Za-z]*\d[^A-Za-z]*$")
 
