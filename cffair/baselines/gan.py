@@ -147,11 +147,18 @@ class GANConfig:
 
 
 def mmd_rbf(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Biased MMD² estimate with the original's kernel ``exp(−‖a − b‖² / dim²)``, via :func:`torch.cdist`."""
-    dim = a.shape[1]
+    """Biased MMD² estimate with the original's kernel ``exp(−‖a − b‖² / dim²)``.
+
+    Squared distances come from one matrix product, ``‖u‖² + ‖v‖² − 2 u·v`` (clamped at 0), not
+    from :func:`torch.cdist` squared: the same values to float rounding, without the square
+    root and its backward (on Adult's batches of 2048 rows this term was the largest single
+    cost of the GAN's stage 1).
+    """
+    scale = -1.0 / float(a.shape[1] ** 2)
 
     def k(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-        return torch.exp(-torch.cdist(u, v).pow(2) / float(dim * dim))
+        sq = torch.addmm((u * u).sum(1, keepdim=True) + (v * v).sum(1), u, v.T, alpha=-2.0)
+        return torch.exp(sq.clamp_min(0.0) * scale)
 
     return k(a, a).mean() + k(b, b).mean() - 2 * k(a, b).mean()
 
@@ -290,8 +297,10 @@ class GANBaseline:
         torch.manual_seed(c.seed)
         self.model_ = AdversarialVAE(len(self.rest_cols_), c)
         self.vae_params_ = self.model_.vae_parameters()
-        self.vae_opt_ = torch.optim.Adam(self.vae_params_, lr=c.inference_lr)
-        self.adv_opt_ = torch.optim.Adam(self.model_.adversary.parameters(), lr=c.adversary_lr)
+        # fused: one kernel per step instead of a Python loop over parameters (the adversary's
+        # 50 updates per batch are dominated by per-step overhead, not arithmetic)
+        self.vae_opt_ = torch.optim.Adam(self.vae_params_, lr=c.inference_lr, fused=True)
+        self.adv_opt_ = torch.optim.Adam(self.model_.adversary.parameters(), lr=c.adversary_lr, fused=True)
         self.gen_ = torch.Generator().manual_seed(c.seed)
         x, s, yt = self._split(X, y)
         t0 = time.perf_counter()
@@ -343,7 +352,7 @@ class GANBaseline:
         if self.target_kind_ == "binary":
             layers.insert(1, nn.Sigmoid())
         self.predictor_ = h = nn.Sequential(*layers)
-        opt = torch.optim.Adam(h.parameters(), lr=c.predictor_lr)
+        opt = torch.optim.Adam(h.parameters(), lr=c.predictor_lr, fused=True)
         gen = torch.Generator().manual_seed(c.seed + 2)
         train_rows = torch.arange(len(x))
         val_rows = None
