@@ -131,3 +131,81 @@ def test_a_failing_claim_carries_its_investigation():
     q15 = next(c for c in reporting.evaluate_claims(recs) if c.key == "Q1.5")
     assert q15.verdict == reporting.FAILS
     assert ". Investigation: over Adult's 10 subgroups the drop" in q15.note
+
+
+# ---------------------------------------------------------------------------- Q1.4
+def test_line_at_interpolates_inside_and_extends_the_end_segments():
+    assert why.line_at(0.5, [0, 1, 2], [0, 2, 3]) == pytest.approx(1.0)
+    assert why.line_at(1.5, [2, 0, 1], [3, 0, 2]) == pytest.approx(2.5)  # order of the points does not matter
+    assert why.line_at(3.0, [0, 1, 2], [0, 2, 3]) == pytest.approx(4.0)  # last segment, slope 1
+    assert why.line_at(-1.0, [0, 1, 2], [0, 2, 3]) == pytest.approx(-2.0)  # first segment, slope 2
+    assert math.isnan(why.line_at(0.5, [1, 1], [0.7, 0.8]))  # one distinct point: no line
+
+
+def _weighted(dataset, fold, w_acc, w_cf, perf, cf):
+    rec = _rec(dataset, "ltn_acc_cf", fold, perf=perf, cf=cf)
+    rec["config"]["weights"] = {"acc": w_acc, "cf": w_cf, "cf_sg": 1.0, "cke": 1.0}
+    rec["config"]["tag"] = "" if w_acc == w_cf else f"w{w_acc:g}-{w_cf:g}"
+    return rec
+
+
+def _frontier_records(offset):
+    """Per fold, the global axiom on the line acc = 0.66 + 2·CF-MSE (three weights); acc+CF_sg at
+    CF-MSE 0.015, ``offset(fold)`` off that line (line value there: 0.69)."""
+    recs = []
+    for fold in range(4):
+        shift = 0.002 * fold  # folds differ in level, the line moves with them
+        for (w_acc, w_cf), cf in zip([(1, 3), (1, 1), (3, 1)], [0.01, 0.02, 0.04]):
+            recs.append(_weighted("compas", fold, w_acc, w_cf, 0.66 + 2 * cf + shift, cf))
+        recs.append(_rec("compas", "ltn_acc_cf_sg", fold, perf=0.69 + shift + offset(fold), cf=0.015))
+    return recs
+
+
+@pytest.mark.parametrize(("offset", "where"), [(lambda f: 0.01 + 0.001 * f, "above it"), (lambda f: -0.01 - 0.001 * f, "below it"),
+                                                (lambda f: 0.004 * (-1) ** f, "on it, within fold noise")])
+def test_frontier_finding_reads_the_global_line_at_the_subgroup_runs_cf_mse(offset, where):
+    recs = _frontier_records(offset)
+    text = why.frontier_finding(recs, ["compas"])
+    mean_line = 0.69 + 0.003  # the folds' shifts 0, 0.002, 0.004, 0.006 average 0.003
+    assert f"the global axiom's line gives {mean_line:.3f} there: {where}" in text
+    assert "CF-MSE 0.015 at accuracy" in text
+    assert why.frontier_finding(recs, ["adult"]) == ""  # no records there
+    fig = why.plot_frontier(recs, ["compas", "adult"])
+    assert len(fig.axes) == 1  # Adult has no records: one panel
+
+
+def test_q14_appends_the_frontier_finding_when_it_does_not_hold():
+    recs = _frontier_records(lambda f: -0.01 - 0.001 * f)
+    recs += [_rec("compas", "ltn_acc", f, perf=0.7, cf=0.1) for f in range(4)]
+    (q14,) = [c for c in reporting.evaluate_claims(recs) if c.key == "Q1.4"]
+    assert q14.verdict == "does not hold" and "Investigation: the subgroup axioms reach a lower CF-MSE" in q14.note
+    assert "below it" in q14.note
+
+
+# ---------------------------------------------------------------------------- Q2.2, Q2.3
+def _shared(datasets, ltn, cnf):
+    return [_rec(d, m, f, perf=v[f], cf=0.02) for d in datasets for m, v in (("ltn_acc_cf", ltn), ("cnf", cnf)) for f in range(len(v))]
+
+
+def test_shared_runs_finding_says_the_variant_cannot_differ_and_quotes_the_papers_two_runs():
+    ltn, cnf = [0.68, 0.69, 0.68, 0.67], [0.67, 0.675, 0.668, 0.662]
+    text = why.shared_runs_finding(_shared(["compas", "compas_age"], ltn, cnf))
+    assert "here they are the same runs on both (identical per-fold accuracies)" in text
+    assert f"Δ +{np.mean(np.subtract(ltn, cnf)):.3f}" in text
+    # the paper's Table 1: LTN(acc+CF) − CNF accuracy is 0.675 − 0.661 on COMPAS, 0.654 − 0.667 on COMPAS(age)
+    assert "(+0.014 on COMPAS, −0.013 on COMPAS(age))" in text and "0.156 on COMPAS, 0.254 on COMPAS(age)" in text
+    other = _shared(["compas"], ltn, cnf) + _shared(["compas_age"], [v - 0.01 for v in ltn], cnf)
+    assert "here the two datasets' runs differ" in why.shared_runs_finding(other)
+    assert why.shared_runs_finding(_shared(["compas"], ltn, cnf)) == ""
+
+
+def test_flip_ruler_finding_counts_changed_decisions():
+    recs = [_rec("compas", "gan", f, cf=0.004, flips=0.08 + 0.002 * f) for f in range(3)]
+    recs += [_rec("compas", "ltn_acc_cf", f, cf=0.02, flips=0.02 + 0.001 * f) for f in range(3)]
+    text = why.flip_ruler_finding(recs, "compas")
+    assert "the GAN flips 8.2 % of the test pairs' decisions and LTN(acc+CF) 2.1 %" in text
+    assert "by this ruler the GAN is the less fair" in text
+    assert f"a flip costs {0.004 / 0.082:.3f} CF-MSE for the GAN against {0.02 / 0.021:.3f}" in text
+    fairer = [_rec("compas", "gan", f, cf=0.004, flips=0.01) for f in range(3)] + recs[3:]
+    assert "by this ruler too the GAN is the fairer" in why.flip_ruler_finding(fairer, "compas")
+    assert why.flip_ruler_finding(recs[:3], "compas") == ""  # no LTN records

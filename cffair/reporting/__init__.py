@@ -14,7 +14,7 @@ records/describe/reproduction ← tables/figures ← claims):
 * :mod:`.figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).
 * :mod:`.verdicts` — the five verdicts and the fold-paired rules that decide them.
 * :mod:`.investigations` — why the failing claims fail: summaries, findings and figures.
-* :mod:`.why` — why Q1.5, Q3.5, Q3.6, A.1 and A.2 fail, tested on the protocol's own records.
+* :mod:`.why` — why Q1.4, Q1.5, Q2.2, Q2.3, Q3.5, Q3.6, A.1 and A.2 fail, tested on the protocol's own records.
 * :mod:`.claims` — the paper's claims, one check each, :func:`claims_table` and :func:`claims_tally`.
 * :mod:`.reproduction` — the run's provenance and the benchmarks (the Reproducing page).
 * :mod:`.report` — the self-contained HTML report of a run on one's own data (``cffair run``).
@@ -238,7 +238,12 @@ from cffair.reporting.beyond import (  # noqa: E402
 from cffair.reporting.why import (  # noqa: E402
     cke_steps_finding,
     cke_threshold_finding,
+    flip_ruler_finding,
+    frontier_finding,
     gan_twins_finding,
+    line_at,
+    plot_frontier,
+    shared_runs_finding,
     subgroup_drop_finding,
     subgroup_drop_frame,
 )
@@ -292,7 +297,8 @@ __all__ = [
     # investigations
     "cke_finding", "pareto_front", "plot_explanation_imbalances", "plot_threshold_sweep", "plot_variants", "q2_finding",
     "q2_summary", "q2_table", "query_finding", "query_summary", "weight_finding",
-    "cke_steps_finding", "cke_threshold_finding", "gan_twins_finding", "subgroup_drop_finding", "subgroup_drop_frame",
+    "cke_steps_finding", "cke_threshold_finding", "flip_ruler_finding", "frontier_finding", "gan_twins_finding", "line_at",
+    "plot_frontier", "shared_runs_finding", "subgroup_drop_finding", "subgroup_drop_frame",
     # reproduction
     "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "husband_flip_frame", "load_benchmarks",
     "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "stage_seconds_frame",

@@ -41,25 +41,10 @@ from cffair.reporting.records import (
     weight_grid_frame,
 )
 from cffair.reporting.tables import CAPTION_STYLE, HTMLTable, axiom_label
-from cffair.reporting.why import cke_steps_finding, cke_threshold_finding, gan_twins_finding, subgroup_drop_finding
-from cffair.reporting.verdicts import (
-    BY_CONSTRUCTION,
-    FAILS,
-    HOLDS,
-    INCONCLUSIVE,
-    MIN_TREND_POINTS,
-    PENDING,
-    VACUOUS,
-    VERDICT_RULE,
-    VERDICTS,
-    Evidence,
-    Paired,
-    combine,
-    fmt as _fmt,
-    p_text as _p,
-    paired,
-    spearman_exact,
-)
+from cffair.reporting.why import (cke_steps_finding, cke_threshold_finding, flip_ruler_finding, frontier_finding, gan_twins_finding,
+                                 shared_runs_finding, subgroup_drop_finding)
+from cffair.reporting.verdicts import (BY_CONSTRUCTION, FAILS, HOLDS, INCONCLUSIVE, MIN_TREND_POINTS, PENDING, VACUOUS, VERDICT_RULE,
+                                      VERDICTS, Evidence, Paired, combine, fmt as _fmt, p_text as _p, paired, spearman_exact)
 
 __all__ = ["CLAIM_CHECKS", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table", "claims_tally",
            "evaluate_claims"]
@@ -303,8 +288,9 @@ def _q1_subgroup_axioms_lower_worst(e: Evidence) -> tuple[str, str]:
              "(the paper's own Table 1 shows a drop on COMPAS, 0.675 → 0.651).", "§7.1, Table 1", "q1")
 def _q1_subgroup_axioms_raise_accuracy(e: Evidence) -> tuple[str, str]:
     ds = [d for d in e.have("ltn_acc_cf", "ltn_acc_cf_sg") if d in ("adult", "compas", "compas_age")]
-    return _per_dataset(e, ds, "ltn_acc_cf_sg", "ltn_acc_cf", "perf", True,
-                        lambda d, r: f"{dataset_name(d)} {e.perf_text(d, 'ltn_acc_cf')} → {e.perf_text(d, 'ltn_acc_cf_sg')} ({_p(r)})")
+    verdict, note = _per_dataset(e, ds, "ltn_acc_cf_sg", "ltn_acc_cf", "perf", True,
+                                 lambda d, r: f"{dataset_name(d)} {e.perf_text(d, 'ltn_acc_cf')} → {e.perf_text(d, 'ltn_acc_cf_sg')} ({_p(r)})")
+    return verdict, note + _investigation(None if verdict == HOLDS else frontier_finding(e.records, ds))
 
 
 def _subgroup_means(e: Evidence, dataset: str) -> pd.DataFrame | None:
@@ -364,8 +350,9 @@ def _q2_fairness_costs_accuracy(e: Evidence) -> tuple[str, str]:
     ds = e.have("ltn_acc_cf", "ltn_acc_cf_sg", "cnf")
     best = {d: "ltn_acc_cf" if e.perf(d, "ltn_acc_cf") >= e.perf(d, "ltn_acc_cf_sg") else "ltn_acc_cf_sg" for d in ds}
     res = {d: e.compare(d, best[d], "cnf", "perf", larger=(d == "compas")) for d in ds}
-    return combine(r.verdict for r in res.values()), "; ".join(
-        f"{dataset_name(d)} best fair LTN {e.perf_text(d, best[d])} vs CNF {e.perf_text(d, 'cnf')} ({_p(r)})" for d, r in res.items())
+    verdict = combine(r.verdict for r in res.values())
+    return verdict, "; ".join(f"{dataset_name(d)} best fair LTN {e.perf_text(d, best[d])} vs CNF {e.perf_text(d, 'cnf')} ({_p(r)})"
+                              for d, r in res.items()) + _investigation(None if verdict == HOLDS else shared_runs_finding(e.records))
 
 
 @claim_check("Q2.3", "The GAN method is more accurate than LTN(acc+CF) on COMPAS but less fair, overall and in the worst subgroup.",
@@ -378,7 +365,8 @@ def _q2_gan_accurate_but_unfair(e: Evidence) -> tuple[str, str]:
     return combine([acc.verdict, cf.verdict, worst.verdict]), (
         f"COMPAS accuracy GAN {_fmt(e.acc.get((d, 'gan')))} vs LTN {_fmt(e.acc.get((d, 'ltn_acc_cf')))} ({_p(acc)}), CF-MSE "
         f"{_fmt(e.cf[(d, 'gan')])} vs {_fmt(e.cf[(d, 'ltn_acc_cf')])} ({_p(cf)}), worst {_fmt(e.worst[(d, 'gan')])} vs "
-        f"{_fmt(e.worst[(d, 'ltn_acc_cf')])} ({_p(worst)})" + _flips(e, d, ("gan", "ltn_acc_cf")))
+        f"{_fmt(e.worst[(d, 'ltn_acc_cf')])} ({_p(worst)})" + _flips(e, d, ("gan", "ltn_acc_cf"))
+        + _investigation(None if cf.verdict == HOLDS else flip_ruler_finding(e.records, d)))
 
 
 @claim_check("Q2.4", "DCEVAE is accurate but far from counterfactually fair: its CF-MSE is above CNF's and LTN(acc+CF)'s on every dataset.",

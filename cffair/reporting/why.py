@@ -1,4 +1,4 @@
-"""Why five more claims fail, tested on the records the protocol already makes (no new training).
+"""Why more claims fail, tested on the records the protocol already makes (no new training).
 
 Each function tests the likeliest explanation of a claim that does not hold and returns the
 sentence that says what it found; the claims table (:mod:`.claims`) appends it to the claim's
@@ -7,6 +7,14 @@ note and the claim's chapter prints it. An empty string means the records it nee
 ================ ============================================================================
 claim            explanation tested
 ================ ============================================================================
+Q1.4             :func:`frontier_finding`: the subgroup axioms reach a lower CF-MSE than the
+                 global one; is the accuracy they cost more than the global axiom pays for the
+                 same CF-MSE when its weights move (appendix B's grid, interpolated per fold)?
+Q2.2 (COMPAS     :func:`shared_runs_finding`: COMPAS(age) is COMPAS with other subgroups, and
+(age))           neither LTN(acc+CF) nor CNF uses subgroups: can the two datasets differ at all,
+                 and do the paper's own two runs agree on the sign of the gap?
+Q2.3             :func:`flip_ruler_finding`: CF-MSE averages squared score changes; does the
+                 GAN also change fewer decisions, or are its changes just smaller?
 Q1.5 (Adult)     :func:`subgroup_drop_finding`: does the CF axiom's gain in a subgroup follow
                  the subgroup's size (A4 is one mean over all pairs) or the CF-MSE it had
                  before (there is more to remove)? Spearman's ρ over the subgroups.
@@ -26,19 +34,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
-from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame
+from cffair.errors import DataError
+from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, metric_name, performance_metric
+from cffair.reporting.paper import paper_value
+from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame, weight_grid_frame
+from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
 from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, fmt, p_text, paired
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "cke_steps_finding",
     "cke_threshold_finding",
+    "flip_ruler_finding",
+    "frontier_finding",
+    "line_at",
+    "plot_frontier",
     "gan_twins_finding",
+    "shared_runs_finding",
     "subgroup_drop_frame",
     "subgroup_drop_finding",
 ]
@@ -205,3 +224,144 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
                    f"LTN(acc+CF) on GAN twins {fmt(l_cf.loc[folds].mean())}, GAN {fmt(g.loc[folds].mean())} "
                    f"(LTN(acc) against the GAN: {_WHO[r.verdict]}, {p_text(r)})")
     return {"flips": "; ".join(flips), "accuracy": "; ".join(acc)}
+
+
+# ---------------------------------------------------------------------------- Q1.4
+def line_at(x: float, xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The piecewise-linear curve through ``(xs, ys)`` at ``x``: interpolated inside the range of
+    ``xs``, extended along its first or last segment outside it (NaN with fewer than 2 distinct xs).
+
+    >>> line_at(0.5, [0, 1, 2], [0, 2, 3]), line_at(3, [0, 1, 2], [0, 2, 3]), line_at(-1, [2, 0, 1], [3, 0, 2])
+    (1.0, 4.0, -2.0)
+    """
+    pts = sorted(dict(zip(map(float, xs), map(float, ys))).items())
+    if len(pts) < 2:
+        return math.nan
+    px, py = np.array([p[0] for p in pts]), np.array([p[1] for p in pts])
+    if px[0] <= x <= px[-1]:
+        return float(np.interp(x, px, py))
+    i, j = (0, 1) if x < px[0] else (-2, -1)
+    return float(py[i] + (py[j] - py[i]) * (x - px[i]) / (px[j] - px[i]))
+
+
+_WHERE = {HOLDS: "above it", FAILS: "below it", INCONCLUSIVE: "on it, within fold noise"}
+
+
+def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "compas", "compas_age")) -> str:
+    """Q1.4: LTN(acc+CF_sg) against the global axiom's accuracy–fairness line at the same CF-MSE.
+
+    Per fold, the line runs through the global axiom's runs at appendix B's weights (acc : CF =
+    1 : 3, 1 : 1, 3 : 1; :func:`~cffair.reporting.records.weight_grid_frame`) in the plane
+    (CF-MSE, performance); it is read at the CF-MSE that acc+CF_sg reached on that fold, and the
+    two performances are compared by a paired test over folds.
+    """
+    recs = list(records)
+    grid, main = weight_grid_frame(recs), select_records(records_frame(recs))
+    parts = []
+    for d in datasets:
+        metric, sign = performance_metric(d), (1.0 if performance_metric(d) == "accuracy" else -1.0)
+        sg = main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")].set_index("fold")
+        g = grid[grid["dataset"] == d]
+        line, own, points = {}, {}, 0
+        for fold, r in sg.iterrows():
+            pts = g[g["fold"] == fold]
+            v = line_at(float(r["cf_mse"]), pts["cf_mse"].astype(float), sign * pts[metric].astype(float))
+            if not math.isnan(v):
+                line[fold], own[fold], points = v, sign * float(r[metric]), max(points, len(pts))
+        if len(line) < 2:
+            continue
+        folds = sorted(line)
+        res = paired([own[f] for f in folds], [line[f] for f in folds], larger=True)
+        name = metric_name(metric).split(" ")[0]
+        parts.append(f"{dataset_name(d)}: acc+CF_sg reaches CF-MSE {fmt(sg.loc[folds, 'cf_mse'].astype(float).mean())} at {name} "
+                     f"{fmt(sign * np.mean([own[f] for f in folds]))}, the global axiom's line gives {fmt(sign * np.mean([line[f] for f in folds]))} "
+                     f"there: {_WHERE[res.verdict]} ({p_text(res)})")
+    if not parts:
+        return ""
+    return ("the subgroup axioms reach a lower CF-MSE than the global one; per fold, the global axiom's accuracy–CF-MSE line through "
+            f"appendix B's weight points (acc : CF = 1 : 3, 1 : 1, 3 : 1), read at acc+CF_sg's CF-MSE — {'; '.join(parts)}")
+
+
+def plot_frontier(records: Records, datasets: Sequence[str] = ("adult", "compas", "compas_age")) -> Figure:
+    """One panel per dataset: the global axiom's runs at appendix B's weights (fold means, joined
+    in order of CF-MSE) and LTN(acc+CF_sg), performance against CF-MSE (see :func:`frontier_finding`)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    recs = list(records)
+    grid, main = weight_grid_frame(recs), select_records(records_frame(recs))
+    shown = [d for d in datasets if not grid[grid["dataset"] == d].empty
+             and not main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")].empty]
+    if not shown:
+        raise DataError("no weight-grid and acc+CF_sg records; run the q1 and appendix_b groups.")
+    blue, orange = palette(2)
+    with book_style():
+        fig, axes = plt.subplots(1, len(shown), figsize=(MAX_WIDTH_IN, 3.0), layout="constrained", squeeze=False)
+        for ax, d in zip(axes[0], shown):
+            metric = performance_metric(d)
+            g = grid[grid["dataset"] == d].groupby("log2_ratio")[["cf_mse", metric]].mean().sort_values("cf_mse")
+            sg = main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")][["cf_mse", metric]].astype(float).mean()
+            line = ax.plot(g["cf_mse"], g[metric], marker="o", color=blue)[0]
+            point = ax.plot([sg["cf_mse"]], [sg[metric]], marker="D", markersize=8, linestyle="none", color=orange)[0]
+            ax.set_title(dataset_name(d))
+            ax.set_xlabel("CF-MSE")
+            ax.xaxis.set_major_locator(MaxNLocator(3))
+        axes[0][0].set_ylabel(metric_name(performance_metric(shown[0])))
+        legend_below(fig, [line, point], ["LTN(acc+CF), weights acc : CF = 1 : 3, 1 : 1, 3 : 1", "LTN(acc+CF_sg)"], ncol=1)
+        return finish(fig)
+
+
+# ---------------------------------------------------------------------------- Q2.2
+def shared_runs_finding(records: Records, variant: str = "compas_age", base: str = "compas",
+                        methods: tuple[str, str] = ("ltn_acc_cf", "cnf")) -> str:
+    """Q2.2 on COMPAS(age): are ``methods`` the same runs on ``variant`` and ``base`` (neither uses
+    subgroups), and does the paper's Table 1 give the gap ``methods[0] − methods[1]`` the same
+    sign on both? "" without the records."""
+    main = select_records(records_frame(list(records)))
+    a, b = methods
+
+    def folds(d: str, m: str) -> pd.Series:
+        rows = main[(main["dataset"] == d) & (main["method"] == m)]
+        return rows.set_index("fold")["accuracy"].astype(float).sort_index()
+
+    got = {(d, m): folds(d, m) for d in (variant, base) for m in methods}
+    if any(v.empty for v in got.values()):
+        return ""
+    same = all(got[(variant, m)].equals(got[(base, m)]) for m in methods)
+    common = sorted(set(got[(base, a)].index) & set(got[(base, b)].index))
+    res = paired(got[(base, a)].loc[common].to_numpy(), got[(base, b)].loc[common].to_numpy(), larger=True)
+    gap = {d: f"{paper_value('table1', d, 'accuracy', a)[0] - paper_value('table1', d, 'accuracy', b)[0]:+.3f}".replace("-", "−")
+           for d in (base, variant)}
+    twins = {d: paper_value("table1", d, "cf_mse", "ltn_acc")[0] for d in (base, variant)}
+    ours = (f"here they are the same runs on both (identical per-fold accuracies), so the gap {method_name(a)} − {method_name(b)} "
+            f"is {res.text} on both" if same else
+            f"here the two datasets' runs differ; on {dataset_name(base)} the gap {method_name(a)} − {method_name(b)} is {res.text}")
+    return (f"{dataset_name(variant)} is {dataset_name(base)} with other subgroups, and neither {method_name(a)} nor {method_name(b)} "
+            f"uses subgroups: {ours}. The paper ran the two separately (on other twins: its LTN(acc) CF-MSE is "
+            f"{fmt(twins[base])} on {dataset_name(base)}, {fmt(twins[variant])} on {dataset_name(variant)}), and its gap changes sign "
+            f"between these two runs of the same methods on the same rows ({gap[base]} on {dataset_name(base)}, "
+            f"{gap[variant]} on {dataset_name(variant)}): its exception on one and not the other is a difference between two runs, "
+            "not between the data")
+
+
+# ---------------------------------------------------------------------------- Q2.3
+def flip_ruler_finding(records: Records, dataset: str = "compas", a: str = "gan", b: str = "ltn_acc_cf") -> str:
+    """Q2.3: does ``a`` change more decisions than ``b`` (share of test pairs whose decision
+    flips, paired over folds) although its CF-MSE is lower, and how large is a change
+    (CF-MSE per flip)? "" without flip rates."""
+    main = select_records(records_frame(list(records)))
+    rows = main[(main["dataset"] == dataset) & main["cf_flip_rate"].notna()]
+    fa, fb = (rows[rows["method"] == m].set_index("fold") for m in (a, b))
+    folds = sorted(set(fa.index) & set(fb.index))
+    if len(folds) < 2:
+        return ""
+    ra, rb = (t.loc[folds, "cf_flip_rate"].astype(float) for t in (fa, fb))
+    res = paired(ra.to_numpy(), rb.to_numpy(), larger=True)
+    ca, cb = (t.loc[folds, "cf_mse"].astype(float).mean() for t in (fa, fb))
+    verdict = {HOLDS: f"by this ruler the {method_name(a)} is the less fair", FAILS: f"by this ruler too the {method_name(a)} is the fairer",
+               INCONCLUSIVE: "by this ruler the two do not differ beyond fold noise"}[res.verdict]
+    return (f"CF-MSE averages squared score changes; counted in changed decisions instead ({dataset_name(dataset)}, {len(folds)} folds), "
+            f"the {method_name(a)} flips {100 * ra.mean():.1f} % of the test pairs' decisions and {method_name(b)} {100 * rb.mean():.1f} % "
+            f"({p_text(res)}): "
+            f"{verdict}; a flip costs {_per_flip(ca, ra.mean())} CF-MSE for the {method_name(a)} against {_per_flip(cb, rb.mean())} for "
+            f"{method_name(b)}: its scores move little, and often across 0.5")
