@@ -340,11 +340,13 @@ def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, pa
 
 
 # ============================================================================ provenance
-def provenance(stage_times: Mapping[str, float]) -> dict[str, Any]:
-    """Commit, package versions, machine, wall time per stage.
+def provenance(stage_times: Mapping[str, float], *, computed: int | None = None, in_grid: int | None = None) -> dict[str, Any]:
+    """Commit, package versions, machine, wall time per stage, and how much of the grid the run computed.
 
     ``dirty`` says whether the library, notebooks or book differed from the commit; the run's
-    own output (``results/``) does not count.
+    own output (``results/``) does not count. ``records_computed`` of ``records_in_grid``: a run
+    that resumed a regeneration computes only the records that were not fresh, so its stage
+    times are not those of a whole run.
     """
     from importlib import metadata
 
@@ -368,6 +370,8 @@ def provenance(stage_times: Mapping[str, float]) -> dict[str, Any]:
         "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count()},
         "stage_seconds": dict(stage_times),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **({} if computed is None else {"records_computed": int(computed)}),
+        **({} if in_grid is None else {"records_in_grid": int(in_grid)}),
     }
 
 
@@ -433,13 +437,14 @@ def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: 
     known = prepare_inputs(mode, datasets, jobs=jobs)  # the twins and the rulers of appendix C
     times["counterfactuals"] = round(time.perf_counter() - t0, 1)
     t0 = time.perf_counter()
+    computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
     run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known)
     times["experiments"] = round(time.perf_counter() - t0, 1)
     if notebooks:
         t0 = time.perf_counter()
         run_notebooks(mode, only)
         times["notebooks"] = round(time.perf_counter() - t0, 1)
-    prov = provenance(times)
+    prov = provenance(times, computed=computed, in_grid=len(cfgs))
     write_json_atomic(results_dir / "provenance.json", prov)
     return prov
 

@@ -78,3 +78,69 @@ def test_reproduction_facts():
     assert facts["quick_minutes"] == 1.5 and facts["quick_target_minutes"] == 10.0
     # a missing input leaves its facts out (a page quoting them then fails to build)
     assert reporting.reproduction_facts(None, {}) == {}
+
+
+def test_a_resumed_run_says_so_and_its_whole_run_is_projected():
+    resumed = {**PROVENANCE, "records_computed": 45, "records_in_grid": 368}
+    note = reporting.provenance_notes(resumed)
+    assert "**This run resumed a regeneration:** it computed 45 of the grid's 368 records" in note
+    assert reporting.provenance_notes({**PROVENANCE, "records_computed": 368, "records_in_grid": 368}) == ""
+    projected = {**FULL_RUN, "wall_seconds": None, "projected_seconds": 9000.0,
+                 "task_graph": {"tasks": 3, "critical_path": {"task": "adult/fold0/ltn+gan", "seconds": 600.0},
+                                "makespan_seconds": {"1": 1500.0, "2": 900.0, "4": 600.0},
+                                "lower_bound_seconds": {"1": 1500.0, "2": 750.0, "4": 600.0}}}
+    facts = reporting.reproduction_facts(PROVENANCE, {"full_run": projected})
+    assert facts["full_minutes"] == 150.0 and facts["full_wall_kind"].startswith("projected")
+    assert facts["full_critical_task"] == "adult/fold0/ltn+gan" and facts["full_critical_minutes"] == 10.0
+    assert reporting.reproduction_facts(PROVENANCE, {"full_run": FULL_RUN})["full_wall_kind"] == "measured"
+    scaling = reporting.scaling_frame(projected)
+    assert list(scaling.index) == [1, 2, 4]
+    assert scaling.loc[2].tolist() == pytest.approx([0.25, 750 / 3600])
+    with pytest.raises(DataError, match="no task graph"):
+        reporting.scaling_frame(FULL_RUN)
+
+
+def _bench_full_run():
+    import importlib.util
+
+    from cffair.utils import project_root
+
+    spec = importlib.util.spec_from_file_location("bench_full_run", project_root() / "benchmarks" / "bench_full_run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("computed", [3, None])
+def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, computed):
+    import shutil
+
+    from cffair.utils import project_root
+
+    bench = _bench_full_run()
+    src = project_root() / "results" / "full" / "records"
+    (tmp_path / "full" / "records").mkdir(parents=True)
+    for path in sorted(src.glob("full__compas__*__fold0.json"))[:6]:
+        shutil.copy(path, tmp_path / "full" / "records" / path.name)
+    prov = {"commit": "abc", "machine": {"cpus": 2}, "stage_seconds": {"counterfactuals": 10.0, "experiments": 50.0, "notebooks": 5.0}}
+    if computed is not None:  # a resume; without the fields, an older provenance of a whole run
+        prov.update(records_computed=computed, records_in_grid=368)
+    (tmp_path / "full" / "provenance.json").write_text(json.dumps(prov))
+    out = bench.summarise(tmp_path, tmp_path / "no_quick.json")
+    graph = out["task_graph"]
+    assert out["records"] == 6 and graph["core_seconds"] > 0
+    # every record's seconds land in exactly one group (pre-training once per fold): the groups add up to the task graph
+    assert sum(out["group_seconds"].values()) == pytest.approx(graph["core_seconds"], abs=0.5)
+    assert out["projected_seconds"] == pytest.approx(graph["makespan_seconds"]["2"] + 15.0, abs=0.1)
+    if computed is None:
+        assert out["wall_seconds"] == 65.0 and out["parallel_efficiency"]["experiments_wall_seconds"] == 50.0
+    else:
+        assert out["wall_seconds"] is None and "parallel_efficiency" not in out
+
+
+def test_group_seconds_frame_ranks_the_studies_by_cost():
+    frame = reporting.group_seconds_frame({"group_seconds": {"q1": 100.0, "q2": 300.0, "beyond": 100.0}})
+    assert list(frame.index) == ["q2", "q1", "beyond"] or list(frame.index) == ["q2", "beyond", "q1"]
+    assert frame.loc["q2", "share"] == pytest.approx(0.6) and frame["share"].sum() == pytest.approx(1.0)
+    with pytest.raises(DataError, match="no group_seconds"):
+        reporting.group_seconds_frame(FULL_RUN)

@@ -122,3 +122,19 @@ def test_spot_check_one_committed_record_recomputed_from_scratch(tmp_path, monke
         assert reasons, "a record that is not fresh must say why"
     if not close:
         assert state != "fresh"
+
+
+def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
+    """A run that resumes a regeneration says how many of the grid's records it computed, so no
+    one reads its stage times as a whole run's."""
+    import cffair.pipeline
+
+    cfgs = paper_grid("quick", only=["q1"])
+    stale = {c.key for c in cfgs[:2]}
+    ran = []
+    monkeypatch.setattr(cffair.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale" if cfg.key in stale else "fresh", []))
+    monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: ran.append(len(cfgs)))
+    prov = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, notebooks=False)
+    assert prov["records_computed"] == 2 and prov["records_in_grid"] == len(cfgs) == ran[0]
+    assert json.loads((tmp_path / "provenance.json").read_text())["records_computed"] == 2

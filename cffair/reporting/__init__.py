@@ -166,12 +166,14 @@ from cffair.reporting.reproduction import (
     baseline_seconds_frame,
     core_seconds_frame,
     flow_benchmark_frame,
+    group_seconds_frame,
     husband_flip_frame,
     load_benchmarks,
     load_provenance,
     ltn_seconds_frame,
     provenance_notes,
     reproduction_facts,
+    scaling_frame,
     stage_seconds_frame,
 )
 from cffair.reporting.tables import (
@@ -300,8 +302,10 @@ __all__ = [
     "cke_steps_finding", "cke_threshold_finding", "flip_ruler_finding", "frontier_finding", "gan_twins_finding", "line_at",
     "plot_frontier", "shared_runs_finding", "subgroup_drop_finding", "subgroup_drop_frame",
     # reproduction
-    "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "husband_flip_frame", "load_benchmarks",
-    "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "stage_seconds_frame",
+    "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "group_seconds_frame", "husband_flip_frame",
+    "load_benchmarks",
+    "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "scaling_frame",
+    "stage_seconds_frame",
     # rulers (appendix C)
     "RULER_CLAIMS", "RULER_LABELS", "RULER_METHODS", "SYNTHETIC_FILE", "SYNTHETIC_TREATMENTS", "plot_transition_tables",
     "ruler_claims", "ruler_claims_table", "ruler_coverage", "ruler_frame", "ruler_records", "ruler_table", "ruler_verdict_line",

@@ -21,12 +21,14 @@ __all__ = [
     "baseline_seconds_frame",
     "core_seconds_frame",
     "flow_benchmark_frame",
+    "group_seconds_frame",
     "husband_flip_frame",
     "load_benchmarks",
     "load_provenance",
     "ltn_seconds_frame",
     "provenance_notes",
     "reproduction_facts",
+    "scaling_frame",
     "stage_seconds_frame",
 ]
 
@@ -75,6 +77,11 @@ def provenance_notes(provenance: Mapping[str, Any]) -> str:
         notes.append("The provenance says *dirty*: the work tree's uncommitted changes were the result files the run was "
                      "writing (and, in the committed run, a benchmark script outside the library); the library's code was "
                      "that of the commit.")
+    computed, in_grid = provenance.get("records_computed"), provenance.get("records_in_grid")
+    if computed is not None and in_grid and computed < in_grid:
+        notes.append(f"**This run resumed a regeneration:** it computed {computed} of the grid's {in_grid} records (the others "
+                     "were fresh already), so the times above are those of the resume, not of a whole run. What a whole run "
+                     "costs is projected from every record's own seconds (below and on the benchmarks page).")
     if not provenance.get("complete", True):
         per_fold = ", ".join(f"fold {f}: {n}" for f, n in provenance.get("records_per_fold", {}).items())
         notes.append(f"**The committed run is incomplete.** {provenance.get('note', '')} Records present per fold (of those "
@@ -113,6 +120,31 @@ def core_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     return cs.round(0).astype(int)
 
 
+def group_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
+    """Core-seconds and share of the full run per group of the grid (``full_run.json``), largest first."""
+    groups = full_run.get("group_seconds")
+    if not groups:
+        raise DataError("full_run.json has no group_seconds; run benchmarks/bench_full_run.py.")
+    frame = pd.Series(groups, dtype=float, name="core-seconds").sort_values(ascending=False).to_frame()
+    frame["share"] = frame["core-seconds"] / frame["core-seconds"].sum()
+    frame.index.name = "group"
+    return frame
+
+
+def scaling_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
+    """Hours of the full grid's experiments on N workers (``full_run.json``'s task graph): the
+    runner's schedule replayed (each free worker takes the next task in submission order) and
+    the lower bound ``max(longest task, core-seconds / N)``; index: workers."""
+    graph = full_run.get("task_graph")
+    if not graph:
+        raise DataError("full_run.json has no task graph; run benchmarks/bench_full_run.py.")
+    frame = pd.DataFrame({"projected (h)": pd.Series(graph["makespan_seconds"], dtype=float) / 3600,
+                          "lower bound (h)": pd.Series(graph["lower_bound_seconds"], dtype=float) / 3600})
+    frame.index = frame.index.astype(int)
+    frame.index.name = "workers"
+    return frame.sort_index()
+
+
 def baseline_seconds_frame(baselines: Mapping[str, Any]) -> pd.DataFrame:
     """Seconds per fold of each baseline (rows) on each dataset (columns), rounded to whole
     seconds (``baselines.json``: extrapolated from a few epochs at the paper's settings)."""
@@ -137,11 +169,25 @@ def reproduction_facts(provenance: Mapping[str, Any] | None, benchmarks: Mapping
                      ltn_target_ratio=float(ltn["target_ratio"]))
     run = benchmarks.get("full_run")
     if run is not None:
+        measured = run.get("wall_seconds") is not None
+        wall = float(run["wall_seconds"] if measured else run["projected_seconds"])
         facts.update(full_commit=str(run.get("commit") or "")[:10], full_records=int(run["records"]),
-                     full_records_wanted=int(run["records_wanted"]), full_minutes=float(run["wall_seconds"]) / 60,
+                     full_records_wanted=int(run["records_wanted"]), full_minutes=wall / 60, full_hours=wall / 3600,
+                     full_wall_kind="measured" if measured else "projected from each record's own seconds",
                      full_cpus=int(run["machine"]["cpus"]), full_verdict="within" if run["target_met"] else "over",
                      full_target_hours=float(run["target_seconds"]) / 3600,
                      full_core_hours=float(run["core_seconds_total"]) / 3600)
+        graph = run.get("task_graph")
+        if graph:
+            facts.update(full_tasks=int(graph["tasks"]), full_critical_task=str(graph["critical_path"]["task"]),
+                         full_critical_minutes=float(graph["critical_path"]["seconds"]) / 60)
+        if run.get("parallel_efficiency"):
+            facts.update(full_efficiency=float(run["parallel_efficiency"]["efficiency"]))
+        local = run.get("local_workers")
+        if local and "speedup_2_over_1" in local:
+            facts.update(local_grid=str(local["grid"]), local_records=int(local["records"]),
+                         local_1=float(local["wall_seconds"]["1"]), local_2=float(local["wall_seconds"]["2"]),
+                         local_speedup=float(local["speedup_2_over_1"]))
         if "quick" in run:
             facts.update(quick_minutes=float(run["quick"]["wall_seconds"]) / 60,
                          quick_target_minutes=float(run["quick"]["target_seconds"]) / 60)
