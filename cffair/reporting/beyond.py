@@ -36,7 +36,7 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting.names import dataset_name
 from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
-from cffair.reporting.tables import HTMLTable, format_table
+from cffair.reporting.tables import HTMLTable, format_cell, format_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -113,7 +113,7 @@ def mean_table(frame: pd.DataFrame, variants: Sequence[str], columns: Mapping[st
         for c, label in columns.items():
             k = decimals.get(c, 3) if isinstance(decimals, Mapping) else decimals
             v = pd.to_numeric(g[c], errors="coerce").dropna() if c in g else pd.Series(dtype=float)
-            row[label] = "—" if v.empty else (f"{v.mean():.{k}f}" + (f" ± {v.std():.{k}f}" if len(v) > 1 else ""))
+            row[label] = "—" if v.empty else format_cell(float(v.mean()), float(v.std()) if len(v) > 1 else None, k)
         cells.append(row)
     out = pd.DataFrame(cells)
     order = {v: i for i, v in enumerate(VARIANT_LABELS[x] for x in variants)}

@@ -22,6 +22,7 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
 from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
+from cffair.reporting.tables import format_cell
 from cffair.reporting.verdicts import p_text, paired, spearman_exact
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,12 +96,9 @@ def q2_table(variants: pd.DataFrame, dataset: str) -> pd.DataFrame:
     s = q2_summary(variants, dataset)
     perf = performance_metric(dataset)
 
-    def cell(m: float, sd: float) -> str:
-        return "—" if np.isnan(m) else f"{m:.3f}" + ("" if np.isnan(sd) else f" ± {sd:.3f}")
-
     names = [_series_name(m, k, lab) for m, k, lab in zip(s["method"], s["kind"], s["label"])]
-    return pd.DataFrame({"folds": s["folds"].to_numpy(), metric_name(perf): [cell(m, d) for m, d in zip(s["perf"], s["perf_sd"])],
-                         metric_name("cf_mse"): [cell(m, d) for m, d in zip(s["cf_mse"], s["cf_mse_sd"])],
+    return pd.DataFrame({"folds": s["folds"].to_numpy(), metric_name(perf): [format_cell(m, d) for m, d in zip(s["perf"], s["perf_sd"])],
+                         metric_name("cf_mse"): [format_cell(m, d) for m, d in zip(s["cf_mse"], s["cf_mse_sd"])],
                          metric_name("cf_flip_rate"): [_pct(v) for v in s["cf_flip_rate"]]},
                         index=pd.Index(names, name="method"))
 
