@@ -51,7 +51,9 @@ def part_of(setting: str) -> str:
         return "LTN CKE"
     if setting.startswith("ltn"):
         return "LTN fairness" if setting != "ltn_acc" else "LTN acc"
-    return {"cnf": "CNF-augmented MLP", "gan": "GAN", "dcevae": "DCEVAE"}.get(setting, "unaware / level 3 / PCF")
+    parts = {"cnf": "CNF-augmented MLP", "gan": "GAN", "dcevae": "DCEVAE", "unaware": "unaware / level 3 / PCF",
+             "level3": "unaware / level 3 / PCF", "pcf": "unaware / level 3 / PCF", "beyond": "beyond the paper"}
+    return parts.get(setting, setting)
 
 
 def core_seconds(records: list[dict[str, Any]]) -> pd.DataFrame:

@@ -118,6 +118,8 @@ def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, comput
     from cffair.utils import project_root
 
     bench = _bench_full_run()
+    assert [bench.part_of(s) for s in ("pcf", "beyond", "ltn_acc_cf_cke", "gan")] == [
+        "unaware / level 3 / PCF", "beyond the paper", "LTN CKE", "GAN"]
     src = project_root() / "results" / "full" / "records"
     (tmp_path / "full" / "records").mkdir(parents=True)
     for path in sorted(src.glob("full__compas__*__fold0.json"))[:6]:
