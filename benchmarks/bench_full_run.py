@@ -74,6 +74,12 @@ def core_seconds(records: list[dict[str, Any]]) -> pd.DataFrame:
     return df.pivot_table(index="dataset", columns="part", values="seconds", aggfunc="sum", fill_value=0.0)
 
 
+def _shared_pretrain(task: list[Any], timings: list[dict[str, Any]]) -> float:
+    """The LTN pre-training a task's LTN settings share, once (a record that is not an LTN
+    setting, e.g. the chapter beyond the paper, counts its own pre-training in its total)."""
+    return max((float(t.get("pretrain", 0.0)) for c, t in zip(task, timings) if c.setting.startswith("ltn")), default=0.0)
+
+
 def group_seconds(records: list[dict[str, Any]]) -> dict[str, float]:
     """Core-seconds per group of the grid (chapter or study), each record counted in the first
     group that asks for it (in :data:`cffair.experiments.config.GROUPS` order); a task's LTN
@@ -92,7 +98,7 @@ def group_seconds(records: list[dict[str, Any]]) -> dict[str, float]:
         timings = [by_key[c.key].get("timings", {}) for c in task]
         groups = [group_of.get(c.key, "other") for c in task]
         first = min(groups, key=lambda g: GROUPS.index(g) if g in GROUPS else len(GROUPS))
-        out[first] = out.get(first, 0.0) + max((float(t.get("pretrain", 0.0)) for t in timings), default=0.0)
+        out[first] = out.get(first, 0.0) + _shared_pretrain(task, timings)
         for g, t in zip(groups, timings):
             out[g] = out.get(g, 0.0) + float(t.get("setting", t.get("total", 0.0)))
     return {g: round(v, 1) for g, v in out.items() if v}
@@ -157,7 +163,7 @@ def task_seconds(records: list[dict[str, Any]]) -> list[tuple[str, float]]:
     tasks = []
     for group in _task_groups([ExperimentConfig.from_dict(r["config"]) for r in records]):
         recs = [by_key[c.key] for c in group]
-        pretrain = max((float(r.get("timings", {}).get("pretrain", 0.0)) for r in recs), default=0.0)
+        pretrain = _shared_pretrain(group, [r.get("timings", {}) for r in recs])
         total = pretrain + sum(float(r.get("timings", {}).get("setting", r.get("timings", {}).get("total", 0.0))) for r in recs)
         c = group[0]
         tasks.append((f"{c.dataset}/fold{c.fold}/{'ltn+gan' if c.method in ('ltn', 'gan') else c.setting}", total))
