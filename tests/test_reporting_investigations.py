@@ -161,6 +161,11 @@ def test_b1_is_decided_on_the_finer_grid_and_needs_five_points():
               for t, a, b in (("", 1, 1), ("w3-1", 3, 1), ("w1-3", 1, 3))]
     c = {x.key: x for x in reporting.evaluate_claims(coarse)}["B.1"]
     assert c.verdict == V.INCONCLUSIVE and "too few to test" in c.note
+    # a dataset whose finer grid has fewer points than its coarse one is read on the coarse one
+    fine2 = [_rec("adult", "ltn_acc_cf", tag=t, options={"fair_p": 1.0}, w_acc=a, w_cf=b, perf=0.8, cf=0.04)
+             for t, a, b in (("", 1, 1), ("w1-9", 1, 9))]
+    c = {x.key: x for x in reporting.evaluate_claims(coarse + fine2)}["B.1"]
+    assert "Adult (3 weight points" in c.note
 
 
 # ---------------------------------------------------------------------------- frames, findings, figures

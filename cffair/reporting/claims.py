@@ -571,7 +571,8 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str]:
         return PENDING, ""
     verdicts, parts = [], []
     for d in DATASET_ORDER:
-        g = fine[fine["dataset"] == d] if (fine["dataset"] == d).any() else coarse[coarse["dataset"] == d]
+        gf, gc = fine[fine["dataset"] == d], coarse[coarse["dataset"] == d]  # the grid with more weight points
+        g = gf if gf["log2_ratio"].nunique() >= gc["log2_ratio"].nunique() and not gf.empty else gc
         if g.empty:
             continue
         perf = performance_metric(d)
