@@ -44,7 +44,7 @@ from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, met
 from cffair.reporting.paper import paper_value
 from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame, weight_grid_frame
 from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
-from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, fmt, p_text, paired
+from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, Evidence, fmt, p_text, paired
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -317,19 +317,13 @@ def shared_runs_finding(records: Records, variant: str = "compas_age", base: str
     """Q2.2 on COMPAS(age): are ``methods`` the same runs on ``variant`` and ``base`` (neither uses
     subgroups), and does the paper's Table 1 give the gap ``methods[0] − methods[1]`` the same
     sign on both? "" without the records."""
-    main = select_records(records_frame(list(records)))
+    e = Evidence.of(records)
     a, b = methods
-
-    def folds(d: str, m: str) -> pd.Series:
-        rows = main[(main["dataset"] == d) & (main["method"] == m)]
-        return rows.set_index("fold")["accuracy"].astype(float).sort_index()
-
-    got = {(d, m): folds(d, m) for d in (variant, base) for m in methods}
+    got = {(d, m): e.folds(d, m, "accuracy").sort_index() for d in (variant, base) for m in methods}
     if any(v.empty for v in got.values()):
         return ""
     same = all(got[(variant, m)].equals(got[(base, m)]) for m in methods)
-    common = sorted(set(got[(base, a)].index) & set(got[(base, b)].index))
-    res = paired(got[(base, a)].loc[common].to_numpy(), got[(base, b)].loc[common].to_numpy(), larger=True)
+    res = e.compare(base, a, b, "accuracy", larger=True)
     gap = {d: f"{paper_value('table1', d, 'accuracy', a)[0] - paper_value('table1', d, 'accuracy', b)[0]:+.3f}".replace("-", "−")
            for d in (base, variant)}
     twins = {d: paper_value("table1", d, "cf_mse", "ltn_acc")[0] for d in (base, variant)}
@@ -349,15 +343,14 @@ def flip_ruler_finding(records: Records, dataset: str = "compas", a: str = "gan"
     """Q2.3: does ``a`` change more decisions than ``b`` (share of test pairs whose decision
     flips, paired over folds) although its CF-MSE is lower, and how large is a change
     (CF-MSE per flip)? "" without flip rates."""
-    main = select_records(records_frame(list(records)))
-    rows = main[(main["dataset"] == dataset) & main["cf_flip_rate"].notna()]
-    fa, fb = (rows[rows["method"] == m].set_index("fold") for m in (a, b))
-    folds = sorted(set(fa.index) & set(fb.index))
+    e = Evidence.of(records)
+    fa, fb = (e.folds(dataset, m, "cf_flip_rate").dropna() for m in (a, b))
+    folds = sorted(set(fa.index) & set(fb.index))  # older records lack the flip rate
     if len(folds) < 2:
         return ""
-    ra, rb = (t.loc[folds, "cf_flip_rate"].astype(float) for t in (fa, fb))
+    ra, rb = fa.loc[folds], fb.loc[folds]
     res = paired(ra.to_numpy(), rb.to_numpy(), larger=True)
-    ca, cb = (t.loc[folds, "cf_mse"].astype(float).mean() for t in (fa, fb))
+    ca, cb = (e.folds(dataset, m, "cf_mse").loc[folds].mean() for m in (a, b))
     verdict = {HOLDS: f"by this ruler the {method_name(a)} is the less fair", FAILS: f"by this ruler too the {method_name(a)} is the fairer",
                INCONCLUSIVE: "by this ruler the two do not differ beyond fold noise"}[res.verdict]
     return (f"CF-MSE averages squared score changes; counted in changed decisions instead ({dataset_name(dataset)}, {len(folds)} folds), "
