@@ -10,6 +10,7 @@ from scipy.stats import norm
 
 from cffair import reporting
 from cffair.datasets import load
+from cffair.errors import DataError
 from cffair.reporting import why
 
 
@@ -172,6 +173,8 @@ def test_frontier_finding_reads_the_global_line_at_the_subgroup_runs_cf_mse(offs
     assert why.frontier_finding(recs, ["adult"]) == ""  # no records there
     fig = why.plot_frontier(recs, ["compas", "adult"])
     assert len(fig.axes) == 1  # Adult has no records: one panel
+    with pytest.raises(DataError, match=r"no weight-grid and acc\+CF_sg records; run the q1 and appendix_b groups"):
+        why.plot_frontier(recs, ["adult"])
 
 
 def test_q14_appends_the_frontier_finding_when_it_does_not_hold():
