@@ -209,7 +209,7 @@ def _task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig
     def rank(group: list[ExperimentConfig]) -> tuple:
         c = group[0]
         kind = 0 if c.method in ("ltn", "gan") else 1 if c.setting in ("cnf", "dcevae") else 2
-        if all(g.options or g.tag == "ref" for g in group):
+        if all(g.options for g in group):
             kind = 3
         return (c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
 

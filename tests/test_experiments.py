@@ -271,17 +271,20 @@ def test_options_are_for_the_ltn_only():
 def test_the_investigations_add_configs_without_touching_the_papers():
     paper = E.paper_grid("full", only=["q1", "q2", "q3", "q4", "appendix_a", "appendix_b"])
     everything = E.paper_grid("full")
-    assert len(paper) == 264 and everything[:0] == [] and set(paper) < set(everything)
+    # round 1's 264 configs less the extra baselines on folds 1-4 (3 baselines x 4 folds x 4 datasets)
+    assert len(paper) == 264 - 48 and everything[:0] == [] and set(paper) < set(everything)
+    extras = [c for c in paper if c.setting in E.EXTRA_BASELINES]
+    assert {c.fold for c in extras} == {0} and len(extras) == 3 * len(E.DATASETS)
     new = [c for c in everything if c not in set(paper)]
-    assert all(c.options or c.tag == "ref" or c.method == "beyond" for c in new)  # every investigation config is marked
+    assert all(c.options or c.method == "beyond" for c in new)  # every investigation config is marked
     assert all(not c.options for c in paper)
     assert len({c.key for c in everything}) == len(everything)
     by = lambda g: E.paper_grid("full", only=[g])  # noqa: E731
-    # Q2: every COMPAS fold, Adult fold 0 only (the cut), with CNF recomputed beside the LTN variants
+    # Q2: every COMPAS fold, Adult fold 0 only (the cut); the baselines are q2's own records
     q2 = by("q2_why")
     assert {c.fold for c in q2 if c.dataset == "compas"} == {0, 1, 2, 3, 4}
     assert {c.fold for c in q2 if c.dataset == "adult"} == {0} and {c.dataset for c in q2} == {"compas", "adult"}
-    assert {(c.dataset, c.setting) for c in q2 if c.tag == "ref"} == {("compas", "cnf"), ("compas", "gan"), ("adult", "cnf")}
+    assert all(c.method == "ltn" for c in q2)
     p = {c.option_map.get("fair_p") for c in q2 if c.dataset == "compas"}
     assert {1.0, 2.0, 6.0} <= p
     assert {c.option_map["fair_epochs"] for c in q2 if "fair_epochs" in c.option_map and c.dataset == "compas"} == {2000, 5000}
@@ -300,19 +303,19 @@ def test_the_investigations_add_configs_without_touching_the_papers():
 
 
 def test_variants_that_change_pre_training_get_their_own_group():
-    cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2_why"])
+    cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2", "q2_why"])
     groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and g[0].method in ("ltn", "gan")]
     by_pre = {g[0].pretrain_options: g for g in groups}
     assert set(by_pre) == {(), (("lr", 0.01),), (("lr", 0.1),), (("clip_grad", 0.1), ("lr", 0.1))}
     default = by_pre[()]
-    # the paper's settings, the variants of later stages and the GAN reference share one pre-training
+    # the paper's settings, the variants of later stages and the fold's GAN share one pre-training
     assert {"ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg"} <= {c.setting for c in default if not c.options}
     assert any(c.option_map.get("fair_p") == 6.0 for c in default) and any(c.setting == "gan" for c in default)
     assert all(len(g) == 1 for p, g in by_pre.items() if p)
     # groups holding only investigations come after the fold's paper groups
     order = [g for g in R._task_groups(cfgs) if g[0].fold == 0]
-    first_inv = min(i for i, g in enumerate(order) if all(c.options or c.tag == "ref" for c in g))
-    assert all(not all(c.options or c.tag == "ref" for c in g) for g in order[:first_inv])
+    first_inv = min(i for i, g in enumerate(order) if all(c.options for c in g))
+    assert all(not all(c.options for c in g) for g in order[:first_inv])
 
 
 def test_explanations_on_every_attribute_are_an_input_of_their_own():

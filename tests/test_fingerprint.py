@@ -107,3 +107,26 @@ def test_a_flow_refactor_that_yields_the_same_twins_stales_nothing(tmp_path, mon
     # nothing was retrained: the same metrics and the same timings of the original runs
     assert {c.key: (store.get(c)["metrics"], store.get(c)["timings"]) for c in grid} == made
     keys._installed_code.cache_clear()
+
+
+def test_a_grid_edit_stales_no_record_but_a_config_value_does():
+    """The grid lives in an exempt module: cutting a study changes no record's code; a config's
+    values still enter its fingerprint (the ``config`` part)."""
+    tree = SourceTree.installed()
+    assert tree.exempt("cffair.experiments.config")
+    edited = _edited(tree, "cffair.experiments.config",
+                     lambda s: s.replace("Q2_ADULT: tuple[int, ...] = (0, 2)", "Q2_ADULT: tuple[int, ...] = (0,)"))
+    assert edited.sources["cffair.experiments.config"] != tree.sources["cffair.experiments.config"]
+    assert _codes(edited) == _codes(tree)
+    a = keys._config(ExperimentConfig("compas", 0, "ltn_acc_cf"))
+    b = keys._config(ExperimentConfig("compas", 0, "ltn_acc_cf", options={"fair_p": 6}))
+    assert a != b and diff({"config": a}, {"config": b}) == ["config (options)"]
+
+
+def test_a_module_declared_exempt_since_is_no_reason_but_one_that_left_the_closure_is():
+    stored = {"code": {"m": "1", "grid": "2"}}
+    now = {"code": {"m": "1"}}
+    assert diff(stored, now, exempt={"grid"}) == []
+    assert diff(stored, now, exempt=set()) == ["code of grid no longer runs"]
+    # a module that starts to run is always a reason, exempt or not before
+    assert diff(now, stored, exempt=set()) == ["code of grid now runs"]
