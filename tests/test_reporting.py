@@ -513,8 +513,8 @@ def test_paired_folds_keeps_only_folds_where_every_method_ran():
         return {"config": {"dataset": ds, "fold": fold, "setting": setting, "cf_source": cf, "tag": tag}}
 
     records = [
-        rec("adult", 0, "ltn_acc"), rec("adult", 0, "cnf"), rec("adult", 0, "ltn_acc_cf_cke"),
-        rec("adult", 1, "ltn_acc"), rec("adult", 1, "cnf"),            # complete (CKE is fold-0 only on Adult)
+        rec("adult", 0, "ltn_acc"), rec("adult", 0, "cnf"), rec("adult", 0, "ltn_acc_cf_cke"), rec("adult", 0, "unaware"),
+        rec("adult", 1, "ltn_acc"), rec("adult", 1, "cnf"),            # complete (CKE and the extras are fold-0 only)
         rec("adult", 2, "ltn_acc"),                                     # interrupted: no cnf
         rec("compas", 0, "ltn_acc"), rec("compas", 0, "ltn_acc_cf_cke"),
         rec("compas", 1, "ltn_acc"),                                    # COMPAS runs CKE on every fold

@@ -177,32 +177,38 @@ def _q2_records():
         recs.append(_rec("compas", "ltn_acc_cf", f, options={"fair_p": 6.0}, perf=0.675, cf=0.004, flips=0.01))
         recs.append(_rec("compas", "ltn_acc_cf", f, options={"lr": 0.1}, perf=0.59, cf=0.03, flips=0.03))
         recs.append(_rec("compas", "ltn_acc_cf", f, tag="w1-9", options={"fair_p": 1.0}, w_cf=9.0, perf=0.67, cf=0.010, flips=0.012))
-        recs.append(_rec("compas", "cnf", f, tag="ref", perf=0.67, cf=0.0055, flips=0.08))
-        recs.append(_rec("compas", "cnf", f, perf=0.669, cf=0.0054))
+        recs.append(_rec("compas", "cnf", f, perf=0.67, cf=0.0055, flips=0.08))
+    # Adult: variants on fold 0 only, the baseline on three folds (read on fold 0 beside them)
+    recs.append(_rec("adult", "ltn_acc_cf", 0, options={"fair_p": 1.0}, perf=0.80, cf=0.05, flips=0.02))
+    recs += [_rec("adult", "cnf", f, perf=0.83 + 0.01 * f, cf=0.01 * (f + 1), flips=0.05) for f in range(3)]
     return recs
 
 
 def test_variants_frame_finding_and_summary():
     v = reporting.variants_frame(_q2_records())
-    assert set(v["kind"]) == {"paper", "variant", "reference"}
+    assert set(v["kind"]) == {"paper", "variant"}
     assert set(v.loc[v["kind"] == "variant", "label"]) == {"reference (p = 1)", "p = 6", "lr 0.1", "weights acc 1 : CF 9"}
     assert v.loc[v["label"] == "p = 6", "fair_p"].eq(6.0).all() and v.loc[v["label"] == "lr 0.1", "lr"].eq(0.1).all()
     s = reporting.q2_summary(v, "compas")
     assert s.iloc[0]["label"] == "p = 6"  # lowest CF-MSE first
-    # a method recomputed beside the variants shows only its recomputed runs
-    assert set(s.loc[s["method"] == "cnf", "kind"]) == {"reference"} and "paper" not in set(s["kind"])
+    # the paper's own LTN(acc+CF) run is left out beside its variants (p = 1 is the same model)
+    assert set(s.loc[s["method"] == "ltn_acc_cf", "kind"]) == {"variant"} and set(s.loc[s["method"] == "cnf", "kind"]) == {"paper"}
     t = reporting.q2_table(v, "compas")
-    assert t.loc["CNF (recomputed)", "CF flip rate ↓"] == "8.0 %" and t.loc["LTN(acc+CF): p = 6", "folds"] == 3
+    assert t.loc["CNF", "CF flip rate ↓"] == "8.0 %" and t.loc["LTN(acc+CF): p = 6", "folds"] == 3
+    # where the variants ran on fold 0 only, the baselines are read on fold 0 too
+    a = reporting.q2_summary(v, "adult").set_index("method")
+    assert a.loc["cnf", "folds"] == 1 and a.loc["cnf", "perf"] == pytest.approx(0.83) and a.loc["cnf", "cf_mse"] == pytest.approx(0.01)
     finding = reporting.q2_finding(v)
     assert "the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE 0.027 against CNF's 0.006" in finding
     assert "flips 3.0 % of the decisions against CNF's 8.0 %" in finding
     assert "1 of 4 variants reach CNF's CF-MSE (“p = 6”)" in finding and "lr 0.1" in finding
     assert "CF-MSE per changed decision is 0.90 (nearly full 0 ↔ 1 jumps) for the LTN and 0.07 (small shifts" in finding
-    assert reporting.q2_finding(v, "adult") == ""
+    assert "CF-MSE 0.050 against CNF's 0.010" in reporting.q2_finding(v, "adult")
+    assert reporting.q2_finding(v, "lawschool") == ""
     # investigation records never enter the protocol's tables, and never restrict its folds
     long = reporting.results_long(_q2_records(), "table1")
     assert set(long["method"]) == {"ltn_acc_cf", "cnf"}
-    assert long.loc[(long.method == "ltn_acc_cf") & (long.metric == "cf_mse"), "mean"].iloc[0] == pytest.approx(0.028)
+    assert long.loc[(long.method == "ltn_acc_cf") & (long.metric == "cf_mse") & (long.dataset == "compas"), "mean"].iloc[0] == pytest.approx(0.028)
     asked = _rec("compas", "ltn_acc_cf", 0, options={"x_hat": "random"}, perf=0.68, cf=0.027, flips=0.03)
     assert len(reporting.variants_frame(_q2_records() + [asked])) == len(v)  # the paper's model asked query (2) again
     only_fold0 = _q2_records() + [_rec("compas", "ltn_acc_cf", 0, options={"x_hat": "random"}), _rec("compas", "beyond", 0)]
@@ -238,12 +244,12 @@ def test_investigation_figures_draw_what_they_are_given(draw):
     if draw == "variants":
         fig = reporting.plot_variants(reporting.variants_frame(_q2_records()), "compas")
         assert len(fig.axes) == 2 and fig.axes[1].get_xlabel().startswith("flip rate")
-        assert len(fig.axes[0].lines) == 6  # four variants, CNF recomputed (not its committed run) and the Pareto front
+        assert len(fig.axes[0].lines) == 6  # four variants, CNF and the Pareto front
         styles = {(ln.get_color(), ln.get_marker()) for ln in fig.axes[0].lines[:-1]}
         assert len(styles) == 5  # every series is told apart by colour and marker
         assert fig.axes[0].xaxis.get_major_formatter()(0.02, 0) == "0.02"
         with pytest.raises(DataError, match="run the q2_why group"):
-            reporting.plot_variants(reporting.variants_frame(_q2_records()), "adult")
+            reporting.plot_variants(reporting.variants_frame(_q2_records()), "lawschool")
     elif draw == "imbalances":
         recs = [_cke("compas", 0, ["A5[Non-Caucasian, age]"], _explain(0.05, 0.07, 0.01),
                      [{"group": "Non-Caucasian", "feature": "age", "imbalance": 0.06}], {"cke_top": 1, "explain": "all"})]

@@ -57,16 +57,19 @@ Q2_METHODS: tuple[str, ...] = ("ltn_acc_cf", "cnf", "gan", "dcevae")
 
 def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequence[str] = Q2_METHODS) -> pd.DataFrame:
     """Mean and sd over folds of performance, CF-MSE and flip rate per method and variant
-    (:func:`~.records.variants_frame`), lowest CF-MSE first within each dataset. A method
-    recomputed beside the variants (LTN(acc+CF) as the p = 1 reference, CNF, GAN) shows only
-    its recomputed runs; the others their committed runs (``kind`` ``paper``).
+    (:func:`~.records.variants_frame`), lowest CF-MSE first within each dataset. Where a dataset
+    has LTN(acc+CF) variants, every row is read on the folds they ran on (Adult: fold 0), so
+    that the baselines are compared on the same test rows; the paper's own LTN(acc+CF) run
+    is left out there (the p = 1 variant is the same model).
 
     Columns: ``dataset, kind, method, label, folds, perf, perf_sd, cf_mse, cf_mse_sd,
     cf_flip_rate`` (``perf``: accuracy, or MSE for Lawschool)."""
     v = variants if dataset is None else variants[variants["dataset"] == dataset]
     v = v[v["method"].isin(list(methods))]
-    fresh = set(zip(v.loc[v["kind"] != "paper", "dataset"], v.loc[v["kind"] != "paper", "method"]))
-    v = v[(v["kind"] != "paper") | ~pd.Series(list(zip(v["dataset"], v["method"])), index=v.index).isin(fresh)]
+    folds = v[v["kind"] == "variant"].groupby("dataset")["fold"].agg(set).to_dict()
+    keep = [d not in folds or (f in folds[d] and not (k == "paper" and m == "ltn_acc_cf"))
+            for d, f, k, m in zip(v["dataset"], v["fold"], v["kind"], v["method"])]
+    v = v[pd.Series(keep, index=v.index, dtype=bool)]
     rows = []
     for (d, kind, m, label), g in v.groupby(["dataset", "kind", "method", "label"], sort=False):
         perf = g[performance_metric(d)].astype(float)
@@ -87,7 +90,7 @@ def _cf_mse_per_flip(g: pd.DataFrame) -> float:
 def _series_name(method: str, kind: str, label: str) -> str:
     if method == "ltn_acc_cf" and kind == "variant":
         return f"LTN(acc+CF): {label}"
-    return method_name(method) + (" (committed run)" if kind == "paper" else " (recomputed)")
+    return method_name(method)
 
 
 def q2_table(variants: pd.DataFrame, dataset: str) -> pd.DataFrame:
@@ -103,11 +106,10 @@ def q2_table(variants: pd.DataFrame, dataset: str) -> pd.DataFrame:
                         index=pd.Index(names, name="method"))
 
 
-def _reference(v: pd.DataFrame, dataset: str, method: str) -> pd.DataFrame:
-    """A baseline's rows: recomputed beside the variants when there are some, else the committed run's."""
-    rows = v[(v["dataset"] == dataset) & (v["method"] == method)]
-    ref = rows[rows["kind"] == "reference"]
-    return ref if len(ref) else rows[rows["kind"] == "paper"]
+def _baseline(v: pd.DataFrame, dataset: str, method: str) -> pd.DataFrame:
+    """A baseline's rows on the folds the dataset's variants ran on."""
+    folds = set(v.loc[(v["dataset"] == dataset) & (v["kind"] == "variant"), "fold"])
+    return v[(v["dataset"] == dataset) & (v["method"] == method) & v["fold"].isin(folds)]
 
 
 def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
@@ -115,7 +117,7 @@ def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
     the reference's gap, which variants reach CNF's CF-MSE and at what accuracy, and the flip rates."""
     v = variants[variants["dataset"] == dataset]
     ltn = v[(v["kind"] == "variant")]
-    cnf = _reference(v, dataset, "cnf")
+    cnf = _baseline(v, dataset, "cnf")
     if ltn.empty or cnf.empty:
         return ""
     perf = performance_metric(dataset)

@@ -156,9 +156,8 @@ def options_text(config: Mapping[str, Any]) -> str:
 
 
 def is_investigation(config: Mapping[str, Any]) -> bool:
-    """Whether a record belongs to an investigation (options, or a baseline recomputed beside
-    them with tag ``ref``) rather than to the paper's protocol."""
-    return bool(config.get("options")) or config.get("tag") == "ref"
+    """Whether a record belongs to an investigation (it has options) rather than to the paper's protocol."""
+    return bool(config.get("options"))
 
 
 def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
@@ -354,10 +353,10 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
     else:
         # imported here: cffair.experiments imports the pipeline and torch, which tables and
         # figures do not need
-        from cffair.experiments import CKE_ALL_FOLDS
+        from cffair.experiments import CKE_ALL_FOLDS, EXTRA_BASELINES
 
         def only_first(ds: str, setting: str) -> bool:
-            return setting.endswith("_cke") and ds not in CKE_ALL_FOLDS
+            return (setting.endswith("_cke") and ds not in CKE_ALL_FOLDS) or setting in EXTRA_BASELINES
 
     by_ds: dict[str, dict[int, set[tuple[str, str, str, str]]]] = {}
     for r in records:
@@ -406,8 +405,7 @@ def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = N
     counterfactuals without an appendix-B weight tag of the paper's grid, and of each baseline.
 
     Columns: ``dataset, fold, method, kind`` (``paper``: the committed protocol's record;
-    ``variant``: an investigation's LTN variant; ``reference``: a baseline recomputed beside the
-    variants, tag ``ref``), ``label`` (``"p = 6"``, ``"lr 0.1"``, the method for baselines), the
+    ``variant``: an investigation's LTN variant), ``label`` (``"p = 6"``, ``"lr 0.1"``, the method for baselines), the
     options of :data:`VARIANT_OPTIONS`, ``w_acc, w_cf`` and the scalar metrics.
     """
     rows = []
@@ -423,8 +421,8 @@ def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = N
             continue  # the paper's model again, asked query (2) another way (Q4)
         if not ltn and (cfg["setting"].startswith("ltn") or opts):
             continue
-        kind = ("variant" if opts else "paper") if ltn else ("reference" if cfg.get("tag") == "ref" else "paper")
-        if not ltn and cfg.get("tag") not in ("", "ref", None):
+        kind = "variant" if ltn and opts else "paper"
+        if not ltn and cfg.get("tag"):
             continue
         w = cfg.get("weights") or {}
         row: dict[str, Any] = {"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "method": cfg["setting"], "kind": kind,
