@@ -379,6 +379,7 @@ PAGE_FACTS_JS = """
     src: i.getAttribute('src'), url: i.src, complete: i.complete,
     width: i.naturalWidth, lazy: i.loading === 'lazy'})),
   height: Math.max(document.body.scrollHeight, document.documentElement.scrollHeight),
+  reprs: (document.body ? document.body.innerText : '').match(/<[\w.]+ object( at 0x[0-9a-f]+)?>/g) || [],
 }))()
 """
 
@@ -473,6 +474,8 @@ def visit(browser: Chromium, html_root: Path, page: str, screenshot: Path, phone
     facts = browser.evaluate(PAGE_FACTS_JS)
     report.title = facts["title"]
     report.text_length = facts["textLength"]
+    for shown in facts["reprs"]:  # e.g. Markdown("") displays as its repr
+        report.problems.append(f"an output shows a Python object's repr instead of its content: {shown}")
     report.tables = facts["tables"]
     report.math = facts["math"]
     report.images = facts["images"]
