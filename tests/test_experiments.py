@@ -273,6 +273,9 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     everything = E.paper_grid("full")
     # round 1's 264 configs less the extra baselines on folds 1-4 (3 baselines x 4 folds x 4 datasets)
     assert len(paper) == 264 - 48 and everything[:0] == [] and set(paper) < set(everything)
+    from cffair import reporting
+
+    assert reporting.EXTRA_BASELINES == E.EXTRA_BASELINES  # the tables' copy names the same baselines
     extras = [c for c in paper if c.setting in E.EXTRA_BASELINES]
     assert {c.fold for c in extras} == {0} and len(extras) == 3 * len(E.DATASETS)
     new = [c for c in everything if c not in set(paper)]
