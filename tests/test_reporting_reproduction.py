@@ -69,6 +69,17 @@ def test_flow_ltn_and_baseline_frames():
     assert frame.loc["gan"].tolist() == [100.0, 10.0] and list(frame.index) == ["gan", "dcevae"]
 
 
+def test_gan_mmd_frame_in_milliseconds_by_batch_size():
+    bench = {"batches": {"2048": {"seconds": {"autograd": 0.115, "cffair": 0.033}, "speedup": 3.48, "max_abs_diff_grad": 2e-9},
+                         "512": {"seconds": {"autograd": 0.004, "cffair": 0.002}, "speedup": 2.0, "max_abs_diff_grad": 1e-9}}}
+    frame = reporting.gan_mmd_frame(bench)
+    assert list(frame.index) == [512, 2048]  # numeric order, not the JSON's string order
+    assert frame.loc[2048, "autograd (ms)"] == pytest.approx(115.0) and frame.loc[2048, "cffair (ms)"] == pytest.approx(33.0)
+    assert frame.loc[512, "speed-up"] == 2.0
+    with pytest.raises(DataError, match="bench_gan_mmd.py"):
+        reporting.gan_mmd_frame({})
+
+
 def test_reproduction_facts():
     facts = reporting.reproduction_facts(PROVENANCE, {"ltn": LTN, "full_run": FULL_RUN})
     assert facts["run_commit"] == "0123456789" and facts["run_cpus"] == 2

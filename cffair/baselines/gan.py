@@ -154,7 +154,8 @@ class _KernelMean(torch.autograd.Function):
     backward is two more products with it: ``∂/∂u_i = c (u_i Σ_j E_ij − Σ_j E_ij v_j)`` with
     ``c = −2 / (dim² · n · m)``, symmetrically for ``v`` (each product also yields the sums).
     Autograd's own backward of the same expression walks five ``n × m`` intermediates; on
-    Adult's batches of 2048 rows the MMD was 90 % of a stage-1 step and is now about a third.
+    Adult's batches of 2048 rows that made the MMD 90 % of a stage-1 step
+    (``benchmarks/bench_gan_mmd.py`` times the two).
     """
 
     @staticmethod
@@ -185,10 +186,10 @@ class _KernelMean(torch.autograd.Function):
 def mmd_rbf(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Biased MMD² estimate with the original's kernel ``exp(−‖a − b‖² / dim²)``.
 
-    Each of the three kernel means is a :class:`_KernelMean` (one matrix product forward, two
-    reductions backward), not the original's tiled ``(B, B, dim)`` tensors nor autograd through
-    :func:`torch.cdist`: the same values and gradients to float rounding
-    (``tests/test_baselines_units.py`` checks both against the tiled kernel).
+    Each of the three kernel means is a :class:`_KernelMean` (one matrix product forward, one
+    backward per argument that needs a gradient), not the original's tiled ``(B, B, dim)``
+    tensors nor autograd through the expression: the same values and gradients to float
+    rounding (``tests/test_baselines_units.py`` checks both against the tiled kernel).
     """
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"mmd_rbf needs rows of the same width, got {a.shape[1]} and {b.shape[1]}.")

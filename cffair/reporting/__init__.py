@@ -166,6 +166,7 @@ from cffair.reporting.reproduction import (
     baseline_seconds_frame,
     core_seconds_frame,
     flow_benchmark_frame,
+    gan_mmd_frame,
     group_seconds_frame,
     husband_flip_frame,
     load_benchmarks,
@@ -302,7 +303,7 @@ __all__ = [
     "cke_steps_finding", "cke_threshold_finding", "flip_ruler_finding", "frontier_finding", "gan_twins_finding", "line_at",
     "plot_frontier", "shared_runs_finding", "subgroup_drop_finding", "subgroup_drop_frame",
     # reproduction
-    "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "group_seconds_frame", "husband_flip_frame",
+    "baseline_seconds_frame", "core_seconds_frame", "flow_benchmark_frame", "gan_mmd_frame", "group_seconds_frame", "husband_flip_frame",
     "load_benchmarks",
     "load_provenance", "ltn_seconds_frame", "provenance_notes", "reproduction_facts", "scaling_frame",
     "stage_seconds_frame",

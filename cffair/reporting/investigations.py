@@ -66,7 +66,7 @@ def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequ
     cf_flip_rate`` (``perf``: accuracy, or MSE for Lawschool)."""
     v = variants if dataset is None else variants[variants["dataset"] == dataset]
     v = v[v["method"].isin(list(methods))]
-    folds = v[v["kind"] == "variant"].groupby("dataset")["fold"].agg(set).to_dict()
+    folds = _variant_folds(v)
     keep = [d not in folds or (f in folds[d] and not (k == "paper" and m == "ltn_acc_cf"))
             for d, f, k, m in zip(v["dataset"], v["fold"], v["kind"], v["method"])]
     v = v[pd.Series(keep, index=v.index, dtype=bool)]
@@ -79,6 +79,11 @@ def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequ
                      "cf_flip_rate": g["cf_flip_rate"].astype(float).mean(), "cf_mse_per_flip": _cf_mse_per_flip(g)})
     cols = ["dataset", "kind", "method", "label", "folds", "perf", "perf_sd", "cf_mse", "cf_mse_sd", "cf_flip_rate", "cf_mse_per_flip"]
     return pd.DataFrame(rows, columns=cols).sort_values(["dataset", "cf_mse"], kind="stable").reset_index(drop=True)
+
+
+def _variant_folds(v: pd.DataFrame) -> dict[str, set]:
+    """The folds each dataset's LTN(acc+CF) variants ran on (datasets without variants absent)."""
+    return v[v["kind"] == "variant"].groupby("dataset")["fold"].agg(set).to_dict()
 
 
 def _cf_mse_per_flip(g: pd.DataFrame) -> float:
@@ -108,7 +113,7 @@ def q2_table(variants: pd.DataFrame, dataset: str) -> pd.DataFrame:
 
 def _baseline(v: pd.DataFrame, dataset: str, method: str) -> pd.DataFrame:
     """A baseline's rows on the folds the dataset's variants ran on."""
-    folds = set(v.loc[(v["dataset"] == dataset) & (v["kind"] == "variant"), "fold"])
+    folds = _variant_folds(v).get(dataset, set())
     return v[(v["dataset"] == dataset) & (v["method"] == method) & v["fold"].isin(folds)]
 
 

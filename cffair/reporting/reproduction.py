@@ -111,6 +111,23 @@ def ltn_seconds_frame(ltn: Mapping[str, Any]) -> pd.DataFrame:
     return pd.Series(ltn["seconds_per_epoch"], name="seconds per epoch", dtype=float).to_frame()
 
 
+def gan_mmd_frame(gan_mmd: Mapping[str, Any]) -> pd.DataFrame:
+    """Milliseconds per forward + backward of the GAN's MMD at each batch size (``gan_mmd.json``):
+    autograd through the expression and cffair's backward, the speed-up, and the largest
+    difference of the gradients; index: batch size (rows)."""
+    batches = gan_mmd.get("batches")
+    if not batches:
+        raise DataError("gan_mmd.json has no batches; run benchmarks/bench_gan_mmd.py.")
+    rows = {
+        int(b): {"autograd (ms)": 1e3 * r["seconds"]["autograd"], "cffair (ms)": 1e3 * r["seconds"]["cffair"],
+                 "speed-up": r["speedup"], "largest gradient difference": r["max_abs_diff_grad"]}
+        for b, r in batches.items()
+    }
+    frame = pd.DataFrame.from_dict(rows, orient="index").sort_index()
+    frame.index.name = "batch rows"
+    return frame
+
+
 def core_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     """Core-seconds of the full run per dataset (rows) and part (columns), with a total row
     and column, rounded to whole seconds (``full_run.json``)."""
