@@ -74,7 +74,7 @@ def main() -> None:
         out["batches"][str(batch)] = {
             "seconds": res,
             "speedup": res["autograd"] / res["cffair"],
-            "max_abs_diff_value": abs(float(va) - float(vc)),
+            "max_abs_diff_value": abs(float(va.detach()) - float(vc.detach())),
             "max_abs_diff_grad": float((za.grad - zc.grad).abs().max()),
             "max_abs_grad": float(za.grad.abs().max()),
         }
