@@ -24,7 +24,7 @@ QUICK_GAN = {"inference_epochs": 2, "predictor_epochs": 5, "inner_steps": 3, "fi
 #: split (patience 20, best weights kept): on COMPAS fold 0 this changed accuracy 0.670 → 0.682
 #: and CF-MSE 0.028 → 0.017 and cut the predictor from 300 s to 3 s
 #: (benchmarks/results/baselines_gan_variants_compas.json); at the paper's settings the GAN
-#: alone would take about 12 hours for the 5 folds of the 4 datasets here.
+#: alone would take about 11 hours for the 5 folds of the 4 datasets here.
 GAN_FULL_CHANGES: dict[str, Any] = {"n_cf_samples": 1, "predictor_patience": 20}
 
 _CACHE: dict[tuple, Any] = {}
