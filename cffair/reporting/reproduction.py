@@ -21,6 +21,7 @@ __all__ = [
     "baseline_seconds_frame",
     "core_seconds_frame",
     "flow_benchmark_frame",
+    "gan_mmd_frame",
     "group_seconds_frame",
     "husband_flip_frame",
     "load_benchmarks",
