@@ -184,46 +184,63 @@ def _outputs(nb: dict) -> list[dict]:
     return [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
 
 
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, float]]:
-    """Every notebook, with its solutions appended, executed in quick mode (one shared results folder)."""
-    import jupytext
-    import nbformat
-    import papermill as pm
+class _Executed:
+    """Notebooks executed on first request, with their solutions appended, in quick mode.
 
-    tmp = tmp_path_factory.mktemp("notebooks")
-    saved = {k: os.environ.get(k) for k in ("CFFAIR_RESULTS", "CFFAIR_MODE")}
-    # The kernel inherits the environment of this process.
-    os.environ["CFFAIR_RESULTS"] = str(tmp / "results")
-    os.environ.pop("CFFAIR_MODE", None)
-    out: dict[str, tuple[dict, float]] = {}
-    try:
-        for name in NOTEBOOKS:
+    A notebook runs only when a test asks for it, so selecting one notebook's test executes that
+    notebook alone; the notebooks executed in one session share one results folder, as in
+    ``cffair reproduce``.
+    """
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.done: dict[str, tuple[dict, float]] = {}
+
+    def __getitem__(self, name: str) -> tuple[dict, float]:
+        if name not in self.done:
+            self.done[name] = self._run(name)
+        return self.done[name]
+
+    def _run(self, name: str) -> tuple[dict, float]:
+        import jupytext
+        import nbformat
+        import papermill as pm
+
+        saved = {k: os.environ.get(k) for k in ("CFFAIR_RESULTS", "CFFAIR_MODE")}
+        # The kernel inherits the environment of this process.
+        os.environ["CFFAIR_RESULTS"] = str(self.tmp / "results")
+        os.environ.pop("CFFAIR_MODE", None)
+        try:
             nb = jupytext.read(NOTEBOOK_DIR / f"{name}.md")
             for i, code in enumerate(solutions(source(name)), start=1):
                 nb.cells.append(nbformat.v4.new_code_cell(code, metadata={"tags": ["solution", f"solution-{i}"]}))
-            src = tmp / f"{name}.ipynb"
+            src = self.tmp / f"{name}.ipynb"
             jupytext.write(nb, src)
-            dst = tmp / f"{name}.out.ipynb"
+            dst = self.tmp / f"{name}.out.ipynb"
             start = time.perf_counter()
             try:
                 pm.execute_notebook(str(src), str(dst), parameters={"mode": "quick"}, cwd=str(NOTEBOOK_DIR),
                                     kernel_name="python3", progress_bar=False)
             except pm.PapermillExecutionError:
                 pass  # the error output is in dst; the tests below report it
-            out[name] = (json.loads(dst.read_text()), time.perf_counter() - start)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    return out
+            return json.loads(dst.read_text()), time.perf_counter() - start
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> _Executed:
+    """The notebooks, each executed in quick mode the first time a test asks for it."""
+    return _Executed(tmp_path_factory.mktemp("notebooks"))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))
-def test_notebook_runs_in_quick_mode_with_its_solutions(executed: dict[str, tuple[dict, float]], name: str) -> None:
+def test_notebook_runs_in_quick_mode_with_its_solutions(executed: _Executed, name: str) -> None:
     nb, seconds = executed[name]
     errors = [(c.get("metadata", {}).get("tags", []), o) for c in nb["cells"] if c["cell_type"] == "code"
               for o in c.get("outputs", []) if o["output_type"] == "error"]
