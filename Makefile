@@ -9,7 +9,7 @@ MODE ?= quick
 
 REMOTE ?= origin
 
-.PHONY: install book test test-fast reproduce bench browser lab publish clean
+.PHONY: install book test test-fast reproduce bench browser lab publish clean compat
 
 install: $(STAMP)
 
@@ -40,6 +40,10 @@ test-fast: install
 ## Recompute every result (MODE=quick|full) with JOBS worker processes.
 reproduce: install
 	$(VENV)/bin/cffair reproduce --mode $(MODE) --jobs $(JOBS)
+
+## The wheel in fresh Python 3.12 and 3.13 virtualenvs (pyenv's), the fast tests run against it.
+compat: install
+	tools/compat.sh $(COMPAT_VERSIONS)
 
 bench: install
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

