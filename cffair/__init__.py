@@ -5,10 +5,24 @@ The library behind the book companion of Heilmann, Manganini, Cerrato, Kestel an
 
     datasets -> causal (counterfactuals) -> logic (axioms) -> training -> metrics / cke / queries
     -> experiments -> reporting
+
+The scikit-learn estimators are importable from the top level (loaded on first use, so that
+``import cffair`` stays light): ``cffair.CounterfactualFairClassifier`` and
+``cffair.CounterfactualFairRegressor`` (:mod:`cffair.estimator`).
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["CounterfactualFairClassifier", "CounterfactualFairRegressor", "__version__"]
+
+_LAZY = {"CounterfactualFairClassifier": "cffair.estimator", "CounterfactualFairRegressor": "cffair.estimator"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'cffair' has no attribute {name!r}")

@@ -1,0 +1,182 @@
+"""The scikit-learn estimators (cffair.estimator): the estimator contract, known answers of the
+scorers, and use in Pipeline, cross_val_score and GridSearchCV.
+
+The data is a small structural model: S ∈ {f, m}; a = 1.5·[S = f] + noise (a descendant of S);
+b = noise (not caused by S); y = [a + b + noise > 0.7] with labels "no"/"yes".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import estimator_checks as checks
+
+import cffair
+from cffair.errors import DataError, SpecError
+from cffair.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor, cf_flip_rate_scorer, cf_mse_scorer
+
+SPEC = {
+    "name": "toy", "target": "y", "target_kind": "binary", "sensitive": "s",
+    "features": {"s": "binary", "a": "continuous", "b": "continuous"},
+    "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]},
+}
+FAST = {"pretrain_epochs": 60, "fair_epochs": 30, "flow_config": {"epochs": 15}}
+
+
+def toy(n: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n)
+    a = 1.5 * s + rng.normal(size=n)
+    b = rng.normal(size=n)
+    score = a + b + rng.normal(scale=0.5, size=n)
+    X = pd.DataFrame({"s": np.where(s == 1, "f", "m"), "a": a, "b": b})
+    return X, np.where(score > 0.7, "yes", "no"), score
+
+
+@pytest.fixture(scope="module")
+def fitted() -> tuple[CounterfactualFairClassifier, pd.DataFrame, np.ndarray]:
+    X, y, _ = toy()
+    return CounterfactualFairClassifier(SPEC, **FAST).fit(X, y), X, y
+
+
+def identity_twins(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows.copy()
+
+
+def flip_s(rows: pd.DataFrame) -> pd.DataFrame:
+    out = rows.copy()
+    out["s"] = np.where(out["s"].astype(str) == "f", "m", "f")
+    return out
+
+
+# ----------------------------------------------------------------------------- the contract
+def test_params_round_trip_through_clone_and_set_params() -> None:
+    est = CounterfactualFairClassifier(SPEC, setting="acc_cf_sg", lr=0.01, hidden=(8,), seed=3)
+    params = est.get_params(deep=True)
+    assert params["setting"] == "acc_cf_sg" and params["lr"] == 0.01 and params["hidden"] == (8,) and params["seed"] == 3
+    twin = clone(est)
+    assert twin is not est and twin.get_params() == params
+    twin.set_params(fair_epochs=7, setting="acc")
+    assert twin.fair_epochs == 7 and twin.setting == "acc" and est.fair_epochs == 500
+
+
+@pytest.mark.parametrize("check", [checks.check_no_attributes_set_in_init, checks.check_get_params_invariance,
+                                   checks.check_set_params, checks.check_parameters_default_constructible],
+                         ids=lambda f: f.__name__)
+def test_sklearn_checks_that_apply(check) -> None:
+    est = CounterfactualFairClassifier(SPEC)
+    check(type(est).__name__, est)
+
+
+def test_unfitted_estimator_raises_not_fitted_error() -> None:
+    X, _, _ = toy(20)
+    est = CounterfactualFairClassifier(SPEC)
+    for call in (est.predict, est.predict_proba, est.cf_decisions, est.counterfactuals_of):
+        with pytest.raises(NotFittedError):
+            call(X)
+
+
+def test_options_and_data_are_checked_in_fit() -> None:
+    X, y, score = toy(40)
+    with pytest.raises(ValueError, match="setting must be one of"):
+        CounterfactualFairClassifier(SPEC, setting="acc_cf_cke").fit(X, y)
+    with pytest.raises(ValueError, match=r"lr must be a number in \(0, 1\]"):
+        CounterfactualFairClassifier(SPEC, lr=1e6).fit(X, y)
+    with pytest.raises(SpecError, match="CounterfactualFairRegressor"):
+        CounterfactualFairClassifier({**SPEC, "target_kind": "score"}).fit(X, score)
+    with pytest.raises(DataError, match="exactly two classes"):
+        CounterfactualFairClassifier(SPEC, **FAST).fit(X, np.arange(40) % 3)
+    with pytest.raises(DataError, match=r"lacks the feature column\(s\) \['b'\]"):
+        CounterfactualFairClassifier(SPEC, **FAST).fit(X.drop(columns="b"), y)
+    with pytest.raises(DataError, match="pandas DataFrame"):
+        CounterfactualFairClassifier(SPEC, **FAST).fit(X.to_numpy(), y)
+
+
+def test_top_level_names_are_the_estimators() -> None:
+    assert cffair.CounterfactualFairClassifier is CounterfactualFairClassifier
+    assert cffair.CounterfactualFairRegressor is CounterfactualFairRegressor
+
+
+# ----------------------------------------------------------------------------- known answers
+def test_labels_probabilities_and_accuracy(fitted) -> None:
+    est, X, y = fitted
+    assert list(est.classes_) == ["no", "yes"]
+    proba = est.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    pred = est.predict(X)
+    assert set(pred) <= {"no", "yes"}
+    np.testing.assert_array_equal(pred, np.where(proba[:, 1] >= 0.5, "yes", "no"))
+    assert est.score(X, y) == pytest.approx(np.mean(pred == y))
+    assert est.score(X, y) > max(np.mean(y == "yes"), np.mean(y == "no"))  # better than the majority class
+
+
+def test_scorers_equal_the_metrics_on_the_estimators_own_twins(fitted) -> None:
+    est, X, _ = fitted
+    d, d_cf = est.cf_decisions(X)
+    assert len(d) == len(X)  # a binary S: one twin per row
+    assert cf_mse_scorer(est, X) == pytest.approx(-np.mean((d - d_cf) ** 2))
+    assert cf_flip_rate_scorer(est, X) == pytest.approx(-np.mean((d >= 0.5) != (d_cf >= 0.5)))
+    twins = est.counterfactuals_of(X)
+    assert list(twins["row_id"]) == list(range(len(X)))
+    assert (twins["s"].astype(str).to_numpy() != X["s"].to_numpy()).all()  # S is flipped in every twin
+    np.testing.assert_allclose(twins["b"].to_numpy(), X["b"].to_numpy(), rtol=0, atol=1e-4)  # b is not caused by S
+
+
+def test_twins_equal_to_the_rows_score_zero_unfairness() -> None:
+    X, y, _ = toy(120)
+    est = CounterfactualFairClassifier(SPEC, counterfactuals=identity_twins, **FAST).fit(X, y)
+    assert est.flow_ is None
+    assert cf_mse_scorer(est, X) == 0.0 and cf_flip_rate_scorer(est, X) == 0.0
+
+
+def test_same_seed_same_model_and_twins_from_elsewhere_are_used() -> None:
+    X, y, _ = toy(120)
+    a = CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)
+    b = CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    d, d_cf = a.cf_decisions(X)
+    flipped = flip_s(X)
+    np.testing.assert_array_equal(d_cf, a.predict_proba(flipped)[:, 1])
+
+
+def test_new_rows_with_an_unseen_category_are_refused(fitted) -> None:
+    est, X, _ = fitted
+    bad = X.head(3).assign(s=["f", "x", "m"])
+    with pytest.raises(DataError, match=r"feature 's' has value\(s\) \['x'\] not seen in training"):
+        est.predict(bad)
+
+
+def test_regressor_predicts_scores() -> None:
+    X, _, score = toy(160)
+    spec = {**SPEC, "target_kind": "score"}
+    est = CounterfactualFairRegressor(spec, setting="acc", **FAST).fit(X, score)
+    pred = est.predict(X)
+    assert pred.shape == (160,) and np.isfinite(pred).all()
+    assert est.score(X, score) == pytest.approx(1 - np.sum((score - pred) ** 2) / np.sum((score - score.mean()) ** 2))
+    assert cf_mse_scorer(est, X) <= 0.0
+
+
+# ----------------------------------------------------------------------------- scikit-learn tools
+def test_pipeline_cross_val_score_and_grid_search() -> None:
+    X, y, _ = toy(180, seed=1)
+    X = X.assign(unused=np.arange(len(X)))
+    select = FunctionTransformer(lambda frame: frame[["s", "a", "b"]])
+    pipe = Pipeline([("select", select), ("ltn", CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST))])
+    cv = KFold(3, shuffle=True, random_state=0)
+    scores = cross_val_score(pipe, X, y, cv=cv)
+    assert scores.shape == (3,) and ((0 <= scores) & (scores <= 1)).all()
+
+    def flips(estimator, X_, y_=None):  # the pipeline's last step scores on the selected columns
+        return cf_flip_rate_scorer(estimator[-1], estimator[:-1].transform(X_))
+
+    search = GridSearchCV(pipe, {"ltn__setting": ["acc", "acc_cf"]}, scoring=flips, cv=cv).fit(X, y)
+    means = search.cv_results_["mean_test_score"]
+    assert means.shape == (2,) and (means <= 0).all()
+    assert search.best_params_["ltn__setting"] == ["acc", "acc_cf"][int(np.argmax(means))]
+    assert search.best_estimator_[-1].setting == search.best_params_["ltn__setting"]
