@@ -1,4 +1,4 @@
-"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results|run``.
+"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results|run|audit``.
 
 One module per command group, each adding its sub-commands through ``register(subparsers)``;
 this module only assembles them (:func:`build_parser`) and runs one (:func:`main`).
@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     "cffair.cli.recourse",  # recourse
     ("cffair.cli.reproduce", "cffair.experiments"),  # reproduce, results
     "cffair.cli.run",  # run (your own data, end to end)
+    "cffair.cli.audit",  # audit (a model trained elsewhere)
 )
 
 

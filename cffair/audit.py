@@ -1,0 +1,223 @@
+"""Audit the counterfactual fairness of any model: CF-MSE and flip rate, overall and per subgroup.
+
+The method of the paper scores a model by how much its output moves between each person ``x``
+and their counterfactual twin ``x′`` (section 6.5): the CF-MSE, the mean of
+``(D(x) − D(x′))²`` over the pairs, and (not in the paper, :mod:`cffair.metrics`) the share of
+pairs whose *decision* flips. Nothing in either needs the model to be an LTN: :func:`audit`
+takes any function from readable rows to ``P(y = 1)`` (or to a score), e.g. a scikit-learn
+model's ``predict_proba``, and scores it on cffair's twins (a causal normalising flow fitted on
+the data's features) or on twins produced elsewhere (a :class:`~cffair.causal.CounterfactualSet`).
+
+Per subgroup, the metrics come from fairlearn's :class:`~fairlearn.metrics.MetricFrame` with
+``D(x)`` as ``y_true``, ``D(x′)`` as ``y_pred`` and each pair's subgroup as the sensitive
+feature, with bootstrap confidence intervals (``MetricFrame(n_boot=…, ci_quantiles=…)``: pairs
+are resampled with replacement ``n_boot`` times).
+
+Example::
+
+    from sklearn.linear_model import LogisticRegression
+    import cffair
+    from cffair import datasets
+
+    frame, spec = datasets.load("compas")
+    model = ...  # any fitted model on readable rows, e.g. a Pipeline with a ColumnTransformer
+    result = cffair.audit.audit(model.predict_proba, (frame, spec))
+    result.cf_mse, result.cf_flip_rate, result.by_subgroup
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from fairlearn.metrics import MetricFrame
+
+from cffair.causal.cfset import CounterfactualSet
+from cffair.datasets.spec import Dataset, DatasetSpec
+from cffair.errors import DataError
+from cffair.metrics import cf_flip_rate, cf_mse, decision_threshold
+
+__all__ = ["AuditResult", "audit", "audit_scores", "scores_of"]
+
+FINGERPRINT_EXEMPT = True  # scores models a user brings; no reproduction record runs it
+
+#: The bootstrap interval: 2.5 % and 97.5 % quantiles (a 95 % interval).
+CI_QUANTILES: tuple[float, float] = (0.025, 0.975)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What :func:`audit` found.
+
+    Attributes:
+        cf_mse: the mean of ``(D(x) − D(x′))²`` over every pair.
+        cf_flip_rate: the share of pairs whose decision (``D ≥ threshold``) differs.
+        threshold: the decision threshold (0.5 for a binary target; for a score target the
+            score of the best ``favourable_top_fraction`` of the factual predictions).
+        n_pairs: the number of ``(x, x′)`` pairs; n_rows: the number of factual rows.
+        by_subgroup: one row per subgroup: ``n_pairs``, ``cf_mse`` and ``cf_flip_rate`` with
+            their bootstrap interval (``*_low``, ``*_high``); the worst subgroup by CF-MSE first.
+        pairs: one row per pair: ``row_id``, ``feature``, ``value``, ``subgroup``, ``d``, ``d_cf``.
+    """
+
+    cf_mse: float
+    cf_flip_rate: float
+    threshold: float
+    n_pairs: int
+    n_rows: int
+    by_subgroup: pd.DataFrame
+    pairs: pd.DataFrame
+
+    def summary(self) -> pd.DataFrame:
+        """The overall numbers as a one-row frame (for a report table)."""
+        return pd.DataFrame([{"cf_mse": self.cf_mse, "cf_flip_rate": self.cf_flip_rate, "n_pairs": self.n_pairs,
+                              "n_rows": self.n_rows, "threshold": self.threshold}])
+
+
+def scores_of(predict: Callable[[pd.DataFrame], Any], rows: pd.DataFrame, what: str = "the model") -> np.ndarray:
+    """``predict(rows)`` as a float vector of one value per row.
+
+    A two-column result (``predict_proba``) gives its second column, ``P(y = 1)``.
+
+    Raises:
+        DataError: when the result is not one finite number per row.
+    """
+    out = np.asarray(predict(rows), dtype=np.float64)
+    if out.ndim == 2 and out.shape[1] == 2:
+        out = out[:, 1]
+    if out.ndim != 1 or len(out) != len(rows):
+        raise DataError(
+            f"{what} must return one number per row (or predict_proba's two columns) for {len(rows)} rows, "
+            f"got an array of shape {out.shape}."
+        )
+    if not np.isfinite(out).all():
+        raise DataError(f"{what} returned {int((~np.isfinite(out)).sum())} non-finite value(s) (NaN or infinity).")
+    return out
+
+
+def _finite(values: Any, n: int, what: str) -> np.ndarray:
+    out = np.asarray(values, dtype=np.float64)
+    if out.ndim != 1 or len(out) != n:
+        raise DataError(f"{what} must be one number per row ({n}), got an array of shape {out.shape}.")
+    if not np.isfinite(out).all():
+        raise DataError(f"{what} hold {int((~np.isfinite(out)).sum())} non-finite value(s) (NaN or infinity).")
+    return out
+
+
+def _flip(threshold: float) -> Callable[[np.ndarray, np.ndarray], float]:
+    def flip_rate(d: np.ndarray, d_cf: np.ndarray) -> float:
+        return float(np.mean((np.asarray(d) >= threshold) != (np.asarray(d_cf) >= threshold)))
+
+    return flip_rate
+
+
+def _squared(d: np.ndarray, d_cf: np.ndarray) -> float:
+    return float(np.mean((np.asarray(d) - np.asarray(d_cf)) ** 2))
+
+
+def audit(
+    predict: Callable[[pd.DataFrame], Any],
+    data: Dataset | tuple[pd.DataFrame, DatasetSpec] | str,
+    *,
+    twins: CounterfactualSet | None = None,
+    interventions: str | list[str] = "sensitive",
+    flow_config: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    n_boot: int = 200,
+    ci: tuple[float, float] = CI_QUANTILES,
+    progress: bool = False,
+) -> AuditResult:
+    """Counterfactual fairness of ``predict`` on the rows of ``data`` and their twins.
+
+    Args:
+        predict: readable rows (a frame with the spec's feature columns) → ``P(y = 1)`` per row
+            (or ``predict_proba``'s two columns), or a score for a score target.
+        data: a dataset name (``"compas"``) or ``(frame, spec)``.
+        twins: counterfactuals produced elsewhere, checked against ``data``; default: made by
+            cffair's causal flow (:func:`cffair.causal.generate`, cached) for ``interventions``.
+        interventions: what the generated twins intervene on (default the sensitive attribute).
+        flow_config: :class:`~cffair.causal.FlowConfig` fields for the generated twins.
+        seed: seeds the flow, the twins and the bootstrap.
+        n_boot: bootstrap resamples of the pairs per subgroup (0: no intervals).
+        ci: the interval's quantiles.
+
+    Raises:
+        DataError: for predictions that are not one finite number per row, or twins that do not
+            belong to ``data``.
+    """
+    from cffair.causal import generate
+
+    if isinstance(data, str):
+        from cffair.datasets import load
+
+        data = load(data)
+    frame, spec = data
+    _check_bootstrap(n_boot, ci)
+    if twins is None:
+        twins = generate((frame, spec), interventions, config=flow_config, seed=seed, progress=progress)
+    features = list(spec.features)
+    d_rows = scores_of(predict, frame[features].reset_index(drop=True), "predict on the factual rows")
+    d_cf = scores_of(predict, twins.frame[features].reset_index(drop=True), "predict on the twins")
+    return audit_scores(d_rows, d_cf, twins, (frame, spec), seed=seed, n_boot=n_boot, ci=ci)
+
+
+def _check_bootstrap(n_boot: Any, ci: tuple[float, float]) -> None:
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
+        raise ValueError(f"n_boot must be a whole number ≥ 0, got {n_boot!r}.")
+    if not (0 <= ci[0] < ci[1] <= 1):
+        raise ValueError(f"ci must be two quantiles 0 ≤ low < high ≤ 1, got {ci!r}.")
+
+
+def audit_scores(
+    d_rows: Any,
+    d_cf: Any,
+    twins: CounterfactualSet,
+    data: Dataset | tuple[pd.DataFrame, DatasetSpec],
+    *,
+    seed: int = 0,
+    n_boot: int = 200,
+    ci: tuple[float, float] = CI_QUANTILES,
+) -> AuditResult:
+    """The audit from predictions already made: ``d_rows`` for each row of ``data`` (in order)
+    and ``d_cf`` for each row of ``twins.frame`` (in order), e.g. by a model outside Python.
+
+    Raises:
+        DataError: for predictions of the wrong length or not finite, or twins that do not
+            belong to ``data``.
+    """
+    frame, spec = data
+    _check_bootstrap(n_boot, ci)
+    twins.check_data(frame)
+    long = twins.frame
+    row_id = long["row_id"].to_numpy(dtype=np.int64)
+    if len(row_id) == 0:
+        raise DataError("the counterfactual set holds no pairs; generate twins for at least one intervention.")
+    if row_id.min() < 0 or row_id.max() >= len(frame):
+        raise DataError(f"the twins' row ids reach {int(row_id.max())} but the data has {len(frame)} rows.")
+    d_rows = _finite(d_rows, len(frame), "the predictions for the factual rows")
+    d_cf = _finite(d_cf, len(long), "the predictions for the twins")
+    d = d_rows[row_id]
+    threshold = 0.5 if spec.target_kind == "binary" else decision_threshold(d_rows, "score", spec.favourable_top_fraction)
+    labels = spec.subgroup_labels(frame).to_numpy()[row_id]
+    pairs = pd.DataFrame({"row_id": row_id, "feature": long["feature"].astype(str).to_numpy(),
+                          "value": long["value"].astype(str).to_numpy(), "subgroup": labels, "d": d, "d_cf": d_cf})
+    metrics = {"cf_mse": _squared, "cf_flip_rate": _flip(threshold)}
+    kwargs: dict[str, Any] = {}
+    if n_boot:
+        kwargs = {"n_boot": int(n_boot), "ci_quantiles": list(ci), "random_state": seed}
+    mf = MetricFrame(metrics=metrics, y_true=d, y_pred=d_cf, sensitive_features=pd.Series(labels, name="subgroup"), **kwargs)
+    by = mf.by_group.copy()
+    by.insert(0, "n_pairs", pd.Series(labels).value_counts().reindex(by.index).to_numpy())
+    if n_boot:
+        low, high = mf.by_group_ci[0], mf.by_group_ci[-1]
+        for m in metrics:
+            by[f"{m}_low"], by[f"{m}_high"] = low[m], high[m]
+        by = by[["n_pairs", "cf_mse", "cf_mse_low", "cf_mse_high", "cf_flip_rate", "cf_flip_rate_low", "cf_flip_rate_high"]]
+    by = by.astype({c: float for c in by.columns if c != "n_pairs"}).sort_values("cf_mse", ascending=False, kind="stable")
+    return AuditResult(
+        cf_mse=cf_mse(d, d_cf), cf_flip_rate=cf_flip_rate(d, d_cf, threshold=threshold), threshold=float(threshold),
+        n_pairs=len(pairs), n_rows=len(frame), by_subgroup=by, pairs=pairs,
+    )

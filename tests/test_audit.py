@@ -1,0 +1,158 @@
+"""cffair.audit and ``cffair audit``: counterfactual fairness of a model trained elsewhere.
+
+Known answers on a small structural model: S ∈ {f, m}; a = 1.5·[S = f] + noise; b = noise;
+y = [a + b > 0.7]. Its twins flip S and keep a and b (a set from elsewhere, built by hand), so
+a model that reads only b never changes on its twin and a model that reads only S always does.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from skops.io import dump, get_untrusted_types
+
+from cffair.audit import audit, audit_scores
+from cffair.causal import CounterfactualSet
+from cffair.cli import main
+from cffair.datasets import DatasetSpec, prepare
+from cffair.errors import DataError
+
+SPEC = {"name": "toy", "target": "y", "target_kind": "binary", "sensitive": "s",
+        "features": {"s": "binary", "a": "continuous", "b": "continuous"}, "subgroups": ["s"],
+        "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]}}
+
+
+def toy(n: int = 200, seed: int = 0) -> tuple[pd.DataFrame, DatasetSpec, CounterfactualSet]:
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n)
+    a = 1.5 * s + rng.normal(size=n)
+    b = rng.normal(size=n)
+    raw = pd.DataFrame({"s": np.where(s == 1, "f", "m"), "a": a, "b": b, "y": (a + b > 0.7).astype(int)})
+    spec = DatasetSpec.from_dict(SPEC)
+    frame = prepare(raw, spec)
+    twin = frame.copy()
+    twin["s"] = pd.Categorical(np.where(frame["s"].astype(str) == "f", "m", "f"), categories=frame["s"].cat.categories)
+    cfs = CounterfactualSet.from_frames(frame, twin, spec, feature="s")
+    return frame, spec, cfs
+
+
+def only_b(rows: pd.DataFrame) -> np.ndarray:
+    return 1 / (1 + np.exp(-rows["b"].to_numpy()))
+
+
+def only_s(rows: pd.DataFrame) -> np.ndarray:
+    return (rows["s"].astype(str) == "f").to_numpy(dtype=float)
+
+
+def test_a_model_blind_to_the_twins_changes_is_perfectly_fair() -> None:
+    frame, spec, cfs = toy()
+    r = audit(only_b, (frame, spec), twins=cfs, n_boot=20)
+    assert r.cf_mse == 0.0 and r.cf_flip_rate == 0.0 and r.n_pairs == r.n_rows == 200
+    assert (r.by_subgroup[["cf_mse", "cf_flip_rate", "cf_mse_low", "cf_mse_high"]] == 0).all().all()
+
+
+def test_a_model_of_s_alone_flips_every_decision() -> None:
+    frame, spec, cfs = toy()
+    r = audit(only_s, (frame, spec), twins=cfs, n_boot=20)
+    assert r.cf_mse == 1.0 and r.cf_flip_rate == 1.0
+    assert set(r.by_subgroup.index) == {"f", "m"}
+    assert r.by_subgroup["n_pairs"].sum() == 200
+    assert (r.by_subgroup["cf_flip_rate"] == 1.0).all()
+
+
+def test_subgroup_values_and_intervals_against_a_hand_computation() -> None:
+    frame, spec, cfs = toy()
+    rng = np.random.default_rng(1)
+    d_rows, d_cf = rng.uniform(size=len(frame)), rng.uniform(size=len(cfs.frame))
+    r = audit_scores(d_rows, d_cf, cfs, (frame, spec), n_boot=100, seed=0)
+    row_id = cfs.frame["row_id"].to_numpy()
+    d = d_rows[row_id]
+    assert r.cf_mse == pytest.approx(np.mean((d - d_cf) ** 2))
+    assert r.cf_flip_rate == pytest.approx(np.mean((d >= 0.5) != (d_cf >= 0.5)))
+    labels = frame["s"].astype(str).to_numpy()[row_id]
+    for g in ("f", "m"):
+        m = labels == g
+        row = r.by_subgroup.loc[g]
+        assert row["n_pairs"] == m.sum()
+        assert row["cf_mse"] == pytest.approx(np.mean((d[m] - d_cf[m]) ** 2))
+        assert row["cf_mse_low"] <= row["cf_mse"] <= row["cf_mse_high"]
+        assert row["cf_flip_rate_low"] <= row["cf_flip_rate"] <= row["cf_flip_rate_high"]
+    assert r.by_subgroup["cf_mse"].is_monotonic_decreasing  # the worst subgroup first
+
+
+def test_predictions_of_the_wrong_shape_or_not_finite_are_refused() -> None:
+    frame, spec, cfs = toy(50)
+    with pytest.raises(DataError, match=r"one number per row \(50\)"):
+        audit_scores(np.zeros(49), np.zeros(50), cfs, (frame, spec), n_boot=0)
+    with pytest.raises(DataError, match="non-finite"):
+        audit_scores(np.full(50, np.nan), np.zeros(50), cfs, (frame, spec), n_boot=0)
+    with pytest.raises(DataError, match="one number per row"):
+        audit(lambda rows: np.zeros((len(rows), 3)), (frame, spec), twins=cfs, n_boot=0)
+    with pytest.raises(ValueError, match="n_boot"):
+        audit(only_b, (frame, spec), twins=cfs, n_boot=-1)
+
+
+# ----------------------------------------------------------------------------- the command
+@pytest.fixture()
+def files(tmp_path):
+    frame, spec, cfs = toy(160)
+    frame.to_csv(tmp_path / "toy.csv", index=False)
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump({**SPEC, "graph": SPEC["graph"]}), encoding="utf-8")
+    cfs.save(tmp_path / "twins.parquet")
+    return tmp_path, frame, spec, cfs
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_audits_a_skops_model_and_writes_json(files, capsys) -> None:
+    tmp, frame, spec, cfs = files
+    model = LogisticRegression().fit(frame[["a", "b"]], frame["y"])
+    # a model of the two numeric columns; the twins keep them, so the audit must find it fair
+    numeric = make_pipeline(FunctionTransformer(_numeric), model)
+    dump(numeric, tmp / "model.skops")
+    untrusted = get_untrusted_types(file=tmp / "model.skops")
+    assert untrusted, "the custom function is a type skops does not trust by default"
+    code, _, err = _run(capsys, "audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml"),
+                        "--model", str(tmp / "model.skops"), "--twins", str(tmp / "twins.parquet"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--trust" in err and untrusted[0] in err
+    argv = ["audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml"), "--model", str(tmp / "model.skops"),
+            "--twins", str(tmp / "twins.parquet"), "--n-boot", "10", "--out", str(tmp / "audit.json")]
+    for t in untrusted:
+        argv += ["--trust", t]
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    result = json.loads((tmp / "audit.json").read_text())
+    assert result["cf_mse"] == 0.0 and result["cf_flip_rate"] == 0.0 and result["pairs"] == 160
+    assert "CF flip rate 0.0000" in out
+
+
+def _numeric(rows):
+    return rows[["a", "b"]]
+
+
+def test_cli_audits_predictions_made_elsewhere(files, capsys) -> None:
+    tmp, frame, spec, cfs = files
+    pd.DataFrame({"d": only_s(frame)}).to_csv(tmp / "p.csv", index=False)
+    pd.DataFrame({"d_cf": only_s(cfs.frame)}).to_csv(tmp / "t.csv", index=False)
+    base = ["audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml")]
+    code, out, err = _run(capsys, *base, "--predictions", str(tmp / "p.csv"), "--twins", str(tmp / "twins.parquet"),
+                          "--twin-predictions", str(tmp / "t.csv"), "--n-boot", "0")
+    assert code == 0, err
+    assert out.startswith("CF-MSE 1.0000, CF flip rate 1.0000 over 160 person-twin pairs")
+    code, _, err = _run(capsys, *base, "--predictions", str(tmp / "p.csv"))
+    assert code == 2 and "--twins" in err and len(err.strip().splitlines()) == 1
+    pd.DataFrame({"wrong": [0.0]}).to_csv(tmp / "bad.csv", index=False)
+    code, _, err = _run(capsys, *base, "--predictions", str(tmp / "bad.csv"), "--twins", str(tmp / "twins.parquet"),
+                        "--twin-predictions", str(tmp / "t.csv"))
+    assert code == 2 and "no column 'd'" in err
