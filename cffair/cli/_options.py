@@ -30,6 +30,7 @@ __all__ = [
     "probability",
     "seed",
     "weights",
+    "where_expression",
 ]
 
 import argparse
@@ -180,3 +181,16 @@ def weights(text: str) -> dict[str, float]:
             raise argparse.ArgumentTypeError(f"the weight of {key!r} must be a finite number >= 0, got {val!r}; e.g. {key}=2")
         out[key] = w
     return out
+
+
+def where_expression(text: str) -> str:
+    """A row-selection expression of :mod:`cffair.expressions` (``--where``), checked for its
+    syntax now; its column names and values are checked once the data is loaded."""
+    from cffair.errors import ExpressionError
+    from cffair.expressions import parse
+
+    try:
+        parse(text)
+    except ExpressionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text

@@ -50,6 +50,7 @@ from cffair.cli._options import (
     positive_int,
     probability,
     weights,
+    where_expression,
 )
 
 LR_HELP = ("Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
@@ -87,7 +88,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=_query_similar)
     qc = qsub.add_parser("cf", help="equation (3): counterfactual fairness of a subgroup")
     qc.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save`")
-    qc.add_argument("--where", required=True, help="pandas query on the readable data selecting T_C, e.g. \"age <= 30\"")
+    qc.add_argument("--where", required=True, type=where_expression, help="rows selecting T_C, e.g. \"age <= 30 and sex == 'Female'\" (comparisons, and/or/not, in [...]; "
+                    "`odd-name` for other column names; see cffair.expressions)")
     qc.add_argument("--counterfactuals", metavar="PARQUET",
                     help="counterfactual parquet (default: the checkpoint's, or generate/cached)")
     add_flow_args(qc)
@@ -319,16 +321,13 @@ def _query_similar(args: argparse.Namespace) -> int:
 
 
 def _query_cf(args: argparse.Namespace) -> int:
-    from cffair.errors import DataError
+    from cffair.expressions import selected_rows
     from cffair.queries import subgroup_cf
 
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     enc = _fold_encoder(ds, extra)
-    try:
-        selected = frame.reset_index(drop=True).query(args.where).index.to_numpy()
-    except Exception as exc:  # pandas raises many kinds for a bad expression
-        raise DataError(f"--where {args.where!r} is not a valid pandas query on columns {list(frame.columns)}: {exc}") from None
+    selected = selected_rows(frame.reset_index(drop=True), args.where)
     # regenerate as at training time unless an option here says otherwise
     config = {**(extra.get("flow_config") or {}), **flow_config(args)}
     cache = cache_root(args) if (args.cache_dir or args.no_cache) else extra.get("cache_dir")
