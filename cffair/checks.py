@@ -178,7 +178,8 @@ def _sep_words(sep: str) -> str:
 
 
 def _spec_columns(raw: Mapping[str, Any]) -> list[str]:
-    """Every column a spec mapping names (target, sensitive, features, subgroups, immutable)."""
+    """The columns a spec mapping reads from the data: target, sensitive attribute and features
+    (``immutable`` and ``subgroups`` name features; a name that is not one is the spec's error)."""
     names: list[str] = []
     for key in ("target", "sensitive"):
         if isinstance(raw.get(key), str):
@@ -188,14 +189,6 @@ def _spec_columns(raw: Mapping[str, Any]) -> list[str]:
         names += [str(c) for c in features]
     elif isinstance(features, Sequence) and not isinstance(features, str):
         names += [str(c) for c in features]
-    subgroups = raw.get("subgroups")
-    for entry in subgroups if isinstance(subgroups, Sequence) and not isinstance(subgroups, str) else ():
-        column = entry.get("column") if isinstance(entry, Mapping) else getattr(entry, "column", entry)
-        if isinstance(column, str):
-            names.append(column)
-    immutable = raw.get("immutable")
-    if isinstance(immutable, Sequence) and not isinstance(immutable, str):
-        names += [str(c) for c in immutable]
     return list(dict.fromkeys(names))
 
 
