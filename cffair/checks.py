@@ -211,10 +211,11 @@ def check_csv_columns(path: str | Path, frame: pd.DataFrame, raw: Mapping[str, A
     missing = [c for c in _spec_columns(raw) if c not in columns]
     if missing:
         header = (_header_and_sample(path, "utf-8-sig", 1) or [""])[0]
-        others = [s for s in (*SNIFFED_SEPARATORS, " ") if s != sep and header.count(s) >= max(1, len(missing))]
-        hint = (f" Its header line holds {_sep_words(others[0])} {header.count(others[0])} times: if that is the separator, "
-                f"give --sep {_SEP_NAMES.get(others[0], others[0])} (from_csv(path, spec, sep={others[0]!r}))."
-                if others and len(columns) <= 2 else " Fix the names in the spec or add the columns.")
+        others = sorted((s for s in SNIFFED_SEPARATORS if s != sep and _fields(header, s) > len(columns)),
+                        key=lambda s: -_fields(header, s))
+        hint = (f" Its header line splits at {_sep_words(others[0])} into {_fields(header, others[0])} columns: if that is the "
+                f"separator, give --sep {_SEP_NAMES.get(others[0], others[0])} (from_csv(path, spec, sep={others[0]!r}))."
+                if others else " Fix the names in the spec or add the columns.")
         raise DataError(
             f"column(s) {missing} are named in the spec but missing from {path}, read with the {how} into "
             f"{len(columns)} column(s): {columns[:10]}{' ...' if len(columns) > 10 else ''}.{hint}"
