@@ -143,8 +143,9 @@ def _fields(line: str, sep: str) -> int:
 
 def sniff_separator(path: str | Path, encoding: str = "utf-8-sig") -> str | None:
     """The separator of :data:`SNIFFED_SEPARATORS` that splits the header line into the most
-    columns, with the data lines splitting into as many; ``None`` when no separator splits it
-    (a one-column file) or when a comma does as well as any."""
+    columns, with (at least 80 % of) the first 20 data lines splitting into as many; the first
+    in that order wins a tie, so a comma does when it does as well as any. ``None`` when no
+    separator splits the header (a one-column file)."""
     sample = _header_and_sample(Path(path), encoding)
     if not sample:
         return None
@@ -185,9 +186,7 @@ def _spec_columns(raw: Mapping[str, Any]) -> list[str]:
         if isinstance(raw.get(key), str):
             names.append(raw[key])
     features = raw.get("features")
-    if isinstance(features, Mapping):
-        names += [str(c) for c in features]
-    elif isinstance(features, Sequence) and not isinstance(features, str):
+    if isinstance(features, Mapping) or isinstance(features, Sequence) and not isinstance(features, str):
         names += [str(c) for c in features]
     return list(dict.fromkeys(names))
 

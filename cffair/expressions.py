@@ -53,7 +53,7 @@ __all__ = ["Comparison", "Expression", "Logical", "Membership", "Not", "parse", 
 
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -198,7 +198,7 @@ class Logical:
 
 
 #: A parsed expression.
-Expression = Union[Comparison, Membership, Not, Logical]
+Expression = Comparison | Membership | Not | Logical
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 

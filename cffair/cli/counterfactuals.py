@@ -13,7 +13,15 @@ import argparse
 import json
 from pathlib import Path
 
-from cffair.cli._common import DATASET_HELP, add_sep_arg, add_treatment_args, check_data_args, data_source, load_dataset, treatment_config
+from cffair.cli._common import (
+    DATASET_HELP,
+    add_sep_arg,
+    add_treatment_args,
+    check_data_args,
+    data_source,
+    load_dataset,
+    treatment_config,
+)
 from cffair.cli._options import patience, positive_int, seed
 
 

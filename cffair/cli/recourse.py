@@ -23,7 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from cffair.cli._options import non_negative_int, positive_float, positive_int, where_expression
+from cffair.cli._options import (
+    non_negative_int,
+    positive_float,
+    positive_int,
+    where_expression,
+)
 
 DIRECTIONS = ("any", "increase", "decrease")
 
