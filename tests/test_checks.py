@@ -133,3 +133,22 @@ def test_graph_edge_into_sensitive_is_refused():
     with pytest.raises(GraphError, match=r"the edge\(s\) a -> s into the sensitive attribute 's'; it must be a root.*s: \[a\]"):
         g.validate(["a", "s", "b"], sensitive="s")
     assert CausalGraph.from_edges([("s", "a"), ("a", "b")]).validate(["a", "s", "b"], sensitive="s") == []
+
+
+def test_own_plan_reads_with_the_given_separator(tmp_path):
+    from cffair import datasets, own
+    from cffair.experiments.config import ConfigError
+
+    path = tmp_path / "d.csv"
+    FRAME.to_csv(path, sep="|", index=False)
+    spec = {**SPEC, "name": "sepcheck", "graph": {"edges": {"g": ["x", "z"]}}}
+    try:
+        with pytest.raises(ConfigError, match=r"sep must be one character .* got ';;'"):
+            own.plan(path, spec, sep=";;", folds=2, quick=True, out=tmp_path / "out")
+        plan, (frame, ds_spec) = own.plan(path, spec, sep="|", folds=2, quick=True, out=tmp_path / "out")
+        assert ds_spec.feature_names == ["g", "x", "z"] and len(frame) == len(FRAME)
+        assert datasets.registration("sepcheck").read_csv == {"sep": "|"}
+        with pytest.raises(DataError, match=r"read with the separator ';' \(semicolon\) into 1 column"):
+            own.plan(path, spec, sep=";", folds=2, quick=True, out=tmp_path / "out")
+    finally:
+        datasets.unregister("sepcheck")
