@@ -5,7 +5,9 @@ read: :func:`csv_options` sniffs the separator) or raises a
 :class:`~cffair.errors.CffairError` subclass, or warns with a
 :class:`~cffair.errors.CffairWarning` subclass, whose one-line message says what is wrong,
 where (file, line, column, row) and how to fix it. None of them changes a value that reaches a
-model, which is why this module is exempt from the result records' code fingerprint.
+model (the separator :func:`csv_options` sniffs decides which rows are read, and the rows
+enter a result record through its data hash), which is why this module is exempt from the
+records' code fingerprint.
 
 * :func:`safe_load_unique`: YAML that refuses a key given twice in one mapping (YAML itself
   keeps the last one silently: ``sensitive`` twice, a feature listed twice with two kinds).
@@ -45,7 +47,9 @@ import pandas as pd
 
 from cffair.errors import DataError, DataWarning
 
-FINGERPRINT_EXEMPT = True  # refuses or warns about inputs; changes no number
+# Refuses or warns about inputs. The one choice it makes, a CSV's separator, decides which rows
+# are read, and those rows enter a record through its data hash, not through this code.
+FINGERPRINT_EXEMPT = True
 
 #: Separators :func:`csv_options` considers (a comma is the default when in doubt).
 SNIFFED_SEPARATORS: tuple[str, ...] = (",", ";", "\t", "|")
