@@ -168,8 +168,9 @@ def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
         error: the :class:`~cffair.errors.CffairError` subclass to raise.
 
     Raises:
-        error: if the file is missing, not UTF-8, or not valid YAML (with the line and column
-            of the problem, 1-based, as an editor shows them).
+        error: if the file is missing, not UTF-8, not valid YAML (with the line and column
+            of the problem, 1-based, as an editor shows them), or names a key twice in one
+            mapping (YAML would keep the last silently; :func:`cffair.checks.safe_load_unique`).
     """
     import yaml
 
@@ -184,8 +185,12 @@ def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
         raise error(
             f"{what} {path} is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line}. Save it as UTF-8."
         ) from None
+    from cffair.checks import DuplicateKeyError, safe_load_unique
+
     try:
-        return yaml.safe_load(text)
+        return safe_load_unique(text)
+    except DuplicateKeyError as exc:
+        raise error(f"{what} {path}, {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "somewhere"

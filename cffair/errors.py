@@ -40,3 +40,13 @@ class CacheWarning(CffairWarning):
 class CounterfactualWarning(CffairWarning):
     """Generated counterfactuals that are probably wrong: a descendant of the intervened feature
     left unchanged in almost every row (a treatment that freezes it)."""
+
+
+class ExpressionError(CffairError, ValueError):
+    """A row-selection expression (``--where``) that the grammar of :mod:`cffair.expressions`
+    does not accept, or that names an unknown column or value."""
+
+
+class DataWarning(CffairWarning):
+    """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
+    as separate binary features)."""

@@ -197,6 +197,7 @@ def plan(
     categorical: str | None = None,
     backend: str | None = None,
     flow: Mapping[str, Any] | None = None,
+    sep: str | None = None,
 ) -> tuple[Plan, D.Dataset]:
     """Check every option and the data, spec and graph, before any model is fitted.
 
@@ -237,7 +238,9 @@ def plan(
     if D.is_builtin(ds_name):
         raise ConfigError(f"the name {ds_name!r} is a built-in dataset's; name yours differently (name=..., --name, or 'name:' in the spec).")
     treatment = {**flow_settings, **({"categorical": categorical} if categorical else {})}
-    ds = D.register(ds_name, data_ref, spec_ref, graph_ref, flow=treatment)
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1):
+        raise ConfigError(f"sep must be one character (the CSV's column separator, e.g. ';'), or None to sniff it; got {sep!r}.")
+    ds = D.register(ds_name, data_ref, spec_ref, graph_ref, flow=treatment, **({"sep": sep} if sep else {}))
     frame, ds_spec = ds
     if ds_spec.graph is None:
         raise ConfigError(f"dataset {ds_name!r} has no causal graph: counterfactuals need one. Add 'graph: graph.yaml' to the spec "
@@ -306,6 +309,7 @@ def run(
     categorical: str | None = None,
     backend: str | None = None,
     flow: Mapping[str, Any] | None = None,
+    sep: str | None = None,
     counterfactuals_only: bool = False,
     progress: bool = True,
 ) -> OwnRun:
@@ -334,6 +338,8 @@ def run(
         flow: other settings of the causal flow (:class:`cffair.causal.FlowConfig` keys but
             ``epochs``), e.g. ``{"hidden": [64, 64, 64]}`` for a graph with many distinct
             parent sets.
+        sep: the CSV's column separator (default: sniffed from its header line, see
+            :func:`cffair.checks.csv_options`).
         counterfactuals_only: stop after the counterfactuals: check the flow's warnings (and
             the options) before the long run. No records, no report; ``run.json`` lists the
             warnings.
@@ -347,7 +353,7 @@ def run(
     from cffair.reproduce import run_grid, status
 
     p, ds = plan(data, spec, graph, settings=settings, baselines=baselines, folds=folds, quick=quick, seed=seed, jobs=jobs,
-                 out=out, name=name, categorical=categorical, backend=backend, flow=flow)
+                 out=out, name=name, categorical=categorical, backend=backend, flow=flow, sep=sep)
     if not isinstance(counterfactuals_only, bool):
         raise ConfigError(f"counterfactuals_only must be True or False, got {counterfactuals_only!r}.")
     out_dir = Path(p.out)

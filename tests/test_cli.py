@@ -54,7 +54,8 @@ def assert_one_line_error(rc, out, err, *needles):
     [
         (["train", "--dataset", "compas", "--folds", "1"], ["argument --folds", "at least 2 folds", "got 1", "--folds 5"]),
         (["train", "--dataset", "compas", "--seed", "-1"], ["argument --seed", ">= 0", "got -1", "--seed 0"]),
-        (["train", "--dataset", "compas", "--lr", "0"], ["argument --lr", "> 0", "--lr 1e-3", "--lr 0.1"]),
+        (["train", "--dataset", "compas", "--lr", "0"], ["argument --lr", "in (0, 1]", "--lr 1e-3", "--lr 0.1"]),
+        (["train", "--dataset", "compas", "--lr", "1e6"], ["argument --lr", "in (0, 1], got 1e6", "diverges"]),
         (["train", "--dataset", "compas", "--lr", "nan"], ["argument --lr", "not a finite number"]),
         (["train", "--dataset", "compas", "--weights", "foo=2"], ["argument --weights", "'foo'", "acc, cf, cf_sg, cke", "acc=1,cf=2"]),
         (["train", "--dataset", "compas", "--weights", "cf=-1"], ["argument --weights", "'cf'", ">= 0"]),

@@ -64,7 +64,9 @@ def test_recourse_for_rows_and_a_subgroup(checkpoint, capsys) -> None:
     (["--row", "3", "--actions", "race:increase"], "'race' is the sensitive attribute of 'compas'"),
     (["--row", "3", "--actions", "priors-count:up"], "direction of 'priors-count' must be one of any, increase, decrease"),
     (["--row", "999999"], "--row must lie in 0..6166"),
-    (["--where", "race == 'Martian'"], "selects no row"),
+    (["--where", "race == 'Martian'"], "'Martian' is not a value of column 'race': its values are ['Caucasian', 'Non-Caucasian']"),
+    (["--where", "age > 200"], "--where 'age > 200' selects no row"),
+    (["--where", "__import__('os').system('true')"], "attributes and methods, x.attr or x.f(), are not part of the grammar"),
 ])
 def test_bad_options_exit_2_with_one_line(checkpoint, capsys, argv, message) -> None:
     rc, out, err = _run(["recourse", "--checkpoint", checkpoint, "--quiet", *argv], capsys)

@@ -279,8 +279,8 @@ class CausalGraph:
             The features the graph does not name (they will be isolated roots).
 
         Raises:
-            GraphError: naming the target if it is a node, the nodes that are not columns, or
-                the sensitive attribute if it is not a node.
+            GraphError: naming the target if it is a node, the nodes that are not columns, the
+                sensitive attribute if it is not a node, or the edges into it (it must be a root).
 
         Warns:
             GraphWarning: naming the features the graph leaves out, and if S has no children.
@@ -307,6 +307,14 @@ class CausalGraph:
                 f"flip only the {sensitive!r} column and leave every other feature unchanged, so a model would look "
                 f"fair. Add {sensitive!r} to the graph with arrows to the features it causes, e.g. "
                 f"edges: {{{sensitive}: [{', '.join(_example_children(self, cols, sensitive))}]}}."
+            )
+        if sensitive is not None and self.parents(sensitive):
+            arrows = ", ".join(f"{p} -> {sensitive}" for p in self.parents(sensitive))
+            raise GraphError(
+                f"the causal graph{where} has the edge(s) {arrows} into the sensitive attribute {sensitive!r}; it must be a "
+                "root: counterfactual fairness intervenes on it as a cause of the other features, and a feature that "
+                f"causes it is outside that model (probably an edge written backwards). Write them as "
+                f"{sensitive}: [{', '.join(self.parents(sensitive))}] under 'edges' (parent: [children]), or remove them."
             )
         absent = [c for c in cols if c not in self.nodes]
         if absent:

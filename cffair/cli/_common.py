@@ -23,7 +23,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cffair.cli._options import OptionError, positive_int, seed
+from cffair.cli._options import OptionError, positive_int, seed, separator
 
 #: Help of ``--dataset``.
 DATASET_HELP = "a built-in dataset: adult | compas | compas_age | lawschool (or a CSV path with --spec)"
@@ -43,7 +43,18 @@ def add_data_args(p: argparse.ArgumentParser, *, seed_help: str = "seed of the f
     which.add_argument("--dataset", help=DATASET_HELP)
     which.add_argument("--data", metavar="CSV", help="a CSV of your own (needs --spec)")
     p.add_argument("--spec", metavar="YAML", help="YAML spec of your CSV (target, sensitive, features, graph, ...)")
+    add_sep_arg(p)
     p.add_argument("--seed", type=seed, default=0, help=seed_help + " (default 0)")
+
+
+#: Help of ``--sep``.
+SEP_HELP = ("column separator of the CSV: one character, or comma | semicolon | tab | pipe | space "
+            "(default: sniffed from the header line, a comma when in doubt)")
+
+
+def add_sep_arg(p: argparse.ArgumentParser) -> None:
+    """``--sep``: the CSV's column separator (default: sniffed)."""
+    p.add_argument("--sep", type=separator, default=None, help=SEP_HELP)
 
 
 def data_source(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -54,6 +65,8 @@ def data_source(args: argparse.Namespace) -> tuple[str, str | None]:
 def check_data_args(args: argparse.Namespace) -> None:
     """``--data`` needs ``--spec``; a spec and a CSV must exist (checked before any work)."""
     source, spec = data_source(args)
+    if getattr(args, "sep", None) is not None and not spec:
+        raise OptionError("--sep sets the separator of a CSV of your own; it needs --data CSV --spec YAML.")
     if args.data and not spec:
         raise OptionError(f"--data {args.data} needs --spec SPEC.yaml describing its columns (target, sensitive, features).")
     if spec:
@@ -66,11 +79,14 @@ def check_data_args(args: argparse.Namespace) -> None:
             )
 
 
-def load_dataset(source: str, spec: str | None) -> Any:
-    """A built-in dataset by name, or a CSV with its spec (:func:`cffair.datasets.from_csv`)."""
+def load_dataset(source: str, spec: str | None, sep: str | None = None) -> Any:
+    """A built-in dataset by name, or a CSV with its spec (:func:`cffair.datasets.from_csv`;
+    ``sep``: its column separator, default sniffed)."""
     from cffair import datasets
 
-    return datasets.from_csv(source, spec) if spec else datasets.load(source)
+    if not spec:
+        return datasets.load(source)
+    return datasets.from_csv(source, spec, **({"sep": sep} if sep else {}))
 
 
 def add_flow_args(p: argparse.ArgumentParser) -> None:
@@ -172,5 +188,5 @@ def from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:
                         "write one with `cffair train --save PATH`.") from None
     if "dataset" not in extra:
         raise DataError(f"{path} does not say which dataset it was trained on; it was not written by `cffair train --save`.")
-    ds = load_dataset(extra["dataset"], extra.get("spec"))
+    ds = load_dataset(extra["dataset"], extra.get("spec"), extra.get("sep"))
     return learner, extra, ds

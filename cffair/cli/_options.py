@@ -16,6 +16,7 @@ from __future__ import annotations
 
 __all__ = [
     "BACKENDS",
+    "MAX_LEARNING_RATE",
     "WEIGHT_GROUPS",
     "OptionError",
     "backend_name",
@@ -29,7 +30,9 @@ __all__ = [
     "positive_int",
     "probability",
     "seed",
+    "separator",
     "weights",
+    "where_expression",
 ]
 
 import argparse
@@ -141,12 +144,19 @@ def probability(text: str) -> float:
     return value
 
 
+#: The largest learning rate accepted: Adam's steps are about ``lr`` per weight, so beyond 1 a
+#: single step moves every weight further than the initialisation's whole range.
+MAX_LEARNING_RATE = 1.0
+
+
 def learning_rate(text: str) -> float:
-    """An Adam learning rate: a finite number ``> 0`` (cffair's default 1e-3; the paper's 0.1)."""
+    """An Adam learning rate: a finite number in ``(0, 1]`` (cffair's default 1e-3; the paper's 0.1)."""
     value = _float(text, "a learning rate > 0", "--lr 1e-3")
-    if value <= 0:
+    if not 0 < value <= MAX_LEARNING_RATE:
         raise argparse.ArgumentTypeError(
-            f"the learning rate must be > 0, got {text}; use --lr 1e-3 (the default) or --lr 0.1 (the paper's)"
+            f"the learning rate must lie in (0, {MAX_LEARNING_RATE:g}], got {text}"
+            + (" (Adam moves each weight by about lr a step, so the model diverges)" if value > 0 else "")
+            + "; use --lr 1e-3 (the default) or --lr 0.1 (the paper's)"
         )
     return value
 
@@ -180,3 +190,30 @@ def weights(text: str) -> dict[str, float]:
             raise argparse.ArgumentTypeError(f"the weight of {key!r} must be a finite number >= 0, got {val!r}; e.g. {key}=2")
         out[key] = w
     return out
+
+
+def where_expression(text: str) -> str:
+    """A row-selection expression of :mod:`cffair.expressions` (``--where``), checked for its
+    syntax now; its column names and values are checked once the data is loaded."""
+    from cffair.errors import ExpressionError
+    from cffair.expressions import parse
+
+    try:
+        parse(text)
+    except ExpressionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+#: Column separators ``--sep`` names in words (a shell makes a tab or a semicolon awkward to type).
+SEPARATOR_NAMES: dict[str, str] = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|", "space": " "}
+
+
+def separator(text: str) -> str:
+    """A CSV column separator: one character (``;``), ``\\t``, or a name of :data:`SEPARATOR_NAMES`."""
+    value = SEPARATOR_NAMES.get(text.strip().lower(), "\t" if text == "\\t" else text)
+    if len(value) != 1 or value in "\"\n\r" or value.isalnum():
+        raise argparse.ArgumentTypeError(
+            f"expected one separator character or one of {', '.join(SEPARATOR_NAMES)}, got {text!r}; e.g. --sep ';' or --sep tab"
+        )
+    return value

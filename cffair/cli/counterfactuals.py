@@ -13,7 +13,15 @@ import argparse
 import json
 from pathlib import Path
 
-from cffair.cli._common import DATASET_HELP, add_treatment_args, check_data_args, data_source, load_dataset, treatment_config
+from cffair.cli._common import (
+    DATASET_HELP,
+    add_sep_arg,
+    add_treatment_args,
+    check_data_args,
+    data_source,
+    load_dataset,
+    treatment_config,
+)
 from cffair.cli._options import patience, positive_int, seed
 
 
@@ -26,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     which.add_argument("--dataset", help=DATASET_HELP)
     which.add_argument("--data", metavar="CSV", help="a CSV of your own (needs --spec)")
     g.add_argument("--spec", metavar="YAML", help="YAML spec of your CSV")
+    add_sep_arg(g)
     g.add_argument(
         "--interventions",
         default="sensitive",
@@ -49,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _generate(args: argparse.Namespace) -> int:
     from cffair.causal.flow import generate
 
-    ds = load_dataset(*data_source(args))
+    ds = load_dataset(*data_source(args), args.sep)
     config: dict[str, object] = {}
     if args.epochs is not None:
         config["epochs"] = args.epochs

@@ -23,7 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from cffair.cli._options import non_negative_int, positive_float, positive_int
+from cffair.cli._options import (
+    non_negative_int,
+    positive_float,
+    positive_int,
+    where_expression,
+)
 
 DIRECTIONS = ("any", "increase", "decrease")
 
@@ -51,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save` (binary target)")
     who = r.add_mutually_exclusive_group(required=True)
     who.add_argument("--row", type=non_negative_int, action="append", help="positional row id of a person (repeatable)")
-    who.add_argument("--where", help="pandas query on the readable data selecting the people, e.g. \"sex == 'Female'\"")
+    who.add_argument("--where", type=where_expression, help="rows selecting the people, e.g. \"sex == 'Female' and age <= 30\" (comparisons, and/or/not, in [...]; "
+                     "`odd-name` for other column names; see cffair.expressions)")
     r.add_argument("--limit", type=positive_int, default=200, help="with --where, at most this many people (default 200)")
     r.add_argument("--actions", type=parse_actions, default=None,
                    help="actionable features FEATURE[:increase|decrease],... (default: the dataset's, cffair.recourse.RECOURSE_ACTIONS)")
@@ -68,6 +74,7 @@ def _recourse(args: argparse.Namespace) -> int:
     from cffair.datasets import make_folds
     from cffair.encoding import Encoder
     from cffair.errors import DataError
+    from cffair.expressions import selected_rows
     from cffair.recourse import RecourseError, RecourseSearch
     from cffair.utils import torch_cpu_setup
 
@@ -84,12 +91,7 @@ def _recourse(args: argparse.Namespace) -> int:
             raise DataError(f"--row must lie in 0..{len(frame) - 1}, got {bad}.")
         ids = np.asarray(args.row)
     else:
-        try:
-            ids = frame.reset_index(drop=True).query(args.where).index.to_numpy()[: args.limit]
-        except Exception as exc:  # pandas raises many kinds for a bad expression
-            raise DataError(f"--where {args.where!r} is not a valid pandas query on columns {list(frame.columns)}: {exc}") from None
-        if len(ids) == 0:
-            raise DataError(f"--where {args.where!r} selects no row.")
+        ids = selected_rows(frame.reset_index(drop=True), args.where)[: args.limit]
     config = extra.get("counterfactual_config") or extra.get("flow_config") or {}
     flow = fit_flow(ds, config, seed=extra.get("seed", 0), cache=extra.get("cache_dir"), progress=not args.quiet)
     search = RecourseSearch(flow, spec, encoder, frame.iloc[fold.train], args.actions, max_features=args.max_features,

@@ -20,12 +20,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--no-notebooks", action="store_true", help="only compute results")
-    p.set_defaults(func=_cmd_reproduce)
+    p.set_defaults(func=_cmd_reproduce, check=_check_reproduce)
     r = sub.add_parser("results", help="list stored results: fresh, stale (and why), missing or corrupt")
     r.add_argument("--mode", choices=["quick", "full"], default="full")
     r.add_argument("--only", nargs="*", choices=list(GROUPS))
     r.add_argument("--all", action="store_true", help="list every stale record with its reasons (default: a summary)")
     r.set_defaults(func=_cmd_results)
+
+
+def _check_reproduce(args: argparse.Namespace) -> None:
+    """``--datasets`` given with no name would reproduce nothing: refused before any work."""
+    from cffair.cli._options import OptionError
+
+    if not args.datasets:
+        raise OptionError(f"--datasets was given without a dataset, so there is nothing to reproduce; name one or more of "
+                          f"{', '.join(DATASETS)}, or leave --datasets out for all of them.")
+    if args.only is not None and not args.only:
+        raise OptionError(f"--only was given without a question group, so there is nothing to reproduce; name one or more of "
+                          f"{', '.join(GROUPS)}, or leave --only out for all of them.")
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:

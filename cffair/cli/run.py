@@ -18,7 +18,7 @@ __all__ = ["register"]
 import argparse
 from pathlib import Path
 
-from cffair.cli._common import CATEGORICAL_HELP
+from cffair.cli._common import CATEGORICAL_HELP, add_sep_arg
 from cffair.cli._options import OptionError, backend_name, folds, positive_int, seed
 from cffair.experiments.config import BASELINES, LTN_SETTINGS
 
@@ -63,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", required=True, metavar="CSV", help="your data: a CSV file with a header line")
     p.add_argument("--spec", required=True, metavar="YAML", help="its spec (target, sensitive, features, subgroups, immutable, graph)")
     p.add_argument("--graph", metavar="YAML", help="a causal graph file replacing the spec's 'graph'")
+    add_sep_arg(p)
     p.add_argument("--settings", nargs="+", type=_setting, metavar="SETTING",
                    help=f"LTN settings ({', '.join(_SHORT)}; default all, without the CKE ones if the spec lists no immutable feature)")
     p.add_argument("--baselines", nargs="*", type=_baseline, metavar="BASELINE",
@@ -99,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
     result = run(args.data, args.spec, args.graph, settings=args.settings, baselines=args.baselines, folds=args.folds,
                  quick=args.quick, seed=args.seed, jobs=args.jobs, out=args.out, name=args.name, categorical=args.categorical,
                  backend=args.backend, flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
-                 counterfactuals_only=args.counterfactuals_only, progress=not args.quiet)
+                 counterfactuals_only=args.counterfactuals_only, sep=args.sep, progress=not args.quiet)
     if result.report is None:
         print(f"{result.plan.name}: counterfactuals generated ({result.stage_seconds['counterfactuals']:.0f} s), "
               f"{len(result.warnings)} warning(s); run again without --counterfactuals-only for the protocol")

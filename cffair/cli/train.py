@@ -50,6 +50,7 @@ from cffair.cli._options import (
     positive_int,
     probability,
     weights,
+    where_expression,
 )
 
 LR_HELP = ("Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
@@ -71,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--threshold", type=probability, default=None,
                    help="imbalance at or above which an axiom is proposed (default: the paper's, 0.1 COMPAS, 0.01 otherwise)")
     c.add_argument("--max-axioms", type=non_negative_int, default=None, help="add at most this many axioms (default: all)")
-    c.add_argument("--cke-epochs", type=non_negative_int, default=None, help="epochs per added axiom (default 500, the paper's)")
+    c.add_argument("--cke-epochs", type=positive_int, default=None, help="epochs per added axiom, >= 1 (default 500, the paper's)")
     c.add_argument("--dry-run", action="store_true", help="only extract: print the imbalances and the axioms it would add")
     c.add_argument("--save", metavar="PATH", help="write the learner after CKE (checkpoint) here")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -87,7 +88,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=_query_similar)
     qc = qsub.add_parser("cf", help="equation (3): counterfactual fairness of a subgroup")
     qc.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save`")
-    qc.add_argument("--where", required=True, help="pandas query on the readable data selecting T_C, e.g. \"age <= 30\"")
+    qc.add_argument("--where", required=True, type=where_expression, help="rows selecting T_C, e.g. \"age <= 30 and sex == 'Female'\" (comparisons, and/or/not, in [...]; "
+                    "`odd-name` for other column names; see cffair.expressions)")
     qc.add_argument("--counterfactuals", metavar="PARQUET",
                     help="counterfactual parquet (default: the checkpoint's, or generate/cached)")
     add_flow_args(qc)
@@ -103,8 +105,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help="number of folds of the seeded stratified split (default 5, the paper's)")
     p.add_argument("--pretrain-epochs", type=non_negative_int, default=None,
                    help="epochs on the accuracy axioms (default 1500, the paper's); cached and shared by every setting")
+    p.add_argument("--allow-no-pretrain", action="store_true",
+                   help="accept --pretrain-epochs 0 with a fairness setting (the fairness axioms then start from an untrained "
+                        "model, the collapse to a constant predictor the pre-training exists to prevent)")
     p.add_argument("--fair-epochs", type=non_negative_int, default=None,
-                   help="epochs after adding the fairness axioms (default 500)")
+                   help="epochs after adding the fairness axioms (default 500; >= 1 with a fairness setting)")
     p.add_argument("--lr", type=learning_rate, default=None, help=LR_HELP)
     p.add_argument("--weights", type=weights, default={},
                    help="axiom group weights (groups acc, cf, cf_sg, cke), e.g. acc=1,cf=2 (appendix B)")
@@ -118,6 +123,17 @@ def _check_model_args(args: argparse.Namespace) -> None:
     check_data_args(args)
     if args.fold >= args.folds:
         raise OptionError(f"--fold {args.fold} does not exist with --folds {args.folds}; choose --fold 0 .. {args.folds - 1}.")
+    fair = args.setting != "acc"
+    if args.pretrain_epochs == 0 and not fair:
+        raise OptionError("--pretrain-epochs 0 with --setting acc leaves the model untrained (the acc setting is the "
+                          "pre-training); give --pretrain-epochs 1 or more (default 1500, the paper's).")
+    if args.pretrain_epochs == 0 and not args.allow_no_pretrain:
+        raise OptionError(f"--pretrain-epochs 0 with --setting {args.setting} starts the fairness axioms from an untrained model, "
+                          "which collapses it to a constant predictor (what the pre-training on the accuracy axioms prevents); "
+                          "give --pretrain-epochs 1 or more (default 1500), or add --allow-no-pretrain to do it anyway.")
+    if args.fair_epochs == 0 and fair:
+        raise OptionError(f"--fair-epochs 0 with --setting {args.setting} never trains on the fairness axioms, so the result is "
+                          "the pre-trained model; give --fair-epochs 1 or more (default 500), or use --setting acc.")
     if args.counterfactuals and not Path(args.counterfactuals).is_file():
         raise OptionError(f"--counterfactuals {args.counterfactuals}: no such file; "
                           "write one with `cffair counterfactuals generate --out`.")
@@ -144,7 +160,7 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
     from cffair.utils import torch_cpu_setup
 
     torch_cpu_setup()
-    ds = load_dataset(*data_source(args))
+    ds = load_dataset(*data_source(args), args.sep)
     if interventions == "immutable":
         from cffair.cke import cke_features
 
@@ -183,7 +199,7 @@ def _extra(args: argparse.Namespace, cfs: Any) -> dict[str, Any]:
     source, spec = data_source(args)
     absolute = (lambda p: str(Path(p).resolve())) if spec else (lambda p: p)
     return {
-        "dataset": absolute(source), "spec": spec and str(Path(spec).resolve()), "fold": args.fold, "folds": args.folds,
+        "dataset": absolute(source), "spec": spec and str(Path(spec).resolve()), "sep": args.sep, "fold": args.fold, "folds": args.folds,
         "seed": args.seed, "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
         "cache_dir": args.cache_dir, "flow_config": flow_config(args), "counterfactual_config": cfs.meta.get("config"),
     }
@@ -319,16 +335,13 @@ def _query_similar(args: argparse.Namespace) -> int:
 
 
 def _query_cf(args: argparse.Namespace) -> int:
-    from cffair.errors import DataError
+    from cffair.expressions import selected_rows
     from cffair.queries import subgroup_cf
 
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     enc = _fold_encoder(ds, extra)
-    try:
-        selected = frame.reset_index(drop=True).query(args.where).index.to_numpy()
-    except Exception as exc:  # pandas raises many kinds for a bad expression
-        raise DataError(f"--where {args.where!r} is not a valid pandas query on columns {list(frame.columns)}: {exc}") from None
+    selected = selected_rows(frame.reset_index(drop=True), args.where)
     # regenerate as at training time unless an option here says otherwise
     config = {**(extra.get("flow_config") or {}), **flow_config(args)}
     cache = cache_root(args) if (args.cache_dir or args.no_cache) else extra.get("cache_dir")

@@ -85,13 +85,23 @@ The same with explicit kinds::
       education: ordinal
 
 The data file must be a CSV file with one header line of unique column names, UTF-8 encoded
-(else pass ``encoding=``), with at least one data row, no missing values and no infinities in
-the spec's columns, a binary target of 0/1 labels, a sensitive attribute with at least two
-values, and subgroup bins that cover every value. Each violation raises a
-:class:`~cffair.errors.DataError` (or :class:`~cffair.errors.SpecError` for the spec,
-:class:`~cffair.errors.GraphError` for the graph) naming the file, the column and the first
-offending line, and saying how to fix it. Features the graph leaves out raise a
-:class:`~cffair.errors.GraphWarning`: they become roots that S cannot affect.
+(else pass ``encoding=``), with at least one data row, no missing values, no infinities and no
+number beyond float32's range (3.4e38) in the spec's columns, a binary target of 0/1 labels, a
+sensitive attribute with at least two values, and subgroup bins that cover every value. Its
+separator is sniffed from the header line (comma, semicolon, tab or pipe) unless ``sep=`` (the
+command line's ``--sep``) is given, and named in the error when the spec's columns are not in
+the header. A pandas index column (``Unnamed: 0``, written by ``to_csv`` without
+``index=False``) is refused when it would become a feature. A spec or graph file that names a
+key twice in one mapping (``sensitive`` twice, a feature with two kinds) is refused: YAML
+would keep the last one silently. Each violation raises a :class:`~cffair.errors.DataError`
+(or :class:`~cffair.errors.SpecError` for the spec, :class:`~cffair.errors.GraphError` for the
+graph) naming the file, the column and the first offending line, and saying how to fix it.
+The sensitive attribute must be a root of the graph (an edge into it is a ``GraphError``);
+edges into immutable features are fine (the paper's Adult graph has them, and CKE's
+interventions cut them). Features the graph leaves out raise a
+:class:`~cffair.errors.GraphWarning`: they become roots that S cannot affect. Binary features
+that are the one-hot columns of one variable (a shared prefix, exactly one 1 per row) raise a
+:class:`~cffair.errors.DataWarning` with the fix (:func:`decode_onehot`).
 
 The paper's datasets
 --------------------

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.datasets.frames import RowLocator, prepare
-from cffair.datasets.spec import Dataset, DatasetSpec, read_spec
+from cffair.datasets.spec import NUMERIC_KINDS, Dataset, DatasetSpec, read_spec
 from cffair.errors import DataError
 
 #: ``pandas.read_csv`` options that keep one CSV record per frame row after the header, so
@@ -155,19 +155,30 @@ def from_csv(path: str | Path, spec: Mapping[str, Any] | str | Path | DatasetSpe
     to use every other column with inferred kinds. ``read_csv_kwargs`` go to
     :func:`pandas.read_csv` (e.g. ``sep=";"``, ``encoding="latin-1"``).
 
-    The same validation as the built-in datasets applies, and the causal graph is checked
-    against the spec (acyclic, nodes are features, target outside, sensitive attribute inside;
-    a warning names features the graph leaves out).
+    The separator is sniffed from the header line unless ``sep`` is given
+    (:func:`cffair.checks.csv_options`). The same validation as the built-in datasets applies,
+    plus the checks of :mod:`cffair.checks` (spec columns against the header, naming the
+    separator; a pandas index column ``Unnamed: 0`` as a feature; numbers beyond float32;
+    one-hot groups, warned about), and the causal graph is checked against the spec (acyclic,
+    nodes are features, target outside, sensitive attribute inside and a root; a warning names
+    features the graph leaves out).
 
     Raises:
         SpecError: for a malformed spec (file, YAML line, key).
         DataError: for a malformed file or values, naming the file, column and line.
         GraphError: for a graph that does not fit the spec.
     """
+    from cffair import checks
+
     raw = read_spec(spec)
-    frame, where = read_csv(path, **read_csv_kwargs)
+    options, sep, sniffed = checks.csv_options(path, read_csv_kwargs)
+    frame, where = read_csv(path, **options)
+    checks.check_csv_columns(path, frame, raw.to_dict() if isinstance(raw, DatasetSpec) else raw, sep, sniffed)
     ds_spec = raw if isinstance(raw, DatasetSpec) else DatasetSpec.from_dict(raw, frame=frame)
+    checks.check_magnitudes(frame, [c for c in ds_spec.columns if ds_spec.features.get(c, "continuous") in NUMERIC_KINDS],
+                            where)
     prepared = prepare(frame, ds_spec, where=where)
+    checks.warn_onehot_groups(prepared, ds_spec, str(path))
     if ds_spec.graph is not None:
         ds_spec.load_graph()
     return Dataset(prepared, ds_spec)
