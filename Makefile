@@ -9,7 +9,7 @@ MODE ?= quick
 
 REMOTE ?= origin
 
-.PHONY: install book test test-fast reproduce bench browser lab publish clean compat
+.PHONY: install book test test-fast reproduce bench browser lab publish clean compat test-slurm
 
 install: $(STAMP)
 
@@ -40,6 +40,10 @@ test-fast: install
 ## Recompute every result (MODE=quick|full) with JOBS worker processes.
 reproduce: install
 	$(VENV)/bin/cffair reproduce --mode $(MODE) --jobs $(JOBS)
+
+## A single-node SLURM cluster here (Debian's slurm-wlm, munge), the quick grid through it, records compared with a local run.
+test-slurm: install
+	tools/test_slurm.sh
 
 ## The wheel in fresh Python 3.12 and 3.13 virtualenvs (pyenv's), the fast tests run against it.
 compat: install

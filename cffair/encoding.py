@@ -133,6 +133,49 @@ class Encoder:
             out[c] = pd.Categorical.from_codes(codes, categories=cats, ordered=self.spec.features[c] == "ordinal")
         return pd.DataFrame(out)[list(self.spec.features)]
 
+    # ----------------------------------------------------------------- state
+    def to_dict(self) -> dict[str, object]:
+        """The fitted state as plain JSON values: the category lists and the scaler's statistics.
+
+        :meth:`from_dict` rebuilds an encoder that transforms and decodes bit for bit alike, so a
+        saved model carries its encoder without pickling scikit-learn objects.
+        """
+        self._check_fitted()
+        state: dict[str, object] = {"categories": {c: list(v) for c, v in self.categories.items()}}
+        if self.numeric:
+            scaler: StandardScaler = self._ct.named_transformers_["num"]  # type: ignore[union-attr]
+            state["scaler"] = {"mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(), "var": scaler.var_.tolist(),
+                               "n_samples_seen": int(np.asarray(scaler.n_samples_seen_).max())}
+        return state
+
+    @classmethod
+    def from_dict(cls, spec: DatasetSpec, state: dict[str, object]) -> Encoder:
+        """An encoder fitted to the state of :meth:`to_dict` (for the same ``spec``).
+
+        Raises:
+            DataError: the state does not fit the spec (other features or categories).
+        """
+        enc = cls(spec)
+        cats = state.get("categories")
+        if not isinstance(cats, dict) or set(cats) != set(enc.categorical):
+            raise DataError(f"the encoder state names categorical features {sorted(cats or {})}, the spec {sorted(enc.categorical)}.")
+        n = max([len(v) for v in cats.values()] + [1])
+        frame = pd.DataFrame({c: np.zeros(n) for c in enc.numeric})
+        for c in enc.categorical:
+            values = [str(v) for v in cats[c]]
+            frame[c] = pd.Categorical([values[i % len(values)] for i in range(n)], categories=values)
+        enc.fit(frame[list(spec.features)])
+        if enc.numeric:
+            raw = state.get("scaler")
+            if not isinstance(raw, dict) or any(len(raw.get(k, [])) != len(enc.numeric) for k in ("mean", "scale", "var")):
+                raise DataError(f"the encoder state has no scaler statistics for the {len(enc.numeric)} numeric features.")
+            scaler: StandardScaler = enc._ct.named_transformers_["num"]  # type: ignore[union-attr]
+            scaler.mean_ = np.asarray(raw["mean"], dtype=np.float64)
+            scaler.scale_ = np.asarray(raw["scale"], dtype=np.float64)
+            scaler.var_ = np.asarray(raw["var"], dtype=np.float64)
+            scaler.n_samples_seen_ = int(raw["n_samples_seen"])
+        return enc
+
     # ----------------------------------------------------------------- helpers
     def columns_of(self, feature: str) -> list[int]:
         """Indices of the encoded columns of one feature."""
