@@ -6,9 +6,9 @@ other pair about 0, so its CF-MSE is about its flip rate; a soft model's flips c
 Comparing a saturated LTN with a soft baseline on CF-MSE alone therefore compares two different
 things. The functions here measure that, so that the book and a user can compare on equal terms:
 
-* :func:`saturation`: the share of outputs within ``eps`` of 0 or 1;
+* :func:`saturation` (from :mod:`cffair.metrics`, which records it): the share of outputs within ``eps`` of 0 or 1;
 * :func:`cf_mse_per_flip`: CF-MSE divided by the flip rate (about 1 for a saturated model);
-* :func:`calibrated_cf_mse`: CF-MSE after mapping each model's outputs to calibrated
+* :func:`calibrated_cf_mse` (from :mod:`cffair.metrics`): CF-MSE after mapping each model's outputs to calibrated
   probabilities fitted on its *training* rows (Platt scaling or isotonic regression, from
   scikit-learn), so hard and soft models are scored on one scale;
 * :func:`a4_gradient_share`: the share of the gradient of axiom A4's satisfaction (with the
@@ -28,35 +28,11 @@ import numpy as np
 import torch
 
 from cffair.errors import DataError
-from cffair.metrics import cf_flip_rate, cf_mse
+from cffair.metrics import SATURATION_EPS, _finite_vector as _vector, calibrated_cf_mse, calibrator, cf_flip_rate, cf_mse, saturation
 
-__all__ = ["a4_gradient_share", "calibrated_cf_mse", "calibrator", "cf_mse_per_flip", "saturation"]
+__all__ = ["SATURATION_EPS", "a4_gradient_share", "calibrated_cf_mse", "calibrator", "cf_mse_per_flip", "saturation"]
 
 FINGERPRINT_EXEMPT = True  # diagnostics read outputs; no record's numbers come from here yet
-
-#: Outputs closer than this to 0 or 1 count as saturated.
-SATURATION_EPS = 0.01
-
-
-def _vector(a: Any, what: str) -> np.ndarray:
-    out = np.asarray(a, dtype=np.float64).ravel()
-    if out.size == 0:
-        raise DataError(f"{what} is empty.")
-    if not np.isfinite(out).all():
-        raise DataError(f"{what} holds NaN or infinite values.")
-    return out
-
-
-def saturation(d: Any, eps: float = SATURATION_EPS) -> float:
-    """The share of outputs ``d`` below ``eps`` or above ``1 − eps``.
-
-    >>> saturation([0.0, 0.005, 0.5, 0.995, 1.0])
-    0.8
-    """
-    if not 0 < eps < 0.5:
-        raise ValueError(f"eps must lie in (0, 0.5), got {eps!r}.")
-    v = _vector(d, "the outputs")
-    return float(np.mean((v < eps) | (v > 1 - eps)))
 
 
 def cf_mse_per_flip(d_x: Any, d_cf: Any, threshold: float = 0.5) -> float:
@@ -66,42 +42,6 @@ def cf_mse_per_flip(d_x: Any, d_cf: Any, threshold: float = 0.5) -> float:
     """
     flips = cf_flip_rate(d_x, d_cf, threshold)
     return float("nan") if flips == 0 else cf_mse(d_x, d_cf) / flips
-
-
-def calibrator(d_train: Any, y_train: Any, method: Literal["platt", "isotonic"] = "platt") -> Any:
-    """A function ``d ↦ calibrated P(y = 1)`` fitted on a model's training outputs and labels.
-
-    ``platt``: a logistic regression on the log-odds of ``d`` (clipped to [1e-6, 1 − 1e-6]);
-    ``isotonic``: scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`, clipped outside
-    the training range. Fit it on the training folds only, never on the rows it scores.
-    """
-    d = _vector(d_train, "the training outputs")
-    y = _vector(y_train, "the training labels")
-    if len(d) != len(y):
-        raise DataError(f"{len(d)} training outputs but {len(y)} labels.")
-    if not set(np.unique(y)) <= {0.0, 1.0}:
-        raise DataError("calibration needs binary labels 0/1; a score target has no probability to calibrate.")
-    if method == "isotonic":
-        from sklearn.isotonic import IsotonicRegression
-
-        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(d, y)
-        return lambda v: iso.predict(_vector(v, "the outputs"))
-    if method == "platt":
-        from sklearn.linear_model import LogisticRegression
-
-        def logit(v: Any) -> np.ndarray:
-            c = np.clip(_vector(v, "the outputs"), 1e-6, 1 - 1e-6)
-            return np.log(c / (1 - c)).reshape(-1, 1)
-
-        lr = LogisticRegression(C=1e6).fit(logit(d), y.astype(int))
-        return lambda v: lr.predict_proba(logit(v))[:, 1]
-    raise ValueError(f"method must be 'platt' or 'isotonic', got {method!r}.")
-
-
-def calibrated_cf_mse(d_train: Any, y_train: Any, d_x: Any, d_cf: Any, method: Literal["platt", "isotonic"] = "platt") -> float:
-    """CF-MSE of the calibrated outputs: ``mean((c(D(x)) − c(D(x′)))²)`` with ``c`` from :func:`calibrator`."""
-    c = calibrator(d_train, y_train, method)
-    return cf_mse(c(d_x), c(d_cf))
 
 
 def a4_gradient_share(

@@ -11,6 +11,10 @@
   Lawschool mapping of §7.3), overall and per subgroup. CF-MSE weighs a confident classifier's
   flips (each costs up to 1) and a soft classifier's small shifts differently: a model with
   outputs near 0 and 1 can flip fewer decisions and still have the larger CF-MSE;
+* the **calibrated CF-MSE** (not in the paper): CF-MSE after mapping the outputs through a
+  Platt calibrator fitted on the model's training rows (:func:`calibrated_cf_mse`), so that a
+  saturated and a soft model are compared on one probability scale; and the **saturation**,
+  the share of outputs within 0.01 of 0 or 1 (:func:`saturation`);
 * the ratio of undesirable counterfactual explanations per sensitive group (section 7.3,
   figure 4 bottom), from :func:`cffair.cke.explanations`.
 
@@ -29,6 +33,9 @@ from sklearn.metrics import mean_squared_error
 
 from cffair.errors import DataError
 
+#: Outputs closer than this to 0 or 1 count as saturated (:func:`saturation`).
+SATURATION_EPS = 0.01
+
 __all__ = [
     "accuracy",
     "cf_flip_rate",
@@ -37,7 +44,10 @@ __all__ = [
     "cf_mse_by_subgroup",
     "decision_threshold",
     "evaluate",
+    "calibrated_cf_mse",
+    "calibrator",
     "mse",
+    "saturation",
     "undesirable_explanation_ratio",
     "worst_subgroup",
 ]
@@ -167,6 +177,64 @@ def undesirable_explanation_ratio(explanations: pd.DataFrame) -> pd.Series:
     return per_row.groupby(level="group", observed=True).mean().astype(float).rename("undesirable_ratio")
 
 
+def _finite_vector(a: Any, what: str) -> np.ndarray:
+    out = np.asarray(a, dtype=np.float64).ravel()
+    if out.size == 0:
+        raise DataError(f"{what} is empty.")
+    if not np.isfinite(out).all():
+        raise DataError(f"{what} holds NaN or infinite values.")
+    return out
+
+
+def saturation(d: Any, eps: float = SATURATION_EPS) -> float:
+    """The share of outputs ``d`` below ``eps`` or above ``1 − eps``.
+
+    >>> saturation([0.0, 0.005, 0.5, 0.995, 1.0])
+    0.8
+    """
+    if not 0 < eps < 0.5:
+        raise ValueError(f"eps must lie in (0, 0.5), got {eps!r}.")
+    v = _finite_vector(d, "the outputs")
+    return float(np.mean((v < eps) | (v > 1 - eps)))
+
+
+def calibrator(d_train: Any, y_train: Any, method: Literal["platt", "isotonic"] = "platt") -> Any:
+    """A function ``d ↦ calibrated P(y = 1)`` fitted on a model's training outputs and labels.
+
+    ``platt``: a logistic regression on the log-odds of ``d`` (clipped to [1e-6, 1 − 1e-6]);
+    ``isotonic``: scikit-learn's :class:`~sklearn.isotonic.IsotonicRegression`, clipped outside
+    the training range. Fit it on the training folds only, never on the rows it scores.
+    """
+    d = _finite_vector(d_train, "the training outputs")
+    y = _finite_vector(y_train, "the training labels")
+    if len(d) != len(y):
+        raise DataError(f"{len(d)} training outputs but {len(y)} labels.")
+    if not set(np.unique(y)) <= {0.0, 1.0}:
+        raise DataError("calibration needs binary labels 0/1; a score target has no probability to calibrate.")
+    if method == "isotonic":
+        from sklearn.isotonic import IsotonicRegression
+
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(d, y)
+        return lambda v: iso.predict(_finite_vector(v, "the outputs"))
+    if method == "platt":
+        from sklearn.linear_model import LogisticRegression
+
+        def logit(v: Any) -> np.ndarray:
+            c = np.clip(_finite_vector(v, "the outputs"), 1e-6, 1 - 1e-6)
+            return np.log(c / (1 - c)).reshape(-1, 1)
+
+        lr = LogisticRegression(C=1e6).fit(logit(d), y.astype(int))
+        return lambda v: lr.predict_proba(logit(v))[:, 1]
+    raise ValueError(f"method must be 'platt' or 'isotonic', got {method!r}.")
+
+
+def calibrated_cf_mse(d_train: Any, y_train: Any, d_x: Any, d_cf: Any, method: Literal["platt", "isotonic"] = "platt") -> float:
+    """CF-MSE of the calibrated outputs: ``mean((c(D(x)) − c(D(x′)))²)`` with ``c`` from :func:`calibrator`."""
+    c = calibrator(d_train, y_train, method)
+    return cf_mse(c(d_x), c(d_cf))
+
+
+
 def evaluate(
     score_fn: Callable[[np.ndarray], np.ndarray],
     X_test: Any,
@@ -174,6 +242,8 @@ def evaluate(
     pairs_test: Any,
     pair_subgroups: Sequence[str] | np.ndarray | pd.Series,
     target_kind: Literal["binary", "score"],
+    *,
+    train: tuple[Any, Any] | None = None,
 ) -> dict[str, Any]:
     """The shared evaluation of section 6.5 for any method.
 
@@ -183,12 +253,19 @@ def evaluate(
         pairs_test: test counterfactual pairs (``CFPairs`` or anything with ``x`` and ``x_cf``).
         pair_subgroups: the subgroup label of each pair.
         target_kind: ``"binary"`` or ``"score"``.
+        train: ``(X_train, y_train)``, the encoded training rows and labels: for a binary
+            target, the calibrated CF-MSE is computed with a Platt calibrator fitted on them.
 
     Returns:
         ``accuracy`` (binary) or ``mse`` (score), ``cf_mse`` (pooled over pairs),
         ``cf_mse_by_subgroup`` (dict), ``cf_mse_worst_subgroup``, ``worst_subgroup``,
         ``cf_flip_rate`` and ``cf_flip_rate_by_subgroup`` (dict; decisions at
-        :func:`decision_threshold` of the factual test predictions), ``n_pairs``.
+        :func:`decision_threshold` of the factual test predictions), ``n_pairs``,
+        ``prediction_sd`` (sd of the test predictions: 0 for a constant predictor); for a
+        binary target also ``positive_rate`` (share of test rows predicted 1),
+        ``majority_rate`` (share of the test rows' majority label: the accuracy of a constant
+        predictor), ``saturation`` (:func:`saturation` of the test predictions) and, with
+        ``train``, ``calibrated_cf_mse`` (:func:`calibrated_cf_mse`, Platt).
     """
     if target_kind not in ("binary", "score"):
         raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
@@ -215,4 +292,14 @@ def evaluate(
     out["cf_flip_rate"] = cf_flip_rate(d_x, d_cf, t)
     out["cf_flip_rate_by_subgroup"] = {str(k): float(v) for k, v in cf_flip_rate_by_subgroup(d_x, d_cf, pair_subgroups, t).items()}
     out["n_pairs"] = int(len(d_x))
+    out["prediction_sd"] = float(np.std(pred))
+    if target_kind == "binary":
+        y = _vec(y_test, "y_test")
+        out["positive_rate"] = float(np.mean(pred >= 0.5))
+        out["majority_rate"] = float(max(np.mean(y == 1), np.mean(y == 0)))
+        out["saturation"] = saturation(pred)
+        if train is not None:
+            X_train, y_train = train
+            d_train = _vec(score_fn(np.asarray(X_train, dtype=np.float32)), "score_fn(X_train)")
+            out["calibrated_cf_mse"] = calibrated_cf_mse(d_train, y_train, d_x, d_cf, "platt")
     return out

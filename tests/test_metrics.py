@@ -122,3 +122,26 @@ def test_undesirable_explanation_ratio():
         }
     )
     assert undesirable_explanation_ratio(expl).to_dict() == {"a": 0.5, "b": 0.0}
+
+
+def test_evaluate_reports_spread_saturation_majority_and_calibrated_cf_mse() -> None:
+    """A hard model (outputs 0/1) on known rows: every new number by hand."""
+    from cffair.metrics import evaluate
+
+    # one input column; D(x) = 1 if x > 0 else 0
+    def hard(X):
+        return (np.asarray(X)[:, 0] > 0).astype(float)
+
+    X_test = np.array([[1.0], [-1.0], [2.0], [-2.0]], dtype=np.float32)
+    y_test = np.array([1, 0, 0, 0])
+    pairs = (np.array([[1.0], [-1.0]], dtype=np.float32), np.array([[-1.0], [-1.0]], dtype=np.float32))  # one flip of two
+    # training rows: D = 1 on 4 rows (3 positive), D = 0 on 4 rows (1 positive) -> calibrated 0.75 and 0.25
+    X_train = np.array([[1.0]] * 4 + [[-1.0]] * 4, dtype=np.float32)
+    y_train = np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    m = evaluate(hard, X_test, y_test, pairs, ["a", "b"], "binary", train=(X_train, y_train))
+    assert m["accuracy"] == 0.75 and m["cf_mse"] == 0.5 and m["cf_flip_rate"] == 0.5
+    assert m["prediction_sd"] == pytest.approx(0.5) and m["positive_rate"] == 0.5
+    assert m["majority_rate"] == 0.75 and m["saturation"] == 1.0
+    assert m["calibrated_cf_mse"] == pytest.approx((0.75 - 0.25) ** 2 / 2, abs=1e-3)
+    no_train = evaluate(hard, X_test, y_test, pairs, ["a", "b"], "binary")
+    assert "calibrated_cf_mse" not in no_train

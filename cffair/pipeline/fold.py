@@ -31,7 +31,7 @@ __all__ = ["RULER_METRICS", "FoldData", "fold_rows"]
 #: What the evaluation keeps of each ruler: the counterfactual metrics (accuracy and MSE do not
 #: depend on the twins).
 RULER_METRICS: tuple[str, ...] = ("cf_mse", "cf_mse_by_subgroup", "cf_mse_worst_subgroup", "worst_subgroup", "cf_flip_rate",
-                                  "n_pairs")
+                                  "n_pairs", "calibrated_cf_mse")
 
 
 def fold_rows(frame: pd.DataFrame, spec: D.DatasetSpec, cfg: ExperimentConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -139,7 +139,9 @@ class FoldData:
                 test pairs; by default ``score_fn`` scores every ruler.
         """
         own = pairs or self.pairs_test
-        metrics = evaluate(score_fn, self.X_test, self.y_test, own, self.pair_subgroups(own), self.spec.target_kind)
+        # calibrated CF-MSE: Platt fitted on the training rows; not for a method whose scores need the twins (plug-in PCF)
+        train = (self.X_train, self.y_train) if score_for is None else None
+        metrics = evaluate(score_fn, self.X_test, self.y_test, own, self.pair_subgroups(own), self.spec.target_kind, train=train)
         if pairs is None and self.rulers:
             metrics["rulers"] = {}
             for name, rp in self.ruler_pairs_test.items():
@@ -147,6 +149,6 @@ class FoldData:
                     m = metrics
                 else:
                     fn = score_fn if score_for is None else score_for(rp)
-                    m = evaluate(fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), self.spec.target_kind)
-                metrics["rulers"][name] = {k: m[k] for k in RULER_METRICS}
+                    m = evaluate(fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), self.spec.target_kind, train=train)
+                metrics["rulers"][name] = {k: m[k] for k in RULER_METRICS if k in m}
         return metrics
