@@ -174,6 +174,7 @@ def save_learner(learner: LTNLearner, path: str | Path, extra: Mapping[str, Any]
     ``extra``) as a safe artefact (:func:`write_artefact`)."""
     state = learner.state_dict()
     meta = {k: state[k] for k in ("params", "n_features", "pretrained", "data_hash", "history")}
+    meta["history_dtypes"] = {str(c): str(t) for c, t in learner.history_.dtypes.items()}
     meta["extra"] = dict(extra or {})
     write_artefact(path, LEARNER_FORMAT, meta, {"model": state["model"], "optimizer": state["optimizer"]})
 
@@ -197,10 +198,19 @@ def learner_state(path: str | Path) -> dict[str, Any]:
         "n_features": meta["n_features"],
         "pretrained": meta["pretrained"],
         "data_hash": meta.get("data_hash"),
-        "history": meta["history"],
+        "history": _typed_history(meta["history"], meta.get("history_dtypes") or {}),
         "extra": meta["extra"],
         "written_by": meta["_written_by"],
     }
+
+
+def _typed_history(history: Mapping[str, Any], dtypes: Mapping[str, str]) -> dict[str, Any]:
+    """The training log's columns with their numeric dtypes back (JSON keeps only the values)."""
+    out: dict[str, Any] = {}
+    for col, values in dict(history).items():
+        dtype = dtypes.get(col)
+        out[col] = np.asarray(values, dtype=dtype) if dtype is not None and np.dtype(dtype).kind in "biuf" else values
+    return out
 
 
 def learner_extra(path: str | Path) -> dict[str, Any]:
@@ -215,11 +225,12 @@ def load_learner(path: str | Path, cls: type[LTNLearner] | None = None, **overri
         ArtefactError: for an unreadable file, or content that does not fit a learner (tampered
             settings, weights of the wrong shape).
     """
-    if cls is None:
-        from cffair.training import LTNLearner as cls  # noqa: N813
+    from cffair.training import LTNLearner
+
+    learner_cls = LTNLearner if cls is None else cls
     state = learner_state(path)
     try:
-        return cls.load(state, **overrides)
+        return learner_cls.load(state, **overrides)
     except (TypeError, ValueError, KeyError, RuntimeError) as exc:
         msg = " ".join(str(exc).split())[:200]
         raise ArtefactError(f"LTN checkpoint {path} does not fit a learner ({type(exc).__name__}: {msg}); {LEARNER_FIX}.") from None

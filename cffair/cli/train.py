@@ -34,6 +34,7 @@ from cffair.cli._common import (
     add_flow_args,
     cache_root,
     check_data_args,
+    checkpoint_data,
     counterfactuals,
     data_source,
     flow_config,
@@ -178,14 +179,18 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
     return learner, d, cfs, info
 
 
-def _extra(args: argparse.Namespace, cfs: Any) -> dict[str, Any]:
-    """What a checkpoint records to rebuild its data, fold and counterfactuals (``cffair query``)."""
+def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
+    """What a checkpoint records to rebuild its data, fold and counterfactuals (``cffair query``),
+    with the hashes of the data, spec, graph and counterfactuals it was trained on."""
+    from cffair.artefacts import content_hash
+
     source, spec = data_source(args)
     absolute = (lambda p: str(Path(p).resolve())) if spec else (lambda p: p)
     return {
         "dataset": absolute(source), "spec": spec and str(Path(spec).resolve()), "fold": args.fold, "folds": args.folds,
         "seed": args.seed, "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
         "cache_dir": args.cache_dir, "flow_config": flow_config(args), "counterfactual_config": cfs.meta.get("config"),
+        "data": checkpoint_data(ds), "counterfactuals_content": content_hash(cfs.frame),
     }
 
 
@@ -209,7 +214,7 @@ def _train(args: argparse.Namespace) -> int:
     res.update({"dataset": spec.name, "setting": args.setting, "fold": args.fold, "lr": learner.lr, "pretraining": pre,
                 "counterfactuals": _cf_info(cfs)})
     if args.save:
-        learner.save(args.save, extra=_extra(args, cfs))
+        learner.save(args.save, extra=_extra(args, cfs, (d["frame"], spec)))
     if args.json:
         print(json.dumps(res, indent=2, default=str))
         return 0
@@ -246,7 +251,7 @@ def _cke(args: argparse.Namespace) -> int:
     axioms = [{"name": ax.name, "group": c.group, "feature": c.feature, "imbalance": c.imbalance, "formula": ax.formula}
               for c, ax in zip(chosen, report.axioms(spec.target_kind, spec.sensitive, chosen), strict=True)]
     if args.save and not args.dry_run:
-        learner.save(args.save, extra=_extra(args, cfs))
+        learner.save(args.save, extra=_extra(args, cfs, (frame, spec)))
     out = {
         "dataset": spec.name, "setting": args.setting, "fold": args.fold, "threshold": report.threshold,
         "added": not args.dry_run, "axioms": axioms, "imbalances": report.imbalances.to_dict(orient="records"),
