@@ -218,19 +218,17 @@ def learner_extra(path: str | Path) -> dict[str, Any]:
     return dict(learner_state(path).get("extra") or {})
 
 
-def load_learner(path: str | Path, cls: type[LTNLearner] | None = None, **overrides: Any) -> LTNLearner:
-    """A learner from a checkpoint file; ``overrides`` change constructor params.
+def load_learner(path: str | Path, cls: type[LTNLearner], **overrides: Any) -> LTNLearner:
+    """A learner of class ``cls`` (:class:`~cffair.training.LTNLearner`, passed in so that this
+    module imports no model code) from a checkpoint file; ``overrides`` change constructor params.
 
     Raises:
         ArtefactError: for an unreadable file, or content that does not fit a learner (tampered
             settings, weights of the wrong shape).
     """
-    from cffair.training import LTNLearner
-
-    learner_cls = LTNLearner if cls is None else cls
     state = learner_state(path)
     try:
-        return learner_cls.load(state, **overrides)
+        return cls.load(state, **overrides)
     except (TypeError, ValueError, KeyError, RuntimeError) as exc:
         msg = " ".join(str(exc).split())[:200]
         raise ArtefactError(f"LTN checkpoint {path} does not fit a learner ({type(exc).__name__}: {msg}); {LEARNER_FIX}.") from None
@@ -269,8 +267,9 @@ def save_flow(model: CausalFlow, path: str | Path) -> None:
     write_artefact(path, FLOW_FORMAT, meta, model._state() if model.columns else {"flow": None, "clf": {}, "thr": {}})
 
 
-def load_flow(path: str | Path) -> CausalFlow:
-    """A :class:`~cffair.causal.cnf.CausalFlow` rebuilt from a file of :func:`save_flow`.
+def load_flow(path: str | Path, cls: type[CausalFlow]) -> CausalFlow:
+    """A :class:`~cffair.causal.cnf.CausalFlow` (``cls``, passed in so that this module imports no
+    model code) rebuilt from a file of :func:`save_flow`.
 
     The networks are built from the stored config and layout (under a forked RNG, so loading
     never moves torch's global random state) and then given their stored weights.
@@ -281,7 +280,6 @@ def load_flow(path: str | Path) -> CausalFlow:
     """
     import torch
 
-    from cffair.causal.cnf import CausalFlow
     from cffair.causal.discrete import Column
     from cffair.causal.graph import CausalGraph
     from cffair.datasets import DatasetSpec
@@ -292,7 +290,7 @@ def load_flow(path: str | Path) -> CausalFlow:
     try:
         spec = DatasetSpec.from_dict(meta["spec"])
         graph = CausalGraph.from_dict(meta["graph"])
-        model = CausalFlow(spec, graph, meta["config"])
+        model = cls(spec, graph, meta["config"])
         if meta["columns"]:
             for raw in meta["columns"]:
                 col = Column(**raw)

@@ -75,7 +75,7 @@ def _assert_refused(call, marker: Path, *needles: str) -> str:
 @pytest.mark.parametrize("fmt", [None, artefacts.LEARNER_FORMAT, artefacts.FLOW_FORMAT], ids=["plain", "learner", "flow"])
 @pytest.mark.parametrize(
     "loader",
-    [LTNLearner.load, checkpoint_extra, CausalFlow.load, artefacts.learner_state, artefacts.load_flow],
+    [LTNLearner.load, checkpoint_extra, CausalFlow.load, artefacts.learner_state, lambda p: artefacts.load_flow(p, CausalFlow)],
     ids=["LTNLearner.load", "checkpoint_extra", "CausalFlow.load", "learner_state", "load_flow"],
 )
 def test_a_crafted_pickle_runs_nothing_and_is_refused(tmp_path, loader, fmt):

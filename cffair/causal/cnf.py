@@ -534,7 +534,7 @@ class CausalFlow:
         """
         from cffair.artefacts import load_flow
 
-        return load_flow(path)
+        return load_flow(path, CausalFlow)
 
 
 
