@@ -480,3 +480,15 @@ def test_a_counterfactual_file_with_permuted_row_ids_is_refused_by_train(trained
     assert main([*train, "--counterfactuals", str(forged)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "row ids do not point at the rows these counterfactuals were made from" in err
+
+
+def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_training(trained, capsys):
+    tmp, _, ckpt, _ = trained
+    rc, _, err = _ask("cf", ckpt, capsys)
+    assert rc == 0 and "warning" not in err  # regenerated as at training time: the same set
+    state = artefacts.learner_state(ckpt)
+    other = tmp / "other.pt"
+    LTNLearner.load(ckpt).save(other, extra={**state["extra"], "counterfactuals_content": "0" * 16})
+    rc, out, err = _ask("cf", other, capsys)
+    assert rc == 0 and "sat =" in out
+    assert "cffair: warning: the counterfactuals regenerated for checkpoint" in err and "content hash 0000000000000000" in err

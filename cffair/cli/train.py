@@ -323,6 +323,28 @@ def _query_similar(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_same_counterfactuals(args: argparse.Namespace, extra: dict[str, Any], cfs: Any) -> None:
+    """Warn when the counterfactuals regenerated as at training time are not those the checkpoint
+    was trained with (its ``counterfactuals_content`` hash): the generator changed since."""
+    import warnings
+
+    from cffair.artefacts import content_hash
+    from cffair.errors import CounterfactualWarning
+
+    stored = extra.get("counterfactuals_content")
+    if stored is None or args.counterfactuals or flow_config(args):
+        return  # an older checkpoint, or counterfactuals chosen here on purpose
+    now = content_hash(cfs.frame)
+    if now != stored:
+        warnings.warn(
+            f"the counterfactuals regenerated for checkpoint {args.checkpoint} differ from those it was trained with "
+            f"(content hash {stored}, now {now}: the generator or its settings changed since training); the query "
+            "is answered with today's counterfactuals. Pass --counterfactuals FILE to use a saved set.",
+            CounterfactualWarning,
+            stacklevel=2,
+        )
+
+
 def _query_cf(args: argparse.Namespace) -> int:
     from cffair.errors import DataError
     from cffair.queries import subgroup_cf
@@ -339,6 +361,7 @@ def _query_cf(args: argparse.Namespace) -> int:
     cache = cache_root(args) if (args.cache_dir or args.no_cache) else extra.get("cache_dir")
     cfs = counterfactuals(ds, args.counterfactuals or extra.get("counterfactuals"), interventions="sensitive", config=config,
                           seed=extra.get("seed", 0), cache=cache, quiet=args.quiet)
+    _check_same_counterfactuals(args, extra, cfs)
     pairs = cfs.pairs(frame, enc, spec.sensitive)
     mask = np.isin(pairs.row_id, selected)
     sat = subgroup_cf(learner.model_, pairs.x, pairs.x_cf, mask, spec.target_kind, learner.semantics,
