@@ -492,3 +492,27 @@ def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_tr
     rc, out, err = _ask("cf", other, capsys)
     assert rc == 0 and "sat =" in out
     assert "cffair: warning: the counterfactuals regenerated for checkpoint" in err and "content hash 0000000000000000" in err
+
+
+def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_path):
+    from cffair.causal.flow import generate_from
+    from cffair.datasets import frame_hash
+    from cffair.encoding import Encoder
+    from cffair.utils import stable_hash
+
+    frame, spec = _mixed()
+    model = CausalFlow(spec, config=FAST).fit(frame, seed=0)
+    model.save(tmp_path / "flow.pt")
+    back = CausalFlow.load(tmp_path / "flow.pt")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a 4-epoch flow may freeze a descendant
+        cfs = generate_from(back, (frame, spec))
+        again = generate_from(model, (frame, spec))
+    pd.testing.assert_frame_equal(cfs.frame, again.frame, check_exact=True)  # the reloaded flow is the same flow
+    assert cfs.meta["data_hash"] == frame_hash(frame[spec.feature_names]) == cfs.meta["flow_data_hash"] == model.data_hash
+    assert cfs.meta["graph_hash"] == stable_hash(spec.load_graph().to_dict())
+    enc = Encoder(spec).fit(frame)
+    assert len(cfs.pairs(frame, enc, "s")) == len(cfs)
+    shuffled = frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    with pytest.raises(CounterfactualError, match="generated from different data"):
+        cfs.pairs(shuffled, enc, "s")
