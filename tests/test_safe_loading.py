@@ -516,3 +516,19 @@ def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_p
     shuffled = frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
     with pytest.raises(CounterfactualError, match="generated from different data"):
         cfs.pairs(shuffled, enc, "s")
+
+
+def test_training_rows_that_encode_differently_are_refused(trained, capsys):
+    """The learner's hash of its encoded training rows must come back from the data, fold and encoder."""
+    tmp, _, ckpt, _ = trained
+    for name in QUERIES:
+        assert _ask(name, ckpt, capsys)[0] == 0
+    state = artefacts.learner_state(ckpt)
+    learner = LTNLearner.load(ckpt)
+    learner.data_hash_ = "f" * 16  # as if the folds or the encoder had changed since training
+    other = tmp / "refolded.pt"
+    learner.save(other, extra=state["extra"])
+    for name in QUERIES:
+        rc, out, err = _ask(name, other, capsys)
+        assert rc == 2 and out == "", (name, err)
+        assert len(err.strip().splitlines()) == 1 and "encode differently now (hash ffffffffffffffff at training" in err, err

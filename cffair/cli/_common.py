@@ -10,6 +10,7 @@ __all__ = [
     "add_treatment_args",
     "cache_root",
     "check_data_args",
+    "check_training_rows",
     "checkpoint_data",
     "counterfactuals",
     "data_source",
@@ -177,6 +178,38 @@ def checkpoint_data(ds: Any) -> dict[str, Any]:
 
     frame, spec = ds
     return data_fingerprint(frame, spec, spec.load_graph() if spec.graph is not None else None)
+
+
+def check_training_rows(learner: Any, ds: Any, extra: dict[str, Any], encoder: Any, path: str) -> None:
+    """Check that the fold and encoder rebuilt from the data give the rows ``learner`` was trained on.
+
+    The learner stores the hash of its encoded training rows and labels (``data_hash_``, set by
+    :meth:`~cffair.training.LTNLearner.fit`); rebuilding the fold and the encoder from the
+    checked data must reproduce it, or the model would be read with another encoding (other
+    folds or scalings from another cffair or scikit-learn version).
+
+    Raises:
+        DataError: one line naming both hashes and the fix.
+    """
+    import numpy as np
+
+    from cffair.datasets import make_folds
+    from cffair.errors import DataError
+    from cffair.pretraining import _data_hash
+
+    stored = getattr(learner, "data_hash_", None)
+    if stored is None:
+        return
+    frame, spec = ds
+    folds, fold, seed = extra.get("folds", 5), extra.get("fold", 0), extra.get("seed", 0)
+    rows = frame.iloc[make_folds(frame, spec, folds, seed)[fold].train]
+    now = _data_hash(encoder.transform(rows), rows[spec.target].to_numpy(dtype=np.float64))
+    if now != stored:
+        raise DataError(
+            f"the training rows of checkpoint {path} (fold {fold} of {folds}, seed {seed}) rebuilt from its data encode "
+            f"differently now (hash {stored} at training, {now} now): the folds or the encoder changed, e.g. another "
+            "cffair or scikit-learn version; train again with `cffair train ... --save PATH`."
+        )
 
 
 def from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:

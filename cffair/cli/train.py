@@ -34,6 +34,7 @@ from cffair.cli._common import (
     add_flow_args,
     cache_root,
     check_data_args,
+    check_training_rows,
     checkpoint_data,
     counterfactuals,
     data_source,
@@ -307,6 +308,7 @@ def _query_similar(args: argparse.Namespace) -> int:
     if not 0 <= args.row < len(frame):
         raise DataError(f"--row must lie in 0..{len(frame) - 1}, got {args.row}.")
     enc = _fold_encoder(ds, extra)
+    check_training_rows(learner, ds, extra, enc, args.checkpoint)
     labels = spec.subgroup_labels(frame).to_numpy()
     members = np.flatnonzero(labels == labels[args.row])
     X = enc.transform(frame.iloc[members])
@@ -352,6 +354,7 @@ def _query_cf(args: argparse.Namespace) -> int:
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     enc = _fold_encoder(ds, extra)
+    check_training_rows(learner, ds, extra, enc, args.checkpoint)
     try:
         selected = frame.reset_index(drop=True).query(args.where).index.to_numpy()
     except Exception as exc:  # pandas raises many kinds for a bad expression
