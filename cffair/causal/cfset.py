@@ -195,17 +195,9 @@ class CounterfactualSet:
                 f"counterfactual file {path} has unreadable content ({type(exc).__name__}: {str(exc)[:200]}); "
                 "delete it and generate the counterfactuals again."
             ) from None
-        stored = (table.schema.metadata or {}).get(CONTENT_KEY)
-        if stored is not None:
-            from cffair.artefacts import content_hash
+        from cffair.causal.integrity import check_content
 
-            if content_hash(frame) != stored.decode(errors="replace"):
-                raise CounterfactualError(
-                    f"counterfactual file {path} was edited since it was written: its rows no longer match the content hash "
-                    "it stores (values changed, rows added or dropped, or row ids permuted), so row ids may name other people; "
-                    "generate the counterfactuals again (`cffair counterfactuals generate`), or import edited counterfactuals "
-                    "with CounterfactualSet.from_long, which checks them against the data."
-                )
+        check_content(frame, (table.schema.metadata or {}).get(CONTENT_KEY), path)
         if not isinstance(meta, dict):
             raise CounterfactualError(f"counterfactual file {path} has metadata that is not a JSON object; generate it again.")
         return cls(frame, meta)
@@ -292,47 +284,9 @@ class CounterfactualSet:
             CounterfactualError: naming the first counterfactual row that disagrees, the column,
                 both values, how many rows disagree and the fix; or for row ids beyond ``factual``.
         """
-        row_id = self.frame["row_id"].to_numpy(dtype=np.int64)
-        if len(row_id) and (row_id.min() < 0 or row_id.max() >= len(factual)):
-            raise CounterfactualError(
-                f"counterfactual row ids reach {int(row_id.max())} but the factual frame has {len(factual)} rows; "
-                "pass the same (whole) dataset frame the counterfactuals were generated from."
-            )
-        nodes = set(graph.nodes)
-        for feature in self.features:
-            if feature not in nodes:
-                continue
-            caused = set(graph.descendants(feature)) | {feature}
-            kept = [c for c in self.data_columns if c in nodes and c not in caused and c in factual.columns]
-            if not kept:
-                continue
-            mask = (self.frame["feature"] == feature).to_numpy()
-            sub = self.frame.loc[mask]
-            ids = row_id[mask]
-            fact = factual.iloc[ids]
-            bad = np.zeros(len(sub), dtype=bool)
-            first: tuple[int, str] | None = None
-            for c in kept:
-                a, b = sub[c], fact[c]
-                if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype) or not (
-                    pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b)
-                ):
-                    diff = a.astype(str).to_numpy() != b.astype(str).to_numpy()
-                else:
-                    diff = ~np.isclose(a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64), rtol=1e-9, atol=1e-12)
-                if diff.any() and first is None:
-                    first = (int(np.flatnonzero(diff)[0]), c)
-                bad |= diff
-            if first is not None:
-                i, c = first
-                pos = int(np.flatnonzero(mask)[i])
-                raise CounterfactualError(
-                    f"counterfactual row {pos} (intervention on {feature!r}, row_id {int(ids[i])}) has {c} = "
-                    f"{sub[c].iloc[i]!r} but factual row {int(ids[i])} has {c} = {fact[c].iloc[i]!r}; an intervention on "
-                    f"{feature!r} cannot change {c!r}, which it does not cause, so the row ids do not point at the rows "
-                    f"these counterfactuals were made from ({int(bad.sum()):,} of {len(sub):,} rows disagree). Give each "
-                    "counterfactual the positional row id of its factual row, or regenerate the counterfactuals from this data."
-                )
+        from cffair.causal.integrity import check_rows
+
+        check_rows(self, factual, graph)
 
     def pairs(
         self,
@@ -471,20 +425,9 @@ class CounterfactualSet:
 
     def _check_order(self, factual: pd.DataFrame, spec: Any) -> None:
         """:meth:`check_rows` with ``spec``'s graph, or a warning when the spec has none."""
-        if getattr(spec, "graph", None) is None:
-            import warnings
+        from cffair.causal.integrity import check_order
 
-            from cffair.errors import CounterfactualWarning
-
-            warnings.warn(
-                f"the counterfactual rows are taken to be in the factual frame's order, but the spec {spec.name!r} has no "
-                "causal graph to check that against (a counterfactual keeps the features its intervention does not cause); "
-                "give row_id to say which factual row each counterfactual belongs to.",
-                CounterfactualWarning,
-                stacklevel=3,
-            )
-            return
-        self.check_rows(factual, spec.load_graph())
+        check_order(self, factual, spec)
 
     @classmethod
     def from_long(
