@@ -25,6 +25,12 @@ class CounterfactualError(CffairError, ValueError):
     """A counterfactual set is malformed or does not line up with its factual data."""
 
 
+class ArtefactError(CffairError, ValueError):
+    """A saved artefact (checkpoint, cached flow, pre-trained model) cannot be read safely: it is
+    damaged, in an old or foreign format (e.g. a pickle that would run code), or it was made
+    from other data than it is used with."""
+
+
 class CffairWarning(UserWarning):
     """Base class of every warning cffair emits on purpose (filter them all with this class)."""
 

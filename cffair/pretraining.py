@@ -100,10 +100,10 @@ def pretrain_key(
 
 def _read(path: Path, key: str, data_hash: str) -> LTNLearner | None:
     """The cached learner at ``path``, or None (and the file removed) if it is unreadable."""
-    import torch
+    from cffair.artefacts import learner_state
 
     try:
-        state = torch.load(path, weights_only=False)
+        state = learner_state(path)
         extra = state.get("extra") or {}
         if extra.get("pretrain_key") != key or state.get("data_hash") != data_hash or not state.get("pretrained"):
             raise ValueError("it was written for other data or parameters")

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import io
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -65,7 +64,7 @@ from cffair.logic import (
     subgroup_cf_axioms,
 )
 from cffair.models import make_mlp
-from cffair.utils import atomic_path, stable_hash
+from cffair.utils import stable_hash
 
 Setting = Literal["acc", "acc_cf", "acc_cf_sg"]
 SETTINGS: tuple[str, ...] = ("acc", "acc_cf", "acc_cf_sg")
@@ -475,21 +474,27 @@ class LTNLearner:
 
     def save(self, path: str | Path, extra: Mapping[str, Any] | None = None) -> None:
         """Write :meth:`state_dict` (plus JSON-like ``extra``, e.g. dataset and fold) to ``path``
-        atomically (``torch.save``); read ``extra`` back with :func:`checkpoint_extra`."""
-        buf = io.BytesIO()
-        state = self.state_dict()
-        state["extra"] = dict(extra or {})
-        torch.save(state, buf)
-        with atomic_path(path) as tmp:
-            tmp.write_bytes(buf.getvalue())
+        atomically, in a format that runs no code when loaded (:mod:`cffair.artefacts`); read
+        ``extra`` back with :func:`checkpoint_extra`."""
+        from cffair.artefacts import save_learner
+
+        save_learner(self, path, extra)
 
     @classmethod
     def load(cls, path_or_state: str | Path | Mapping[str, Any], **overrides: Any) -> LTNLearner:
         """A learner from a checkpoint; ``overrides`` change constructor params (e.g. ``setting="acc_cf"``).
 
         Continue a shared pre-training with ``LTNLearner.load(ckpt, setting="acc_cf").fit(X, y, pairs)``.
+        A file is read without running any code it holds (:func:`cffair.artefacts.load_learner`).
+
+        Raises:
+            ArtefactError: for a missing, damaged, old-format or crafted file.
         """
-        state = path_or_state if isinstance(path_or_state, Mapping) else torch.load(path_or_state, weights_only=False)
+        if not isinstance(path_or_state, Mapping):
+            from cffair.artefacts import load_learner
+
+            return load_learner(path_or_state, cls, **overrides)
+        state = path_or_state
         params = dict(state["params"])
         params["semantics"] = Semantics(**params["semantics"]) if isinstance(params["semantics"], Mapping) else params["semantics"]
         params["hidden"] = tuple(params["hidden"])
@@ -499,4 +504,6 @@ class LTNLearner:
 
 def checkpoint_extra(path: str | Path) -> dict[str, Any]:
     """The ``extra`` mapping stored by :meth:`LTNLearner.save` (empty if none)."""
-    return dict(torch.load(path, weights_only=False).get("extra") or {})
+    from cffair.artefacts import learner_extra
+
+    return learner_extra(path)

@@ -24,12 +24,20 @@ was generated from. A set that stores ``meta["data_hash"]`` (every set made by
 :func:`cffair.causal.generate`) is checked against the frame it is paired with: a CSV edited
 or reordered since generation raises a :class:`~cffair.errors.CounterfactualError` instead of
 silently pairing rows with other people's counterfactuals. Sets imported from elsewhere carry
-no hash and are accepted (their row ids are still checked to be in range).
+no hash; their row ids are checked to be in range, and :meth:`CounterfactualSet.check_rows`
+checks that they point at the right rows: a counterfactual ``x' in cf(x, F)`` keeps the value of
+every feature that ``F`` does not cause (not ``F``, not a descendant of ``F`` in the causal graph),
+so those columns of the set must equal the factual rows the row ids name. Files read with
+:meth:`~CounterfactualSet.from_files`, frames given in factual order without row ids
+(:meth:`~CounterfactualSet.from_frames`) and files passed to the command line are checked so.
+A file written by :meth:`~CounterfactualSet.save` also stores a hash of its content, and
+:meth:`~CounterfactualSet.load` refuses a file whose rows were edited since (for instance
+permuted row ids).
 """
 
 from __future__ import annotations
 
-__all__ = ["INDEX_COLUMNS", "META_KEY", "CFPairs", "CounterfactualSet"]
+__all__ = ["CONTENT_KEY", "INDEX_COLUMNS", "META_KEY", "RECONSTRUCTING_GENERATORS", "CFPairs", "CounterfactualSet"]
 
 import json
 from collections.abc import Iterable, Mapping
@@ -46,6 +54,11 @@ from cffair.utils import json_default
 
 #: Key of the JSON metadata in the parquet schema.
 META_KEY = b"cffair.meta"
+#: Key of the hash of the set's rows (:func:`cffair.artefacts.content_hash`) in the parquet schema.
+CONTENT_KEY = b"cffair.content"
+#: Generators that reconstruct every column (a model's reconstruction, not an intervention that
+#: copies the features it does not cause): :meth:`CounterfactualSet.check_rows` cannot check them.
+RECONSTRUCTING_GENERATORS: frozenset[str] = frozenset({"gan", "dcevae"})
 #: The leading columns of the long format.
 INDEX_COLUMNS: tuple[str, ...] = ("row_id", "feature", "value", "sample")
 
@@ -133,11 +146,13 @@ class CounterfactualSet:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        from cffair.artefacts import content_hash
         from cffair.utils import atomic_path
 
         table = pa.Table.from_pandas(self.frame, preserve_index=False)
         metadata = dict(table.schema.metadata or {})
         metadata[META_KEY] = json.dumps(self.meta, sort_keys=True).encode()
+        metadata[CONTENT_KEY] = content_hash(self.frame).encode()
         table = table.replace_schema_metadata(metadata)
         with atomic_path(path) as tmp:
             pq.write_table(table, tmp)
@@ -146,8 +161,13 @@ class CounterfactualSet:
     def load(cls, path: str | Path) -> CounterfactualSet:
         """Read a set written by :meth:`save` (frame and meta come back identical).
 
+        Parquet holds data only, so reading runs no code from the file. The rows are checked
+        against the content hash :meth:`save` stored: a file edited since (values changed, rows
+        dropped, row ids permuted) is refused.
+
         Raises:
-            CounterfactualError: if the file does not exist or is not a counterfactual set.
+            CounterfactualError: if the file does not exist, is not a counterfactual set, is
+                damaged, or was edited since it was written.
         """
         import pyarrow.parquet as pq
 
@@ -175,6 +195,11 @@ class CounterfactualSet:
                 f"counterfactual file {path} has unreadable content ({type(exc).__name__}: {str(exc)[:200]}); "
                 "delete it and generate the counterfactuals again."
             ) from None
+        from cffair.causal.integrity import check_content
+
+        check_content(frame, (table.schema.metadata or {}).get(CONTENT_KEY), path)
+        if not isinstance(meta, dict):
+            raise CounterfactualError(f"counterfactual file {path} has metadata that is not a JSON object; generate it again.")
         return cls(frame, meta)
 
     # ------------------------------------------------------------------ selection
@@ -240,6 +265,28 @@ class CounterfactualSet:
             "with someone else's counterfactuals. Regenerate the counterfactuals from this data (cffair.causal.generate "
             "or `cffair counterfactuals generate`); only if you are sure the rows still line up, pass check_data=False."
         )
+
+    def check_rows(self, factual: pd.DataFrame, graph: Any) -> None:
+        """Check that every counterfactual row belongs to the factual row its row id names.
+
+        An intervention on ``F`` changes ``F`` and what ``F`` causes, nothing else: a
+        counterfactual ``x' in cf(x, F)`` keeps ``x``'s value of every feature that is neither
+        ``F`` nor a descendant of ``F`` in ``graph``. Those columns of the set must therefore equal
+        the factual rows its row ids point at; a set with permuted row ids, or paired with
+        reordered data, fails. Numeric values are compared to a relative 1e-9 (a CSV round trip),
+        category labels exactly. A feature that causes every other one leaves nothing to compare.
+
+        Args:
+            factual: the dataset frame the row ids point into (positional).
+            graph: the :class:`~cffair.causal.graph.CausalGraph` of the data.
+
+        Raises:
+            CounterfactualError: naming the first counterfactual row that disagrees, the column,
+                both values, how many rows disagree and the fix; or for row ids beyond ``factual``.
+        """
+        from cffair.causal.integrity import check_rows
+
+        check_rows(self, factual, graph)
 
     def pairs(
         self,
@@ -320,9 +367,15 @@ class CounterfactualSet:
             sample: sample indices; default 0 (or ``counterfactual['sample']``).
             meta: provenance (``generator`` defaults to ``"external"``).
 
+        Without row ids the rows are taken to be in ``factual``'s order, and that is checked
+        (:meth:`check_rows`, with ``spec``'s causal graph): shuffled rows are refused. A spec
+        without a graph leaves nothing to check the order against, which is warned about
+        (:class:`~cffair.errors.CounterfactualWarning`; give ``row_id`` to silence it).
+
         Raises:
             CounterfactualError: for a missing column, a length mismatch, an unknown category,
-                a NaN, a non-whole integer value, or row ids out of range, naming the fix.
+                a NaN, a non-whole integer value, row ids out of range, or rows given in factual
+                order that are not (see :meth:`check_rows`), naming the fix.
         """
         if feature not in spec.features:
             raise CounterfactualError(f"intervened feature {feature!r} is not a feature of {spec.name!r}; features are {list(spec.features)}.")
@@ -365,7 +418,16 @@ class CounterfactualSet:
         )
         frame = pd.concat([head, data], axis=1)
         info = {"generator": "external", **dict(meta or {})}
-        return cls(frame, info)
+        out = cls(frame, info)
+        if row_id is None:
+            out._check_order(factual, spec)
+        return out
+
+    def _check_order(self, factual: pd.DataFrame, spec: Any) -> None:
+        """:meth:`check_rows` with ``spec``'s graph, or a warning when the spec has none."""
+        from cffair.causal.integrity import check_order
+
+        check_order(self, factual, spec)
 
     @classmethod
     def from_long(
@@ -421,7 +483,8 @@ class CounterfactualSet:
 
         With ``feature`` the file holds one counterfactual per factual row (or a ``row_id``
         column) for that intervened feature (:meth:`from_frames`); without it the file is in
-        long format (:meth:`from_long`).
+        long format (:meth:`from_long`). When ``spec`` has a causal graph the rows are checked
+        to belong to the factual rows their row ids name (:meth:`check_rows`).
         """
         path = Path(path)
         if not path.exists():
@@ -443,9 +506,10 @@ class CounterfactualSet:
             except DataError as exc:
                 raise CounterfactualError(str(exc)) from None
         info = {"source_file": str(path), **dict(meta or {})}
-        if feature is None:
-            return cls.from_long(raw, factual, spec, meta=info)
-        return cls.from_frames(factual, raw, spec, feature, meta=info)
+        out = cls.from_long(raw, factual, spec, meta=info) if feature is None else cls.from_frames(factual, raw, spec, feature, meta=info)
+        if getattr(spec, "graph", None) is not None:
+            out.check_rows(factual, spec.load_graph())
+        return out
 
     @classmethod
     def concat(cls, parts: Iterable[CounterfactualSet], meta: Mapping[str, Any] | None = None) -> CounterfactualSet:

@@ -92,6 +92,8 @@ class CausalFlow:
         self.history: list[dict[str, float]] = []
         self.best_epoch: int = -1
         self.fit_seconds: float = 0.0
+        #: :func:`cffair.datasets.frame_hash` of the feature columns it was fitted on (None before fit).
+        self.data_hash: str | None = None
         self._dtypes: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ layout
@@ -206,7 +208,10 @@ class CausalFlow:
 
         torch_cpu_setup()
         seed_everything(seed)
+        from cffair.datasets import frame_hash
+
         t0 = time.perf_counter()
+        self.data_hash = frame_hash(frame[self.spec.feature_names])
         self._fit_columns(frame)
         self._build()
         R = self._r_state(frame)
@@ -513,16 +518,23 @@ class CausalFlow:
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path) -> None:
-        """Pickle the fitted model (torch format) atomically."""
-        from cffair.utils import atomic_path
+        """Write the fitted model atomically: settings as JSON, networks as state dicts
+        (:func:`cffair.artefacts.save_flow`; nothing is pickled)."""
+        from cffair.artefacts import save_flow
 
-        with atomic_path(path) as tmp:
-            torch.save(self, tmp)
+        save_flow(self, path)
 
     @staticmethod
     def load(path: str | Path) -> CausalFlow:
-        """Read a model written by :meth:`save` (a trusted file of your own cache)."""
-        return torch.load(path, weights_only=False)
+        """Rebuild a model written by :meth:`save` from its settings and weights, running no code
+        from the file (:func:`cffair.artefacts.load_flow`).
+
+        Raises:
+            ArtefactError: for a missing, damaged, old-format (pickled) or crafted file.
+        """
+        from cffair.artefacts import load_flow
+
+        return load_flow(path, CausalFlow)
 
 
 

@@ -220,7 +220,10 @@ def generate_from(
         todo: list[Intervention] = list(interventions)
     else:
         todo = resolve(frame, spec, interventions)  # type: ignore[arg-type]
-    cfs = _build(model, frame, spec, todo, seed, progress, {})
+    from cffair.datasets import frame_hash
+
+    # the hash of the frame the row ids point into: pairing the set with other data is refused
+    cfs = _build(model, frame, spec, todo, seed, progress, {"data_hash": frame_hash(frame[spec.feature_names])})
     _warn_frozen(frame, spec, cfs, model.graph, model.config)
     return cfs
 
@@ -229,6 +232,7 @@ def _build(
     model: CausalFlow, frame: pd.DataFrame, spec: DatasetSpec, todo: list[Intervention], seed: int, progress: bool, extra: Mapping[str, Any]
 ) -> CounterfactualSet:
     from cffair import __version__
+    from cffair.utils import stable_hash
 
     parts = []
     for k, iv in enumerate(_progress(todo, progress, desc=f"counterfactuals {spec.name}")):
@@ -241,6 +245,8 @@ def _build(
         "seed": seed,
         "dataset": spec.name,
         "graph": model.graph.name,
+        "graph_hash": stable_hash(model.graph.to_dict()),
+        "flow_data_hash": model.data_hash,
         "interventions": [[i.feature, i.label] for i in todo],
         "cffair_version": __version__,
         "flow_best_epoch": model.best_epoch,

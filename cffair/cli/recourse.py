@@ -70,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _recourse(args: argparse.Namespace) -> int:
     from cffair.causal.flow import fit_flow
-    from cffair.cli._common import from_checkpoint
+    from cffair.cli._common import check_training_rows, from_checkpoint
     from cffair.datasets import make_folds
     from cffair.encoding import Encoder
     from cffair.errors import DataError
@@ -85,6 +85,7 @@ def _recourse(args: argparse.Namespace) -> int:
         raise RecourseError(f"recourse needs a binary target with a favourable label; {spec.name!r} has a score target.")
     fold = make_folds(frame, spec, extra.get("folds", 5), extra.get("seed", 0))[extra.get("fold", 0)]
     encoder = Encoder(spec).fit(frame.iloc[fold.train])
+    check_training_rows(learner, ds, extra, encoder, args.checkpoint)
     if args.row:
         bad = [r for r in args.row if r >= len(frame)]
         if bad:

@@ -34,6 +34,8 @@ from cffair.cli._common import (
     add_flow_args,
     cache_root,
     check_data_args,
+    check_training_rows,
+    checkpoint_data,
     counterfactuals,
     data_source,
     flow_config,
@@ -194,14 +196,18 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
     return learner, d, cfs, info
 
 
-def _extra(args: argparse.Namespace, cfs: Any) -> dict[str, Any]:
-    """What a checkpoint records to rebuild its data, fold and counterfactuals (``cffair query``)."""
+def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
+    """What a checkpoint records to rebuild its data, fold and counterfactuals (``cffair query``),
+    with the hashes of the data, spec, graph and counterfactuals it was trained on."""
+    from cffair.artefacts import content_hash
+
     source, spec = data_source(args)
     absolute = (lambda p: str(Path(p).resolve())) if spec else (lambda p: p)
     return {
         "dataset": absolute(source), "spec": spec and str(Path(spec).resolve()), "sep": args.sep, "fold": args.fold, "folds": args.folds,
         "seed": args.seed, "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
         "cache_dir": args.cache_dir, "flow_config": flow_config(args), "counterfactual_config": cfs.meta.get("config"),
+        "data": checkpoint_data(ds), "counterfactuals_content": content_hash(cfs.frame),
     }
 
 
@@ -225,7 +231,7 @@ def _train(args: argparse.Namespace) -> int:
     res.update({"dataset": spec.name, "setting": args.setting, "fold": args.fold, "lr": learner.lr, "pretraining": pre,
                 "counterfactuals": _cf_info(cfs)})
     if args.save:
-        learner.save(args.save, extra=_extra(args, cfs))
+        learner.save(args.save, extra=_extra(args, cfs, (d["frame"], spec)))
     if args.json:
         print(json.dumps(res, indent=2, default=str))
         return 0
@@ -262,7 +268,7 @@ def _cke(args: argparse.Namespace) -> int:
     axioms = [{"name": ax.name, "group": c.group, "feature": c.feature, "imbalance": c.imbalance, "formula": ax.formula}
               for c, ax in zip(chosen, report.axioms(spec.target_kind, spec.sensitive, chosen), strict=True)]
     if args.save and not args.dry_run:
-        learner.save(args.save, extra=_extra(args, cfs))
+        learner.save(args.save, extra=_extra(args, cfs, (frame, spec)))
     out = {
         "dataset": spec.name, "setting": args.setting, "fold": args.fold, "threshold": report.threshold,
         "added": not args.dry_run, "axioms": axioms, "imbalances": report.imbalances.to_dict(orient="records"),
@@ -318,6 +324,7 @@ def _query_similar(args: argparse.Namespace) -> int:
     if not 0 <= args.row < len(frame):
         raise DataError(f"--row must lie in 0..{len(frame) - 1}, got {args.row}.")
     enc = _fold_encoder(ds, extra)
+    check_training_rows(learner, ds, extra, enc, args.checkpoint)
     labels = spec.subgroup_labels(frame).to_numpy()
     members = np.flatnonzero(labels == labels[args.row])
     X = enc.transform(frame.iloc[members])
@@ -334,6 +341,28 @@ def _query_similar(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_same_counterfactuals(args: argparse.Namespace, extra: dict[str, Any], cfs: Any) -> None:
+    """Warn when the counterfactuals regenerated as at training time are not those the checkpoint
+    was trained with (its ``counterfactuals_content`` hash): the generator changed since."""
+    import warnings
+
+    from cffair.artefacts import content_hash
+    from cffair.errors import CounterfactualWarning
+
+    stored = extra.get("counterfactuals_content")
+    if stored is None or args.counterfactuals or flow_config(args):
+        return  # an older checkpoint, or counterfactuals chosen here on purpose
+    now = content_hash(cfs.frame)
+    if now != stored:
+        warnings.warn(
+            f"the counterfactuals regenerated for checkpoint {args.checkpoint} differ from those it was trained with "
+            f"(content hash {stored}, now {now}: the generator or its settings changed since training); the query "
+            "is answered with today's counterfactuals. Pass --counterfactuals FILE to use a saved set.",
+            CounterfactualWarning,
+            stacklevel=2,
+        )
+
+
 def _query_cf(args: argparse.Namespace) -> int:
     from cffair.expressions import selected_rows
     from cffair.queries import subgroup_cf
@@ -341,12 +370,14 @@ def _query_cf(args: argparse.Namespace) -> int:
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     enc = _fold_encoder(ds, extra)
+    check_training_rows(learner, ds, extra, enc, args.checkpoint)
     selected = selected_rows(frame.reset_index(drop=True), args.where)
     # regenerate as at training time unless an option here says otherwise
     config = {**(extra.get("flow_config") or {}), **flow_config(args)}
     cache = cache_root(args) if (args.cache_dir or args.no_cache) else extra.get("cache_dir")
     cfs = counterfactuals(ds, args.counterfactuals or extra.get("counterfactuals"), interventions="sensitive", config=config,
                           seed=extra.get("seed", 0), cache=cache, quiet=args.quiet)
+    _check_same_counterfactuals(args, extra, cfs)
     pairs = cfs.pairs(frame, enc, spec.sensitive)
     mask = np.isin(pairs.row_id, selected)
     sat = subgroup_cf(learner.model_, pairs.x, pairs.x_cf, mask, spec.target_kind, learner.semantics,

@@ -1,0 +1,119 @@
+"""Checks that a counterfactual set belongs to the data it is used with; they raise or pass.
+
+A counterfactual set names its factual rows by position (``row_id``), so a set paired with rows
+other than those it was made from silently gives people someone else's counterfactuals. Three
+checks catch that, each with a one-line :class:`~cffair.errors.CounterfactualError`:
+
+* :func:`check_rows`: an intervention on ``F`` changes ``F`` and what ``F`` causes, nothing else,
+  so the columns of the features ``F`` does not cause must equal the factual rows the row ids
+  name (permuted row ids, shuffled rows or reordered data fail);
+* :func:`check_order`: the same for frames given in factual order without row ids (a warning
+  when the spec has no causal graph to check against);
+* :func:`check_content`: a file written by :meth:`~cffair.causal.cfset.CounterfactualSet.save`
+  still holds the rows whose hash it stores.
+
+They compare values and raise; they never change a set, hence ``FINGERPRINT_EXEMPT``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["check_content", "check_order", "check_rows"]
+
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.errors import CounterfactualError, CounterfactualWarning
+
+if TYPE_CHECKING:
+    from cffair.causal.cfset import CounterfactualSet
+
+FINGERPRINT_EXEMPT = True  # checks that raise or pass: they change no number
+
+
+def _differs(a: pd.Series, b: pd.Series) -> np.ndarray:
+    """Row-wise ``a != b``: labels exactly, numbers to a relative 1e-9 (a CSV round trip)."""
+    numeric = pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b)
+    if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype) or not numeric:
+        return np.asarray(a.astype(str).to_numpy() != b.astype(str).to_numpy(), dtype=bool)
+    return ~np.isclose(a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64), rtol=1e-9, atol=1e-12)
+
+
+def check_rows(cfs: CounterfactualSet, factual: pd.DataFrame, graph: Any) -> None:
+    """Check that every counterfactual row of ``cfs`` belongs to the factual row its row id names.
+
+    See :meth:`cffair.causal.cfset.CounterfactualSet.check_rows`.
+
+    Raises:
+        CounterfactualError: naming the first counterfactual row that disagrees, the column, both
+            values, how many rows disagree and the fix; or for row ids beyond ``factual``.
+    """
+    frame = cfs.frame
+    row_id = frame["row_id"].to_numpy(dtype=np.int64)
+    if len(row_id) and (row_id.min() < 0 or row_id.max() >= len(factual)):
+        raise CounterfactualError(
+            f"counterfactual row ids reach {int(row_id.max())} but the factual frame has {len(factual)} rows; "
+            "pass the same (whole) dataset frame the counterfactuals were generated from."
+        )
+    nodes = set(graph.nodes)
+    for feature in cfs.features:
+        if feature not in nodes:
+            continue
+        caused = set(graph.descendants(feature)) | {feature}
+        kept = [c for c in cfs.data_columns if c in nodes and c not in caused and c in factual.columns]
+        if not kept:
+            continue  # the feature causes every other one: nothing to compare
+        mask = (frame["feature"] == feature).to_numpy()
+        sub, ids = frame.loc[mask], row_id[mask]
+        fact = factual.iloc[ids]
+        bad = np.zeros(len(sub), dtype=bool)
+        first: tuple[int, str] | None = None
+        for c in kept:
+            diff = _differs(sub[c], fact[c])
+            if diff.any() and first is None:
+                first = (int(np.flatnonzero(diff)[0]), c)
+            bad |= diff
+        if first is not None:
+            i, c = first
+            pos = int(np.flatnonzero(mask)[i])
+            raise CounterfactualError(
+                f"counterfactual row {pos} (intervention on {feature!r}, row_id {int(ids[i])}) has {c} = "
+                f"{sub[c].iloc[i]!r} but factual row {int(ids[i])} has {c} = {fact[c].iloc[i]!r}; an intervention on "
+                f"{feature!r} cannot change {c!r}, which it does not cause, so the row ids do not point at the rows "
+                f"these counterfactuals were made from ({int(bad.sum()):,} of {len(sub):,} rows disagree). Give each "
+                "counterfactual the positional row id of its factual row, or regenerate the counterfactuals from this data."
+            )
+
+
+def check_order(cfs: CounterfactualSet, factual: pd.DataFrame, spec: Any) -> None:
+    """:func:`check_rows` with ``spec``'s causal graph for a set given in factual order without
+    row ids; a :class:`~cffair.errors.CounterfactualWarning` when the spec has no graph."""
+    if getattr(spec, "graph", None) is None:
+        warnings.warn(
+            f"the counterfactual rows are taken to be in the factual frame's order, but the spec {spec.name!r} has no "
+            "causal graph to check that against (a counterfactual keeps the features its intervention does not cause); "
+            "give row_id to say which factual row each counterfactual belongs to.",
+            CounterfactualWarning,
+            stacklevel=4,
+        )
+        return
+    check_rows(cfs, factual, spec.load_graph())
+
+
+def check_content(frame: pd.DataFrame, stored: bytes | None, path: str | Path) -> None:
+    """Refuse a counterfactual file whose rows no longer hash to the content hash it stores
+    (``None``: a file written before sets stored one, accepted)."""
+    if stored is None:
+        return
+    from cffair.artefacts import content_hash
+
+    if content_hash(frame) != stored.decode(errors="replace"):
+        raise CounterfactualError(
+            f"counterfactual file {path} was edited since it was written: its rows no longer match the content hash "
+            "it stores (values changed, rows added or dropped, or row ids permuted), so row ids may name other people; "
+            "generate the counterfactuals again (`cffair counterfactuals generate`), or import edited counterfactuals "
+            "with CounterfactualSet.from_files, which checks them against the data."
+        )
