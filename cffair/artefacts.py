@@ -33,6 +33,8 @@ __all__ = [
     "check_data_fingerprint",
     "content_hash",
     "data_fingerprint",
+    "flow_from_payload",
+    "flow_payload",
     "describe_data_changes",
     "learner_extra",
     "learner_state",
@@ -249,10 +251,10 @@ def _dtype_from_json(raw: Mapping[str, Any]) -> Any:
     return pd.api.types.pandas_dtype(raw["dtype"])
 
 
-def save_flow(model: CausalFlow, path: str | Path) -> None:
-    """Write a :class:`~cffair.causal.cnf.CausalFlow` as a safe artefact: its spec, graph,
-    config, column codecs and dtypes, history and the hash of its training data as JSON, its
-    networks as state dicts. :func:`load_flow` rebuilds it from these; nothing is pickled."""
+def flow_payload(model: CausalFlow) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(meta, tensors)`` of a fitted :class:`~cffair.causal.cnf.CausalFlow`: its spec, graph,
+    config, column codecs and dtypes, history and the hash of its training data as JSON values,
+    its networks as state dicts (what :func:`save_flow` writes, for artefacts that embed a flow)."""
     meta = {
         "spec": model.spec.to_dict(),
         "graph": model.graph.to_dict(),
@@ -264,7 +266,14 @@ def save_flow(model: CausalFlow, path: str | Path) -> None:
         "fit_seconds": float(model.fit_seconds),
         "data_hash": getattr(model, "data_hash", None),
     }
-    write_artefact(path, FLOW_FORMAT, meta, model._state() if model.columns else {"flow": None, "clf": {}, "thr": {}})
+    return meta, (model._state() if model.columns else {"flow": None, "clf": {}, "thr": {}})
+
+
+def save_flow(model: CausalFlow, path: str | Path) -> None:
+    """Write a :class:`~cffair.causal.cnf.CausalFlow` as a safe artefact (:func:`flow_payload`);
+    :func:`load_flow` rebuilds it from these; nothing is pickled."""
+    meta, tensors = flow_payload(model)
+    write_artefact(path, FLOW_FORMAT, meta, tensors)
 
 
 def load_flow(path: str | Path, cls: type[CausalFlow]) -> CausalFlow:
@@ -278,15 +287,25 @@ def load_flow(path: str | Path, cls: type[CausalFlow]) -> CausalFlow:
         ArtefactError: for a missing, damaged, unsafe or old-format file, or content that does
             not fit the flow its settings describe.
     """
+    what = "fitted flow"
+    meta, tensors = read_artefact(path, FLOW_FORMAT, what=what, fix=FLOW_FIX)
+    return flow_from_payload(meta, tensors, cls, path=path, what=what, fix=FLOW_FIX)
+
+
+def flow_from_payload(meta: Mapping[str, Any], tensors: Mapping[str, Any], cls: type[CausalFlow], *,
+                      path: str | Path, what: str = "fitted flow", fix: str = FLOW_FIX) -> CausalFlow:
+    """The flow of :func:`flow_payload`'s ``(meta, tensors)`` rebuilt (see :func:`load_flow`).
+
+    Raises:
+        ArtefactError: content that does not fit the flow its settings describe.
+    """
     import torch
 
     from cffair.causal.discrete import Column
     from cffair.causal.graph import CausalGraph
     from cffair.datasets import DatasetSpec
 
-    what = "fitted flow"
-    meta, tensors = read_artefact(path, FLOW_FORMAT, what=what, fix=FLOW_FIX)
-    _require(meta, ("spec", "graph", "config", "columns", "dtypes", "history", "best_epoch", "fit_seconds"), path, what, FLOW_FIX)
+    _require(meta, ("spec", "graph", "config", "columns", "dtypes", "history", "best_epoch", "fit_seconds"), path, what, fix)
     try:
         spec = DatasetSpec.from_dict(meta["spec"])
         graph = CausalGraph.from_dict(meta["graph"])
@@ -311,7 +330,7 @@ def load_flow(path: str | Path, cls: type[CausalFlow]) -> CausalFlow:
         raise
     except Exception as exc:  # spec/graph errors, wrong shapes, missing weights: all mean a damaged file
         msg = " ".join(str(exc).split())[:200]
-        raise ArtefactError(f"{what} {path} does not fit the flow its settings describe ({type(exc).__name__}: {msg}); {FLOW_FIX}.") from None
+        raise ArtefactError(f"{what} {path} does not fit the flow its settings describe ({type(exc).__name__}: {msg}); {fix}.") from None
     return model
 
 
