@@ -97,7 +97,7 @@ def _message(exc: BaseException) -> str:
     from cffair.errors import CffairError, StorageError
 
     if isinstance(exc, StorageError):
-        return _one_line(exc) + _cache_hint(exc.path)
+        return _one_line(exc) + _cache_hint(exc.path, str(exc))
     if isinstance(exc, CffairError):
         return _one_line(exc)
     if isinstance(exc, UnicodeDecodeError):
@@ -113,18 +113,18 @@ def _message(exc: BaseException) -> str:
     return _one_line(exc) or type(exc).__name__
 
 
-def _cache_hint(path: object) -> str:
-    """How to get around the cache, when ``path`` lies in it (``""`` otherwise)."""
+def _cache_hint(path: object, message: str) -> str:
+    """How to get around the cache, when ``path`` lies in it and ``message`` does not say so yet (``""`` otherwise)."""
     from cffair.causal.cache import cache_dir
     from cffair.cli._common import CACHE_FIX
 
-    if path is None:
+    if path is None or CACHE_FIX in message:
         return ""
     try:
         inside = Path(str(path)).resolve().is_relative_to(cache_dir().resolve())
     except (OSError, ValueError):
         return ""
-    return f"; it is in the cache: {CACHE_FIX}" if inside and CACHE_FIX not in str(path) else ""
+    return f"; it is in the cache: {CACHE_FIX}" if inside else ""
 
 
 @contextmanager
