@@ -1,7 +1,7 @@
 """Every file cffair writes goes through here: atomically, and with one-line errors for the disk's faults.
 
-:func:`atomic_path` (and its wrappers :func:`atomic_write`, :func:`write_text_atomic`,
-:func:`write_json_atomic`) writes into a temporary file in the target's own folder, flushes it
+:func:`atomic_path` (and its wrappers :func:`atomic_write`, :func:`write_text_atomic`, and
+:func:`cffair.utils.write_json_atomic`) writes into a temporary file in the target's own folder, flushes it
 to the disk (``fsync``) and renames it over the target (``os.replace``, atomic on POSIX). A
 reader therefore sees the old file or the new one, never half of one, and a write that fails,
 for whatever reason, removes its temporary file and leaves the old file as it was.
@@ -33,20 +33,17 @@ __all__ = [
     "storage_error",
     "store_lock",
     "writable_dir",
-    "write_json_atomic",
     "write_text_atomic",
 ]
 
 import contextlib
 import errno
-import json
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from cffair.errors import StorageError, StoreLockedError
 
@@ -314,14 +311,6 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object], 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "", hint: str = "") -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), what=what, hint=hint)
-
-
-def write_json_atomic(path: str | os.PathLike[str], obj: Any, *, what: str = "", hint: str = "") -> None:
-    """Write ``obj`` as indented JSON (keys sorted) to ``path`` atomically."""
-    from cffair.utils import json_default
-
-    text = json.dumps(obj, indent=2, sort_keys=True, default=json_default) + "\n"
-    write_text_atomic(path, text, what=what, hint=hint)
 
 
 # ============================================================================ one writer at a time

@@ -406,7 +406,7 @@ def run(
         t0 = time.perf_counter()
         report = write_report(out_dir / "report.html", records, ds, info)
         times["report"] = round(time.perf_counter() - t0, 1)
-    from cffair._io import write_json_atomic
+    from cffair.utils import write_json_atomic
 
     write_json_atomic(out_dir / "run.json", {**info, "stage_seconds": times}, what="run summary")
     return OwnRun(p, out_dir, report, records, times, messages, pending)

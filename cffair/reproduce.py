@@ -25,11 +25,11 @@ from typing import Any
 
 import pandas as pd
 
-from cffair._io import ensure_dir, write_json_atomic, write_text_atomic
+from cffair._io import ensure_dir, write_text_atomic
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode, paper_grid
 from cffair.experiments.fingerprint import diff, package_versions
 from cffair.experiments.store import ResultsStore
-from cffair.utils import project_root
+from cffair.utils import project_root, write_json_atomic
 
 __all__ = [
     "NOTEBOOKS",
@@ -261,7 +261,7 @@ def run_grid(
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}.")
     store = store or ResultsStore()
-    ensure_dir(store.root / "records", what="results folder")  # before any work (opening a store creates nothing)
+    ensure_dir(store.root / "records", what="results folder")  # a store opened with create=False has none yet
     for bad in store.quarantine():
         print(f"cffair: corrupt record moved aside and recomputed: {bad.path.name} ({bad.reason})", file=sys.stderr)
     pending = []
@@ -441,11 +441,10 @@ def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: 
     from cffair.pipeline import prepare_inputs
 
     results_dir = Path(results_dir or results_root() / mode)
-    store = ResultsStore(results_dir)
     cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work
     writable_dir(results_dir, what="results folder", hint="set CFFAIR_RESULTS to a writable folder")
-    writable_dir(cache_dir(), what="cache folder",
-                 hint="set CFFAIR_CACHE to a writable folder")
+    writable_dir(cache_dir(), what="cache folder", hint="set CFFAIR_CACHE to a writable folder")
+    store = ResultsStore(results_dir)
     with store.lock(lock_timeout, who="another `cffair reproduce`"):
         times: dict[str, float] = {}
         t0 = time.perf_counter()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import numpy as np
 
 # Writing files lives in cffair._io (exempt from fingerprints: it changes no number); these
 # names stay importable from here.
-from cffair._io import atomic_path, write_json_atomic, write_text_atomic
+from cffair._io import atomic_path, write_text_atomic
 
 __all__ = ["atomic_path", "json_default", "project_root", "seed_everything", "stable_hash", "torch_cpu_setup",
            "write_json_atomic", "write_text_atomic"]
@@ -44,6 +45,11 @@ def torch_cpu_setup() -> None:
     torch.set_num_threads(1)
     with contextlib.suppress(RuntimeError):  # only allowed before any inter-op work started
         torch.set_num_interop_threads(1)
+
+
+def write_json_atomic(path: str | os.PathLike[str], obj: Any, *, what: str = "", hint: str = "") -> None:
+    """Write ``obj`` as indented JSON (keys sorted) to ``path`` atomically (:func:`cffair._io.atomic_path`)."""
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=json_default) + "\n", what=what, hint=hint)
 
 
 def json_default(obj: Any) -> Any:

@@ -19,9 +19,9 @@ from typing import Any
 
 import pandas as pd
 
-from cffair._io import ensure_dir, storage_error, store_lock, write_json_atomic
+from cffair._io import ensure_dir, storage_error, store_lock
 from cffair.experiments.config import ExperimentConfig
-from cffair.utils import project_root, stable_hash
+from cffair.utils import project_root, stable_hash, write_json_atomic
 
 __all__ = ["Corrupt", "ResultsStore", "checksum", "make_record"]
 
