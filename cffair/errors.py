@@ -43,6 +43,9 @@ class StorageError(CffairError, OSError):
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
 
+    def __reduce__(self) -> tuple[object, ...]:  # keep path and errno across processes (a grid worker's error)
+        return (type(self), (str(self),), {"path": self.path, "errno": self.errno})
+
 
 class StoreLockedError(CffairError, RuntimeError):
     """Another process holds the lock of a results folder (it is writing the same results)."""

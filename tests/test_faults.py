@@ -497,3 +497,11 @@ def test_a_killed_holder_releases_the_lock(tmp_path: Path) -> None:
 def test_lock_timeout_option_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
     code, err = _cli(["reproduce", "--lock-timeout", "-1"], capsys)
     _one_line_error(code, err, "argument --lock-timeout", ">= 0 or inf")
+
+
+def test_a_storage_error_survives_the_trip_back_from_a_worker() -> None:
+    import pickle
+
+    err = pickle.loads(pickle.dumps(StorageError("cannot write x: no space", path=Path("x"), errno=errno.ENOSPC)))
+    assert isinstance(err, OSError) and str(err) == "cannot write x: no space"
+    assert err.errno == errno.ENOSPC and err.path == Path("x")
