@@ -31,6 +31,36 @@ class ArtefactError(CffairError, ValueError):
     from other data than it is used with."""
 
 
+class StorageError(CffairError, OSError):
+    """A file or folder could not be written: a read-only or full disk, no permission, or a file in
+    the way. The message is one line naming the path, the fault and the fix; it is an
+    :class:`OSError` too, so code that catches those still does.
+
+    Attributes:
+        path: what was being written.
+        errno: the fault (``errno.EROFS``, ``errno.ENOSPC``, ...), or ``None``.
+    """
+
+    def __init__(self, message: str, *, path: object = None, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.errno = errno
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self) -> tuple[object, ...]:  # keep path and errno across processes (a grid worker's error)
+        return (type(self), (str(self),), {"path": self.path, "errno": self.errno})
+
+
+class StoreLockedError(CffairError, RuntimeError):
+    """Another process holds the lock of a results folder (it is writing the same results)."""
+
+
+class ResultsMissingError(CffairError, FileNotFoundError):
+    """A results store that a read-only command was asked to read does not exist."""
+
+
 class CffairWarning(UserWarning):
     """Base class of every warning cffair emits on purpose (filter them all with this class)."""
 

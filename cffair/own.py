@@ -357,6 +357,12 @@ def run(
     if not isinstance(counterfactuals_only, bool):
         raise ConfigError(f"counterfactuals_only must be True or False, got {counterfactuals_only!r}.")
     out_dir = Path(p.out)
+    from cffair._io import writable_dir
+    from cffair.causal.cache import cache_dir
+
+    # before any work: the results folder and the cache take files (a full disk shows at the write)
+    writable_dir(out_dir, what="results folder", hint="choose another folder with --out")
+    writable_dir(cache_dir(), what="cache folder", hint="set CFFAIR_CACHE to a writable folder")
     store = ResultsStore(out_dir)
     cfgs = p.configs()
     reg = D.registration(p.name)
@@ -408,7 +414,7 @@ def run(
         times["report"] = round(time.perf_counter() - t0, 1)
     from cffair.utils import write_json_atomic
 
-    write_json_atomic(out_dir / "run.json", {**info, "stage_seconds": times})
+    write_json_atomic(out_dir / "run.json", {**info, "stage_seconds": times}, what="run summary")
     return OwnRun(p, out_dir, report, records, times, messages, pending)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from cffair._io import ensure_dir, write_text_atomic
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode, paper_grid
 from cffair.experiments.fingerprint import diff, package_versions
 from cffair.experiments.store import ResultsStore
@@ -184,7 +185,7 @@ def freshness(only: Sequence[str], mode: str | None = None, datasets: Sequence[s
     """The freshness box of a page showing the records of question groups ``only``."""
     mode = resolve_mode(mode)
     profile = "full" if mode == "render" else mode
-    store = ResultsStore(results_root() / profile)
+    store = ResultsStore(results_root() / profile, create=False)  # only reads
     return Freshness(status(store, paper_grid(profile, datasets, only)), str(store.root))
 
 
@@ -260,6 +261,7 @@ def run_grid(
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}.")
     store = store or ResultsStore()
+    ensure_dir(store.root / "records", what="results folder")  # a store opened with create=False has none yet
     for bad in store.quarantine():
         print(f"cffair: corrupt record moved aside and recomputed: {bad.path.name} ({bad.reason})", file=sys.stderr)
     pending = []
@@ -408,7 +410,7 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
     """
     mode = resolve_mode(mode)
     profile = "full" if mode == "render" else mode
-    store = ResultsStore(results_root() / profile)
+    store = ResultsStore(results_root() / profile, create=mode != "render")  # render mode only reads
     cfgs = paper_grid(profile, datasets, only)
     if mode != "render":
         from cffair.pipeline import prepare_inputs
@@ -425,27 +427,39 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
 
 
 def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: int = 2, datasets: Sequence[str] = DATASETS,
-              results_dir: Path | None = None, notebooks: bool = True, backend: str | None = None) -> dict[str, Any]:
-    """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance."""
+              results_dir: Path | None = None, notebooks: bool = True, backend: str | None = None,
+              lock_timeout: float = 0.0) -> dict[str, Any]:
+    """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance.
+
+    The results folder is locked while this runs (:meth:`ResultsStore.lock`): a second
+    ``reproduce`` into the same folder waits up to ``lock_timeout`` seconds (``inf``: for
+    ever) and then raises :class:`~cffair.errors.StoreLockedError`, instead of doing the same
+    work twice. The results folder and the cache are checked to be writable before any work.
+    """
+    from cffair._io import writable_dir
+    from cffair.causal.cache import cache_dir
     from cffair.pipeline import prepare_inputs
 
     results_dir = Path(results_dir or results_root() / mode)
-    store = ResultsStore(results_dir)
     cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work
-    times: dict[str, float] = {}
-    t0 = time.perf_counter()
-    known = prepare_inputs(mode, datasets, jobs=jobs)  # the twins and the rulers of appendix C
-    times["counterfactuals"] = round(time.perf_counter() - t0, 1)
-    t0 = time.perf_counter()
-    computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
-    run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known)
-    times["experiments"] = round(time.perf_counter() - t0, 1)
-    if notebooks:
+    writable_dir(results_dir, what="results folder", hint="set CFFAIR_RESULTS to a writable folder")
+    writable_dir(cache_dir(), what="cache folder", hint="set CFFAIR_CACHE to a writable folder")
+    store = ResultsStore(results_dir)
+    with store.lock(lock_timeout, who="another `cffair reproduce`"):
+        times: dict[str, float] = {}
         t0 = time.perf_counter()
-        run_notebooks(mode, only)
-        times["notebooks"] = round(time.perf_counter() - t0, 1)
-    prov = provenance(times, computed=computed, in_grid=len(cfgs))
-    write_json_atomic(results_dir / "provenance.json", prov)
+        known = prepare_inputs(mode, datasets, jobs=jobs)  # the twins and the rulers of appendix C
+        times["counterfactuals"] = round(time.perf_counter() - t0, 1)
+        t0 = time.perf_counter()
+        computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
+        run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known)
+        times["experiments"] = round(time.perf_counter() - t0, 1)
+        if notebooks:
+            t0 = time.perf_counter()
+            run_notebooks(mode, only)
+            times["notebooks"] = round(time.perf_counter() - t0, 1)
+        prov = provenance(times, computed=computed, in_grid=len(cfgs))
+        write_json_atomic(results_dir / "provenance.json", prov, what="provenance")
     return prov
 
 
@@ -456,13 +470,12 @@ def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path |
     from tqdm.auto import tqdm
 
     root = project_root()
-    out_dir = Path(out_dir or root / "_build" / "executed")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = ensure_dir(Path(out_dir or root / "_build" / "executed"), what="folder of executed notebooks")
     outs = []
     for name in tqdm(list(dict.fromkeys(NOTEBOOKS[k] for k in only or NOTEBOOKS)), desc="notebooks"):  # each notebook once
         src = root / "notebooks" / f"{name}.md"
         ipynb = out_dir / f"{name}.input.ipynb"
-        jupytext.write(jupytext.read(src), ipynb)
+        write_text_atomic(ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook")  # as jupytext.write
         out = out_dir / f"{name}.ipynb"
         pm.execute_notebook(str(ipynb), str(out), parameters={"mode": mode}, cwd=str(src.parent), progress_bar=False, kernel_name="python3")
         outs.append(out)

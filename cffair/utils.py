@@ -1,4 +1,4 @@
-"""Small shared helpers: seeding, torch threads, atomic writes, hashing."""
+"""Small shared helpers: seeding, torch threads, hashing (atomic writes: :mod:`cffair._io`)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,17 @@ import hashlib
 import json
 import os
 import random
-import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
+
+# Writing files lives in cffair._io (exempt from fingerprints: it changes no number); these
+# names stay importable from here.
+from cffair._io import atomic_path, write_text_atomic
+
+__all__ = ["atomic_path", "json_default", "project_root", "seed_everything", "stable_hash", "torch_cpu_setup",
+           "write_json_atomic", "write_text_atomic"]
 
 
 def seed_everything(seed: int) -> None:
@@ -41,34 +47,9 @@ def torch_cpu_setup() -> None:
         torch.set_num_interop_threads(1)
 
 
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; move it into place only on success.
-
-    A reader never sees a half-written file, even if the process is killed mid-write.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.replace(tmp_path, target)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text)
-
-
-def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> None:
-    """Write ``obj`` as indented JSON to ``path`` atomically."""
-    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=json_default) + "\n")
+def write_json_atomic(path: str | os.PathLike[str], obj: Any, *, what: str = "", hint: str = "") -> None:
+    """Write ``obj`` as indented JSON (keys sorted) to ``path`` atomically (:func:`cffair._io.atomic_path`)."""
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=json_default) + "\n", what=what, hint=hint)
 
 
 def json_default(obj: Any) -> Any:

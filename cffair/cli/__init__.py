@@ -4,8 +4,9 @@ One module per command group, each adding its sub-commands through ``register(su
 this module only assembles them (:func:`build_parser`) and runs one (:func:`main`).
 
 Errors: a user's mistake (a bad option, a missing or malformed file, data that does not match
-its spec) prints one line ``cffair: error: ...`` on stderr and exits with status 2, never a
-traceback; options are checked while they are parsed (:mod:`cffair.cli._options`), before any
+its spec) or a fault of the environment (a read-only or full disk, no permission, a file where a
+folder should be: :class:`~cffair.errors.StorageError`) prints one line ``cffair: error: ...``
+on stderr, naming the path and the fix, and exits with status 2, never a traceback; options are checked while they are parsed (:mod:`cffair.cli._options`), before any
 work starts. Set ``CFFAIR_DEBUG=1`` to see the traceback of such an error. Warnings print as one
 line ``cffair: warning: ...``.
 """
@@ -15,12 +16,14 @@ from __future__ import annotations
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 
 import argparse
+import errno
 import importlib
 import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -84,26 +87,45 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
 
     from cffair.errors import CffairError
 
-    return (CffairError, ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError,
-            yaml.YAMLError)
+    # OSError: a read-only or full disk, a file in the way, ... (what the environment did, not a bug)
+    return (CffairError, ValueError, OSError, yaml.YAMLError)
 
 
 def _message(exc: BaseException) -> str:
     """One line saying what went wrong, for an error the user can fix."""
     import yaml
 
-    from cffair.errors import CffairError
+    from cffair.errors import CffairError, StorageError
 
+    if isinstance(exc, StorageError):
+        return _one_line(exc) + _cache_hint(exc.path, str(exc))
     if isinstance(exc, CffairError):
         return _one_line(exc)
     if isinstance(exc, UnicodeDecodeError):
         return (f"a file is not UTF-8 text ({exc.reason} at byte {exc.start}: {exc.object[exc.start:exc.end]!r}); "
                 "save it as UTF-8 and try again")
     if isinstance(exc, OSError) and exc.filename is not None:
-        return f"{exc.filename}: {exc.strerror or exc}"
+        from cffair._io import storage_error
+
+        err = storage_error(exc, exc.filename) if exc.errno not in (errno.ENOENT, None) else None
+        return _message(err) if err is not None else f"{exc.filename}: {exc.strerror or exc}"
     if isinstance(exc, yaml.YAMLError):
         return f"invalid YAML: {_one_line(exc)}"
     return _one_line(exc) or type(exc).__name__
+
+
+def _cache_hint(path: object, message: str) -> str:
+    """How to get around the cache, when ``path`` lies in it and ``message`` does not say so yet (``""`` otherwise)."""
+    from cffair.causal.cache import cache_dir
+    from cffair.cli._common import CACHE_FIX
+
+    if path is None or CACHE_FIX in message:
+        return ""
+    try:
+        inside = Path(str(path)).resolve().is_relative_to(cache_dir().resolve())
+    except (OSError, ValueError):
+        return ""
+    return f"; it is in the cache: {CACHE_FIX}" if inside else ""
 
 
 @contextmanager
@@ -138,6 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as exc:
             print(f"cffair: error: {_one_line(exc)}", file=sys.stderr)
             return 2
+        except BrokenPipeError:  # the reader went away (`cffair results | head`)
+            sys.stderr.close()
+            return 0
         except errors as exc:
             if os.environ.get("CFFAIR_DEBUG"):
                 raise
@@ -146,6 +171,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("cffair: interrupted", file=sys.stderr)
             return 130
-        except BrokenPipeError:  # the reader went away (`cffair results | head`)
-            sys.stderr.close()
-            return 0

@@ -9,9 +9,11 @@ __all__ = [
     "add_flow_args",
     "add_treatment_args",
     "cache_root",
+    "check_cache_writable",
     "check_data_args",
     "check_training_rows",
     "checkpoint_data",
+    "check_output_file",
     "counterfactuals",
     "data_source",
     "flow_config",
@@ -137,6 +139,38 @@ def treatment_config(args: argparse.Namespace) -> dict[str, Any]:
 def cache_root(args: argparse.Namespace) -> str | None | bool:
     """``--cache-dir`` (None: the default folder), or ``False`` with ``--no-cache``."""
     return False if getattr(args, "no_cache", False) else getattr(args, "cache_dir", None)
+
+
+def check_output_file(path: str | None, option: str) -> None:
+    """Before any work: the file ``option`` names can be written (its folder exists or can be made, and takes files).
+
+    Raises:
+        StorageError: a read-only folder, no permission, a file in the way, or ``path`` is a folder.
+    """
+    if not path:
+        return
+    from cffair._io import writable_dir
+    from cffair.errors import StorageError
+
+    target = Path(path)
+    if target.is_dir():
+        raise StorageError(f"cannot write {option} {path}: it is a folder; give the path of a file", path=target)
+    writable_dir(target.parent, file=f"{option} {path}", hint=f"give {option} another path")
+
+
+def check_cache_writable(args: argparse.Namespace) -> None:
+    """Before any work: the cache folder (``--cache-dir``, ``$CFFAIR_CACHE`` or the default) takes files, unless ``--no-cache``."""
+    root = cache_root(args)
+    if root is False:
+        return
+    from cffair._io import writable_dir
+    from cffair.causal.cache import cache_dir
+
+    writable_dir(cache_dir(root if isinstance(root, str) else None), what="cache folder", hint=CACHE_FIX)
+
+
+#: How to get around a cache folder that cannot be written.
+CACHE_FIX = "set CFFAIR_CACHE or --cache-dir to a writable folder, or pass --no-cache"
 
 
 def counterfactuals(ds: Any, path: str | None, *, interventions: str, config: dict[str, Any], seed: int,

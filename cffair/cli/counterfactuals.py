@@ -17,7 +17,9 @@ from cffair.cli._common import (
     DATASET_HELP,
     add_sep_arg,
     add_treatment_args,
+    check_cache_writable,
     check_data_args,
+    check_output_file,
     data_source,
     load_dataset,
     treatment_config,
@@ -52,7 +54,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     g.add_argument("--out", help="output parquet (default: counterfactuals/<dataset>-<interventions>-seed<N>.parquet)")
     g.add_argument("--quiet", action="store_true", help="no progress bars")
-    g.set_defaults(func=_generate, check=check_data_args)
+    g.set_defaults(func=_generate, check=_check)
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Before any work: the data and spec exist; the output and the cache can be written."""
+    check_data_args(args)
+    check_output_file(args.out, "--out")
+    check_cache_writable(args)
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -1,4 +1,15 @@
-"""``cffair reproduce`` (regenerate every table and figure) and ``cffair results`` (what is stored, fresh or stale, and why)."""
+"""``cffair reproduce`` (regenerate every table and figure) and ``cffair results`` (what is stored, fresh or stale, and why).
+
+One writer per results folder: ``cffair reproduce`` holds the lock file ``.cffair.lock`` in its
+store (``results/<mode>``) while it runs. A second ``cffair reproduce`` into the same folder
+exits with status 2 and one line saying that another run holds it, unless it is given
+``--lock-timeout SECONDS`` (or ``inf``): then it says that it waits, and waits that long
+for the first to finish. The lock is the operating system's (``flock``): a run that is killed
+releases it.
+
+``cffair results`` only reads: it creates no folder and writes no file, so it works on a
+read-only checkout; on a store that does not exist it says so (status 2).
+"""
 
 from __future__ import annotations
 
@@ -20,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--no-notebooks", action="store_true", help="only compute results")
+    p.add_argument("--lock-timeout", type=_seconds, default=0.0, metavar="SECONDS",
+                   help="when another `cffair reproduce` is writing the same results folder, wait this long for it "
+                        "(inf: until it finishes); default 0: stop at once and say so")
     p.set_defaults(func=_cmd_reproduce, check=_check_reproduce)
     r = sub.add_parser("results", help="list stored results: fresh, stale (and why), missing or corrupt")
     r.add_argument("--mode", choices=["quick", "full"], default="full")
@@ -40,10 +54,22 @@ def _check_reproduce(args: argparse.Namespace) -> None:
                           f"{', '.join(GROUPS)}, or leave --only out for all of them.")
 
 
+def _seconds(text: str) -> float:
+    """A wait in seconds: a number >= 0, or ``inf``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also NaN
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0 or inf, got {text!r}")
+    return value
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from cffair.reproduce import reproduce
 
-    prov = reproduce(args.mode, args.only, jobs=args.jobs, datasets=args.datasets, notebooks=not args.no_notebooks, backend=args.backend)
+    prov = reproduce(args.mode, args.only, jobs=args.jobs, datasets=args.datasets, notebooks=not args.no_notebooks,
+                     backend=args.backend, lock_timeout=args.lock_timeout)
     print(json.dumps(prov["stage_seconds"], indent=2))
     return 0
 
@@ -52,7 +78,13 @@ def _cmd_results(args: argparse.Namespace) -> int:
     from cffair.experiments import ResultsStore, paper_grid
     from cffair.reproduce import reason_counts, results_root, status
 
-    store = ResultsStore(results_root() / args.mode)
+    store = ResultsStore(results_root() / args.mode, create=False)  # only reads
+    if not store.exists:
+        from cffair.errors import ResultsMissingError
+
+        raise ResultsMissingError(
+            f"no results store at {store.root}: nothing was computed in mode {args.mode} there; run "
+            f"`cffair reproduce --mode {args.mode}`, or set CFFAIR_RESULTS to the folder that holds {args.mode}/")
     st = status(store, paper_grid(args.mode, only=args.only))
     counts = st["state"].value_counts().to_dict()
     print(f"results/{args.mode}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))

@@ -33,9 +33,11 @@ from cffair.cli._common import (
     add_data_args,
     add_flow_args,
     cache_root,
+    check_cache_writable,
     check_data_args,
     check_training_rows,
     checkpoint_data,
+    check_output_file,
     counterfactuals,
     data_source,
     flow_config,
@@ -139,6 +141,8 @@ def _check_model_args(args: argparse.Namespace) -> None:
     if args.counterfactuals and not Path(args.counterfactuals).is_file():
         raise OptionError(f"--counterfactuals {args.counterfactuals}: no such file; "
                           "write one with `cffair counterfactuals generate --out`.")
+    check_output_file(getattr(args, "save", None), "--save")
+    check_cache_writable(args)
 
 
 def _learner_kwargs(args: argparse.Namespace) -> dict[str, Any]:

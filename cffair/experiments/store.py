@@ -11,13 +11,15 @@ recomputes it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from cffair._io import ensure_dir, storage_error, store_lock
 from cffair.experiments.config import ExperimentConfig
 from cffair.utils import project_root, stable_hash, write_json_atomic
 
@@ -103,13 +105,45 @@ def _validate(raw: bytes, path: Path) -> dict[str, Any]:
 
 @dataclass
 class ResultsStore:
-    """One JSON file per record under ``root/records``; writes are atomic (temp file + rename)."""
+    """One JSON file per record under ``root/records``; writes are atomic (temp file + rename).
+
+    Args:
+        root: the store's folder.
+        create: make the folder now (the default, for a store about to be written). A reader
+            passes ``False``: then opening the store creates nothing, reading one that does
+            not exist (:meth:`scan`, :meth:`get`) finds no record, and the folders are made by
+            the first :meth:`put`.
+
+    Every write goes through :mod:`cffair._io`, so a read-only or full disk is one line naming
+    the path. :meth:`lock` keeps a second run from writing the same store at the same time.
+    """
 
     root: Path = field(default_factory=lambda: project_root() / "results")
+    create: bool = field(default=True, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
-        (self.root / "records").mkdir(parents=True, exist_ok=True)
+        if self.create:
+            ensure_dir(self.root / "records", what="results folder")
+
+    @property
+    def exists(self) -> bool:
+        """Whether the store's folder exists (a store nothing was ever written to does not)."""
+        return self.root.is_dir()
+
+    @contextmanager
+    def lock(self, timeout: float = 0.0, *, who: str = "another cffair run",
+             say: Callable[[str], None] | None = None) -> Iterator[Path]:
+        """Hold the store's lock file while the block runs (see :func:`cffair._io.store_lock`).
+
+        Args:
+            timeout: seconds to wait for another holder; ``0`` refuses at once, ``inf`` waits for ever.
+
+        Raises:
+            StoreLockedError: another process holds it.
+        """
+        with store_lock(self.root, timeout, who=who, say=say) as path:
+            yield path
 
     @property
     def quarantine_dir(self) -> Path:
@@ -136,7 +170,7 @@ class ResultsStore:
     def put(self, record: dict[str, Any]) -> Path:
         cfg = ExperimentConfig.from_dict(record["config"])
         p = self.path(cfg)
-        write_json_atomic(p, record)
+        write_json_atomic(p, record, what="result record")
         return p
 
     def scan(self) -> tuple[list[dict[str, Any]], list[Corrupt]]:
@@ -159,9 +193,16 @@ class ResultsStore:
         """Move every corrupt record to :attr:`quarantine_dir`; the next run recomputes it."""
         bad = self.corrupt()
         if bad:
-            self.quarantine_dir.mkdir(parents=True, exist_ok=True)
+            ensure_dir(self.quarantine_dir, what="quarantine folder")
         for c in bad:
-            c.path.replace(self.quarantine_dir / c.path.name)
+            target = self.quarantine_dir / c.path.name
+            try:
+                c.path.replace(target)
+            except OSError as exc:
+                err = storage_error(exc, target, what="corrupt record", action="move")
+                if err is None:
+                    raise
+                raise err from exc
         return bad
 
     def frame(self, profile: str | None = None) -> pd.DataFrame:

@@ -331,11 +331,9 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
 
 def write_report(path: str | Path, records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> Path:
     """Write :func:`render_report` to ``path`` (atomically) and return the path."""
-    from cffair.utils import atomic_path
+    from cffair._io import write_text_atomic
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = render_report(records, ds, info)
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    write_text_atomic(path, text, what="report")
     return path
