@@ -132,6 +132,8 @@ def read_artefact(path: str | Path, fmt: tuple[str, int], *, what: str, fix: str
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         found = re.search(r"GLOBAL ([\w.]+)", str(exc))
+        if found is None and any(k in str(exc) for k in ("invalid load key", "could not find MARK", "Unsupported operand")):
+            raise ArtefactError(f"{what} {path} is damaged or not a cffair file at all (it is not in torch's format); {fix}.") from None
         named = f"it names {found.group(1)}" if found else " ".join(str(exc).split())[:120]
         raise ArtefactError(
             f"{path} is not a {what} in cffair's safe format: it holds Python objects that could run code when loaded "

@@ -1,4 +1,4 @@
-"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results|run|audit``.
+"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results|run|audit|fit|predict|twins``.
 
 One module per command group, each adding its sub-commands through ``register(subparsers)``;
 this module only assembles them (:func:`build_parser`) and runs one (:func:`main`).
@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     ("cffair.cli.reproduce", "cffair.experiments"),  # reproduce, results
     "cffair.cli.run",  # run (your own data, end to end)
     "cffair.cli.audit",  # audit (a model trained elsewhere)
+    "cffair.cli.model",  # fit, predict, twins (a self-contained model)
 )
 
 
