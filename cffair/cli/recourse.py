@@ -11,6 +11,8 @@ The person after an intervention is the causal flow's counterfactual (the flow t
 counterfactuals came from, read from the cache), so the intervened features' descendants change
 too; the cost is the normalised L1 of :mod:`cffair.recourse`. Actions default to the dataset's
 (:data:`cffair.recourse.RECOURSE_ACTIONS`); an immutable or sensitive feature is refused.
+The checkpoint's data is checked against the hashes it stores (:func:`cffair.cli._common.from_checkpoint`):
+after the CSV was reordered or edited, ``--row N`` is refused rather than answered for someone else.
 """
 
 from __future__ import annotations
