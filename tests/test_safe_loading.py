@@ -420,6 +420,7 @@ def _ask(name: str, ckpt: Path, capsys) -> tuple[int, str, str]:
     return rc, out, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", ["shuffled", "edited", "grown"])
 def test_a_changed_csv_after_train_save_makes_queries_exit_2_with_one_line(trained, capsys, edit):
     _, csv, ckpt, _ = trained
@@ -450,6 +451,7 @@ def test_a_changed_csv_after_train_save_makes_queries_exit_2_with_one_line(train
     assert {name: _ask(name, ckpt, capsys) for name in QUERIES} == before
 
 
+@pytest.mark.slow
 def test_crafted_and_damaged_checkpoints_exit_2_with_one_line_on_the_command_line(trained, capsys):
     tmp, _, ckpt, _ = trained
     marker = tmp / "ran"
@@ -463,6 +465,7 @@ def test_crafted_and_damaged_checkpoints_exit_2_with_one_line_on_the_command_lin
             assert len(err.strip().splitlines()) == 1 and needle in err and "cffair train --save" in err, err
 
 
+@pytest.mark.slow
 def test_a_counterfactual_file_with_permuted_row_ids_is_refused_by_train(trained, capsys):
     from cffair.cli import main
 
@@ -482,6 +485,7 @@ def test_a_counterfactual_file_with_permuted_row_ids_is_refused_by_train(trained
     assert len(err.splitlines()) == 1 and "row ids do not point at the rows these counterfactuals were made from" in err
 
 
+@pytest.mark.slow
 def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_training(trained, capsys):
     tmp, _, ckpt, _ = trained
     rc, _, err = _ask("cf", ckpt, capsys)
@@ -518,6 +522,7 @@ def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_p
         cfs.pairs(shuffled, enc, "s")
 
 
+@pytest.mark.slow
 def test_training_rows_that_encode_differently_are_refused(trained, capsys):
     """The learner's hash of its encoded training rows must come back from the data, fold and encoder."""
     tmp, _, ckpt, _ = trained
