@@ -269,6 +269,21 @@ def test_a_counterfactual_file_with_tampered_rows_is_refused(generated):
         CounterfactualSet.load(tmp / "meta.parquet")
 
 
+def test_a_pickle_posing_as_a_counterfactual_file_runs_nothing(tmp_path):
+    import pickle
+
+    frame, spec = _mixed()
+    marker = tmp_path / "ran"
+    for name in ("cf.parquet", "cf.pt"):
+        path = tmp_path / name
+        path.write_bytes(pickle.dumps(_Evil(marker)))
+        with pytest.raises(CounterfactualError, match="not a readable parquet file"):
+            CounterfactualSet.load(path)
+    with pytest.raises(CounterfactualError, match="not a readable parquet file"):
+        CounterfactualSet.from_files(frame, tmp_path / "cf.parquet", spec)
+    assert not marker.exists()
+
+
 def test_permuted_row_ids_are_refused_by_the_row_check(generated):
     frame, spec, cfs, tmp = generated
     graph = spec.load_graph()
