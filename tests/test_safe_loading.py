@@ -552,3 +552,19 @@ def test_training_rows_that_encode_differently_are_refused(trained, capsys):
         rc, out, err = _ask(name, other, capsys)
         assert rc == 2 and out == "", (name, err)
         assert len(err.strip().splitlines()) == 1 and "encode differently now (hash ffffffffffffffff at training" in err, err
+
+
+@pytest.mark.slow
+def test_recourse_warns_when_the_generator_changed_since_training(trained, capsys):
+    from cffair.causal.cache import source_version
+
+    tmp, _, ckpt, _ = trained
+    state = artefacts.learner_state(ckpt)
+    assert state["extra"]["generator_version"] == source_version()
+    rc, _, err = _ask("recourse", ckpt, capsys)
+    assert rc == 0 and "warning" not in err
+    other = tmp / "old-generator.pt"
+    LTNLearner.load(ckpt).save(other, extra={**state["extra"], "generator_version": "cnf-1-0000000000"})
+    rc, out, err = _ask("recourse", other, capsys)
+    assert rc == 0 and json.loads(out)["rows"]
+    assert "cffair: warning: checkpoint" in err and "generator cnf-1-0000000000" in err

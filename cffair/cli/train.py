@@ -197,6 +197,7 @@ def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
         "seed": args.seed, "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
         "cache_dir": args.cache_dir, "flow_config": flow_config(args), "counterfactual_config": cfs.meta.get("config"),
         "data": checkpoint_data(ds), "counterfactuals_content": content_hash(cfs.frame),
+        "generator_version": cfs.meta.get("generator_version"),
     }
 
 
