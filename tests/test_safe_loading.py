@@ -269,6 +269,21 @@ def test_a_counterfactual_file_with_tampered_rows_is_refused(generated):
         CounterfactualSet.load(tmp / "meta.parquet")
 
 
+def test_a_pickle_posing_as_a_counterfactual_file_runs_nothing(tmp_path):
+    import pickle
+
+    frame, spec = _mixed()
+    marker = tmp_path / "ran"
+    for name in ("cf.parquet", "cf.pt"):
+        path = tmp_path / name
+        path.write_bytes(pickle.dumps(_Evil(marker)))
+        with pytest.raises(CounterfactualError, match="not a readable parquet file"):
+            CounterfactualSet.load(path)
+    with pytest.raises(CounterfactualError, match="not a readable parquet file"):
+        CounterfactualSet.from_files(frame, tmp_path / "cf.parquet", spec)
+    assert not marker.exists()
+
+
 def test_permuted_row_ids_are_refused_by_the_row_check(generated):
     frame, spec, cfs, tmp = generated
     graph = spec.load_graph()
@@ -420,6 +435,7 @@ def _ask(name: str, ckpt: Path, capsys) -> tuple[int, str, str]:
     return rc, out, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", ["shuffled", "edited", "grown"])
 def test_a_changed_csv_after_train_save_makes_queries_exit_2_with_one_line(trained, capsys, edit):
     _, csv, ckpt, _ = trained
@@ -450,6 +466,7 @@ def test_a_changed_csv_after_train_save_makes_queries_exit_2_with_one_line(train
     assert {name: _ask(name, ckpt, capsys) for name in QUERIES} == before
 
 
+@pytest.mark.slow
 def test_crafted_and_damaged_checkpoints_exit_2_with_one_line_on_the_command_line(trained, capsys):
     tmp, _, ckpt, _ = trained
     marker = tmp / "ran"
@@ -463,6 +480,7 @@ def test_crafted_and_damaged_checkpoints_exit_2_with_one_line_on_the_command_lin
             assert len(err.strip().splitlines()) == 1 and needle in err and "cffair train --save" in err, err
 
 
+@pytest.mark.slow
 def test_a_counterfactual_file_with_permuted_row_ids_is_refused_by_train(trained, capsys):
     from cffair.cli import main
 
@@ -482,6 +500,7 @@ def test_a_counterfactual_file_with_permuted_row_ids_is_refused_by_train(trained
     assert len(err.splitlines()) == 1 and "row ids do not point at the rows these counterfactuals were made from" in err
 
 
+@pytest.mark.slow
 def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_training(trained, capsys):
     tmp, _, ckpt, _ = trained
     rc, _, err = _ask("cf", ckpt, capsys)
@@ -518,6 +537,7 @@ def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_p
         cfs.pairs(shuffled, enc, "s")
 
 
+@pytest.mark.slow
 def test_training_rows_that_encode_differently_are_refused(trained, capsys):
     """The learner's hash of its encoded training rows must come back from the data, fold and encoder."""
     tmp, _, ckpt, _ = trained
@@ -532,3 +552,19 @@ def test_training_rows_that_encode_differently_are_refused(trained, capsys):
         rc, out, err = _ask(name, other, capsys)
         assert rc == 2 and out == "", (name, err)
         assert len(err.strip().splitlines()) == 1 and "encode differently now (hash ffffffffffffffff at training" in err, err
+
+
+@pytest.mark.slow
+def test_recourse_warns_when_the_generator_changed_since_training(trained, capsys):
+    from cffair.causal.cache import source_version
+
+    tmp, _, ckpt, _ = trained
+    state = artefacts.learner_state(ckpt)
+    assert state["extra"]["generator_version"] == source_version()
+    rc, _, err = _ask("recourse", ckpt, capsys)
+    assert rc == 0 and "warning" not in err
+    other = tmp / "old-generator.pt"
+    LTNLearner.load(ckpt).save(other, extra={**state["extra"], "generator_version": "cnf-1-0000000000"})
+    rc, out, err = _ask("recourse", other, capsys)
+    assert rc == 0 and json.loads(out)["rows"]
+    assert "cffair: warning: checkpoint" in err and "generator cnf-1-0000000000" in err

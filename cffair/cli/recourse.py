@@ -11,6 +11,8 @@ The person after an intervention is the causal flow's counterfactual (the flow t
 counterfactuals came from, read from the cache), so the intervened features' descendants change
 too; the cost is the normalised L1 of :mod:`cffair.recourse`. Actions default to the dataset's
 (:data:`cffair.recourse.RECOURSE_ACTIONS`); an immutable or sensitive feature is refused.
+The checkpoint's data is checked against the hashes it stores (:func:`cffair.cli._common.from_checkpoint`):
+after the CSV was reordered or edited, ``--row N`` is refused rather than answered for someone else.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ def _recourse(args: argparse.Namespace) -> int:
     else:
         ids = selected_rows(frame.reset_index(drop=True), args.where)[: args.limit]
     config = extra.get("counterfactual_config") or extra.get("flow_config") or {}
+    _check_generator(args, extra)
     flow = fit_flow(ds, config, seed=extra.get("seed", 0), cache=extra.get("cache_dir"), progress=not args.quiet)
     search = RecourseSearch(flow, spec, encoder, frame.iloc[fold.train], args.actions, max_features=args.max_features,
                             seed=extra.get("seed", 0))
@@ -121,6 +124,27 @@ def _recourse(args: argparse.Namespace) -> int:
         return 0
     _print(out, args)
     return 0
+
+
+def _check_generator(args: argparse.Namespace, extra: dict[str, Any]) -> None:
+    """Warn when the flow will come from another version of the generator than the checkpoint's
+    counterfactuals did (``generator_version``): recourse then uses a refitted, different flow."""
+    import warnings
+
+    from cffair.causal.cache import source_version
+    from cffair.errors import CounterfactualWarning
+
+    then = extra.get("generator_version")
+    if then is None or extra.get("counterfactuals"):
+        return  # an older checkpoint, or counterfactuals from a file (their flow is unknown)
+    now = source_version()
+    if now != then:
+        warnings.warn(
+            f"checkpoint {args.checkpoint} was trained on counterfactuals of the generator {then}; this cffair's is {now}, "
+            "so recourse uses a flow fitted by today's code, not the one behind the training counterfactuals.",
+            CounterfactualWarning,
+            stacklevel=2,
+        )
 
 
 def _num(v: Any) -> float | None:

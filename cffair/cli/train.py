@@ -13,6 +13,11 @@ written by ``cffair counterfactuals generate`` (``--counterfactuals FILE``). Pre
 accuracy axioms is cached too (:func:`cffair.pretraining.pretrained`), so every setting of a fold
 continues from one pre-trained model.
 
+A checkpoint (``--save``) is read without running any code it holds (:mod:`cffair.artefacts`) and
+carries the hashes of its data (rows, each column, spec, graph) and of its counterfactuals:
+``query`` and ``recourse`` reread the data and refuse, with one line naming what changed, data
+reordered or edited since training, so that ``--row N`` always names the person it named then.
+
 The learning rate defaults to 1e-3, the reproduction's; the paper's 0.1 (``--lr 0.1``) can
 collapse the fairness stages to a constant predictor on these data, which is warned about.
 """
@@ -212,6 +217,7 @@ def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
         "seed": args.seed, "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
         "cache_dir": args.cache_dir, "flow_config": flow_config(args), "counterfactual_config": cfs.meta.get("config"),
         "data": checkpoint_data(ds), "counterfactuals_content": content_hash(cfs.frame),
+        "generator_version": cfs.meta.get("generator_version"),
     }
 
 
