@@ -22,6 +22,7 @@ The YAML file holds :class:`SlurmConfig`'s fields::
     cores: 1
     job_extra_directives: ["--exclusive"]
     interface: null       # network interface the scheduler listens on (e.g. ib0); null: the default
+    scheduler_host: null  # or the address the scheduler binds to
     local_directory: null # worker scratch folder
 
 Needs the optional extra: ``pip install 'cffair[slurm]'``.
@@ -67,6 +68,7 @@ class SlurmConfig:
         interface: the network interface the scheduler and workers listen on.
         local_directory: worker scratch folder.
         python: the Python that runs the workers (default: this one).
+        scheduler_host: the address the Dask scheduler binds to (default: the interface's).
     """
 
     queue: str | None = None
@@ -78,6 +80,7 @@ class SlurmConfig:
     interface: str | None = None
     local_directory: str | None = None
     python: str | None = None
+    scheduler_host: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -156,6 +159,7 @@ def slurm_cluster(config: SlurmConfig, *, scheduler_host: str | None = None) -> 
     except ImportError:  # pragma: no cover - depends on the optional extra
         raise ClusterError("--cluster slurm needs the optional extra: pip install 'cffair[slurm]' (dask-jobqueue).") from None
     options: dict[str, Any] = {"dashboard_address": None}
-    if scheduler_host:
-        options["host"] = scheduler_host
+    host = scheduler_host or config.scheduler_host
+    if host:
+        options["host"] = host
     return SLURMCluster(scheduler_options=options, **config.jobqueue_kwargs())

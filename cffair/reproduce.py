@@ -4,7 +4,9 @@ The grid runs with workers from joblib (one torch thread per process). Switching
 to a cluster: ``run_grid(..., backend="dask")`` (or ``CFFAIR_BACKEND=dask``) runs the same
 tasks on a Dask cluster through ``joblib.parallel_config(backend="dask")``: the scheduler at
 ``$CFFAIR_DASK_SCHEDULER`` (``tcp://host:8786``) when it is set, else a local
-``distributed.LocalCluster`` with ``jobs`` workers.
+``distributed.LocalCluster`` with ``jobs`` workers; with ``cluster=SlurmConfig(...)`` (``cffair
+reproduce --cluster slurm``), ``jobs`` SLURM jobs started through dask-jobqueue
+(:mod:`cffair.cluster`).
 
 A record is recomputed only when its fingerprint (:mod:`cffair.pipeline.keys`) says its numbers
 could differ; :func:`status` says for each stale record why.
@@ -242,6 +244,7 @@ def run_grid(
     runner: Runner | None = None,
     expected: Expected = _expected,
     known_inputs: Mapping[str, Mapping[str, str]] | None = None,
+    cluster: Any = None,
 ) -> pd.DataFrame:
     """Run every config whose record is missing, stale or corrupt; return the store's frame of ``cfgs``.
 
@@ -254,6 +257,8 @@ def run_grid(
         known_inputs: ``{dataset: {input: content hash}}`` of upstream outputs regenerated
             before the grid (the counterfactuals): a record whose input was made by changed
             code but hashes the same stays fresh.
+        cluster: a :class:`~cffair.cluster.SlurmConfig`: with the ``dask`` backend, the workers
+            are ``jobs`` SLURM jobs (:mod:`cffair.cluster`), shut down at the end.
     """
     from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
@@ -273,7 +278,9 @@ def run_grid(
             _restamp_if_same(store, c, known_inputs.get(c.dataset, {}))
     groups = _task_groups(pending)
     backend = backend or os.environ.get("CFFAIR_BACKEND") or "loky"
-    client = _dask_client(jobs) if backend == "dask" else None
+    if cluster is not None and backend != "dask":
+        raise ValueError(f"a SLURM cluster runs through the dask backend, not {backend!r}; pass backend='dask'.")
+    client = _dask_client(jobs, cluster) if backend == "dask" else None
     if runner is None:
         from cffair.pipeline import run_group as runner
     bar = tqdm(total=len(pending), desc="experiments", unit="run", disable=not progress)
@@ -285,7 +292,10 @@ def run_grid(
     finally:
         bar.close()
         if client is not None:
+            started = client.cluster if cluster is not None else None
             client.close()
+            if started is not None:
+                started.close()
     df = store.frame()
     keys = {c.key for c in cfgs}
     if df.empty:
@@ -293,11 +303,17 @@ def run_grid(
     return df[df["key"].isin(keys)].reset_index(drop=True)
 
 
-def _dask_client(jobs: int) -> Any:
+def _dask_client(jobs: int, cluster: Any = None) -> Any:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
         raise RuntimeError("backend 'dask' needs the optional extra: pip install 'cffair[cluster]'") from exc
+    if cluster is not None:  # a SlurmConfig: one SLURM job per worker
+        from cffair.cluster import slurm_cluster
+
+        jobqueue = slurm_cluster(cluster)
+        jobqueue.scale(jobs=jobs)
+        return Client(jobqueue)
     address = os.environ.get("CFFAIR_DASK_SCHEDULER")
     if address:
         return Client(address)
@@ -428,7 +444,7 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
 
 def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: int = 2, datasets: Sequence[str] = DATASETS,
               results_dir: Path | None = None, notebooks: bool = True, backend: str | None = None,
-              lock_timeout: float = 0.0) -> dict[str, Any]:
+              lock_timeout: float = 0.0, cluster: Any = None) -> dict[str, Any]:
     """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance.
 
     The results folder is locked while this runs (:meth:`ResultsStore.lock`): a second
@@ -452,7 +468,7 @@ def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: 
         times["counterfactuals"] = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
-        run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known)
+        run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known, cluster=cluster)
         times["experiments"] = round(time.perf_counter() - t0, 1)
         if notebooks:
             t0 = time.perf_counter()

@@ -34,6 +34,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lock-timeout", type=_seconds, default=0.0, metavar="SECONDS",
                    help="when another `cffair reproduce` is writing the same results folder, wait this long for it "
                         "(inf: until it finishes); default 0: stop at once and say so")
+    c = p.add_argument_group("a SLURM cluster (needs the slurm extra; see cffair.cluster)")
+    c.add_argument("--cluster", choices=["local", "slurm"], default="local",
+                   help="slurm: the workers are --jobs SLURM jobs (implies --backend dask); local (default): this machine")
+    c.add_argument("--cluster-config", metavar="YAML", help="SLURM settings (queue, account, walltime, memory, ...) from a file")
+    c.add_argument("--queue", help="SLURM partition")
+    c.add_argument("--account", help="SLURM account")
+    c.add_argument("--walltime", help="per worker job, [D-]HH:MM[:SS] (default 02:00:00)")
+    c.add_argument("--memory", help="per worker job, e.g. 8GB (default)")
+    c.add_argument("--scheduler-host", help="address the Dask scheduler binds to (default: the network interface's)")
     p.set_defaults(func=_cmd_reproduce, check=_check_reproduce)
     r = sub.add_parser("results", help="list stored results: fresh, stale (and why), missing or corrupt")
     r.add_argument("--mode", choices=["quick", "full"], default="full")
@@ -52,6 +61,16 @@ def _check_reproduce(args: argparse.Namespace) -> None:
     if args.only is not None and not args.only:
         raise OptionError(f"--only was given without a question group, so there is nothing to reproduce; name one or more of "
                           f"{', '.join(GROUPS)}, or leave --only out for all of them.")
+    slurm_options = [o for o in ("cluster_config", "queue", "account", "walltime", "memory", "scheduler_host") if getattr(args, o)]
+    if args.cluster == "slurm":
+        if args.backend not in (None, "dask"):
+            raise OptionError(f"--cluster slurm runs through the dask backend; drop --backend {args.backend} (or give --backend dask).")
+        from cffair.cluster import SlurmConfig
+
+        args.slurm = SlurmConfig.load(args.cluster_config, queue=args.queue, account=args.account, walltime=args.walltime,
+                                      memory=args.memory, scheduler_host=args.scheduler_host)  # checked before any work
+    elif slurm_options:
+        raise OptionError(f"--{slurm_options[0].replace('_', '-')} is a SLURM setting; add --cluster slurm.")
 
 
 def _seconds(text: str) -> float:
@@ -68,8 +87,9 @@ def _seconds(text: str) -> float:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from cffair.reproduce import reproduce
 
+    slurm = getattr(args, "slurm", None)
     prov = reproduce(args.mode, args.only, jobs=args.jobs, datasets=args.datasets, notebooks=not args.no_notebooks,
-                     backend=args.backend, lock_timeout=args.lock_timeout)
+                     backend="dask" if slurm is not None else args.backend, lock_timeout=args.lock_timeout, cluster=slurm)
     print(json.dumps(prov["stage_seconds"], indent=2))
     return 0
 
