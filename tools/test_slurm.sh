@@ -12,6 +12,7 @@ PY=${PY:-.venv/bin/python}
 CFFAIR=${CFFAIR:-.venv/bin/cffair}
 JOBS=${JOBS:-2}
 WORK=${WORK:-$(mktemp -d -t cffair-slurm-XXXX)}
+mkdir -p "$WORK"
 say() { echo "test-slurm: $*"; }
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
