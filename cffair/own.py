@@ -31,7 +31,7 @@ options, the dataset registration, warnings, wall time per stage) and ``report.h
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_BASELINES", "OwnRun", "Plan", "default_out", "normalise_settings", "plan", "run"]
+__all__ = ["DEFAULT_BASELINES", "SAVABLE_SETTINGS", "OwnRun", "Plan", "default_out", "fit_models", "normalise_settings", "plan", "run"]
 
 import sys
 import time
@@ -94,6 +94,37 @@ class Plan:
         return d
 
 
+#: The LTN settings :func:`fit_models` can save (CKE settings add axioms from explanations of
+#: training rows, which a model of every row would have to recompute).
+SAVABLE_SETTINGS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg")
+
+
+def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) -> dict[str, Path]:
+    """Each of the plan's LTN settings in :data:`SAVABLE_SETTINGS` trained on every row (the
+    profile's epochs, learning rate and, in quick mode, row cap) and saved as ``<setting>.cffair``.
+
+    Returns:
+        ``{setting: path}``.
+    """
+    from cffair.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
+    from cffair.experiments.config import profile
+    from cffair.model import save_model
+
+    prof = profile(p.profile)
+    frame, spec = ds
+    if prof.max_rows is not None and len(frame) > prof.max_rows:
+        frame = frame.sample(n=prof.max_rows, random_state=0).reset_index(drop=True)
+    cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
+    out: dict[str, Path] = {}
+    for setting in (s for s in p.settings if s in SAVABLE_SETTINGS):
+        est = cls(spec, setting=setting.removeprefix("ltn_"), lr=prof.lr, pretrain_epochs=prof.pretrain_epochs,
+                  fair_epochs=prof.fair_epochs, seed=p.seed, progress=progress,
+                  flow_config={**p.flow(), "epochs": prof.flow_epochs})
+        est.fit(frame[list(spec.features)], frame[spec.target])
+        out[setting] = save_model(est, folder / f"{setting.removeprefix('ltn_')}.cffair", training_frame=frame)
+    return out
+
+
 @dataclass
 class OwnRun:
     """What :func:`run` produced."""
@@ -105,6 +136,7 @@ class OwnRun:
     stage_seconds: dict[str, float]
     warnings: list[str]
     computed: int
+    models: dict[str, Path] | None = None  # with save_models: setting -> saved model
 
 
 # ============================================================================ checking
@@ -311,6 +343,7 @@ def run(
     flow: Mapping[str, Any] | None = None,
     sep: str | None = None,
     counterfactuals_only: bool = False,
+    save_models: bool = False,
     progress: bool = True,
 ) -> OwnRun:
     """Run the paper's protocol on a CSV of your own and write a report.
@@ -343,6 +376,9 @@ def run(
         counterfactuals_only: stop after the counterfactuals: check the flow's warnings (and
             the options) before the long run. No records, no report; ``run.json`` lists the
             warnings.
+        save_models: after the protocol, train each chosen LTN setting among ``acc``,
+            ``acc_cf`` and ``acc_cf_sg`` on every row (the profile's epochs; quick: its row
+            cap) and save it as a self-contained model (:mod:`cffair.model`) in ``models/``.
         progress: progress bars and messages on stderr.
 
     Returns:
@@ -412,10 +448,16 @@ def run(
         t0 = time.perf_counter()
         report = write_report(out_dir / "report.html", records, ds, info)
         times["report"] = round(time.perf_counter() - t0, 1)
+        if save_models:
+            t0 = time.perf_counter()
+            say("training the models on every row ...")
+            info["models"] = {k: str(v) for k, v in fit_models(p, ds, out_dir / "models", progress=progress).items()}
+            times["models"] = round(time.perf_counter() - t0, 1)
     from cffair.utils import write_json_atomic
 
     write_json_atomic(out_dir / "run.json", {**info, "stage_seconds": times}, what="run summary")
-    return OwnRun(p, out_dir, report, records, times, messages, pending)
+    models = {k: Path(v) for k, v in info.get("models", {}).items()} or None
+    return OwnRun(p, out_dir, report, records, times, messages, pending, models)
 
 
 def _majority_shares(p: Plan, ds: D.Dataset) -> dict[int, float]:

@@ -212,10 +212,18 @@ def credit_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_cffair_run_on_the_credit_data(credit_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs" / "credit"
     code = main(["run", "--data", str(credit_csv), "--spec", str(CREDIT / "spec.yaml"), "--settings", "acc_cf",
-                 "--baselines", "unaware", "--folds", "2", "--quick", "--out", str(out), "--quiet"])
+                 "--baselines", "unaware", "--folds", "2", "--quick", "--out", str(out), "--quiet", "--save-models"])
     stdout = capsys.readouterr().out
     assert code == 0
     assert stdout.strip().splitlines()[-1] == f"report: {out.resolve() / 'report.html'}"
+    # --save-models: the chosen setting trained on every row, saved, and answering for new rows
+    model = out.resolve() / "models" / "acc_cf.cffair"
+    assert f"model: {model}" in stdout.splitlines()
+    from cffair.model import load_model
+
+    loaded = load_model(model)
+    rows = pd.read_csv(credit_csv).head(20)
+    assert loaded.setting == "acc_cf" and loaded.predict_proba(rows).shape == (20, 2)
     store = ResultsStore(out)
     recs = [store.get(ExperimentConfig("credit", f, m, profile="quick", n_folds=2)) for f in (0, 1) for m in ("ltn_acc_cf", "unaware")]
     assert all(r is not None for r in recs)

@@ -80,6 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "widen it for a graph with many distinct parent sets")
     p.add_argument("--counterfactuals-only", action="store_true",
                    help="stop after the counterfactuals: check the flow's warnings before the long run")
+    p.add_argument("--save-models", action="store_true",
+                   help="then train the acc, acc_cf and acc_cf_sg settings on every row and save them in <out>/models/ "
+                        "(for `cffair predict` and `cffair twins`)")
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--quiet", action="store_true", help="no progress bars or messages")
     p.set_defaults(func=_run, check=_check)
@@ -100,7 +103,8 @@ def _run(args: argparse.Namespace) -> int:
     result = run(args.data, args.spec, args.graph, settings=args.settings, baselines=args.baselines, folds=args.folds,
                  quick=args.quick, seed=args.seed, jobs=args.jobs, out=args.out, name=args.name, categorical=args.categorical,
                  backend=args.backend, flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
-                 counterfactuals_only=args.counterfactuals_only, sep=args.sep, progress=not args.quiet)
+                 counterfactuals_only=args.counterfactuals_only, sep=args.sep, save_models=args.save_models,
+                 progress=not args.quiet)
     if result.report is None:
         print(f"{result.plan.name}: counterfactuals generated ({result.stage_seconds['counterfactuals']:.0f} s), "
               f"{len(result.warnings)} warning(s); run again without --counterfactuals-only for the protocol")
@@ -110,5 +114,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{result.plan.name}: {result.plan.folds} folds, profile {result.plan.profile}; "
           f"{result.computed} of {len(result.records)} records computed, the others were fresh")
     print(shown.to_string())
+    for path in (result.models or {}).values():
+        print(f"model: {path}")
     print(f"report: {result.report}")
     return 0
