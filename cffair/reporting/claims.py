@@ -79,7 +79,8 @@ def _shared_note(shown: Iterable[str], methods: Sequence[str]) -> str:
         return ""
     from cffair.reporting.names import method_name
 
-    who = " and ".join(method_name(m.split("@")[0]) + (" on the GAN's twins" if m.endswith("@gan") else "") for m in dict.fromkeys(methods))
+    names = [method_name(m.split("@")[0]) + (" on the GAN's twins" if m.endswith("@gan") else "") for m in dict.fromkeys(methods)]
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return "; " + "; ".join(f"{dataset_name(d)} is shown, not counted: {who} are the same runs there as on "
                             f"{dataset_name(SHARED_DATASETS[d])} (no subgroups)" for d in shown)
 
@@ -215,7 +216,8 @@ def _q2_ltn_fairer_than_baselines(e: Evidence) -> tuple[str, str, Basis]:
                      + "/".join(f"{method_name(b)} {_fmt(e.cf[(d, b)])} ({_p(t)}{'' if v == INCONCLUSIVE else ', ' + _side(v)})"
                                 for b, (t, v) in zip(_BASELINES, res))
                      + _flips(e, d, ("ltn_acc_cf", *_BASELINES)))
-    finding = q2_finding(variants_frame(e.records))
+    # Q2's variants (the Q2 page's twelve); appendix B's accuracy-weighted grid points are not Q2 variants
+    finding = q2_finding(variants_frame([r for r in e.records if float((r["config"].get("weights") or {}).get("acc", 1.0)) == 1.0]))
     return dec.verdict, "; ".join(parts) + _shared_note(shown, ("ltn_acc_cf", *_BASELINES)) + (f". {finding}" if finding else ""), dec.basis
 
 
