@@ -244,3 +244,42 @@ def test_the_claims_table_shows_rule_test_and_paired_folds_and_the_robustness_ta
     assert q22["corrected t-test, Holm (the verdict)"] == V.HOLDS and not q22["same"]
     html = reporting.robustness_table(recs, caption="x").html
     assert "<strong>✘ does not hold</strong>" in html  # a verdict that differs from the book's is bold
+
+
+# ---------------------------------------------------------------------------- the committed records
+def _committed():
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "results" / "full" / "records"
+    recs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(root.glob("*.json"))]
+    if not recs:
+        pytest.skip("no committed full records")
+    return recs
+
+
+def test_compas_age_repeats_compas_exactly_where_the_rule_says():
+    """The rule's premise, on the committed records: every run that uses no subgroups is the same on
+    COMPAS and COMPAS(age) (per-fold accuracy and CF-MSE), and the subgroup axioms' runs are not."""
+    by = {}
+    for r in _committed():
+        c = r["config"]
+        if c["dataset"] in ("compas", "compas_age") and not c.get("options") and not c.get("tag") and not c.get("repeat"):
+            m = r["metrics"]
+            by.setdefault((c["setting"], c.get("cf_source", "cnf"), c["fold"]), {})[c["dataset"]] = (m["accuracy"], m["cf_mse"])
+    pairs = {k: v for k, v in by.items() if len(v) == 2}
+    assert pairs
+    for (setting, src, fold), v in pairs.items():
+        e = V.Evidence.of([])
+        assert (v["compas"] == v["compas_age"]) == (not e.counts("compas_age", (setting,), "cf_mse")), (setting, src, fold)
+
+
+def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_records():
+    claims = reporting.evaluate_claims(reporting.paired_folds(_committed()))
+    for c in claims:
+        assert c.rule, c.key
+        if c.verdict != V.PENDING:
+            assert c.test and c.folds, c.key
+    by = {c.key: c for c in claims}
+    assert by["Q2.1"].folds == "5 per comparison" and "COMPAS(age) is shown, not counted" in by["Q2.1"].note
+    assert "2 of 12 variants" in by["Q2.1"].note  # the Q2 page's count
