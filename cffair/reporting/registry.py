@@ -24,8 +24,21 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting.names import NOTEBOOK_PAGES
 from cffair.reporting.tables import CAPTION_STYLE, HTMLTable
-from cffair.reporting.verdicts import (BY_CONSTRUCTION, FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS, VERDICT_RULE, VERDICTS, Basis,
-                                      Evidence, Rules, current_rules, rules)
+from cffair.reporting.verdicts import (
+    BY_CONSTRUCTION,
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    PENDING,
+    VACUOUS,
+    VERDICT_RULE,
+    VERDICTS,
+    Basis,
+    Evidence,
+    Rules,
+    current_rules,
+    rules,
+)
 
 __all__ = ["CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
            "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table"]

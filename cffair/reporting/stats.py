@@ -44,12 +44,12 @@ __all__ = [
     "FoldTest",
     "corrected_t",
     "fold_test",
+    "holdout_ratio",
     "holm",
     "holm_adjusted",
     "min_sign_flip_p",
     "plain_t",
     "sign_flip_p",
-    "holdout_ratio",
 ]
 
 #: The tests :func:`fold_test` knows: ``"corrected"`` (Nadeau–Bengio) and ``"plain"``.

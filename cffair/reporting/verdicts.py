@@ -56,7 +56,14 @@ import pandas as pd
 
 from cffair.reporting.names import DATASET_ORDER, performance_metric
 from cffair.reporting.records import mean_by_method, records_frame, select_records
-from cffair.reporting.stats import DEFAULT_TEST, TESTS, fold_test, holm, holm_adjusted, sign_flip_p
+from cffair.reporting.stats import (
+    DEFAULT_TEST,
+    TESTS,
+    fold_test,
+    holm,
+    holm_adjusted,
+    sign_flip_p,
+)
 
 __all__ = [
     "ALPHA",
@@ -148,12 +155,13 @@ class Rules:
             raise ValueError(f"unknown test {self.test!r}; choose one of {', '.join(TESTS)}.")
 
 
-_RULES: ContextVar[Rules] = ContextVar("cffair_verdict_rules", default=Rules())
+_BOOK_RULES = Rules()
+_RULES: ContextVar[Rules] = ContextVar("cffair_verdict_rules")
 
 
 def current_rules() -> Rules:
-    """The rules in force (:func:`rules` changes them for a block)."""
-    return _RULES.get()
+    """The rules in force (:func:`rules` changes them for a block; the book's outside any)."""
+    return _RULES.get(_BOOK_RULES)
 
 
 @contextmanager
@@ -241,7 +249,7 @@ def paired(a: Sequence[float], b: Sequence[float], *, larger: bool, alpha: float
         raise ValueError(f"paired values need the same number of folds, got {x.shape} and {y.shape}.")
     keep = ~(np.isnan(x) | np.isnan(y))
     d = x[keep] - y[keep]
-    n = int(len(d))
+    n = len(d)
     if n == 0:
         raise ValueError("no fold has both values.")
     mean = float(d.mean())
