@@ -300,6 +300,7 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     b = by("appendix_b_why")
     assert len(b) == 2 * 35 and len({(c.weight_map["acc"], c.weight_map["cf"]) for c in b}) == 7
     assert {c.dataset for c in b} == {"compas", "lawschool"}
+    assert {c.dataset for c in E.paper_grid("quick", only=["appendix_b_why"])} == {"compas"}  # quick mode as before
     (q3,) = [c for c in by("q3_why") if c.fold == 0]
     assert q3.setting == "ltn_acc_cf_cke" and q3.option_map == {"cke_top": 1, "explain": "all"}
     (q4,) = by("q4_why")
