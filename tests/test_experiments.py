@@ -367,6 +367,41 @@ def test_repetition_zero_is_the_papers_config_unchanged():
             E.ExperimentConfig("compas", 0, "cnf", repeat=bad)
 
 
+def test_the_full_grid_repeats_cross_validation_on_compas_and_lawschool_only():
+    grid = E.paper_grid("full")
+    reps = [c for c in grid if c.repeat]
+    assert {c.dataset for c in reps} == set(E.REPEATS) == {"compas", "lawschool"}
+    assert {c.repeat for c in reps} == {1, 2} and {c.fold for c in reps} == {0, 1, 2, 3, 4}
+    per = {(c.setting, c.cf_source) for c in reps}
+    assert per == {(s, "cnf") for s in E.REPEAT_SETTINGS} | {("ltn_acc_cf", "gan")}
+    assert len(reps) == 2 * 2 * 5 * 7 and not any(c.options or c.tag for c in reps)
+    # every compared setting has its repetition-0 twin, so each comparison has 3 × 5 paired folds
+    keys = {c.key for c in grid}
+    assert all(replace(c, repeat=0).key in keys for c in reps)
+    # the quick profile runs the paper's partition only, and the grid groups keep repetitions apart
+    assert not any(c.repeat for c in E.paper_grid("quick"))
+    groups = R._task_groups([c for c in grid if c.dataset == "compas" and c.fold == 0 and not c.options and not c.tag
+                             and c.method in ("ltn", "gan")])
+    assert all(len({c.repeat for c in g}) == 1 for g in groups) and len(groups) == 3
+
+
+def test_a_repetition_partitions_the_rows_anew_and_repetition_zero_keeps_the_papers_folds():
+    from cffair import datasets as D
+    from cffair.pipeline.fold import fold_rows
+
+    frame, spec = D.load("compas")
+    paper = D.make_folds(frame, spec, n_splits=5, seed=0)
+    tests = {}
+    for r in (0, 1, 2):
+        parts = [fold_rows(frame, spec, E.ExperimentConfig("compas", f, "cnf", repeat=r)) for f in range(5)]
+        test_rows = np.concatenate([te for _, te in parts])
+        assert sorted(test_rows) == list(range(len(frame)))  # each repetition is a partition of the rows
+        assert all(len(set(tr) & set(te)) == 0 for tr, te in parts)
+        tests[r] = parts[0][1]
+    assert np.array_equal(tests[0], paper[0].test)  # repetition 0: the paper's folds, as before
+    assert not np.array_equal(tests[1], tests[0]) and not np.array_equal(tests[2], tests[1])
+
+
 def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
     from cffair.pipeline.keys import producer
 
