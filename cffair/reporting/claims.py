@@ -569,20 +569,10 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
         per[d] = combine(sides)
     n, shows, against = len(datasets), sum(v == HOLDS for v in per.values()), sum(v == FAILS for v in per.values())
     verdict = HOLDS if shows > n / 2 else FAILS if n and against >= n / 2 else INCONCLUSIVE
-    decided = ", ".join(f"{dataset_name(d)} {v}" for d, v in per.items()) or "none"
+    words = {HOLDS: "both trends", FAILS: "against", INCONCLUSIVE: "undecided"}
+    decided = ", ".join(f"{dataset_name(d)} {words[v]}" for d, v in per.items()) or "none"
     return verdict, (f"both trends on {shows} of {n} datasets, against them on {against} (tested: {decided}); "
                      + "; ".join(parts) + "".join(f"; {dataset_name(d)} is shown, not counted: its weight-grid runs are "
                                                  f"{dataset_name(SHARED_DATASETS[d])}'s" for d in shown)), Basis(
         "exact Spearman, Holm over " + str(len(ps)) if len(ps) > 1 else "exact Spearman",
-        "; ".join(f"{len(m_)} points on {dataset_name(d)}" for d, m_ in
-                  ((d, fine_or_coarse) for d, fine_or_coarse in _points(fine, coarse, datasets).items())))
-
-
-def _points(fine: pd.DataFrame, coarse: pd.DataFrame, datasets: Sequence[str]) -> dict[str, list[float]]:
-    """The weight points (log₂ ratios) B.1 reads on each dataset (the grid with more points)."""
-    out = {}
-    for d in datasets:
-        gf, gc = fine[fine["dataset"] == d], coarse[coarse["dataset"] == d]
-        g = gf if gf["log2_ratio"].nunique() >= gc["log2_ratio"].nunique() and not gf.empty else gc
-        out[d] = sorted(g["log2_ratio"].unique())
-    return out
+        "; ".join(f"{trends[d][0].n} points on {dataset_name(d)}" for d in datasets))
