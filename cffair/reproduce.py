@@ -195,18 +195,20 @@ def freshness(only: Sequence[str], mode: str | None = None, datasets: Sequence[s
 def _task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]]:
     """Group configs that share work, most important first.
 
-    Every LTN setting of one dataset × fold shares one pre-training, and so do the
+    Every LTN setting of one dataset × fold (of one partition: a repetition of cross-validation
+    has folds of its own) shares one pre-training, and so do the
     investigations' variants that change only later stages; variants with pre-training options
     (``lr``, ``clip_grad``: :attr:`~cffair.experiments.ExperimentConfig.pretrain_options`) form
     a group of their own per value. The GAN baseline joins the fold's default group, since the
     LTN of appendix A trains on the GAN's counterfactuals of the same fold. Every other baseline
     is its own task. Groups are ordered by fold, then LTN groups, the paper's baselines, the
     extra baselines and the groups that hold only investigations, so that an interrupted full
-    run has whole folds of the paper's tables first.
+    run has whole folds of the paper's tables first; the repetitions of cross-validation come after
+    the paper's partition.
     """
     groups: dict[tuple, list[ExperimentConfig]] = {}
     for c in cfgs:
-        key: tuple = (c.profile, c.dataset, c.fold, "ltn", c.pretrain_options) if c.method in ("ltn", "gan") else (c.key,)
+        key: tuple = (c.profile, c.dataset, c.repeat, c.fold, "ltn", c.pretrain_options) if c.method in ("ltn", "gan") else (c.key,)
         groups.setdefault(key, []).append(c)
 
     def rank(group: list[ExperimentConfig]) -> tuple:
@@ -214,7 +216,7 @@ def _task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig
         kind = 0 if c.method in ("ltn", "gan") else 1 if c.setting in ("cnf", "dcevae") else 2
         if all(g.options for g in group):
             kind = 3
-        return (c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
+        return (c.repeat, c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
 
     return sorted(groups.values(), key=rank)
 

@@ -217,8 +217,8 @@ def test_ltn_settings_and_gan_share_one_task_per_fold():
 
 def test_full_grid_ordered_by_fold():
     groups = R._task_groups(E.paper_grid("full"))
-    folds = [g[0].fold for g in groups]
-    assert folds == sorted(folds)
+    order = [(g[0].repeat, g[0].fold) for g in groups]  # the paper's partition first, then each repetition by fold
+    assert order == sorted(order) and order[0] == (0, 0)
 
 
 def test_paper_grid_covers_tables():
@@ -271,8 +271,9 @@ def test_options_are_for_the_ltn_only():
 def test_the_investigations_add_configs_without_touching_the_papers():
     paper = E.paper_grid("full", only=["q1", "q2", "q3", "q4", "appendix_a", "appendix_b"])
     everything = E.paper_grid("full")
-    # round 1's 264 configs less the extra baselines on folds 1-4 (3 baselines x 4 folds x 4 datasets)
-    assert len(paper) == 264 - 48 and everything[:0] == [] and set(paper) < set(everything)
+    # round 1's 264 configs less the extra baselines on folds 1-4 (3 baselines x 4 folds x 4 datasets), on the
+    # paper's partition; the repetitions of cross-validation come on top (tests below)
+    assert len([c for c in paper if not c.repeat]) == 264 - 48 and everything[:0] == [] and set(paper) < set(everything)
     from cffair import reporting
 
     assert reporting.EXTRA_BASELINES == E.EXTRA_BASELINES  # the tables' copy names the same baselines
@@ -295,19 +296,22 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     assert len([c for c in q2 if c.dataset == "adult" and c.method == "ltn"]) == len(E.Q2_ADULT)
     # a quick profile scales the fairness stage with its own length
     assert {c.option_map.get("fair_epochs") for c in E.paper_grid("quick", only=["q2_why"])} >= {160, 400}
-    # appendix B: seven weight points per COMPAS fold, all with today's code
+    # appendix B: seven weight points per COMPAS and Lawschool fold, all with today's code
     b = by("appendix_b_why")
-    assert len(b) == 35 and len({(c.weight_map["acc"], c.weight_map["cf"]) for c in b}) == 7
+    assert len(b) == 2 * 35 and len({(c.weight_map["acc"], c.weight_map["cf"]) for c in b}) == 7
+    assert {c.dataset for c in b} == {"compas", "lawschool"}
+    assert {c.dataset for c in E.paper_grid("quick", only=["appendix_b_why"])} == {"compas"}  # quick mode as before
     (q3,) = [c for c in by("q3_why") if c.fold == 0]
     assert q3.setting == "ltn_acc_cf_cke" and q3.option_map == {"cke_top": 1, "explain": "all"}
     (q4,) = by("q4_why")
     assert (q4.dataset, q4.fold, q4.option_map) == ("adult", 0, {"x_hat": "random"})
-    assert E.paper_grid("full", datasets=["lawschool"], only=E.INVESTIGATION_GROUPS) == []
+    assert {c.tag or "" for c in E.paper_grid("full", datasets=["lawschool"], only=E.INVESTIGATION_GROUPS)} == {
+        "", "w27-1", "w9-1", "w3-1", "w1-3", "w1-9", "w1-27"}  # only appendix B's finer grid
 
 
 def test_variants_that_change_pre_training_get_their_own_group():
     cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2", "q2_why"])
-    groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and g[0].method in ("ltn", "gan")]
+    groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and g[0].method in ("ltn", "gan") and not g[0].repeat]
     by_pre = {g[0].pretrain_options: g for g in groups}
     assert set(by_pre) == {(), (("lr", 0.01),), (("lr", 0.1),), (("clip_grad", 0.1), ("lr", 0.1))}
     default = by_pre[()]
@@ -349,3 +353,60 @@ def test_each_notebook_runs_once_however_many_groups_it_shows(tmp_path, monkeypa
     ran.clear()
     R.run_notebooks("quick", out_dir=tmp_path)
     assert sorted(ran) == sorted(f"{n}.ipynb" for n in set(R.NOTEBOOKS.values())) and len(ran) == len(set(R.NOTEBOOKS.values()))
+
+
+# ---------------------------------------------------------------------------- repeated cross-validation
+def test_repetition_zero_is_the_papers_config_unchanged():
+    c = E.ExperimentConfig("compas", 2, "cnf")
+    assert c.repeat == 0 and c.partition_seed == 0 and "repeat" not in c.to_dict() and c.key == "full/compas/cnf/fold2"
+    r = replace(c, repeat=2)
+    assert r.key == "full/compas/cnf/rep2/fold2" and r.to_dict()["repeat"] == 2 and r.partition_seed == 2
+    assert E.ExperimentConfig.from_dict(r.to_dict()) == r and E.ExperimentConfig.from_dict(c.to_dict()) == c
+    for bad in (-1, 1.5, True):
+        with pytest.raises(E.ConfigError, match="repeat must be a whole number >= 0"):
+            E.ExperimentConfig("compas", 0, "cnf", repeat=bad)
+
+
+def test_the_full_grid_repeats_cross_validation_on_compas_and_lawschool_only():
+    grid = E.paper_grid("full")
+    reps = [c for c in grid if c.repeat]
+    assert {c.dataset for c in reps} == set(E.REPEATS) == {"compas", "lawschool"}
+    assert {c.repeat for c in reps} == {1, 2} and {c.fold for c in reps} == {0, 1, 2, 3, 4}
+    per = {(c.setting, c.cf_source) for c in reps}
+    assert per == {(s, "cnf") for s in E.REPEAT_SETTINGS} | {("ltn_acc_cf", "gan")}
+    assert len(reps) == 2 * 2 * 5 * 7 and not any(c.options or c.tag for c in reps)
+    # every compared setting has its repetition-0 twin, so each comparison has 3 × 5 paired folds
+    keys = {c.key for c in grid}
+    assert all(replace(c, repeat=0).key in keys for c in reps)
+    # the quick profile runs the paper's partition only, and the grid groups keep repetitions apart
+    assert not any(c.repeat for c in E.paper_grid("quick"))
+    groups = R._task_groups([c for c in grid if c.dataset == "compas" and c.fold == 0 and not c.options and not c.tag
+                             and c.method in ("ltn", "gan")])
+    assert all(len({c.repeat for c in g}) == 1 for g in groups) and len(groups) == 3
+
+
+def test_a_repetition_partitions_the_rows_anew_and_repetition_zero_keeps_the_papers_folds():
+    from cffair import datasets as D
+    from cffair.pipeline.fold import fold_rows
+
+    frame, spec = D.load("compas")
+    paper = D.make_folds(frame, spec, n_splits=5, seed=0)
+    tests = {}
+    for r in (0, 1, 2):
+        parts = [fold_rows(frame, spec, E.ExperimentConfig("compas", f, "cnf", repeat=r)) for f in range(5)]
+        test_rows = np.concatenate([te for _, te in parts])
+        assert sorted(test_rows) == list(range(len(frame)))  # each repetition is a partition of the rows
+        assert all(len(set(tr) & set(te)) == 0 for tr, te in parts)
+        tests[r] = parts[0][1]
+    assert np.array_equal(tests[0], paper[0].test)  # repetition 0: the paper's folds, as before
+    assert not np.array_equal(tests[1], tests[0]) and not np.array_equal(tests[2], tests[1])
+
+
+def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
+    from cffair.pipeline.keys import producer
+
+    c = E.ExperimentConfig("compas", 1, "ltn_acc_cf", cf_source="gan")
+    r = replace(c, repeat=1)
+    assert "repeat" not in producer("pretrained", c, "h")["config"] and producer("pretrained", r, "h")["config"]["repeat"] == 1
+    assert producer("gan_counterfactuals", r, "h")["config"]["repeat"] == 1
+    assert "repeat" not in producer("gan_counterfactuals", c, "h")["config"]

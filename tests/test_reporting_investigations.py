@@ -30,16 +30,19 @@ def _rec(dataset, setting, fold=0, *, tag="", options=None, w_acc=1.0, w_cf=1.0,
 
 # ---------------------------------------------------------------------------- the rules
 def test_paired_t_test_over_folds_by_hand():
-    # differences 0.05, 0.05, 0.03, 0.05, 0.06: mean 0.048, sd 0.011 -> t = 9.8, p < 0.001
+    # differences 0.05, 0.05, 0.03, 0.05, 0.06: mean 0.048, sd 0.011 -> plain t = 9.8, p < 0.001;
+    # corrected t = 0.048 / sqrt((1/5 + 1/4) · 0.011²) = 6.53, p 0.0028; sign-flip 2/32
     r = V.paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=True)
-    assert (r.n, r.verdict) == (5, V.HOLDS) and r.mean == pytest.approx(0.048) and r.p < 0.001
+    assert (r.n, r.verdict, r.test) == (5, V.HOLDS, "corrected") and r.mean == pytest.approx(0.048)
+    assert r.p_plain < 0.001 and r.p == r.p_corrected == pytest.approx(0.0028378, rel=1e-4) and r.p_sign == 0.0625
+    assert V.paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=True, test="plain").p == r.p_plain
     assert V.paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=False).verdict == V.FAILS
     # a mean difference below its noise (Q1.4's kind: 0.003 with a larger sd) is inconclusive
     noisy = V.paired([0.681, 0.690, 0.675, 0.684, 0.672], [0.678, 0.693, 0.670, 0.680, 0.676], larger=True)
     assert noisy.verdict == V.INCONCLUSIVE and noisy.p > 0.05
     from scipy import stats
 
-    assert noisy.p == pytest.approx(stats.ttest_rel([0.681, 0.690, 0.675, 0.684, 0.672], [0.678, 0.693, 0.670, 0.680, 0.676]).pvalue)
+    assert noisy.p_plain == pytest.approx(stats.ttest_rel([0.681, 0.690, 0.675, 0.684, 0.672], [0.678, 0.693, 0.670, 0.680, 0.676]).pvalue)
     # one fold: the sign decides; NaN folds are left out
     one = V.paired([0.5, np.nan], [0.4, 0.3], larger=True)
     assert (one.n, one.verdict) == (1, V.HOLDS) and "1 fold" in one.text
@@ -75,7 +78,7 @@ def test_claims_carry_five_verdicts_and_the_tally_counts_them():
     assert tally.counts == {V.HOLDS: 1, V.FAILS: 1, V.INCONCLUSIVE: 1, V.VACUOUS: 1, V.BY_CONSTRUCTION: 1, V.PENDING: 1}
     assert str(tally) == "6 claims: 1 holds, 1 does not hold, 1 inconclusive, 1 vacuous, 1 by construction, 1 pending."
     assert "<strong>6 claims</strong>" in tally._repr_html_()
-    assert "paired t-test over those folds gives p &lt; 0.05" in table.html and "<tfoot>" in table.html
+    assert "corrected resampled t-test (Nadeau &amp; Bengio 2003" in table.html and "Holm" in table.html and "<tfoot>" in table.html
     assert "<tfoot>" not in reporting.claims_table(claims, rule=False).html
     with pytest.raises(DataError, match="verdict='maybe'"):
         reporting.claims_table([reporting.Claim("x", verdict="maybe")])
@@ -127,7 +130,7 @@ def test_claims_about_an_axiom_never_added_are_vacuous_and_quote_the_forced_run(
                          [{"group": "Non-Caucasian", "feature": "age", "imbalance": 0.06}], {"cke_top": 1, "explain": "all"}))
     c = {x.key: x for x in reporting.evaluate_claims(recs)}
     for k in ("Q3.2", "Q3.3", "Q3.4"):
-        assert c[k].verdict == V.VACUOUS and "no A5 axiom was added in any of the 10 COMPAS CKE runs" in c[k].note, k
+        assert c[k].verdict == V.VACUOUS and "no A5 axiom was added in any of the 10 distinct COMPAS CKE runs" in c[k].note, k
     assert "priors-count 0.050 → 0.100 (holds)" in c["Q3.2"].note  # it widens on every fold
     assert "CF-MSE 0.030 → 0.020 (over 5 folds, p " in c["Q3.3"].note
     assert c["Q3.1"].verdict == V.FAILS and "0 of 5 runs" in c["Q3.1"].note and "turned into an A5 axiom on 5 folds" in c["Q3.1"].note

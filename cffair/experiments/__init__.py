@@ -21,6 +21,8 @@ from cffair.experiments.config import (
     PROFILES,
     Q2_ADULT,
     Q2_VARIANTS,
+    REPEAT_SETTINGS,
+    REPEATS,
     WEIGHT_GRID,
     WEIGHT_GRID_FINE,
     ConfigError,
@@ -31,6 +33,7 @@ from cffair.experiments.config import (
     option_text,
     paper_grid,
     profile,
+    repeat_grid,
     with_weights,
 )
 from cffair.experiments.fingerprint import SourceTree, diff, normalised_code, package_versions
@@ -49,6 +52,8 @@ __all__ = [
     "PROFILES",
     "Q2_ADULT",
     "Q2_VARIANTS",
+    "REPEATS",
+    "REPEAT_SETTINGS",
     "WEIGHT_GRID",
     "WEIGHT_GRID_FINE",
     "ConfigError",
@@ -67,5 +72,6 @@ __all__ = [
     "package_versions",
     "paper_grid",
     "profile",
+    "repeat_grid",
     "with_weights",
 ]

@@ -106,7 +106,8 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             "code": code("ltn"),
             "data": data_hash,
             "config": {"dataset": cfg.dataset, "fold": cfg.fold, "seed": cfg.seed, "pretrain_epochs": prof.pretrain_epochs,
-                       "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": cfg.fold_count, **dict(cfg.pretrain_options)},
+                       "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": cfg.fold_count, **dict(cfg.pretrain_options),
+                       **({"repeat": cfg.repeat} if cfg.repeat else {})},  # absent for the paper's partition
             "packages": packages,
         }
     if name == "counterfactuals_all":
@@ -128,7 +129,8 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             "packages": packages,
         }
     if name == "gan_counterfactuals":
-        gan_cfg = ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed, n_folds=cfg.n_folds)
+        gan_cfg = ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed, n_folds=cfg.n_folds,
+                                   repeat=cfg.repeat)
         return {"code": code("gan"), "data": data_hash, "config": _config(gan_cfg), "packages": packages}
     raise KeyError(f"unknown input {name!r}")
 

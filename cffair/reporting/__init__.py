@@ -12,10 +12,14 @@ records/describe/reproduction ← tables/figures ← claims):
   (:func:`compare`, :func:`comparison_table`) and Tables 3–6.
 * :mod:`.style` — the figures' size, resolution, fonts, colour-blind palette and markers.
 * :mod:`.figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).
+* :mod:`.stats` — the tests behind the verdicts: the corrected resampled t-test (Nadeau–Bengio),
+  the plain paired t-test, the exact sign-flip test and Holm's correction.
 * :mod:`.verdicts` — the five verdicts and the fold-paired rules that decide them.
 * :mod:`.investigations` — why the failing claims fail: summaries, findings and figures.
 * :mod:`.why` — why Q1.4, Q1.5, Q2.2, Q2.3, Q3.5, Q3.6, A.1 and A.2 fail, tested on the protocol's own records.
-* :mod:`.claims` — the paper's claims, one check each, :func:`claims_table` and :func:`claims_tally`.
+* :mod:`.registry` — a claim and its verdict, :func:`claims_table`, :func:`claims_tally`, the
+  registry of checks, :func:`evaluate_claims` and the robustness table.
+* :mod:`.claims` — the paper's claims, one check each (registered in :mod:`.registry`).
 * :mod:`.reproduction` — the run's provenance and the benchmarks (the Reproducing page).
 * :mod:`.report` — the self-contained HTML report of a run on one's own data (``cffair run``).
 * :mod:`.rulers` — appendix C: the synthetic suite's scores and Table 1 on three rulers.
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 from cffair.reporting.claims import (
     CLAIM_CHECKS,
+    ROBUSTNESS_RULES,
     Claim,
     ClaimCheck,
     ClaimsTally,
@@ -36,6 +41,23 @@ from cffair.reporting.claims import (
     claims_table,
     claims_tally,
     evaluate_claims,
+    robustness_frame,
+    robustness_table,
+)
+from cffair.reporting.stats import (
+    DEFAULT_TEST,
+    MAX_EXACT,
+    TEST_NAMES,
+    TESTS,
+    FoldTest,
+    corrected_t,
+    fold_test,
+    holdout_ratio,
+    holm,
+    holm_adjusted,
+    min_sign_flip_p,
+    plain_t,
+    sign_flip_p,
 )
 from cffair.reporting.describe import (
     GRAPH_COLOURS,
@@ -115,6 +137,7 @@ from cffair.reporting.records import (
     paired_folds,
     query_frame,
     record_method,
+    record_repeat,
     records_frame,
     results_long,
     select_records,
@@ -150,16 +173,27 @@ from cffair.reporting.verdicts import (
     INCONCLUSIVE,
     MIN_TREND_POINTS,
     PENDING,
+    SHARED_DATASETS,
+    SUBGROUP_METHODS,
+    SUBGROUP_METRICS,
     VACUOUS,
     VERDICT_RULE,
     VERDICTS,
+    Basis,
+    Decision,
     Evidence,
     Paired,
+    Rules,
     Trend,
     combine,
+    current_rules,
+    decide,
     fmt,
+    folds_text,
     p_text,
     paired,
+    paired_series,
+    rules,
     spearman_exact,
 )
 from cffair.reporting.reproduction import (
@@ -272,7 +306,7 @@ __all__ = [
     "PAPER_TABLE3_AXIOMS", "TABLE4_COLUMNS", "TABLE4_PAPER_SAT", "paper_tables", "paper_value",
     # records
     "check_results", "cke_candidates", "find_record", "folds_per_dataset", "mean_by_method", "mean_sd", "paired_folds",
-    "record_method", "records_frame", "results_long", "select_records", "subgroup_frame", "summarise_folds",
+    "record_method", "record_repeat", "records_frame", "results_long", "select_records", "subgroup_frame", "summarise_folds",
     "VARIANT_OPTIONS", "explanation_frame", "fine_weight_frame", "is_investigation", "options_text", "query_frame",
     "threshold_sweep_frame", "variants_frame",
     "undesirable_ratio_frame", "weight_grid_frame",
@@ -290,13 +324,17 @@ __all__ = [
     # figures
     "plot_causal_graph", "plot_cf_mse_settings", "plot_subgroup_cf_mse", "plot_subgroup_sizes", "plot_tradeoff",
     "plot_undesirable_ratio", "plot_weight_trend",
-    # claims
-    "CLAIM_CHECKS", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table", "claims_tally",
-    "evaluate_claims",
+    # claims and their registry
+    "CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
+    "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table",
+    # stats
+    "DEFAULT_TEST", "MAX_EXACT", "TEST_NAMES", "TESTS", "FoldTest", "corrected_t", "fold_test", "holdout_ratio", "holm",
+    "holm_adjusted", "min_sign_flip_p", "plain_t", "sign_flip_p",
     # verdicts
-    "ALPHA", "BY_CONSTRUCTION", "FAILS", "HOLDS", "INCONCLUSIVE", "MIN_TREND_POINTS", "PENDING", "VACUOUS", "VERDICT_RULE",
-    "VERDICTS",
-    "Evidence", "Paired", "Trend", "combine", "fmt", "p_text", "paired", "spearman_exact",
+    "ALPHA", "BY_CONSTRUCTION", "FAILS", "HOLDS", "INCONCLUSIVE", "MIN_TREND_POINTS", "PENDING", "SHARED_DATASETS",
+    "SUBGROUP_METHODS", "SUBGROUP_METRICS", "VACUOUS", "VERDICT_RULE", "VERDICTS",
+    "Basis", "Decision", "Evidence", "Paired", "Rules", "Trend", "combine", "current_rules", "decide", "fmt", "folds_text",
+    "p_text", "paired", "paired_series", "rules", "spearman_exact",
     # investigations
     "cke_finding", "pareto_front", "plot_explanation_imbalances", "plot_threshold_sweep", "plot_variants", "q2_finding",
     "q2_summary", "q2_table", "query_finding", "query_summary", "weight_finding",

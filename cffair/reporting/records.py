@@ -38,6 +38,7 @@ __all__ = [
     "paired_folds",
     "query_frame",
     "record_method",
+    "record_repeat",
     "records_frame",
     "results_long",
     "select_records",
@@ -160,8 +161,14 @@ def is_investigation(config: Mapping[str, Any]) -> bool:
     return bool(config.get("options"))
 
 
+def record_repeat(config: Mapping[str, Any]) -> int:
+    """The repetition of cross-validation a record's config belongs to (0: the paper's one 5-fold
+    partition; absent in every config of it)."""
+    return int(config.get("repeat", 0) or 0)
+
+
 def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
-    """One row per record: ``dataset, fold, setting, method, cf_source, tag, options, w_acc, w_cf,
+    """One row per record: ``dataset, repeat, fold, setting, method, cf_source, tag, options, w_acc, w_cf,
     w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
     ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``). A metric a
     record lacks is NaN (the flip rate of records made before it existed).
@@ -178,7 +185,7 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
         if metrics is None:
             continue
         row: dict[str, Any] = {
-            "dataset": cfg["dataset"], "fold": int(cfg["fold"]), "setting": cfg["setting"], "method": record_method(rec),
+            "dataset": cfg["dataset"], "repeat": record_repeat(cfg), "fold": int(cfg["fold"]), "setting": cfg["setting"], "method": record_method(rec),
             "cf_source": cfg.get("cf_source", "cnf"), "tag": cfg.get("tag", "") or "", "options": options_text(cfg),
         }
         for k, v in (cfg.get("weights") or {}).items():
@@ -186,7 +193,7 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
         for k in (*SCALAR_METRICS, "worst_subgroup", "n_pairs"):
             row[k] = metrics.get(k, np.nan)
         rows.append(row)
-    cols = ["dataset", "fold", "setting", "method", "cf_source", "tag", "options", "w_acc", "w_cf", "w_cf_sg", "w_cke", *SCALAR_METRICS,
+    cols = ["dataset", "repeat", "fold", "setting", "method", "cf_source", "tag", "options", "w_acc", "w_cf", "w_cf_sg", "w_cke", *SCALAR_METRICS,
             "worst_subgroup", "n_pairs"]
     frame = pd.DataFrame(rows)
     for c in cols:
@@ -196,10 +203,14 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
 
 
 def select_records(frame: pd.DataFrame, methods: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
-                   tagged: bool = False) -> pd.DataFrame:
+                   tagged: bool = False, repeats: bool = False) -> pd.DataFrame:
     """Rows of a :func:`records_frame` of some methods and datasets; weight-grid and investigation
-    rows (a ``tag`` or ``options``) only if ``tagged``."""
+    rows (a ``tag`` or ``options``) only if ``tagged``; the rows of repeated cross-validation
+    (``repeat`` > 0, other partitions of the rows) only if ``repeats``: the book's tables and
+    figures show the paper's one 5-fold partition, the verdicts read every repetition."""
     out = frame
+    if not repeats and "repeat" in out.columns:
+        out = out[out["repeat"].fillna(0).astype(int) == 0]
     if not tagged:
         out = out[(out["tag"].fillna("") == "") & (out["options"].fillna("") == "")]
     if methods is not None:
@@ -247,11 +258,13 @@ def results_long(
 def subgroup_frame(records: Iterable[Mapping[str, Any]], settings: Sequence[str] = Q1_SETTINGS,
                    dataset: str | None = None) -> pd.DataFrame:
     """CF-MSE per subgroup, one row per record × subgroup: ``dataset, fold, method, subgroup,
-    cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records)."""
+    cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records, the paper's one
+    partition: no repetition of cross-validation)."""
     rows = []
     for rec in records:
         cfg = rec["config"]
-        if cfg.get("tag") or cfg.get("options") or cfg.get("cf_source", "cnf") != "cnf" or cfg["setting"] not in settings:
+        if cfg.get("tag") or cfg.get("options") or cfg.get("cf_source", "cnf") != "cnf" or cfg["setting"] not in settings \
+                or record_repeat(cfg):
             continue
         if dataset is not None and cfg["dataset"] != dataset:
             continue
@@ -263,9 +276,10 @@ def subgroup_frame(records: Iterable[Mapping[str, Any]], settings: Sequence[str]
 def find_record(records: Iterable[Mapping[str, Any]], dataset: str, setting: str, fold: int | None = None,
                 cf_source: str = "cnf", tag: str = "", options: str = "") -> Mapping[str, Any] | None:
     """The record of ``dataset``/``setting`` (on ``fold``, or the lowest fold if ``fold`` is None;
-    ``options`` as :func:`options_text` gives them, ``""`` for the paper's); None if absent."""
+    ``options`` as :func:`options_text` gives them, ``""`` for the paper's; the paper's partition,
+    not a repetition of cross-validation); None if absent."""
     found = [r for r in records
-             if r["config"]["dataset"] == dataset and r["config"]["setting"] == setting
+             if not record_repeat(r["config"]) and r["config"]["dataset"] == dataset and r["config"]["setting"] == setting
              and r["config"].get("cf_source", "cnf") == cf_source and (r["config"].get("tag") or "") == tag
              and options_text(r["config"]) == options and (fold is None or int(r["config"]["fold"]) == fold)]
     return min(found, key=lambda r: int(r["config"]["fold"])) if found else None
@@ -317,7 +331,8 @@ def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The LTN(acc+CF) runs of the appendix-B weight grid plus the equal-weights run, one row per
     record: ``dataset, fold, w_acc, w_cf, log2_ratio`` (log₂ of acc weight / CF weight) and metrics."""
     frame = records_frame(records)
-    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"].fillna("") == "")]
+    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"].fillna("") == "")
+                  & (frame["repeat"] == 0)]
     tag = frame["tag"].fillna("").astype(str)  # no records: an all-NaN column
     frame = frame[(tag == "") | tag.str.startswith("w")].copy()
     frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
@@ -358,18 +373,24 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
         def only_first(ds: str, setting: str) -> bool:
             return (setting.endswith("_cke") and ds not in CKE_ALL_FOLDS) or setting in EXTRA_BASELINES
 
-    by_ds: dict[str, dict[int, set[tuple[str, str, str, str]]]] = {}
+    # a repetition of cross-validation (another partition) runs only the settings the claims compare:
+    # its folds are checked against its own first fold
+    by_ds: dict[tuple[str, int], dict[int, set[tuple[str, str, str, str]]]] = {}
     for r in records:
         c = r["config"]
         if is_investigation(c) or c["setting"] not in protocol:
             continue  # the investigations run on the folds they name (e.g. Adult fold 0 only)
-        by_ds.setdefault(c["dataset"], {}).setdefault(c["fold"], set()).add(key(r))
-    keep: dict[str, set[int]] = {}
-    for ds, folds in by_ds.items():
+        by_ds.setdefault((c["dataset"], record_repeat(c)), {}).setdefault(c["fold"], set()).add(key(r))
+    keep: dict[tuple[str, int], set[int]] = {}
+    for (ds, rep), folds in by_ds.items():
         first = min(folds)
         ref = {k for k in folds[first] if not only_first(ds, k[0])}
-        keep[ds] = {f for f, ks in folds.items() if ref <= ks}
-    return [r for r in records if r["config"]["fold"] in keep.get(r["config"]["dataset"], {r["config"]["fold"]})]
+        keep[(ds, rep)] = {f for f, ks in folds.items() if ref <= ks}
+
+    def kept(c: Mapping[str, Any]) -> bool:
+        return c["fold"] in keep.get((c["dataset"], record_repeat(c)), {c["fold"]})
+
+    return [r for r in records if kept(r["config"])]
 
 
 def folds_per_dataset(records: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
@@ -509,6 +530,7 @@ def fine_weight_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """Appendix B's finer weight grid (the investigation's LTN(acc+CF) runs with option
     ``fair_p=1`` and equal or tagged weights): one row per record, like :func:`weight_grid_frame`."""
     frame = records_frame(records)
-    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"] == "fair_p=1")].copy()
+    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"] == "fair_p=1")
+                  & (frame["repeat"] == 0)].copy()
     frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
     return frame.sort_values(["dataset", "log2_ratio", "fold"]).reset_index(drop=True)

@@ -13,15 +13,27 @@ A claim about our numbers gets one of five verdicts (:data:`VERDICTS`):
 
 A claim whose records are missing stays ``pending`` (not a verdict).
 
-**The rule for comparisons** (:func:`paired`): every method runs on the same five folds, so a
-comparison of two methods is a comparison of their per-fold differences dᵢ. Its verdict is
-decided by a two-sided paired t-test over the folds at level :data:`ALPHA` = 0.05: with
-t = mean(d) / (sd(d) / √n) and n − 1 degrees of freedom, p < 0.05 in the claimed direction →
-holds, in the other → does not hold, otherwise inconclusive. With 5 folds that asks for
-|mean(d)| > 1.24 sd(d). A comparison available on one fold only (the paper's single-run Table
-3, our Adult-only investigations) has no noise estimate: its sign decides, and the note says
-"1 fold". A claim over several datasets or comparisons combines them with :func:`combine`:
-any "does not hold" → does not hold; all "holds" → holds; otherwise inconclusive.
+**The rule for comparisons** (:func:`paired`, :func:`decide`): every method runs on the same
+folds, so a comparison of two methods is a comparison of their per-fold differences dᵢ. Each
+comparison is tested with the corrected resampled t-test of :mod:`.stats` (Nadeau & Bengio 2003;
+the training sets of 5-fold cross-validation overlap by 75 %, which makes the plain t-test
+anti-conservative), over every repetition of cross-validation the records hold (r × 5 paired
+folds, Bouckaert & Frank 2004); the exact sign-flip p-value is shown beside it (with 5 folds it
+cannot go below 0.0625). A claim's comparisons (datasets, baselines) form one family, corrected
+with Holm's procedure at :data:`ALPHA` = 0.05 (:func:`decide`): every comparison rejected in the
+claimed direction → holds; any rejected in the opposite direction → does not hold; otherwise
+inconclusive. A comparison available on one fold only (the paper's single-run Table 3, our
+Adult-only investigations) has no noise estimate: its sign decides, and the note says "1 fold".
+:func:`combine` joins verdicts that are not tests (counts, trends) by the same rule: any "does not
+hold" → does not hold; all "holds" → holds; otherwise inconclusive.
+
+**Evidence counted once**: COMPAS(age) is COMPAS with other subgroups, the same rows, folds and
+runs; a comparison on it counts only when it can differ from COMPAS's (a method that uses the
+subgroups, or a metric over subgroups: :meth:`Evidence.counts`); otherwise it is shown, not counted.
+
+**Which rules** (:class:`Rules`, :func:`rules`): the test (``corrected`` or ``plain``), Holm's
+correction, and whether COMPAS(age) is counted everywhere; the defaults are the book's verdicts,
+the others are the robustness table's.
 
 **The rule for trends** (:func:`spearman_exact`): Spearman's ρ between the weight ratio and a
 metric over the means of the weight points, with the exact permutation p-value (all n!
@@ -32,7 +44,9 @@ inconclusive.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
@@ -42,6 +56,14 @@ import pandas as pd
 
 from cffair.reporting.names import DATASET_ORDER, performance_metric
 from cffair.reporting.records import mean_by_method, records_frame, select_records
+from cffair.reporting.stats import (
+    DEFAULT_TEST,
+    TESTS,
+    fold_test,
+    holm,
+    holm_adjusted,
+    sign_flip_p,
+)
 
 __all__ = [
     "ALPHA",
@@ -51,16 +73,27 @@ __all__ = [
     "INCONCLUSIVE",
     "MIN_TREND_POINTS",
     "PENDING",
+    "SHARED_DATASETS",
+    "SUBGROUP_METHODS",
+    "SUBGROUP_METRICS",
     "VACUOUS",
     "VERDICTS",
     "VERDICT_RULE",
+    "Basis",
+    "Decision",
     "Evidence",
     "Paired",
+    "Rules",
     "Trend",
     "combine",
+    "current_rules",
+    "decide",
     "fmt",
+    "folds_text",
     "p_text",
     "paired",
+    "paired_series",
+    "rules",
     "spearman_exact",
 ]
 
@@ -73,30 +106,87 @@ BY_CONSTRUCTION = "by construction"
 VERDICTS: tuple[str, ...] = (HOLDS, FAILS, INCONCLUSIVE, VACUOUS, BY_CONSTRUCTION)
 #: Not a verdict: the records for the claim are missing.
 PENDING = "pending"
-#: Level of the paired test over folds.
+#: Family-wise level of a claim's tests.
 ALPHA = 0.05
 #: The fewest weight points whose exact Spearman test can reach p < 0.05 (5! = 120 orderings).
 MIN_TREND_POINTS = 5
+#: Datasets that are another dataset with other subgroups: ``{variant: base}``. Their runs of a
+#: method that does not use subgroups are the base's runs (the same rows, folds and seeds).
+SHARED_DATASETS: dict[str, str] = {"compas_age": "compas"}
+#: The settings whose training uses the subgroups (A4₁ … A4ₙ): on a shared dataset their runs differ.
+SUBGROUP_METHODS: tuple[str, ...] = ("ltn_acc_cf_sg", "ltn_acc_cf_sg_cke")
+#: The metrics computed over subgroups: on a shared dataset they differ for every method.
+SUBGROUP_METRICS: tuple[str, ...] = ("cf_mse_worst_subgroup",)
 
 #: How the verdicts are decided, shown below the claims table (:func:`claims_table`, ``rule=True``).
 VERDICT_RULE = (
-    "How a verdict is decided: a comparison of two methods uses the folds both ran on; it holds (or does not) when a paired "
-    "t-test over those folds gives p < 0.05 in the claimed (or the opposite) direction, and is inconclusive otherwise; "
-    "a comparison on one fold (the paper's single-run Table 3) is decided by its sign. A trend over weights is decided by an "
-    "exact Spearman test over at least five weight points. Claims about counts and rankings are decided as their notes say. "
-    "Vacuous: the claim's precondition never occurred (e.g. no A5 axiom was added). By construction: our procedure makes the "
-    "claim true whatever the model."
+    "How a verdict is decided: a comparison of two methods uses the folds both ran on (every repetition of 5-fold "
+    "cross-validation the records hold) and the corrected resampled t-test (Nadeau & Bengio 2003: the variance of the "
+    "per-fold differences is inflated by test/train = 1/4, since the training sets of 5 folds overlap); the exact "
+    "sign-flip p is shown beside it (with 5 folds it cannot go below 0.0625). The comparisons of one claim are corrected "
+    "together with Holm's procedure at 0.05: all rejected in the claimed direction → holds; any rejected in the opposite "
+    "direction → does not hold; otherwise inconclusive. A comparison on one fold (the paper's single-run Table 3) is "
+    "decided by its sign. COMPAS(age) runs the same rows, folds and models as COMPAS; it is counted only where its "
+    "subgroups make it differ (a subgroup axiom or a worst-subgroup metric), elsewhere shown but not counted. A trend over "
+    "weights is decided by an exact Spearman test over at least five weight points. Claims about counts and rankings "
+    "are decided as their rules say. Vacuous: the claim's precondition never occurred (e.g. no A5 axiom was added). By "
+    "construction: our procedure makes the claim true whatever the model."
 )
 
 
+# ---------------------------------------------------------------------------- the rules in force
 @dataclass(frozen=True)
-class Paired:
-    """A fold-paired comparison ``a − b`` and its verdict for the claim "a is larger than b"
-    (``larger=True``) or "a is smaller than b".
+class Rules:
+    """Which rules decide the verdicts.
 
     Attributes:
-        n: folds both have; mean, sd: of the per-fold differences a − b; p: two-sided p-value of
-        the paired t-test (NaN for one fold); verdict: holds, does not hold or inconclusive.
+        test: ``"corrected"`` (Nadeau–Bengio, the book's) or ``"plain"`` (paired t-test).
+        holm: correct a claim's comparisons with Holm's procedure (the book's) or test each at 0.05.
+        count_shared: count COMPAS(age) in every claim (``True``: as before issue 24) or only where
+            its subgroups make it differ from COMPAS (``False``, the book's).
+    """
+
+    test: str = DEFAULT_TEST
+    holm: bool = True
+    count_shared: bool = False
+
+    def __post_init__(self) -> None:
+        if self.test not in TESTS:
+            raise ValueError(f"unknown test {self.test!r}; choose one of {', '.join(TESTS)}.")
+
+
+_BOOK_RULES = Rules()
+_RULES: ContextVar[Rules] = ContextVar("cffair_verdict_rules")
+
+
+def current_rules() -> Rules:
+    """The rules in force (:func:`rules` changes them for a block; the book's outside any)."""
+    return _RULES.get(_BOOK_RULES)
+
+
+@contextmanager
+def rules(r: Rules) -> Iterator[Rules]:
+    """Decide every verdict inside the block by ``r`` (the robustness table's other rules)."""
+    token = _RULES.set(r)
+    try:
+        yield r
+    finally:
+        _RULES.reset(token)
+
+
+# ---------------------------------------------------------------------------- paired comparisons
+@dataclass(frozen=True)
+class Paired:
+    """A fold-paired comparison ``a − b`` and its verdict, on its own, for the claim "a is larger
+    than b" (``larger=True``) or "a is smaller than b".
+
+    Attributes:
+        n: paired folds (over every repetition); mean, sd: of the per-fold differences a − b;
+        p: two-sided p-value of ``test`` (NaN for one fold); verdict: holds, does not hold or
+        inconclusive at level 0.05 (before any correction across a claim's comparisons);
+        larger: the claimed direction; test: ``"corrected"`` or ``"plain"``; p_plain, p_corrected:
+        both tests' p-values; p_sign: the exact sign-flip p-value; repetitions: how many
+        partitions (repetitions of cross-validation) the folds come from.
     """
 
     n: int
@@ -104,50 +194,158 @@ class Paired:
     sd: float
     p: float
     verdict: str
+    larger: bool = True
+    test: str = DEFAULT_TEST
+    p_plain: float = math.nan
+    p_corrected: float = math.nan
+    p_sign: float = math.nan
+    repetitions: int = 1
+
+    @property
+    def direction(self) -> str:
+        """The verdict its sign alone would give: holds, does not hold, or inconclusive for Δ = 0."""
+        return INCONCLUSIVE if self.mean == 0 else (HOLDS if (self.mean > 0) == self.larger else FAILS)
+
+    @property
+    def folds(self) -> str:
+        """``"5 folds"`` or ``"15 folds (3 × 5)"``."""
+        return folds_text(self.n, self.repetitions)
 
     @property
     def text(self) -> str:
-        """``"Δ −0.012 ± 0.004 over 5 folds, p 0.003"``."""
+        """``"Δ −0.012 ± 0.004 over 5 folds, p 0.003 (sign-flip 0.062)"``."""
         sign = "−" if self.mean < 0 else "+"
         if self.n < 2:
             return f"Δ {sign}{abs(self.mean):.3f} (1 fold, no test)"
-        return f"Δ {sign}{abs(self.mean):.3f} ± {self.sd:.3f} over {self.n} folds, p {self.p:.3f}"
+        return f"Δ {sign}{abs(self.mean):.3f} ± {self.sd:.3f} over {self.folds}, {p_text(self)}"
 
 
-def paired(a: Sequence[float], b: Sequence[float], *, larger: bool, alpha: float = ALPHA) -> Paired:
+def folds_text(n: int, repetitions: int = 1) -> str:
+    """``"1 fold"``, ``"5 folds"`` or ``"15 folds (3 × 5)"``."""
+    if n == 1:
+        return "1 fold"
+    if repetitions > 1 and n % repetitions == 0:
+        return f"{n} folds ({repetitions} × {n // repetitions})"
+    return f"{n} folds"
+
+
+def paired(a: Sequence[float], b: Sequence[float], *, larger: bool, alpha: float = ALPHA, test: str | None = None,
+           repetitions: int = 1, k: int = 5) -> Paired:
     """The verdict on "``a`` is larger (or smaller) than ``b``" from per-fold values paired by position.
 
-    A pair with a missing value (NaN) is left out. Raises ``ValueError`` for no pair.
+    ``test`` defaults to the rules in force (:func:`current_rules`, the corrected test);
+    ``repetitions`` says how many partitions of ``k``-fold cross-validation the pairs come from
+    (the corrected test uses n = all pairs and test/train = 1/(k − 1)). A pair with a missing
+    value (NaN) is left out. Raises ``ValueError`` for no pair.
 
     >>> paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=True).verdict
     'holds'
     >>> paired([0.70, 0.66, 0.69, 0.65, 0.70], [0.69, 0.67, 0.68, 0.66, 0.69], larger=True).verdict
     'inconclusive'
     """
+    test = test or current_rules().test
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.shape != y.shape:
         raise ValueError(f"paired values need the same number of folds, got {x.shape} and {y.shape}.")
     keep = ~(np.isnan(x) | np.isnan(y))
     d = x[keep] - y[keep]
-    n = int(len(d))
+    n = len(d)
     if n == 0:
         raise ValueError("no fold has both values.")
     mean = float(d.mean())
     if n == 1:
         verdict = INCONCLUSIVE if mean == 0 else (HOLDS if (mean > 0) == larger else FAILS)
-        return Paired(1, mean, float("nan"), float("nan"), verdict)
-    sd = float(d.std(ddof=1))
-    if sd == 0:
-        p = 1.0 if mean == 0 else 0.0
-    else:
-        from scipy import stats
-
-        p = float(2 * stats.t.sf(abs(mean) / (sd / math.sqrt(n)), n - 1))
+        return Paired(1, mean, math.nan, math.nan, verdict, larger, test, repetitions=1)
+    plain, corrected = fold_test(d, "plain"), fold_test(d, "corrected", k=k)
+    p = corrected.p if test == "corrected" else plain.p
     if p >= alpha:
         verdict = INCONCLUSIVE
     else:
         verdict = HOLDS if (mean > 0) == larger else FAILS
-    return Paired(n, mean, sd, p, verdict)
+    return Paired(n, mean, plain.sd, p, verdict, larger, test, plain.p, corrected.p, sign_flip_p(d), repetitions)
+
+
+@dataclass(frozen=True)
+class Basis:
+    """What a claim's verdict rests on: the test (``"corrected t-test, Holm over 6"``, ``"count
+    over runs"``) and the paired folds (``"5 per comparison"``, ``"15 (3 × 5) on COMPAS, …"``)."""
+
+    test: str = ""
+    folds: str = ""
+
+
+_TEST_SHORT = {"corrected": "corrected t-test", "plain": "plain t-test"}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A claim's verdict from its comparisons (:func:`decide`).
+
+    Attributes:
+        verdict: the claim's verdict; components: each comparison's verdict after the correction
+        (``holds`` / ``does not hold`` when rejected, else ``inconclusive``); adjusted: each one's
+        Holm-adjusted p-value (its p-value without the correction; NaN for one fold); basis:
+        the test and the paired folds.
+    """
+
+    verdict: str
+    components: tuple[str, ...]
+    adjusted: tuple[float, ...]
+    basis: Basis
+
+
+def decide(tests: Sequence[Paired], alpha: float = ALPHA, labels: Sequence[str] | None = None) -> Decision:
+    """A claim's verdict from its comparisons, by the rules in force.
+
+    With Holm (the default rules) the comparisons with a p-value (two or more folds) are one
+    family: a comparison is rejected when Holm's procedure rejects it at ``alpha``, and then
+    counts in the direction of its sign. A comparison on one fold counts by its sign. Then: every
+    comparison rejected in the claimed direction → holds; any rejected in the opposite direction →
+    does not hold; none at all → pending; otherwise inconclusive. ``labels`` (one per test, e.g.
+    the dataset) name the folds in :attr:`Decision.basis` when they differ.
+
+    >>> t = [paired([1, 2, 3, 4, 5.5], [0, 0, 0, 0, 0], larger=True), paired([1, -1, 1, -1, 0.5], [0] * 5, larger=True)]
+    >>> decide(t).verdict
+    'inconclusive'
+    """
+    tests = list(tests)
+    if not tests:
+        return Decision(PENDING, (), (), Basis())
+    r = current_rules()
+    tested = [i for i, t in enumerate(tests) if t.n >= 2]
+    ps = [tests[i].p for i in tested]
+    if r.holm:
+        rejected = dict(zip(tested, holm(ps, alpha)))
+        adjusted = dict(zip(tested, holm_adjusted(ps)))
+    else:
+        rejected = {i: tests[i].p < alpha for i in tested}
+        adjusted = {i: tests[i].p for i in tested}
+    comps = []
+    for i, t in enumerate(tests):
+        if t.n < 2:
+            comps.append(t.direction)
+        else:
+            comps.append(t.direction if rejected[i] else INCONCLUSIVE)
+    verdict = combine(comps)
+    name = _TEST_SHORT[tests[tested[0]].test] if tested else "sign of one fold"
+    if tested and len(tested) > 1:
+        name += f", Holm over {len(tested)}" if r.holm else f", {len(tested)} tests, no correction"
+    return Decision(verdict, tuple(comps), tuple(adjusted.get(i, math.nan) for i in range(len(tests))),
+                    Basis(name, _folds_basis(tests, labels)))
+
+
+def _folds_basis(tests: Sequence[Paired], labels: Sequence[str] | None) -> str:
+    """``"5 per comparison"``, or ``"15 (3 × 5) on COMPAS, Lawschool; 5 on Adult"``."""
+    by: dict[str, list[str]] = {}
+    for i, t in enumerate(tests):
+        n = "1" if t.n < 2 else t.folds.replace(" folds", "")
+        labs = by.setdefault(n, [])
+        if labels is not None and labels[i] not in labs:
+            labs.append(labels[i])
+    if len(by) == 1:
+        (n,) = by
+        return f"{n} per comparison" if len(tests) > 1 else n
+    return "; ".join(f"{n} on {', '.join(labs)}" if labs else n for n, labs in by.items())
 
 
 def combine(verdicts: Iterable[str]) -> str:
@@ -240,7 +438,7 @@ class Evidence:
     def of(cls, records: Iterable[Mapping[str, Any]]) -> Evidence:
         """The evidence of some records."""
         recs = list(records)
-        main = select_records(records_frame(recs))
+        main = select_records(records_frame(recs), repeats=True)
         return cls(recs, main, mean_by_method(main, "cf_mse"), mean_by_method(main, "cf_mse_worst_subgroup"),
                    mean_by_method(main, "accuracy"), mean_by_method(main, "mse"), mean_by_method(main, "cf_flip_rate"))
 
@@ -257,24 +455,52 @@ class Evidence:
         return fmt(self.acc.get((d, m))) if performance_metric(d) == "accuracy" else f"MSE {fmt(self.mse.get((d, m)))}"
 
     def folds(self, d: str, m: str, metric: str) -> pd.Series:
-        """Per-fold values of ``metric`` for method ``m`` on dataset ``d`` (``"perf"``: accuracy or −MSE)."""
+        """Per-fold values of ``metric`` for method ``m`` on dataset ``d`` (``"perf"``: accuracy or
+        −MSE), indexed by ``(repeat, fold)``: every repetition of cross-validation the records hold."""
         rows = self.main[(self.main["dataset"] == d) & (self.main["method"] == m)]
-        if metric == "perf":
-            col = performance_metric(d)
-            return rows.set_index("fold")[col].astype(float) * (1 if col == "accuracy" else -1)
-        return rows.set_index("fold")[metric].astype(float)
+        col = performance_metric(d) if metric == "perf" else metric
+        sign = -1.0 if metric == "perf" and col != "accuracy" else 1.0
+        index = pd.MultiIndex.from_arrays([rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"])
+        return pd.Series(rows[col].astype(float).to_numpy() * sign, index=index, name=col)
 
     def compare(self, d: str, a: str, b: str, metric: str, larger: bool) -> Paired:
-        """The fold-paired verdict on "``a`` has a larger (smaller) ``metric`` than ``b`` on ``d``"."""
+        """The fold-paired verdict on "``a`` has a larger (smaller) ``metric`` than ``b`` on ``d``",
+        over the folds of every repetition both have."""
         x, y = self.folds(d, a, metric), self.folds(d, b, metric)
-        folds = sorted(set(x.index) & set(y.index))
-        return paired(x.loc[folds].to_numpy(), y.loc[folds].to_numpy(), larger=larger)
+        return paired_series(x, y, larger=larger)
+
+    def counts(self, d: str, methods: Iterable[str], metric: str = "") -> bool:
+        """Whether a comparison of ``methods`` on ``metric`` on ``d`` is evidence of its own.
+
+        A shared dataset (:data:`SHARED_DATASETS`, COMPAS(age)) runs the same rows, folds and
+        models as its base: a comparison on it counts only when a method uses the subgroups
+        (:data:`SUBGROUP_METHODS`) or the metric is computed over them (:data:`SUBGROUP_METRICS`);
+        otherwise it repeats the base's comparison. With ``Rules(count_shared=True)`` everything counts.
+        """
+        if d not in SHARED_DATASETS or current_rules().count_shared or metric in SUBGROUP_METRICS:
+            return True
+        return any(m.split("@")[0] in SUBGROUP_METHODS for m in methods)
+
+
+def paired_series(x: pd.Series, y: pd.Series, *, larger: bool) -> Paired:
+    """:func:`paired` of two per-fold series indexed by ``(repeat, fold)``, on the folds both have."""
+    folds = sorted(set(x.index) & set(y.index))
+    if not folds:
+        raise ValueError("no fold has both values.")
+    reps = len({f[0] if isinstance(f, tuple) else 0 for f in folds})
+    return paired(x.loc[folds].to_numpy(), y.loc[folds].to_numpy(), larger=larger, repetitions=reps)
+
+
+def _p(p: float) -> str:
+    return "p —" if math.isnan(p) else "p < 0.001" if p < 0.001 else f"p {p:.3f}"
 
 
 def p_text(p: Paired | float) -> str:
-    """``"p 0.003"``, ``"p < 0.001"``, or ``"1 fold"`` for a comparison on one fold."""
+    """``"p 0.003"`` or ``"p < 0.001"`` for a p-value; for a comparison its test's p-value with
+    the exact sign-flip p beside it, ``"p 0.003, sign-flip 0.062"``; ``"1 fold"`` for a comparison
+    on one fold."""
     if isinstance(p, Paired):
         if p.n < 2:
             return "1 fold"
-        p = p.p
-    return "p —" if math.isnan(p) else "p < 0.001" if p < 0.001 else f"p {p:.3f}"
+        return _p(p.p) + ("" if math.isnan(p.p_sign) else f", sign-flip {p.p_sign:.3f}")
+    return _p(p)

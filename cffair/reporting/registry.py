@@ -1,0 +1,308 @@
+"""The claims table: a claim and its verdict, the table that lists claims, the tally, the registry of
+the claim checks, and the robustness table.
+
+A claim check (registered with :func:`claim_check`, the checks themselves are in :mod:`.claims`)
+reads the :class:`~cffair.reporting.verdicts.Evidence` and returns ``(verdict, note)`` or
+``(verdict, note, basis)``: a verdict of :mod:`.verdicts`, the numbers behind it, and what it rests
+on (:class:`~cffair.reporting.verdicts.Basis`: the test and the paired folds). Each check is
+registered with the rule that decides its verdict; the table shows the rule, the test and the
+paired folds beside the verdict. :func:`evaluate_claims` runs every registered check by the rules
+in force (:class:`~cffair.reporting.verdicts.Rules`); :func:`robustness_frame` runs them by
+several (the plain and the corrected t-test, with and without COMPAS(age)).
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from cffair.errors import DataError
+from cffair.reporting.names import NOTEBOOK_PAGES
+from cffair.reporting.tables import CAPTION_STYLE, HTMLTable
+from cffair.reporting.verdicts import (
+    BY_CONSTRUCTION,
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    PENDING,
+    VACUOUS,
+    VERDICT_RULE,
+    VERDICTS,
+    Basis,
+    Evidence,
+    Rules,
+    current_rules,
+    rules,
+)
+
+__all__ = ["CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
+           "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table"]
+
+
+# ---------------------------------------------------------------------------- claims and their table
+_FROM_HOLDS = {True: HOLDS, False: FAILS, None: PENDING}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of the paper and our verdict on it.
+
+    Attributes:
+        claim: the claim in one sentence.
+        where: where the book shows the evidence: plain text, or ``(text, href)`` for a link
+            (relative to the page the table is shown on).
+        holds: ``True`` (holds), ``False`` (does not hold), ``None`` (any other verdict, or
+            not decided yet); kept for callers that only ask yes or no.
+        note: numbers or caveats.
+        key: a short label (``"Q1.2"``) shown in the first column instead of the running number.
+        source: where the paper makes the claim (``"Table 1"``, ``"§7.3"``); a column of its
+            own when any claim has one.
+        verdict: one of :data:`~cffair.reporting.verdicts.VERDICTS` or ``"pending"``; derived
+            from ``holds`` when not given.
+        rule: the rule that decides the verdict (the claim's registered rule).
+        test: what the verdict rests on: the test and its correction (``"corrected t-test, Holm
+            over 3"``), or ``"count over runs"``, ``"exact Spearman"`` …
+        folds: the paired folds each comparison uses (``"5 per comparison"``, ``"15 (3 × 5) on
+            COMPAS; 5 on Adult"``), or the runs / points the verdict reads.
+    """
+
+    claim: str
+    where: str | tuple[str, str] = ""
+    holds: bool | None = None
+    note: str = ""
+    key: str = ""
+    source: str = ""
+    verdict: str = ""
+    rule: str = ""
+    test: str = ""
+    folds: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.verdict and self.holds in _FROM_HOLDS:
+            object.__setattr__(self, "verdict", _FROM_HOLDS[self.holds])
+        elif self.verdict and self.holds is None:
+            object.__setattr__(self, "holds", {HOLDS: True, FAILS: False}.get(self.verdict))
+
+
+_STATUS = {HOLDS: ("✔ holds", "cffair-holds"), FAILS: ("✘ does not hold", "cffair-fails"),
+           INCONCLUSIVE: ("≈ inconclusive", "cffair-inconclusive"), VACUOUS: ("∅ vacuous", "cffair-vacuous"),
+           BY_CONSTRUCTION: ("⊢ by construction", "cffair-by-construction"), PENDING: ("pending", "cffair-pending")}
+
+
+def claim_status(verdict: bool | str | None) -> str:
+    """The status shown for a verdict: ``"✔ holds"``, ``"✘ does not hold"``, ``"≈ inconclusive"``,
+    ``"∅ vacuous"``, ``"⊢ by construction"`` or ``"pending"`` (``True``/``False``/``None`` mean
+    holds / does not hold / pending)."""
+    key = _FROM_HOLDS.get(verdict, verdict) if not isinstance(verdict, str) else verdict  # type: ignore[arg-type]
+    return _STATUS[key][0]
+
+
+def _claims(claims: Iterable[Claim | Mapping[str, Any]]) -> list[Claim]:
+    out = [c if isinstance(c, Claim) else Claim(**dict(c)) for c in claims]
+    for i, c in enumerate(out, start=1):
+        if c.verdict not in _STATUS:
+            raise DataError(f"claim {i} has holds={c.holds!r}, verdict={c.verdict!r}; use True, False or None (not decided), "
+                            f"or a verdict: {', '.join(VERDICTS)}.")
+    return out
+
+
+def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | None = None, *, rule: bool = True) -> HTMLTable:
+    """Render claims as an HTML table with columns claim, where shown, status, test, paired folds, note.
+
+    Each claim is a :class:`Claim` or a mapping with its fields (``claim``, ``where``,
+    ``holds`` or ``verdict``, ``note``, ``rule``, ``test``, ``folds``). ``where`` given as
+    ``(text, href)`` becomes a link. The columns ``test`` and ``paired folds`` appear when any
+    claim has them; a claim's ``rule`` opens its note. ``rule`` adds a last row stating how the
+    verdicts are decided (:data:`VERDICT_RULE`).
+    """
+    records = _claims(claims)
+    with_source = any(c.source for c in records)
+    with_basis = any(c.test or c.folds for c in records)
+    rows = []
+    for i, c in enumerate(records, start=1):
+        if isinstance(c.where, tuple):
+            text, href = c.where
+            where = f'<a href="{html.escape(href, quote=True)}">{html.escape(text)}</a>'
+        else:
+            where = html.escape(c.where)
+        label, css = _STATUS[c.verdict]
+        note = (f"<em>Rule:</em> {html.escape(c.rule)}<br>" if c.rule else "") + html.escape(c.note)
+        rows.append(
+            "  <tr>"
+            f"<td>{html.escape(c.key) if c.key else i}</td><td>{html.escape(c.claim)}</td>"
+            + (f"<td>{html.escape(c.source)}</td>" if with_source else "")
+            + f"<td>{where}</td>"
+            f'<td class="{css}" style="white-space: nowrap;">{label}</td>'
+            + (f"<td>{html.escape(c.test)}</td><td>{html.escape(c.folds)}</td>" if with_basis else "")
+            + f"<td>{note}</td>"
+            "</tr>"
+        )
+    cap = f'  <caption style="{CAPTION_STYLE}">{html.escape(caption)}</caption>\n' if caption else ""
+    n_cols = 5 + with_source + 2 * with_basis
+    table_html = (
+        '<table class="cffair-table cffair-claims table" style="font-size: 0.85em;">\n'
+        + cap
+        + "  <thead><tr><th>#</th><th>claim</th>"
+        + ("<th>in the paper</th>" if with_source else "")
+        + "<th>where shown</th><th>status</th>"
+        + ("<th>test</th><th>paired folds</th>" if with_basis else "")
+        + "<th>note</th></tr></thead>\n"
+        + "  <tbody>\n"
+        + "\n".join(rows)
+        + "\n  </tbody>\n"
+        + (f'  <tfoot><tr><td colspan="{n_cols}" style="font-size: 0.9em;">{html.escape(VERDICT_RULE)}</td>'
+           "</tr></tfoot>\n" if rule else "")
+        + "</table>"
+    )
+    frame = pd.DataFrame(
+        [{"claim": c.claim, "where": c.where if isinstance(c.where, str) else c.where[0], "status": claim_status(c.verdict),
+          **({"test": c.test, "paired folds": c.folds} if with_basis else {}), "note": c.note}
+         for c in records]
+    )
+    return HTMLTable(table_html, frame)
+
+
+@dataclass(frozen=True)
+class ClaimsTally:
+    """How many claims got each verdict (``counts``, in the order of :data:`VERDICTS`, then pending)."""
+
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def __str__(self) -> str:
+        parts = [f"{n} {v}" for v, n in self.counts.items() if n]
+        return f"{self.total} claims: " + ", ".join(parts) + "."
+
+    def _repr_markdown_(self) -> str:
+        return "**" + str(self).replace(": ", ":** ", 1)
+
+    def _repr_html_(self) -> str:
+        cells = "".join(f'<td class="{_STATUS[v][1]}" style="padding: 0 0.8em;"><strong>{n}</strong> {html.escape(_STATUS[v][0])}</td>'
+                        for v, n in self.counts.items() if n)
+        return (f'<table class="cffair-claims-tally" style="font-size: 0.95em;"><tr><td><strong>{self.total} claims</strong>'
+                f"</td>{cells}</tr></table>")
+
+
+def claims_tally(claims: Iterable[Claim | Mapping[str, Any]]) -> ClaimsTally:
+    """The number of claims per verdict (shown above the claims table)."""
+    counts = Counter(c.verdict for c in _claims(claims))
+    return ClaimsTally({v: counts.get(v, 0) for v in (*VERDICTS, PENDING)})
+
+
+# ---------------------------------------------------------------------------- the registry
+#: A claim check: the evidence → ``(verdict, note)`` or ``(verdict, note, basis)`` (a verdict of
+#: :mod:`.verdicts`, ``"pending"``, or ``True``/``False``/``None`` for holds / does not hold /
+#: pending; ``basis``: the test and the paired folds the verdict rests on).
+ClaimCheck = Callable[[Evidence], tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class _Registered:
+    key: str
+    claim: str
+    source: str
+    page: str  # key of NOTEBOOK_PAGES
+    check: ClaimCheck
+    rule: str
+
+
+#: Every claim check, by key, in the order of the book's claims table.
+CLAIM_CHECKS: dict[str, _Registered] = {}
+
+
+def claim_check(key: str, claim: str, source: str, page: str, rule: str = "") -> Callable[[ClaimCheck], ClaimCheck]:
+    """Register a check of one claim: ``key`` (``"Q1.2"``), the claim's sentence, where the
+    paper makes it (``"§7.1, Table 1"``), the notebook that shows the evidence (a key of
+    :data:`~cffair.reporting.names.NOTEBOOK_PAGES`: ``"q1"`` … ``"appendix_b"``) and the rule
+    that decides its verdict (shown in the claims table; the check decides exactly it)."""
+    if page not in NOTEBOOK_PAGES:
+        raise ValueError(f"unknown page {page!r} for claim {key}; use one of {sorted(NOTEBOOK_PAGES)}.")
+
+    def register(check: ClaimCheck) -> ClaimCheck:
+        if key in CLAIM_CHECKS:
+            raise ValueError(f"claim {key} is registered twice ({CLAIM_CHECKS[key].check.__name__}, {check.__name__}).")
+        CLAIM_CHECKS[key] = _Registered(key, claim, source, page, check, rule)
+        return check
+
+    return register
+
+
+def evaluate_claims(records: Sequence[Mapping[str, Any]], base: str = "", rules_: Rules | None = None) -> list[Claim]:
+    """Check each qualitative claim of the paper on our records.
+
+    Every claim is decided only on the datasets our records cover; a claim whose records are
+    missing entirely stays ``pending``. ``note`` gives the numbers behind the verdict (and,
+    when the records hold them, what the claim's investigation found); ``where`` links to the
+    page that shows them (``base`` is the path from the page the table is shown on to the
+    book's root, e.g. ``""`` for the intro, ``"../"`` for a notebook). ``rules_`` decides by other
+    rules (:class:`~cffair.reporting.verdicts.Rules`: the plain t-test, no Holm, COMPAS(age)
+    counted everywhere); default the book's.
+    """
+    with rules(rules_ or current_rules()):
+        evidence = Evidence.of(records)
+        claims = []
+        for c in CLAIM_CHECKS.values():
+            out = c.check(evidence)
+            verdict, note = out[0], out[1]
+            basis = out[2] if len(out) > 2 else Basis()
+            verdict = _FROM_HOLDS.get(verdict, verdict) if not isinstance(verdict, str) else verdict  # type: ignore[arg-type]
+            if verdict == PENDING and not note:
+                note = "no records for this claim yet"
+            stem, label = NOTEBOOK_PAGES[c.page]
+            claims.append(Claim(c.claim, (label, f"{base}notebooks/{stem}.html"), note=note, key=c.key, source=c.source,
+                                verdict=verdict, rule=c.rule, test=basis.test if verdict != PENDING else "",
+                                folds=basis.folds if verdict != PENDING else ""))
+    return claims
+
+
+#: The robustness table's columns: the rules a verdict is also decided by, each with its heading.
+ROBUSTNESS_RULES: tuple[tuple[str, Rules], ...] = (
+    ("plain t-test, Holm", Rules(test="plain")),
+    ("corrected t-test, Holm (the verdict)", Rules()),
+    ("corrected t-test, Holm, COMPAS(age) counted", Rules(count_shared=True)),
+    ("plain t-test, no correction, COMPAS(age) counted (the rules before)", Rules(test="plain", holm=False, count_shared=True)),
+)
+
+
+def robustness_frame(records: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES) -> pd.DataFrame:
+    """Each claim's verdict under each of ``columns``' rules: one row per claim (``key``, ``claim``,
+    one column per heading) and ``same``: whether every rule gives the same verdict."""
+    by = {name: {c.key: c for c in evaluate_claims(records, rules_=r)} for name, r in columns}
+    first = next(iter(by.values()))
+    rows = []
+    for key, c in first.items():
+        row: dict[str, Any] = {"key": key, "claim": c.claim}
+        for name in by:
+            row[name] = by[name][key].verdict
+        row["same"] = len({by[name][key].verdict for name in by}) == 1
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def robustness_table(records: Sequence[Mapping[str, Any]], caption: str | None = None,
+                     columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES) -> HTMLTable:
+    """:func:`robustness_frame` as a table; a verdict that differs from the book's is in bold."""
+    f = robustness_frame(records, columns)
+    names = [n for n, _ in columns]
+    book = next((n for n, r in columns if r == Rules()), names[0])
+    rows = []
+    for r in f.to_dict("records"):
+        cells = []
+        for n in names:
+            label, css = _STATUS[r[n]]
+            text = html.escape(label) if r[n] == r[book] else f"<strong>{html.escape(label)}</strong>"
+            cells.append(f'<td class="{css}" style="white-space: nowrap;">{text}</td>')
+        rows.append(f"  <tr><td>{html.escape(r['key'])}</td><td>{html.escape(r['claim'])}</td>{''.join(cells)}</tr>")
+    cap = f'  <caption style="{CAPTION_STYLE}">{html.escape(caption)}</caption>\n' if caption else ""
+    table_html = ('<table class="cffair-table cffair-robustness table" style="font-size: 0.85em;">\n' + cap
+                  + "  <thead><tr><th>#</th><th>claim</th>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr></thead>\n"
+                  + "  <tbody>\n" + "\n".join(rows) + "\n  </tbody>\n</table>")
+    return HTMLTable(table_html, f.assign(**{n: f[n].map(claim_status) for n in names}))
