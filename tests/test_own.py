@@ -199,6 +199,37 @@ def test_constant_runs_are_flagged() -> None:
     assert constant_runs(recs, {0: 0.78, 1: 0.70}) == ["LTN(acc+CF) fold 0"]
 
 
+def test_constant_runs_use_the_spread_of_the_outputs_for_every_method() -> None:
+    """A GAN whose outputs barely move is constant even with a CF-MSE above 0."""
+    recs = [{"config": {"setting": "gan", "fold": 0}, "metrics": {"accuracy": 0.6, "cf_mse": 1e-6, "prediction_sd": 2e-4}},
+            {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0, "prediction_sd": 0.2}}]
+    assert constant_runs(recs, {0: 0.78}) == ["GAN fold 0"]
+
+
+def _rec(setting: str, fold: int, acc: float, cf: float) -> dict:
+    return {"config": {"dataset": "d", "fold": fold, "setting": setting, "cf_source": "cnf", "tag": ""},
+            "metrics": {"accuracy": acc, "cf_mse": cf, "cf_flip_rate": cf}}
+
+
+@pytest.mark.parametrize(("cf_other", "verdict", "word"), [
+    ([0.01, 0.02, 0.01, 0.02, 0.015], "holds", "better than"),        # clearly lower CF-MSE on every fold
+    ([0.30, 0.31, 0.32, 0.30, 0.31], "does not hold", "worse than"),  # clearly higher
+    ([0.09, 0.12, 0.08, 0.13, 0.10], "inconclusive", "within fold noise of"),
+])
+def test_the_report_says_what_the_paired_comparison_decides(cf_other, verdict, word) -> None:
+    from cffair.reporting.report import _verdict_sentence, verdict_frame
+
+    base = [0.10, 0.11, 0.09, 0.12, 0.10]
+    recs = [_rec("ltn_acc", f, 0.8, c) for f, c in enumerate(base)] + [_rec("cnf", f, 0.8, c) for f, c in enumerate(cf_other)]
+    reference, frame = verdict_frame(recs, ["ltn_acc", "cnf"])
+    assert reference == "ltn_acc"
+    row = frame[frame["metric"] == metric_name("cf_mse")].iloc[0]
+    assert row["verdict"] == verdict
+    assert row["difference"] == pytest.approx(np.mean(np.array(cf_other) - np.array(base)))
+    assert word in _verdict_sentence(row)
+    assert verdict_frame([r for r in recs if r["config"]["setting"] == "cnf"], ["cnf"])[0] is None
+
+
 # ============================================================================ the command line
 @pytest.fixture
 def credit_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

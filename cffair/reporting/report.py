@@ -16,6 +16,7 @@ from __future__ import annotations
 __all__ = [
     "best_methods",
     "cke_frame",
+    "verdict_frame",
     "constant_runs",
     "eq3_frame",
     "figure_html",
@@ -180,19 +181,99 @@ def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str])
     return shown.set_index(["fold", "method"])
 
 
+#: A predictor whose test outputs spread less than this (sd) is constant.
+CONSTANT_SD = 1e-3
+
+
 def constant_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float], tol: float = 1e-9) -> list[str]:
-    """Records that look like a constant predictor: a binary target's accuracy equal to the
-    share of the fold's majority class in its test rows (``majority``: fold → share) and no
+    """Records of a constant predictor, for every method: test outputs whose sd is below
+    :data:`CONSTANT_SD`, or (records without that number) a binary target's accuracy equal to
+    the share of the fold's majority class in its test rows (``majority``: fold → share) with no
     counterfactual difference at all (CF-MSE < 1e-8). ``"method fold k"`` for each."""
     out = []
     for r in records:
         m, fold = r["metrics"], int(r["config"]["fold"])
+        if "prediction_sd" in m:
+            if float(m["prediction_sd"]) < CONSTANT_SD:
+                out.append(f"{method_name(r['config']['setting'])} fold {fold}")
+            continue
         acc = m.get("accuracy")
         if acc is None or fold not in majority:
             continue
         if abs(float(acc) - float(majority[fold])) <= tol and float(m.get("cf_mse", 1.0)) < 1e-8:
             out.append(f"{method_name(r['config']['setting'])} fold {fold}")
     return out
+
+
+#: What the report compares every method with, in this order of preference.
+REFERENCE_SETTINGS: tuple[str, ...] = ("ltn_acc",)
+#: The metrics of the paired comparison with the reference, and whether larger is better.
+VERDICT_METRICS: tuple[tuple[str, bool], ...] = (("accuracy", True), ("mse", False), ("cf_mse", False),
+                                                  ("cf_flip_rate", False), ("calibrated_cf_mse", False))
+
+
+def verdict_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> tuple[str | None, pd.DataFrame]:
+    """Each method against the reference (accuracy-only LTN) on the same folds: per metric the
+    mean difference, on how many folds it is better, the corrected resampled t-test's p
+    (Nadeau–Bengio; :func:`cffair.reporting.verdicts.paired`) and the verdict.
+
+    Returns:
+        ``(reference, frame)``; ``(None, empty)`` when no reference setting ran.
+    """
+    from cffair.reporting.verdicts import paired
+
+    frame = records_frame(records)
+    reference = next((m for m in REFERENCE_SETTINGS if m in set(frame["method"])), None)
+    if reference is None:
+        return None, pd.DataFrame()
+    n_folds = int(frame["fold"].nunique())
+    rows = []
+    base = frame[frame["method"] == reference].set_index("fold")
+    for method in (m for m in methods if m != reference and m in set(frame["method"])):
+        other = frame[frame["method"] == method].set_index("fold")
+        folds = sorted(set(base.index) & set(other.index))
+        for metric, larger in VERDICT_METRICS:
+            if metric not in frame.columns or base[metric].isna().all() or other[metric].isna().all():
+                continue
+            a, b = other.loc[folds, metric].to_numpy(float), base.loc[folds, metric].to_numpy(float)
+            test = paired(a, b, larger=larger, k=max(n_folds, 2))
+            d = a - b
+            better = int(((d > 0) if larger else (d < 0)).sum())
+            rows.append({"method": method_name(method), "metric": metric_name(metric), "difference": float(np.nanmean(d)),
+                         "better on": f"{better} of {len(folds)} folds", "p": test.p, "verdict": test.verdict})
+    return reference, pd.DataFrame(rows)
+
+
+#: The terms the report uses, defined where they are used.
+TERMS: dict[str, str] = {
+    "accuracy": "the share of test rows whose decision (D(x) ≥ 0.5) equals the label.",
+    "majority-class rate": "the share of the test rows' most common label: the accuracy of a model that always predicts it.",
+    "CF-MSE": "the mean over test rows and their counterfactual twins of (D(x) − D(x′))², where x′ is x with the sensitive "
+              "attribute changed and its causal descendants adjusted (the paper's section 6.5); lower is fairer.",
+    "CF flip rate": "the share of person–twin pairs whose decision differs; lower is fairer.",
+    "calibrated CF-MSE": "the CF-MSE after mapping each model's outputs to probabilities with a Platt calibrator fitted on its "
+                         "training rows. A model whose outputs sit at 0 and 1 pays about 1 for every flipped decision in CF-MSE, "
+                         "a soft model much less for the same flip; calibration puts both on one scale.",
+    "worst-subgroup CF-MSE": "the CF-MSE of the subgroup where it is largest.",
+    "constant predictor": "a model whose test outputs hardly vary (sd below 0.001): trivially fair, and useless.",
+    "p": "of the corrected resampled t-test over the folds (Nadeau and Bengio 2003), which allows for the overlap of "
+         "the folds' training sets; below 0.05 the difference is called beyond fold noise.",
+}
+
+
+def _terms() -> str:
+    return ('<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in TERMS.items()) + "</dl>")
+
+
+def _verdict_sentence(row: Mapping[str, Any]) -> str:
+    """One sentence per comparison, its words chosen by the verdict."""
+    if row["verdict"] == "holds":
+        word = "better than"
+    elif row["verdict"] == "does not hold":
+        word = "worse than"
+    else:
+        word = "within fold noise of"
+    return f"{row['method']} is {word} the reference on {row['metric']} (better on {row['better on']}, p {row['p']:.3f})."
 
 
 # ---------------------------------------------------------------------------- figures
@@ -293,6 +374,25 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
         "the worst-subgroup CF-MSE is that of the subgroup where it is largest.</p>",
         _table(shown, f"Table 1 on {name}: {n_folds} folds", bold=best_methods(long)),
     ]
+    majority = info.get("majority") or {}
+    if majority and spec.target_kind == "binary":
+        parts.append(f"<p>Majority-class rate of the test rows: {np.mean([float(v) for v in majority.values()]):.3f} "
+                     "(mean over the folds): the accuracy of a model that always predicts the commoner label.</p>")
+    reference, verdicts = verdict_frame(records, methods)
+    parts.append("<h2>What to conclude</h2>")
+    if reference is None:
+        parts.append("<p>No accuracy-only LTN ran (setting <code>acc</code>), so there is no reference to compare with; "
+                     "add it to the settings.</p>")
+    elif verdicts.empty:
+        parts.append("<p>Only the reference ran; add other settings or baselines to compare with it.</p>")
+    else:
+        parts.append(f"<p>Each method against {_esc(method_name(reference))} on the same folds (a paired comparison; "
+                     "a difference counts only if it is beyond fold noise, p &lt; 0.05):</p>")
+        parts.append("<ul>" + "".join(f"<li>{_esc(_verdict_sentence(r))}</li>" for r in verdicts.to_dict("records")) + "</ul>")
+        parts.append(_table(verdicts.assign(difference=verdicts["difference"].map(lambda v: f"{v:+.4f}"),
+                                            p=verdicts["p"].map(lambda v: f"{v:.3f}")),
+                            f"Paired comparison with {method_name(reference)} ({n_folds} folds)"))
+    parts += ["<h2>Terms</h2>", _terms()]
     sg_shown, per_fold = subgroup_summary(records, methods)
     if not per_fold.empty:
         parts += ["<h2>CF-MSE per subgroup</h2>",
