@@ -72,6 +72,10 @@ class Plan:
     backend: str | None = None
     notes: tuple[str, ...] = field(default=())
     flow_settings: tuple[tuple[str, Any], ...] = field(default=())
+    #: the LTN settings' training options (``lr``, ``fair_epochs``; :data:`cffair.experiments.OPTIONS`)
+    ltn_options: tuple[tuple[str, Any], ...] = field(default=())
+    #: the LTN settings' axiom-group weights (appendix B; groups left out keep weight 1)
+    weights: tuple[tuple[str, float], ...] = field(default=())
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -80,8 +84,17 @@ class Plan:
 
     def configs(self) -> list[ExperimentConfig]:
         """One config per fold × method."""
-        return [ExperimentConfig(self.name, fold, m, profile=self.profile, seed=self.seed, n_folds=self.folds)  # type: ignore[arg-type]
-                for fold in range(self.folds) for m in self.methods]
+        out = []
+        for fold in range(self.folds):
+            for m in self.methods:
+                cfg = ExperimentConfig(self.name, fold, m, profile=self.profile, seed=self.seed, n_folds=self.folds)  # type: ignore[arg-type]
+                if m in LTN_SETTINGS and (self.ltn_options or self.weights):
+                    from dataclasses import replace
+
+                    cfg = replace(cfg, options=tuple(sorted(self.ltn_options)),
+                                  weights=tuple(sorted({**cfg.weight_map, **dict(self.weights)}.items())))
+                out.append(cfg)
+        return out
 
     def flow(self) -> dict[str, Any]:
         """Flow settings of the registration (empty: the library's defaults)."""
@@ -91,6 +104,7 @@ class Plan:
         d = asdict(self)
         d["settings"], d["baselines"], d["notes"] = list(self.settings), list(self.baselines), list(self.notes)
         d["flow_settings"] = dict(self.flow_settings)
+        d["ltn_options"], d["weights"] = dict(self.ltn_options), dict(self.weights)
         return d
 
 
@@ -117,9 +131,10 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
     cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
     out: dict[str, Path] = {}
     for setting in (s for s in p.settings if s in SAVABLE_SETTINGS):
-        est = cls(spec, setting=setting.removeprefix("ltn_"), lr=prof.lr, pretrain_epochs=prof.pretrain_epochs,
-                  fair_epochs=prof.fair_epochs, seed=p.seed, progress=progress,
-                  flow_config={**p.flow(), "epochs": prof.flow_epochs})
+        opts = dict(p.ltn_options)
+        est = cls(spec, setting=setting.removeprefix("ltn_"), lr=opts.get("lr", prof.lr), pretrain_epochs=prof.pretrain_epochs,
+                  fair_epochs=opts.get("fair_epochs", prof.fair_epochs), group_weights=dict(p.weights) or None,
+                  seed=p.seed, progress=progress, flow_config={**p.flow(), "epochs": prof.flow_epochs})
         est.fit(frame[list(spec.features)], frame[spec.target])
         out[setting] = save_model(est, folder / f"{setting.removeprefix('ltn_')}.cffair", training_frame=frame)
     return out
@@ -230,6 +245,9 @@ def plan(
     backend: str | None = None,
     flow: Mapping[str, Any] | None = None,
     sep: str | None = None,
+    lr: float | None = None,
+    fair_epochs: int | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[Plan, D.Dataset]:
     """Check every option and the data, spec and graph, before any model is fitted.
 
@@ -297,8 +315,10 @@ def plan(
         D.check_subgroups(frame, ds_spec, f.train, what=f"the training rows of fold {f.index} of {folds}")
     out_path = Path(out) if out is not None else default_out(ds_name, profile)
     p = Plan(ds_name, data_ref, spec_ref, graph_ref, chosen, base, folds, profile, seed, jobs, str(out_path.resolve()),  # type: ignore[arg-type]
-             categorical, backend, tuple(notes), tuple(sorted(flow_settings.items())))
-    p.configs()  # every config is valid
+             categorical, backend, tuple(notes), tuple(sorted(flow_settings.items())),
+             tuple(sorted({k: v for k, v in (("lr", lr), ("fair_epochs", fair_epochs)) if v is not None}.items())),
+             tuple(sorted((weights or {}).items())))
+    p.configs()  # every config is valid (options and weights checked by ExperimentConfig)
     return p, ds
 
 
@@ -344,6 +364,9 @@ def run(
     sep: str | None = None,
     counterfactuals_only: bool = False,
     save_models: bool = False,
+    lr: float | None = None,
+    fair_epochs: int | None = None,
+    weights: Mapping[str, float] | None = None,
     progress: bool = True,
 ) -> OwnRun:
     """Run the paper's protocol on a CSV of your own and write a report.
@@ -379,6 +402,10 @@ def run(
         save_models: after the protocol, train each chosen LTN setting among ``acc``,
             ``acc_cf`` and ``acc_cf_sg`` on every row (the profile's epochs; quick: its row
             cap) and save it as a self-contained model (:mod:`cffair.model`) in ``models/``.
+        lr: the LTN's Adam learning rate (default: the profile's, 1e-3 in full mode); lower it
+            when the report flags a constant predictor.
+        fair_epochs: epochs of the fairness stage (default: the profile's, 500 in full mode).
+        weights: axiom-group weights of the LTN settings, e.g. ``{"cf": 2}`` (appendix B).
         progress: progress bars and messages on stderr.
 
     Returns:
@@ -389,7 +416,8 @@ def run(
     from cffair.reproduce import run_grid, status
 
     p, ds = plan(data, spec, graph, settings=settings, baselines=baselines, folds=folds, quick=quick, seed=seed, jobs=jobs,
-                 out=out, name=name, categorical=categorical, backend=backend, flow=flow, sep=sep)
+                 out=out, name=name, categorical=categorical, backend=backend, flow=flow, sep=sep,
+                 lr=lr, fair_epochs=fair_epochs, weights=weights)
     if not isinstance(counterfactuals_only, bool):
         raise ConfigError(f"counterfactuals_only must be True or False, got {counterfactuals_only!r}.")
     out_dir = Path(p.out)

@@ -434,3 +434,23 @@ def test_api_default_settings_leave_out_cke_without_immutable_features(tmp_path:
     p, _ = own.plan(csv, spec, folds=2, quick=True)
     assert p.settings == ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg") and p.baselines == own.DEFAULT_BASELINES
     assert any("CKE settings were left out" in n for n in p.notes)
+
+
+def test_training_options_reach_every_ltn_config_and_only_those(tmp_path: Path, no_work: None) -> None:
+    """--lr, --fair-epochs and --weights become the LTN configs' options and weights; baselines keep theirs."""
+    csv, spec = write_synthetic(tmp_path / "data", rows=200)
+    p, _ = own.plan(csv, spec, settings=["acc", "acc_cf"], baselines=["unaware"], folds=2, quick=True, out=tmp_path / "o",
+                    lr=5e-4, fair_epochs=30, weights={"cf": 2.0})
+    cfgs = p.configs()
+    ltn = [c for c in cfgs if c.setting.startswith("ltn_")]
+    assert ltn and all(dict(c.options) == {"lr": 5e-4, "fair_epochs": 30} and c.weight_map["cf"] == 2.0 for c in ltn)
+    assert all(c.weight_map["acc"] == 1.0 for c in ltn)
+    assert all(not c.options and c.weight_map["cf"] == 1.0 for c in cfgs if c.setting == "unaware")
+
+
+def test_a_bad_training_option_is_refused_before_any_work(tmp_path: Path, no_work: None, capsys: pytest.CaptureFixture[str]) -> None:
+    base = _base(tmp_path)
+    assert main([*base, "--lr", "5"]) == 2
+    assert "learning rate must lie in (0, 1]" in capsys.readouterr().err
+    assert main([*base, "--weights", "cf=-1"]) == 2
+    assert "weights" in capsys.readouterr().err.lower()

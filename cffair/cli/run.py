@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 
 from cffair.cli._common import CATEGORICAL_HELP, add_sep_arg
-from cffair.cli._options import OptionError, backend_name, folds, positive_int, seed
+from cffair.cli._options import OptionError, backend_name, folds, learning_rate, positive_int, seed, weights
 from cffair.experiments.config import BASELINES, LTN_SETTINGS
 
 _SHORT = tuple(s.removeprefix("ltn_") for s in LTN_SETTINGS)
@@ -80,6 +80,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "widen it for a graph with many distinct parent sets")
     p.add_argument("--counterfactuals-only", action="store_true",
                    help="stop after the counterfactuals: check the flow's warnings before the long run")
+    t = p.add_argument_group("training of the LTN settings (default: the profile's)")
+    t.add_argument("--lr", type=learning_rate, default=None,
+                   help="Adam learning rate (full profile 1e-3, the paper's 0.1); lower it when the report flags a constant predictor")
+    t.add_argument("--fair-epochs", "--epochs", dest="fair_epochs", type=positive_int, default=None,
+                   help="epochs of the fairness stage, after the 1500 of pre-training (full profile 500)")
+    t.add_argument("--weights", type=weights, default=None, metavar="GROUP=W,...",
+                   help="axiom-group weights, e.g. acc=1,cf=2 (appendix B; groups left out keep 1)")
     p.add_argument("--save-models", action="store_true",
                    help="then train the acc, acc_cf and acc_cf_sg settings on every row and save them in <out>/models/ "
                         "(for `cffair predict` and `cffair twins`)")
@@ -104,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
                  quick=args.quick, seed=args.seed, jobs=args.jobs, out=args.out, name=args.name, categorical=args.categorical,
                  backend=args.backend, flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
                  counterfactuals_only=args.counterfactuals_only, sep=args.sep, save_models=args.save_models,
-                 progress=not args.quiet)
+                 lr=args.lr, fair_epochs=args.fair_epochs, weights=args.weights, progress=not args.quiet)
     if result.report is None:
         print(f"{result.plan.name}: counterfactuals generated ({result.stage_seconds['counterfactuals']:.0f} s), "
               f"{len(result.warnings)} warning(s); run again without --counterfactuals-only for the protocol")
