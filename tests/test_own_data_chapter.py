@@ -100,3 +100,14 @@ def test_the_chapter_shows_the_records_it_computed(executed: tuple[dict, float, 
         assert row, (setting, table[:400])
         acc = np.array([r["metrics"]["accuracy"] for r in records if r["config"]["setting"] == setting])
         assert row.group(1) == f"{acc.mean():.3f}" and row.group(2) == f"{acc.std(ddof=1):.3f}", setting
+
+
+def test_the_chapter_keeps_a_model_and_audits_three(executed: tuple[dict, float, Path]) -> None:
+    """The model section ran: a saved model reloaded and a table of three audited models with their flip rates."""
+    nb, _, _ = executed
+    html = ["".join(o["data"]["text/html"]) for o in _outputs(nb) if "text/html" in o.get("data", {})]
+    audit = [h for h in html if "CF flip rate" in h and "logistic regression without" in h]
+    assert audit, "the audit table of the LTN and two logistic regressions is missing"
+    assert "LTN(acc+CF)" in audit[0]
+    text = "".join("".join(o.get("text", "")) for o in _outputs(nb) if o.get("output_type") == "stream")
+    assert "credit.cffair:" in text and "P(default) of two new clients" in text
