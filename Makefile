@@ -9,7 +9,7 @@ MODE ?= quick
 
 REMOTE ?= origin
 
-.PHONY: install book test test-fast reproduce bench browser lab publish clean compat test-slurm
+.PHONY: install book test test-fast reproduce bench browser lab publish clean compat test-slurm lint
 
 install: $(STAMP)
 
@@ -30,8 +30,12 @@ book: install
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-## Run the whole test suite (unit, property, notebooks in quick mode, book build, browser check).
-test: install browser
+## Lint: ruff's checks of the code, tests, benchmarks and tools (rules in pyproject.toml).
+lint: install
+	$(VENV)/bin/ruff check cffair tests benchmarks tools
+
+## Run the whole test suite (lint, unit, property, doctests, notebooks in quick mode, book build, browser check).
+test: install browser lint
 	$(PY) -m pytest -q
 
 test-fast: install

@@ -43,10 +43,10 @@ def _husband_table(frame: Any, cfs: Any) -> dict[str, float]:
 def run_one(name: str, seed: int = 0) -> dict[str, Any]:
     """Fit and generate for one dataset in this process; return timings and counts."""
     from cffair import datasets
+    from cffair.causal.cfset import CounterfactualSet
     from cffair.causal.config import PAPER_TREATMENT
     from cffair.causal.flow import CausalFlow, FlowConfig, _one_intervention
     from cffair.causal.interventions import resolve
-    from cffair.causal.cfset import CounterfactualSet
     from cffair.utils import torch_cpu_setup
 
     torch_cpu_setup()

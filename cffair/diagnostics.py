@@ -28,7 +28,8 @@ import numpy as np
 import torch
 
 from cffair.errors import DataError
-from cffair.metrics import SATURATION_EPS, _finite_vector as _vector, calibrated_cf_mse, calibrator, cf_flip_rate, cf_mse, saturation
+from cffair.metrics import SATURATION_EPS, calibrated_cf_mse, calibrator, cf_flip_rate, cf_mse, saturation
+from cffair.metrics import _finite_vector as _vector
 
 __all__ = ["SATURATION_EPS", "a4_gradient_share", "calibrated_cf_mse", "calibrator", "cf_mse_per_flip", "saturation"]
 

@@ -42,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from cffair import datasets as D
+from cffair.errors import CffairWarning
 from cffair.experiments.config import BASELINES, LTN_SETTINGS, ConfigError, ExperimentConfig
 from cffair.experiments.store import ResultsStore
-from cffair.errors import CffairWarning
 
 #: Baselines run when none are chosen: Table 1's (the CNF-augmented MLP, the GAN, DCEVAE).
 DEFAULT_BASELINES: tuple[str, ...] = ("cnf", "gan", "dcevae")

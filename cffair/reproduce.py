@@ -346,9 +346,9 @@ def _watch_parent(parent: int, every: float = 1.0) -> None:
 
 
 def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, parent: int) -> list[dict[str, Any]]:
-    from cffair.utils import torch_cpu_setup
-
     from joblib import parallel_config
+
+    from cffair.utils import torch_cpu_setup
 
     if os.getpid() != parent:
         _watch_parent(parent)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from baselines_synth import synth
+
 from cffair.baselines import (
     AugmentedMLP,
     DCEVAEBaseline,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from baselines_synth import synth
+
 from cffair.baselines import (
     DCEVAE,
     AugmentedMLP,
@@ -72,7 +72,7 @@ def test_dcevae_update_gives_each_loss_its_own_gradient(data):
     own_vae = torch.autograd.grad(losses.elbo, vae, retain_graph=True, allow_unused=True)
     before = [p.detach().clone() for p in disc]
     model.update(losses)
-    for p, g, bad in zip(disc, own_disc, leaked_disc):
+    for p, g, _bad in zip(disc, own_disc, leaked_disc):
         assert torch.equal(p.grad, g)
     # the ELBO's total-correlation term does reach the discriminator, so the check above is not vacuous
     assert any(not torch.allclose(g, bad) for g, bad in zip(own_disc, leaked_disc))

@@ -97,11 +97,11 @@ def test_jacobian_has_exactly_the_graph_sparsity(fitted, mixed):
     for i in range(len(z)):
         zi = z[i : i + 1]
         ci = None if c is None else c[i : i + 1]
-        jz = torch.autograd.functional.jacobian(lambda v: fitted.transform(v, ci), zi)[0, :, 0, :]
+        jz = torch.autograd.functional.jacobian(lambda v, ci=ci: fitted.transform(v, ci), zi)[0, :, 0, :]
         assert torch.all(jz[torch.as_tensor(~adj[:, :F])] == 0), "T depends on a non-parent"
         assert torch.all(jz.diagonal() != 0)
         if ci is not None:
-            jc = torch.autograd.functional.jacobian(lambda v: fitted.transform(zi, v), ci)[0, :, 0, :]
+            jc = torch.autograd.functional.jacobian(lambda v, zi=zi: fitted.transform(zi, v), ci)[0, :, 0, :]
             assert torch.all(jc[torch.as_tensor(~adj[:, F:])] == 0), "T depends on a root that is not a parent"
     # the mask is the graph's: an entry is set iff it is the diagonal or a parent edge
     g = fitted.graph

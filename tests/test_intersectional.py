@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from exact_scm import ExactSCM, skill_mean
 
 from cffair.errors import DataError
 from cffair.intersectional import (
@@ -17,7 +18,6 @@ from cffair.intersectional import (
     levels,
     make_twins,
 )
-from exact_scm import ExactSCM, skill_mean
 
 ATTRS = (Attribute("s"), Attribute("m"))
 

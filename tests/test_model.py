@@ -8,12 +8,11 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from test_estimator import FAST, SPEC, flip_s, toy
 
 from cffair.errors import ArtefactError
 from cffair.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
 from cffair.model import load_model, save_model
-
-from test_estimator import FAST, SPEC, flip_s, toy
 
 
 @pytest.fixture(scope="module")

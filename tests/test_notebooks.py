@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -218,11 +219,9 @@ class _Executed:
             jupytext.write(nb, src)
             dst = self.tmp / f"{name}.out.ipynb"
             start = time.perf_counter()
-            try:
+            with contextlib.suppress(pm.PapermillExecutionError):  # the error output is in dst; the tests report it
                 pm.execute_notebook(str(src), str(dst), parameters={"mode": "quick"}, cwd=str(NOTEBOOK_DIR),
                                     kernel_name="python3", progress_bar=False)
-            except pm.PapermillExecutionError:
-                pass  # the error output is in dst; the tests below report it
             return json.loads(dst.read_text()), time.perf_counter() - start
         finally:
             for k, v in saved.items():

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from cffair import experiments as E
-from cffair import pipeline as P
 from cffair import reproduce as R
 
 pytestmark = pytest.mark.slow

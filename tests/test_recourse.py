@@ -8,11 +8,19 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from exact_scm import ExactSCM
 
 from cffair.encoding import Encoder
 from cffair.logic import Semantics
-from cffair.recourse import RECOURSE_ACTIONS, Action, RecourseError, RecourseSearch, RecourseTable, check_actions, default_actions
-from exact_scm import ExactSCM
+from cffair.recourse import (
+    RECOURSE_ACTIONS,
+    Action,
+    RecourseError,
+    RecourseSearch,
+    RecourseTable,
+    check_actions,
+    default_actions,
+)
 
 T = 2.0  # D(x) is favourable iff skill > T
 GRID = (0.5, 1.0, 1.5, 2.5, 3.5, 5.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -84,10 +85,8 @@ def test_workers_stop_when_the_main_process_is_killed(tmp_path):
             time.sleep(0.5)
         assert not any(_alive(p) for p in pids), "workers outlived the killed main process"
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(main.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 #: The spot check's tolerance: the same code, data, seed and packages on another x86-64 CPU may

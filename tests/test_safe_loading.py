@@ -441,7 +441,7 @@ def test_a_changed_csv_after_train_save_makes_queries_exit_2_with_one_line(train
     _, csv, ckpt, _ = trained
     original = csv.read_text()
     before = {name: _ask(name, ckpt, capsys) for name in QUERIES}
-    for name, (rc, out, err) in before.items():
+    for name, (rc, _out, err) in before.items():
         assert rc == 0, (name, err)
     frame = pd.read_csv(csv)
     if edit == "shuffled":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from cffair.experiments import SourceTree
 from cffair.utils import project_root

@@ -10,7 +10,7 @@ import torch
 
 from cffair.errors import DataError
 from cffair.metrics import cf_mse, cf_mse_by_subgroup
-from cffair.training import ConstantPredictorWarning, CollapseRiskWarning, LTNLearner, is_constant
+from cffair.training import CollapseRiskWarning, ConstantPredictorWarning, LTNLearner, is_constant
 from cffair.utils import torch_cpu_setup
 
 torch_cpu_setup()

@@ -187,7 +187,7 @@ class PlugInCF:
         den = np.zeros(len(P))
         valid = ~np.isnan(P)
         for g in range(self.n_groups_):
-            m = valid & (G == g)
+            m = valid & (g == G)
             cnt = m.sum(axis=1)
             mean = np.where(cnt > 0, np.where(m, P, 0.0).sum(axis=1) / np.maximum(cnt, 1), 0.0)
             num += (cnt > 0) * w[g] * mean

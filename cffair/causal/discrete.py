@@ -22,9 +22,9 @@ from __future__ import annotations
 
 __all__ = ["Column", "ThresholdHead", "bin_point", "categorical_mlp", "gumbel_posterior", "skewness"]
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-import math
 from typing import Any
 
 import numpy as np

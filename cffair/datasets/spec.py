@@ -180,7 +180,7 @@ def _parse_bins(raw: Any, column: str) -> tuple[float, ...] | None:
     if raw is None:
         return None
     example = "bins: [-.inf, 30, 60, .inf] (YAML writes infinity as .inf)"
-    if isinstance(raw, str) or isinstance(raw, Mapping) or not isinstance(raw, Sequence):
+    if isinstance(raw, (str, Mapping)) or not isinstance(raw, Sequence):
         raise SpecError(f"the bins of subgroup {column!r} must be a list of numbers, got {raw!r}; write e.g. {example}.")
     bad = [b for b in raw if isinstance(b, bool) or not isinstance(b, (int, float))]
     if bad:

@@ -36,15 +36,52 @@ from cffair.reporting.records import (
     variants_frame,
     weight_grid_frame,
 )
-from cffair.reporting.registry import (CLAIM_CHECKS, ROBUSTNESS_RULES, Claim, ClaimCheck, ClaimsTally, claim_check, claim_status,
-                                       claims_table, claims_tally, evaluate_claims, robustness_frame, robustness_table)
+from cffair.reporting.registry import (
+    CLAIM_CHECKS,
+    ROBUSTNESS_RULES,
+    Claim,
+    ClaimCheck,
+    ClaimsTally,
+    claim_check,
+    claim_status,
+    claims_table,
+    claims_tally,
+    evaluate_claims,
+    robustness_frame,
+    robustness_table,
+)
 from cffair.reporting.stats import holm
 from cffair.reporting.tables import axiom_label
-from cffair.reporting.verdicts import (ALPHA, BY_CONSTRUCTION, FAILS, HOLDS, INCONCLUSIVE, MIN_TREND_POINTS, PENDING, SHARED_DATASETS,
-                                      VACUOUS, Basis, Evidence, Paired, combine, current_rules, decide, fmt as _fmt, p_text as _p,
-                                      paired_series, spearman_exact)
-from cffair.reporting.why import (cke_steps_finding, cke_threshold_finding, flip_ruler_finding, frontier_finding, gan_twins_finding,
-                                 shared_runs_finding, subgroup_drop_finding)
+from cffair.reporting.verdicts import (
+    ALPHA,
+    BY_CONSTRUCTION,
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    MIN_TREND_POINTS,
+    PENDING,
+    SHARED_DATASETS,
+    VACUOUS,
+    Basis,
+    Evidence,
+    Paired,
+    combine,
+    current_rules,
+    decide,
+    paired_series,
+    spearman_exact,
+)
+from cffair.reporting.verdicts import fmt as _fmt
+from cffair.reporting.verdicts import p_text as _p
+from cffair.reporting.why import (
+    cke_steps_finding,
+    cke_threshold_finding,
+    flip_ruler_finding,
+    frontier_finding,
+    gan_twins_finding,
+    shared_runs_finding,
+    subgroup_drop_finding,
+)
 
 __all__ = ["CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
            "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table"]
