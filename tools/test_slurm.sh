@@ -69,9 +69,10 @@ sinfo -h -o "%P %t %c" | sed 's/^/test-slurm: sinfo: /'
 sinfo -h -o %t | grep -qE '^(idle|mix|alloc)' || { say "the node did not come up (see /var/log/slurm/)"; exit 1; }
 
 # --- the quick grid, through SLURM and locally
+printf 'queue: cpu\nwalltime: "00:30:00"\nmemory: 4GB\nscheduler_host: 127.0.0.1\njob_extra_directives: ["--output=%s/slurm-%%j.out"]\n' "$WORK" > "$WORK/slurm.yaml"
 start=$(date +%s)
 CFFAIR_RESULTS="$WORK/slurm" "$CFFAIR" reproduce --mode quick --jobs "$JOBS" --no-notebooks --backend dask --cluster slurm \
-  --queue cpu --walltime 00:30:00 --memory 4GB --scheduler-host 127.0.0.1 > "$WORK/slurm.log" 2>&1 \
+  --cluster-config "$WORK/slurm.yaml" > "$WORK/slurm.log" 2>&1 \
   || { tail -20 "$WORK/slurm.log"; exit 1; }
 mid=$(date +%s)
 CFFAIR_RESULTS="$WORK/local" "$CFFAIR" reproduce --mode quick --jobs "$JOBS" --no-notebooks > "$WORK/local.log" 2>&1 \
