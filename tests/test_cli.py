@@ -282,3 +282,24 @@ def test_flow_options_reach_the_flow_config():
     paper = flow_config(parse(["train", "--dataset", "compas", "--paper-treatment", "--flow-epochs", "5"]))
     assert {k: paper[k] for k in PAPER_TREATMENT} == PAPER_TREATMENT and paper["epochs"] == 5
     assert FlowConfig.from_dict(paper).categorical == "flow"
+
+
+def test_a_warning_reached_along_several_paths_prints_once(tmp_path, capsys) -> None:
+    """The graph is read by the loader and again by the flow: its GraphWarning shows once."""
+    import numpy as np
+    import pandas as pd
+    import yaml
+
+    rng = np.random.default_rng(0)
+    s = rng.integers(0, 2, 120)
+    a = s + rng.normal(size=120)
+    pd.DataFrame({"s": np.where(s == 1, "f", "m"), "a": a, "b": rng.normal(size=120), "y": (a > 0.5).astype(int)}).to_csv(
+        tmp_path / "d.csv", index=False)
+    (tmp_path / "g.yaml").write_text(yaml.safe_dump({"name": "g", "edges": {"s": ["a"]}}))  # leaves out b
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump({"name": "d", "target": "y", "target_kind": "binary", "sensitive": "s",
+                                                     "features": {"s": "binary", "a": "continuous", "b": "continuous"},
+                                                     "graph": "g.yaml"}))
+    code = main(["counterfactuals", "generate", "--data", str(tmp_path / "d.csv"), "--spec", str(tmp_path / "s.yaml"),
+                 "--epochs", "2", "--no-cache", "--quiet", "--out", str(tmp_path / "cf.parquet")])
+    err = capsys.readouterr().err
+    assert code == 0 and err.count("leaves out the feature(s) ['b']") == 1

@@ -131,11 +131,17 @@ def _cache_hint(path: object, message: str) -> str:
 
 @contextmanager
 def _one_line_warnings() -> Iterator[None]:
-    """Show warnings as ``cffair: warning: ...`` on stderr, one line each."""
+    """Show warnings as ``cffair: warning: ...`` on stderr, one line each, each message once per
+    command (the same check can be reached along several paths, e.g. the graph read by the loader
+    and again by the flow)."""
+    shown: set[str] = set()
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: Any = None, line: str | None = None) -> None:
-        print(f"cffair: warning: {_one_line(message)}", file=sys.stderr)
+        text = _one_line(message)
+        if text not in shown:
+            shown.add(text)
+            print(f"cffair: warning: {text}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.showwarning = show
