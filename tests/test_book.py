@@ -65,6 +65,7 @@ BUILD_TIMEOUT = 3600  # seconds; render mode normally takes well under a minute 
 #: Pages (toc paths, no suffix) that must contain at least one <table>.
 PAGES_WITH_TABLES = {
     "intro",
+    "book/claims",
     "book/reproducing",
     "book/benchmarks",
     "notebooks/ltn_in_ten_minutes",
@@ -463,12 +464,19 @@ def _load(browser: Chromium, html_root: Path, page: str, size: tuple[int, int], 
     browser.drain_events()
     browser.send("Page.navigate", {"url": (html_root / f"{page}.html").as_uri()})
     events = browser.wait_for_event("Page.loadEventFired", timeout=30)
-    # MathJax typesets asynchronously after load; wait until it reports that it is done.
-    browser.evaluate(
-        "(async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise) "
-        "{ await MathJax.startup.promise; } })()"
-    )
-    browser.evaluate(LOAD_IMAGES_JS)
+    for attempt in range(3):
+        try:
+            # MathJax typesets asynchronously after load; wait until it reports that it is done.
+            browser.evaluate(
+                "(async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise) "
+                "{ await MathJax.startup.promise; } })()"
+            )
+            browser.evaluate(LOAD_IMAGES_JS)
+            break
+        except RuntimeError as exc:  # a page that redirects (index.html) navigates while it is evaluated
+            if "navigated" not in str(exc) or attempt == 2:
+                raise
+            events += browser.wait_for_event("Page.loadEventFired", timeout=30)
     time.sleep(0.3)
     return events + browser.drain_events()
 
