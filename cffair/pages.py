@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,13 @@ __all__ = [
     "provenance_badge",
     "regenerate_facts",
     "regenerate_frame",
+    "regenerate_table",
+    "timing_text",
+    "claim_verdict_sentence",
+    "HTMLBlock",
+    "claims_list",
+    "headline_claims",
+    "results_box",
     "verdict_line",
 ]
 
@@ -44,6 +52,9 @@ CHAPTERS: dict[str, tuple[str, str, str]] = {
 }
 
 _UNMEASURED = "not measured yet"
+
+#: The committed full run's benchmark (``benchmarks/bench_full_run.py``): core-seconds per group.
+FULL_RUN_FILE = REGENERATE_FILE.parent / "full_run.json"
 
 
 #: The order of the verdicts in a tally, and how each reads after a number ("2 hold here").
@@ -183,3 +194,222 @@ def provenance_badge(provenance: Mapping[str, Any], *, records: int, wanted: int
     if cpus:
         parts.append(f"{cpus} CPUs")
     return ProvenanceBadge(label, " · ".join(p for p in parts if p), complete=records >= wanted)
+
+
+def _full_run_seconds(group: str, path: str | Path | None = None) -> tuple[float, int, dict[str, Any]] | None:
+    """The committed full run's core-seconds for ``group``'s records, its CPU count and the run's
+    header (``benchmarks/results/full_run.json``), or None where it has none."""
+    file = Path(path) if path is not None else FULL_RUN_FILE
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+    seconds = data.get("group_seconds", {}).get(group)
+    if seconds is None:
+        return None
+    return float(seconds), int(data.get("machine", {}).get("cpus") or 1), data
+
+
+def timing_text(group: str, path: str | Path | None = None, full_run: str | Path | None = None) -> dict[str, str]:
+    """The time to regenerate one question group as words chosen by what was measured, for a
+    chapter's boxes: ``quick`` and ``full`` (a duration, or "no measurement yet"),
+    ``time_to_run`` (one sentence for the chapter's opening box) and ``timing`` (how the times
+    were obtained, for its Regenerate box).
+
+    The quick time comes from ``benchmarks/results/regenerate.json``; the full time from there
+    too, or, for a group it does not have, from the committed full run's core-seconds for the
+    group's records (``benchmarks/results/full_run.json``) spread over that run's cores.
+    """
+    data = _load(path, group, missing_ok=True)
+    measured = data["groups"][group] if data is not None else None
+    hint = "benchmarks/bench_regenerate.py measures it"
+    if measured is not None:
+        facts = regenerate_facts(group, path)
+        cpu = f" ({facts['quick_cpu']} of CPU time)" if facts["quick_cpu"] != "not recorded" else ""
+        load = f" with a load average of {facts['load']}" if facts["load"] != "not recorded" else ""
+        return {"quick": facts["quick"], "full": f"about {facts['full']}",
+                "time_to_run": f"Recomputing this chapter takes {facts['quick_cpu']} of CPU time in quick mode, "
+                               f"about {facts['full']} in full mode on 2 cores." if cpu else
+                               f"Recomputing this chapter takes {facts['quick']} in quick mode, about {facts['full']} "
+                               "in full mode on 2 cores.",
+                "timing": f"Quick mode was measured cold on {facts['measured']}{load}{cpu} (flows, training and the "
+                          f"notebook included); full mode is estimated from the committed run's per-record timings "
+                          f"({facts['records']} records)."}
+    full = _full_run_seconds(group, full_run)
+    if full is None:
+        return {"quick": "no measurement yet", "full": "no measurement yet",
+                "time_to_run": f"The time to recompute this chapter has not been measured yet ({hint}).",
+                "timing": f"Neither mode has been timed for this chapter yet: {hint}."}
+    seconds, cpus, run = full
+    wall = _duration(seconds / cpus)
+    return {"quick": "no measurement yet", "full": f"about {wall}",
+            "time_to_run": f"Recomputing this chapter takes about {wall} in full mode on {cpus} cores; its quick mode "
+                           "has not been timed yet.",
+            "timing": f"The full time is the committed full run's {seconds:,.0f} core-seconds for this chapter's "
+                      f"records (commit {str(run.get('commit', ''))[:7]}, {str(run.get('finished', ''))[:10]}) "
+                      f"spread over its {cpus} cores, not counting the flows' fitting or this notebook. "
+                      "benchmarks/bench_regenerate.py times the quick mode."}
+
+
+def regenerate_table(path: str | Path | None = None, *, base: str = "../notebooks/", full_run: str | Path | None = None):
+    """:func:`regenerate_frame` as an HTML table for a page: each chapter linked to its built page
+    (``base`` + page + ``.html``), the command as code, and "—" where a time was not measured,
+    with a last row saying which chapters lack a measurement and why (chosen by the data).
+
+    Returns:
+        a :class:`cffair.reporting.HTMLTable`.
+    """
+    from cffair.reporting import format_table
+
+    rows, unmeasured = [], []
+    for group, (stem, title, holds) in CHAPTERS.items():
+        facts = regenerate_facts(group, path)
+        timing = timing_text(group, path, full_run)
+        if facts["quick"] == _UNMEASURED:
+            unmeasured.append(title.split(":")[0])
+        wall = facts["quick"] if facts["load"] in (_UNMEASURED, "not recorded") else f"{facts['quick']} (load {facts['load']})"
+        dash = lambda v: "—" if v in (_UNMEASURED, "not recorded", "no measurement yet") else html.escape(v)  # noqa: E731
+        rows.append({"chapter": f'<a href="{html.escape(base + stem)}.html">{html.escape(title)}</a>',
+                     "the paper's": html.escape(holds),
+                     "command": f"<code>cffair reproduce --only {group} --mode quick</code>",
+                     "quick: CPU time": dash(facts["quick_cpu"]), "quick: wall-clock": dash(wall),
+                     "full (<code>--mode full</code>)": dash(timing["full"].removeprefix("about "))})
+    frame = pd.DataFrame(rows)
+    if unmeasured:
+        names = unmeasured[0] if len(unmeasured) == 1 else ", ".join(unmeasured[:-1]) + " and " + unmeasured[-1]
+        verb = "has" if len(unmeasured) == 1 else "have"
+        note = (f"—: {names} {verb} no quick measurement yet (<code>benchmarks/bench_regenerate.py</code> makes one); "
+                "a full time beside a dash is the committed full run's core-seconds for the chapter's records over its cores.")
+    else:
+        note = "Every chapter's quick run was measured cold; full times are estimated from the committed run."
+    table = format_table(frame, caption=None, index=False, escape=False)
+    return type(table)(table.html + f'\n<p class="cffair-table-note">{note}</p>', table.frame)
+
+
+def claim_verdict_sentence(claims: Iterable[Any], key: str) -> str:
+    """One sentence giving claim ``key``'s verdict, worded by the verdict ("In the verdict at the
+    end of this page, claim B.1 holds here."), for a section that looks into the claim.
+
+    Raises:
+        DataError: if no claim has that key, or its verdict is unknown.
+    """
+    for c in claims:
+        if getattr(c, "key", None) == key:
+            v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(getattr(c, "holds", None), "pending")
+            if v not in _VERDICT_WORDS:
+                raise DataError(f"unknown verdict {v!r}; verdicts are {list(_VERDICT_WORDS)}.")
+            return f"In the verdict at the end of this page, claim {key} {_VERDICT_WORDS[v][0]}."
+    raise DataError(f"no claim {key!r} among {[getattr(c, 'key', None) for c in claims]}.")
+
+
+#: The CSS class of each verdict's cell in :func:`claims_list` (styled in ``_static/cffair.css``).
+_VERDICT_CLASS = {"holds": "cffair-holds", "does not hold": "cffair-fails", "inconclusive": "cffair-inconclusive",
+                  "vacuous": "cffair-vacuous", "by construction": "cffair-by-construction", "pending": "cffair-pending"}
+
+
+def _verdict_of(c: Any) -> str:
+    v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(getattr(c, "holds", None), "pending")
+    if v not in _VERDICT_WORDS:
+        raise DataError(f"unknown verdict {v!r}; verdicts are {list(_VERDICT_WORDS)}.")
+    return v
+
+
+def _where(c: Any) -> tuple[str, str]:
+    where = getattr(c, "where", "")
+    return (where[0], where[1]) if isinstance(where, tuple) else (str(where), "")
+
+
+def headline_claims(claims: Iterable[Any]) -> list[Any]:
+    """The headline claim of each research question: the first claim (``Q1.1``, ``Q2.1``, …) of
+    each question of the paper's main text (keys starting with ``Q``)."""
+    return [c for c in claims if re.fullmatch(r"Q\d+\.1", getattr(c, "key", "") or "")]
+
+
+def _reason(note: str, limit: int = 140) -> str:
+    """The note's first statement (up to its first ";" or ". "), shortened to ``limit`` characters."""
+    first = re.split(r"; |\. ", note.strip(), maxsplit=1)[0].rstrip(".")
+    return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class HTMLBlock:
+    """A block of HTML that a notebook shows as it is (``_repr_html_``); ``str`` gives the HTML."""
+
+    def __init__(self, html_text: str) -> None:
+        self.html = html_text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.html
+
+
+def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance") -> HTMLBlock:
+    """The front page's results box, worded by the verdicts: the tally, the headline claims that
+    hold, one line for each headline claim that does not (with the first numbers of its note),
+    and a link to the full table (``claims_page``, an href relative to the page).
+
+    Raises:
+        DataError: if there are no claims or one has an unknown verdict.
+    """
+    claims = list(claims)
+    esc = html.escape
+    lines = [f"<strong>{esc(verdict_line(claims, 'qualitative'))}</strong>"]
+    heads = headline_claims(claims)
+    held = [c for c in heads if _verdict_of(c) == "holds"]
+    other = [c for c in heads if _verdict_of(c) != "holds"]
+
+    def link(c: Any) -> str:
+        text, href = _where(c)
+        return f'<a href="{esc(href, quote=True)}">{esc(c.key)}</a>' if href else esc(c.key)
+
+    if heads:
+        what = f"{len(heads)} headline claims (the first of each research question)"
+        one = "The headline claim (the first of a research question)"
+        if not held:
+            lines.append(f"{one} does not hold here." if len(heads) == 1 else f"None of the {what} holds here.")
+        elif not other:
+            lines.append(f"{one}, {link(held[0])}, holds here." if len(heads) == 1 else
+                         f"All {what} hold here: {_and([link(c) for c in held])}.")
+        else:
+            lines.append(f"Of the {what}, {_and([link(c) for c in held])} {'holds' if len(held) == 1 else 'hold'} here.")
+        for c in other:
+            reason = f" Ours: {esc(_reason(c.note))}." if c.note else ""
+            lines.append(f"{link(c)} {esc(_VERDICT_WORDS[_verdict_of(c)][0])}: “{esc(c.claim.rstrip('.'))}”.{reason}")
+    lines.append(f'Every claim, its verdict and the numbers behind it: <a href="{esc(claims_page, quote=True)}">the claims '
+                 "table</a>.")
+    items = "\n".join(f"  <li>{line}</li>" for line in lines)
+    return HTMLBlock(f'<div class="admonition important chapter-box cffair-results">\n<p class="admonition-title">{esc(title)}</p>\n'
+                     f"<ul>\n{items}\n</ul>\n</div>")
+
+
+def claims_list(claims: Iterable[Any]) -> Any:
+    """Every claim on one line of an HTML table (key, verdict, claim, evidence link), with the
+    note folded beneath the claim (``<details>``); the layout stacks each row at phone width
+    (``table.cffair-claims-list`` in ``_static/cffair.css``).
+
+    Returns:
+        a :class:`cffair.reporting.HTMLTable`.
+    """
+    from cffair.reporting import HTMLTable, claim_status
+
+    rows, frame = [], []
+    for c in claims:
+        v = _verdict_of(c)
+        text, href = _where(c)
+        evidence = f'<a href="{html.escape(href, quote=True)}">{html.escape(text)}</a>' if href else html.escape(text)
+        source = getattr(c, "source", "")
+        note = (f"<details><summary>numbers{' (paper: ' + html.escape(source) + ')' if source else ''}</summary>"
+                f"{html.escape(c.note)}</details>") if c.note else ""
+        rows.append(f'  <tr><td class="cffair-key">{html.escape(c.key)}</td>'
+                    f'<td class="{_VERDICT_CLASS[v]} cffair-verdict">{html.escape(claim_status(v))}</td>'
+                    f'<td class="cffair-claim">{html.escape(c.claim)}{note}</td><td class="cffair-evidence">{evidence}</td></tr>')
+        frame.append({"key": c.key, "verdict": v, "claim": c.claim, "evidence": text})
+    table = ('<table class="cffair-table cffair-claims-list table">\n'
+             "  <thead><tr><th>#</th><th>status</th><th>claim</th><th>evidence</th></tr></thead>\n  <tbody>\n"
+             + "\n".join(rows) + "\n  </tbody>\n</table>")
+    return HTMLTable(table, pd.DataFrame(frame))

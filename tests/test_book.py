@@ -15,6 +15,15 @@
     at a 390-px (phone) window the page itself never scrolls sideways.
     A screenshot of every page at 1280 px, and of one at 390 px, goes to ``_build/screenshots/``.
 
+And the checks of ``tests/book_checks.py`` on every page (each tested on a page with its defect
+in ``tests/test_book_checks.py``): no unparsed Markdown (a pipe table's ``|---|``, ``{glue``), no
+link to a file or anchor missing from the build, no "not measured", ``nan`` or object repr, no
+table or wrapper wider than its column at 1280 px (unless marked ``cffair-scroll``), no
+admonition twice, and no heading that names a verdict the page's claims table does not give.
+
+``CFFAIR_BOOK_HTML=_build/html`` browses a book already built instead of building it again
+(the build test then only checks that every page of the toc is there).
+
 Without Chromium the browser test is skipped with a message, except under CI (``CI`` set),
 where a missing Chromium is a failure.
 """
@@ -41,6 +50,8 @@ from urllib.parse import unquote, urlparse
 import pytest
 import yaml
 
+import book_checks
+
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +65,7 @@ BUILD_TIMEOUT = 3600  # seconds; render mode normally takes well under a minute 
 #: Pages (toc paths, no suffix) that must contain at least one <table>.
 PAGES_WITH_TABLES = {
     "intro",
+    "book/claims",
     "book/reproducing",
     "book/benchmarks",
     "notebooks/ltn_in_ten_minutes",
@@ -180,6 +192,12 @@ class BuildResult:
 
 @pytest.fixture(scope="module")
 def built_book(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    prebuilt = os.environ.get("CFFAIR_BOOK_HTML")
+    if prebuilt:  # browse a book built before (e.g. `make book`'s _build/html) instead of building it again
+        html = Path(prebuilt).resolve()
+        if not (html / "intro.html").is_file():
+            pytest.fail(f"CFFAIR_BOOK_HTML={prebuilt} is not a built book (no intro.html in it).")
+        return BuildResult(0, "", html, 0.0)
     out = tmp_path_factory.mktemp("book")
     env = {**os.environ, "CFFAIR_MODE": "render", "PYTHONWARNINGS": os.environ.get("PYTHONWARNINGS", "")}
     start = time.perf_counter()
@@ -367,6 +385,7 @@ class PageReport:
     problems: list[str] = field(default_factory=list)
     layout: dict[str, Any] = field(default_factory=dict)
     phone: dict[str, Any] = field(default_factory=dict)
+    geometry: dict[str, Any] = field(default_factory=dict)
 
 
 PAGE_FACTS_JS = """
@@ -445,12 +464,19 @@ def _load(browser: Chromium, html_root: Path, page: str, size: tuple[int, int], 
     browser.drain_events()
     browser.send("Page.navigate", {"url": (html_root / f"{page}.html").as_uri()})
     events = browser.wait_for_event("Page.loadEventFired", timeout=30)
-    # MathJax typesets asynchronously after load; wait until it reports that it is done.
-    browser.evaluate(
-        "(async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise) "
-        "{ await MathJax.startup.promise; } })()"
-    )
-    browser.evaluate(LOAD_IMAGES_JS)
+    for attempt in range(3):
+        try:
+            # MathJax typesets asynchronously after load; wait until it reports that it is done.
+            browser.evaluate(
+                "(async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise) "
+                "{ await MathJax.startup.promise; } })()"
+            )
+            browser.evaluate(LOAD_IMAGES_JS)
+            break
+        except RuntimeError as exc:  # a page that redirects (index.html) navigates while it is evaluated
+            if "navigated" not in str(exc) or attempt == 2:
+                raise
+            events += browser.wait_for_event("Page.loadEventFired", timeout=30)
     time.sleep(0.3)
     return events + browser.drain_events()
 
@@ -480,6 +506,7 @@ def visit(browser: Chromium, html_root: Path, page: str, screenshot: Path, phone
     report.math = facts["math"]
     report.images = facts["images"]
     report.layout = browser.evaluate(LAYOUT_JS)
+    report.geometry = browser.evaluate(book_checks.GEOMETRY_JS)
 
     urls = {e["params"]["requestId"]: e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"}
     for ev in events:
@@ -563,6 +590,16 @@ def reading_problems(report: PageReport, html_root: Path) -> list[str]:
 
 
 
+def content_problems(report: PageReport, html_root: Path, cache: dict[Path, set[str]] | None = None) -> list[str]:
+    """The checks of ``tests/book_checks.py`` on one page: unparsed Markdown, links to what is not
+    built, placeholders instead of numbers, content wider than the column at 1280 px, the same
+    admonition twice, and headings that contradict the page's verdicts."""
+    file = html_root / f"{report.page}.html"
+    html = file.read_text(encoding="utf-8")
+    return (book_checks.raw_markup(html) + book_checks.missing_links(html, file, html_root, cache)
+            + book_checks.placeholders(html) + book_checks.too_wide(report.geometry)
+            + book_checks.repeated_admonitions(html) + book_checks.heading_verdict_mismatch(html))
+
 
 def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
     if built_book.returncode != 0:
@@ -586,6 +623,7 @@ def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
         old.unlink()
 
     failures: list[str] = []
+    anchors: dict[Path, set[str]] = {}
     with tempfile.TemporaryDirectory(prefix="cffair-chromium-") as profile:
         browser = Chromium(binary, Path(profile))
         try:
@@ -609,6 +647,7 @@ def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
                         problems.append("no typeset equation (mjx-container): MathJax did not run")
                     found = reading_problems(report, html_root)
                     problems += found
+                problems += content_problems(report, html_root, anchors)
                 if problems:
                     failures.append(f"{page}.html:\n  " + "\n  ".join(problems))
         finally:

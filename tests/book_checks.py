@@ -1,0 +1,286 @@
+"""Checks of a built book page that a reader would trip over, each a pure function.
+
+Every check takes what one page gives (its HTML, or the geometry that :data:`GEOMETRY_JS`
+measured in Chromium) and returns a list of problems, one string each ("" problems: the page
+passes). ``tests/test_book.py`` runs them on every page of the built book;
+``tests/test_book_checks.py`` feeds each one a small page with the defect and one without.
+
+* :func:`raw_markup` -- Markdown that was not parsed: a pipe table's ``|---|`` rule, or a MyST
+  role or directive such as ``{glue`` or ``{doc}``, in the page's text.
+* :func:`missing_links` -- a link to a file (or an anchor in it) that is not in the build.
+* :func:`placeholders` -- "not measured", ``nan`` or a Python object's repr in the page's text.
+* :func:`too_wide` -- a table or wrapper whose content is wider than the text column (measured
+  in Chromium at the window width it was loaded at); a wrapper with the class
+  :data:`SCROLL_OK` is accepted as an explicit sideways scroll.
+* :func:`repeated_admonitions` -- the same admonition (title and text) twice on a page.
+* :func:`heading_verdict_mismatch` -- a heading that names a verdict ("Why does this claim
+  fail?") on a page whose claims table gives the claim another verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from bs4 import BeautifulSoup, Tag
+
+#: The class of a wrapper that is meant to scroll sideways (a wide table the reader pans).
+SCROLL_OK = "cffair-scroll"
+
+# ----------------------------------------------------------------------------- page text
+#: Elements whose text the reader does not read as prose: scripts, styles, the source code of
+#: notebook cells, and the theme's navigation (its own texts, the same on every page).
+_NOT_PROSE = ("script", "style", "noscript", "template")
+
+
+def _soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def _article(soup: BeautifulSoup) -> Tag:
+    """The page's own content: the theme's article, else <main>, else <body>, else everything."""
+    return soup.select_one("article.bd-article") or soup.find("main") or soup.body or soup
+
+
+def _text_nodes(root: Tag, *, skip_code: bool) -> Iterable[str]:
+    """The strings a reader sees in ``root``: without scripts and cell inputs, and without
+    code (``<pre>``, ``<code>``) when ``skip_code`` (code outputs are kept either way)."""
+    for s in root.find_all(string=True):
+        parent = s.parent
+        if parent is None or parent.find_parent(_NOT_PROSE) or parent.name in _NOT_PROSE:
+            continue
+        if parent.find_parent("div", class_="cell_input") is not None:
+            continue
+        if skip_code and (parent.name in ("pre", "code") or parent.find_parent(("pre", "code"))):
+            if parent.find_parent("div", class_="cell_output") is None:
+                continue
+        yield str(s)
+
+
+def page_text(html: str, *, skip_code: bool = True) -> str:
+    """The text of a page's article as a reader sees it (see :func:`_text_nodes`)."""
+    return " ".join(_text_nodes(_article(_soup(html)), skip_code=skip_code))
+
+
+def _excerpt(text: str, match: re.Match[str], width: int = 40) -> str:
+    start, end = max(0, match.start() - width), min(len(text), match.end() + width)
+    return re.sub(r"\s+", " ", text[start:end]).strip()
+
+
+# ----------------------------------------------------------------------------- 1. raw markup
+#: A pipe table's header rule (``|---|:--:|``) in running text; Sphinx's smart quotes turn its
+#: dashes into en and em dashes (``|:———|``).
+_PIPE_RULE = re.compile(r"\|(?:\s*:?(?:-{3,}|[\u2013\u2014][-\u2013\u2014]*):?\s*\|)+")
+#: A MyST role or directive left in the text: ``{glue:text}`x```, ``{doc}`x```, ```{glue}``.
+_MYST = re.compile(r"\{(glue|doc|ref|numref|cite|eval|download|term)(:[a-z]+)?\}|\{glue")
+
+
+def raw_markup(html: str) -> list[str]:
+    """Markdown that reached the page unparsed: a pipe table's rule or a MyST role in the text
+    (code blocks excluded: they may show Markdown on purpose)."""
+    text = page_text(html)
+    problems = [f"a Markdown pipe table was not parsed: “{_excerpt(text, m)}”" for m in _PIPE_RULE.finditer(text)]
+    problems += [f"a MyST role or directive was not parsed: “{_excerpt(text, m)}”" for m in _MYST.finditer(text)]
+    return problems
+
+
+# ----------------------------------------------------------------------------- 2. links
+_EXTERNAL = {"http", "https", "mailto", "data", "javascript", "tel", "ftp"}
+
+
+def _ids(soup: BeautifulSoup) -> set[str]:
+    return {t["id"] for t in soup.find_all(id=True)} | {t["name"] for t in soup.find_all("a", attrs={"name": True})}
+
+
+def missing_links(html: str, page: Path, html_root: Path, _cache: dict[Path, set[str]] | None = None) -> list[str]:
+    """Links of the page (``<a href>``, anywhere on it) to a file that is not in the build, or to
+    an anchor that the target page does not have. ``page`` is the page's file, ``html_root`` the
+    build's root (links out of it are reported too)."""
+    cache = _cache if _cache is not None else {}
+    soup = _soup(html)
+    problems: list[str] = []
+    root = html_root.resolve()
+    for a in soup.find_all("a", href=True):
+        href = a["href"].strip()
+        parsed = urlparse(href)
+        if parsed.scheme in _EXTERNAL or (parsed.scheme and parsed.scheme != "file") or parsed.netloc:
+            continue
+        label = re.sub(r"\s+", " ", a.get_text()).strip()[:40]
+        if parsed.path:
+            target = (page.parent / unquote(parsed.path)).resolve()
+        else:
+            target = page.resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file():
+            problems.append(f"link “{label}” → {href}: {target} is not in the build")
+            continue
+        if root not in target.parents:
+            problems.append(f"link “{label}” → {href} leaves the build ({target})")
+            continue
+        if parsed.fragment and target.suffix == ".html":
+            if target not in cache:
+                cache[target] = _ids(soup if target == page.resolve() else _soup(target.read_text(encoding="utf-8")))
+            if unquote(parsed.fragment) not in cache[target]:
+                problems.append(f"link “{label}” → {href}: {target.name} has no anchor #{parsed.fragment}")
+    return problems
+
+
+# ----------------------------------------------------------------------------- 3. placeholders
+_PLACEHOLDERS = (
+    (re.compile(r"not measured", re.I), "“not measured” instead of a measurement"),
+    (re.compile(r"(?<![\w.'\"])(nan|NaN)(?![\w(])"), "a nan instead of a number"),
+    (re.compile(r"<[\w.]+ object( at 0x[0-9a-fA-F]+)?>"), "a Python object's repr instead of its content"),
+)
+
+
+def placeholders(html: str) -> list[str]:
+    """Text that stands where a number or a display should be: "not measured", ``nan`` (as a
+    word: not "nanoseconds", not ``np.nan`` in code), or an object repr such as
+    ``<IPython.core.display.Markdown object>``, in the page's prose and outputs."""
+    text = page_text(html)
+    return [f"{what}: “{_excerpt(text, m)}”" for pattern, what in _PLACEHOLDERS for m in pattern.finditer(text)]
+
+
+# ----------------------------------------------------------------------------- 4. width
+#: Measures, in the browser, every table and every wrapper of the article that could be wider
+#: than the text column. Returns ``{"column": px, "boxes": [...]}``; each box has ``what``
+#: (tag, classes and the start of its text), ``kind`` ("table" or "wrapper"), ``width`` (its
+#: border box), ``content`` (its scrollWidth: the width of what is in it), ``client`` (the width
+#: it shows) and ``accepted`` (inside a wrapper of class SCROLL_OK). Invisible boxes are left out.
+GEOMETRY_JS = r"""
+(() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const cs = getComputedStyle(article);
+  const column = article.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const describe = el => (el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).trim().split(/\s+/).join('.') : '') +
+                          ' "' + (el.innerText || '').trim().slice(0, 50).replace(/\s+/g, ' ') + '"');
+  const boxes = [];
+  const wrappers = 'div.pst-scrollable-table-container, div.table-wrapper, div.cell_output, div.output, div.text_html, ' +
+                   'div.admonition, details, figure, div.figure, div.math-wrapper, div.' + 'SCROLL_OK';
+  for (const el of article.querySelectorAll('table, ' + wrappers)) {
+    if (!visible(el)) continue;
+    boxes.push({
+      what: describe(el), kind: el.tagName.toLowerCase() === 'table' ? 'table' : 'wrapper',
+      width: Math.round(el.getBoundingClientRect().width), content: el.scrollWidth, client: el.clientWidth,
+      accepted: !!el.closest('.' + 'SCROLL_OK') || !!el.querySelector('.' + 'SCROLL_OK'),
+    });
+  }
+  return {column: Math.round(column), boxes};
+})()
+""".replace("SCROLL_OK", SCROLL_OK)
+
+
+def too_wide(geometry: Mapping[str, Any], *, slack: int = 1) -> list[str]:
+    """Tables and wrappers whose content is wider than the column they stand in.
+
+    A table is too wide if its border box is wider than the text column; a wrapper if what is
+    in it (``scrollWidth``) is wider than what it shows (``clientWidth``: it scrolls or clips)
+    or than the column. Boxes marked ``accepted`` (a :data:`SCROLL_OK` wrapper, which scrolls
+    on purpose, or what is in one) are not reported.
+    """
+    column = geometry["column"]
+    problems = []
+    for box in geometry["boxes"]:
+        if box.get("accepted"):
+            continue
+        if box["kind"] == "table" and box["width"] > column + slack:
+            problems.append(f"a table {box['width']} px wide in a {column}-px column: {box['what']}")
+        elif box["kind"] != "table" and (box["content"] > box["client"] + slack or box["width"] > column + slack):
+            problems.append(f"a wrapper holds content {box['content']} px wide in {min(box['client'], column)} px "
+                            f"(column {column} px): {box['what']}")
+    return problems
+
+
+# ----------------------------------------------------------------------------- 5. admonitions
+def repeated_admonitions(html: str) -> list[str]:
+    """Admonitions (boxes: notes, tips, the chapters' boxes, dropdowns) that appear twice on a
+    page with the same title and text."""
+    seen: dict[str, int] = {}
+    for box in _article(_soup(html)).select("div.admonition, aside.admonition"):
+        text = re.sub(r"\s+", " ", box.get_text(" ")).strip()
+        if text:
+            seen[text] = seen.get(text, 0) + 1
+    return [f"the same admonition {n} times: “{text[:80]}”" for text, n in seen.items() if n > 1]
+
+
+# ----------------------------------------------------------------------------- 6. headings
+#: What a heading says about a claim's verdict, most specific first, and the verdict it names.
+_HEADING_VERDICTS = (
+    (re.compile(r"\bby construction\b", re.I), "by construction"),
+    (re.compile(r"\bvacuous\b", re.I), "vacuous"),
+    (re.compile(r"\binconclusive\b", re.I), "inconclusive"),
+    (re.compile(r"\b(fail|fails|failed|does not hold|do not hold)\b", re.I), "does not hold"),
+    (re.compile(r"\b(hold|holds)\b", re.I), "holds"),
+)
+#: The verdicts a claims table can show, most specific first.
+_VERDICTS = ("does not hold", "by construction", "inconclusive", "vacuous", "pending", "holds")
+#: The classes that ``cffair.reporting.claims_table`` gives a status cell.
+_CLASS_VERDICTS = {"cffair-holds": "holds", "cffair-fails": "does not hold", "cffair-inconclusive": "inconclusive",
+                   "cffair-vacuous": "vacuous", "cffair-by-construction": "by construction", "cffair-pending": "pending"}
+_CLAIM_KEY = re.compile(r"\b(Q\d\.\d+|[A-C]\.\d+)\b")
+
+
+def heading_verdict(text: str) -> str | None:
+    """The verdict a heading names ("Why does this claim fail?" → "does not hold"), or None."""
+    for pattern, verdict in _HEADING_VERDICTS:
+        if pattern.search(text):
+            return verdict
+    return None
+
+
+def _cell_verdict(text: str) -> str | None:
+    low = re.sub(r"\s+", " ", text).strip().lower()
+    for v in _VERDICTS:
+        if low.startswith(v) or re.search(rf"(^|[^\w]){re.escape(v)}($|[^\w])", low) and len(low) < len(v) + 20:
+            return v
+    return None
+
+
+def claim_verdicts(html: str) -> dict[str, str]:
+    """The verdict of each claim in a page's claims tables: the tables with a "verdict" (or
+    "holds") column, keyed by the claim's key (Q2.1, B.1, ...) in the row."""
+    out: dict[str, str] = {}
+    for table in _article(_soup(html)).find_all("table"):
+        head = [re.sub(r"\s+", " ", th.get_text(" ")).strip().lower() for th in table.select("thead th")]
+        col = next((i for i, h in enumerate(head) if h in ("verdict", "holds", "holds?", "status")), None)
+        if col is None:
+            continue
+        for tr in table.select("tbody tr"):
+            cells = tr.find_all(["td", "th"])
+            if col >= len(cells):
+                continue
+            cell = cells[col]
+            by_class = [_CLASS_VERDICTS[c] for c in cell.get("class", []) if c in _CLASS_VERDICTS]
+            verdict = by_class[0] if by_class else _cell_verdict(cell.get_text(" "))
+            row = " ".join(c.get_text(" ") for c in cells)
+            key = _CLAIM_KEY.search(row)
+            if verdict and key:
+                out.setdefault(key.group(1), verdict)
+    return out
+
+
+def heading_verdict_mismatch(html: str) -> list[str]:
+    """Headings that name a verdict which the page's claims table does not give: "Why does this
+    claim fail?" where the claim holds, "… only by construction" where it plainly holds. A
+    heading that names its claim (Q4.1) is checked against that claim; one that does not,
+    against every claim of the page's tables (it must name the verdict of at least one)."""
+    verdicts = claim_verdicts(html)
+    if not verdicts:
+        return []
+    problems = []
+    for h in _article(_soup(html)).find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
+        text = re.sub(r"\s+", " ", h.get_text(" ")).replace("#", "").strip()
+        named = heading_verdict(text)
+        if named is None or named == "holds" and "claim" not in text.lower():
+            continue
+        keys = [k for k in _CLAIM_KEY.findall(text) if k in verdicts]
+        shown = {verdicts[k] for k in keys} if keys else set(verdicts.values())
+        if named not in shown:
+            which = ", ".join(f"{k}: {verdicts[k]}" for k in (keys or verdicts))
+            problems.append(f"heading “{text}” says the claim {named}, the claims table says {which}")
+    return problems
