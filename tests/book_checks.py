@@ -54,9 +54,9 @@ def _text_nodes(root: Tag, *, skip_code: bool) -> Iterable[str]:
             continue
         if parent.find_parent("div", class_="cell_input") is not None:
             continue
-        if skip_code and (parent.name in ("pre", "code") or parent.find_parent(("pre", "code"))):
-            if parent.find_parent("div", class_="cell_output") is None:
-                continue
+        in_code = parent.name in ("pre", "code") or parent.find_parent(("pre", "code"))
+        if skip_code and in_code and parent.find_parent("div", class_="cell_output") is None:
+            continue
         yield str(s)
 
 

@@ -31,6 +31,7 @@ where a missing Chromium is a failure.
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -47,10 +48,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import book_checks
 import pytest
 import yaml
-
-import book_checks
 
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
@@ -368,10 +368,8 @@ class Chromium:
             self.proc.kill()
             self.proc.wait(timeout=10)
         for fd in (self._to_chrome_w, self._from_chrome_r):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
 
 @dataclass
@@ -388,7 +386,7 @@ class PageReport:
     geometry: dict[str, Any] = field(default_factory=dict)
 
 
-PAGE_FACTS_JS = """
+PAGE_FACTS_JS = r"""
 (() => ({
   title: document.title,
   textLength: (document.body ? document.body.innerText : '').trim().length,

@@ -10,9 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import book_checks as bc
+import pytest
 
 
 def page(body: str) -> str:
