@@ -358,10 +358,8 @@ class Chromium:
         return res["result"].get("value")
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing anyway
             self.send("Browser.close", session=False, timeout=10)
-        except Exception:  # noqa: BLE001 - closing anyway
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
