@@ -111,3 +111,12 @@ def test_the_chapter_keeps_a_model_and_audits_three(executed: tuple[dict, float,
     assert "LTN(acc+CF)" in audit[0]
     text = "".join("".join(o.get("text", "")) for o in _outputs(nb) if o.get("output_type") == "stream")
     assert "credit.cffair:" in text and "P(default) of two new clients" in text
+
+
+def test_the_complaints_table_shows_what_the_cli_printed(executed: tuple[dict, float, Path]) -> None:
+    """The error table is made by running the commands: every error row is one 'cffair: error:' line with exit 2."""
+    nb, _, _ = executed
+    html = ["".join(o["data"]["text/html"]) for o in _outputs(nb) if "text/html" in o.get("data", {})]
+    table = next(h for h in html if "What cffair prints for a broken copy" in h)
+    assert table.count("cffair: error:") >= 7 and "cffair: warning:" in table
+    assert "line 8 of data.csv" in table  # the value error names the file and line
