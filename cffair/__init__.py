@@ -13,7 +13,7 @@ The scikit-learn estimators are importable from the top level (loaded on first u
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["CounterfactualFairClassifier", "CounterfactualFairRegressor", "__version__"]
 
