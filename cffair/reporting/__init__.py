@@ -161,6 +161,7 @@ from cffair.reporting.report import (  # noqa: E402
     per_fold_frame,
     render_report,
     subgroup_summary,
+    verdict_frame,
     write_report,
 )
 from cffair.reporting.reproduction import (
@@ -349,5 +350,5 @@ __all__ = [
     "ruler_claims", "ruler_claims_table", "ruler_coverage", "ruler_frame", "ruler_records", "ruler_table", "ruler_verdict_line",
     "synthetic_best", "synthetic_scores", "synthetic_table", "transition_tables",
     # beyond the paper (section 8) and the own-data report
-    "ADAPTIVE_VARIANTS", "RECOURSE_GROUPS", "INTERSECTION_VARIANTS", "NOTION_METRICS", "NOTION_VARIANTS", "VARIANT_LABELS", "adaptive_frame", "beyond_frame", "findings", "headline", "intersection_frame", "mean_table", "plot_adaptive", "plot_notions", "plot_recourse", "recourse_frame", "best_methods", "cke_frame", "constant_runs", "eq3_frame", "figure_html", "method_frame", "per_fold_frame", "render_report", "subgroup_summary", "write_report",
+    "ADAPTIVE_VARIANTS", "RECOURSE_GROUPS", "INTERSECTION_VARIANTS", "NOTION_METRICS", "NOTION_VARIANTS", "VARIANT_LABELS", "adaptive_frame", "beyond_frame", "findings", "headline", "intersection_frame", "mean_table", "plot_adaptive", "plot_notions", "plot_recourse", "recourse_frame", "best_methods", "cke_frame", "constant_runs", "eq3_frame", "figure_html", "method_frame", "per_fold_frame", "render_report", "subgroup_summary", "verdict_frame", "write_report",
 ]
