@@ -24,6 +24,7 @@ rm -f "$COMPAT_DIR"/dist/cffair-*.whl
 "$PY" -m pip wheel --quiet --no-deps --no-build-isolation -w "$COMPAT_DIR/dist" . || { echo "compat: building the wheel failed"; exit 1; }
 WHEEL=$(ls "$COMPAT_DIR"/dist/cffair-*.whl)
 status=0
+results=()
 for v in "${VERSIONS[@]}"; do
   interp=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v"*/bin/python"$v" 2>/dev/null | sort -V | tail -1)
   [ -z "$interp" ] && interp=$(command -v "python$v")
@@ -42,7 +43,12 @@ for v in "${VERSIONS[@]}"; do
   log="$venv.pytest.log"
   (cd "$ROOT" && "$venv/bin/pytest" -q -p no:cacheprovider -m "not slow and not book" tests) > "$log" 2>&1
   rc=$?
-  echo "compat $v: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$log" | tail -1) (exit $rc; log $log)"
+  summary=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$log" | tail -1)
+  echo "compat $v: $summary (exit $rc; log $log)"
+  results+=("{\"python\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import sys; print(sys.version.split()[0])')\", \"torch\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import torch; print(torch.__version__)')\", \"exit\": $rc, \"summary\": \"$summary\"}")
   [ $rc -eq 0 ] || { grep -E "^(FAILED|ERROR)" "$log" | head -20; status=1; }
 done
+# shown on the book's Reproducing page
+( IFS=,; printf '{"command": "make compat", "date": "%s", "commit": "%s", "runs": [%s]}\n' "$(date -u +%Y-%m-%d)" \
+    "$(git rev-parse --short HEAD)" "${results[*]}" ) > benchmarks/results/compat.json
 exit $status
