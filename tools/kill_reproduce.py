@@ -1,8 +1,9 @@
 """kill -9 at random points of ``cffair reproduce --mode quick``, then a resumed run: nothing lost.
 
 The quick grid (no notebooks) runs into a fresh results folder; the whole process group is
-killed with SIGKILL at a random moment, ``KILLS`` times in a row (each run resumes from what the
-last one stored), then a run finishes. Its records are compared with those of an uninterrupted
+killed with SIGKILL at a random moment until ``KILLS`` runs have been killed mid-way (each run
+resumes from what the last one stored; a run that finishes before its moment sets a shorter
+span for the next, since resumed runs are shorter), then a run finishes. Its records are compared with those of an uninterrupted
 run into another folder: the same records, the same metrics, no corrupt or partial file, no
 temporary file left behind. Writes ``benchmarks/results/kill_reproduce.json``.
 
@@ -53,14 +54,21 @@ def main() -> int:
         assert reproduce(tmp / "reference", env).wait() == 0, "the uninterrupted run failed"
         full = time.perf_counter() - t0
         kills = []
-        for _ in range(args.kills):
-            delay = rng.uniform(1.0, max(2.0, 0.3 * full))  # the early part holds the flows, the grid and the first records
+        span = 0.3 * full  # the next kill lands within this many seconds of the start
+        attempts = 0
+        while sum(not k["finished_first"] for k in kills) < args.kills and attempts < 4 * args.kills:
+            attempts += 1
+            delay = rng.uniform(0.2, max(0.5, span))
             p = reproduce(tmp / "killed", env)
-            time.sleep(delay)
-            finished = p.poll() is not None
-            if not finished:
+            t_start = time.perf_counter()
+            try:
+                p.wait(timeout=delay)
+                finished = True
+                span = 0.9 * (time.perf_counter() - t_start)  # a resumed run is shorter: aim inside it next time
+            except subprocess.TimeoutExpired:
+                finished = False
                 os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+                p.wait()
             stored = len(list((tmp / "killed" / "quick" / "records").glob("*.json"))) if (tmp / "killed" / "quick").exists() else 0
             kills.append({"after_s": round(delay, 1), "finished_first": finished, "records_stored": stored})
         assert reproduce(tmp / "killed", env).wait() == 0, "the resumed run failed"
