@@ -2,9 +2,10 @@
 
 Everything is built on ``ltntorch`` (``import ltn``) and its vocabulary:
 
-* conjunction ``AndProd`` (u ∧ v = u·v), negation ``NotStandard`` (¬u = 1 − u),
-  implication ``ImpliesReichenbach`` (u → v = 1 − u + u·v), equivalence
-  ``Equiv(AndProd, ImpliesReichenbach)`` (u ↔ v = (u → v) ∧ (v → u));
+* conjunction ``AndProd`` (u ∧ v = u·v), disjunction ``OrProbSum``, negation ``NotStandard``
+  (¬u = 1 − u), implication ``ImpliesReichenbach`` (u → v = 1 − u + u·v), equivalence
+  ``Equiv(AndProd, ImpliesReichenbach)`` (u ↔ v = (u → v) ∧ (v → u)): the paper's product logic;
+  :attr:`Semantics.logic` picks another (Łukasiewicz, Gödel, Goguen: :mod:`cffair.fuzzy`);
 * universal quantifier ``AggregPMeanError`` (∀ = 1 − (mean (1 − uᵢ)^p)^(1/p)) and existential
   quantifier ``AggregPMean`` (∃ = (mean uᵢ^p)^(1/p)), with p = 1 by default (section 6.3); an
   axiom may carry its own ∀ exponent (:attr:`Axiom.p`, e.g. p = 2 or 6 for A4 alone), which
@@ -47,6 +48,8 @@ import torch
 from torch import nn
 
 from cffair.errors import DataError
+from cffair.fuzzy import DEFAULT_LOGIC
+from cffair.fuzzy import logic as fuzzy_logic
 
 AxiomGroup = Literal["acc", "cf", "cf_sg", "cke"]
 AxiomKind = Literal["holds", "fails", "eq_target", "iff", "eq_pair"]
@@ -70,39 +73,59 @@ class Semantics:
         p_kb: exponent of the knowledge-base aggregation :func:`weighted_sat` (default 1, a
             weighted mean). The paper does not state it; ltntorch's ``SatAgg`` defaults to 2.
         stable: use ltntorch's ε-projected (stable) operators.
+        logic: the connectives (:data:`cffair.fuzzy.LOGICS`): ``"product"`` (the paper's: product
+            t-norm, probabilistic sum, Reichenbach implication), ``"lukasiewicz"``, ``"godel"`` or
+            ``"goguen"``. Negation and quantifiers are the same in every logic.
+        pair_body: how the pair axioms of a binary target read ``D(x) ↔ D(x′)``: ``"equiv"`` (the
+            logic's equivalence, the paper's) or ``"eq"`` (the score equality :func:`eq_score`, which
+            does not push outputs to 0 or 1: a diagnostic of appendix C).
     """
 
     p_forall: float = 1.0
     p_exists: float = 1.0
     p_kb: float = 1.0
     stable: bool = True
+    logic: str = DEFAULT_LOGIC
+    pair_body: Literal["equiv", "eq"] = "equiv"
 
     def __post_init__(self) -> None:
         for name in ("p_forall", "p_exists", "p_kb"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 1):
                 raise ValueError(f"{name} must be a finite number >= 1 (section 2.4), got {value!r}.")
+        fuzzy_logic(self.logic)  # a clear error for an unknown name
+        if self.pair_body not in ("equiv", "eq"):
+            raise ValueError(f"pair_body must be 'equiv' or 'eq', got {self.pair_body!r}.")
 
     # ltntorch operators -------------------------------------------------------------
     @property
-    def and_(self) -> ltn.fuzzy_ops.AndProd:
-        """u ∧ v = u·v."""
-        return ltn.fuzzy_ops.AndProd(stable=self.stable)
+    def and_(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
+        """u ∧ v: the logic's t-norm (product: u·v)."""
+        return fuzzy_logic(self.logic).and_(self.stable)
+
+    @property
+    def or_(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
+        """u ∨ v: the logic's t-conorm (product: the probabilistic sum u + v − u·v)."""
+        return fuzzy_logic(self.logic).or_(self.stable)
 
     @property
     def not_(self) -> ltn.fuzzy_ops.NotStandard:
-        """¬u = 1 − u."""
+        """¬u = 1 − u (every logic)."""
         return ltn.fuzzy_ops.NotStandard()
 
     @property
-    def implies(self) -> ltn.fuzzy_ops.ImpliesReichenbach:
-        """u → v = 1 − u + u·v (Reichenbach)."""
-        return ltn.fuzzy_ops.ImpliesReichenbach(stable=self.stable)
+    def implies(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
+        """u → v: the logic's implication (product: Reichenbach, 1 − u + u·v)."""
+        return fuzzy_logic(self.logic).implies(self.stable)
 
     @property
     def equiv(self) -> ltn.fuzzy_ops.Equiv:
         """u ↔ v = (u → v) ∧ (v → u)."""
         return ltn.fuzzy_ops.Equiv(self.and_, self.implies)
+
+    def iff(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """The body of a binary pair axiom: :attr:`equiv`, or :func:`eq_score` with ``pair_body="eq"``."""
+        return eq_score(u, v) if self.pair_body == "eq" else self.equiv(u, v)
 
     @property
     def forall_op(self) -> ltn.fuzzy_ops.AggregPMeanError:
@@ -277,7 +300,7 @@ class Axiom:
         if self.kind == "eq_target":
             return eq_score(d_x, self.y)
         if self.kind == "iff":
-            return semantics.equiv(d_x, d_cf)
+            return semantics.iff(d_x, d_cf)
         return eq_score(d_x, d_cf)
 
     def satisfaction(self, model: nn.Module, semantics: Semantics = DEFAULT_SEMANTICS) -> torch.Tensor:
@@ -295,7 +318,7 @@ class Axiom:
         """
         Forall = semantics.ltn_forall(self.p)
         x = ltn.Variable("x", self.x)
-        if self.kind in ("holds", "fails", "iff"):
+        if self.kind in ("holds", "fails") or (self.kind == "iff" and semantics.pair_body == "equiv"):
             D = ltn.Predicate(model)
         else:
             D = ltn.Function(model)
@@ -309,7 +332,7 @@ class Axiom:
             Eq = ltn.Predicate(func=lambda a, b: eq_score(a.reshape(-1), b.reshape(-1)))
             return Forall(ltn.diag(x, y), Eq(D(x), y)).value
         x_cf = ltn.Variable("x_cf", self.x_cf)
-        if self.kind == "iff":
+        if self.kind == "iff" and semantics.pair_body == "equiv":
             Equiv = ltn.Connective(semantics.equiv)
             return Forall(ltn.diag(x, x_cf), Equiv(D(x), D(x_cf))).value
         Eq = ltn.Predicate(func=lambda a, b: eq_score(a.reshape(-1), b.reshape(-1)))
