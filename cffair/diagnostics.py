@@ -33,8 +33,6 @@ from cffair.metrics import _finite_vector as _vector
 
 __all__ = ["SATURATION_EPS", "a4_gradient_share", "calibrated_cf_mse", "calibrator", "cf_mse_per_flip", "saturation"]
 
-FINGERPRINT_EXEMPT = True  # diagnostics read outputs; no record's numbers come from here yet
-
 
 def cf_mse_per_flip(d_x: Any, d_cf: Any, threshold: float = 0.5) -> float:
     """CF-MSE divided by the flip rate: what one flipped decision costs in CF-MSE (NaN if none flips).

@@ -65,6 +65,7 @@ NOTEBOOKS = {
     "q3_why": "q3_knowledge_extraction",
     "q4_why": "q4_queries",
     "appendix_b_why": "appendix_b_axiom_weights",
+    "appendix_c_studies": "appendix_c_rulers",
 }
 
 

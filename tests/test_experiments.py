@@ -279,7 +279,7 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     extras = [c for c in paper if c.setting in E.EXTRA_BASELINES]
     assert {c.fold for c in extras} == {0} and len(extras) == 3 * len(E.DATASETS)
     new = [c for c in everything if c not in set(paper)]
-    assert all(c.options or c.method == "beyond" for c in new)  # every investigation config is marked
+    assert all(c.options or c.tag or c.method == "beyond" for c in new)  # every investigation or study config is marked
     assert all(not c.options for c in paper)
     assert len({c.key for c in everything}) == len(everything)
     by = lambda g: E.paper_grid("full", only=[g])  # noqa: E731
@@ -409,3 +409,75 @@ def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
     assert "repeat" not in producer("pretrained", c, "h")["config"] and producer("pretrained", r, "h")["config"]["repeat"] == 1
     assert producer("gan_counterfactuals", r, "h")["config"]["repeat"] == 1
     assert "repeat" not in producer("gan_counterfactuals", c, "h")["config"]
+
+
+# ---------------------------------------------------------------------------- appendix C's studies
+def test_study_options_restating_the_default_are_the_papers_config():
+    """The default of each study option leaves the config, its key and its fingerprint's config part unchanged."""
+    from cffair.pipeline.keys import record_fingerprint
+
+    for setting, opts in (("ltn_acc_cf", {"semantics": "product"}), ("ltn_acc_cf", {"a4_body": "equiv"}),
+                          ("cnf", {"twins": "paper"}), ("gan", {"gan_variant": "reimplemented"})):
+        plain = E.ExperimentConfig("compas", 1, setting)
+        given = E.ExperimentConfig("compas", 1, setting, options=opts)
+        assert given == plain and given.key == plain.key and given.to_dict() == plain.to_dict()
+        assert record_fingerprint(given, "h", {})["config"] == record_fingerprint(plain, "h", {})["config"]
+    other = E.ExperimentConfig("compas", 1, "ltn_acc_cf", options={"semantics": "lukasiewicz"})
+    assert other.key == "full/compas/ltn_acc_cf(semantics=lukasiewicz)/fold1" and other.to_dict()["options"] == {"semantics": "lukasiewicz"}
+    assert E.ExperimentConfig.from_dict(json.loads(json.dumps(other.to_dict()))) == other
+
+
+@pytest.mark.parametrize("setting,kwargs,message", [
+    ("ltn_acc_cf", {"options": {"semantics": "boolean"}}, "option semantics must be one of lukasiewicz, godel, goguen, got 'boolean'"),
+    ("gan", {"options": {"twins": "default"}}, "option twins is for the settings ltn_acc, ltn_acc_cf, ltn_acc_cf_sg and cnf"),
+    ("ltn_acc_cf_cke", {"options": {"twins": "default"}}, "option twins is for"),
+    ("cnf", {"options": {"gan_variant": "released"}}, "option gan_variant is for the GAN baseline and the LTN trained on the GAN's twins"),
+    ("ltn_acc_cf", {"options": {"gan_variant": "released"}}, r"setting 'ltn_acc_cf' \(twins from 'cnf'\) takes none"),
+    ("cnf", {"options": {"semantics": "godel"}}, "options semantics=godel are LTN options; setting 'cnf' takes none"),
+])
+def test_study_options_are_refused_where_they_mean_nothing(setting, kwargs, message):
+    with pytest.raises(E.ConfigError, match=message):
+        E.ExperimentConfig("compas", 0, setting, **kwargs)
+
+
+def test_the_studies_grid_adds_marked_configs_within_the_cuts_it_records():
+    full = E.paper_grid("full", only=["appendix_c_studies"])
+    assert all(c.options or c.tag for c in full) and len({c.key for c in full}) == len(full)
+    assert set(full).isdisjoint(E.paper_grid("full", only=[g for g in E.GROUPS if g != "appendix_c_studies"]))
+    by = lambda key, value: [c for c in full if c.option_map.get(key) == value]  # noqa: E731
+    # semantics: Q1/Q2's LTN settings under each other logic, COMPAS and Lawschool, every fold
+    for name in E.STUDY_LOGICS:
+        got = {(c.dataset, c.setting, c.fold) for c in by("semantics", name)}
+        assert got == {(d, s, f) for d in ("compas", "lawschool") for s in ("ltn_acc_cf", "ltn_acc_cf_sg") for f in range(5)}
+    # sound twins: Table 1's LTN settings and CNF; all folds of COMPAS and Lawschool, 2 of Adult
+    twins = by("twins", "default")
+    assert {c.setting for c in twins} == {"ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf"}
+    assert {(c.dataset, c.fold) for c in twins} == {(d, f) for d in ("compas", "lawschool") for f in range(5)} | {("adult", 0), ("adult", 1)}
+    # the GAN as released (3 seeds) and re-implemented (seeds 1, 2 beside the grid's 0); Adult one fold, one seed
+    released = [c for c in by("gan_variant", "released") if c.setting == "gan"]
+    assert {(c.dataset, c.seed) for c in released} == {(d, s) for d in ("compas", "lawschool") for s in (0, 1, 2)} | {("adult", 0)}
+    assert {c.fold for c in released if c.dataset == "adult"} == {0} and all(c.tag == (f"seed{c.seed}" if c.seed else "") for c in released)
+    reimpl = [c for c in full if c.setting == "gan" and not c.options]
+    assert {(c.dataset, c.seed, c.tag) for c in reimpl} == {(d, s, f"seed{s}") for d in ("compas", "lawschool") for s in (1, 2)}
+    on_released = [c for c in by("gan_variant", "released") if c.method == "ltn"]
+    assert all(c.cf_source == "gan" and c.seed == 0 and c.setting == "ltn_acc_cf" for c in on_released) and len(on_released) == 11
+    # the Eq-bodied A4: one fold of each binary dataset
+    assert {(c.dataset, c.fold) for c in by("a4_body", "eq")} == {("adult", 0), ("compas", 0)}
+    # the cuts are recorded beside the grid
+    assert E.STUDIES["gan"].cut and "one fold" in E.STUDIES["gan"].cut
+    quick = E.paper_grid("quick", only=["appendix_c_studies"])
+    assert {(c.dataset, c.fold) for c in quick} == {("compas", 0)}
+
+
+def test_the_studies_share_the_folds_pre_training_and_their_gans_twins_are_their_own():
+    from cffair.pipeline.keys import input_names, producer
+
+    cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2", "appendix_a", "appendix_c_studies"])
+    groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and not g[0].repeat and g[0].method in ("ltn", "gan")]
+    (default,) = [g for g in groups if not g[0].pretrain_options]
+    assert any(c.option_map.get("semantics") for c in default) and any(c.option_map.get("twins") for c in default)
+    on_released = E.ExperimentConfig("compas", 0, "ltn_acc_cf", cf_source="gan", options={"gan_variant": "released"})
+    assert "gan_counterfactuals" in input_names(on_released)
+    assert producer("gan_counterfactuals", on_released, "h")["config"]["options"] == {"gan_variant": "released"}
+    plain = E.ExperimentConfig("compas", 0, "ltn_acc_cf", cf_source="gan")
+    assert "options" not in producer("gan_counterfactuals", plain, "h")["config"]

@@ -23,6 +23,10 @@ from cffair.experiments.config import (
     Q2_VARIANTS,
     REPEAT_SETTINGS,
     REPEATS,
+    STUDIES,
+    STUDY_GAN_SEEDS,
+    STUDY_GROUPS,
+    STUDY_LOGICS,
     WEIGHT_GRID,
     WEIGHT_GRID_FINE,
     ConfigError,
@@ -34,6 +38,7 @@ from cffair.experiments.config import (
     paper_grid,
     profile,
     repeat_grid,
+    study_grid,
     with_weights,
 )
 from cffair.experiments.fingerprint import SourceTree, diff, normalised_code, package_versions
@@ -54,6 +59,10 @@ __all__ = [
     "Q2_VARIANTS",
     "REPEATS",
     "REPEAT_SETTINGS",
+    "STUDIES",
+    "STUDY_GAN_SEEDS",
+    "STUDY_GROUPS",
+    "STUDY_LOGICS",
     "WEIGHT_GRID",
     "WEIGHT_GRID_FINE",
     "ConfigError",
@@ -73,5 +82,6 @@ __all__ = [
     "paper_grid",
     "profile",
     "repeat_grid",
+    "study_grid",
     "with_weights",
 ]

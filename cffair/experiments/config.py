@@ -22,11 +22,17 @@ __all__ = [
     "LTN_SETTINGS",
     "OPTIONS",
     "PRETRAIN_OPTIONS",
+    "OPTION_DEFAULTS",
     "PROFILES",
     "Q2_ADULT",
     "REPEATS",
     "REPEAT_SETTINGS",
     "Q2_VARIANTS",
+    "STUDIES",
+    "STUDY_GAN_SEEDS",
+    "STUDY_GROUPS",
+    "STUDY_LOGICS",
+    "Study",
     "TABLE1_SETTINGS",
     "WEIGHT_GRID",
     "WEIGHT_GRID_FINE",
@@ -38,6 +44,7 @@ __all__ = [
     "option_text",
     "paper_grid",
     "repeat_grid",
+    "study_grid",
     "with_weights",
 ]
 
@@ -74,6 +81,9 @@ CF_SOURCES = ("cnf", "gan")
 BEYOND_SETTINGS = ("beyond",)
 BEYOND_FOLDS: dict[str, tuple[int, ...] | None] = {"adult": (0,), "compas": None}
 GROUPS = (*GROUPS, "beyond")
+#: The studies of appendix C's "What the conclusions depend on" (:func:`study_grid`).
+STUDY_GROUPS = ("appendix_c_studies",)
+GROUPS = (*GROUPS, *STUDY_GROUPS)
 
 
 class ConfigError(CffairError, ValueError):
@@ -131,10 +141,37 @@ def profile(name: str) -> Profile:
 #: neighbour is closest, which makes the query true) or ``"random"`` (a negatively predicted
 #: person drawn at random, as §7.4 describes).
 OPTIONS: dict[str, type] = {"lr": float, "clip_grad": float, "fair_p": float, "fair_epochs": int, "explain": str,
-                            "cke_top": int, "x_hat": str}
+                            "cke_top": int, "x_hat": str, "semantics": str, "a4_body": str, "twins": str, "gan_variant": str}
 #: Options that change pre-training (a config with them cannot share a fold's pre-training).
 PRETRAIN_OPTIONS: tuple[str, ...] = ("lr", "clip_grad")
-_OPTION_CHOICES: dict[str, tuple[str, ...]] = {"explain": ("all",), "x_hat": ("nearest", "random")}
+#: The studies of appendix C's "What the conclusions depend on" (:func:`study_grid`): ``semantics``
+#: the fuzzy logic of the knowledge base (:data:`cffair.fuzzy.LOGICS`; it acts on the pair axioms
+#: only, so such configs share the fold's pre-training); ``a4_body="eq"`` reads A4 of a binary target
+#: as the score equality Eq(D(x), D(x′)) instead of the equivalence (the saturation diagnostic);
+#: ``twins="default"`` trains *and* scores a method on the sound twins (the ruler ``default``:
+#: Gumbel-max nominal nodes, threshold binary and ordinal ones) instead of the paper's; and
+#: ``gan_variant="released"`` runs the GAN with the two behaviours of the authors' release that the
+#: re-implementation changes (the encoder sees s′ for a counterfactual; the adversary's gradient leaks
+#: into the encoder), for the GAN baseline and for the LTN trained on its twins.
+_OPTION_CHOICES: dict[str, tuple[str, ...]] = {"explain": ("all",), "x_hat": ("nearest", "random"),
+                                               "semantics": ("product", "lukasiewicz", "godel", "goguen"),
+                                               "a4_body": ("equiv", "eq"), "twins": ("paper", "default"),
+                                               "gan_variant": ("reimplemented", "released")}
+#: The default of each study option: given, it is dropped, so that a config that restates the
+#: default is the paper's config (same key, same fingerprint).
+OPTION_DEFAULTS: dict[str, str] = {"semantics": "product", "a4_body": "equiv", "twins": "paper", "gan_variant": "reimplemented"}
+#: Options that are not the LTN's alone: the settings (and sources of twins) they apply to.
+_SHARED_OPTIONS: dict[str, str] = {"twins": "the settings ltn_acc, ltn_acc_cf, ltn_acc_cf_sg and cnf on the flow's twins",
+                                   "gan_variant": "the GAN baseline and the LTN trained on the GAN's twins (cf_source='gan')"}
+
+
+def _option_applies(key: str, setting: str, cf_source: str) -> bool:
+    """Whether option ``key`` means something for ``setting`` trained on ``cf_source``'s twins."""
+    if key == "twins":
+        return setting in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf") and cf_source == "cnf"
+    if key == "gan_variant":
+        return setting == "gan" or (setting.startswith("ltn") and cf_source == "gan")
+    return setting.startswith("ltn")
 
 
 def _option(key: str, value: Any) -> float | int | str:
@@ -144,7 +181,8 @@ def _option(key: str, value: Any) -> float | int | str:
         raise ConfigError(f"unknown option {key!r}; the options are {', '.join(OPTIONS)}.")
     if kind is str:
         if value not in _OPTION_CHOICES[key]:
-            raise ConfigError(f"option {key} must be one of {', '.join(_OPTION_CHOICES[key])}, got {value!r}.")
+            choices = [c for c in _OPTION_CHOICES[key] if c != OPTION_DEFAULTS.get(key)]
+            raise ConfigError(f"option {key} must be one of {', '.join(choices)}, got {value!r}.")
         return str(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"option {key} must be a number, got {value!r}.")
@@ -238,9 +276,14 @@ class ExperimentConfig:
         keys = [k for k, _ in pairs]
         if len(set(keys)) != len(keys):
             raise ConfigError(f"an option is given twice in {self.options!r}.")
-        opts = tuple(sorted((k, _option(k, v)) for k, v in pairs))
-        if opts and not self.setting.startswith("ltn"):
-            raise ConfigError(f"options {option_text(opts)} are LTN options; setting {self.setting!r} takes none.")
+        opts = tuple(sorted((k, o) for k, v in pairs if (o := _option(k, v)) != OPTION_DEFAULTS.get(k)))
+        bad = [(k, v) for k, v in opts if not _option_applies(k, self.setting, self.cf_source)]
+        shared = [k for k, _ in bad if k in _SHARED_OPTIONS]
+        if shared:
+            raise ConfigError(f"option {shared[0]} is for {_SHARED_OPTIONS[shared[0]]}; setting {self.setting!r} "
+                              f"(twins from {self.cf_source!r}) takes none.")
+        if bad:
+            raise ConfigError(f"options {option_text(bad)} are LTN options; setting {self.setting!r} takes none.")
         object.__setattr__(self, "options", opts)
 
     @property
@@ -437,6 +480,8 @@ def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] = DATASETS, 
                 for acc_w, cf_w in WEIGHT_GRID:
                     cfgs.append(with_weights(replace(base, setting="ltn_acc_cf", tag=f"w{acc_w:g}-{cf_w:g}"), acc=acc_w, cf=cf_w))
             cfgs += investigation_grid(profile_name, ds, fold, groups & set(INVESTIGATION_GROUPS))
+            if groups & set(STUDY_GROUPS):
+                cfgs += study_grid(profile_name, ds, fold)
             if "beyond" in groups and ds in BEYOND_FOLDS and (BEYOND_FOLDS[ds] is None or fold in BEYOND_FOLDS[ds]):
                 cfgs.append(replace(base, setting="beyond"))
     cfgs += repeat_grid(profile_name, datasets, groups)
@@ -465,4 +510,92 @@ def repeat_grid(profile_name: Mode, datasets: Sequence[str], groups: Iterable[st
                     out += [replace(base, setting=s) for s in baselines]
                 if "appendix_a" in groups:
                     out += [replace(base, setting="gan"), replace(base, setting="ltn_acc_cf", cf_source="gan")]
+    return out
+
+
+# ============================================================================ the studies of appendix C
+@dataclass(frozen=True)
+class Study:
+    """One study of "What the conclusions depend on" (appendix C): which configs it adds, where.
+
+    Attributes:
+        name: ``semantics``, ``twins``, ``gan`` or ``diagnostics``.
+        folds: per dataset, the folds of the full profile it runs on (``None``: every fold); the
+            quick profile runs COMPAS's first fold only.
+        cut: what was cut from the issue's request to fit the full mode's budget, and why ("" if nothing).
+    """
+
+    name: str
+    folds: Mapping[str, tuple[int, ...] | None]
+    cut: str = ""
+
+
+#: The fuzzy logics the semantics study runs besides the paper's product logic.
+STUDY_LOGICS: tuple[str, ...] = ("lukasiewicz", "godel", "goguen")
+#: The GAN seeds of the GAN study (seed 0 is the paper grid's GAN; its key carries no tag).
+STUDY_GAN_SEEDS: tuple[int, ...] = (0, 1, 2)
+#: The four studies. Costs are core-seconds on this machine's 2 cores, estimated from the committed
+#: records' per-record times and one measured COMPAS fold of each new kind
+#: (``benchmarks/results/studies_cost.json``, ``benchmarks/bench_studies.py``).
+STUDIES: dict[str, Study] = {
+    # Q1/Q2's LTN settings (acc+CF, acc+CF_sg) under each other logic; the pre-training is the fold's
+    # (the logic acts on the pair axioms only). Adult left out: a fairness stage there costs 60–100 s.
+    "semantics": Study("semantics", {"compas": None, "lawschool": None}),
+    # Table 1's LTN settings and CNF trained and scored on the sound twins. Adult on 2 of 5 folds: a fold
+    # of its three settings and CNF costs about 370 core-seconds.
+    "twins": Study("twins", {"compas": None, "lawschool": None, "adult": (0, 1)},
+                   "Adult on folds 0 and 1 only (about 370 core-seconds a fold)"),
+    # The GAN as released (seeds 0-2) and as re-implemented (seeds 1 and 2 beside the paper grid's 0), and the
+    # LTN trained on the released GAN's twins (seed 0). Adult: one fold, one seed. The released GAN keeps the
+    # full profile's GAN_FULL_CHANGES (one latent sample per row in the penalty, the predictor stopped early):
+    # the release's 20 samples and 1000 predictor epochs cost about 100 times as much (300 s against 3 s for
+    # the predictor on COMPAS fold 0), so no run here has them.
+    "gan": Study("gan", {"compas": None, "lawschool": None, "adult": (0,)},
+                 "Adult: one fold and one seed; every run keeps the full profile's early-stopped predictor with one "
+                 "latent sample per row (the release's 20 samples and 1000 epochs cost about 100 times as much)"),
+    # The saturation of an LTN whose A4 is Eq-bodied (binary targets; Lawschool's A4 is Eq-bodied already).
+    "diagnostics": Study("diagnostics", {"adult": (0,), "compas": (0,)}),
+}
+
+
+def _study_folds(study: Study, profile_name: Mode, dataset: str, fold: int) -> bool:
+    if profile_name == "quick":
+        return dataset == "compas" and fold == profile(profile_name).folds[0]
+    if dataset not in study.folds:
+        return False
+    folds = study.folds[dataset]
+    return folds is None or fold in folds
+
+
+def study_grid(profile_name: Mode, dataset: str, fold: int) -> list[ExperimentConfig]:
+    """The configs of appendix C's studies (:data:`STUDIES`) on one dataset × fold; every one carries
+    options or a seed tag, so none is a config of the paper's protocol:
+
+    * ``semantics``: LTN(acc+CF) and LTN(acc+CF_sg) with ``semantics=`` each of :data:`STUDY_LOGICS`
+      (quick: LTN(acc+CF) only);
+    * ``twins``: LTN(acc), LTN(acc+CF), LTN(acc+CF_sg) and CNF with ``twins="default"``;
+    * ``gan``: the GAN with ``gan_variant="released"`` for each of :data:`STUDY_GAN_SEEDS`, the
+      re-implemented GAN for the seeds besides 0 (tag ``seed{s}``), and LTN(acc+CF) on the released
+      GAN's twins (on Adult and in quick mode: seed 0 only);
+    * ``diagnostics``: LTN(acc+CF) with ``a4_body="eq"``.
+    """
+    base = ExperimentConfig(dataset, fold, "ltn_acc", profile=profile_name)
+    quick = profile_name == "quick"
+    out: list[ExperimentConfig] = []
+    if _study_folds(STUDIES["semantics"], profile_name, dataset, fold):
+        settings = ("ltn_acc_cf",) if quick else ("ltn_acc_cf", "ltn_acc_cf_sg")
+        out += [replace(base, setting=s, options=(("semantics", name),)) for name in STUDY_LOGICS for s in settings]
+    if _study_folds(STUDIES["twins"], profile_name, dataset, fold):
+        out += [replace(base, setting=s, options=(("twins", "default"),)) for s in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf")]
+    if _study_folds(STUDIES["gan"], profile_name, dataset, fold):
+        seeds = (0,) if quick or dataset == "adult" else STUDY_GAN_SEEDS
+        released = (("gan_variant", "released"),)
+        for s in seeds:
+            tag = f"seed{s}" if s else ""
+            out.append(replace(base, setting="gan", seed=s, tag=tag, options=released))
+            if s:
+                out.append(replace(base, setting="gan", seed=s, tag=tag))
+        out.append(replace(base, setting="ltn_acc_cf", cf_source="gan", options=released))
+    if _study_folds(STUDIES["diagnostics"], profile_name, dataset, fold):
+        out.append(replace(base, setting="ltn_acc_cf", options=(("a4_body", "eq"),)))
     return out

@@ -60,10 +60,10 @@ def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[s
     if ltn:
         runner = importlib.import_module(RUNNERS["ltn"])
         gan_pairs = gan_content = None
-        if any(c.cf_source == "gan" for c in ltn):
+        if any(c.cf_source == "gan" for c in ltn):  # the twins of each such config's GAN (seed, variant)
             gan = importlib.import_module(RUNNERS["gan"])
-            gan_pairs = lambda test: gan.pairs(fd, test)  # noqa: E731
-            gan_content = gan.pairs_hash(gan.pairs(fd, False))
+            gan_pairs = lambda c, test: gan.pairs(fd, test, cfg=c)  # noqa: E731
+            gan_content = lambda c: gan.pairs_hash(gan.pairs(fd, False, cfg=c))  # noqa: E731
         records += runner.run(ltn, fd, store, contents, lambda c, known: record_fingerprint(c, fd.data_hash, known),
                               gan_pairs=gan_pairs, gan_content=gan_content)
     return records

@@ -1,4 +1,5 @@
-"""The CNF-augmented MLP baseline on one fold (section 6.4): trained on factual rows and their twins."""
+"""The CNF-augmented MLP baseline on one fold (section 6.4): trained on factual rows and their twins
+(the paper's, or with option ``twins`` a ruler's)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     """Fit and evaluate with the shared evaluation: ``(metrics, timings, extra fields of the record)``."""
     from cffair.baselines.augmented import AugmentedMLP
 
+    twins = cfg.option_map.get("twins")
+    if twins is not None:  # appendix C's sound-twins study: trained and scored on that ruler's twins
+        fd = fd.with_twins(twins)
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
     model = AugmentedMLP(fd.spec.target_kind, mlp_config(cfg)).fit_pairs(fd.X_train, fd.y_train, fd.train, fd.pairs_train)

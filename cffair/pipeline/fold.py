@@ -11,7 +11,7 @@ the methods train on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +100,20 @@ class FoldData:
     @cached_property
     def subgroups(self) -> np.ndarray:
         return self.spec.subgroup_labels(self.frame).to_numpy()
+
+    def with_twins(self, ruler: str) -> FoldData:
+        """This fold with ruler ``ruler``'s twins as its own: a method trains on them and
+        :meth:`evaluate` scores on them at the top level (appendix C's sound-twins study, option
+        ``twins``); the rulers stay, so ``metrics["rulers"]`` still holds every ruler, the paper's too.
+        The encoded rows are shared with this fold, not recomputed."""
+        if ruler not in self.rulers:
+            raise KeyError(f"this fold has no ruler {ruler!r}; it has {', '.join(self.rulers) or 'none'} "
+                           "(rulers exist for the paper's datasets only).")
+        other = replace(self, cfset=self.rulers[ruler])
+        for name in ("encoder", "X_train", "X_test", "subgroups", "data_hash"):
+            if name in self.__dict__:  # cached already: share it
+                other.__dict__[name] = self.__dict__[name]
+        return other
 
     def pairs(self, rows: np.ndarray, feature: str | None = None, cfset: CounterfactualSet | None = None) -> CFPairs:
         return (cfset or self.cfset).pairs(self.frame, self.encoder, feature or self.spec.sensitive, rows=rows)

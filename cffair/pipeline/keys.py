@@ -129,8 +129,9 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             "packages": packages,
         }
     if name == "gan_counterfactuals":
+        variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")  # absent for the re-implementation
         gan_cfg = ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed, n_folds=cfg.n_folds,
-                                   repeat=cfg.repeat)
+                                   repeat=cfg.repeat, options=variant)
         return {"code": code("gan"), "data": data_hash, "config": _config(gan_cfg), "packages": packages}
     raise KeyError(f"unknown input {name!r}")
 

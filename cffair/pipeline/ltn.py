@@ -7,7 +7,11 @@
 * An investigation's options (:data:`cffair.experiments.OPTIONS`) act here: ``lr`` and
   ``clip_grad`` on both stages (the task group pre-trains with them), ``fair_p`` and
   ``fair_epochs`` on the fairness stage, ``explain`` and ``cke_top`` on knowledge extraction,
-  ``x_hat`` on query (2). A variant never becomes the parent of a CKE setting.
+  ``x_hat`` on query (2); ``semantics`` and ``a4_body`` on the knowledge base of the fairness stage,
+  ``twins`` on the twins it trains and is scored on (appendix C's studies). A variant never becomes
+  the parent of a CKE setting.
+* The paper's ``ltn_acc`` record also keeps the pre-trained model's diagnostics (appendix C):
+  saturation on the training pairs and the share of A4's gradient on the flipped pairs.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from cffair.experiments.store import ResultsStore, make_record
 from cffair.pipeline.fold import FoldData
 from cffair.utils import seed_everything, stable_hash
 
-__all__ = ["HISTORY_STRIDE", "QUERY_SUBGROUPS", "run", "state_hash"]
+__all__ = ["DIAGNOSTIC_P", "HISTORY_STRIDE", "QUERY_SUBGROUPS", "run", "state_hash"]
 
 #: History is stored every ``HISTORY_STRIDE`` epochs (the curves in the book).
 HISTORY_STRIDE = 10
@@ -61,7 +65,40 @@ def _history(learner: Any) -> dict[str, list]:
 
 
 #: Options that change the fairness stage: a config with one is not the parent of a CKE setting.
-_FAIR_OPTIONS = ("fair_p", "fair_epochs")
+_FAIR_OPTIONS = ("fair_p", "fair_epochs", "semantics", "a4_body")
+#: The ∀ exponents of A4 at which the pre-trained model's gradient share on flipped pairs is recorded.
+DIAGNOSTIC_P: tuple[float, ...] = (1.0, 2.0, 6.0)
+
+
+def _semantics(cfg: ExperimentConfig) -> Any:
+    """The knowledge base's semantics of a config: ``None`` (the learner's default, the paper's) unless
+    options ``semantics`` or ``a4_body`` say otherwise."""
+    opts = cfg.option_map
+    if "semantics" not in opts and "a4_body" not in opts:
+        return None
+    from cffair.logic import Semantics
+
+    return Semantics(logic=opts.get("semantics", "product"), pair_body=opts.get("a4_body", "equiv"))
+
+
+def _diagnostics(learner: Any, fd: FoldData) -> dict[str, Any]:
+    """What the pre-trained model brings to the fairness stage (appendix C): the saturation of its
+    outputs on the training pairs, what a flipped decision costs in CF-MSE there, and the share of
+    A4's gradient on the flipped pairs for each ∀ exponent of :data:`DIAGNOSTIC_P` (the paper's
+    logic) and for each logic at p = 1."""
+    from cffair import diagnostics, fuzzy
+    from cffair.logic import Semantics
+
+    pairs = fd.pairs_train
+    d_x, d_cf = learner.predict_d(pairs.x), learner.predict_d(pairs.x_cf)
+    kind = fd.spec.target_kind
+    return {
+        "saturation_train_pairs": diagnostics.saturation(np.concatenate([d_x, d_cf])),
+        "cf_mse_per_flip_train": diagnostics.cf_mse_per_flip(d_x, d_cf),
+        "a4_gradient_share": {f"{p:g}": diagnostics.a4_gradient_share(d_x, d_cf, p=p, target_kind=kind) for p in DIAGNOSTIC_P},
+        "a4_gradient_share_by_logic": {name: diagnostics.a4_gradient_share(d_x, d_cf, target_kind=kind, semantics=Semantics(logic=name))
+                                       for name in fuzzy.LOGICS},
+    }
 
 
 def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
@@ -79,25 +116,27 @@ def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
         "seed": cfg.seed,
         "progress": False,
         "sensitive": fd.spec.sensitive,
+        "semantics": _semantics(cfg),
     }
 
 
 def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
     kw = _ltn_kwargs(cfg, fd)
-    return {k: kw[k] for k in ("lr", "clip_grad", "group_weights", "fair_epochs", "fair_p", "cke_epochs", "progress")}
+    return {k: kw[k] for k in ("lr", "clip_grad", "group_weights", "fair_epochs", "fair_p", "cke_epochs", "progress", "semantics")}
 
 
 def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, contents: dict[str, str],
         fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
-        gan_pairs: Callable[[bool], CFPairs] | None = None, gan_content: str | None = None) -> list[dict[str, Any]]:
+        gan_pairs: Callable[[ExperimentConfig, bool], CFPairs] | None = None,
+        gan_content: Callable[[ExperimentConfig], str] | None = None) -> list[dict[str, Any]]:
     """Run the LTN settings of one fold and store a record each.
 
     Args:
         contents: content hashes of the inputs known so far (``counterfactuals``).
         fingerprint: a config's record fingerprint given its inputs' content hashes.
-        gan_pairs: the GAN's counterfactual pairs of the training (``False``) or test (``True``)
-            rows, for settings trained on them (appendix A).
-        gan_content: content hash of the GAN's training pairs.
+        gan_pairs: a config's GAN's counterfactual pairs of the training (``False``) or test
+            (``True``) rows, for settings trained on them (appendix A).
+        gan_content: content hash of a config's GAN's training pairs.
     """
     from cffair.training import LTNLearner
 
@@ -112,23 +151,26 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
     pre_time = time.perf_counter() - t0
     pretrained = base.state_dict()
     known = {**contents, "pretrained": state_hash(pretrained)}
-    if gan_content is not None:
-        known["gan_counterfactuals"] = gan_content
     models: dict[tuple, Any] = {}
     records = []
     for cfg in sorted(group, key=lambda c: ("cke" in c.setting, c.setting)):
         if "counterfactuals_all" not in known and cfg.option_map.get("explain") == "all":
             known["counterfactuals_all"] = _content_all(fd)
-        fp = fingerprint(cfg, known)
+        own = known if cfg.cf_source != "gan" or gan_content is None else {**known, "gan_counterfactuals": gan_content(cfg)}
+        fp = fingerprint(cfg, own)
         stored = store.get(cfg)
-        if stored is not None and not diff(stored["fingerprint"], fp, known):
+        if stored is not None and not diff(stored["fingerprint"], fp, own):
             records.append(store.restamp(stored, fp))  # an upstream refactor gave the same inputs
             continue
         t1 = time.perf_counter()
         extra: dict[str, Any] = {}
-        train_pairs = gan_pairs(False) if cfg.cf_source == "gan" and gan_pairs else fd.pairs_train
+        # appendix C's sound-twins study: trained and scored on a ruler's twins (option ``twins``)
+        f = fd.with_twins(cfg.option_map["twins"]) if "twins" in cfg.option_map else fd
+        train_pairs = gan_pairs(cfg, False) if cfg.cf_source == "gan" and gan_pairs else f.pairs_train
         if cfg.setting == "ltn_acc" and not cfg.tag:
             learner = base
+            if not cfg.options:
+                extra["diagnostics"] = _diagnostics(base, fd)
         elif cfg.setting in ("ltn_acc_cf", "ltn_acc_cf_sg"):
             learner = LTNLearner.load(pretrained, setting=cfg.setting.removeprefix("ltn_"), **_overrides(cfg, fd))
             learner.fit(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs))
@@ -140,9 +182,9 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
             learner, extra = _run_cke(cfg, fd, parent_state, pretrained, train_pairs)
         else:
             raise ValueError(f"unknown LTN setting {cfg.setting!r}")
-        metrics = fd.evaluate(learner.predict_d)
+        metrics = f.evaluate(learner.predict_d)
         if cfg.cf_source != "cnf" and gan_pairs is not None:
-            extra["metrics_own_counterfactuals"] = fd.evaluate(learner.predict_d, gan_pairs(True))
+            extra["metrics_own_counterfactuals"] = fd.evaluate(learner.predict_d, gan_pairs(cfg, True))
         if cfg.setting == "ltn_acc_cf" and not cfg.tag and cfg.cf_source == "cnf" and set(cfg.option_map) <= {"x_hat"}:
             extra["queries"] = _queries(learner, fd, cfg.option_map.get("x_hat", "nearest"), cfg.seed)
         timings = {"pretrain": round(pre_time, 2), "setting": round(time.perf_counter() - t1, 2)}
