@@ -1,0 +1,145 @@
+"""What appendix C's studies add to the full mode: one measured COMPAS fold of each new kind of
+record, scaled to every dataset and fold of :func:`cffair.experiments.study_grid`.
+
+The full mode must stay within 3 h 30 min on 2 cores (about 25,000 core-seconds, issue #29). The
+studies' records do not exist until the final regeneration, so their cost is *estimated*:
+
+1. ``--measure`` runs the full profile's study configs of COMPAS fold 0 (the fold's shared
+   pre-training included once, as the grid runs it) into a temporary store and keeps each
+   record's own seconds and each task group's wall time;
+2. each study config of the full grid is costed as its COMPAS-fold-0 measurement times the ratio,
+   in the committed records (``results/full``), of the same plain setting's seconds on its dataset
+   to those on COMPAS (``ltn_acc_cf`` for an LTN fairness variant, ``cnf``, ``gan``,
+   ``ltn_acc_cf@gan``);
+3. the total is put beside the present grid's core-seconds (``benchmarks/results/full_run.json``).
+
+Writes ``benchmarks/results/studies_cost.json`` atomically.
+
+Run: ``python benchmarks/bench_studies.py --measure`` (about 10 min on a loaded 2-core machine:
+COMPAS's three full-profile flows are fitted first unless cached), then without ``--measure`` to
+re-estimate from the saved measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from cffair.experiments import ExperimentConfig, ResultsStore, paper_grid
+from cffair.utils import project_root, write_json_atomic
+
+RESULTS = Path(__file__).resolve().parent / "results" / "studies_cost.json"
+BUDGET_CORE_S = 25_000  # 3 h 30 min on 2 cores, less scheduling slack
+
+
+def base_kind(cfg: ExperimentConfig) -> str:
+    """The plain setting whose committed seconds scale a study config from COMPAS to its dataset."""
+    if cfg.setting == "gan":
+        return "gan"
+    if cfg.setting == "cnf":
+        return "cnf"
+    if cfg.cf_source == "gan":
+        return "ltn_acc_cf@gan"
+    return "ltn_acc" if cfg.setting == "ltn_acc" else "ltn_acc_cf"
+
+
+def study_of(cfg: ExperimentConfig) -> str:
+    """The study a config belongs to (:data:`cffair.experiments.STUDIES`)."""
+    opts = cfg.option_map
+    if "semantics" in opts:
+        return "semantics"
+    if "twins" in opts:
+        return "twins"
+    if "a4_body" in opts:
+        return "diagnostics"
+    return "gan"
+
+
+def record_seconds(rec: dict[str, Any]) -> float:
+    """A record's own seconds: a fairness stage without the shared pre-training, a baseline's fit."""
+    t = rec.get("timings") or {}
+    return float(t["setting"]) if "setting" in t else float(t.get("total", 0.0))
+
+
+def committed_seconds(results: Path) -> dict[tuple[str, str], float]:
+    """Mean own seconds per (dataset, plain setting) in the committed full records."""
+    sums: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for path in (results / "full" / "records").glob("*.json"):
+        rec = json.loads(path.read_text())
+        c = rec["config"]
+        if c.get("options") or c.get("tag") or c.get("repeat"):
+            continue
+        kind = c["setting"] + ("@gan" if c.get("cf_source") == "gan" else "")
+        sums[(c["dataset"], kind)].append(record_seconds(rec))
+    return {k: sum(v) / len(v) for k, v in sums.items()}
+
+
+def measure() -> dict[str, Any]:
+    """Run the full profile's study configs of COMPAS fold 0; own seconds per record, wall per group."""
+    from cffair.pipeline import run_group
+    from cffair.reproduce import _task_groups
+
+    cfgs = [c for c in paper_grid("full", ["compas"], only=["appendix_c_studies"]) if c.fold == 0]
+    out: dict[str, Any] = {"records": {}, "groups": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = ResultsStore(Path(tmp))
+        for group in _task_groups(cfgs):
+            t0 = time.perf_counter()
+            recs = run_group(group, store)
+            out["groups"].append({"configs": [c.key for c in group], "wall_s": round(time.perf_counter() - t0, 2)})
+            for rec in recs:
+                key = ExperimentConfig.from_dict(rec["config"]).key
+                out["records"][key] = {"own_s": round(record_seconds(rec), 2), "timings": rec.get("timings", {})}
+    return out
+
+
+def estimate(measured: dict[str, Any], results: Path) -> dict[str, Any]:
+    """Core-seconds of every study config of the full grid, per study and in total."""
+    own = {k: v["own_s"] for k, v in measured["records"].items()}
+    committed = committed_seconds(results)
+    per_study: dict[str, float] = defaultdict(float)
+    missing: list[str] = []
+    for cfg in paper_grid("full", only=["appendix_c_studies"]):
+        ref = ExperimentConfig.from_dict({**cfg.to_dict(), "dataset": "compas", "fold": 0})
+        kind = base_kind(cfg)
+        scale = committed.get((cfg.dataset, kind), float("nan")) / committed.get(("compas", kind), float("nan"))
+        if ref.key not in own or scale != scale:
+            missing.append(cfg.key)
+            continue
+        per_study[study_of(cfg)] += own[ref.key] * scale
+    # the pre-training and evaluation overhead of a measured group beyond its records' own seconds
+    overhead = sum(g["wall_s"] for g in measured["groups"]) - sum(own.values())
+    full_run = json.loads((Path(__file__).resolve().parent / "results" / "full_run.json").read_text())
+    studies = round(sum(per_study.values()), 1)
+    present = float(full_run.get("core_seconds_total", 0.0))
+    return {
+        "per_study_core_s": {k: round(v, 1) for k, v in sorted(per_study.items())},
+        "studies_core_s": studies,
+        "compas_fold0_overhead_s": round(overhead, 1),
+        "present_grid_core_s": present,
+        "budget_core_s": BUDGET_CORE_S,
+        "unestimated": missing,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--measure", action="store_true", help="run COMPAS fold 0 of every study kind (minutes)")
+    ap.add_argument("--results", default=str(project_root() / "results"))
+    args = ap.parse_args()
+    old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    measured = measure() if args.measure else old.get("measured")
+    if not measured:
+        raise SystemExit("no measurement yet: run with --measure first.")
+    out = {"benchmark": "studies_cost", "measured": measured, **estimate(measured, Path(args.results))}
+    write_json_atomic(RESULTS, out)
+    print(json.dumps({k: v for k, v in out.items() if k != "measured"}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
