@@ -23,6 +23,7 @@ records/describe/reproduction ← tables/figures ← claims):
 * :mod:`.reproduction` — the run's provenance and the benchmarks (the Reproducing page).
 * :mod:`.report` — the self-contained HTML report of a run on one's own data (``cffair run``).
 * :mod:`.rulers` — appendix C: the synthetic suite's scores and Table 1 on three rulers.
+* :mod:`.dependence` — appendix C: the headline claims re-decided per factor (ruler, twins, semantics, GAN), and the saturation.
 
 Everything public is available from here (``from cffair import reporting;
 reporting.compare(...)``).
@@ -61,6 +62,16 @@ from cffair.reporting.claims import (
     evaluate_claims,
     robustness_frame,
     robustness_table,
+)
+from cffair.reporting.dependence import (
+    FACTORS,
+    HEADLINE_CLAIMS,
+    dependence_frame,
+    dependence_table,
+    factor_paragraph,
+    plot_dependence,
+    saturation_finding,
+    saturation_frame,
 )
 from cffair.reporting.describe import (
     GRAPH_COLOURS,
@@ -298,6 +309,14 @@ from cffair.reporting.why import (  # noqa: E402
 )
 
 __all__ = [
+    "FACTORS",
+    "HEADLINE_CLAIMS",
+    "dependence_frame",
+    "dependence_table",
+    "factor_paragraph",
+    "plot_dependence",
+    "saturation_finding",
+    "saturation_frame",
     # names
     "DATASET_NAMES", "DATASET_ORDER", "EXTRA_BASELINES", "FIGURE4_SETTINGS", "HIGHER_IS_BETTER", "METHOD_NAMES",
     "METRIC_NAMES", "METRIC_ORDER", "NOTEBOOK_PAGES", "Q1_SETTINGS", "RESULT_COLUMNS", "SCALAR_METRICS", "TABLE_METHODS",
