@@ -52,12 +52,12 @@ def verdict(frame: pd.DataFrame, claim: str, level: str) -> tuple[str, str]:
     return row["base"], row["verdict"]
 
 
-SEM = [lv for lv in dep.FACTORS if lv.factor == "semantics" and lv.name == "lukasiewicz"]
+SEM = [lv for lv in dep.DEPENDENCE_LEVELS if lv.factor == "semantics" and lv.name == "lukasiewicz"]
 
 
 def test_without_study_records_every_study_level_says_so():
     frame = dep.dependence_frame(base_records())
-    for lv in dep.FACTORS:
+    for lv in dep.DEPENDENCE_LEVELS:
         rows = frame[(frame["level"] == lv.name) & (frame["factor"] == lv.factor)]
         if lv.factor in ("twins", "semantics", "gan"):
             assert set(rows["verdict"]) <= {dep.NO_RECORDS, dep.NOT_APPLICABLE}
@@ -104,8 +104,8 @@ def test_a_semantics_that_only_blurs_q1_1_moves_a_margin():
 def test_the_sound_twins_world_trains_on_them_where_a_method_learns_from_twins_and_scores_the_rest_on_them():
     recs = base_records(gan=10.0)  # the GAN looks ten times less fair on the sound twins
     recs += [rec(s, f, 0.1, options={"twins": "default"}) for s in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf") for f in (0, 1)]
-    (twins,) = [lv for lv in dep.FACTORS if lv.factor == "twins"]
-    world = dep.world(recs, twins)
+    (twins,) = [lv for lv in dep.DEPENDENCE_LEVELS if lv.factor == "twins"]
+    world = dep.factor_world(recs, twins)
     assert {r["config"]["fold"] for r in world} == {0, 1}  # only the folds the study covers
     by = {(r["config"]["setting"], r["config"]["fold"]): r for r in world}
     assert by[("ltn_acc_cf", 0)]["metrics"]["cf_mse"] == 0.1 and "options" not in by[("ltn_acc_cf", 0)]["config"]
@@ -121,28 +121,28 @@ def test_the_gan_world_averages_the_seeds_and_takes_the_released_gans_ltn():
                             own=0.2))
         recs.append(rec("ltn_acc_cf", f, 0.09, cf_source="gan", own=0.5))
         recs.append(rec("ltn_acc_cf", f, 0.07, cf_source="gan", options={"gan_variant": "released"}, own=0.05))
-    released = [lv for lv in dep.FACTORS if lv.name == "released"][0]
-    world = dep.world(recs, released)
+    released = [lv for lv in dep.DEPENDENCE_LEVELS if lv.name == "released"][0]
+    world = dep.factor_world(recs, released)
     gans = [r for r in world if r["config"]["setting"] == "gan"]
     assert len(gans) == 5 and all(r["metrics"]["cf_mse"] == pytest.approx(0.11) and r["metrics"]["accuracy"] == 0.6 for r in gans)
     on_gan = [r for r in world if r["config"].get("cf_source") == "gan"]
     assert {r["metrics_own_counterfactuals"]["cf_mse"] for r in on_gan} == {0.05}
     # the re-implemented GAN has one seed only here: no world for "3 seeds" yet
-    reimpl = [lv for lv in dep.FACTORS if lv.name == "reimplemented"][0]
-    assert dep.world(recs, reimpl) == []
+    reimpl = [lv for lv in dep.DEPENDENCE_LEVELS if lv.name == "reimplemented"][0]
+    assert dep.factor_world(recs, reimpl) == []
 
 
 def test_a_ruler_level_replaces_cf_mse_by_its_score():
     recs = base_records()
-    flips = [lv for lv in dep.FACTORS if lv.name == "calibrated_cf_mse"][0]
-    world = dep.world(recs, flips)
+    flips = [lv for lv in dep.DEPENDENCE_LEVELS if lv.name == "calibrated_cf_mse"][0]
+    world = dep.factor_world(recs, flips)
     assert all(r["metrics"]["cf_mse"] == pytest.approx(r["metrics"]["calibrated_cf_mse"]) for r in world) and len(world) == len(recs)
 
 
 def test_the_figure_and_the_table_show_every_level(tmp_path):
     frame = dep.dependence_frame(base_records())
     fig = dep.plot_dependence(frame)
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [lv.label for lv in dep.FACTORS]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [lv.label for lv in dep.DEPENDENCE_LEVELS]
     html = str(dep.dependence_table(frame, "caption"))
     assert "sound twins" in html and "Q2.4" in html
 

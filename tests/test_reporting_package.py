@@ -17,7 +17,8 @@ PACKAGE = ROOT / "cffair" / "reporting"
 
 # Each module may import only from modules of a lower layer.
 LAYERS = {"names": 0, "stats": 0, "paper": 1, "style": 1, "records": 2, "describe": 2, "reproduction": 2, "tables": 3, "figures": 3,
-          "verdicts": 3, "investigations": 4, "why": 4, "beyond": 4, "report": 4, "registry": 4, "claims": 5, "rulers": 6}
+          "verdicts": 3, "investigations": 4, "why": 4, "beyond": 4, "report": 4, "registry": 4, "claims": 5, "rulers": 6,
+          "dependence": 7}
 
 # The public API of the single-module cffair.reporting before it became a package.
 OLD_API = [

@@ -64,11 +64,13 @@ from cffair.reporting.claims import (
     robustness_table,
 )
 from cffair.reporting.dependence import (
-    FACTORS,
+    DEPENDENCE_LEVELS,
     HEADLINE_CLAIMS,
+    Level,
     dependence_frame,
     dependence_table,
     factor_paragraph,
+    factor_world,
     plot_dependence,
     saturation_finding,
     saturation_frame,
@@ -309,11 +311,13 @@ from cffair.reporting.why import (  # noqa: E402
 )
 
 __all__ = [
-    "FACTORS",
+    "DEPENDENCE_LEVELS",
     "HEADLINE_CLAIMS",
+    "Level",
     "dependence_frame",
     "dependence_table",
     "factor_paragraph",
+    "factor_world",
     "plot_dependence",
     "saturation_finding",
     "saturation_frame",

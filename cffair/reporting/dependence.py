@@ -3,7 +3,7 @@
 Four choices could carry the paper's ranking: the **ruler** (which twins and which score measure
 counterfactual fairness), the **twins** the methods train on, the **fuzzy semantics** of the
 knowledge base and the **GAN variant**. For each level of each factor the records are turned into
-the world that level describes (:func:`world`), and the registered claim checks
+the world that level describes (:func:`factor_world`), and the registered claim checks
 (:func:`~cffair.reporting.registry.evaluate_claims`, the same rules as the claims table) decide the
 headline claims (:data:`HEADLINE_CLAIMS`) there. The comparison is always with the book's records
 restricted to the same datasets and folds (:func:`dependence_frame`), so a verdict that moves does so
@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["FACTORS", "HEADLINE_CLAIMS", "Level", "dependence_frame", "dependence_table", "factor_paragraph",
-           "plot_dependence", "saturation_finding", "saturation_frame", "world"]
+__all__ = ["DEPENDENCE_LEVELS", "HEADLINE_CLAIMS", "Level", "dependence_frame", "dependence_table", "factor_paragraph",
+           "factor_world", "plot_dependence", "saturation_finding", "saturation_frame"]
 
 Records = Sequence[Mapping[str, Any]]
 
@@ -68,7 +68,7 @@ class Level:
 
 _TABLE1 = ("Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.3", "Q2.4")
 #: The factors and their levels, in the figure's order.
-FACTORS: tuple[Level, ...] = (
+DEPENDENCE_LEVELS: tuple[Level, ...] = (
     Level("ruler", "default", "default flow", _TABLE1),
     Level("ruler", "independent", "independent flow", _TABLE1),
     Level("ruler", "cf_flip_rate", "flip rate", _TABLE1),
@@ -196,7 +196,7 @@ def _gan_world(records: Records, variant: str) -> list[dict[str, Any]]:
     return out
 
 
-def world(records: Records, level: Level) -> list[dict[str, Any]]:
+def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
     """The records as they would read at ``level`` (empty when no record describes it)."""
     if level.factor == "ruler":
         plain = [r for r in records if _plain(r)]
@@ -217,7 +217,7 @@ def world(records: Records, level: Level) -> list[dict[str, Any]]:
                      lambda r: _cfg(r)["setting"] in ("ltn_acc_cf", "ltn_acc_cf_sg") and _cfg(r).get("cf_source", "cnf") == "cnf")
     if level.factor == "gan":
         return _gan_world(records, level.name)
-    raise DataError(f"unknown factor {level.factor!r}; the factors are {', '.join(dict.fromkeys(f.factor for f in FACTORS))}.")
+    raise DataError(f"unknown factor {level.factor!r}; the factors are {', '.join(dict.fromkeys(f.factor for f in DEPENDENCE_LEVELS))}.")
 
 
 def _coverage(recs: Records) -> set[tuple]:
@@ -235,18 +235,18 @@ def _verdicts(records: Records, keys: Iterable[str]) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------- the tidy frame
-def dependence_frame(records: Records, levels: Sequence[Level] = FACTORS, claims: Sequence[str] = HEADLINE_CLAIMS) -> pd.DataFrame:
+def dependence_frame(records: Records, levels: Sequence[Level] = DEPENDENCE_LEVELS, claims: Sequence[str] = HEADLINE_CLAIMS) -> pd.DataFrame:
     """One row per headline claim and factor level: ``claim, factor, level, label, base, verdict,
     changed, reverses, datasets``.
 
     ``base`` is the claim's verdict on the book's records restricted to the level's datasets and folds,
-    ``verdict`` the verdict in the level's :func:`world`; ``changed`` whether they differ, ``reverses``
+    ``verdict`` the verdict in the level's :func:`factor_world`; ``changed`` whether they differ, ``reverses``
     whether one says *holds* and the other *does not hold*. A level without records gives
     :data:`NO_RECORDS`, a claim the level cannot act on :data:`NOT_APPLICABLE` (both with
     ``changed`` False)."""
     rows = []
     for lv in levels:
-        recs = world(records, lv)
+        recs = factor_world(records, lv)
         cover = _coverage(recs)
         datasets = ", ".join(dataset_name(d) for d in DATASET_ORDER if d in {c[0] for c in cover})
         after = _verdicts(recs, lv.claims) if recs else {}
