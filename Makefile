@@ -9,7 +9,7 @@ MODE ?= quick
 
 REMOTE ?= origin
 
-.PHONY: install book test test-fast reproduce bench browser lab publish clean compat test-slurm lint
+.PHONY: install book book-student pdf test test-fast reproduce bench browser lab publish clean compat test-slurm lint
 
 install: $(STAMP)
 
@@ -25,6 +25,18 @@ $(STAMP): requirements.lock pyproject.toml
 book: install
 	rm -rf _build/html
 	CFFAIR_MODE=render $(VENV)/bin/jupyter-book build . -W -n --keep-going
+
+## The student edition: the same book without solutions and discussion notes (book/_ext/course_kit.py).
+book-student: install
+	rm -rf _build/student
+	CFFAIR_MODE=render CFFAIR_EDITION=student $(VENV)/bin/jupyter-book build . -W -n --keep-going --path-output _build/student
+
+## The whole book as one PDF (EDITION=instructor|student): one HTML page printed by headless Chromium.
+EDITION ?= instructor
+pdf: install browser
+	rm -rf _build/pdf
+	CFFAIR_MODE=render CFFAIR_EDITION=$(EDITION) $(VENV)/bin/jupyter-book build . -W -n --keep-going --builder singlehtml --path-output _build/pdf
+	$(PY) tools/book_pdf.py _build/pdf/_build/singlehtml/index.html _build/pdf/cffair-book$(if $(filter student,$(EDITION)),-student).pdf
 
 ## Headless Chromium for the browser test of the book (Debian package).
 browser:

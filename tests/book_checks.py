@@ -15,6 +15,7 @@ passes). ``tests/test_book.py`` runs them on every page of the built book;
 * :func:`repeated_admonitions` -- the same admonition (title and text) twice on a page.
 * :func:`heading_verdict_mismatch` -- a heading that names a verdict ("Why does this claim
   fail?") on a page whose claims table gives the claim another verdict.
+* :func:`build_stamp` -- a page whose footer does not name the cffair version and the build date.
 """
 
 from __future__ import annotations
@@ -134,13 +135,16 @@ _PLACEHOLDERS = (
     (re.compile(r"not measured", re.I), "“not measured” instead of a measurement"),
     (re.compile(r"(?<![\w.'\"])(nan|NaN)(?![\w(])"), "a nan instead of a number"),
     (re.compile(r"<[\w.]+ object( at 0x[0-9a-fA-F]+)?>"), "a Python object's repr instead of its content"),
+    (re.compile(r"<Figure size \d+x\d+ with \d+ Axes>"), "a figure's repr instead of the figure"),
+    (re.compile(r"(?<![\w<])(<NA>|NaT)(?![\w>])"), "a pandas missing value instead of a number"),
 )
 
 
 def placeholders(html: str) -> list[str]:
     """Text that stands where a number or a display should be: "not measured", ``nan`` (as a
-    word: not "nanoseconds", not ``np.nan`` in code), or an object repr such as
-    ``<IPython.core.display.Markdown object>``, in the page's prose and outputs."""
+    word: not "nanoseconds", not ``np.nan`` in code), an object repr such as
+    ``<IPython.core.display.Markdown object>`` or ``<Figure size 640x480 with 1 Axes>``, or
+    pandas' ``<NA>`` / ``NaT``, in the page's prose and outputs."""
     text = page_text(html)
     return [f"{what}: “{_excerpt(text, m)}”" for pattern, what in _PLACEHOLDERS for m in pattern.finditer(text)]
 
@@ -283,4 +287,22 @@ def heading_verdict_mismatch(html: str) -> list[str]:
         if named not in shown:
             which = ", ".join(f"{k}: {verdicts[k]}" for k in (keys or verdicts))
             problems.append(f"heading “{text}” says the claim {named}, the claims table says {which}")
+    return problems
+
+
+# ----------------------------------------------------------------------------- 7. build stamp
+_DATE = re.compile(r"\bbuilt (\d{4}-\d{2}-\d{2})\b")
+
+
+def build_stamp(html: str, version: str) -> list[str]:
+    """A page whose footer (``book/_ext/book_source.py``'s line) does not name ``cffair
+    <version>`` and a build date."""
+    soup = _soup(html)
+    footer = " ".join(f.get_text(" ") for f in soup.select("footer, .extra_footer, .cffair-build-stamp"))
+    footer = re.sub(r"\s+", " ", footer)
+    problems = []
+    if f"cffair {version}" not in footer:
+        problems.append(f"the footer does not name the version (cffair {version})")
+    if not _DATE.search(footer):
+        problems.append("the footer does not name the build date (built YYYY-MM-DD)")
     return problems

@@ -19,7 +19,8 @@ And the checks of ``tests/book_checks.py`` on every page (each tested on a page 
 in ``tests/test_book_checks.py``): no unparsed Markdown (a pipe table's ``|---|``, ``{glue``), no
 link to a file or anchor missing from the build, no "not measured", ``nan`` or object repr, no
 table or wrapper wider than its column at 1280 px (unless marked ``cffair-scroll``), no
-admonition twice, and no heading that names a verdict the page's claims table does not give.
+admonition twice, no heading that names a verdict the page's claims table does not give, and
+a footer that names the version and the build date.
 
 ``CFFAIR_BOOK_HTML=_build/html`` browses a book already built instead of building it again
 (the build test then only checks that every page of the toc is there).
@@ -594,7 +595,14 @@ def content_problems(report: PageReport, html_root: Path, cache: dict[Path, set[
     html = file.read_text(encoding="utf-8")
     return (book_checks.raw_markup(html) + book_checks.missing_links(html, file, html_root, cache)
             + book_checks.placeholders(html) + book_checks.too_wide(report.geometry)
-            + book_checks.repeated_admonitions(html) + book_checks.heading_verdict_mismatch(html))
+            + book_checks.repeated_admonitions(html) + book_checks.heading_verdict_mismatch(html)
+            + book_checks.build_stamp(html, _version()))
+
+
+def _version() -> str:
+    import cffair
+
+    return cffair.__version__
 
 
 def test_every_page_works_in_chromium(built_book: BuildResult) -> None:

@@ -68,13 +68,16 @@ def test_missing_links_passes_resolved_links(tmp_path: Path) -> None:
     "<table><tbody><tr><td>CF-MSE</td><td>nan</td></tr></tbody></table>",
     "<div class='cell_output'><pre>NaN</pre></div>",
     "<p>&lt;IPython.core.display.Markdown object&gt;</p>",
+    "<div class='cell_output'><pre>&lt;Figure size 640x480 with 1 Axes&gt;</pre></div>",
+    "<table><tbody><tr><td>worst subgroup</td><td>&lt;NA&gt;</td></tr></tbody></table>",
+    "<p>measured on NaT</p>",
 ])
 def test_placeholders_finds_each_kind(body: str) -> None:
     assert len(bc.placeholders(page(body))) == 1
 
 
 def test_placeholders_passes_numbers_and_code() -> None:
-    good = page("<p>Quick mode takes 2 min; the time of Q2 has not been measured yet. A nanosecond.</p>"
+    good = page("<p>Quick mode takes 2 min; the time of Q2 has not been measured yet. A nanosecond. National data.</p>"
                 "<div class='cell_input'><pre>x = float('nan')</pre></div><p><code>np.nan</code></p>"
                 "<table><tbody><tr><td>0.031</td></tr></tbody></table>")
     assert bc.placeholders(good) == []

@@ -1,17 +1,26 @@
-"""A Sphinx extension that offers every notebook page of the book as an ``.ipynb`` download.
+"""A Sphinx extension that offers every notebook page of the book as a plain ``.ipynb`` download.
 
 The book's notebooks are MyST markdown files (``.md``, paired with notebooks by jupytext), so
 Jupyter Book's download button offers only ``.md`` and ``.pdf``. At build time this extension
 converts each page whose source is a jupytext MyST notebook into ``_sources/<page>.ipynb``
 (inputs and cell metadata, no outputs: the notebook a reader runs) and tells the theme about it
 (``ipynb_source``), so that the button offers ``.ipynb`` too.
+
+The notebook is plain Jupyter: its Markdown cells have the MyST markup rewritten by
+:mod:`plain_notebook` (glued values as the book showed them, boxes as quotes or ``<details>``,
+citations as author-year text), and a first cell says which book and build it comes from and
+how to run it. Sphinx-book-theme's launch buttons copy the executed MyST notebook to the same
+path (priority 501), so the plain one is written again after them.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
+
+import plain_notebook as plain
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 
@@ -24,25 +33,66 @@ def is_myst_notebook(path: Path) -> bool:
     return bool(match) and "format_name: myst" in match.group(1) and "kernelspec:" in match.group(1)
 
 
-def write_ipynb(source: Path, target: Path) -> None:
-    """Convert one MyST notebook to ``.ipynb`` with jupytext (no outputs)."""
-    import jupytext
+def preface(title: str, source: dict[str, Any] | None) -> str:
+    """The first cell of a downloaded notebook: where it comes from and how to run it."""
+    source = source or {}
+    stamp = f"cffair {source.get('version', '')}, built {source.get('date', '')}".strip(", ")
+    if source.get("url"):
+        get = f"Get the project from {source['url']}"
+    else:
+        get = "Get the project from the book's footer (the source of the build it came with)"
+    return (f"*This notebook is the page “{title}” of the cffair book ({stamp}). The numbers in its text are "
+            "those the book showed; running the cells recomputes them (set `mode` in the parameters cell: "
+            "`\"render\"` reads the committed results, `\"quick\"` recomputes a small version).*\n\n"
+            f"*{get}; in its folder, `make install` sets up the environment and `make lab` opens JupyterLab "
+            "on the notebooks (or `source .venv/bin/activate`, then `jupyter lab`).*")
 
+
+def write_ipynb(source: Path, target: Path, *, glue_file: Path | None = None, bibfile: Path | None = None,
+                build: dict[str, Any] | None = None) -> None:
+    """Convert one MyST notebook to a plain ``.ipynb`` with jupytext (no outputs)."""
+    import jupytext
+    import nbformat
+
+    notebook = jupytext.read(source)
+    outputs = json.loads(glue_file.read_text(encoding="utf-8")) if glue_file and glue_file.is_file() else {}
+    entries = plain.bib_entries(bibfile) if bibfile and bibfile.is_file() else {}
+    title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown"
+                  for line in c.source.splitlines() if line.startswith("# ")), source.stem)
+    nb = plain.plain_notebook(notebook, glued=plain.Glued(outputs),
+                              cite=lambda keys, kind: plain.cite_text(keys, kind, entries),
+                              source_dir=source.parent, preface=preface(title, build))
     target.parent.mkdir(parents=True, exist_ok=True)
-    jupytext.write(jupytext.read(source), target, fmt="ipynb")
+    tmp = target.with_suffix(".ipynb.tmp")
+    tmp.write_text(nbformat.writes(nb), encoding="utf-8")
+    tmp.replace(target)
+
+
+def _source_of(app: Any, pagename: str, doctree: Any) -> Path | None:
+    if doctree is None or pagename not in app.env.found_docs:
+        return None
+    source = Path(app.env.doc2path(pagename))
+    return source if is_myst_notebook(source) else None
 
 
 def _offer_ipynb(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    if doctree is None or pagename not in app.env.found_docs:
+    if _source_of(app, pagename, doctree) is not None:
+        context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _write_plain(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    source = _source_of(app, pagename, doctree)
+    if source is None:
         return
-    source = Path(app.env.doc2path(pagename))
-    if not is_myst_notebook(source):
-        return
-    write_ipynb(source, Path(app.outdir) / "_sources" / f"{pagename}.ipynb")
-    context["ipynb_source"] = f"{pagename}.ipynb"
+    bibs = [Path(app.srcdir) / b for b in (getattr(app.config, "bibtex_bibfiles", None) or [])]
+    write_ipynb(source, Path(app.outdir) / "_sources" / f"{pagename}.ipynb",
+                glue_file=Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.glue.json",
+                bibfile=bibs[0] if bibs else None, build=getattr(app, "cffair_source", None))
 
 
 def setup(app: Any) -> dict[str, Any]:
-    # Before sphinx-book-theme builds its header buttons (priority 501).
+    # Before sphinx-book-theme builds its header buttons (priority 501) ...
     app.connect("html-page-context", _offer_ipynb, priority=400)
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+    # ... and after its launch buttons copy the executed MyST notebook to the same path.
+    app.connect("html-page-context", _write_plain, priority=800)
+    return {"version": "0.2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,481 @@
+"""The book's Sphinx extensions (book/_ext) and teaching kit, on known inputs.
+
+* book_source: the repository's web address from a git remote, launch buttons only with one,
+  the footer's version, date and "how to get the source" line;
+* plain_notebook / ipynb_download: MyST markup of a sample notebook becomes plain Jupyter
+  Markdown (glued values, boxes, citations), and the notebook stays valid;
+* course_kit: exercise numbering, reading times from word counts, the student edition's removal
+  of solutions; and a small book built in both editions (slow);
+* cffair.course: the lab plan's 90 minutes and each wording of whether a live run fits;
+* the bibliography holds every author-year citation written in a page's text;
+* tools/book_pdf.py and the Makefile's book-student and pdf targets.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+import book_checks  # noqa: E402
+import book_pdf  # noqa: E402
+import book_source  # noqa: E402
+import course_kit  # noqa: E402
+import ipynb_download  # noqa: E402
+import plain_notebook  # noqa: E402
+from docutils import nodes  # noqa: E402
+from docutils.core import publish_doctree  # noqa: E402
+
+from cffair import course  # noqa: E402
+
+
+# ============================================================================ book_source
+@pytest.mark.parametrize(("remote", "url"), [
+    ("git@github.com:owner/cffair.git", "https://github.com/owner/cffair"),
+    ("https://github.com/owner/cffair.git", "https://github.com/owner/cffair"),
+    ("https://x-access-token:abc123@github.com/owner/cffair", "https://github.com/owner/cffair"),
+    ("ssh://git@gitlab.com/group/cffair.git", "https://gitlab.com/group/cffair"),
+    ("/srv/git/cffair.git", None),
+    ("file:///srv/git/cffair.git", None),
+    ("../cffair", None),
+    ("", None),
+])
+def test_web_url_of_git_remotes(remote: str, url: str | None) -> None:
+    assert book_source.web_url(remote) == url
+
+
+def test_launch_buttons_only_with_a_github_repository() -> None:
+    base = {"notebook_interface": "classic", "binderhub_url": "", "colab_url": "", "thebe": False}
+    on = book_source.launch_settings("https://github.com/o/r", base)
+    assert on["binderhub_url"] == book_source.BINDER_URL and on["colab_url"] == book_source.COLAB_URL
+    assert on["notebook_interface"] == "classic" and on["thebe"] is False
+    own = book_source.launch_settings("https://github.com/o/r", {**base, "binderhub_url": "https://binder.example.org"})
+    assert own["binderhub_url"] == "https://binder.example.org"
+    for url in (None, "https://gitlab.com/o/r"):
+        off = book_source.launch_settings(url, {**base, "binderhub_url": "https://binder.example.org"})
+        assert off["binderhub_url"] == off["colab_url"] == off["jupyterhub_url"] == ""
+
+
+def test_footer_names_version_date_and_where_the_source_is() -> None:
+    kw = {"version": "0.2.0", "date": "2026-12-02", "commit": "abc1234567"}
+    with_url = book_source.source_footer(url="https://github.com/o/r", archive="_downloads/s.tar.gz", **kw)
+    assert "cffair 0.2.0 · commit abc1234567 · built 2026-12-02" in with_url
+    assert 'href="https://github.com/o/r"' in with_url and 'href="{root}_downloads/s.tar.gz"' in with_url
+    without = book_source.source_footer(url=None, archive="_downloads/s.tar.gz", **kw)
+    assert "How to get the source" in without and "no git remote" in without and "{root}_downloads/s.tar.gz" in without
+    assert "github" not in without
+    bare = book_source.source_footer(url=None, archive=None, **kw)
+    assert "How to get the source" in bare and "href" not in bare
+    # what the page check sees: the version and the date in the footer
+    page = f"<html><body><article class='bd-article'>x</article><footer>{with_url}</footer></body></html>"
+    assert book_checks.build_stamp(page, "0.2.0") == []
+    assert book_checks.build_stamp(page, "0.3.0") and book_checks.build_stamp("<footer>cffair</footer>", "0.2.0")
+
+
+def test_build_date_reads_source_date_epoch() -> None:
+    assert book_source.build_date({"SOURCE_DATE_EPOCH": "1764633600"}) == "2025-12-02"
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", book_source.build_date({}))
+
+
+# ============================================================================ plain notebooks
+GLUED = {
+    "q_time": {"data": {"text/plain": "'4 min'"}},
+    "ratio": {"data": {"text/plain": "0.123456"}},
+    "claims": {"data": {"text/plain": "<HTMLTable>", "text/html": "<table><tr><td>Q1.1</td></tr></table>"}},
+    "figure": {"data": {"text/plain": "<Figure>", "image/png": "iVBORw0KGgo=\n"}},
+}
+BIB = {"kusner2017": ("Kusner et al.", "2017"), "yeh2009": ("Yeh and Lien", "2009")}
+
+SAMPLE = """(sec-verdict)=
+% a MyST comment
+Quick mode took {glue:text}`q_time`; the ratio is {glue:text}`ratio:.2f` {cite:p}`kusner2017,yeh2009`.
+As {cite:t}`kusner2017` define it; see {doc}`the method <../book/method>` and A4{sub}`1`.
+
+:::{admonition} Verdict
+:class: important chapter-box
+
+```{glue} claims
+```
+
+{glue:text}`q_time`
+:::
+
+:::{admonition} Solution
+:class: dropdown
+
+```python
+print("{glue:text}`not_a_role_in_code`")
+```
+:::
+
+```{glue} figure
+```
+"""
+
+
+def test_plain_markdown_rewrites_every_myst_construct() -> None:
+    glued = plain_notebook.Glued(GLUED)
+    out = plain_notebook.plain_markdown(SAMPLE, glued=glued,
+                                        cite=lambda k, kind: plain_notebook.cite_text(k, kind, BIB))
+    assert "Quick mode took 4 min; the ratio is 0.12 (Kusner et al. 2017; Yeh and Lien 2009)." in out
+    assert "As Kusner et al. (2017) define it; see the method and A4<sub>1</sub>." in out
+    assert "> **Verdict**" in out and "> <table><tr><td>Q1.1</td></tr></table>" in out and "> 4 min" in out
+    assert "<details><summary><b>Solution</b></summary>" in out and out.count("</details>") == 1
+    assert '```python\nprint("{glue:text}`not_a_role_in_code`")\n```' in out  # code is left as written
+    assert "![figure](attachment:figure.png)" in out
+    assert glued.attachments == {"figure.png": {"image/png": "iVBORw0KGgo="}}
+    prose = re.sub(r"```python.*?```", "", out, flags=re.S)
+    assert not re.search(r"\{[a-z:]+\}`|:::|\(sec-verdict\)=|% a MyST", prose), prose
+
+
+def test_a_glued_value_missing_from_the_build_says_so() -> None:
+    out = plain_notebook.plain_markdown("took {glue:text}`absent`", glued=plain_notebook.Glued({}))
+    assert out == "took `absent` (computed when the notebook runs)"
+
+
+def test_bib_entries_cite_like_the_book() -> None:
+    entries = plain_notebook.bib_entries(ROOT / "book" / "references.bib")
+    assert entries["yeh2009"] == ("Yeh and Lien", "2009")
+    assert entries["kusner2017"] == ("Kusner et al.", "2017")
+    assert entries["karimi2021"] == ("Karimi et al.", "2021")
+    assert entries["chouldechova2017"] == ("Chouldechova", "2017")
+
+
+def test_downloaded_notebook_is_plain_and_valid(tmp_path: Path) -> None:
+    import nbformat
+
+    source = tmp_path / "chapter.md"
+    source.write_text("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+                      "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
+                      "# A chapter\n\n" + SAMPLE + "\n```{code-cell} ipython3\nx = 1\n```\n", encoding="utf-8")
+    glue = tmp_path / "chapter.glue.json"
+    glue.write_text(json.dumps(GLUED), encoding="utf-8")
+    target = tmp_path / "out" / "chapter.ipynb"
+    ipynb_download.write_ipynb(source, target, glue_file=glue, bibfile=ROOT / "book" / "references.bib",
+                               build={"version": "0.2.0", "date": "2026-12-02", "url": None})
+    nb = nbformat.read(target, as_version=4)
+    nbformat.validate(nb)
+    assert "A chapter" in nb.cells[0].source and "cffair 0.2.0, built 2026-12-02" in nb.cells[0].source
+    assert "make install" in nb.cells[0].source
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "{glue" not in markdown.replace("{glue:text}`not_a_role_in_code`", "") and ":::" not in markdown
+    assert "(Kusner et al. 2017; Yeh and Lien 2009)" in markdown
+    assert [c.source for c in nb.cells if c.cell_type == "code"] == ["x = 1"]
+    assert any("figure.png" in c.get("attachments", {}) for c in nb.cells)
+
+
+# ============================================================================ course kit
+def test_edition_defaults_to_instructor_and_rejects_others() -> None:
+    assert course_kit.edition({}) == "instructor"
+    assert course_kit.edition({"CFFAIR_EDITION": "Student"}) == "student"
+    with pytest.raises(ValueError, match="CFFAIR_EDITION='teacher' is not an edition; use one of instructor, student"):
+        course_kit.edition({"CFFAIR_EDITION": "teacher"})
+
+
+def test_toc_order_and_exercise_chapters() -> None:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    order = course_kit.toc_order(toc)
+    assert order[0] == "intro" and order.index("notebooks/q1_counterfactual_fairness") < order.index("notebooks/q2_baselines")
+    sources = [("intro", "# Intro"), ("a", "# A\n\n## Exercises\n\n1. x"), ("b", "# B\n\nno exercises"),
+               ("c", "# C\n\n### Exercises\n")]
+    assert course_kit.exercise_chapters(sources) == {"a": 1, "c": 2}
+    assert course_kit.exercise_range(3, 4) == "3.1–3.4" and course_kit.exercise_range(2, 1) == "2.1"
+    assert course_kit.exercise_range(2, 0) == "none"
+
+
+def test_reading_minutes_from_words_and_exhibits() -> None:
+    assert course_kit.reading_minutes(200, 0) == 1 and course_kit.reading_minutes(0, 0) == 1
+    assert course_kit.reading_minutes(2000, 0) == 10 and course_kit.reading_minutes(2001, 0) == 11
+    assert course_kit.reading_minutes(1000, 4) == 7  # 5 min of words + 4 × 0.5
+
+
+RST = """
+Title
+=====
+
+One two three four five.
+
+.. code-block:: python
+
+   many words of code that nobody reads as prose at all
+
++-----+-----+
+| a b | c d |
++-----+-----+
+
+Exercises
+---------
+
+#. First exercise text.
+
+.. admonition:: Solution
+
+   The answer to the first.
+
+#. Second exercise text.
+
+.. admonition:: Solution
+
+   The answer to the second.
+
+.. note::
+
+   A plain note stays.
+"""
+
+
+def doctree() -> nodes.document:
+    return publish_doctree(RST, settings_overrides={"report_level": 5})
+
+
+def test_prose_words_skip_code_and_tables() -> None:
+    tree = doctree()
+    # "Title" + "One two three four five." + "Exercises" + "First exercise text." + "Solution" +
+    # "The answer to the first." + "Second exercise text." + "Solution" + "The answer to the second." +
+    # "A plain note stays." (the note's label is the writer's, not the document's); code and table not counted
+    assert course_kit.prose_words(tree) == 1 + 5 + 1 + 3 + 1 + 5 + 3 + 1 + 5 + 4
+    assert course_kit.exhibits(tree) == 1
+
+
+def test_exercises_are_numbered_and_their_solutions_retitled() -> None:
+    tree = doctree()
+    assert course_kit.number_exercises(tree, 3) == 2
+    text = tree.astext()
+    assert "Exercise 3.1. First exercise text." in text and "Exercise 3.2. Second exercise text." in text
+    titles = [t.astext() for t in tree.findall(nodes.title)]
+    assert "Solution to exercise 3.1" in titles and "Solution to exercise 3.2" in titles
+    assert not list(tree.findall(nodes.enumerated_list))
+
+
+def test_student_edition_removes_solutions_and_keeps_the_rest() -> None:
+    tree = doctree()
+    cell = nodes.container("", nodes.paragraph("", "hidden cell answer"), classes=["cell", "tag_solution"])
+    tree += cell
+    assert course_kit.remove_solutions(tree) == 3
+    text = tree.astext()
+    assert "The answer to" not in text and "hidden cell answer" not in text
+    assert text.count(course_kit.REMOVED_NOTE) == 2  # one line per removed box, none for the cell
+    assert "First exercise text." in text and "A plain note stays." in text
+
+
+# ============================================================================ a small book, both editions
+CHAPTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A chapter
+
+Reading time of this page: {reading-time}`chapter`; its exercises: {exercises}`chapter`.
+
+```{code-cell} ipython3
+from myst_nb import glue
+glue("answer", 42, display=False)
+```
+
+The answer is {glue:text}`answer`.
+
+## Exercises
+
+1. What is the answer?
+
+:::{admonition} Solution
+:class: dropdown
+The zebra-coloured answer is 42.
+:::
+
+2. Compute it again.
+
+```{code-cell} ipython3
+:tags: [solution]
+print("giraffe-spotted solution cell")
+```
+"""
+
+
+def _build(tmp_path: Path, edition: str) -> Path:
+    book = tmp_path / edition
+    book.mkdir()
+    (book / "intro.md").write_text("# Intro\n\nA small book.\n", encoding="utf-8")
+    (book / "chapter.md").write_text(CHAPTER, encoding="utf-8")
+    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapter\n", encoding="utf-8")
+    ext = str(ROOT / "book" / "_ext")
+    (book / "_config.yml").write_text(yaml.safe_dump({
+        "title": "Small", "execute": {"execute_notebooks": "force"},
+        "parse": {"myst_enable_extensions": ["colon_fence"]},
+        "sphinx": {"local_extensions": {"book_source": ext, "ipynb_download": ext, "course_kit": ext}},
+    }), encoding="utf-8")
+    exe = Path(sys.executable).parent / "jupyter-book"
+    env = {**__import__("os").environ, "CFFAIR_EDITION": edition, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([str(exe), "build", str(book), "-W", "-n", "--keep-going"], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return book / "_build" / "html"
+
+
+@pytest.mark.slow
+@pytest.mark.book
+def test_a_small_book_in_both_editions(tmp_path: Path) -> None:
+    if not (Path(sys.executable).parent / "jupyter-book").exists():
+        pytest.skip("jupyter-book is not installed (make install)")
+    instructor = _build(tmp_path, "instructor")
+    student = _build(tmp_path, "student")
+    for html_root in (instructor, student):
+        page = (html_root / "chapter.html").read_text(encoding="utf-8")
+        assert "Exercise 1.1." in page and "Exercise 1.2." in page and "its exercises: 1.1–1.2" in page
+        assert re.search(r"Reading time of this page: \d+ min", page)
+        assert book_checks.build_stamp(page, course_version()) == []
+        assert book_checks.raw_markup(page) == []
+        plain = json.loads((html_root / "_sources" / "chapter.ipynb").read_text(encoding="utf-8"))
+        assert "The answer is 42." in "".join("".join(c["source"]) for c in plain["cells"])
+    shown = (instructor / "chapter.html").read_text(encoding="utf-8")
+    assert "zebra-coloured" in shown and "giraffe-spotted" in shown and "Solution to exercise 1.1" in shown
+    for file in [student / "chapter.html", student / "searchindex.js"]:
+        text = file.read_text(encoding="utf-8")
+        assert "zebra" not in text and "giraffe" not in text, file
+    assert course_kit.REMOVED_NOTE in (student / "chapter.html").read_text(encoding="utf-8")
+
+
+def course_version() -> str:
+    import cffair
+
+    return cffair.__version__
+
+
+# ============================================================================ the lab plan
+def test_the_lab_takes_ninety_minutes_and_names_real_pages() -> None:
+    assert sum(b.minutes for b in course.LAB_PLAN) == course.LAB_MINUTES == 90
+    toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    assert all(b.page in toc for b in course.LAB_PLAN)
+    from cffair import pages
+
+    assert all(b.live in pages.CHAPTERS for b in course.LAB_PLAN if b.live)
+
+
+@pytest.mark.parametrize(("seconds", "start"), [
+    (None, "not measured yet: time <code>cffair reproduce --only q2 --mode quick</code>"),
+    (600.0, "fits: measured 10 min cold at load 3.2, in a 20-min block"),
+    (1000.0, "tight: measured 17 min cold at load 3.2, most of the 20-min block"),
+    (1500.0, "does not fit: measured 25 min cold at load 3.2, longer than the 20-min block"),
+])
+def test_fit_note_is_worded_from_the_measurement(seconds: float | None, start: str) -> None:
+    assert course.fit_note("q2", 20, seconds, "3.2").startswith(start)
+
+
+def test_lab_plan_table_reads_the_measurements(tmp_path: Path) -> None:
+    path = tmp_path / "regenerate.json"
+    path.write_text(json.dumps({"commit": "abc", "finished": "2026-12-01T00:00:00Z", "groups": {
+        "q1": {"quick": {"wall_seconds": 300.0, "load_average": [1.0, 2.0]}, "full": {"estimate_seconds": 600, "records": 6}},
+    }}), encoding="utf-8")
+    frame = course.lab_plan_table(path).frame
+    assert list(frame["time"]) == ["0:00–0:10", "0:10–0:25", "0:25–0:45", "0:45–1:00", "1:00–1:15", "1:15–1:30"]
+    live = dict(zip(frame["time"], frame["run live (quick mode)"], strict=True))
+    assert "fits: measured 5 min cold at load 2.0, in a 20-min block" in live["0:25–0:45"]
+    assert "not measured yet" in live["0:45–1:00"] and ".venv/bin/cffair reproduce --only q4" in live["0:45–1:00"]
+    assert course.live_seconds("q1", path) == 300.0 and course.live_seconds("q1", tmp_path / "none.json") is None
+
+
+# ============================================================================ the bibliography
+_INLINE = re.compile(r"\b(?P<first>[A-Z][\w\u00c0-\u017f-]+)(?:,? [A-Z][\w\u00c0-\u017f-]+)*(?: et al\.|,? (?:and|&) "
+                     r"[A-Z][\w\u00c0-\u017f-]+)?,? \(?(?P<year>(?:19|20)\d\d)\b")
+_NOT_NAMES = {"In", "The", "On", "At", "Since", "From", "For", "NeSy", "December", "November", "Python", "Table",
+              "Figure", "Q", "Version", "Adult", "COMPAS", "Lawschool", "Sage", "ICML", "NeurIPS", "UCI", "AAAI"}
+
+
+def inline_citations(text: str) -> set[tuple[str, str]]:
+    """(first author's family name, year) of "Yeh and Lien, 2009", "Hardt et al. 2016",
+    "Karimi, Schölkopf & Valera 2021" written in a page's prose (code and roles left out)."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"\{[a-z:]+\}`[^`]*`|`[^`]*`", "", text)
+    found = set()
+    for m in _INLINE.finditer(text):
+        whole = m.group(0)
+        if m.group("first") in _NOT_NAMES or not re.search(r" et al\.| and | & |, [A-Z]|\(\d{4}", whole):
+            continue
+        found.add((m.group("first"), m.group("year")))
+    return found
+
+
+def test_inline_citation_finder_on_known_text() -> None:
+    text = ("the default of credit-card clients in Taiwan (Yeh and Lien, 2009, *Expert Systems*); "
+            "lowest cost (Karimi, Schölkopf & Valera 2021); equalised odds, Hardt et al. 2016; "
+            "after Zhang et al. (2016); in 2016 we; `Kusner et al. 2017` in code")
+    assert inline_citations(text) == {("Yeh", "2009"), ("Karimi", "2021"), ("Hardt", "2016"), ("Zhang", "2016")}
+
+
+def test_every_inline_citation_is_in_the_bibliography() -> None:
+    from pybtex.database import parse_file
+
+    known = set()
+    for entry in parse_file(str(ROOT / "book" / "references.bib")).entries.values():
+        year = re.sub(r"\D", "", entry.fields.get("year", ""))
+        for person in entry.persons.get("author", [])[:1]:
+            known.add((plain_notebook._latex_to_text(" ".join(person.last_names)), year))
+    toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    missing = {}
+    for page in toc:
+        source = ROOT / f"{page}.md"
+        if source.is_file():
+            for cite in inline_citations(source.read_text(encoding="utf-8")) - known:
+                missing.setdefault(page, []).append(cite)
+    assert not missing, f"author-year citations without an entry in book/references.bib: {missing}"
+
+
+# ============================================================================ pdf and Makefile
+def test_print_copy_opens_dropdowns_and_main_fails_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "index.html"
+    page.write_text("<html><head><title>t</title></head><body><details><p>hidden</p></details></body></html>")
+    copy = book_pdf.print_copy(page)
+    assert copy.name == "index.print.html" and "d.open = true" in copy.read_text() and "@media print" in copy.read_text()
+    (tmp_path / "bad.html").write_text("<p>no head</p>")
+    with pytest.raises(ValueError, match="no </head>"):
+        book_pdf.print_copy(tmp_path / "bad.html")
+    assert book_pdf.main([str(tmp_path / "missing.html"), str(tmp_path / "o.pdf")]) == 2
+    assert "does not exist; build the book as one page first" in capsys.readouterr().err
+    monkeypatch.setattr(book_pdf, "chromium", lambda: None)
+    assert book_pdf.main([str(page), str(tmp_path / "o.pdf")]) == 2
+    assert "chromium is not installed; `make browser`" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_print_pdf_in_chromium(tmp_path: Path) -> None:
+    binary = book_pdf.chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (`make browser`).")
+    page = tmp_path / "index.html"
+    page.write_text("<html><head><title>t</title></head><body><h1>A book</h1><details><summary>s</summary>"
+                    "<p>inside</p></details></body></html>")
+    out = tmp_path / "book.pdf"
+    book_pdf.print_pdf(page, out, binary=binary, budget_ms=2000, timeout=120)
+    assert out.read_bytes()[:5] == b"%PDF-" and not (tmp_path / "index.print.html").exists()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_targets_for_the_student_edition_and_the_pdf() -> None:
+    def dry(target: str, *extra: str) -> str:
+        return subprocess.run(["make", "-n", "--no-print-directory", target, *extra], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+
+    student = dry("book-student")
+    assert re.search(r"CFFAIR_EDITION=student \S*jupyter-book build \. -W -n --keep-going --path-output _build/student", student)
+    pdf = dry("pdf")
+    assert "--builder singlehtml --path-output _build/pdf" in pdf and "CFFAIR_EDITION=instructor" in pdf
+    assert "tools/book_pdf.py _build/pdf/_build/singlehtml/index.html _build/pdf/cffair-book.pdf" in pdf
+    assert "_build/pdf/cffair-book-student.pdf" in dry("pdf", "EDITION=student")
