@@ -145,7 +145,7 @@ def _configure(app: Any, config: Any) -> None:
 def _ship_archive(app: Any) -> None:
     """Write the source of HEAD as a .tar.gz into the build (HTML builders only)."""
     info = app.cffair_source
-    if not getattr(app.builder, "format", "") == "html" or not info["commit"]:
+    if getattr(app.builder, "format", "") != "html" or not info["commit"]:
         return
     name = f"{ARCHIVE_DIR}/cffair-{info['version']}-{info['commit']}-source.tar.gz"
     target = Path(app.outdir) / name

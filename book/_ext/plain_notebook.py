@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -62,10 +63,8 @@ class Glued:
         if plain is None:
             return f"`{key.strip()}` (computed when the notebook runs)"
         value: Any = plain
-        try:
+        with contextlib.suppress(ValueError, SyntaxError):
             value = ast.literal_eval(plain)
-        except (ValueError, SyntaxError):
-            pass
         if fmt:
             try:
                 return format(value, fmt)
