@@ -306,3 +306,26 @@ def build_stamp(html: str, version: str) -> list[str]:
     if not _DATE.search(footer):
         problems.append("the footer does not name the build date (built YYYY-MM-DD)")
     return problems
+
+
+# ----------------------------------------------------------------------------- 8. commands
+_SHELL_BLOCK = re.compile(r"^```(?:bash|console|shell|sh)\s*\n(.*?)^```", re.S | re.M)
+_ENV_COMMAND = re.compile(r"^\s*(?:[A-Z_]+=\S+\s+)*(cffair|python|jupyter|jupyter-book|pip|pytest)\b")
+
+
+def bare_commands(source: str) -> list[str]:
+    """Commands in a page's shell blocks (MyST source) that would not run after ``make install``:
+    ``cffair``, ``python``, ``jupyter``, ... without ``.venv/bin/``, on a page that never says
+    ``source .venv/bin/activate`` before them."""
+    problems = []
+    activated = False
+    for block in _SHELL_BLOCK.finditer(source):
+        before = source[:block.start()]
+        activated = activated or "source .venv/bin/activate" in before
+        for line in block.group(1).splitlines():
+            if "source .venv/bin/activate" in line:
+                activated = True
+            elif not activated and _ENV_COMMAND.match(line):
+                problems.append(f"“{line.strip()[:60]}” needs the environment: write .venv/bin/"
+                                f"{_ENV_COMMAND.match(line).group(1)} or `source .venv/bin/activate` before it")
+    return problems

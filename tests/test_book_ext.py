@@ -479,3 +479,24 @@ def test_make_targets_for_the_student_edition_and_the_pdf() -> None:
     assert "--builder singlehtml --path-output _build/pdf" in pdf and "CFFAIR_EDITION=instructor" in pdf
     assert "tools/book_pdf.py _build/pdf/_build/singlehtml/index.html _build/pdf/cffair-book.pdf" in pdf
     assert "_build/pdf/cffair-book-student.pdf" in dry("pdf", "EDITION=student")
+
+
+# ============================================================================ commands after make install
+def test_bare_commands_on_known_text() -> None:
+    bare = "Run\n\n```bash\ncffair reproduce --only q1 --mode quick\nmake book\n```\n"
+    assert len(book_checks.bare_commands(bare)) == 1 and "cffair reproduce" in book_checks.bare_commands(bare)[0]
+    assert book_checks.bare_commands("```bash\n.venv/bin/cffair reproduce\nmake lab\n```\n") == []
+    activated = "```bash\nsource .venv/bin/activate\n```\n\nlater\n\n```bash\nCFFAIR_MODE=quick python x.py\n```\n"
+    assert book_checks.bare_commands(activated) == []
+    assert book_checks.bare_commands("```python\nimport cffair\n```\n") == []
+    assert len(book_checks.bare_commands("```bash\nCFFAIR_MODE=quick python x.py\n```\n")) == 1
+
+
+#: Pages whose commands the teacher's kit wrote; the chapters' Regenerate boxes are listed in the
+#: report to be rewritten with the chapters' prose.
+KIT_PAGES = ("intro", "book/course", "book/lab", "book/glossary", "book/discussion", "book/references")
+
+
+@pytest.mark.parametrize("page", KIT_PAGES)
+def test_the_kit_pages_commands_run_after_make_install(page: str) -> None:
+    assert book_checks.bare_commands((ROOT / f"{page}.md").read_text(encoding="utf-8")) == []
