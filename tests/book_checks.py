@@ -296,8 +296,11 @@ _DATE = re.compile(r"\bbuilt (\d{4}-\d{2}-\d{2})\b")
 
 def build_stamp(html: str, version: str) -> list[str]:
     """A page whose footer (``book/_ext/book_source.py``'s line) does not name ``cffair
-    <version>`` and a build date."""
+    <version>`` and a build date (a page without the theme's article, such as the redirecting
+    ``index.html``, has no footer to check)."""
     soup = _soup(html)
+    if soup.select_one("article.bd-article") is None:
+        return []
     footer = " ".join(f.get_text(" ") for f in soup.select("footer, .extra_footer, .cffair-build-stamp"))
     footer = re.sub(r"\s+", " ", footer)
     problems = []

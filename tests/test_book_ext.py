@@ -79,7 +79,9 @@ def test_footer_names_version_date_and_where_the_source_is() -> None:
     # what the page check sees: the version and the date in the footer
     page = f"<html><body><article class='bd-article'>x</article><footer>{with_url}</footer></body></html>"
     assert book_checks.build_stamp(page, "0.2.0") == []
-    assert book_checks.build_stamp(page, "0.3.0") and book_checks.build_stamp("<footer>cffair</footer>", "0.2.0")
+    assert book_checks.build_stamp(page, "0.3.0")
+    assert len(book_checks.build_stamp("<article class='bd-article'>x</article><footer>cffair</footer>", "0.2.0")) == 2
+    assert book_checks.build_stamp("<html><head><meta http-equiv='refresh'></head></html>", "0.2.0") == []
 
 
 def test_build_date_reads_source_date_epoch() -> None:
@@ -136,6 +138,13 @@ def test_plain_markdown_rewrites_every_myst_construct() -> None:
     assert glued.attachments == {"figure.png": {"image/png": "iVBORw0KGgo="}}
     prose = re.sub(r"```python.*?```", "", out, flags=re.S)
     assert not re.search(r"\{[a-z:]+\}`|:::|\(sec-verdict\)=|% a MyST", prose), prose
+
+
+def test_roles_the_build_resolves_are_passed_in() -> None:
+    out = plain_notebook.plain_markdown("Exercises {exercises}`q1`, {reading-time}`q1`.",
+                                        roles={"exercises": lambda t: f"2.1–2.3 of {t}", "reading-time": lambda t: "17 min"})
+    assert out == "Exercises 2.1–2.3 of q1, 17 min."
+    assert plain_notebook.plain_markdown("{exercises}`q1`") == "q1"  # without a build: the role's text
 
 
 def test_a_glued_value_missing_from_the_build_says_so() -> None:
@@ -343,7 +352,9 @@ def test_a_small_book_in_both_editions(tmp_path: Path) -> None:
         assert book_checks.build_stamp(page, course_version()) == []
         assert book_checks.raw_markup(page) == []
         plain = json.loads((html_root / "_sources" / "chapter.ipynb").read_text(encoding="utf-8"))
-        assert "The answer is 42." in "".join("".join(c["source"]) for c in plain["cells"])
+        plain_text = "".join("".join(c["source"]) for c in plain["cells"])
+        assert "The answer is 42." in plain_text and "its exercises: 1.1–1.2" in plain_text
+        assert re.search(r"Reading time of this page: \d+ min", plain_text)
     shown = (instructor / "chapter.html").read_text(encoding="utf-8")
     assert "zebra-coloured" in shown and "giraffe-spotted" in shown and "Solution to exercise 1.1" in shown
     for file in [student / "chapter.html", student / "searchindex.js"]:

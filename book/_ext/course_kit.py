@@ -210,6 +210,23 @@ def _chapters(app: Any) -> dict[str, int]:
     return app.cffair_chapters
 
 
+def reading_time_text(app: Any, target: str, *, where: str = "") -> str:
+    """``{reading-time}`target``` as text: "12 min"."""
+    if target not in app.env.found_docs:
+        raise ValueError(f"{where}: {{reading-time}}`{target}` names no page of the book")
+    other = app.env.get_doctree(target)
+    return f"{reading_minutes(prose_words(other), exhibits(other))} min"
+
+
+def exercises_text(app: Any, target: str, *, where: str = "") -> str:
+    """``{exercises}`target``` as text: "3.1–3.4"."""
+    if target not in app.env.found_docs:
+        raise ValueError(f"{where}: {{exercises}}`{target}` names no page of the book")
+    chapters = _chapters(app)
+    count = number_exercises(app.env.get_doctree(target), chapters[target]) if target in chapters else 0
+    return exercise_range(chapters.get(target, 0), count)
+
+
 def _resolve(app: Any, doctree: nodes.document, docname: str) -> None:
     chapters = _chapters(app)
     if docname in chapters:
@@ -217,18 +234,9 @@ def _resolve(app: Any, doctree: nodes.document, docname: str) -> None:
     if edition() == "student":
         remove_solutions(doctree)
     for node in list(doctree.findall(reading_time)):
-        target = node["target"]
-        if target not in app.env.found_docs:
-            raise ValueError(f"{docname}: {{reading-time}}`{target}` names no page of the book")
-        other = app.env.get_doctree(target)
-        node.replace_self(nodes.Text(f"{reading_minutes(prose_words(other), exhibits(other))} min"))
+        node.replace_self(nodes.Text(reading_time_text(app, node["target"], where=docname)))
     for node in list(doctree.findall(exercise_numbers)):
-        target = node["target"]
-        if target not in app.env.found_docs:
-            raise ValueError(f"{docname}: {{exercises}}`{target}` names no page of the book")
-        other = app.env.get_doctree(target)
-        count = number_exercises(other, chapters[target]) if target in chapters else 0
-        node.replace_self(nodes.Text(exercise_range(chapters.get(target, 0), count)))
+        node.replace_self(nodes.Text(exercises_text(app, node["target"], where=docname)))
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def preface(title: str, source: dict[str, Any] | None) -> str:
 
 
 def write_ipynb(source: Path, target: Path, *, glue_file: Path | None = None, bibfile: Path | None = None,
-                build: dict[str, Any] | None = None) -> None:
+                build: dict[str, Any] | None = None, roles: dict[str, Any] | None = None) -> None:
     """Convert one MyST notebook to a plain ``.ipynb`` with jupytext (no outputs)."""
     import jupytext
     import nbformat
@@ -61,7 +61,7 @@ def write_ipynb(source: Path, target: Path, *, glue_file: Path | None = None, bi
                   for line in c.source.splitlines() if line.startswith("# ")), source.stem)
     nb = plain.plain_notebook(notebook, glued=plain.Glued(outputs),
                               cite=lambda keys, kind: plain.cite_text(keys, kind, entries),
-                              source_dir=source.parent, preface=preface(title, build))
+                              source_dir=source.parent, preface=preface(title, build), roles=roles)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".ipynb.tmp")
     tmp.write_text(nbformat.writes(nb), encoding="utf-8")
@@ -87,7 +87,17 @@ def _write_plain(app: Any, pagename: str, templatename: str, context: dict[str, 
     bibs = [Path(app.srcdir) / b for b in (getattr(app.config, "bibtex_bibfiles", None) or [])]
     write_ipynb(source, Path(app.outdir) / "_sources" / f"{pagename}.ipynb",
                 glue_file=Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.glue.json",
-                bibfile=bibs[0] if bibs else None, build=getattr(app, "cffair_source", None))
+                bibfile=bibs[0] if bibs else None, build=getattr(app, "cffair_source", None), roles=_roles(app, pagename))
+
+
+def _roles(app: Any, pagename: str) -> dict[str, Any]:
+    """The teaching kit's roles, resolved as on the page (when course_kit is loaded)."""
+    if "course_kit" not in app.extensions:
+        return {}
+    import course_kit
+
+    return {"reading-time": lambda t: course_kit.reading_time_text(app, t, where=pagename),
+            "exercises": lambda t: course_kit.exercises_text(app, t, where=pagename)}
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -13,7 +13,8 @@ that only Jupyter Book understands; opened in plain Jupyter they show as literal
 * ``{cite:p}`` / ``{cite:t}`` → "(Kusner et al. 2017)" / "Kusner et al. (2017)" from the book's
   bibliography; ``{doc}``, ``{ref}``, ``{numref}``, ``{term}`` → their text; ``{sub}`` → ``<sub>``,
   ``{math}`` → ``$…$``; ```` ```{literalinclude} ```` → the file as a code block;
-* label lines ``(name)=`` and MyST comments ``% ...`` are dropped.
+* label lines ``(name)=`` and MyST comments ``% ...`` are dropped; roles that the build itself
+  resolves (``{reading-time}``, ``{exercises}``) are given as ``roles``.
 
 Fenced code blocks (```` ```python ````) are left alone. Pure functions; tested in
 ``tests/test_book_ext.py``.
@@ -35,7 +36,7 @@ BOXES = {"admonition": "", "note": "Note", "tip": "Tip", "hint": "Hint", "import
          "error": "Error", "seealso": "See also", "dropdown": ""}
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\s*(?:\{(?P<name>[\w:-]+)\})?\s*(?P<arg>.*)$")
-_ROLE = re.compile(r"\{(?P<role>[a-z]+(?::[a-z]+)?)\}`(?P<body>[^`]*)`")
+_ROLE = re.compile(r"\{(?P<role>[a-z-]+(?::[a-z-]+)?)\}`(?P<body>[^`]*)`")
 _LABEL = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 
@@ -136,8 +137,15 @@ def _latex_to_text(text: str) -> str:
     return text.replace("{", "").replace("}", "")
 
 
+#: Extra roles a build can resolve (name → function of the role's text), e.g. the teaching kit's
+#: ``{reading-time}`` and ``{exercises}``; set by :func:`plain_notebook`'s ``roles``.
+_EXTRA: dict[str, Callable[[str], str]] = {}
+
+
 def _role(match: re.Match[str], glued: Glued, cite: Callable[[str, str], str]) -> str:
     role, body = match.group("role"), match.group("body")
+    if role in _EXTRA:
+        return _EXTRA[role](body.strip())
     if role in ("glue:text", "glue:any"):
         return glued.text(body)
     if role in ("glue", "glue:md"):
@@ -214,7 +222,7 @@ def _convert(lines: list[str], source_dir: Path | None, glued: Glued, cite: Call
 
 
 def plain_markdown(text: str, *, glued: Glued | None = None, cite: Callable[[str, str], str] | None = None,
-                   source_dir: Path | None = None) -> str:
+                   source_dir: Path | None = None, roles: Mapping[str, Callable[[str], str]] | None = None) -> str:
     """A Markdown cell's MyST text as plain Jupyter Markdown (see the module's docstring).
 
     >>> plain_markdown(":::{admonition} Verdict\\n:class: important\\nIt {sub}`holds`.\\n:::")
@@ -222,11 +230,17 @@ def plain_markdown(text: str, *, glued: Glued | None = None, cite: Callable[[str
     """
     glued = glued or Glued()
     cite = cite or (lambda keys, kind: cite_text(keys, kind, {}))
-    return "\n".join(_convert(text.split("\n"), source_dir, glued, cite))
+    _EXTRA.clear()
+    _EXTRA.update(roles or {})
+    try:
+        return "\n".join(_convert(text.split("\n"), source_dir, glued, cite))
+    finally:
+        _EXTRA.clear()
 
 
 def plain_notebook(notebook: Any, *, glued: Glued | None = None, cite: Callable[[str, str], str] | None = None,
-                   source_dir: Path | None = None, preface: str | None = None) -> Any:
+                   source_dir: Path | None = None, preface: str | None = None,
+                   roles: Mapping[str, Callable[[str], str]] | None = None) -> Any:
     """A copy of an ``nbformat`` notebook with every Markdown cell made plain (:func:`plain_markdown`),
     the glued figures attached to the cells that show them, and ``preface`` (Markdown) as a first cell."""
     import copy
@@ -239,7 +253,7 @@ def plain_notebook(notebook: Any, *, glued: Glued | None = None, cite: Callable[
         if cell.cell_type != "markdown":
             continue
         glued.attachments = {}
-        cell.source = plain_markdown(cell.source, glued=glued, cite=cite, source_dir=source_dir)
+        cell.source = plain_markdown(cell.source, glued=glued, cite=cite, source_dir=source_dir, roles=roles)
         if glued.attachments:
             cell["attachments"] = dict(glued.attachments)
     if preface:
