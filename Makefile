@@ -36,7 +36,7 @@ EDITION ?= instructor
 pdf: install browser
 	rm -rf _build/pdf
 	CFFAIR_MODE=render CFFAIR_EDITION=$(EDITION) $(VENV)/bin/jupyter-book build . -W -n --keep-going --builder singlehtml --path-output _build/pdf
-	$(PY) tools/book_pdf.py _build/pdf/_build/singlehtml/index.html _build/pdf/cffair-book$(if $(filter student,$(EDITION)),-student).pdf
+	$(PY) tools/book_pdf.py _build/pdf/_build/singlehtml/intro.html _build/pdf/cffair-book$(if $(filter student,$(EDITION)),-student).pdf
 
 ## Headless Chromium for the browser test of the book (Debian package).
 browser:

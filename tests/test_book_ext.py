@@ -318,8 +318,8 @@ print("giraffe-spotted solution cell")
 """
 
 
-def _build(tmp_path: Path, edition: str) -> Path:
-    book = tmp_path / edition
+def _build(tmp_path: Path, edition: str, builder: str = "html") -> Path:
+    book = tmp_path / f"{edition}-{builder}"
     book.mkdir()
     (book / "intro.md").write_text("# Intro\n\nA small book.\n", encoding="utf-8")
     (book / "chapter.md").write_text(CHAPTER, encoding="utf-8")
@@ -332,10 +332,10 @@ def _build(tmp_path: Path, edition: str) -> Path:
     }), encoding="utf-8")
     exe = Path(sys.executable).parent / "jupyter-book"
     env = {**__import__("os").environ, "CFFAIR_EDITION": edition, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([str(exe), "build", str(book), "-W", "-n", "--keep-going"], capture_output=True, text=True,
-                         env=env, timeout=600)
+    out = subprocess.run([str(exe), "build", str(book), "-W", "-n", "--keep-going", "--builder", builder],
+                         capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    return book / "_build" / "html"
+    return book / "_build" / builder
 
 
 @pytest.mark.slow
@@ -361,6 +361,10 @@ def test_a_small_book_in_both_editions(tmp_path: Path) -> None:
         text = file.read_text(encoding="utf-8")
         assert "zebra" not in text and "giraffe" not in text, file
     assert course_kit.REMOVED_NOTE in (student / "chapter.html").read_text(encoding="utf-8")
+    # the whole book on one page (make pdf): the exercises are numbered there too, and the student
+    # edition's single page has no solution either
+    one = (_build(tmp_path, "student", "singlehtml") / "intro.html").read_text(encoding="utf-8")
+    assert "Exercise 1.1." in one and "Exercise 1.2." in one and "zebra" not in one and "giraffe" not in one
 
 
 def course_version() -> str:
@@ -488,7 +492,7 @@ def test_make_targets_for_the_student_edition_and_the_pdf() -> None:
     assert re.search(r"CFFAIR_EDITION=student \S*jupyter-book build \. -W -n --keep-going --path-output _build/student", student)
     pdf = dry("pdf")
     assert "--builder singlehtml --path-output _build/pdf" in pdf and "CFFAIR_EDITION=instructor" in pdf
-    assert "tools/book_pdf.py _build/pdf/_build/singlehtml/index.html _build/pdf/cffair-book.pdf" in pdf
+    assert "tools/book_pdf.py _build/pdf/_build/singlehtml/intro.html _build/pdf/cffair-book.pdf" in pdf
     assert "_build/pdf/cffair-book-student.pdf" in dry("pdf", "EDITION=student")
 
 

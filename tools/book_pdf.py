@@ -1,6 +1,6 @@
 """Print the book, built as one HTML page (``jupyter-book build --builder singlehtml``), to a PDF.
 
-Usage: ``python tools/book_pdf.py _build/pdf/_build/singlehtml/index.html out.pdf`` (``make pdf``
+Usage: ``python tools/book_pdf.py _build/pdf/_build/singlehtml/intro.html out.pdf`` (``make pdf``
 runs it). Headless Chromium (Debian's ``chromium``, installed by ``make browser``) prints the
 page after MathJax has typeset it; a print copy of the page, written next to it so that its
 relative links still resolve, opens every dropdown (solutions, notes) and hides the navigation,
@@ -83,7 +83,7 @@ def print_pdf(page: Path, out: Path, *, binary: str, budget_ms: int = 60000, tim
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python tools/book_pdf.py <singlehtml index.html> <out.pdf>", file=sys.stderr)
+        print("usage: python tools/book_pdf.py <the single page, intro.html> <out.pdf>", file=sys.stderr)
         return 2
     page, out = Path(argv[0]), Path(argv[1])
     if not page.is_file():

@@ -228,9 +228,16 @@ def exercises_text(app: Any, target: str, *, where: str = "") -> str:
 
 
 def _resolve(app: Any, doctree: nodes.document, docname: str) -> None:
+    from sphinx import addnodes
+
     chapters = _chapters(app)
     if docname in chapters:
         number_exercises(doctree, chapters[docname])
+    # One page for the whole book (the singlehtml builder of `make pdf`): each page's part of the
+    # tree starts with a start_of_file node naming it.
+    for part in doctree.findall(addnodes.start_of_file):
+        if part.get("docname") in chapters:
+            number_exercises(part, chapters[part["docname"]])
     if edition() == "student":
         remove_solutions(doctree)
     for node in list(doctree.findall(reading_time)):
