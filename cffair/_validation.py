@@ -9,27 +9,41 @@ received and how to fix it. ``input_name`` is the name the user knows the argume
 array([1., 2.])
 >>> check_target_kind("binary")
 'binary'
+>>> check_device("cuda:1")
+'cuda:1'
+>>> check_number(0.1, "lr", low=0, low_open=True)
+0.1
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "DEVICES",
     "TARGET_KINDS",
+    "Device",
     "TargetKind",
+    "check_choice",
+    "check_device",
+    "check_fitted",
+    "check_int",
     "check_labels",
     "check_matrix",
+    "check_number",
     "check_target_kind",
     "check_vector",
     "load_yaml",
 ]
 
+import math
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from cffair.errors import CffairError, DataError, SpecError
+from cffair.errors import CffairError, DataError, ParameterError, SpecError
 
 #: What a target is: ``"binary"`` (labels 0/1) or ``"score"`` (a real number).
 TargetKind = Literal["binary", "score"]
@@ -47,6 +61,90 @@ def check_target_kind(kind: Any, *, input_name: str = "target_kind") -> TargetKi
             f"{input_name} must be 'binary' or 'score' (labels 0/1 or a real number), got {kind!r}."
         )
     return kind  # type: ignore[return-value]
+
+
+#: Where a model trains: ``"cpu"`` (the default), ``"cuda"`` (or ``"cuda:N"``, one accelerator),
+#: or ``"auto"`` (``cuda`` when one is present, else ``cpu``); see :mod:`cffair.devices`.
+Device = Literal["cpu", "cuda", "auto"]
+DEVICES: tuple[str, ...] = ("cpu", "cuda", "auto")
+_CUDA_INDEX = re.compile(r"cuda:\d+")
+
+
+def check_device(device: Any, *, input_name: str = "device") -> str:
+    """``device`` if it names a device cffair can train on: ``"cpu"``, ``"cuda"``, ``"cuda:N"``
+    or ``"auto"`` (whether that device is present is :func:`cffair.devices.resolve_device`'s check).
+
+    Raises:
+        DeviceError: (a ``ValueError``) naming the value received and the allowed ones.
+    """
+    from cffair.errors import DeviceError
+
+    if isinstance(device, str) and (device in DEVICES or _CUDA_INDEX.fullmatch(device)):
+        return device
+    raise DeviceError(f"{input_name} must be 'cpu', 'cuda' (or 'cuda:N') or 'auto', got {device!r}.")
+
+
+def check_choice(value: Any, choices: Sequence[Any], input_name: str, *, error: type[CffairError] | None = None) -> Any:
+    """``value`` if it is one of ``choices``.
+
+    Raises:
+        ParameterError: (a ``ValueError``, or ``error``) naming the value received and the choices.
+    """
+    if isinstance(value, (list, dict, set)) or value not in choices:
+        raise (error or ParameterError)(f"{input_name} must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+    return value
+
+
+def check_number(
+    value: Any,
+    input_name: str,
+    *,
+    low: float | None = None,
+    low_open: bool = False,
+    optional: bool = False,
+    error: type[CffairError] | None = None,
+) -> float | None:
+    """``value`` as a finite ``float`` (not a bool), at least ``low`` (above it if ``low_open``);
+    ``None`` passes when ``optional``.
+
+    Raises:
+        ParameterError: (a ``ValueError``, or ``error``) naming the value received and the bound.
+    """
+    if value is None and optional:
+        return None
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    ok = ok and math.isfinite(value) and (low is None or (value > low if low_open else value >= low))
+    if not ok:
+        if low == 0 and low_open:
+            what = "a positive number"
+        else:
+            what = "a finite number" + ("" if low is None else f" {'>' if low_open else '>='} {low:g}")
+        none = "None or " if optional else ""
+        raise (error or ParameterError)(f"{input_name} must be {none}{what}, got {value!r}.")
+    return float(value)
+
+
+def check_int(value: Any, input_name: str, *, low: int = 0, error: type[CffairError] | None = None) -> int:
+    """``value`` as an ``int`` (a whole number, not a bool) of at least ``low``.
+
+    Raises:
+        ParameterError: (a ``ValueError``, or ``error``) naming the value received and the bound.
+    """
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < low:
+        what = {0: "a non-negative integer", 1: "a positive integer"}.get(low, f"a whole number >= {low}")
+        raise (error or ParameterError)(f"{input_name} must be {what}, got {value!r}.")
+    return int(value)
+
+
+def check_fitted(estimator: Any, attribute: str = "model_") -> None:
+    """Raise :class:`~cffair.contract.NotFittedError` (also scikit-learn's) unless ``estimator``
+    has a fitted ``attribute`` (not ``None``)."""
+    if getattr(estimator, attribute, None) is None:
+        from cffair.contract import NotFittedError
+
+        raise NotFittedError(
+            f"this {type(estimator).__name__} is not fitted yet; call fit(...) first (or load a fitted one)."
+        )
 
 
 def _as_array(a: Any, input_name: str, error: type[CffairError]) -> np.ndarray:

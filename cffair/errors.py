@@ -1,6 +1,13 @@
-"""Exceptions with messages that say what is wrong and how to fix it."""
+"""Exceptions with messages that say what is wrong and how to fix it.
+
+:class:`NotFittedError` (a model used before ``fit``) is also scikit-learn's
+:class:`sklearn.exceptions.NotFittedError`; it is defined in :mod:`cffair.contract` and read
+from here on first use, so that importing this module does not import scikit-learn.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 FINGERPRINT_EXEMPT = True  # messages and classes of errors change no number (see cffair.experiments.fingerprint)
 
@@ -53,6 +60,20 @@ class StorageError(CffairError, OSError):
         return (type(self), (str(self),), {"path": self.path, "errno": self.errno})
 
 
+class ParameterError(CffairError, ValueError):
+    """An estimator's parameter of the wrong type or out of range (checked by ``fit``, as
+    scikit-learn checks them, so that ``__init__`` only stores them)."""
+
+
+class DeviceError(CffairError, ValueError):
+    """A compute device that is unknown or absent (``device="cuda"`` on a machine without one)."""
+
+
+class TargetKindError(CffairError, ValueError):
+    """A method asked of a model whose target kind does not have it (``predict_proba`` of a
+    model of a score target)."""
+
+
 class StoreLockedError(CffairError, RuntimeError):
     """Another process holds the lock of a results folder (it is writing the same results)."""
 
@@ -86,3 +107,11 @@ class ExpressionError(CffairError, ValueError):
 class DataWarning(CffairWarning):
     """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
     as separate binary features)."""
+
+
+def __getattr__(name: str) -> Any:  # NotFittedError from cffair.contract, without importing scikit-learn here
+    if name == "NotFittedError":
+        from cffair.contract import NotFittedError
+
+        return NotFittedError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

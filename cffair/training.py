@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -51,10 +50,23 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import torch
+from sklearn.base import BaseEstimator
 from torch import nn
 from tqdm.auto import tqdm
 
-from cffair.errors import DataError
+from cffair._validation import (
+    TargetKind,
+    check_choice,
+    check_device,
+    check_fitted,
+    check_int,
+    check_matrix,
+    check_number,
+    check_target_kind,
+)
+from cffair.contract import PredictMixin
+from cffair.devices import resolve_device
+from cffair.errors import CffairWarning, DataError, DeviceError, ParameterError
 from cffair.logic import (
     Axiom,
     KnowledgeBase,
@@ -78,11 +90,11 @@ FAIR_EPOCHS = 500
 CKE_EPOCHS = 500
 
 
-class ConstantPredictorWarning(UserWarning):
+class ConstantPredictorWarning(CffairWarning):
     """The trained predicate gives (almost) the same output for every row."""
 
 
-class CollapseRiskWarning(UserWarning):
+class CollapseRiskWarning(CffairWarning):
     """Fairness axioms are trained without pre-training on the accuracy axioms."""
 
 
@@ -112,23 +124,43 @@ def _pair_arrays(pairs: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_X(X: Any, n_features: int | None = None, what: str = "X") -> np.ndarray:
-    if isinstance(X, pd.DataFrame):
-        X = X.to_numpy()
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise DataError(f"{what} must be a 2-D array (rows × encoded features), got shape {arr.shape}.")
-    if not np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
-        raise DataError(f"{what} must be numeric (encode it with cffair.encoding.Encoder first), got dtype {arr.dtype}.")
-    arr = arr.astype(np.float32)
-    if not np.isfinite(arr).all():
-        raise DataError(f"{what} contains NaN or infinite values.")
-    if n_features is not None and arr.shape[1] != n_features:
-        raise DataError(f"{what} has {arr.shape[1]} columns but the model was trained on {n_features}.")
-    return arr
+    return check_matrix(X, what, n_columns=n_features, dtype=np.float32)
 
 
-class LTNLearner:
-    """Logic Tensor Network learner with an sklearn-like interface.
+def _cpu(obj: Any) -> Any:
+    """``obj`` (a state dict, possibly nested) with every tensor on the CPU (the same tensors there)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.cpu()
+    if isinstance(obj, dict):
+        return type(obj)((k, _cpu(v)) for k, v in obj.items())
+    if isinstance(obj, list):
+        return [_cpu(v) for v in obj]
+    return obj
+
+
+def _axiom_on(axiom: Axiom, device: torch.device) -> Axiom:
+    """``axiom`` with its tensors on ``device`` (itself when they are there already)."""
+    if axiom.x.device == device:
+        return axiom
+    move = {k: getattr(axiom, k).to(device) for k in ("x", "x_cf", "y") if getattr(axiom, k) is not None}
+    return dataclasses.replace(axiom, **move)
+
+
+class DeviceKnowledgeBase(KnowledgeBase):
+    """A :class:`~cffair.logic.KnowledgeBase` whose axioms' data and weights live on one device
+    (moved once, when the base is built; on the CPU the axioms are the same objects)."""
+
+    def __init__(self, axioms: Sequence[Axiom], semantics: Semantics, group_weights: Mapping[str, float] | None,
+                 device: torch.device) -> None:
+        self.device = device
+        super().__init__([_axiom_on(a, device) for a in axioms], semantics, group_weights)
+
+    def weights(self) -> torch.Tensor:
+        return super().weights().to(self.device)
+
+
+class LTNLearner(PredictMixin, BaseEstimator):
+    """Logic Tensor Network learner, a scikit-learn estimator (:mod:`cffair.contract`).
 
     Args:
         target_kind: ``"binary"`` (A1, A2; ``D(x)`` is P(y = 1)) or ``"score"`` (A3; ``D(x)`` is the score).
@@ -150,17 +182,33 @@ class LTNLearner:
         progress: show a tqdm progress bar.
         allow_no_pretrain: permit fairness axioms without pre-training (they collapse to a constant).
         sensitive: name of the sensitive attribute, used in the axioms' readable formulas.
+        device: where to train: ``"cpu"`` (default), ``"cuda"`` or ``"auto"`` (:mod:`cffair.devices`);
+            not part of a checkpoint (a learner saved on an accelerator loads on a CPU).
+
+    Parameters are checked by :meth:`fit` (and :meth:`load`), not by the constructor, which
+    only stores them (scikit-learn's convention; :func:`sklearn.base.clone` works).
 
     Attributes after :meth:`fit`:
         model_: the predicate network ``D``.
         kb_: the knowledge base of the last stage.
         history_: one row per epoch: ``epoch``, ``stage``, ``sat`` and each axiom's satisfaction.
         constant_: whether the predictor was found constant after the last stage.
+        semantics_: the semantics in use (``semantics``, or the default :class:`~cffair.logic.Semantics`).
     """
+
+    # fitted state before fit (class-level, so that __init__ sets only the parameters)
+    model_: nn.Module | None = None
+    optimizer_: torch.optim.Optimizer | None = None
+    kb_: KnowledgeBase | None = None
+    n_features_: int | None = None
+    pretrained_: bool = False
+    data_hash_: str | None = None
+    constant_: bool = False
+    _history: tuple[pd.DataFrame, ...] | list[pd.DataFrame] = ()
 
     def __init__(
         self,
-        target_kind: Literal["binary", "score"] = "binary",
+        target_kind: TargetKind = "binary",
         setting: Setting = "acc",
         *,
         lr: float = DEFAULT_LR,
@@ -176,56 +224,61 @@ class LTNLearner:
         sensitive: str = "S",
         fair_p: float | None = None,
         clip_grad: float | None = None,
+        device: str = "cpu",
     ):
-        if target_kind not in ("binary", "score"):
-            raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
-        if setting not in SETTINGS:
-            raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}.")
-        for name, v in (("pretrain_epochs", pretrain_epochs), ("fair_epochs", fair_epochs), ("cke_epochs", cke_epochs)):
-            if not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {v!r}.")
-        if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
-            raise ValueError(f"lr must be a positive number, got {lr!r}.")
-        if fair_p is not None and (isinstance(fair_p, bool) or not (isinstance(fair_p, (int, float)) and math.isfinite(fair_p) and fair_p >= 1)):
-            raise ValueError(f"fair_p must be None or a finite number >= 1 (section 2.4), got {fair_p!r}.")
-        if clip_grad is not None and (isinstance(clip_grad, bool) or not (isinstance(clip_grad, (int, float)) and math.isfinite(clip_grad) and clip_grad > 0)):
-            raise ValueError(f"clip_grad must be None or a positive number, got {clip_grad!r}.")
         self.target_kind = target_kind
         self.setting = setting
-        self.lr = float(lr)
-        self.pretrain_epochs = int(pretrain_epochs)
-        self.fair_epochs = int(fair_epochs)
-        self.cke_epochs = int(cke_epochs)
-        self.group_weights = dict(group_weights or {})
-        self.semantics = semantics or Semantics()
-        self.hidden = tuple(hidden)
-        self.seed = int(seed)
+        self.lr = lr
+        self.pretrain_epochs = pretrain_epochs
+        self.fair_epochs = fair_epochs
+        self.cke_epochs = cke_epochs
+        self.group_weights = group_weights
+        self.semantics = semantics
+        self.hidden = hidden
+        self.seed = seed
         self.progress = progress
         self.allow_no_pretrain = allow_no_pretrain
         self.sensitive = sensitive
-        self.fair_p = None if fair_p is None else float(fair_p)
-        self.clip_grad = None if clip_grad is None else float(clip_grad)
-        # fitted state
-        self.model_: nn.Module | None = None
-        self.optimizer_: torch.optim.Optimizer | None = None
-        self.kb_: KnowledgeBase | None = None
-        self.n_features_: int | None = None
-        self.pretrained_: bool = False
-        self.data_hash_: str | None = None
-        self.constant_: bool = False
-        self._history: list[pd.DataFrame] = []
+        self.fair_p = fair_p
+        self.clip_grad = clip_grad
+        self.device = device
 
-    # ----------------------------------------------------------------- config / state
-    def get_params(self) -> dict[str, Any]:
-        """Constructor arguments (sklearn style)."""
+    def _check_params(self) -> None:
+        """Check the parameters (what the constructor of a scikit-learn estimator leaves to ``fit``).
+
+        Raises:
+            ParameterError: (a ``ValueError``) naming the parameter, the value and what is allowed.
+            DeviceError: for ``device="cuda"`` on a machine without one.
+        """
+        check_target_kind(self.target_kind)
+        check_choice(self.setting, SETTINGS, "setting")
+        for name in ("pretrain_epochs", "fair_epochs", "cke_epochs"):
+            check_int(getattr(self, name), name)
+        check_number(self.lr, "lr", low=0, low_open=True)
+        check_number(self.fair_p, "fair_p", low=1, optional=True)  # section 2.4
+        check_number(self.clip_grad, "clip_grad", low=0, low_open=True, optional=True)
+        if self.semantics is not None and not isinstance(self.semantics, Semantics):
+            raise ParameterError(f"semantics must be None or a cffair.logic.Semantics, got {type(self.semantics).__name__}.")
+        check_device(self.device)
+        self.device_ = resolve_device(self.device)
+        self.semantics_ = self.semantics or Semantics()
+
+    def _target_kind(self) -> str:
+        return self.target_kind
+
+    def _config(self) -> dict[str, Any]:
+        """The parameters in canonical form (what a checkpoint stores; the device is left out)."""
         return {
-            "target_kind": self.target_kind, "setting": self.setting, "lr": self.lr,
-            "pretrain_epochs": self.pretrain_epochs, "fair_epochs": self.fair_epochs, "cke_epochs": self.cke_epochs,
-            "group_weights": dict(self.group_weights), "semantics": self.semantics, "hidden": self.hidden,
-            "seed": self.seed, "progress": self.progress, "allow_no_pretrain": self.allow_no_pretrain,
-            "sensitive": self.sensitive, "fair_p": self.fair_p, "clip_grad": self.clip_grad,
+            "target_kind": self.target_kind, "setting": self.setting, "lr": float(self.lr),
+            "pretrain_epochs": int(self.pretrain_epochs), "fair_epochs": int(self.fair_epochs),
+            "cke_epochs": int(self.cke_epochs), "group_weights": dict(self.group_weights or {}),
+            "semantics": self.semantics or Semantics(), "hidden": tuple(self.hidden), "seed": int(self.seed),
+            "progress": self.progress, "allow_no_pretrain": self.allow_no_pretrain, "sensitive": self.sensitive,
+            "fair_p": None if self.fair_p is None else float(self.fair_p),
+            "clip_grad": None if self.clip_grad is None else float(self.clip_grad),
         }
 
+    # ----------------------------------------------------------------- config / state
     @property
     def history_(self) -> pd.DataFrame:
         """Satisfaction of every axiom per epoch (NaN where an axiom was not in the base)."""
@@ -234,15 +287,17 @@ class LTNLearner:
         return pd.concat(self._history, ignore_index=True)
 
     def _init_model(self, n_features: int) -> None:
+        """A fresh predicate: initialised on the CPU from the seed, then moved to the device."""
+        self._check_params()
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(self.seed)
-            self.model_ = make_mlp(n_features, self.target_kind, self.hidden)
-        self.optimizer_ = torch.optim.Adam(self.model_.parameters(), lr=self.lr)
+            torch.manual_seed(int(self.seed))
+            self.model_ = make_mlp(n_features, self.target_kind, tuple(self.hidden)).to(self.device_)
+        self.optimizer_ = torch.optim.Adam(self.model_.parameters(), lr=float(self.lr))
         self.n_features_ = n_features
+        self._history = []
 
     def _check_fitted(self) -> None:
-        if self.model_ is None:
-            raise RuntimeError("this LTNLearner is not fitted yet; call fit(X, y, ...) or load a checkpoint first.")
+        check_fitted(self)
 
     # ----------------------------------------------------------------- axioms
     def build_axioms(self, X: np.ndarray, y: np.ndarray, pairs: Any = None, pair_subgroups: Any = None) -> tuple[list[Axiom], list[Axiom]]:
@@ -262,7 +317,7 @@ class LTNLearner:
         return acc, fair
 
     def _kb(self, axioms: Sequence[Axiom]) -> KnowledgeBase:
-        return KnowledgeBase(axioms, self.semantics, self.group_weights)
+        return DeviceKnowledgeBase(axioms, self.semantics_, self.group_weights, self.device_)
 
     # ----------------------------------------------------------------- fitting
     def fit(self, X: Any, y: Any, pairs: Any = None, pair_subgroups: Any = None) -> LTNLearner:
@@ -278,6 +333,7 @@ class LTNLearner:
         If the learner was loaded from a pre-trained checkpoint (same data), pre-training is
         skipped and only the fairness stage runs.
         """
+        self._check_params()
         X = _check_X(X, self.n_features_)
         y_arr = np.asarray(y)
         acc, fair = self.build_axioms(X, y_arr, pairs, pair_subgroups)
@@ -290,7 +346,7 @@ class LTNLearner:
                 "Pre-train on the accuracy axioms (pretrain_epochs > 0, paper: 1500) or pass allow_no_pretrain=True."
             )
             if not self.allow_no_pretrain:
-                raise ValueError(msg)
+                raise ParameterError(msg)
             warnings.warn(msg, CollapseRiskWarning, stacklevel=2)
         if self.model_ is None:
             self._init_model(X.shape[1])
@@ -344,12 +400,20 @@ class LTNLearner:
         ``on_epoch(epoch, sats)``, if given, is called after every optimiser step with the
         per-axiom satisfactions of that step; it may change the knowledge base's weights for
         the next step (weight schedules, :mod:`cffair.adaptive`). The stage enters
-        :attr:`history_` like any other and ``kb`` becomes :attr:`kb_`.
+        :attr:`history_` like any other and ``kb`` becomes :attr:`kb_` (on an accelerator, a
+        plain :class:`~cffair.logic.KnowledgeBase` is first copied to the device; a subclass
+        raises :class:`~cffair.errors.DeviceError` there).
         """
         self._check_fitted()
-        if not isinstance(epochs, (int, np.integer)) or epochs < 0:
-            raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}.")
-        self._train(kb, int(epochs), stage, on_epoch)
+        epochs = check_int(epochs, "epochs")
+        if self.device_.type != "cpu" and not isinstance(kb, DeviceKnowledgeBase):
+            if type(kb) is not KnowledgeBase:
+                raise DeviceError(
+                    f"train_stage on device {self.device!r} needs a knowledge base on that device; a "
+                    f"{type(kb).__name__} keeps its tensors on the CPU. Train it with device='cpu'."
+                )
+            kb = DeviceKnowledgeBase(kb.axioms, kb.semantics, kb.group_weights, self.device_)
+        self._train(kb, epochs, stage, on_epoch)
         return self
 
     def _train(self, kb: KnowledgeBase, epochs: int, stage: str,
@@ -360,8 +424,8 @@ class LTNLearner:
         model, opt = self.model_, self.optimizer_
         model.train()
         start = int(self._history[-1]["epoch"].iloc[-1]) + 1 if self._history else 1
-        sats_log = torch.empty((epochs, len(kb)), dtype=torch.float32)
-        kb_log = torch.empty(epochs, dtype=torch.float32)
+        sats_log = torch.empty((epochs, len(kb)), dtype=torch.float32, device=self.device_)
+        kb_log = torch.empty(epochs, dtype=torch.float32, device=self.device_)
         bar = tqdm(range(epochs), desc=f"LTN {stage}", disable=not self.progress, leave=False)
         for i in bar:
             opt.zero_grad(set_to_none=True)
@@ -379,11 +443,11 @@ class LTNLearner:
             if self.progress and i % 50 == 0:
                 bar.set_postfix(sat=f"{float(sat):.4f}")
         bar.close()
-        frame = pd.DataFrame(sats_log.numpy(), columns=kb.names)
-        frame.insert(0, "sat", kb_log.numpy())
+        frame = pd.DataFrame(sats_log.cpu().numpy(), columns=kb.names)
+        frame.insert(0, "sat", kb_log.cpu().numpy())
         frame.insert(0, "stage", stage)
         frame.insert(0, "epoch", np.arange(start, start + epochs))
-        self._history.append(frame)
+        self._history = [*self._history, frame]
         model.eval()
 
     def _check_constant(self, X: np.ndarray, when: str) -> None:
@@ -401,26 +465,17 @@ class LTNLearner:
         """The predicate's output ``D(x)``: P(y = 1) for a binary target, the score otherwise."""
         self._check_fitted()
         X = _check_X(X, self.n_features_)
-        self.model_.eval()  # type: ignore[union-attr]
+        model = self.model_
+        assert model is not None
+        model.eval()
         with torch.no_grad():
-            return self.model_(torch.from_numpy(X)).numpy().astype(np.float64)  # type: ignore[misc]
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities ``[P(y=0), P(y=1)]`` (binary targets only)."""
-        if self.target_kind != "binary":
-            raise ValueError("predict_proba is for binary targets; use predict_score for a score target.")
-        p = self.predict_d(X)
-        return np.column_stack([1 - p, p])
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Labels 0/1 (``D(x) ≥ 0.5``) for a binary target; scores for a score target."""
-        d = self.predict_d(X)
-        return (d >= 0.5).astype(np.int64) if self.target_kind == "binary" else d
+            device = next(model.parameters()).device
+            return model(torch.from_numpy(X).to(device)).cpu().numpy().astype(np.float64)
 
     def predict_score(self, X: Any) -> np.ndarray:
-        """Predicted scores (score targets only)."""
-        if self.target_kind != "score":
-            raise ValueError("predict_score is for score targets; use predict_proba for a binary target.")
+        """``D(x)``, as every method's ``predict_score`` (:mod:`cffair.contract`): P(y = 1) for a
+        binary target, the score otherwise; float64 ``(n,)``. ``predict`` and ``predict_proba``
+        follow from it."""
         return self.predict_d(X)
 
     def satisfactions(self) -> dict[str, float]:
@@ -435,13 +490,13 @@ class LTNLearner:
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue training: weights, optimiser state, flags, history, params."""
         self._check_fitted()
-        params = self.get_params()
-        params["semantics"] = dataclasses.asdict(self.semantics)
+        params = self._config()
+        params["semantics"] = dataclasses.asdict(params["semantics"])
         return {
             "format": "cffair.LTNLearner/1",
             "params": params,
-            "model": copy.deepcopy(self.model_.state_dict()),  # type: ignore[union-attr]
-            "optimizer": copy.deepcopy(self.optimizer_.state_dict()),  # type: ignore[union-attr]
+            "model": copy.deepcopy(_cpu(self.model_.state_dict())),  # type: ignore[union-attr]
+            "optimizer": copy.deepcopy(_cpu(self.optimizer_.state_dict())),  # type: ignore[union-attr]
             "n_features": self.n_features_,
             "pretrained": self.pretrained_,
             "data_hash": self.data_hash_,
@@ -452,11 +507,12 @@ class LTNLearner:
         """Restore weights, optimiser state and history (keeps this learner's own params, e.g. ``setting``)."""
         if state.get("format") != "cffair.LTNLearner/1":
             raise ValueError("not a cffair LTNLearner checkpoint.")
+        self._check_params()
         saved = state["params"]
-        if saved["target_kind"] != self.target_kind or tuple(saved["hidden"]) != self.hidden:
+        if saved["target_kind"] != self.target_kind or tuple(saved["hidden"]) != tuple(self.hidden):
             raise ValueError(
                 f"checkpoint is for target_kind={saved['target_kind']!r}, hidden={tuple(saved['hidden'])}; "
-                f"this learner has {self.target_kind!r}, {self.hidden}."
+                f"this learner has {self.target_kind!r}, {tuple(self.hidden)}."
             )
         self._init_model(int(state["n_features"]))
         self.model_.load_state_dict(state["model"])  # type: ignore[union-attr]
@@ -464,7 +520,7 @@ class LTNLearner:
         # copy, two learners loaded from one checkpoint would share (and corrupt) Adam's moments
         self.optimizer_.load_state_dict(copy.deepcopy(state["optimizer"]))  # type: ignore[union-attr]
         for g in self.optimizer_.param_groups:  # type: ignore[union-attr]
-            g["lr"] = self.lr
+            g["lr"] = float(self.lr)
         self.pretrained_ = bool(state["pretrained"])
         self.data_hash_ = state.get("data_hash")
         hist = pd.DataFrame(state.get("history") or {})
@@ -498,6 +554,11 @@ class LTNLearner:
         params = dict(state["params"])
         params["semantics"] = Semantics(**params["semantics"]) if isinstance(params["semantics"], Mapping) else params["semantics"]
         params["hidden"] = tuple(params["hidden"])
+        # a checkpoint stores the defaults spelled out; None says "the default", as the constructor's
+        if params.get("semantics") == Semantics():
+            params["semantics"] = None
+        if not params.get("group_weights"):
+            params["group_weights"] = None
         params.update(overrides)
         return cls(**params).load_state_dict(state)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from sklearn.exceptions import NotFittedError
 
 from cffair.logic import KnowledgeBase, accuracy_axioms
 from cffair.training import LTNLearner
@@ -43,7 +44,7 @@ def test_on_epoch_sees_every_step_and_its_weight_changes_act() -> None:
 def test_train_stage_needs_a_fitted_learner_and_whole_epochs() -> None:
     X, y = _toy(50)
     kb = KnowledgeBase(accuracy_axioms(X, y, "binary"))
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         LTNLearner(progress=False).train_stage(kb, 5, "x")
     learner = LTNLearner(pretrain_epochs=2, progress=False).fit(X, y)
     with pytest.raises(ValueError, match="non-negative integer"):

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from sklearn.exceptions import NotFittedError
 
 from cffair.errors import DataError
 from cffair.metrics import cf_mse, cf_mse_by_subgroup
@@ -156,7 +157,7 @@ def test_predict_proba_and_input_validation():
         LTNLearner("binary", progress=False, pretrain_epochs=1).fit(X, y * 2.5)
     with pytest.raises(DataError, match="pair_subgroups"):
         LTNLearner("binary", "acc_cf_sg", progress=False).fit(X, y, pairs=(X, Xc))
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         LTNLearner().predict(X)
 
 
@@ -186,7 +187,7 @@ def test_a4_exponent_reaches_the_axiom_and_weighs_the_worst_pairs():
         assert LTNLearner.load(m.state_dict()).fair_p == p
     assert flips[6.0] < flips[1.0]
     with pytest.raises(ValueError, match="fair_p must be None or a finite number >= 1"):
-        LTNLearner(fair_p=0.5)
+        LTNLearner(fair_p=0.5, progress=False).fit(X, y)  # checked by fit (the constructor only stores it)
 
 
 def test_gradient_clipping_bounds_each_step():
@@ -211,4 +212,4 @@ def test_gradient_clipping_bounds_each_step():
     assert len(norms[0.01]) == 20 and max(norms[0.01]) <= 0.01 * (1 + 1e-5)
     assert max(norms[None]) > 0.01
     with pytest.raises(ValueError, match="clip_grad must be None or a positive number"):
-        LTNLearner(clip_grad=0.0)
+        LTNLearner(clip_grad=0.0, progress=False).fit(X, y)  # checked by fit (the constructor only stores it)

@@ -22,8 +22,23 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from cffair._validation import check_fitted, check_labels, check_matrix
 from cffair.datasets import CATEGORY_KINDS, DatasetSpec, require_binary_sensitive
 from cffair.errors import DataError
+
+__all__ = [
+    "Block",
+    "binary_sensitive",
+    "check_encoded",
+    "check_fitted",
+    "check_target",
+    "decode",
+    "encode_frame",
+    "feature_blocks",
+    "minibatches",
+    "model_device",
+    "reconstruction_loss",
+]
 
 BlockKind = Literal["numeric", "binary", "categorical"]
 
@@ -113,34 +128,18 @@ def decode(logits: torch.Tensor, blocks: Sequence[Block], hard: bool = True) -> 
 
 # ----------------------------------------------------------------------------- inputs
 def check_encoded(X: np.ndarray, width: int | None = None, what: str = "X") -> np.ndarray:
-    """``X`` as a finite float32 2-D array of the expected width, or a clear error."""
-    arr = np.asarray(X, dtype=np.float32)
-    if arr.ndim != 2:
-        raise DataError(f"{what} must be a 2-D array of encoded rows (n, d), got shape {arr.shape}.")
-    if width is not None and arr.shape[1] != width:
-        raise DataError(f"{what} has {arr.shape[1]} encoded columns but the model was fitted on {width}; encode with the same Encoder.")
-    if not np.isfinite(arr).all():
-        raise DataError(f"{what} contains NaN or infinite values.")
-    return arr
+    """``X`` as a finite float32 2-D array of the expected width (:func:`cffair._validation.check_matrix`)."""
+    return check_matrix(X, what, n_columns=width, dtype=np.float32)
 
 
 def check_target(y: np.ndarray, n: int, target_kind: str, what: str = "y") -> np.ndarray:
-    """``y`` as float32 ``(n,)``; 0/1 for a binary target."""
-    arr = np.asarray(y, dtype=np.float32).reshape(-1)
-    if arr.shape[0] != n:
-        raise DataError(f"{what} has {arr.shape[0]} labels but there are {n} rows.")
-    if not np.isfinite(arr).all():
-        raise DataError(f"{what} contains NaN or infinite values.")
-    if target_kind == "binary" and not np.isin(arr, (0.0, 1.0)).all():
-        raise DataError(f"{what} must hold 0/1 labels for a binary target; found {np.unique(arr)[:6].tolist()}.")
-    if target_kind not in ("binary", "score"):
-        raise DataError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
-    return arr
+    """``y`` as float32 ``(n,)``; 0/1 for a binary target (:func:`cffair._validation.check_labels`)."""
+    return check_labels(y, target_kind, input_name=what, length=n).astype(np.float32)
 
 
-def check_fitted(obj: object, attr: str = "model_") -> None:
-    if getattr(obj, attr, None) is None:
-        raise DataError(f"{type(obj).__name__} is not fitted yet; call fit(...) first.")
+def model_device(model: torch.nn.Module) -> torch.device:
+    """The device a network's weights live on."""
+    return next(model.parameters()).device
 
 
 def binary_sensitive(frame: pd.DataFrame, encoder, method: str) -> slice:

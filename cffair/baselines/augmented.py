@@ -19,16 +19,19 @@ Choices (documented for the book):
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from sklearn.base import BaseEstimator
 from torch import nn
 
-from cffair.baselines._mixed import check_encoded, check_fitted, check_target, minibatches
+from cffair._validation import TargetKind, check_target_kind
+from cffair.baselines._mixed import check_encoded, check_fitted, check_target, minibatches, model_device
 from cffair.causal.cfset import CFPairs
+from cffair.contract import PredictMixin
+from cffair.devices import resolve_device
 from cffair.errors import DataError
 from cffair.models import make_mlp
 
@@ -69,18 +72,26 @@ def predictor_loss(out: torch.Tensor, y: torch.Tensor, target_kind: str) -> torc
     return F.mse_loss(out, y)
 
 
-def train_mlp(X: np.ndarray, y: np.ndarray, target_kind: str, config: MLPConfig) -> tuple[nn.Module, list[float]]:
-    """Train a fresh :func:`make_mlp` on ``(X, y)``; return it (in eval mode) and the loss per epoch."""
+def train_mlp(
+    X: np.ndarray, y: np.ndarray, target_kind: str, config: MLPConfig, *, device: str = "cpu"
+) -> tuple[nn.Module, list[float]]:
+    """Train a fresh :func:`make_mlp` on ``(X, y)``; return it (in eval mode) and the loss per epoch.
+
+    The network is initialised on the CPU from ``config.seed`` and trained on ``device``
+    (:mod:`cffair.devices`), where ``X`` and ``y`` are moved once; the returned network stays there.
+    """
+    dev = resolve_device(device)
     torch.manual_seed(config.seed)
-    model = make_mlp(X.shape[1], target_kind, config.hidden)  # type: ignore[arg-type]
+    model = make_mlp(X.shape[1], target_kind, config.hidden).to(dev)  # type: ignore[arg-type]
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
-    xt, yt = torch.from_numpy(X), torch.from_numpy(y)
+    xt, yt = torch.from_numpy(X).to(dev), torch.from_numpy(y).to(dev)
     gen = torch.Generator().manual_seed(config.seed)
     history: list[float] = []
     model.train()
     for _ in range(config.epochs):
         total, count = 0.0, 0
         for idx in minibatches(len(xt), config.batch_size, gen):
+            idx = idx.to(dev)
             opt.zero_grad()
             loss = predictor_loss(model(xt[idx]), yt[idx], target_kind)
             loss.backward()
@@ -93,9 +104,10 @@ def train_mlp(X: np.ndarray, y: np.ndarray, target_kind: str, config: MLPConfig)
 
 
 def predict_mlp(model: nn.Module, X: np.ndarray) -> np.ndarray:
-    """Scores of ``model`` on ``X`` as float64 ``(n,)``."""
+    """Scores of ``model`` on ``X`` (on the model's device) as a float64 NumPy ``(n,)``."""
     with torch.no_grad():
-        return model(torch.from_numpy(np.ascontiguousarray(X, dtype=np.float32))).double().numpy()
+        x = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float32)).to(model_device(model))
+        return model(x).double().cpu().numpy()
 
 
 def pair_labels(pairs: CFPairs, row_ids: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -122,9 +134,14 @@ def pair_labels(pairs: CFPairs, row_ids: np.ndarray, y: np.ndarray) -> np.ndarra
     return np.asarray(y)[order][pos]
 
 
-class AugmentedMLP:
+class AugmentedMLP(PredictMixin, BaseEstimator):
     """MLP(100, 50) trained on factual rows plus their counterfactual rows (the "CNF" column
     of Table 1; section 6.4). Also the predictor of the DCEVAE baseline.
+
+    Args:
+        target_kind: ``"binary"`` or ``"score"``.
+        config: how the MLP is trained (default :class:`MLPConfig`).
+        device: where to train (:mod:`cffair.devices`).
 
     Example::
 
@@ -132,14 +149,15 @@ class AugmentedMLP:
         p = model.predict_score(X_test)      # P(y = 1)
     """
 
-    def __init__(self, target_kind: str, config: MLPConfig | None = None):
-        if target_kind not in ("binary", "score"):
-            raise DataError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
+    model_: nn.Module | None = None
+
+    def __init__(self, target_kind: TargetKind = "binary", config: MLPConfig | None = None, *, device: str = "cpu"):
         self.target_kind = target_kind
-        self.config = config or MLPConfig()
-        self.model_: nn.Module | None = None
-        self.history_: list[float] = []
-        self.n_features_: int | None = None
+        self.config = config
+        self.device = device
+
+    def _target_kind(self) -> str:
+        return self.target_kind
 
     def fit(self, X: np.ndarray, y: np.ndarray, X_cf: np.ndarray | None = None, y_cf: np.ndarray | None = None) -> AugmentedMLP:
         """Train on ``[X; X_cf]`` with labels ``[y; y_cf]``.
@@ -149,6 +167,7 @@ class AugmentedMLP:
             X_cf, y_cf: encoded counterfactual rows and the labels copied from their factual
                 rows (:func:`pair_labels`). Without them this is the plain factual MLP.
         """
+        check_target_kind(self.target_kind)
         X = check_encoded(X)
         y = check_target(y, len(X), self.target_kind)
         if (X_cf is None) != (y_cf is None):
@@ -159,7 +178,7 @@ class AugmentedMLP:
             X = np.concatenate([X, X_cf])
             y = np.concatenate([y, y_cf])
         self.n_features_ = X.shape[1]
-        self.model_, self.history_ = train_mlp(X, y, self.target_kind, self.config)
+        self.model_, self.history_ = train_mlp(X, y, self.target_kind, self.config or MLPConfig(), device=self.device)
         return self
 
     def fit_pairs(self, X: np.ndarray, y: np.ndarray, row_ids: np.ndarray, pairs: CFPairs) -> AugmentedMLP:
@@ -170,6 +189,3 @@ class AugmentedMLP:
         """P(y = 1) for a binary target, the predicted score otherwise; float64 ``(n,)``."""
         check_fitted(self)
         return predict_mlp(self.model_, check_encoded(X, self.n_features_))  # type: ignore[arg-type]
-
-    def get_params(self) -> dict[str, Any]:
-        return {"target_kind": self.target_kind, **asdict(self.config)}

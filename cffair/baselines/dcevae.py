@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
+from sklearn.base import BaseEstimator
 from torch import nn
 
 from cffair.baselines._mixed import (
@@ -65,6 +66,8 @@ from cffair.baselines._mixed import (
     reconstruction_loss,
 )
 from cffair.baselines.augmented import AugmentedMLP, MLPConfig
+from cffair.contract import PredictMixin
+from cffair.devices import resolve_device
 from cffair.errors import DataError
 
 
@@ -166,19 +169,28 @@ class DCEVAENet(nn.Module):
         return mu, logvar
 
 
-class DCEVAE:
+class DCEVAE(BaseEstimator):
     """The DCEVAE counterfactual generator (Kim et al. 2021) on a mixed-type table.
 
     ``fit(frame, encoder)`` trains it; :meth:`counterfactual_frame` / :meth:`counterfactuals`
     produce counterfactuals on the (binary) sensitive attribute.
+
+    Args:
+        config: hyperparameters (default :class:`DCEVAEConfig`).
+        graph: the causal graph (default: the spec's).
+        device: where to train and generate (:mod:`cffair.devices`).
     """
 
-    def __init__(self, config: DCEVAEConfig | None = None, graph=None):
-        self.config = config or DCEVAEConfig()
+    model_: DCEVAENet | None = None
+
+    def __init__(self, config: DCEVAEConfig | None = None, graph=None, *, device: str = "cpu"):
+        self.config = config
         self.graph = graph
-        self.model_: DCEVAENet | None = None
-        self.history_: dict[str, list[float]] = {"elbo": [], "d_tc": []}
-        self.timings_: dict[str, float] = {}
+        self.device = device
+
+    @property
+    def _c(self) -> DCEVAEConfig:
+        return self.config or DCEVAEConfig()
 
     # ------------------------------------------------------------------ layout
     def _setup(self, frame: pd.DataFrame, encoder) -> None:
@@ -202,17 +214,23 @@ class DCEVAE:
         self.target_kind_ = spec.target_kind
 
     def _tensors(self, X: np.ndarray, y: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        r = torch.from_numpy(np.ascontiguousarray(X[:, self.r_cols_]))
-        d = torch.from_numpy(np.ascontiguousarray(X[:, self.d_cols_]))
-        a = torch.from_numpy(np.ascontiguousarray(X[:, [self.a_col_]]))
+        """``(x_r, x_d, a, y)`` on the device (moved once per stage)."""
+        dev = self.device_
+        r = torch.from_numpy(np.ascontiguousarray(X[:, self.r_cols_])).to(dev)
+        d = torch.from_numpy(np.ascontiguousarray(X[:, self.d_cols_])).to(dev)
+        a = torch.from_numpy(np.ascontiguousarray(X[:, [self.a_col_]])).to(dev)
         yy = y if self.target_kind_ == "binary" else (y - self.y_mean_) / self.y_std_
-        return r, d, a, torch.from_numpy(yy.astype(np.float32)).unsqueeze(1)
+        return r, d, a, torch.from_numpy(yy.astype(np.float32)).unsqueeze(1).to(dev)
+
+    def _randn(self, shape: torch.Size, gen: torch.Generator) -> torch.Tensor:
+        """Standard normal draws from the CPU generator ``gen``, on the device (the CPU run's stream)."""
+        return torch.randn(shape, generator=gen).to(self.device_)
 
     # ------------------------------------------------------------------ objective
     def _permute(self, ua: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
         """The release's permutation: ``u_r`` and ``a`` share one permutation, ``u_d`` another."""
-        c, n = self.config, ua.shape[0]
-        p_r, p_d = torch.randperm(n, generator=gen), torch.randperm(n, generator=gen)
+        c, n = self._c, ua.shape[0]
+        p_r, p_d = torch.randperm(n, generator=gen).to(ua.device), torch.randperm(n, generator=gen).to(ua.device)
         ur, ud, a = torch.split(ua, [c.ur_dim, c.ud_dim, 1], 1)
         return torch.cat([ur[p_r], ud[p_d], a[p_r]], 1)
 
@@ -227,10 +245,10 @@ class DCEVAE:
         ``batch2`` is an independent batch for the discriminator's permuted ("product of
         marginals") samples, as the release's second loader.
         """
-        c, m = self.config, self.model_
+        c, m = self._c, self.model_
         r, d, a, y = batch
         mu, logvar = m.encode(r, d, a, y)  # type: ignore[union-attr]
-        u = mu + torch.randn(mu.shape, generator=gen) * torch.exp(0.5 * logvar)
+        u = mu + self._randn(mu.shape, gen) * torch.exp(0.5 * logvar)
         ur, ud = torch.split(u, [c.ur_dim, c.ud_dim], 1)
         y_out = m.dec_y(torch.cat([u, a], 1))  # type: ignore[union-attr]
         recon = (
@@ -243,11 +261,11 @@ class DCEVAE:
         vae_tc = (logits[:, 0] - logits[:, 1]).mean()
         r2, d2, a2, y2 = batch2
         mu2, logvar2 = m.encode(r2, d2, a2, y2)  # type: ignore[union-attr]
-        u2 = mu2 + torch.randn(mu2.shape, generator=gen) * torch.exp(0.5 * logvar2)
+        u2 = mu2 + self._randn(mu2.shape, gen) * torch.exp(0.5 * logvar2)
         perm = self._permute(torch.cat([u2, a2], 1), gen).detach()
         logits_perm = m.discriminator(perm)  # type: ignore[union-attr]
-        zeros = torch.zeros(len(logits), dtype=torch.long)
-        ones = torch.ones(len(logits_perm), dtype=torch.long)
+        zeros = torch.zeros(len(logits), dtype=torch.long, device=logits.device)
+        ones = torch.ones(len(logits_perm), dtype=torch.long, device=logits.device)
         d_tc = 0.5 * (F.cross_entropy(logits, zeros) + F.cross_entropy(logits_perm, ones))
         if c.a_f:
             y_cf = m.dec_y(torch.cat([u, 1.0 - a], 1))  # type: ignore[union-attr]
@@ -255,7 +273,7 @@ class DCEVAE:
                 y_out, y_cf = torch.sigmoid(y_out), torch.sigmoid(y_cf)
             fair = torch.linalg.vector_norm(y_cf - y_out, dim=1).sum() / len(y_out)
         else:
-            fair = torch.zeros(())
+            fair = torch.zeros((), device=y_out.device)
         elbo = recon + c.u_kl * kl + c.a_h * vae_tc + c.a_f * fair
         return Losses(elbo, d_tc, recon, kl, vae_tc, fair)
 
@@ -273,15 +291,18 @@ class DCEVAE:
         self.opt_vae_.step()
 
     # ------------------------------------------------------------------ training
-    def fit(self, frame: pd.DataFrame, encoder, epochs: int | None = None) -> DCEVAE:
+    def fit(self, frame: pd.DataFrame, encoder, *, epochs: int | None = None) -> DCEVAE:
         """Train on the readable training ``frame`` (features and target) with a fitted ``encoder``."""
-        c = self.config
+        c = self._c
+        self.device_ = resolve_device(self.device)
+        self.history_: dict[str, list[float]] = {"elbo": [], "d_tc": []}
+        self.timings_: dict[str, float] = {}
         self._setup(frame, encoder)
         X, y = encode_frame(frame, encoder)
         self.y_mean_, self.y_std_ = float(y.mean()), float(y.std()) or 1.0
         self.num_range_ = {f: (float(frame[f].min()), float(frame[f].max())) for f in encoder.numeric}
         torch.manual_seed(c.seed)
-        self.model_ = DCEVAENet(len(self.r_cols_), len(self.d_cols_), c)
+        self.model_ = DCEVAENet(len(self.r_cols_), len(self.d_cols_), c).to(self.device_)
         self.opt_vae_ = torch.optim.Adam(self.model_.vae_parameters(), lr=c.lr)
         self.opt_disc_ = torch.optim.Adam(self.model_.disc_parameters(), lr=c.lr)
         self.gen_ = torch.Generator().manual_seed(c.seed)
@@ -292,7 +313,8 @@ class DCEVAE:
         for _ in range(c.epochs if epochs is None else epochs):
             elbos, dtcs = [], []
             for idx in minibatches(n, c.batch_size, self.gen_):
-                idx2 = torch.randint(0, n, (len(idx),), generator=self.gen_)
+                idx2 = torch.randint(0, n, (len(idx),), generator=self.gen_).to(self.device_)
+                idx = idx.to(self.device_)
                 losses = self.losses(tuple(t[idx] for t in data), tuple(t[idx2] for t in data), self.gen_)
                 self.update(losses)
                 elbos.append(float(losses.elbo.detach()))
@@ -308,16 +330,16 @@ class DCEVAE:
         """Encoded counterfactuals: non-descendants copied, descendants decoded from ``(u_d, 1 − a)``."""
         check_fitted(self)
         X = check_encoded(X, self.n_features_)
-        c = self.config
+        c = self._c
         r, d, a, yt = self._tensors(X, np.asarray(y, dtype=np.float32))
         gen = torch.Generator().manual_seed(c.seed + 3)
         with torch.no_grad():
             mu, logvar = self.model_.encode(r, d, a, yt)  # type: ignore[union-attr]
-            u = mu + torch.randn(mu.shape, generator=gen) * torch.exp(0.5 * logvar) if sample else mu
+            u = mu + self._randn(mu.shape, gen) * torch.exp(0.5 * logvar) if sample else mu
             ud = u[:, c.ur_dim:]
             d_cf = decode(self.model_.dec_d(torch.cat([ud, 1.0 - a], 1)), self.d_blocks_, hard=True)  # type: ignore[union-attr]
         out = X.copy()
-        out[:, self.d_cols_] = d_cf.numpy()
+        out[:, self.d_cols_] = d_cf.cpu().numpy()
         out[:, self.a_col_] = 1.0 - X[:, self.a_col_]
         return out
 
@@ -342,27 +364,50 @@ class DCEVAE:
         rows = np.arange(len(frame)) if rows is None else np.asarray(rows, dtype=np.int64)
         cf = self.counterfactual_frame(frame.iloc[rows], sample=sample)
         cf["row_id"] = rows
-        meta = {"generator": "dcevae", "method": "Kim et al. 2021", "config": _jsonable(asdict(self.config)), "sample": sample}
+        meta = {"generator": "dcevae", "method": "Kim et al. 2021", "config": _jsonable(asdict(self._c)), "sample": sample}
         return CounterfactualSet.from_frames(frame, cf, self.spec_, self.spec_.sensitive, meta=meta)
 
 
-class DCEVAEBaseline:
+class DCEVAEBaseline(PredictMixin, BaseEstimator):
     """The DCEVAE column of Table 1: DCEVAE's counterfactuals of the training rows, then the
-    paper's MLP(100, 50) on factual + counterfactual rows (section 6.4)."""
+    paper's MLP(100, 50) on factual + counterfactual rows (section 6.4).
 
-    def __init__(self, config: DCEVAEConfig | None = None, graph=None):
-        self.config = config or DCEVAEConfig()
-        self.generator = DCEVAE(self.config, graph)
-        self.predictor_: AugmentedMLP | None = None
+    Args:
+        config: DCEVAE's and the MLP's settings (default :class:`DCEVAEConfig`).
+        graph: the causal graph (default: the spec's).
+        device: where both train (:mod:`cffair.devices`).
 
-    def fit(self, frame: pd.DataFrame, encoder, epochs: int | None = None) -> DCEVAEBaseline:
+    Attributes after :meth:`fit`:
+        generator_: the fitted :class:`DCEVAE` (also ``generator``).
+        predictor_: the MLP (:class:`~cffair.baselines.augmented.AugmentedMLP`).
+    """
+
+    predictor_: AugmentedMLP | None = None
+
+    def __init__(self, config: DCEVAEConfig | None = None, graph=None, *, device: str = "cpu"):
+        self.config = config
+        self.graph = graph
+        self.device = device
+
+    @property
+    def generator(self) -> DCEVAE:
+        """The fitted DCEVAE generator."""
+        check_fitted(self, "generator_")
+        return self.generator_
+
+    def _target_kind(self) -> str:
+        check_fitted(self, "predictor_")
+        return self.predictor_.target_kind  # type: ignore[union-attr]
+
+    def fit(self, frame: pd.DataFrame, encoder, *, epochs: int | None = None) -> DCEVAEBaseline:
         """Train DCEVAE on ``frame``, generate its training counterfactuals, train the MLP."""
-        self.generator.fit(frame, encoder, epochs)
+        config = self.config or DCEVAEConfig()
+        self.generator_ = DCEVAE(config, self.graph, device=self.device).fit(frame, encoder, epochs=epochs)
         X, y = encode_frame(frame, encoder)
-        X_cf = encoder.transform(self.generator.counterfactual_frame(frame))
+        X_cf = encoder.transform(self.generator_.counterfactual_frame(frame))
         t0 = time.perf_counter()
-        self.predictor_ = AugmentedMLP(encoder.spec.target_kind, self.config.mlp).fit(X, y, X_cf, y)
-        self.generator.timings_["predictor"] = time.perf_counter() - t0
+        self.predictor_ = AugmentedMLP(encoder.spec.target_kind, config.mlp, device=self.device).fit(X, y, X_cf, y)
+        self.generator_.timings_["predictor"] = time.perf_counter() - t0
         return self
 
     def predict_score(self, X: np.ndarray) -> np.ndarray:

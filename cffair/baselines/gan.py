@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
+from sklearn.base import BaseEstimator
 from torch import nn
 
 from cffair.baselines._mixed import (
@@ -71,6 +72,8 @@ from cffair.baselines._mixed import (
     reconstruction_loss,
 )
 from cffair.baselines.augmented import predict_mlp, predictor_loss
+from cffair.contract import PredictMixin
+from cffair.devices import resolve_device
 from cffair.errors import DataError
 
 #: The paper's batch sizes (section 6.4): 2048 for Adult, 512 for COMPAS and Lawschool.
@@ -233,21 +236,38 @@ class AdversarialVAE(nn.Module):
         return self.head_x(h), self.head_y(h)
 
 
-class GANBaseline:
+class GANBaseline(PredictMixin, BaseEstimator):
     """Grari et al. (2023): adversarial counterfactual inference + counterfactually fair predictor.
 
-    Common interface: :meth:`fit` (readable training frame and a fitted
+    Common interface (:mod:`cffair.contract`): :meth:`fit` (readable training frame and a fitted
     :class:`~cffair.encoding.Encoder`), :meth:`predict_score` (encoded rows → P(y = 1) or a
     score), :meth:`counterfactuals` (a :class:`~cffair.causal.cfset.CounterfactualSet` with
     ``meta["generator"] == "gan"``).
+
+    Args:
+        config: hyperparameters (default :class:`GANConfig`).
+        device: where both stages train (:mod:`cffair.devices`); random draws come from the
+            same CPU generators on every device.
     """
 
-    def __init__(self, config: GANConfig | None = None):
-        self.config = config or GANConfig()
-        self.model_: AdversarialVAE | None = None
-        self.predictor_: nn.Module | None = None
-        self.history_: dict[str, list[float]] = {"inference": [], "predictor": [], "penalty": []}
-        self.timings_: dict[str, float] = {}
+    model_: AdversarialVAE | None = None
+    predictor_: nn.Module | None = None
+
+    def __init__(self, config: GANConfig | None = None, *, device: str = "cpu"):
+        self.config = config
+        self.device = device
+
+    @property
+    def _c(self) -> GANConfig:
+        return self.config or GANConfig()
+
+    def _target_kind(self) -> str:
+        check_fitted(self)
+        return self.target_kind_
+
+    def _randn(self, shape: torch.Size, gen: torch.Generator) -> torch.Tensor:
+        """Standard normal draws from the CPU generator ``gen``, on the device (the CPU run's stream)."""
+        return torch.randn(shape, generator=gen).to(self.device_)
 
     # ------------------------------------------------------------------ layout
     def _setup(self, frame: pd.DataFrame, encoder) -> None:
@@ -263,9 +283,11 @@ class GANBaseline:
         self.n_features_ = d
 
     def _split(self, X: np.ndarray, y: np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        xt = torch.from_numpy(np.ascontiguousarray(X[:, self.rest_cols_]))
-        st = torch.from_numpy(np.ascontiguousarray(X[:, [self.s_col_]]))
-        yt = None if y is None else torch.from_numpy(self._y_in(y)).unsqueeze(1)
+        """``(x without s, s, y)`` on the device (moved once per stage)."""
+        dev = self.device_
+        xt = torch.from_numpy(np.ascontiguousarray(X[:, self.rest_cols_])).to(dev)
+        st = torch.from_numpy(np.ascontiguousarray(X[:, [self.s_col_]])).to(dev)
+        yt = None if y is None else torch.from_numpy(self._y_in(y)).unsqueeze(1).to(dev)
         return xt, st, yt
 
     def _y_in(self, y: np.ndarray) -> np.ndarray:
@@ -274,7 +296,7 @@ class GANBaseline:
         return ((y - self.y_mean_) / self.y_std_).astype(np.float32)
 
     def _assemble(self, x_rest: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
-        out = torch.empty(x_rest.shape[0], self.n_features_, dtype=x_rest.dtype)
+        out = torch.empty(x_rest.shape[0], self.n_features_, dtype=x_rest.dtype, device=x_rest.device)
         out[:, self.rest_cols_] = x_rest
         out[:, [self.s_col_]] = s
         return out
@@ -292,7 +314,7 @@ class GANBaseline:
         ``leak_adversary_grad`` the original's behaviour: each backward also adds
         ``∂ loss_adv / ∂ θ_VAE`` into the encoder's ``.grad``.
         """
-        model, leak = self.model_, self.config.leak_adversary_grad
+        model, leak = self.model_, self._c.leak_adversary_grad
         zz = z if leak else z.detach()
         adv_params = list(model.adversary.parameters())  # type: ignore[union-attr]
         for _ in range(steps):
@@ -305,14 +327,14 @@ class GANBaseline:
             self.adv_opt_.step()
 
     def _inference_step(self, x: torch.Tensor, s: torch.Tensor, y: torch.Tensor, inner_steps: int, gen: torch.Generator) -> float:
-        c, model = self.config, self.model_
+        c, model = self._c, self.model_
         self.vae_opt_.zero_grad()
         mu, logvar = model.encode(x, s, y)  # type: ignore[union-attr]
-        z = mu + torch.randn(mu.shape, generator=gen) * torch.exp(0.5 * logvar)
+        z = mu + self._randn(mu.shape, gen) * torch.exp(0.5 * logvar)
         x_logits, y_out = model.decode(z, s)  # type: ignore[union-attr]
         loss_x = reconstruction_loss(x_logits, x, self.blocks_)
         loss_y = self._y_loss(y_out, y)
-        mmd = mmd_rbf(torch.randn(z.shape, generator=gen), z)
+        mmd = mmd_rbf(self._randn(z.shape, gen), z)
         self._adversary_steps(z, s, inner_steps)
         loss_adv = F.mse_loss(model.adversary(z), s)  # type: ignore[union-attr]
         loss = c.beta_x * loss_x + c.beta_y * loss_y + c.beta_mmd * mmd - c.beta_adv * loss_adv
@@ -320,16 +342,20 @@ class GANBaseline:
         self.vae_opt_.step()
         return float(loss.detach())
 
-    def fit_inference(self, frame: pd.DataFrame, encoder, epochs: int | None = None) -> GANBaseline:
+    def fit_inference(self, frame: pd.DataFrame, encoder, *, epochs: int | None = None) -> GANBaseline:
         """Stage 1: train the adversarial MMD-VAE on the readable training ``frame``."""
-        c = self.config
+        c = self._c
+        self.device_ = resolve_device(self.device)
+        self.history_: dict[str, list[float]] = {"inference": [], "predictor": [], "penalty": []}
+        self.timings_: dict[str, float] = {}
+        self.predictor_ = None
         self._setup(frame, encoder)
         X, y = encode_frame(frame, encoder)
         self.y_mean_ = float(y.mean())
         self.y_std_ = float(y.std()) or 1.0
         self.num_range_ = {f: (float(frame[f].min()), float(frame[f].max())) for f in encoder.numeric}
         torch.manual_seed(c.seed)
-        self.model_ = AdversarialVAE(len(self.rest_cols_), c)
+        self.model_ = AdversarialVAE(len(self.rest_cols_), c).to(self.device_)
         self.vae_params_ = self.model_.vae_parameters()
         # fused: one kernel per step instead of a Python loop over parameters (the adversary's
         # 50 updates per batch are dominated by per-step overhead, not arithmetic)
@@ -343,7 +369,7 @@ class GANBaseline:
             steps = c.first_epoch_inner_steps if epoch == 0 else c.inner_steps
             losses = [
                 self._inference_step(x[idx], s[idx], yt[idx], steps, self.gen_)  # type: ignore[index]
-                for idx in minibatches(len(x), c.batch_size, self.gen_, drop_last=True)
+                for idx in (i.to(self.device_) for i in minibatches(len(x), c.batch_size, self.gen_, drop_last=True))
             ]
             self.history_["inference"].append(float(np.mean(losses)))
         self.model_.eval()
@@ -356,9 +382,9 @@ class GANBaseline:
         model = self.model_
         s_cf = 1.0 - s
         mu, logvar = model.encode(x, s, y)  # type: ignore[union-attr]
-        eps = torch.randn(mu.shape, generator=gen) if sample else torch.zeros_like(mu)
+        eps = self._randn(mu.shape, gen) if sample else torch.zeros_like(mu)  # type: ignore[arg-type]
         z = mu + eps * torch.exp(0.5 * logvar)
-        if self.config.encoder_sees_counterfactual:
+        if self._c.encoder_sees_counterfactual:
             mu_c, logvar_c = model.encode(x, s_cf, y)  # type: ignore[union-attr]
             z_cf = mu_c + eps * torch.exp(0.5 * logvar_c)
         else:
@@ -368,7 +394,7 @@ class GANBaseline:
         return self._assemble(xf, s), self._assemble(xc, s_cf)
 
     # ------------------------------------------------------------------ stage 2
-    def fit_predictor(self, frame: pd.DataFrame, epochs: int | None = None) -> GANBaseline:
+    def fit_predictor(self, frame: pd.DataFrame, *, epochs: int | None = None) -> GANBaseline:
         """Stage 2: the counterfactually fair predictor ``h`` on the same training ``frame``.
 
         With ``predictor_patience`` set, ``validation_fraction`` of the rows are held out and
@@ -376,16 +402,16 @@ class GANBaseline:
         reconstructions) is kept.
         """
         check_fitted(self)
-        c = self.config
+        c, dev = self._c, self.device_
         X, y = encode_frame(frame, self.encoder_)
         x, s, yt = self._split(X, y)
-        xfull = torch.from_numpy(X)
+        xfull = torch.from_numpy(X).to(dev)
         target = yt.squeeze(1)  # type: ignore[union-attr]
         torch.manual_seed(c.seed + 1)
         layers: list[nn.Module] = [_mlp([X.shape[1], *c.predictor_hidden, 1]), nn.Flatten(0)]
         if self.target_kind_ == "binary":
             layers.insert(1, nn.Sigmoid())
-        self.predictor_ = h = nn.Sequential(*layers)
+        self.predictor_ = h = nn.Sequential(*layers).to(dev)
         opt = torch.optim.Adam(h.parameters(), lr=c.predictor_lr, fused=True)
         gen = torch.Generator().manual_seed(c.seed + 2)
         train_rows = torch.arange(len(x))
@@ -393,7 +419,7 @@ class GANBaseline:
         if c.predictor_patience is not None:
             perm = torch.randperm(len(x), generator=gen)
             n_val = max(1, int(round(c.validation_fraction * len(x))))
-            val_rows, train_rows = perm[:n_val], perm[n_val:]
+            val_rows, train_rows = perm[:n_val].to(dev), perm[n_val:]
             with torch.no_grad():
                 vf, vc = self._reconstruct_pair(x[val_rows], s[val_rows], yt[val_rows], sample=False, hard=False, gen=None)  # type: ignore[index]
         best, best_state, since = float("inf"), None, 0
@@ -404,7 +430,7 @@ class GANBaseline:
             h.train()
             tot, pen_tot, nb = 0.0, 0.0, 0
             for sub in minibatches(len(train_rows), c.batch_size, gen, drop_last=True):
-                idx = train_rows[sub]
+                idx = train_rows[sub].to(dev)
                 with torch.no_grad():
                     rep = idx.repeat_interleave(k)
                     xf, xc = self._reconstruct_pair(x[rep], s[rep], yt[rep], sample=True, hard=False, gen=gen)  # type: ignore[index]
@@ -438,7 +464,8 @@ class GANBaseline:
         return self
 
     def fit(self, frame: pd.DataFrame, encoder) -> GANBaseline:
-        """Both stages on the readable training ``frame`` (features and target) with a fitted ``encoder``."""
+        """Both stages on the readable training ``frame`` (features and target) with a fitted ``encoder``
+        (on ``device``; :meth:`predict_score` and the counterfactuals run there too)."""
         return self.fit_inference(frame, encoder).fit_predictor(frame)
 
     # ------------------------------------------------------------------ prediction
@@ -461,10 +488,10 @@ class GANBaseline:
         check_fitted(self)
         X, y = encode_frame(frame, self.encoder_)
         x, s, yt = self._split(X, y)
-        gen = torch.Generator().manual_seed(self.config.seed + 3)
+        gen = torch.Generator().manual_seed(self._c.seed + 3)
         with torch.no_grad():
             _, xc = self._reconstruct_pair(x, s, yt, sample=sample, hard=True, gen=gen)  # type: ignore[arg-type]
-        out = self.encoder_.inverse_transform(xc.numpy())
+        out = self.encoder_.inverse_transform(xc.cpu().numpy())
         for f, (lo, hi) in self.num_range_.items():
             out[f] = out[f].clip(lo, hi)
         return out
@@ -481,11 +508,8 @@ class GANBaseline:
         rows = np.arange(len(frame)) if rows is None else np.asarray(rows, dtype=np.int64)
         cf = self.counterfactual_frame(frame.iloc[rows], sample=sample)
         cf["row_id"] = rows
-        meta = {"generator": "gan", "method": "Grari et al. 2023", "config": asdict(self.config), "sample": sample}
+        meta = {"generator": "gan", "method": "Grari et al. 2023", "config": asdict(self._c), "sample": sample}
         return CounterfactualSet.from_frames(frame, cf, self.spec_, self.spec_.sensitive, meta=meta)
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.config)
 
 
 def paper_config(dataset: str, **changes: Any) -> GANConfig:

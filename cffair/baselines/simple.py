@@ -35,36 +35,64 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from torch import nn
 
+from cffair._validation import check_choice
 from cffair.baselines._mixed import check_encoded, check_fitted, check_target
 from cffair.baselines.augmented import MLPConfig, predict_mlp, train_mlp
 from cffair.causal.cfset import CFPairs
+from cffair.contract import PredictMixin
 from cffair.errors import DataError
 
 
-class UnawareMLP:
+class _EncodedBaseline(PredictMixin, BaseEstimator):
+    """What the three share: the fitted encoder whose spec gives the target kind, the MLP's
+    training settings and the device (:mod:`cffair.contract`)."""
+
+    encoder: object
+    config: MLPConfig | None
+    device: str
+    model_: nn.Module | None = None
+
+    def _target_kind(self) -> str:
+        return self.encoder.spec.target_kind  # type: ignore[attr-defined]
+
+    def _train(self, Z: np.ndarray, y: np.ndarray) -> None:
+        kind = self._target_kind()
+        self.model_, self.history_ = train_mlp(Z, check_target(y, len(Z), kind), kind, self.config or MLPConfig(),
+                                               device=self.device)
+
+
+class UnawareMLP(_EncodedBaseline):
     """MLP(100, 50) without the sensitive attribute's encoded columns ("unaware").
 
     ``predict_score`` takes full-width encoded rows and drops the columns itself, so the
     shared evaluation scores it like any other model.
+
+    Args:
+        encoder: the fitted :class:`~cffair.encoding.Encoder`.
+        config: how the MLP is trained.
+        device: where to train (:mod:`cffair.devices`).
     """
 
-    def __init__(self, encoder, config: MLPConfig | None = None):
+    def __init__(self, encoder, config: MLPConfig | None = None, *, device: str = "cpu"):
         self.encoder = encoder
-        self.config = config or MLPConfig()
-        self.target_kind = encoder.spec.target_kind
-        drop = set(encoder.columns_of(encoder.spec.sensitive))
-        self.keep_ = [j for j in range(encoder.n_features_out) if j not in drop]
-        self.model_ = None
+        self.config = config
+        self.device = device
+
+    def _keep(self) -> list[int]:
+        drop = set(self.encoder.columns_of(self.encoder.spec.sensitive))
+        return [j for j in range(self.encoder.n_features_out) if j not in drop]
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         """Encoded rows without the sensitive attribute's columns."""
-        return np.ascontiguousarray(check_encoded(X, self.encoder.n_features_out)[:, self.keep_])
+        return np.ascontiguousarray(check_encoded(X, self.encoder.n_features_out)[:, self._keep()])
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> UnawareMLP:
         """Train on the factual rows ``X`` (full encoded width) and labels ``y``."""
-        Z = self.transform(X)
-        self.model_, self.history_ = train_mlp(Z, check_target(y, len(Z), self.target_kind), self.target_kind, self.config)
+        self.keep_ = self._keep()
+        self._train(self.transform(X), y)
         return self
 
     def predict_score(self, X: np.ndarray) -> np.ndarray:
@@ -73,29 +101,33 @@ class UnawareMLP:
         return predict_mlp(self.model_, self.transform(X))
 
 
-class ResidualMLP:
+class ResidualMLP(_EncodedBaseline):
     """Kusner et al. (2017) level 3: MLP(100, 50) on non-descendants and descendants' residuals.
 
     Args:
         encoder: the fitted :class:`~cffair.encoding.Encoder`.
         graph: the causal graph (default: ``encoder.spec.load_graph()``).
         config: how the MLP is trained.
+        device: where to train (:mod:`cffair.devices`).
     """
 
-    def __init__(self, encoder, graph=None, config: MLPConfig | None = None):
-        spec = encoder.spec
+    coef_: np.ndarray | None = None
+
+    def __init__(self, encoder, graph=None, config: MLPConfig | None = None, *, device: str = "cpu"):
         self.encoder = encoder
-        self.config = config or MLPConfig()
-        self.target_kind = spec.target_kind
-        graph = graph if graph is not None else spec.load_graph()
+        self.graph = graph
+        self.config = config
+        self.device = device
+
+    def _layout(self) -> None:
+        spec, encoder = self.encoder.spec, self.encoder
+        graph = self.graph if self.graph is not None else spec.load_graph()
         desc = set(graph.descendants(spec.sensitive))
         self.descendants_ = [f for f in spec.features if f in desc]
         self.nondescendants_ = [f for f in spec.features if f not in desc and f != spec.sensitive]
         self.s_cols_ = encoder.columns_of(spec.sensitive)
         self.d_cols_ = [j for f in self.descendants_ for j in encoder.columns_of(f)]
         self.r_cols_ = [j for f in self.nondescendants_ for j in encoder.columns_of(f)]
-        self.coef_: np.ndarray | None = None
-        self.model_ = None
 
     def _design(self, X: np.ndarray) -> np.ndarray:
         return np.column_stack([np.ones(len(X)), X[:, self.s_cols_], X[:, self.r_cols_]]).astype(np.float64)
@@ -103,6 +135,7 @@ class ResidualMLP:
     def fit_residuals(self, X: np.ndarray) -> ResidualMLP:
         """Least-squares regression of the descendants' columns on the attribute and non-descendants."""
         X = check_encoded(X, self.encoder.n_features_out)
+        self._layout()
         if self.d_cols_:
             self.coef_, *_ = np.linalg.lstsq(self._design(X), X[:, self.d_cols_].astype(np.float64), rcond=None)
         else:
@@ -111,16 +144,14 @@ class ResidualMLP:
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         """``[non-descendants, residuals of descendants]`` (float32)."""
-        if self.coef_ is None:
-            raise DataError("ResidualMLP is not fitted yet; call fit(X, y) first.")
+        check_fitted(self, "coef_")
         X = check_encoded(X, self.encoder.n_features_out)
         resid = X[:, self.d_cols_] - self._design(X) @ self.coef_
         return np.column_stack([X[:, self.r_cols_], resid]).astype(np.float32)
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> ResidualMLP:
         """Fit the regressions and the MLP on the factual training rows."""
-        Z = self.fit_residuals(X).transform(X)
-        self.model_, self.history_ = train_mlp(Z, check_target(y, len(Z), self.target_kind), self.target_kind, self.config)
+        self._train(self.fit_residuals(X).transform(X), y)
         return self
 
     def predict_score(self, X: np.ndarray) -> np.ndarray:
@@ -129,7 +160,7 @@ class ResidualMLP:
         return predict_mlp(self.model_, self.transform(X))
 
 
-class PlugInCF:
+class PlugInCF(_EncodedBaseline):
     """Zhou et al. (2024) plug-in counterfactual fairness: ``Σ_a P(A = a) · f(x_a)``.
 
     ``f`` is MLP(100, 50) trained on factual rows. Scoring a row needs its counterfactuals:
@@ -147,29 +178,39 @@ class PlugInCF:
       per row, a factual row mixes all of them but each sample only mixes with its factual
       row, so the CF-MSE is small, not 0 (COMPAS fold 0, 4 CNF samples: 0.0007).
     * :meth:`set_counterfactuals` ``(pairs)`` — then :meth:`predict_score` works on such rows.
+
+    Args:
+        encoder: the fitted :class:`~cffair.encoding.Encoder`.
+        config: how ``f`` is trained.
+        weights: ``"prior"`` (Zhou et al.: P(A = a)) or ``"uniform"``.
+        device: where to train (:mod:`cffair.devices`).
     """
 
-    def __init__(self, encoder, config: MLPConfig | None = None, weights: Literal["prior", "uniform"] = "prior"):
-        if weights not in ("prior", "uniform"):
-            raise DataError(f"weights must be 'prior' (Zhou et al.: P(A = a)) or 'uniform', got {weights!r}.")
+    _pairs: CFPairs | None = None
+
+    def __init__(self, encoder, config: MLPConfig | None = None, weights: Literal["prior", "uniform"] = "prior", *,
+                 device: str = "cpu"):
         self.encoder = encoder
-        self.config = config or MLPConfig()
+        self.config = config
         self.weights = weights
-        self.target_kind = encoder.spec.target_kind
-        self.s_cols_ = encoder.columns_of(encoder.spec.sensitive)
-        self.n_groups_ = 2 if len(self.s_cols_) == 1 else len(self.s_cols_)
-        self.model_ = None
-        self._pairs: CFPairs | None = None
+        self.device = device
+
+    def _groups(self) -> tuple[list[int], int]:
+        s_cols = self.encoder.columns_of(self.encoder.spec.sensitive)
+        return s_cols, 2 if len(s_cols) == 1 else len(s_cols)
 
     def group_of(self, X: np.ndarray) -> np.ndarray:
         """The sensitive group (category index) of encoded rows."""
-        block = np.asarray(X)[:, self.s_cols_]
-        return (block[:, 0] >= 0.5).astype(np.int64) if len(self.s_cols_) == 1 else block.argmax(axis=1)
+        s_cols, _ = self._groups()
+        block = np.asarray(X)[:, s_cols]
+        return (block[:, 0] >= 0.5).astype(np.int64) if len(s_cols) == 1 else block.argmax(axis=1)
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> PlugInCF:
         """Train ``f`` on factual rows and estimate ``P(A)`` from them."""
+        check_choice(self.weights, ("prior", "uniform"), "weights (Zhou et al.: 'prior' = P(A = a))")
         X = check_encoded(X, self.encoder.n_features_out)
-        self.model_, self.history_ = train_mlp(X, check_target(y, len(X), self.target_kind), self.target_kind, self.config)
+        self.s_cols_, self.n_groups_ = self._groups()
+        self._train(X, y)
         counts = np.bincount(self.group_of(X), minlength=self.n_groups_).astype(np.float64)
         self.prior_ = counts / counts.sum()
         return self

@@ -1,0 +1,82 @@
+"""Where models train: the ``device`` option of the flow, the LTN learner and every baseline.
+
+``"cpu"`` is the default everywhere (the committed results are CPU runs); ``"cuda"`` (or
+``"cuda:N"``) trains on an accelerator and fails at once with a :class:`~cffair.errors.DeviceError`
+when none is present; ``"auto"`` takes ``cuda`` when it is present and ``cpu`` otherwise.
+
+The code path is one for every device: a model is initialised on the CPU from its seed (so
+its first weights are the same bits whatever the device), moved with ``.to(device)`` once,
+its training data moved once per stage, and random draws are made by the same CPU generators
+as before and moved, so a run on an accelerator follows the CPU run's random stream and
+differs from it only by floating-point rounding. Results come back as CPU arrays, and saved
+models hold CPU tensors (a checkpoint written on an accelerator loads on any machine).
+
+The grid gives each worker one device (:func:`use_device`, set by
+:func:`cffair.reproduce.run_grid`); a device is where a number is computed, not what it is,
+so it enters no record's fingerprint and no cache key.
+
+>>> str(resolve_device("cpu"))
+'cpu'
+>>> with use_device("cpu"):
+...     current_device()
+'cpu'
+"""
+
+from __future__ import annotations
+
+__all__ = ["Device", "current_device", "resolve_device", "use_device"]
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+from cffair._validation import Device, check_device
+from cffair.errors import DeviceError
+
+if TYPE_CHECKING:
+    import torch
+
+_CURRENT: ContextVar[str] = ContextVar("cffair_device", default="cpu")
+
+
+def resolve_device(device: str = "cpu", *, input_name: str = "device") -> torch.device:
+    """The :class:`torch.device` that ``device`` names on this machine.
+
+    Raises:
+        DeviceError: for an unknown name, or ``"cuda"`` / ``"cuda:N"`` on a machine without
+            that accelerator (the message says what is present and to use ``cpu`` or ``auto``).
+    """
+    import torch
+
+    name = check_device(device, input_name=input_name)
+    if name == "cpu":
+        return torch.device("cpu")
+    available = torch.cuda.is_available()
+    if name == "auto":
+        return torch.device("cuda" if available else "cpu")
+    count = torch.cuda.device_count() if available else 0
+    index = int(name.partition(":")[2] or 0)
+    if index >= count:
+        present = f"{count} CUDA device(s)" if count else "no CUDA device"
+        raise DeviceError(
+            f"{input_name} {name!r} was asked for but this machine has {present} "
+            f"(torch {torch.__version__}); use device 'cpu', or 'auto' to take an accelerator only when there is one."
+        )
+    return torch.device(name)
+
+
+def current_device() -> str:
+    """The device this process (a grid worker) trains on unless told otherwise (``"cpu"``)."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def use_device(device: str) -> Iterator[str]:
+    """Within the block, :func:`current_device` is ``device`` (checked to be present first)."""
+    resolve_device(device)
+    token = _CURRENT.set(device)
+    try:
+        yield device
+    finally:
+        _CURRENT.reset(token)
