@@ -163,7 +163,7 @@ def compare_gan_variants(name: str, variants: dict[str, dict[str, Any]]) -> dict
         g.__dict__.update({k: v for k, v in base.__dict__.items() if k not in ("config", "predictor_", "history_", "timings_")})
         g.history_ = {"inference": list(base.history_["inference"]), "predictor": [], "penalty": []}
         t = _timed(lambda g=g: g.fit_predictor(train))
-        res = evaluate(g.predict_score, X_test, y_test, pairs, sub, spec.target_kind)
+        res = evaluate(g.predict_score, X_test, y_test, pairs, sub, target_kind=spec.target_kind)
         out["variants"][label] = {
             "changes": changes, "s_predictor": t, "epochs_run": len(g.history_["predictor"]),
             "stopped_epoch": getattr(g, "stopped_epoch_", None),

@@ -279,6 +279,7 @@ def cke_loop(
     pairs_by_feature: Mapping[str, Any],
     groups: pd.Series,
     spec: DatasetSpec,
+    *,
     evaluate_fn: Callable[[Any], Mapping[str, Any]],
     threshold: float | None = None,
     epochs: int | None = None,

@@ -24,7 +24,7 @@ so it enters no record's fingerprint and no cache key.
 
 from __future__ import annotations
 
-__all__ = ["Device", "current_device", "resolve_device", "use_device"]
+__all__ = ["Device", "current_device", "resolve_device", "task_devices", "use_device"]
 
 import contextlib
 from collections.abc import Iterator
@@ -80,3 +80,23 @@ def use_device(device: str) -> Iterator[str]:
         yield device
     finally:
         _CURRENT.reset(token)
+
+
+def task_devices(device: str, n_tasks: int) -> list[str]:
+    """The device of each of ``n_tasks`` grid tasks: ``device`` for all of them, except that
+    ``"cuda"`` (or ``"auto"`` where accelerators are present) spreads the tasks over every
+    accelerator, task ``k`` on ``cuda:(k mod count)``.
+
+    Raises:
+        DeviceError: as :func:`resolve_device`, before any task starts.
+
+    >>> task_devices("cpu", 3)
+    ['cpu', 'cpu', 'cpu']
+    """
+    resolved = resolve_device(device)
+    if resolved.type != "cuda" or device.startswith("cuda:"):
+        return [str(resolved) if device == "auto" else device] * n_tasks
+    import torch
+
+    count = torch.cuda.device_count()
+    return [f"cuda:{k % count}" for k in range(n_tasks)]

@@ -22,11 +22,12 @@ Everything here is read-only: it scores outputs and changes no model.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import torch
 
+from cffair._validation import TargetKind
 from cffair.errors import DataError
 from cffair.metrics import SATURATION_EPS, calibrated_cf_mse, calibrator, cf_flip_rate, cf_mse, saturation
 from cffair.metrics import _finite_vector as _vector
@@ -48,7 +49,7 @@ def a4_gradient_share(
     d_cf: Any,
     *,
     p: float = 1.0,
-    target_kind: Literal["binary", "score"] = "binary",
+    target_kind: TargetKind = "binary",
     threshold: float = 0.5,
     semantics: Any = None,
 ) -> float:

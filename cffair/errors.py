@@ -1,13 +1,11 @@
 """Exceptions with messages that say what is wrong and how to fix it.
 
-:class:`NotFittedError` (a model used before ``fit``) is also scikit-learn's
-:class:`sklearn.exceptions.NotFittedError`; it is defined in :mod:`cffair.contract` and read
-from here on first use, so that importing this module does not import scikit-learn.
+:class:`cffair.contract.NotFittedError` (a model used before ``fit``) is a :class:`CffairError`
+too; it lives beside the estimator contract because it is also scikit-learn's
+:class:`sklearn.exceptions.NotFittedError`, and this module imports no scikit-learn.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 FINGERPRINT_EXEMPT = True  # messages and classes of errors change no number (see cffair.experiments.fingerprint)
 
@@ -108,10 +106,3 @@ class DataWarning(CffairWarning):
     """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
     as separate binary features)."""
 
-
-def __getattr__(name: str) -> Any:  # NotFittedError from cffair.contract, without importing scikit-learn here
-    if name == "NotFittedError":
-        from cffair.contract import NotFittedError
-
-        return NotFittedError
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -55,8 +55,10 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from cffair._validation import TargetKind, check_choice
 from cffair.datasets.frames import prepare
 from cffair.datasets.spec import DatasetSpec, read_spec
+from cffair.devices import resolve_device
 from cffair.encoding import Encoder
 from cffair.errors import DataError, SpecError
 from cffair.metrics import cf_flip_rate, cf_mse
@@ -101,6 +103,8 @@ class _CounterfactualFairEstimator(BaseEstimator):
             :class:`~cffair.training.LTNLearner`.
         seed: seeds the flow, the twins and the predicate's initial weights.
         progress: show progress bars.
+        device: where the flow and the predicate train (:mod:`cffair.devices`; not saved with
+            the model, which loads on any machine).
 
     Attributes after :meth:`fit`:
         spec_: the resolved spec. encoder_: the fitted :class:`~cffair.encoding.Encoder`.
@@ -110,7 +114,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
         feature_names_in_: the input columns.
     """
 
-    _target_kind: Literal["binary", "score"] = "binary"
+    _target_kind: TargetKind = "binary"
 
     def __init__(
         self,
@@ -127,6 +131,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
         hidden: tuple[int, ...] = (100, 50),
         seed: int = 0,
         progress: bool = False,
+        device: str = "cpu",
     ) -> None:
         self.spec = spec
         self.setting = setting
@@ -140,11 +145,12 @@ class _CounterfactualFairEstimator(BaseEstimator):
         self.hidden = hidden
         self.seed = seed
         self.progress = progress
+        self.device = device
 
     # ----------------------------------------------------------------- validation
     def _check_params(self) -> DatasetSpec:
-        if self.setting not in ESTIMATOR_SETTINGS:
-            raise ValueError(f"setting must be one of {ESTIMATOR_SETTINGS}, got {self.setting!r}.")
+        check_choice(self.setting, ESTIMATOR_SETTINGS, "setting")
+        resolve_device(self.device)
         if not (self.counterfactuals == "flow" or callable(self.counterfactuals)):
             raise ValueError(
                 f"counterfactuals must be 'flow' or a callable rows -> twins, got {self.counterfactuals!r}."
@@ -217,7 +223,8 @@ class _CounterfactualFairEstimator(BaseEstimator):
         if self.counterfactuals == "flow":  # also for "acc": the twins of held-out rows score it
             from cffair.causal import fit_flow
 
-            self.flow_ = fit_flow((frame, spec), dict(self.flow_config or {}), seed=self.seed, cache=False, progress=self.progress)
+            self.flow_ = fit_flow((frame, spec), dict(self.flow_config or {}), seed=self.seed, cache=False, progress=self.progress,
+                                  device=self.device)
         if self.setting != "acc":
             row_id, x, x_cf = self._pairs(frame)
             pairs = (x, x_cf)
@@ -227,7 +234,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
             self._target_kind, self.setting,  # type: ignore[arg-type]
             lr=self.lr, pretrain_epochs=self.pretrain_epochs, fair_epochs=self.fair_epochs,
             group_weights=self.group_weights, fair_p=self.fair_p, hidden=tuple(self.hidden),
-            seed=self.seed, progress=self.progress, sensitive=spec.sensitive,
+            seed=self.seed, progress=self.progress, sensitive=spec.sensitive, device=self.device,
         ).fit(X_enc, y_arr, pairs, subgroups)
         return self
 

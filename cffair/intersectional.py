@@ -45,11 +45,12 @@ __all__ = [
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from cffair._validation import TargetKind, check_target_kind
 from cffair.errors import DataError
 from cffair.logic import Axiom
 
@@ -212,11 +213,10 @@ def make_twins(engine: Any, frame: pd.DataFrame, attrs: Sequence[Attribute], kin
     return Twins(pd.concat(parts, ignore_index=True), np.concatenate(ids), kind, np.concatenate(targets))
 
 
-def joint_cf_axiom(x: Any, x_cf: Any, target_kind: Literal["binary", "score"], attributes: Sequence[str]) -> Axiom:
+def joint_cf_axiom(x: Any, x_cf: Any, target_kind: TargetKind, attributes: Sequence[str]) -> Axiom:
     """The joint axiom ``A4∩: ∀x∈T, ∀x′∈cf(x, {A₁, A₂, …}): D(x) ↔ D(x′)`` (``Eq`` for scores),
     on diagonal (factual, joint twin) pairs; it belongs to the CF group (weight ``cf``)."""
-    if target_kind not in ("binary", "score"):
-        raise DataError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
+    check_target_kind(target_kind)
     names = ", ".join(attributes)
     body, kind = ("D(x) ↔ D(x′)", "iff") if target_kind == "binary" else ("Eq(D(x), D(x′))", "eq_pair")
     return Axiom("A4∩", f"∀x∈T, ∀x′∈cf(x, {{{names}}}): {body}", "cf", kind, x, x_cf, meta={"attributes": list(attributes)})

@@ -31,6 +31,7 @@ import pandas as pd
 from fairlearn.metrics import MetricFrame
 from sklearn.metrics import mean_squared_error
 
+from cffair._validation import TargetKind, check_target_kind
 from cffair.errors import DataError
 
 #: Outputs closer than this to 0 or 1 count as saturated (:func:`saturation`).
@@ -100,7 +101,7 @@ def cf_mse(d_x: Any, d_cf: Any) -> float:
     return float(np.mean((a - b) ** 2))
 
 
-def decision_threshold(d_x: Any, target_kind: Literal["binary", "score"], top_fraction: float = 0.4) -> float:
+def decision_threshold(d_x: Any, target_kind: TargetKind, top_fraction: float = 0.4) -> float:
     """The threshold t of a decision ``D(x) ≥ t``: 0.5 for a binary target; for a score target
     the ``1 − top_fraction`` quantile of the factual predictions ``d_x`` (the best 40 % are
     favourable, as the paper maps Lawschool's scores in §7.3)."""
@@ -241,8 +242,8 @@ def evaluate(
     y_test: Any,
     pairs_test: Any,
     pair_subgroups: Sequence[str] | np.ndarray | pd.Series,
-    target_kind: Literal["binary", "score"],
     *,
+    target_kind: TargetKind,
     train: tuple[Any, Any] | None = None,
 ) -> dict[str, Any]:
     """The shared evaluation of section 6.5 for any method.
@@ -267,8 +268,7 @@ def evaluate(
         predictor), ``saturation`` (:func:`saturation` of the test predictions) and, with
         ``train``, ``calibrated_cf_mse`` (:func:`calibrated_cf_mse`, Platt).
     """
-    if target_kind not in ("binary", "score"):
-        raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
+    check_target_kind(target_kind)
     X = np.asarray(X_test, dtype=np.float32)
     pred = _vec(score_fn(X), "score_fn(X_test)")
     if target_kind == "binary" and (pred.min() < 0 or pred.max() > 1):

@@ -7,11 +7,9 @@ units, both as the LTN predicate ``D`` and as the predictor of the CNF and DCEVA
 
 from __future__ import annotations
 
-from typing import Literal
-
 from torch import nn
 
-TargetKind = Literal["binary", "score"]
+from cffair._validation import TargetKind, check_target_kind
 
 
 def make_mlp(
@@ -27,8 +25,7 @@ def make_mlp(
             ``"score"`` gives an unbounded real prediction.
         hidden: widths of the hidden layers (the paper: 100 and 50).
     """
-    if target_kind not in ("binary", "score"):
-        raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}")
+    check_target_kind(target_kind)
     layers: list[nn.Module] = []
     width = n_inputs
     for h in hidden:

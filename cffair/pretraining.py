@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from cffair._validation import TargetKind
 from cffair.errors import CacheWarning
 from cffair.logic import Semantics
 from cffair.training import DEFAULT_LR, PRETRAIN_EPOCHS, LTNLearner
@@ -98,7 +99,7 @@ def pretrain_key(
     )
 
 
-def _read(path: Path, key: str, data_hash: str) -> LTNLearner | None:
+def _read(path: Path, key: str, data_hash: str, device: str = "cpu") -> LTNLearner | None:
     """The cached learner at ``path``, or None (and the file removed) if it is unreadable."""
     from cffair.artefacts import learner_state
 
@@ -107,7 +108,7 @@ def _read(path: Path, key: str, data_hash: str) -> LTNLearner | None:
         extra = state.get("extra") or {}
         if extra.get("pretrain_key") != key or state.get("data_hash") != data_hash or not state.get("pretrained"):
             raise ValueError("it was written for other data or parameters")
-        return LTNLearner.load(state)
+        return LTNLearner.load(state, device=device)
     except Exception as exc:  # any failure to read the file makes it a cache miss
         warnings.warn(
             f"the cached pre-trained model {path} is unreadable ({type(exc).__name__}: {exc}); removed it, pre-training again.",
@@ -121,7 +122,7 @@ def _read(path: Path, key: str, data_hash: str) -> LTNLearner | None:
 def pretrained(
     X: np.ndarray,
     y: np.ndarray,
-    target_kind: Literal["binary", "score"],
+    target_kind: TargetKind,
     *,
     lr: float = DEFAULT_LR,
     epochs: int = PRETRAIN_EPOCHS,
@@ -132,6 +133,7 @@ def pretrained(
     cache_dir: str | Path | None | Literal[False] = None,
     name: str = "data",
     progress: bool = True,
+    device: str = "cpu",
 ) -> Pretrained:
     """The learner pre-trained on the accuracy axioms of ``(X, y)``, from the cache if it is there.
 
@@ -145,15 +147,17 @@ def pretrained(
             turns the cache off.
         name: a readable prefix of the cache file's name (e.g. ``compas-fold0``).
         progress: show a progress bar while training.
+        device: where to train (:mod:`cffair.devices`); not part of the cache key (a cached
+            model is read onto ``device``).
     """
     from cffair.causal.flow import cache_dir as default_cache_dir
 
     kw: dict[str, Any] = {"lr": lr, "pretrain_epochs": epochs, "seed": seed, "hidden": tuple(hidden), "semantics": semantics,
-                          "sensitive": sensitive, "progress": progress}
+                          "sensitive": sensitive, "progress": progress, "device": device}
     key = pretrain_key(X, y, target_kind, lr=lr, epochs=epochs, seed=seed, hidden=hidden, semantics=semantics)
     path = None if cache_dir is False else default_cache_dir(cache_dir) / "pretrained" / f"{name}-{key}.pt"
     if path is not None and path.exists():
-        learner = _read(path, key, _data_hash(X, y))
+        learner = _read(path, key, _data_hash(X, y), device)
         if learner is not None:
             learner.progress = progress
             return Pretrained(learner, path, True, key)

@@ -15,7 +15,7 @@ leaves out rows identical to x̂. The existential quantifier is the p-mean with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import ltn
 import numpy as np
@@ -23,6 +23,7 @@ import pandas as pd
 import torch
 from torch import nn
 
+from cffair._validation import TargetKind
 from cffair.errors import DataError
 from cffair.logic import DEFAULT_SEMANTICS, Semantics, eq_score, subgroup_cf_axioms
 
@@ -61,8 +62,9 @@ def similar_different(
     model: nn.Module,
     X_subgroup: Any,
     x_hat: Any,
+    *,
     beta: float,
-    target_kind: Literal["binary", "score"] = "binary",
+    target_kind: TargetKind = "binary",
     semantics: Semantics = DEFAULT_SEMANTICS,
     encoder: Any = None,
     k: int = 5,
@@ -138,7 +140,7 @@ def subgroup_cf(
     x: Any,
     x_cf: Any,
     mask: Any,
-    target_kind: Literal["binary", "score"] = "binary",
+    target_kind: TargetKind = "binary",
     semantics: Semantics = DEFAULT_SEMANTICS,
     name: str = "C",
     sensitive: str = "S",

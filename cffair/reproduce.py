@@ -248,6 +248,7 @@ def run_grid(
     expected: Expected = _expected,
     known_inputs: Mapping[str, Mapping[str, str]] | None = None,
     cluster: Any = None,
+    device: str | None = None,
 ) -> pd.DataFrame:
     """Run every config whose record is missing, stale or corrupt; return the store's frame of ``cfgs``.
 
@@ -262,12 +263,17 @@ def run_grid(
             code but hashes the same stays fresh.
         cluster: a :class:`~cffair.cluster.SlurmConfig`: with the ``dask`` backend, the workers
             are ``jobs`` SLURM jobs (:mod:`cffair.cluster`), shut down at the end.
+        device: where each task trains (:mod:`cffair.devices`): ``"cpu"``, ``"auto"`` or
+            ``"cuda"``; default :func:`~cffair.devices.current_device` (``"cpu"`` unless set); with several accelerators, task ``k`` gets ``cuda:(k mod count)``, one
+            device per task. Checked before any work; it enters no fingerprint.
     """
     from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
 
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}.")
+    from cffair.devices import current_device, task_devices
+
     store = store or ResultsStore()
     ensure_dir(store.root / "records", what="results folder")  # a store opened with create=False has none yet
     for bad in store.quarantine():
@@ -286,10 +292,11 @@ def run_grid(
     client = _dask_client(jobs, cluster) if backend == "dask" else None
     if runner is None:
         from cffair.pipeline import run_group as runner
+    devices = task_devices(device or current_device(), len(groups))  # checked here, before any worker starts
     bar = tqdm(total=len(pending), desc="experiments", unit="run", disable=not progress)
     try:
         with parallel_config(backend=backend, n_jobs=jobs):
-            tasks = (delayed(_run_in_worker)(runner, g, store.root, os.getpid()) for g in groups)
+            tasks = (delayed(_run_in_worker)(runner, g, store.root, os.getpid(), dev) for g, dev in zip(groups, devices))
             for recs in Parallel(return_as="generator_unordered")(tasks):
                 bar.update(len(recs))
     finally:
@@ -346,9 +353,11 @@ def _watch_parent(parent: int, every: float = 1.0) -> None:
     _WATCHDOG.append(t)
 
 
-def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, parent: int) -> list[dict[str, Any]]:
+def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, parent: int,
+                   device: str = "cpu") -> list[dict[str, Any]]:
     from joblib import parallel_config
 
+    from cffair.devices import use_device
     from cffair.utils import torch_cpu_setup
 
     if os.getpid() != parent:
@@ -356,7 +365,7 @@ def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, pa
     torch_cpu_setup()
     # joblib inside a task (scikit-learn's transformers) runs in this process: under the Dask
     # backend it would otherwise queue behind the very task that waits for it
-    with parallel_config(backend="sequential"):
+    with parallel_config(backend="sequential"), use_device(device):
         return runner(group, ResultsStore(root))
 
 
@@ -447,17 +456,22 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
 
 def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: int = 2, datasets: Sequence[str] = DATASETS,
               results_dir: Path | None = None, notebooks: bool = True, backend: str | None = None,
-              lock_timeout: float = 0.0, cluster: Any = None) -> dict[str, Any]:
+              lock_timeout: float = 0.0, cluster: Any = None, device: str = "cpu") -> dict[str, Any]:
     """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance.
 
     The results folder is locked while this runs (:meth:`ResultsStore.lock`): a second
     ``reproduce`` into the same folder waits up to ``lock_timeout`` seconds (``inf``: for
     ever) and then raises :class:`~cffair.errors.StoreLockedError`, instead of doing the same
     work twice. The results folder and the cache are checked to be writable before any work.
+    ``device`` (:mod:`cffair.devices`) is where the flows and every task train; it is checked
+    first and enters no record's fingerprint.
     """
     from cffair._io import writable_dir
     from cffair.causal.cache import cache_dir
+    from cffair.devices import resolve_device
     from cffair.pipeline import prepare_inputs
+
+    resolve_device(device)  # a missing accelerator stops here, before any work
 
     results_dir = Path(results_dir or results_root() / mode)
     cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work
@@ -467,11 +481,11 @@ def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: 
     with store.lock(lock_timeout, who="another `cffair reproduce`"):
         times: dict[str, float] = {}
         t0 = time.perf_counter()
-        known = prepare_inputs(mode, datasets, jobs=jobs)  # the twins and the rulers of appendix C
+        known = prepare_inputs(mode, datasets, jobs=jobs, device=device)  # the twins and the rulers of appendix C
         times["counterfactuals"] = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
-        run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known, cluster=cluster)
+        run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known, cluster=cluster, device=device)
         times["experiments"] = round(time.perf_counter() - t0, 1)
         if notebooks:
             t0 = time.perf_counter()

@@ -295,8 +295,8 @@ def test_plugin_through_the_shared_evaluation_has_zero_cf_mse(data):
     X, y = enc.transform(frame), frame["y"].to_numpy()
     model = PlugInCF(enc, FAST).fit(X, y)
     pairs = _flip_pairs(X, enc)
-    out = evaluate(model.score_fn(pairs), X, y, pairs, frame["s"].astype(str).to_numpy(), "binary")
+    out = evaluate(model.score_fn(pairs), X, y, pairs, frame["s"].astype(str).to_numpy(), target_kind="binary")
     assert out["cf_mse"] == pytest.approx(0.0, abs=1e-12)
     assert out["cf_mse_worst_subgroup"] == pytest.approx(0.0, abs=1e-12)
-    base = evaluate(model.base_score, X, y, pairs, frame["s"].astype(str).to_numpy(), "binary")
+    base = evaluate(model.base_score, X, y, pairs, frame["s"].astype(str).to_numpy(), target_kind="binary")
     assert base["cf_mse"] > 1e-4

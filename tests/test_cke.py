@@ -108,10 +108,10 @@ def test_cke_loop_adds_axiom_and_reduces_the_imbalance():
     groups = pd.Series(np.where(s == 1, "one", "zero"), index=rows)
     learner = LTNLearner("binary", "acc", lr=0.01, pretrain_epochs=200, cke_epochs=200, progress=False).fit(X, y)
     before = cke.extract(learner.predict_d, {"m": pairs}, groups, spec()).frequencies.loc["one", "m"]
-    ev = lambda L: evaluate(L.predict_d, X, y, pairs, groups.to_numpy(), "binary")  # noqa: E731
+    ev = lambda L: evaluate(L.predict_d, X, y, pairs, groups.to_numpy(), target_kind="binary")  # noqa: E731
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table, rep = cke.cke_loop(learner, X, {"m": pairs}, groups, spec(), ev, threshold=0.1)
+        table, rep = cke.cke_loop(learner, X, {"m": pairs}, groups, spec(), evaluate_fn=ev, threshold=0.1)
     assert rep.candidates[0].group == "one" and rep.candidates[0].feature == "m"
     assert list(table["axiom"]) == ["-", "A5[one, m]"]
     assert {"accuracy", "cf_mse", "cf_mse_worst_subgroup"} <= set(table.columns)
@@ -143,9 +143,9 @@ def test_top_candidates_ignore_the_threshold_and_cke_loop_adds_them():
             self.added.append(axiom.name)
 
     ev = lambda L: {"accuracy": 1.0}  # noqa: E731
-    none, _ = cke.cke_loop(Stub(), X, {"m": pairs}, groups, spec(), ev, threshold=1.5)
+    none, _ = cke.cke_loop(Stub(), X, {"m": pairs}, groups, spec(), evaluate_fn=ev, threshold=1.5)
     assert list(none["axiom"]) == ["-"] and Stub.added == []
-    forced, _ = cke.cke_loop(Stub(), X, {"m": pairs}, groups, spec(), ev, threshold=1.5, top=1)
+    forced, _ = cke.cke_loop(Stub(), X, {"m": pairs}, groups, spec(), evaluate_fn=ev, threshold=1.5, top=1)
     assert list(forced["axiom"]) == ["-", "A5[one, m]"] and Stub.added == ["A5[one, m]"]
 
 

@@ -61,17 +61,17 @@ def test_evaluate_binary_and_score():
     y = np.array([0, 0, 1, 1])
     prob = lambda Z: np.clip(np.asarray(Z)[:, 0] / 3, 0, 1)  # noqa: E731
     pairs = Pairs(np.arange(4), X, X + 1)
-    res = evaluate(prob, X, y, pairs, ["g1", "g1", "g2", "g2"], "binary")
+    res = evaluate(prob, X, y, pairs, ["g1", "g1", "g2", "g2"], target_kind="binary")
     assert res["accuracy"] == pytest.approx(1.0)
     expected = np.minimum((X[:, 0] + 1) / 3, 1) - X[:, 0] / 3
     assert res["cf_mse"] == pytest.approx(np.mean(expected**2))
     assert res["cf_mse_by_subgroup"] == pytest.approx({"g1": np.mean(expected[:2] ** 2), "g2": np.mean(expected[2:] ** 2)})
     assert res["worst_subgroup"] == "g1" and res["n_pairs"] == 4
     assert res["cf_mse_worst_subgroup"] == pytest.approx(max(res["cf_mse_by_subgroup"].values()))
-    score = evaluate(lambda Z: np.asarray(Z)[:, 0] * 2, X, X[:, 0] * 2 + 1, (X, X), ["a"] * 4, "score")
+    score = evaluate(lambda Z: np.asarray(Z)[:, 0] * 2, X, X[:, 0] * 2 + 1, (X, X), ["a"] * 4, target_kind="score")
     assert score["mse"] == pytest.approx(1.0) and score["cf_mse"] == 0.0 and "accuracy" not in score
     with pytest.raises(DataError, match="probabilities"):
-        evaluate(lambda Z: np.asarray(Z)[:, 0] * 5, X, y, pairs, ["a"] * 4, "binary")
+        evaluate(lambda Z: np.asarray(Z)[:, 0] * 5, X, y, pairs, ["a"] * 4, target_kind="binary")
 
 
 def test_flip_rate_counts_changed_decisions_not_distances():
@@ -104,11 +104,11 @@ def test_evaluate_reports_flip_rates_beside_cf_mse():
     X = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
     prob = lambda Z: np.clip(np.asarray(Z)[:, 0] / 3, 0, 1)  # noqa: E731
     pairs = Pairs(np.arange(4), X, X + 1)  # decisions 0, 0, 1, 1 become 0, 1, 1, 1
-    res = evaluate(prob, X, np.array([0, 0, 1, 1]), pairs, ["g1", "g1", "g2", "g2"], "binary")
+    res = evaluate(prob, X, np.array([0, 0, 1, 1]), pairs, ["g1", "g1", "g2", "g2"], target_kind="binary")
     assert res["cf_flip_rate"] == pytest.approx(0.25)
     assert res["cf_flip_rate_by_subgroup"] == {"g1": 0.5, "g2": 0.0}
     # a score target decides at the best 40 % of the factual test predictions (scores 4 and 6 of 0, 2, 4, 6)
-    score = evaluate(lambda Z: np.asarray(Z)[:, 0] * 2, X, X[:, 0], (X, X[::-1]), ["a"] * 4, "score")
+    score = evaluate(lambda Z: np.asarray(Z)[:, 0] * 2, X, X[:, 0], (X, X[::-1]), ["a"] * 4, target_kind="score")
     assert score["cf_flip_rate"] == pytest.approx(1.0)  # 0↔6 and 2↔4 swap sides of the threshold
 
 
@@ -138,10 +138,10 @@ def test_evaluate_reports_spread_saturation_majority_and_calibrated_cf_mse() -> 
     # training rows: D = 1 on 4 rows (3 positive), D = 0 on 4 rows (1 positive) -> calibrated 0.75 and 0.25
     X_train = np.array([[1.0]] * 4 + [[-1.0]] * 4, dtype=np.float32)
     y_train = np.array([1, 1, 1, 0, 1, 0, 0, 0])
-    m = evaluate(hard, X_test, y_test, pairs, ["a", "b"], "binary", train=(X_train, y_train))
+    m = evaluate(hard, X_test, y_test, pairs, ["a", "b"], target_kind="binary", train=(X_train, y_train))
     assert m["accuracy"] == 0.75 and m["cf_mse"] == 0.5 and m["cf_flip_rate"] == 0.5
     assert m["prediction_sd"] == pytest.approx(0.5) and m["positive_rate"] == 0.5
     assert m["majority_rate"] == 0.75 and m["saturation"] == 1.0
     assert m["calibrated_cf_mse"] == pytest.approx((0.75 - 0.25) ** 2 / 2, abs=1e-3)
-    no_train = evaluate(hard, X_test, y_test, pairs, ["a", "b"], "binary")
+    no_train = evaluate(hard, X_test, y_test, pairs, ["a", "b"], target_kind="binary")
     assert "calibrated_cf_mse" not in no_train

@@ -199,13 +199,18 @@ class CausalFlow:
             self.thresholds[n] = ThresholdHead(width, int(self.columns[n].hi) + 1, self.config.hidden[:2])
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, frame: pd.DataFrame, seed: int = 0, progress: bool = False) -> CausalFlow:
+    def fit(self, frame: pd.DataFrame, seed: int = 0, progress: bool = False, *, device: str = "cpu") -> CausalFlow:
         """Fit by maximum likelihood on ``frame``'s features (section 6.2's settings).
 
-        Deterministic for a given frame, config and seed (one torch thread).
+        Deterministic for a given frame, config and seed (one torch thread). ``device``
+        (:mod:`cffair.devices`) is where the training runs: the networks are initialised on the
+        CPU, moved there with the training data once, and the noise is drawn by the same CPU
+        generator; the fitted flow comes back to the CPU (counterfactuals are computed there).
         """
+        from cffair.devices import resolve_device
         from cffair.utils import seed_everything, torch_cpu_setup
 
+        dev = resolve_device(device)
         torch_cpu_setup()
         seed_everything(seed)
         from cffair.datasets import frame_hash
@@ -222,33 +227,36 @@ class CausalFlow:
         val, train = perm[:n_val], perm[n_val:]
         idx = {nm: i for i, nm in enumerate(self.nodes)}
         f_idx = [idx[nm] for nm in self.flow_nodes]
-        dmask = torch.tensor([self.columns[nm].discrete for nm in self.flow_nodes], dtype=torch.float32)
-        mean = torch.tensor([self.columns[nm].mean for nm in self.flow_nodes], dtype=torch.float32)
-        std = torch.tensor([self.columns[nm].std for nm in self.flow_nodes], dtype=torch.float32)
-        Rf = torch.as_tensor(R[:, f_idx], dtype=torch.float32)
+        self._move(dev)
+        dmask = torch.tensor([self.columns[nm].discrete for nm in self.flow_nodes], dtype=torch.float32).to(dev)
+        mean = torch.tensor([self.columns[nm].mean for nm in self.flow_nodes], dtype=torch.float32).to(dev)
+        std = torch.tensor([self.columns[nm].std for nm in self.flow_nodes], dtype=torch.float32).to(dev)
+        Rf = torch.as_tensor(R[:, f_idx], dtype=torch.float32).to(dev)
         ctx = self._context(R)
+        ctx = None if ctx is None else ctx.to(dev)
         heads = self.gumbel_nodes + self.threshold_nodes
         clf_in = {nm: self._classifier_input(nm, R) for nm in heads}
         clf_y = {nm: torch.as_tensor(R[:, idx[nm]], dtype=torch.int64) for nm in heads}
-        val_noise = torch.rand((len(val), len(self.flow_nodes)), generator=gen)
+        val_noise = torch.rand((len(val), len(self.flow_nodes)), generator=gen).to(dev)
 
         params = list(self.classifiers.parameters()) + (list(self.flow.parameters()) if self.flow is not None else [])
         params += list(self.thresholds.parameters())
         if not params:  # nothing to learn (every node is a root)
+            self._move(torch.device("cpu"))
             self.fit_seconds = time.perf_counter() - t0
             return self
         opt = torch.optim.Adam(params, lr=self.config.lr)
         sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=self.config.lr_factor, patience=self.config.lr_patience)
 
         # every head's inputs side by side, so that a batch is gathered once (spans: column ranges)
-        H = torch.cat([clf_in[nm] for nm in heads], dim=1) if heads else None
-        Y = torch.stack([clf_y[nm] for nm in heads], dim=1) if heads else None
+        H = torch.cat([clf_in[nm] for nm in heads], dim=1).to(dev) if heads else None
+        Y = torch.stack([clf_y[nm] for nm in heads], dim=1).to(dev) if heads else None
         widths = np.cumsum([0] + [clf_in[nm].shape[1] for nm in heads])
         spans = {nm: (int(widths[i]), int(widths[i + 1]), i) for i, nm in enumerate(heads)}
 
         def loss_on(rows: np.ndarray, noise: torch.Tensor) -> torch.Tensor:
-            loss = torch.zeros(())
-            index = torch.as_tensor(rows)
+            loss = torch.zeros((), device=dev)
+            index = torch.as_tensor(rows).to(dev)
             if self.flow is not None:
                 z = (Rf[index] + noise * dmask - mean) / std
                 c = None if ctx is None else ctx[index]
@@ -271,7 +279,7 @@ class CausalFlow:
             total = 0.0
             for start in range(0, len(order), self.config.batch_size):
                 rows = order[start : start + self.config.batch_size]
-                noise = torch.rand((len(rows), len(self.flow_nodes)), generator=gen)
+                noise = torch.rand((len(rows), len(self.flow_nodes)), generator=gen).to(dev)
                 loss = loss_on(rows, noise)
                 opt.zero_grad()
                 loss.backward()
@@ -294,8 +302,14 @@ class CausalFlow:
         if best_state is not None:
             self._load_state(best_state)
         self._train_mode(False)
+        self._move(torch.device("cpu"))
         self.fit_seconds = time.perf_counter() - t0
         return self
+
+    def _move(self, device: torch.device) -> None:
+        """Move the networks (weights and buffers) to ``device``."""
+        for m in ([self.flow] if self.flow is not None else []) + [self.classifiers, self.thresholds]:
+            m.to(device)
 
     def _train_mode(self, on: bool) -> None:
         for m in ([self.flow] if self.flow is not None else []) + [self.classifiers, self.thresholds]:

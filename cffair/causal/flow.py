@@ -120,12 +120,14 @@ def fit_flow(
     seed: int = 0,
     cache: str | Path | None | Literal[False] = None,
     progress: bool = True,
+    device: str = "cpu",
 ) -> CausalFlow:
     """Fit (or load from the cache) the causal flow of a dataset on all its rows' features.
 
     The flow never sees the target, so fitting it once per dataset on every row leaks no label
     (the recommended default; see the module docstring). ``cache=False`` disables the cache; an
     unreadable cached flow is reported (:class:`~cffair.errors.CacheWarning`), removed and refitted.
+    ``device`` is where a fit trains (:mod:`cffair.devices`); it is not part of the cache key.
     """
     from cffair import __version__
     from cffair.datasets import frame_hash
@@ -139,7 +141,7 @@ def fit_flow(
     model = read_cached(path, CausalFlow.load, "fitted flow", expect=CausalFlow)
     if model is not None:
         return model
-    model = CausalFlow(spec, graph, cfg).fit(frame, seed=seed, progress=progress)
+    model = CausalFlow(spec, graph, cfg).fit(frame, seed=seed, progress=progress, device=device)
     if path is not None:
         model.save(path)
     return model
@@ -153,6 +155,7 @@ def generate(
     seed: int = 0,
     cache_dir: str | Path | None | Literal[False] = None,
     progress: bool = True,
+    device: str = "cpu",
 ) -> CounterfactualSet:
     """Counterfactuals of every row of a dataset from its causal normalising flow (section 6.2).
 
@@ -168,6 +171,7 @@ def generate(
             the generator's source, so a repeated call returns instantly from disk. An
             unreadable cache file is reported, removed and recomputed.
         progress: show tqdm progress bars.
+        device: where the flow trains (:mod:`cffair.devices`; not part of the cache key).
 
     Returns:
         A :class:`CounterfactualSet`; rows whose factual value already equals the
@@ -194,7 +198,7 @@ def generate(
     if cfs is not None:
         _warn_frozen(frame, spec, cfs, graph, cfg)
         return cfs
-    model = fit_flow((frame, spec), cfg, seed=seed, cache=False if root is None else root, progress=progress)
+    model = fit_flow((frame, spec), cfg, seed=seed, cache=False if root is None else root, progress=progress, device=device)
     cfs = _build(model, frame, spec, todo, seed, progress, {"data_hash": data_hash})
     if path is not None:
         cfs.save(path)

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 __all__ = [
     "BACKENDS",
+    "DEVICE_HELP",
     "MAX_LEARNING_RATE",
     "WEIGHT_GROUPS",
     "OptionError",
     "backend_name",
+    "device",
     "finite_float",
     "folds",
     "learning_rate",
@@ -165,6 +167,23 @@ def backend_name(text: str) -> str:
     """A joblib backend of :data:`BACKENDS`."""
     if text not in BACKENDS:
         raise argparse.ArgumentTypeError(f"unknown backend {text!r}; choose one of {', '.join(BACKENDS)} (default loky)")
+    return text
+
+
+DEVICE_HELP = ("where models train: cpu (default), cuda (or cuda:N, an accelerator; an error if there is none) "
+               "or auto (cuda when present, else cpu)")
+
+
+def device(text: str) -> str:
+    """A device of :mod:`cffair.devices` that is present on this machine: ``cpu``, ``cuda``,
+    ``cuda:N`` or ``auto`` (checked now, so that a missing accelerator stops the command at once)."""
+    from cffair.devices import resolve_device
+    from cffair.errors import DeviceError
+
+    try:
+        resolve_device(text, input_name="--device")
+    except DeviceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 

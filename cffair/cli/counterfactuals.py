@@ -24,7 +24,7 @@ from cffair.cli._common import (
     load_dataset,
     treatment_config,
 )
-from cffair.cli._options import patience, positive_int, seed
+from cffair.cli._options import DEVICE_HELP, device, patience, positive_int, seed
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     g.add_argument("--out", help="output parquet (default: counterfactuals/<dataset>-<interventions>-seed<N>.parquet)")
     g.add_argument("--quiet", action="store_true", help="no progress bars")
+    g.add_argument("--device", type=device, default="cpu", help="where the flow trains: " + DEVICE_HELP.removeprefix("where models train: "))
     g.set_defaults(func=_generate, check=_check)
 
 
@@ -83,6 +84,7 @@ def _generate(args: argparse.Namespace) -> int:
         seed=args.seed,
         cache_dir=False if args.no_cache else args.cache_dir,
         progress=not args.quiet,
+        device=args.device,
     )
     out = Path(args.out or f"counterfactuals/{ds.spec.name}-{args.interventions}-seed{args.seed}.parquet")
     cfs.save(out)

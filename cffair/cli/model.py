@@ -28,7 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from cffair.cli._common import add_sep_arg, check_output_file
-from cffair.cli._options import OptionError, learning_rate, non_negative_int, positive_int, seed, weights
+from cffair.cli._options import (
+    DEVICE_HELP,
+    OptionError,
+    device,
+    learning_rate,
+    non_negative_int,
+    positive_int,
+    seed,
+    weights,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--seed", type=seed, default=0, help="seed of the flow, the twins and the model (default 0)")
     f.add_argument("--out", required=True, metavar="MODEL", help="the model file to write (e.g. credit.cffair)")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
+    f.add_argument("--device", type=device, default="cpu", help=DEVICE_HELP)
     f.set_defaults(func=_fit, check=_check_fit)
 
     for name, what in (("predict", "decisions and outputs of a saved model for new rows"),
@@ -85,7 +95,8 @@ def _fit(args: argparse.Namespace) -> int:
     frame, spec = datasets.from_csv(args.data, args.spec, **({"sep": args.sep} if args.sep else {}))
     cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
     options: dict[str, Any] = {"setting": args.setting, "pretrain_epochs": args.pretrain_epochs, "fair_epochs": args.fair_epochs,
-                               "group_weights": args.weights, "seed": args.seed, "progress": not args.quiet}
+                               "group_weights": args.weights, "seed": args.seed, "progress": not args.quiet,
+                               "device": args.device}
     if args.lr is not None:
         options["lr"] = args.lr
     if args.flow_epochs is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from cffair.cli._options import backend_name, positive_int
+from cffair.cli._options import DEVICE_HELP, backend_name, device, positive_int
 from cffair.experiments.config import DATASETS, GROUPS
 
 __all__ = ["register"]
@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--no-notebooks", action="store_true", help="only compute results")
+    p.add_argument("--device", type=device, default="cpu",
+                   help=DEVICE_HELP + "; each worker takes one device, which enters no record's fingerprint")
     p.add_argument("--lock-timeout", type=_seconds, default=0.0, metavar="SECONDS",
                    help="when another `cffair reproduce` is writing the same results folder, wait this long for it "
                         "(inf: until it finishes); default 0: stop at once and say so")
@@ -89,7 +91,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
     slurm = getattr(args, "slurm", None)
     prov = reproduce(args.mode, args.only, jobs=args.jobs, datasets=args.datasets, notebooks=not args.no_notebooks,
-                     backend="dask" if slurm is not None else args.backend, lock_timeout=args.lock_timeout, cluster=slurm)
+                     backend="dask" if slurm is not None else args.backend, lock_timeout=args.lock_timeout, cluster=slurm,
+                     device=args.device)
     print(json.dumps(prov["stage_seconds"], indent=2))
     return 0
 

@@ -17,9 +17,20 @@ __all__ = ["register"]
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from cffair.cli._common import CATEGORICAL_HELP, add_sep_arg
-from cffair.cli._options import OptionError, backend_name, folds, learning_rate, positive_int, seed, weights
+from cffair.cli._options import (
+    DEVICE_HELP,
+    OptionError,
+    backend_name,
+    device,
+    folds,
+    learning_rate,
+    positive_int,
+    seed,
+    weights,
+)
 from cffair.experiments.config import BASELINES, LTN_SETTINGS
 
 _SHORT = tuple(s.removeprefix("ltn_") for s in LTN_SETTINGS)
@@ -92,6 +103,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(for `cffair predict` and `cffair twins`)")
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--quiet", action="store_true", help="no progress bars or messages")
+    p.add_argument("--device", type=device, default="cpu", help=DEVICE_HELP)
     p.set_defaults(func=_run, check=_check)
 
 
@@ -104,14 +116,24 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from cffair.devices import use_device
     from cffair.own import run
     from cffair.reporting.report import method_frame
 
-    result = run(args.data, args.spec, args.graph, settings=args.settings, baselines=args.baselines, folds=args.folds,
-                 quick=args.quick, seed=args.seed, jobs=args.jobs, out=args.out, name=args.name, categorical=args.categorical,
-                 backend=args.backend, flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
-                 counterfactuals_only=args.counterfactuals_only, sep=args.sep, save_models=args.save_models,
-                 lr=args.lr, fair_epochs=args.fair_epochs, weights=args.weights, progress=not args.quiet)
+    with use_device(args.device):  # the flow and every task of the grid train there
+        result = _run_own(run, args)
+    return _print_result(result, method_frame)
+
+
+def _run_own(run: Any, args: argparse.Namespace) -> Any:
+    return run(args.data, args.spec, args.graph, settings=args.settings, baselines=args.baselines, folds=args.folds,
+               quick=args.quick, seed=args.seed, jobs=args.jobs, out=args.out, name=args.name, categorical=args.categorical,
+               backend=args.backend, flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
+               counterfactuals_only=args.counterfactuals_only, sep=args.sep, save_models=args.save_models,
+               lr=args.lr, fair_epochs=args.fair_epochs, weights=args.weights, progress=not args.quiet)
+
+
+def _print_result(result: Any, method_frame: Any) -> int:
     if result.report is None:
         print(f"{result.plan.name}: counterfactuals generated ({result.stage_seconds['counterfactuals']:.0f} s), "
               f"{len(result.warnings)} warning(s); run again without --counterfactuals-only for the protocol")

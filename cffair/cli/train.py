@@ -51,7 +51,9 @@ from cffair.cli._common import (
     prepare_fold,
 )
 from cffair.cli._options import (
+    DEVICE_HELP,
     OptionError,
+    device,
     folds,
     learning_rate,
     non_negative_int,
@@ -126,6 +128,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help="counterfactual parquet (default: generate with the causal flow, cached)")
     add_flow_args(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--device", type=device, default="cpu", help=DEVICE_HELP)
 
 
 def _check_model_args(args: argparse.Namespace) -> None:
@@ -187,7 +190,7 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
     kw = _learner_kwargs(args)
     pre = pretrained(d["X_train"], d["y_train"], spec.target_kind, lr=kw["lr"], epochs=kw["pretrain_epochs"], seed=args.seed,
                      sensitive=spec.sensitive, cache_dir=cache_root(args), name=f"{spec.name}-fold{args.fold}of{args.folds}",
-                     progress=not args.quiet)
+                     progress=not args.quiet, device=args.device)
     info = {"from_cache": pre.from_cache, "path": None if pre.path is None else str(pre.path), "epochs": kw["pretrain_epochs"]}
     if not args.quiet:
         if pre.from_cache:
@@ -200,7 +203,7 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
         learner.group_weights = dict(args.weights)
     else:
         learner = LTNLearner.load(pre.learner.state_dict(), setting=args.setting, lr=kw["lr"], fair_epochs=kw["fair_epochs"],
-                                  group_weights=args.weights, progress=not args.quiet)
+                                  group_weights=args.weights, progress=not args.quiet, device=args.device)
         learner.fit(d["X_train"], d["y_train"], pairs=d["pairs_train"], pair_subgroups=d["pair_subgroups_train"])
     return learner, d, cfs, info
 
@@ -231,7 +234,8 @@ def _cf_info(cfs: Any) -> dict[str, Any]:
 def _evaluate(learner: Any, d: dict[str, Any]) -> dict[str, Any]:
     from cffair.metrics import evaluate
 
-    return evaluate(learner.predict_d, d["X_test"], d["y_test"], d["pairs_test"], d["pair_subgroups_test"], d["spec"].target_kind)
+    return evaluate(learner.predict_d, d["X_test"], d["y_test"], d["pairs_test"], d["pair_subgroups_test"],
+                    target_kind=d["spec"].target_kind)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -339,7 +343,8 @@ def _query_similar(args: argparse.Namespace) -> int:
     members = np.flatnonzero(labels == labels[args.row])
     X = enc.transform(frame.iloc[members])
     x_hat = enc.transform(frame.iloc[[args.row]])[0]
-    res = similar_different(learner.model_, X, x_hat, args.beta, spec.target_kind, learner.semantics, enc, k=args.k)
+    res = similar_different(learner.model_, X, x_hat, beta=args.beta, target_kind=spec.target_kind,
+                            semantics=learner.semantics_, encoder=enc, k=args.k)
     print(f"subgroup {labels[args.row]!r} ({len(members):,} rows), β = {args.beta}: sat = {res.sat:.3f}")
     print("x̂:")
     print(res.query_row.to_string(index=False))
@@ -390,7 +395,7 @@ def _query_cf(args: argparse.Namespace) -> int:
     _check_same_counterfactuals(args, extra, cfs)
     pairs = cfs.pairs(frame, enc, spec.sensitive)
     mask = np.isin(pairs.row_id, selected)
-    sat = subgroup_cf(learner.model_, pairs.x, pairs.x_cf, mask, spec.target_kind, learner.semantics,
+    sat = subgroup_cf(learner.model_, pairs.x, pairs.x_cf, mask, spec.target_kind, learner.semantics_,
                       name=args.where, sensitive=spec.sensitive)
     link = "↔" if spec.target_kind == "binary" else "Eq"
     print(f"∀x∈T_C, ∀x′∈cf(x, {spec.sensitive}): D(x) {link} D(x′)   with T_C: {args.where}")

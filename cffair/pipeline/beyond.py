@@ -195,7 +195,7 @@ def _knowledge_base(name: str, learner: Any, data: _Data, base: Any) -> tuple[An
         terms.append(notions.lipschitz_axiom(fd.X_train, data.exclude, k=1, beta=data.beta))
     else:
         raise ValueError(f"unknown variant {name!r}; variants are {VARIANTS}.")
-    kb = notions.TermKnowledgeBase(axioms, terms, learner.semantics, weights or None)
+    kb = notions.TermKnowledgeBase(axioms, terms, learner.semantics_, weights or None)
     if name == "adaptive_sg":
         schedule = adaptive.RaiseLeastSatisfied(kb, [a.name for a in axioms if a.group == "cf_sg"])
     elif name == "adaptive_budget":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from cffair.devices import current_device
 from cffair.experiments.config import ExperimentConfig
 from cffair.pipeline.fold import FoldData
 from cffair.pipeline.mlp import mlp_config
@@ -23,6 +24,6 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
         fd = fd.with_twins(twins)
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
-    model = AugmentedMLP(fd.spec.target_kind, mlp_config(cfg)).fit_pairs(fd.X_train, fd.y_train, fd.train, fd.pairs_train)
+    model = AugmentedMLP(fd.spec.target_kind, mlp_config(cfg), device=current_device()).fit_pairs(fd.X_train, fd.y_train, fd.train, fd.pairs_train)
     fit_time = time.perf_counter() - t0
     return fd.evaluate(model.predict_score), {"total": round(fit_time, 2)}, {}

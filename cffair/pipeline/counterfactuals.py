@@ -62,9 +62,11 @@ def flow_config(profile_name: str, dataset: str | None = None) -> dict[str, Any]
 def counterfactual_set(dataset: str, profile_name: str, progress: bool = False) -> CounterfactualSet:
     """The CNF counterfactuals of a dataset (sensitive flip + immutable interventions), cached."""
     from cffair.causal.flow import generate
+    from cffair.devices import current_device
 
     config = flow_config(profile_name, dataset)
-    return generate(D.load(dataset), interventions="immutable", config=config, seed=0, progress=progress)
+    return generate(D.load(dataset), interventions="immutable", config=config, seed=0, progress=progress,
+                    device=current_device())
 
 
 def content_hash(cfset: CounterfactualSet) -> str:
@@ -137,8 +139,11 @@ def ruler_set(dataset: str, profile_name: str, name: str, progress: bool = False
 
     if name == "paper":
         return counterfactual_set(dataset, profile_name, progress)
+    from cffair.devices import current_device
+
     config = ruler_config(name, profile_name)
-    return generate(D.load(dataset), interventions="sensitive", config=config, seed=RULERS[name].seed, progress=progress)
+    return generate(D.load(dataset), interventions="sensitive", config=config, seed=RULERS[name].seed, progress=progress,
+                    device=current_device())
 
 
 def ruler_sets(dataset: str, profile_name: str, paper: CounterfactualSet | None = None) -> dict[str, CounterfactualSet]:
@@ -149,11 +154,18 @@ def ruler_sets(dataset: str, profile_name: str, paper: CounterfactualSet | None 
     return {name: paper if name == "paper" and paper is not None else ruler_set(dataset, profile_name, name) for name in RULERS}
 
 
-def prepare_inputs(profile_name: str, datasets: Sequence[str], jobs: int = 1) -> dict[str, dict[str, str]]:
+def prepare_inputs(profile_name: str, datasets: Sequence[str], jobs: int = 1, *,
+                   device: str | None = None) -> dict[str, dict[str, str]]:
     """Fit each dataset's flows and generate its twins and rulers once, before the grid runs;
     ``{dataset: {input name: content hash}}`` (``counterfactuals`` and the dataset's
-    :func:`ruler_inputs`), the ``known_inputs`` of :func:`cffair.reproduce.run_grid`."""
+    :func:`ruler_inputs`), the ``known_inputs`` of :func:`cffair.reproduce.run_grid`. The flows
+    train on ``device`` (:mod:`cffair.devices`; default :func:`~cffair.devices.current_device`);
+    the twins do not depend on it beyond rounding."""
     from joblib import Parallel, delayed
+
+    from cffair.devices import current_device, use_device
+
+    device = device or current_device()  # read here: the workers below start with the default
 
     registrations = D.registry.snapshot()  # registered datasets, for workers started earlier
     by_input = {r.input: r.name for r in RULERS.values()}
@@ -164,10 +176,11 @@ def prepare_inputs(profile_name: str, datasets: Sequence[str], jobs: int = 1) ->
 
         D.registry.restore(registrations)
         torch_cpu_setup()
-        if input_name == "counterfactuals":
-            cfset = counterfactual_set(name, profile_name)
-        else:
-            cfset = ruler_set(name, profile_name, by_input[input_name])
+        with use_device(device):
+            if input_name == "counterfactuals":
+                cfset = counterfactual_set(name, profile_name)
+            else:
+                cfset = ruler_set(name, profile_name, by_input[input_name])
         return name, input_name, content_hash(cfset)
 
     out: dict[str, dict[str, str]] = {d: {} for d in datasets}

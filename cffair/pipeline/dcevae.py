@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from cffair.devices import current_device
 from cffair.experiments.config import ExperimentConfig
 from cffair.pipeline.fold import FoldData
 from cffair.pipeline.mlp import mlp_config
@@ -33,6 +34,6 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
 
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
-    model = DCEVAEBaseline(dcevae_config(cfg)).fit(fd.frame.iloc[fd.train], fd.encoder)
+    model = DCEVAEBaseline(dcevae_config(cfg), device=current_device()).fit(fd.frame.iloc[fd.train], fd.encoder)
     fit_time = time.perf_counter() - t0
     return fd.evaluate(model.predict_score), {"total": round(fit_time, 2)}, {}

@@ -157,7 +157,8 @@ class FoldData:
         own = pairs or self.pairs_test
         # calibrated CF-MSE: Platt fitted on the training rows; not for a method whose scores need the twins (plug-in PCF)
         train = (self.X_train, self.y_train) if score_for is None else None
-        metrics = evaluate(score_fn, self.X_test, self.y_test, own, self.pair_subgroups(own), self.spec.target_kind, train=train)
+        metrics = evaluate(score_fn, self.X_test, self.y_test, own, self.pair_subgroups(own), target_kind=self.spec.target_kind,
+                           train=train)
         if pairs is None and self.rulers:
             metrics["rulers"] = {}
             for name, rp in self.ruler_pairs_test.items():
@@ -165,6 +166,7 @@ class FoldData:
                     m = metrics
                 else:
                     fn = score_fn if score_for is None else score_for(rp)
-                    m = evaluate(fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), self.spec.target_kind, train=train)
+                    m = evaluate(fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), target_kind=self.spec.target_kind,
+                             train=train)
                 metrics["rulers"][name] = {k: m[k] for k in RULER_METRICS if k in m}
         return metrics

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cffair.devices import current_device
 from cffair.experiments.config import ExperimentConfig
 from cffair.pipeline.fold import FoldData
 from cffair.utils import seed_everything, stable_hash
@@ -69,7 +70,7 @@ def model(fd: FoldData, cfg: ExperimentConfig | None = None) -> GANBaseline:
         for k in [k for k in _CACHE if k[:len(fold)] != fold]:
             del _CACHE[k]
         seed_everything(cfg.seed)
-        _CACHE[key] = GANBaseline(gan_config(cfg)).fit(fd.frame.iloc[fd.train], fd.encoder)
+        _CACHE[key] = GANBaseline(gan_config(cfg), device=current_device()).fit(fd.frame.iloc[fd.train], fd.encoder)
     return _CACHE[key]
 
 

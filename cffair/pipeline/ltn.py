@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.causal.cfset import CFPairs
+from cffair.devices import current_device
 from cffair.experiments.config import ExperimentConfig, profile
 from cffair.experiments.fingerprint import diff
 from cffair.experiments.store import ResultsStore, make_record
@@ -117,12 +118,14 @@ def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
         "progress": False,
         "sensitive": fd.spec.sensitive,
         "semantics": _semantics(cfg),
+        "device": current_device(),  # the worker's (cffair.devices): where, not what, so in no fingerprint
     }
 
 
 def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
     kw = _ltn_kwargs(cfg, fd)
-    return {k: kw[k] for k in ("lr", "clip_grad", "group_weights", "fair_epochs", "fair_p", "cke_epochs", "progress", "semantics")}
+    return {k: kw[k] for k in ("lr", "clip_grad", "group_weights", "fair_epochs", "fair_p", "cke_epochs", "progress", "semantics",
+                               "device")}
 
 
 def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, contents: dict[str, str],
@@ -278,7 +281,8 @@ def _queries(learner: Any, fd: FoldData, rule: str = "nearest", seed: int = 0) -
         if rule == "nearest" and not (d_sg >= 0.5).any():
             continue  # no differently decided person to be near to
         x_hat = X_sg[queries.query_person(X_sg, d_sg, rule, seed)]
-        res = queries.similar_different(learner.model_, X_sg, x_hat, beta, fd.spec.target_kind, encoder=fd.encoder, k=1)
+        res = queries.similar_different(learner.model_, X_sg, x_hat, beta=beta, target_kind=fd.spec.target_kind,
+                                         encoder=fd.encoder, k=1)
         share, n_neg = queries.witness_share(X_sg, d_sg, beta)
         out["eq2"].append({
             "subgroup": name, "beta": beta, "sat": res.sat, "x_hat_rule": rule,

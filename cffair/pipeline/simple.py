@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from cffair.devices import current_device
 from cffair.experiments.config import ExperimentConfig
 from cffair.pipeline.fold import FoldData
 from cffair.pipeline.mlp import mlp_config
@@ -20,11 +21,11 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
     if cfg.setting == "unaware":
-        model = UnawareMLP(fd.encoder, mlp_config(cfg)).fit(fd.X_train, fd.y_train)
+        model = UnawareMLP(fd.encoder, mlp_config(cfg), device=current_device()).fit(fd.X_train, fd.y_train)
     elif cfg.setting == "level3":
-        model = ResidualMLP(fd.encoder, config=mlp_config(cfg)).fit(fd.X_train, fd.y_train)
+        model = ResidualMLP(fd.encoder, config=mlp_config(cfg), device=current_device()).fit(fd.X_train, fd.y_train)
     elif cfg.setting == "pcf":
-        model = PlugInCF(fd.encoder, mlp_config(cfg)).fit(fd.X_train, fd.y_train)
+        model = PlugInCF(fd.encoder, mlp_config(cfg), device=current_device()).fit(fd.X_train, fd.y_train)
         model.set_counterfactuals(fd.pairs_test)
     else:
         raise ValueError(f"not a simple baseline: {cfg.setting!r}")
