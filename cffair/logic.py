@@ -47,18 +47,18 @@ import pandas as pd
 import torch
 from torch import nn
 
-from cffair.errors import DataError
+from cffair._validation import TargetKind, check_target_kind
+from cffair.errors import CffairWarning, DataError
 from cffair.fuzzy import DEFAULT_LOGIC
 from cffair.fuzzy import logic as fuzzy_logic
 
 AxiomGroup = Literal["acc", "cf", "cf_sg", "cke"]
 AxiomKind = Literal["holds", "fails", "eq_target", "iff", "eq_pair"]
-TargetKind = Literal["binary", "score"]
 
 GROUPS: tuple[str, ...] = ("acc", "cf", "cf_sg", "cke")
 
 
-class EmptyDomainWarning(UserWarning):
+class EmptyDomainWarning(CffairWarning):
     """A quantifier's domain is empty (its satisfaction would be NaN); the axiom was skipped."""
 
 
@@ -379,8 +379,7 @@ def accuracy_axioms(x: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, 
 
 
 def _pair_kind(target_kind: TargetKind) -> AxiomKind:
-    if target_kind not in ("binary", "score"):
-        raise ValueError(f"target_kind must be 'binary' or 'score', got {target_kind!r}.")
+    check_target_kind(target_kind)
     return "iff" if target_kind == "binary" else "eq_pair"
 
 
