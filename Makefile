@@ -4,6 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.cffair-installed
+BOOK_PTH := $(VENV)/.cffair-book-on-path
 JOBS ?= 2
 MODE ?= quick
 
@@ -11,7 +12,13 @@ REMOTE ?= origin
 
 .PHONY: install book book-student pdf test test-fast reproduce bench browser lab publish clean compat test-slurm lint
 
-install: $(STAMP)
+install: $(STAMP) $(BOOK_PTH)
+
+## The book package (cffair_book/, not part of the wheel) on the environment's path, for the notebooks
+## wherever Jupyter Book, papermill or JupyterLab runs them: a .pth file naming this checkout.
+$(BOOK_PTH): $(STAMP)
+	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'cffair_book.pth').write_text('$(CURDIR)\\n')"
+	@touch $@
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11) on PATH"; exit 1; }
@@ -44,7 +51,7 @@ browser:
 
 ## Lint: ruff's checks of the code, tests, benchmarks and tools (rules in pyproject.toml).
 lint: install
-	$(VENV)/bin/ruff check cffair tests benchmarks tools
+	$(VENV)/bin/ruff check cffair cffair_book tests benchmarks tools
 
 ## Run the whole test suite (lint, unit, property, doctests, notebooks in quick mode, book build, browser check).
 test: install browser lint

@@ -223,7 +223,7 @@ _HEADING_VERDICTS = (
 )
 #: The verdicts a claims table can show, most specific first.
 _VERDICTS = ("does not hold", "by construction", "inconclusive", "vacuous", "pending", "holds")
-#: The classes that ``cffair.reporting.claims_table`` gives a status cell.
+#: The classes that ``cffair_book.claims_table`` gives a status cell.
 _CLASS_VERDICTS = {"cffair-holds": "holds", "cffair-fails": "does not hold", "cffair-inconclusive": "inconclusive",
                    "cffair-vacuous": "vacuous", "cffair-by-construction": "by construction", "cffair-pending": "pending"}
 _CLAIM_KEY = re.compile(r"\b(Q\d\.\d+|[A-C]\.\d+)\b")

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from cffair import experiments, pages, reproduce
+from cffair import experiments, reproduce
+from cffair_book import pages
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"

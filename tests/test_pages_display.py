@@ -1,4 +1,4 @@
-"""The display helpers of cffair.pages that the front page, the claims page, Reproducing and the
+"""The display helpers of cffair_book.pages that the front page, the claims page, Reproducing and the
 chapters' boxes use: their words are chosen by the data they are given."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from cffair import pages
 from cffair.errors import DataError
+from cffair_book import pages
 
 
 def _files(tmp_path, groups, full_groups):

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import cffair_book as book
 from cffair import reporting
 from cffair.errors import DataError
 
@@ -214,7 +215,7 @@ def test_summarise_folds():
 def test_format_table_html():
     comp = reporting.compare(_synthetic_ours(np.random.default_rng(3)))
     wide = reporting.side_by_side(comp)
-    bold = reporting.best_cells(comp)
+    bold = reporting.tables.best_cells(comp)
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
     assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
@@ -229,7 +230,7 @@ def test_format_table_html():
 
 def test_best_cells_respects_direction():
     comp = reporting.compare(reporting.paper_tables()[lambda d: d.table == "table1"])  # ours == paper
-    best = dict(reporting.best_cells(comp))
+    best = dict(reporting.tables.best_cells(comp))
     assert best[("Adult", "accuracy ↑")] == ("DCEVAE", "ours")  # 0.831: highest accuracy
     assert best[("Adult", "CF-MSE ↓")] == ("LTN(acc+CF_sg)", "ours")  # 0.055: lowest CF-MSE
 
@@ -237,11 +238,11 @@ def test_best_cells_respects_direction():
 # ---------------------------------------------------------------------------- claims
 def test_claims_table():
     claims = [
-        reporting.Claim("CF axioms lower CF-MSE", ("Q1", "../notebooks/q1_counterfactual_fairness.html"), True, "all datasets"),
+        book.Claim("CF axioms lower CF-MSE", ("Q1", "../notebooks/q1_counterfactual_fairness.html"), True, "all datasets"),
         {"claim": "DCEVAE is <unfair>", "where": "Q2", "holds": False, "note": ""},
-        reporting.Claim("Queries find similar people", "Q4"),
+        book.Claim("Queries find similar people", "Q4"),
     ]
-    table = reporting.claims_table(claims, caption="Claims")
+    table = book.claims_table(claims, caption="Claims")
     html = table.html
     assert html.count("<tr>") == 5  # header + 3 claims + how verdicts are decided
     assert '<a href="../notebooks/q1_counterfactual_fairness.html">Q1</a>' in html
@@ -249,7 +250,7 @@ def test_claims_table():
     assert "&lt;unfair&gt;" in html  # text is escaped
     assert list(table.frame["status"]) == ["✔ holds", "✘ does not hold", "pending"]
     with pytest.raises(DataError):
-        reporting.claims_table([reporting.Claim("x", holds="yes")])  # type: ignore[arg-type]
+        book.claims_table([book.Claim("x", holds="yes")])  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- result records
@@ -430,12 +431,12 @@ def test_query_tables():
     assert t.shape == (2, 4)
     assert t.iloc[0]["D"] == "0.01" and t.iloc[0]["distance"] == "0"
     assert t.iloc[1]["age"] == "24" and t.iloc[1]["D"] == "0.99" and t.iloc[1]["distance"] == "0.50"
-    prof = reporting.query_profiles(rec, columns=("age", "education"))
+    prof = reporting.tables.query_profiles(rec, columns=("age", "education"))
     assert list(prof.index) == ["D", "distance", "age", "education"]
     assert list(prof.columns) == [("Male, White", "x̂"), ("Male, White", "nearest")]
     assert prof.loc["age", ("Male, White", "nearest")] == "24" and prof.loc["D", ("Male, White", "x̂")] == "0.01"
     with pytest.raises(DataError, match="no query for subgroup"):
-        reporting.query_profiles(rec, subgroups=["Female, Black"])
+        reporting.tables.query_profiles(rec, subgroups=["Female, Black"])
     sat = reporting.query_sat_table(rec)
     assert sat.loc["Male, White"].tolist() == ["3", "0.250", "0.217", "+0.033"]
     e = reporting.eq3_table(rec)
@@ -470,14 +471,14 @@ def test_weight_grid_table_and_trend_plot():
     assert list(t.index.get_level_values(1)) == ["4 : 1", "2 : 1", "1 : 1", "1 : 2", "1 : 4"]
     assert t.iloc[0]["accuracy ↑"] == "0.680" and "MSE ↓" not in t.columns
     assert list(t.columns) == ["accuracy ↑", "CF-MSE ↓", "CF-MSE (sg) ↓", "worst subgroup"]
-    claims = {c.key: c for c in reporting.evaluate_claims(recs)}
+    claims = {c.key: c for c in book.evaluate_claims(recs)}
     assert claims["B.1"].holds is True  # accuracy and CF-MSE both rise with the accuracy weight
 
 
 def test_evaluate_claims_on_the_papers_own_numbers():
     """On records equal to the paper's Table 1, the Table-1 claims that the paper's own numbers
     support hold, and the ones they contradict do not."""
-    claims = {c.key: c for c in reporting.evaluate_claims(_paper_like_records(folds=1))}
+    claims = {c.key: c for c in book.evaluate_claims(_paper_like_records(folds=1))}
     assert claims["Q1.1"].holds is True  # CF-MSE drops with A4 everywhere
     assert claims["Q1.2"].holds is True  # 0.065→0.055, 0.047→0.045, 0.079→0.075, 0.003→0.001
     assert claims["Q1.3"].holds is True  # worst subgroup on COMPAS and Lawschool
@@ -490,7 +491,7 @@ def test_evaluate_claims_on_the_papers_own_numbers():
     # claims without records stay undecided, with a reason
     assert claims["Q3.5"].holds is None and claims["A.1"].holds is None and claims["Q3.5"].note
     assert claims["Q1.1"].where == ("Q1", "notebooks/q1_counterfactual_fairness.html")
-    html = reporting.claims_table(list(claims.values())).html
+    html = book.claims_table(list(claims.values())).html
     assert "<th>in the paper</th>" in html and "<td>Q2.3</td>" in html
 
 
@@ -499,7 +500,7 @@ def test_evaluate_claims_cke_and_queries():
                                                                "neighbours": [{"D": 1.0, "distance": 1.0}]}
                                                               for s in reporting.TABLE4_PAPER_SAT], "eq3": {}}),
             _cke_record()]
-    claims = {c.key: c for c in reporting.evaluate_claims(recs)}
+    claims = {c.key: c for c in book.evaluate_claims(recs)}
     # x̂ chosen as the person whose nearest differently decided neighbour is closest: true by construction
     assert claims["Q4.1"].verdict == "by construction" and "paper 0.217" in claims["Q4.1"].note
     # accuracy 0.75–0.76 (stable), CF-MSE 0.06 → 0.05 → 0.055 (improved), worst subgroup 0.07 → 0.08 → 0.09

@@ -1,4 +1,4 @@
-"""The chapter's frames, sentences and figures (cffair.reporting.beyond) on hand-made records with
+"""The chapter's frames, sentences and figures (cffair_book.beyond) on hand-made records with
 known answers: pooling over intersections, weighting over folds, which axiom the sentence names."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ matplotlib.use("Agg")  # tests only; notebooks never set a backend
 import pytest
 
 from cffair.errors import DataError
-from cffair.reporting import beyond as rb
 from cffair.reporting.style import MAX_WIDTH_IN
+from cffair_book import beyond as rb
 
 VARIANTS = ("acc", "acc_cf", "acc_cf_w3-1", "acc_cf_w1-3", "acc_cf_sg", "acc_cf_joint", "acc_dp", "acc_eo", "acc_lip",
             "adaptive_sg", "adaptive_budget")

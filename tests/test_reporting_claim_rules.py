@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+import cffair_book as book
 from cffair import reporting
 from cffair.reporting import verdicts as V
 
@@ -34,7 +35,7 @@ def _rec(dataset, setting, fold=0, *, repeat=0, tag="", options=None, w_acc=1.0,
 
 
 def _claims(recs, **rules):
-    return {c.key: c for c in reporting.evaluate_claims(recs, rules_=V.Rules(**rules) if rules else None)}
+    return {c.key: c for c in book.evaluate_claims(recs, rules_=V.Rules(**rules) if rules else None)}
 
 
 def _paired(p, mean, larger=True, n=5):
@@ -232,17 +233,17 @@ def test_q3_6_reads_both_fairness_settings():
 # ---------------------------------------------------------------------------- the tables
 def test_the_claims_table_shows_rule_test_and_paired_folds_and_the_robustness_table_every_rule():
     recs = _q2_records(0.02) + _q1_records(["lawschool"], 0.05, repeats=3)
-    claims = reporting.evaluate_claims(recs)
-    t = reporting.claims_table(claims)
+    claims = book.evaluate_claims(recs)
+    t = book.claims_table(claims)
     assert "<th>test</th><th>paired folds</th>" in t.html and "<em>Rule:</em>" in t.html
     assert list(t.frame.columns) == ["claim", "where", "status", "test", "paired folds", "note"]
     assert all(c.rule for c in claims)  # every claim states its rule
-    f = reporting.robustness_frame(recs)
-    assert list(f["key"]) == list(reporting.CLAIM_CHECKS)
-    assert [n for n, _ in reporting.ROBUSTNESS_RULES][1] == "corrected t-test, Holm (the verdict)"
+    f = book.robustness_frame(recs)
+    assert list(f["key"]) == list(book.CLAIM_CHECKS)
+    assert [n for n, _ in book.ROBUSTNESS_RULES][1] == "corrected t-test, Holm (the verdict)"
     q22 = f.set_index("key").loc["Q2.2"]
     assert q22["corrected t-test, Holm (the verdict)"] == V.HOLDS and not q22["same"]
-    html = reporting.robustness_table(recs, caption="x").html
+    html = book.robustness_table(recs, caption="x").html
     assert "<strong>✘ does not hold</strong>" in html  # a verdict that differs from the book's is bold
 
 
@@ -275,7 +276,7 @@ def test_compas_age_repeats_compas_exactly_where_the_rule_says():
 
 
 def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_records():
-    claims = reporting.evaluate_claims(reporting.paired_folds(_committed()))
+    claims = book.evaluate_claims(reporting.paired_folds(_committed()))
     for c in claims:
         assert c.rule, c.key
         if c.verdict != V.PENDING:

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from cffair.reporting import dependence as dep
+from cffair_book import dependence as dep
 
 FOLDS = range(5)
 #: Per-fold wobble, different per fold so that paired differences have a spread.

@@ -248,7 +248,7 @@ def test_plot_tradeoff_two_panels_a_row_a_marker_per_method_points_at_fold_means
     points = sorted((round(float(line.get_xdata()[0]), 6), round(float(line.get_ydata()[0]), 6)) for line in dots)
     expected = sorted((round(0.01 * (k + 1) + 0.0005, 6), round(0.7 + 0.01 * k + 0.001, 6)) for k in range(5))
     assert points == expected
-    check_book_rules(fig, series_colours=reporting.setting_colours(["ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"]))
+    check_book_rules(fig, series_colours=reporting.style.setting_colours(["ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"]))
     plt.close(fig)
     with pytest.raises(DataError, match="no records"):
         reporting.plot_tradeoff(frame.iloc[:0])

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import cffair_book as book
 from cffair import reporting
 from cffair.errors import DataError
 from cffair.reporting import verdicts as V
@@ -68,20 +69,20 @@ def test_exact_spearman_needs_enough_points():
 
 # ---------------------------------------------------------------------------- claims, verdicts and the tally
 def test_claims_carry_five_verdicts_and_the_tally_counts_them():
-    claims = [reporting.Claim("a", holds=True), reporting.Claim("b", verdict=V.VACUOUS),
-              reporting.Claim("c", verdict=V.INCONCLUSIVE), reporting.Claim("d", verdict=V.BY_CONSTRUCTION),
-              {"claim": "e", "holds": False}, reporting.Claim("f")]
-    table = reporting.claims_table(claims)
+    claims = [book.Claim("a", holds=True), book.Claim("b", verdict=V.VACUOUS),
+              book.Claim("c", verdict=V.INCONCLUSIVE), book.Claim("d", verdict=V.BY_CONSTRUCTION),
+              {"claim": "e", "holds": False}, book.Claim("f")]
+    table = book.claims_table(claims)
     assert list(table.frame["status"]) == ["✔ holds", "∅ vacuous", "≈ inconclusive", "⊢ by construction", "✘ does not hold", "pending"]
-    assert reporting.Claim("b", verdict=V.HOLDS).holds is True and reporting.Claim("b", verdict=V.VACUOUS).holds is None
-    tally = reporting.claims_tally(claims)
+    assert book.Claim("b", verdict=V.HOLDS).holds is True and book.Claim("b", verdict=V.VACUOUS).holds is None
+    tally = book.claims_tally(claims)
     assert tally.counts == {V.HOLDS: 1, V.FAILS: 1, V.INCONCLUSIVE: 1, V.VACUOUS: 1, V.BY_CONSTRUCTION: 1, V.PENDING: 1}
     assert str(tally) == "6 claims: 1 holds, 1 does not hold, 1 inconclusive, 1 vacuous, 1 by construction, 1 pending."
     assert "<strong>6 claims</strong>" in tally._repr_html_()
     assert "corrected resampled t-test (Nadeau &amp; Bengio 2003" in table.html and "Holm" in table.html and "<tfoot>" in table.html
-    assert "<tfoot>" not in reporting.claims_table(claims, rule=False).html
+    assert "<tfoot>" not in book.claims_table(claims, rule=False).html
     with pytest.raises(DataError, match="verdict='maybe'"):
-        reporting.claims_table([reporting.Claim("x", verdict="maybe")])
+        book.claims_table([book.Claim("x", verdict="maybe")])
 
 
 def _five_folds(dataset, setting, perf, cf, **kw):
@@ -94,11 +95,11 @@ def test_a_difference_within_fold_noise_is_inconclusive():
     base = [0.68, 0.69, 0.67, 0.68, 0.69]
     recs = _five_folds("compas", "ltn_acc_cf", base, [0.03] * 5)
     recs += _five_folds("compas", "ltn_acc_cf_sg", [b + d for b, d in zip(base, (0.01, -0.01, 0.012, -0.009, 0.002))], [0.02] * 5)
-    c = {x.key: x for x in reporting.evaluate_claims(recs)}
+    c = {x.key: x for x in book.evaluate_claims(recs)}
     assert c["Q1.4"].verdict == V.INCONCLUSIVE and "p 0." in c["Q1.4"].note
     recs = _five_folds("compas", "ltn_acc_cf", base, [0.03] * 5)
     recs += _five_folds("compas", "ltn_acc_cf_sg", [b + d for b, d in zip(base, (0.01, 0.011, 0.009, 0.01, 0.012))], [0.02] * 5)
-    assert {x.key: x for x in reporting.evaluate_claims(recs)}["Q1.4"].verdict == V.HOLDS
+    assert {x.key: x for x in book.evaluate_claims(recs)}["Q1.4"].verdict == V.HOLDS
 
 
 def _cke(dataset, fold, added=(), explain=None, forced=None, options=None, steps=None, setting="ltn_acc_cf_cke"):
@@ -128,7 +129,7 @@ def test_claims_about_an_axiom_never_added_are_vacuous_and_quote_the_forced_run(
         recs.append(_cke("compas", f, setting="ltn_acc_cf_sg_cke"))
         recs.append(_cke("compas", f, ["A5[Non-Caucasian, age]"], _explain(0.05, 0.08 + 0.01 * f, 0.01),
                          [{"group": "Non-Caucasian", "feature": "age", "imbalance": 0.06}], {"cke_top": 1, "explain": "all"}))
-    c = {x.key: x for x in reporting.evaluate_claims(recs)}
+    c = {x.key: x for x in book.evaluate_claims(recs)}
     for k in ("Q3.2", "Q3.3", "Q3.4"):
         assert c[k].verdict == V.VACUOUS and "no A5 axiom was added in any of the 10 distinct COMPAS CKE runs" in c[k].note, k
     assert "priors-count 0.050 → 0.100 (holds)" in c["Q3.2"].note  # it widens on every fold
@@ -144,7 +145,7 @@ def test_queries_drawn_at_random_decide_q4():
                           "query_row": [{"D": 0.1}], "neighbours": [{"D": 0.9}] if found else []} for s in reporting.TABLE4_PAPER_SAT]
     for found, verdict in ((True, V.HOLDS), (False, V.FAILS)):
         recs = [_rec("adult", "ltn_acc_cf", options={"x_hat": "random"}, queries={"eq2": eq2(found), "eq3": {}})]
-        c = {x.key: x for x in reporting.evaluate_claims(recs)}["Q4.1"]
+        c = {x.key: x for x in book.evaluate_claims(recs)}["Q4.1"]
         assert c.verdict == verdict and "drawn at random" in c.note and "90.0 % of 50" in c.note
 
 
@@ -156,18 +157,18 @@ def test_b1_is_decided_on_the_finer_grid_and_needs_five_points():
             tag = "" if wa == wc else f"w{wa}-{wc}"
             recs.append(_rec("compas", "ltn_acc_cf", f, tag=tag, options={"fair_p": 1.0}, w_acc=wa, w_cf=wc,
                              perf=0.66 + 0.003 * r + 0.001 * f, cf=0.02 + 0.004 * (r + 5)))
-    c = {x.key: x for x in reporting.evaluate_claims(recs)}["B.1"]
+    c = {x.key: x for x in book.evaluate_claims(recs)}["B.1"]
     assert c.verdict == V.HOLDS and "COMPAS (7 weight points)" in c.note
     # the finer grid never enters Table 6's weight grid
     assert reporting.weight_grid_frame(recs).empty
     coarse = [_rec("adult", "ltn_acc_cf", tag=t, w_acc=a, w_cf=b, perf=0.8 + 0.01 * a / b, cf=0.04 * a / b)
               for t, a, b in (("", 1, 1), ("w3-1", 3, 1), ("w1-3", 1, 3))]
-    c = {x.key: x for x in reporting.evaluate_claims(coarse)}["B.1"]
+    c = {x.key: x for x in book.evaluate_claims(coarse)}["B.1"]
     assert c.verdict == V.INCONCLUSIVE and "too few to test" in c.note
     # a dataset whose finer grid has fewer points than its coarse one is read on the coarse one
     fine2 = [_rec("adult", "ltn_acc_cf", tag=t, options={"fair_p": 1.0}, w_acc=a, w_cf=b, perf=0.8, cf=0.04)
              for t, a, b in (("", 1, 1), ("w1-9", 1, 9))]
-    c = {x.key: x for x in reporting.evaluate_claims(coarse + fine2)}["B.1"]
+    c = {x.key: x for x in book.evaluate_claims(coarse + fine2)}["B.1"]
     assert "Adult (3 weight points" in c.note
 
 
@@ -192,22 +193,22 @@ def test_variants_frame_finding_and_summary():
     assert set(v["kind"]) == {"paper", "variant"}
     assert set(v.loc[v["kind"] == "variant", "label"]) == {"reference (p = 1)", "p = 6", "lr 0.1", "weights acc 1 : CF 9"}
     assert v.loc[v["label"] == "p = 6", "fair_p"].eq(6.0).all() and v.loc[v["label"] == "lr 0.1", "lr"].eq(0.1).all()
-    s = reporting.q2_summary(v, "compas")
+    s = book.q2_summary(v, "compas")
     assert s.iloc[0]["label"] == "p = 6"  # lowest CF-MSE first
     # the paper's own LTN(acc+CF) run is left out beside its variants (p = 1 is the same model)
     assert set(s.loc[s["method"] == "ltn_acc_cf", "kind"]) == {"variant"} and set(s.loc[s["method"] == "cnf", "kind"]) == {"paper"}
-    t = reporting.q2_table(v, "compas")
+    t = book.q2_table(v, "compas")
     assert t.loc["CNF", "CF flip rate ↓"] == "8.0 %" and t.loc["LTN(acc+CF): p = 6", "folds"] == 3
     # where the variants ran on fold 0 only, the baselines are read on fold 0 too
-    a = reporting.q2_summary(v, "adult").set_index("method")
+    a = book.q2_summary(v, "adult").set_index("method")
     assert a.loc["cnf", "folds"] == 1 and a.loc["cnf", "perf"] == pytest.approx(0.83) and a.loc["cnf", "cf_mse"] == pytest.approx(0.01)
-    finding = reporting.q2_finding(v)
+    finding = book.q2_finding(v)
     assert "the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE 0.027 against CNF's 0.006" in finding
     assert "flips 3.0 % of the decisions against CNF's 8.0 %" in finding
     assert "1 of 4 variants reach CNF's CF-MSE (“p = 6”)" in finding and "lr 0.1" in finding
     assert "CF-MSE per changed decision is 0.90 (nearly full 0 ↔ 1 jumps) for the LTN and 0.07 (small shifts" in finding
-    assert "CF-MSE 0.050 against CNF's 0.010" in reporting.q2_finding(v, "adult")
-    assert reporting.q2_finding(v, "lawschool") == ""
+    assert "CF-MSE 0.050 against CNF's 0.010" in book.q2_finding(v, "adult")
+    assert book.q2_finding(v, "lawschool") == ""
     # investigation records never enter the protocol's tables, and never restrict its folds
     long = reporting.results_long(_q2_records(), "table1")
     assert set(long["method"]) == {"ltn_acc_cf", "cnf"}
@@ -220,7 +221,7 @@ def test_variants_frame_finding_and_summary():
 
 def test_pareto_front():
     pts = pd.DataFrame({"x": [0.01, 0.02, 0.03, 0.005], "y": [0.67, 0.70, 0.69, 0.60]})
-    front = reporting.pareto_front(pts, "x", "y")
+    front = book.pareto_front(pts, "x", "y")
     assert list(front.index) == [3, 0, 1]  # (0.03, 0.69) is beaten by (0.02, 0.70)
 
 
@@ -235,7 +236,7 @@ def test_explanation_and_threshold_frames():
     assert prot.to_dict() == {0.01: 1, 0.05: 1, 0.1: 0}  # the protocol's run: age 0.06 only
     every = sweep[(sweep["features"] == "every attribute") & (sweep["fold"] == 0)].set_index("threshold")["n"]
     assert every.to_dict() == {0.01: 2, 0.05: 2, 0.1: 0}
-    finding = reporting.cke_finding(e, recs)
+    finding = book.cke_finding(e, recs)
     assert "(Non-Caucasian, age)" in finding["axiom"] and finding["axiom"].endswith("its imbalance +0.060 → +0.010")
     assert finding["others"].endswith("priors-count 0.050 → 0.070 (holds)")
 
@@ -245,22 +246,22 @@ def test_investigation_figures_draw_what_they_are_given(draw):
     import matplotlib.pyplot as plt
 
     if draw == "variants":
-        fig = reporting.plot_variants(reporting.variants_frame(_q2_records()), "compas")
+        fig = book.plot_variants(reporting.variants_frame(_q2_records()), "compas")
         assert len(fig.axes) == 2 and fig.axes[1].get_xlabel().startswith("flip rate")
         assert len(fig.axes[0].lines) == 6  # four variants, CNF and the Pareto front
         styles = {(ln.get_color(), ln.get_marker()) for ln in fig.axes[0].lines[:-1]}
         assert len(styles) == 5  # every series is told apart by colour and marker
         assert fig.axes[0].xaxis.get_major_formatter()(0.02, 0) == "0.02"
         with pytest.raises(DataError, match="run the q2_why group"):
-            reporting.plot_variants(reporting.variants_frame(_q2_records()), "lawschool")
+            book.plot_variants(reporting.variants_frame(_q2_records()), "lawschool")
     elif draw == "imbalances":
         recs = [_cke("compas", 0, ["A5[Non-Caucasian, age]"], _explain(0.05, 0.07, 0.01),
                      [{"group": "Non-Caucasian", "feature": "age", "imbalance": 0.06}], {"cke_top": 1, "explain": "all"})]
-        fig = reporting.plot_explanation_imbalances(reporting.explanation_frame(recs))
+        fig = book.plot_explanation_imbalances(reporting.explanation_frame(recs))
         labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
         assert labels == ["age *", "priors-count"] and len(fig.axes[0].patches) == 2 * 2
     else:
         sweep = reporting.threshold_sweep_frame([_cke("compas", 0)], [0.01, 0.1])
-        fig = reporting.plot_threshold_sweep(sweep)
+        fig = book.plot_threshold_sweep(sweep)
         assert fig.axes[0].get_xscale() == "log"
     plt.close("all")

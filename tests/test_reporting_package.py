@@ -10,23 +10,28 @@ from pathlib import Path
 
 import pytest
 
+import cffair_book as book
 from cffair import reporting
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cffair" / "reporting"
+BOOK = ROOT / "cffair_book"
 
-# Each module may import only from modules of a lower layer.
-LAYERS = {"names": 0, "stats": 0, "paper": 1, "style": 1, "records": 2, "describe": 2, "reproduction": 2, "tables": 3, "figures": 3,
-          "verdicts": 3, "investigations": 4, "why": 4, "beyond": 4, "report": 4, "registry": 4, "claims": 5, "rulers": 6,
-          "dependence": 7}
+# Each module may import only from modules of a lower layer (of its own package).
+LAYERS = {"names": 0, "stats": 0, "paper": 1, "style": 1, "records": 2, "describe": 2, "tables": 3, "figures": 3,
+          "verdicts": 3, "report": 4}
+# The book package sits above the whole of cffair.reporting.
+BOOK_LAYERS = {"layout": 0, "reproduction": 0, "teaching": 0, "investigations": 1, "why": 1, "beyond": 1, "registry": 1,
+               "pages": 2, "claims": 2, "rulers": 3, "dependence": 4}
 
-# The public API of the single-module cffair.reporting before it became a package.
+# The library user's part of the API of the single-module cffair.reporting before it became a package
+# (the claims moved to the book package with the rest of what the book says).
 OLD_API = [
     "RESULT_COLUMNS", "METHOD_NAMES", "DATASET_NAMES", "METRIC_NAMES", "TABLE_METHODS", "Q1_SETTINGS", "FIGURE4_SETTINGS",
-    "EXTRA_BASELINES", "TABLE4_COLUMNS", "TABLE4_PAPER_SAT", "HIGHER_IS_BETTER", "Claim", "HTMLTable", "abbreviate_subgroup",
-    "best_cells", "check_results", "claim_status", "claims_table", "cke_candidates", "compare", "comparison_table",
-    "eq3_table", "evaluate_claims", "performance_metric", "plot_tradeoff", "plot_weight_trend", "query_sat_table",
-    "query_table", "record_method", "records_frame", "results_long", "results_table", "subgroup_frame",
+    "EXTRA_BASELINES", "TABLE4_PAPER_SAT", "HIGHER_IS_BETTER", "HTMLTable", "abbreviate_subgroup",
+    "check_results", "cke_candidates", "compare", "comparison_table",
+    "eq3_table", "performance_metric", "plot_tradeoff", "plot_weight_trend", "query_sat_table",
+    "query_table", "records_frame", "results_long", "results_table", "subgroup_frame",
     "table3_comparison", "table5_frame", "table6_frame", "undesirable_ratio_frame", "weight_grid_frame", "dataset_name",
     "format_cell", "format_delta", "format_table", "method_name", "metric_name", "paper_table", "paper_tables",
     "paper_value", "plot_cf_mse_settings", "plot_subgroup_cf_mse", "plot_undesirable_ratio", "side_by_side",
@@ -34,28 +39,30 @@ OLD_API = [
 ]
 
 
-def _internal_imports(path: Path) -> set[str]:
-    """The cffair.reporting modules that ``path`` imports (at any depth of the file)."""
+def _internal_imports(path: Path, package: str = "cffair.reporting") -> set[str]:
+    """The modules of ``package`` that ``path`` imports (at any depth of the file)."""
     found = set()
+    depth = package.count(".") + 1
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module.startswith("cffair.reporting."):
-                found.add(node.module.split(".")[2])
-            elif node.module == "cffair.reporting" or (node.level and node.module is None):
+            if node.module.startswith(package + "."):
+                found.add(node.module.split(".")[depth])
+            elif node.module == package or (node.level and node.module is None):
                 found.update(a.name for a in node.names)
             elif node.level:
                 found.add(node.module.split(".")[0])
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[2] for a in node.names if a.name.startswith("cffair.reporting."))
+            found.update(a.name.split(".")[depth] for a in node.names if a.name.startswith(package + "."))
     return found
 
 
-def test_every_module_is_in_a_layer_and_under_600_lines():
-    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
-    assert modules == set(LAYERS)
+@pytest.mark.parametrize(("folder", "layers"), [(PACKAGE, LAYERS), (BOOK, BOOK_LAYERS)], ids=["reporting", "book"])
+def test_every_module_is_in_a_layer_and_under_600_lines(folder, layers):
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    assert modules == set(layers)
     for m in modules:
-        lines = len((PACKAGE / f"{m}.py").read_text(encoding="utf-8").splitlines())
-        assert lines <= 600, f"cffair/reporting/{m}.py has {lines} lines"
+        lines = len((folder / f"{m}.py").read_text(encoding="utf-8").splitlines())
+        assert lines <= 600, f"{folder.name}/{m}.py has {lines} lines"
 
 
 @pytest.mark.parametrize("module", sorted(LAYERS))
@@ -65,51 +72,81 @@ def test_imports_run_one_way(module):
         assert LAYERS[imported] < LAYERS[module], f"{module} (layer {LAYERS[module]}) imports {imported} (layer {LAYERS[imported]})"
 
 
-def test_the_package_reexports_every_public_name_of_its_modules():
+@pytest.mark.parametrize("module", sorted(BOOK_LAYERS))
+def test_the_book_packages_imports_run_one_way(module):
+    for imported in _internal_imports(BOOK / f"{module}.py", "cffair_book"):
+        assert imported in BOOK_LAYERS, f"{module} imports {imported}, which is not a module of the book package"
+        assert BOOK_LAYERS[imported] < BOOK_LAYERS[module], (
+            f"{module} (layer {BOOK_LAYERS[module]}) imports {imported} (layer {BOOK_LAYERS[imported]})")
+
+
+def test_the_library_never_imports_the_book_package():
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "cffair").rglob("*.py")
+                 if re.search(r"^\s*(from|import) cffair_book\b", p.read_text(encoding="utf-8"), flags=re.M)]
+    assert not offenders, f"the installed library imports the book package: {offenders}"
+
+
+def test_the_package_reexports_what_a_library_user_needs_and_nothing_is_missing():
     import importlib
 
+    for name in reporting.__all__:
+        assert hasattr(reporting, name), f"cffair.reporting.__all__ names {name!r}, which it lacks"
     names = set()
     for m in LAYERS:
         module = importlib.import_module(f"cffair.reporting.{m}")
         names |= set(module.__all__)
+    exported = set(reporting.__all__) - set(LAYERS)
+    assert exported <= names  # every re-export is a module's public name, the same object
+    for name in exported:
+        assert any(getattr(importlib.import_module(f"cffair.reporting.{m}"), name, None) is getattr(reporting, name)
+                   for m in LAYERS)
+    assert set(OLD_API) <= exported
+    assert len(exported) < 100  # trimmed from the 211 re-exports of the book's whole argument
+
+
+def test_the_book_package_reexports_its_modules_public_names():
+    import importlib
+
+    for m in ("claims", "why", "investigations", "rulers", "beyond", "reproduction"):
+        module = importlib.import_module(f"cffair_book.{m}")
         for name in module.__all__:
-            assert getattr(reporting, name) is getattr(module, name)
-    assert set(reporting.__all__) == names and len(reporting.__all__) == len(names)
-    assert set(OLD_API) <= names
+            assert getattr(book, name) is getattr(module, name), f"cffair_book lacks {m}.{name}"
 
 
 def test_every_reporting_name_the_book_and_tests_use_exists():
-    used: dict[str, set[str]] = {}
     files = [*ROOT.glob("notebooks/*.md"), *ROOT.glob("book/*.md"), ROOT / "intro.md", *ROOT.glob("benchmarks/*.py"),
              *ROOT.glob("tests/*.py")]
-    for path in files:
-        for name in re.findall(r"\breporting\.([A-Za-z_]\w*)", path.read_text(encoding="utf-8")):
-            used.setdefault(name, set()).add(path.name)
-    for m in (*LAYERS, "py"):  # submodules, and prose about the old reporting.py
-        used.pop(m, None)
-    missing = {n: sorted(f) for n, f in used.items() if not hasattr(reporting, n)}
-    assert not missing, f"pages use names cffair.reporting lacks: {missing}"
-    assert "compare" in used and "evaluate_claims" in used  # the scan does find the notebooks' calls
+    for prefix, namespace, skip in (("reporting", reporting, (*LAYERS, "py")), ("book", book, (*BOOK_LAYERS, "yml", "md"))):
+        used: dict[str, set[str]] = {}
+        for path in files:
+            for name in re.findall(rf"(?<![\w.]){prefix}\.([A-Za-z_]\w*)", path.read_text(encoding="utf-8")):
+                used.setdefault(name, set()).add(path.name)
+        for m in skip:  # submodules, and prose about the old reporting.py
+            used.pop(m, None)
+        missing = {n: sorted(f) for n, f in used.items() if not hasattr(namespace, n)}
+        assert not missing, f"pages use names {namespace.__name__} lacks: {missing}"
+        assert used  # the scan does find the notebooks' calls
 
 
-def test_importing_reporting_loads_neither_matplotlib_nor_torch():
-    code = "import sys, cffair.reporting; print(sorted(m for m in ('matplotlib', 'torch', 'cffair.experiments') if m in sys.modules))"
+@pytest.mark.parametrize("package", ["cffair.reporting", "cffair_book"])
+def test_importing_reporting_loads_neither_matplotlib_nor_torch(package):
+    code = f"import sys, {package}; print(sorted(m for m in ('matplotlib', 'torch', 'cffair.experiments') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
 
 
 def test_every_claim_links_to_an_existing_notebook():
-    for key, (stem, _) in reporting.NOTEBOOK_PAGES.items():
+    for key, (stem, _) in book.NOTEBOOK_PAGES.items():
         assert (ROOT / "notebooks" / f"{stem}.md").is_file(), f"NOTEBOOK_PAGES[{key!r}] names a missing notebook {stem}"
 
 
 def test_the_claims_registry_in_the_books_order():
-    assert list(reporting.CLAIM_CHECKS) == [
+    assert list(book.CLAIM_CHECKS) == [
         "Q1.1", "Q1.2", "Q1.3", "Q1.4", "Q1.5", "Q1.6", "Q2.1", "Q2.2", "Q2.3", "Q2.4",
         "Q3.1", "Q3.2", "Q3.3", "Q3.4", "Q3.5", "Q3.6", "Q4.1", "A.1", "A.2", "B.1",
     ]
-    claims = reporting.evaluate_claims([], base="../")
-    assert [c.key for c in claims] == list(reporting.CLAIM_CHECKS)
+    claims = book.evaluate_claims([], base="../")
+    assert [c.key for c in claims] == list(book.CLAIM_CHECKS)
     assert {c.holds for c in claims} == {None}
     assert all(c.note for c in claims)  # an undecided claim says why
     assert claims[-1].where == ("Appendix B", "../notebooks/appendix_b_axiom_weights.html")
@@ -118,7 +155,7 @@ def test_the_claims_registry_in_the_books_order():
 
 def test_claim_check_rejects_a_duplicate_key_and_an_unknown_page():
     with pytest.raises(ValueError, match="registered twice"):
-        reporting.claim_check("Q1.1", "again", "Table 1", "q1")(lambda e: (None, ""))
+        book.claim_check("Q1.1", "again", "Table 1", "q1")(lambda e: (None, ""))
     with pytest.raises(ValueError, match="unknown page 'q9'"):
-        reporting.claim_check("X.1", "x", "", "q9")
-    assert "X.1" not in reporting.CLAIM_CHECKS
+        book.claim_check("X.1", "x", "", "q9")
+    assert "X.1" not in book.CLAIM_CHECKS

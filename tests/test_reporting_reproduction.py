@@ -1,4 +1,4 @@
-"""cffair.reporting.reproduction: the Reproducing page's tables and quoted numbers."""
+"""cffair_book.reproduction: the Reproducing page's tables and quoted numbers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cffair import reporting
+import cffair_book as book
 from cffair.errors import DataError
 
 PROVENANCE = {"commit": "0123456789abcdef", "dirty": False, "finished": "2026-01-01T00:00:00Z", "machine": {"cpus": 2},
@@ -20,34 +20,34 @@ LTN = {"rows": 36000, "features": 101, "ratio_acc_to_bound": 1.01, "ratio_acc_cf
 
 
 def test_load_provenance_and_benchmarks(tmp_path):
-    assert reporting.load_provenance(tmp_path) is None
+    assert book.load_provenance(tmp_path) is None
     (tmp_path / "provenance.json").write_text(json.dumps(PROVENANCE))
-    assert reporting.load_provenance(tmp_path) == PROVENANCE
+    assert book.load_provenance(tmp_path) == PROVENANCE
     (tmp_path / "ltn.json").write_text(json.dumps(LTN))
     (tmp_path / "full_run.json").write_text(json.dumps(FULL_RUN))
-    assert set(reporting.load_benchmarks(tmp_path)) == {"ltn", "full_run", "provenance"}
+    assert set(book.load_benchmarks(tmp_path)) == {"ltn", "full_run", "provenance"}
     (tmp_path / "broken.json").write_text('{"a": 1,\n "b": }')
     with pytest.raises(DataError, match=r"broken\.json is not valid JSON \(line 2, column 7\)"):
-        reporting.load_benchmarks(tmp_path)
+        book.load_benchmarks(tmp_path)
 
 
 def test_stage_seconds_frame_in_minutes():
-    frame = reporting.stage_seconds_frame(PROVENANCE)
+    frame = book.stage_seconds_frame(PROVENANCE)
     assert frame.loc["experiments"].tolist() == [7200.0, 120.0]
     assert frame.loc["notebooks", "minutes"] == 0.8  # 45 s, one decimal
 
 
 def test_provenance_notes_only_when_there_is_something_to_say():
-    assert reporting.provenance_notes(PROVENANCE) == ""
-    dirty = reporting.provenance_notes({**PROVENANCE, "dirty": True})
+    assert book.provenance_notes(PROVENANCE) == ""
+    dirty = book.provenance_notes({**PROVENANCE, "dirty": True})
     assert dirty.startswith("The provenance says *dirty*")
-    partial = reporting.provenance_notes({**PROVENANCE, "complete": False, "note": "Stopped at 2 h.",
+    partial = book.provenance_notes({**PROVENANCE, "complete": False, "note": "Stopped at 2 h.",
                                           "records_per_fold": {"0": 55, "1": 33}})
     assert "**The committed run is incomplete.** Stopped at 2 h." in partial and "fold 0: 55, fold 1: 33" in partial
 
 
 def test_core_seconds_frame_adds_totals():
-    cs = reporting.core_seconds_frame(FULL_RUN)
+    cs = book.core_seconds_frame(FULL_RUN)
     assert cs.loc["adult"].tolist() == [10, 5, 15]  # 10.4 rounds to 10; total 15.4 → 15
     assert cs.loc["total"].tolist() == [11, 6, 17]  # 11.4, 5.6, 17.0
     assert list(cs.columns) == ["GAN", "LTN", "total"]
@@ -57,58 +57,58 @@ def test_flow_ltn_and_baseline_frames():
     cf = {"datasets": {"adult": {"fit_seconds": 64.9, "config": {"x": 1}, "immutable_interventions": [1, 2],
                                  "husband_sex_flip": {"flow": {"Wife": 0.9, "Husband": 0.1}, "women": {"Wife": 0.5}}},
                        "compas_age": {"same_as": "compas"}}}
-    flows = reporting.flow_benchmark_frame(cf)
+    flows = book.flow_benchmark_frame(cf)
     assert flows.loc["adult", "fit_seconds"] == 64.9 and "config" not in flows.columns
     assert flows.loc["compas_age", "same_as"] == "compas"
-    flip = reporting.husband_flip_frame(cf)
+    flip = book.husband_flip_frame(cf)
     assert flip.loc["Husband", "women"] == 0 and flip.loc["Wife", "flow"] == 0.9
-    assert reporting.husband_flip_frame({"datasets": {}}).empty
-    assert reporting.ltn_seconds_frame(LTN)["seconds per epoch"].tolist() == [0.115, 0.305]
+    assert book.husband_flip_frame({"datasets": {}}).empty
+    assert book.ltn_seconds_frame(LTN)["seconds per epoch"].tolist() == [0.115, 0.305]
     base = {"totals": {"gan": {"s_per_fold": {"adult": 100.4, "compas": 9.6}}, "dcevae": {"s_per_fold": {"adult": 50.0, "compas": 5.0}}}}
-    frame = reporting.baseline_seconds_frame(base)
+    frame = book.baseline_seconds_frame(base)
     assert frame.loc["gan"].tolist() == [100.0, 10.0] and list(frame.index) == ["gan", "dcevae"]
 
 
 def test_gan_mmd_frame_in_milliseconds_by_batch_size():
     bench = {"batches": {"2048": {"seconds": {"autograd": 0.115, "cffair": 0.033}, "speedup": 3.48, "max_abs_diff_grad": 2e-9},
                          "512": {"seconds": {"autograd": 0.004, "cffair": 0.002}, "speedup": 2.0, "max_abs_diff_grad": 1e-9}}}
-    frame = reporting.gan_mmd_frame(bench)
+    frame = book.gan_mmd_frame(bench)
     assert list(frame.index) == [512, 2048]  # numeric order, not the JSON's string order
     assert frame.loc[2048, "autograd (ms)"] == pytest.approx(115.0) and frame.loc[2048, "cffair (ms)"] == pytest.approx(33.0)
     assert frame.loc[512, "speed-up"] == 2.0
     with pytest.raises(DataError, match="bench_gan_mmd.py"):
-        reporting.gan_mmd_frame({})
+        book.gan_mmd_frame({})
 
 
 def test_reproduction_facts():
-    facts = reporting.reproduction_facts(PROVENANCE, {"ltn": LTN, "full_run": FULL_RUN})
+    facts = book.reproduction_facts(PROVENANCE, {"ltn": LTN, "full_run": FULL_RUN})
     assert facts["run_commit"] == "0123456789" and facts["run_cpus"] == 2
     assert facts["ltn_rows"] == "36,000" and facts["ltn_ratio_acc_cf"] == 1.11
     assert facts["full_minutes"] == pytest.approx(121.0) and facts["full_verdict"] == "over"
     assert facts["full_target_hours"] == 2.0 and facts["full_core_hours"] == 4.0
     assert facts["quick_minutes"] == 1.5 and facts["quick_target_minutes"] == 10.0
     # a missing input leaves its facts out (a page quoting them then fails to build)
-    assert reporting.reproduction_facts(None, {}) == {}
+    assert book.reproduction_facts(None, {}) == {}
 
 
 def test_a_resumed_run_says_so_and_its_whole_run_is_projected():
     resumed = {**PROVENANCE, "records_computed": 45, "records_in_grid": 368}
-    note = reporting.provenance_notes(resumed)
+    note = book.provenance_notes(resumed)
     assert "**This run resumed a regeneration:** it computed 45 of the grid's 368 records" in note
-    assert reporting.provenance_notes({**PROVENANCE, "records_computed": 368, "records_in_grid": 368}) == ""
+    assert book.provenance_notes({**PROVENANCE, "records_computed": 368, "records_in_grid": 368}) == ""
     projected = {**FULL_RUN, "wall_seconds": None, "projected_seconds": 9000.0,
                  "task_graph": {"tasks": 3, "critical_path": {"task": "adult/fold0/ltn+gan", "seconds": 600.0},
                                 "makespan_seconds": {"1": 1500.0, "2": 900.0, "4": 600.0},
                                 "lower_bound_seconds": {"1": 1500.0, "2": 750.0, "4": 600.0}}}
-    facts = reporting.reproduction_facts(PROVENANCE, {"full_run": projected})
+    facts = book.reproduction_facts(PROVENANCE, {"full_run": projected})
     assert facts["full_minutes"] == 150.0 and facts["full_wall_kind"].startswith("projected")
     assert facts["full_critical_task"] == "adult/fold0/ltn+gan" and facts["full_critical_minutes"] == 10.0
-    assert reporting.reproduction_facts(PROVENANCE, {"full_run": FULL_RUN})["full_wall_kind"] == "measured"
-    scaling = reporting.scaling_frame(projected)
+    assert book.reproduction_facts(PROVENANCE, {"full_run": FULL_RUN})["full_wall_kind"] == "measured"
+    scaling = book.scaling_frame(projected)
     assert list(scaling.index) == [1, 2, 4]
     assert scaling.loc[2].tolist() == pytest.approx([0.25, 750 / 3600])
     with pytest.raises(DataError, match="no task graph"):
-        reporting.scaling_frame(FULL_RUN)
+        book.scaling_frame(FULL_RUN)
 
 
 def _bench_full_run():
@@ -152,8 +152,8 @@ def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, comput
 
 
 def test_group_seconds_frame_ranks_the_studies_by_cost():
-    frame = reporting.group_seconds_frame({"group_seconds": {"q1": 100.0, "q2": 300.0, "beyond": 100.0}})
+    frame = book.group_seconds_frame({"group_seconds": {"q1": 100.0, "q2": 300.0, "beyond": 100.0}})
     assert list(frame.index) == ["q2", "q1", "beyond"] or list(frame.index) == ["q2", "beyond", "q1"]
     assert frame.loc["q2", "share"] == pytest.approx(0.6) and frame["share"].sum() == pytest.approx(1.0)
     with pytest.raises(DataError, match="no group_seconds"):
-        reporting.group_seconds_frame(FULL_RUN)
+        book.group_seconds_frame(FULL_RUN)

@@ -1,4 +1,4 @@
-"""cffair.reporting.rulers (appendix C): records seen through each ruler, Table 1 on three rulers,
+"""cffair_book.rulers (appendix C): records seen through each ruler, Table 1 on three rulers,
 the claims re-checked per ruler, the synthetic suite's table and its transition-table figure.
 Known answers on tiny hand-made records and benchmark frames."""
 
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from test_reporting_figures import check_book_rules
 
-from cffair import reporting
+import cffair_book as book
 from cffair.errors import DataError
 
 
@@ -34,15 +34,15 @@ def _record(dataset: str, setting: str, fold: int, cf: float, rulers: dict[str, 
 def test_ruler_records_swap_the_cf_metrics_and_keep_accuracy():
     new = _record("compas", "ltn_acc_cf", 0, 0.02, {"default": 0.08, "independent": 0.03}, acc=0.66)
     old = _record("compas", "ltn_acc", 0, 0.10, None)
-    [seen] = reporting.ruler_records([new, old], "default")  # the old record has no default ruler: left out
+    [seen] = book.ruler_records([new, old], "default")  # the old record has no default ruler: left out
     assert seen["metrics"]["cf_mse"] == 0.08 and seen["metrics"]["cf_mse_worst_subgroup"] == 0.16
     assert seen["metrics"]["cf_flip_rate"] == 0.04 and seen["metrics"]["accuracy"] == 0.66 and "rulers" not in seen["metrics"]
     assert new["metrics"]["cf_mse"] == 0.02  # the input is not modified
-    paper = reporting.ruler_records([new, old], "paper")
+    paper = book.ruler_records([new, old], "paper")
     assert [r["metrics"]["cf_mse"] for r in paper] == [0.02, 0.10]  # a record without rulers is the paper ruler's
-    assert reporting.ruler_coverage([new, old]) == {"paper": 2, "default": 1, "independent": 1}
+    assert book.ruler_coverage([new, old]) == {"paper": 2, "default": 1, "independent": 1}
     with pytest.raises(DataError, match="unknown ruler 'gan'; the rulers are paper, default, independent"):
-        reporting.ruler_records([new], "gan")
+        book.ruler_records([new], "gan")
 
 
 def test_ruler_table_means_and_sds_over_folds_bold_lowest_dash_where_missing():
@@ -51,8 +51,8 @@ def test_ruler_table_means_and_sds_over_folds_bold_lowest_dash_where_missing():
     recs += [_record("compas", "cnf", f, cf, {"default": d, "independent": i})
              for f, (cf, d, i) in enumerate([(0.01, 0.20, 0.01), (0.01, 0.20, 0.03)])]
     recs.append(_record("adult", "gan", 0, 0.05, None))
-    both = reporting.ruler_table(recs, "cap").html.replace("\u00a0", " ")  # a number and its sd never break
-    html = reporting.ruler_table(recs, "cap", metrics=["cf_mse"]).html.replace("\u00a0", " ")
+    both = book.ruler_table(recs, "cap").html.replace("\u00a0", " ")  # a number and its sd never break
+    html = book.ruler_table(recs, "cap", metrics=["cf_mse"]).html.replace("\u00a0", " ")
     assert "worst subgroup" in both and "worst subgroup" not in html
     assert "0.030 ± 0.014" in html  # LTN(acc+CF) on the paper's flow: mean and sample sd of 0.02, 0.04
     assert "<strong>0.120 ± 0.028</strong>" in html  # default flow: LTN's 0.12 beats CNF's 0.20
@@ -62,7 +62,7 @@ def test_ruler_table_means_and_sds_over_folds_bold_lowest_dash_where_missing():
     gan_row = both[both.index("GAN"):].split("</tr>")[0]
     assert gan_row.count("—") == 4  # no default or independent ruler: CF-MSE and worst subgroup
     with pytest.raises(DataError, match="unknown ruler-table metric"):
-        reporting.ruler_table(recs, "cap", metrics=["accuracy"])
+        book.ruler_table(recs, "cap", metrics=["accuracy"])
     assert html.split("<tbody>")[1].count("<tr>") == 3  # a row per dataset and method
 
 
@@ -74,15 +74,15 @@ def test_a_claim_that_reverses_on_one_ruler_does_not_survive():
         eps = 0.001 * f
         recs.append(_record("compas", "ltn_acc", f, 0.10 + eps, {"default": 0.10 + eps, "independent": 0.10 + eps}))
         recs.append(_record("compas", "ltn_acc_cf", f, 0.02 + eps / 2, {"default": 0.30 + eps / 2, "independent": 0.03 + eps / 2}))
-    claims = reporting.ruler_claims(recs, keys=("Q1.1",))
+    claims = book.ruler_claims(recs, keys=("Q1.1",))
     [row] = claims.to_dict(orient="records")
-    assert row[reporting.RULER_LABELS["paper"]] == reporting.claim_status(True)
-    assert row[reporting.RULER_LABELS["independent"]] == reporting.claim_status(True)
-    assert row[reporting.RULER_LABELS["default"]] == reporting.claim_status(False)
+    assert row[book.RULER_LABELS["paper"]] == book.claim_status(True)
+    assert row[book.RULER_LABELS["independent"]] == book.claim_status(True)
+    assert row[book.RULER_LABELS["default"]] == book.claim_status(False)
     assert row["survives"] is False and row["reverses"] is True
-    assert reporting.ruler_verdict_line(claims) == ("Of the paper's 1 Table 1 claims about counterfactual fairness, 0 read the same "
+    assert book.ruler_verdict_line(claims) == ("Of the paper's 1 Table 1 claims about counterfactual fairness, 0 read the same "
                                                     "on all three rulers; 1 reverses with the ruler (Q1.1).")
-    assert "no: it reverses" in reporting.ruler_claims_table(claims).html
+    assert "no: it reverses" in book.ruler_claims_table(claims).html
     # the default flow only narrows the gap to noise: inconclusive there, not a reversal
     def narrowed(r: dict) -> dict:
         shift = (0.03 if r["config"]["fold"] % 2 else -0.03) if r["config"]["setting"] == "ltn_acc_cf" else 0.0
@@ -90,17 +90,17 @@ def test_a_claim_that_reverses_on_one_ruler_does_not_survive():
         return {**r, "metrics": {**r["metrics"], "rulers": rulers}}
 
     noisy = [narrowed(r) for r in recs]
-    [row] = reporting.ruler_claims(noisy, keys=("Q1.1",)).to_dict(orient="records")
-    assert row[reporting.RULER_LABELS["default"]] == reporting.claim_status("inconclusive")
+    [row] = book.ruler_claims(noisy, keys=("Q1.1",)).to_dict(orient="records")
+    assert row[book.RULER_LABELS["default"]] == book.claim_status("inconclusive")
     assert row["survives"] is False and row["reverses"] is False
-    assert reporting.ruler_verdict_line(reporting.ruler_claims(noisy, keys=("Q1.1",))).endswith(
+    assert book.ruler_verdict_line(book.ruler_claims(noisy, keys=("Q1.1",))).endswith(
         "0 read the same on all three rulers; 1 moves between a verdict and inconclusive (Q1.1); none reverses.")
     # without the other rulers nothing can be said yet
     only_paper = [{**r, "metrics": {k: v for k, v in r["metrics"].items() if k != "rulers"}} for r in recs]
-    open_claims = reporting.ruler_claims(only_paper, keys=("Q1.1",))
+    open_claims = book.ruler_claims(only_paper, keys=("Q1.1",))
     assert open_claims["survives"].tolist() == [None]
-    assert open_claims[reporting.RULER_LABELS["default"]].tolist() == ["no records"]
-    assert "not known yet" in reporting.ruler_verdict_line(open_claims)
+    assert open_claims[book.RULER_LABELS["default"]].tolist() == ["no records"]
+    assert "not known yet" in book.ruler_verdict_line(open_claims)
 
 
 # ---------------------------------------------------------------------------- the synthetic suite
@@ -114,29 +114,29 @@ def _scores() -> pd.DataFrame:
 
 
 def test_synthetic_best_names_every_tied_treatment():
-    best = reporting.synthetic_best(_scores()).set_index("model")
+    best = book.synthetic_best(_scores()).set_index("model")
     assert best.loc["nominal_child", "best_table"] == "gumbel, default"
     assert best.loc["nominal_child", "best_cf_mse"] == "gumbel, default"
     assert pd.isna(best.loc["chain", "best_table"]) and best.loc["chain", "best_cf_mse"] == "paper, gumbel, default"
 
 
 def test_synthetic_table_bolds_the_best_generated_treatment_never_the_oracle():
-    html = reporting.synthetic_table(_scores(), "cap").html
+    html = book.synthetic_table(_scores(), "cap").html
     assert html.count("<strong>0.040</strong>") == 2 and "<strong>0.020</strong>" not in html  # the oracle is the reference
     assert html.count("<strong>1.100</strong>") == 2 and "<strong>0.990</strong>" not in html
-    gaps = reporting.synthetic_table(_scores(), "cap", metrics=["table_gap"]).html
+    gaps = book.synthetic_table(_scores(), "cap", metrics=["table_gap"]).html
     assert "CF-MSE ÷ true" not in gaps and gaps.count("<strong>0.040</strong>") == 2
     with pytest.raises(DataError, match="unknown suite metric"):
-        reporting.synthetic_table(_scores(), "cap", metrics=["gap"])
+        book.synthetic_table(_scores(), "cap", metrics=["gap"])
 
 
 def test_reading_the_benchmark_files_names_the_command_when_missing(tmp_path):
     with pytest.raises(DataError, match="bench_synthetic_counterfactuals.py"):
-        reporting.synthetic_scores(tmp_path / "none.csv")
+        book.synthetic_scores(tmp_path / "none.csv")
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(DataError, match=r"not valid JSON \(line 1, column 2\)"):
-        reporting.transition_tables(bad)
+        book.transition_tables(bad)
 
 
 def _tables(tmp_path) -> dict:
@@ -146,14 +146,14 @@ def _tables(tmp_path) -> dict:
                                                                           "default": {"r": table}, "oracle": {"r": table}}}}}}}
     path = tmp_path / "t.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    return reporting.transition_tables(path)
+    return book.transition_tables(path)
 
 
 def test_transition_heatmaps_show_the_tables_two_panels_a_row(tmp_path):
     import matplotlib.pyplot as plt
 
     tables = _tables(tmp_path)
-    fig = reporting.plot_transition_tables(tables, "m", "do(s := 1 - s)", "r")
+    fig = book.plot_transition_tables(tables, "m", "do(s := 1 - s)", "r")
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in panels] == ["true twins", "paper's treatment", "library default", "oracle"]
     shown = [np.asarray(ax.collections[0].get_array()).reshape(3, 3) for ax in panels]
@@ -163,6 +163,6 @@ def test_transition_heatmaps_show_the_tables_two_panels_a_row(tmp_path):
     check_book_rules(fig)
     plt.close(fig)
     with pytest.raises(DataError, match=r"has no transition table of node 'x'; it has \['r'\]"):
-        reporting.plot_transition_tables(tables, "m", "do(s := 1 - s)", "x")
+        book.plot_transition_tables(tables, "m", "do(s := 1 - s)", "x")
     with pytest.raises(DataError, match="unknown model 'adult'"):
-        reporting.plot_transition_tables(tables, "adult", "do(s := 1 - s)", "r")
+        book.plot_transition_tables(tables, "adult", "do(s := 1 - s)", "r")

@@ -1,4 +1,4 @@
-"""The investigations of Q1.5, Q3.5, Q3.6, A.1 and A.2 (cffair.reporting.why), on records with known answers."""
+"""The investigations of Q1.5, Q3.5, Q3.6, A.1 and A.2 (cffair_book.why), on records with known answers."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+import cffair_book as book
 from cffair import reporting
 from cffair.datasets import load
 from cffair.errors import DataError
-from cffair.reporting import why
+from cffair_book import why
 
 
 def _rec(dataset, setting, fold=0, *, cf_source="cnf", perf=0.7, cf=0.1, worst=0.2, flips=None, by_subgroup=None, own=None, **extra):
@@ -129,7 +130,7 @@ def test_a_failing_claim_carries_its_investigation():
     after = {r["config"]["fold"]: r["metrics"]["cf_mse_by_subgroup"] for r in recs if r["config"]["setting"] == "ltn_acc_cf"}
     # the subgroup axioms make every subgroup worse than A4 alone: Q1.5's second half fails
     recs += [_rec("adult", "ltn_acc_cf_sg", f, by_subgroup={g: v + 0.01 for g, v in a.items()}) for f, a in after.items()]
-    q15 = next(c for c in reporting.evaluate_claims(recs) if c.key == "Q1.5")
+    q15 = next(c for c in book.evaluate_claims(recs) if c.key == "Q1.5")
     assert q15.verdict == reporting.FAILS
     assert ". Investigation: over Adult's 10 subgroups the drop" in q15.note
 
@@ -180,7 +181,7 @@ def test_frontier_finding_reads_the_global_line_at_the_subgroup_runs_cf_mse(offs
 def test_q14_appends_the_frontier_finding_when_it_does_not_hold():
     recs = _frontier_records(lambda f: -0.01 - 0.001 * f)
     recs += [_rec("compas", "ltn_acc", f, perf=0.7, cf=0.1) for f in range(4)]
-    (q14,) = [c for c in reporting.evaluate_claims(recs) if c.key == "Q1.4"]
+    (q14,) = [c for c in book.evaluate_claims(recs) if c.key == "Q1.4"]
     assert q14.verdict == "does not hold" and "Investigation: the subgroup axioms reach a lower CF-MSE" in q14.note
     assert "below it" in q14.note
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from cffair.experiments import SourceTree
 from cffair.utils import project_root
 
@@ -51,16 +53,23 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_no_import_cycle_in_the_library():
+def _trees() -> list[SourceTree]:
+    """The library as installed, and the book package of this checkout."""
+    return [SourceTree.installed(), SourceTree.from_directory(project_root() / "cffair_book", package="cffair_book")]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["cffair", "cffair_book"])
+def test_no_import_cycle_in_the_library(which):
     """From the modules' own import statements (also those inside functions)."""
-    graph = SourceTree.installed().import_graph()
+    graph = _trees()[which].import_graph()
     # a package's __init__ re-exporting its submodules is not a cycle with them
     edges = {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in graph.items()}
     assert _cycles(edges) == []
 
 
-def test_no_module_is_too_long():
-    tree = SourceTree.installed()
+@pytest.mark.parametrize("which", [0, 1], ids=["cffair", "cffair_book"])
+def test_no_module_is_too_long(which):
+    tree = _trees()[which]
     long = {m: n for m, src in tree.sources.items() if (n := len(src.splitlines())) > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 

@@ -1,4 +1,4 @@
-"""cffair.teaching (the course material) and cffair.pages (the chapters' boxes): known answers."""
+"""cffair_book.teaching (the course material) and cffair_book.pages (the chapters' boxes): known answers."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ import pandas as pd
 import pytest
 import torch
 
-from cffair import logic, pages, teaching
+from cffair import logic
 from cffair.errors import DataError
 from cffair.reporting import style
+from cffair_book import pages, teaching
 
 
 # ---------------------------------------------------------------------------- the toy world

@@ -20,7 +20,6 @@ __all__ = [
     "METHOD_NAMES",
     "METRIC_NAMES",
     "METRIC_ORDER",
-    "NOTEBOOK_PAGES",
     "Q1_SETTINGS",
     "RESULT_COLUMNS",
     "SCALAR_METRICS",
@@ -108,16 +107,6 @@ METRIC_ORDER: tuple[str, ...] = ("accuracy", "mse", "cf_mse", "cf_mse_worst_subg
 
 #: The scalar metrics of a result record.
 SCALAR_METRICS: tuple[str, ...] = METRIC_ORDER
-
-#: The book's notebook of each question group (file stem under ``notebooks/``) and its link text.
-NOTEBOOK_PAGES: dict[str, tuple[str, str]] = {
-    "q1": ("q1_counterfactual_fairness", "Q1"),
-    "q2": ("q2_baselines", "Q2"),
-    "q3": ("q3_knowledge_extraction", "Q3"),
-    "q4": ("q4_queries", "Q4"),
-    "appendix_a": ("appendix_a_other_counterfactuals", "Appendix A"),
-    "appendix_b": ("appendix_b_axiom_weights", "Appendix B"),
-}
 
 # Abbreviations of the paper's Figure 3 caption.
 _SUBGROUP_ABBREVIATIONS = {

@@ -1,7 +1,7 @@
 """Result records (one dataset × fold × setting, :mod:`cffair.pipeline`) as frames.
 
 Everything here shapes data; nothing draws or renders. The tables (:mod:`.tables`), figures
-(:mod:`.figures`) and claims (:mod:`.claims`) take the frames made here.
+(:mod:`.figures`) and the book's claims (``cffair_book.claims``) take the frames made here.
 """
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.names import NOTEBOOK_PAGES
 from cffair.reporting.tables import CAPTION_STYLE, HTMLTable
 from cffair.reporting.verdicts import (
     BY_CONSTRUCTION,
@@ -39,6 +38,7 @@ from cffair.reporting.verdicts import (
     current_rules,
     rules,
 )
+from cffair_book.layout import NOTEBOOK_PAGES
 
 __all__ = ["CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
            "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table"]
@@ -221,7 +221,7 @@ CLAIM_CHECKS: dict[str, _Registered] = {}
 def claim_check(key: str, claim: str, source: str, page: str, rule: str = "") -> Callable[[ClaimCheck], ClaimCheck]:
     """Register a check of one claim: ``key`` (``"Q1.2"``), the claim's sentence, where the
     paper makes it (``"§7.1, Table 1"``), the notebook that shows the evidence (a key of
-    :data:`~cffair.reporting.names.NOTEBOOK_PAGES`: ``"q1"`` … ``"appendix_b"``) and the rule
+    :data:`~cffair_book.layout.NOTEBOOK_PAGES`: ``"q1"`` … ``"appendix_b"``) and the rule
     that decides its verdict (shown in the claims table; the check decides exactly it)."""
     if page not in NOTEBOOK_PAGES:
         raise ValueError(f"unknown page {page!r} for claim {key}; use one of {sorted(NOTEBOOK_PAGES)}.")

@@ -21,14 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.reporting.investigations import cke_finding, q2_finding, query_finding
 from cffair.reporting.names import DATASET_ORDER, Q1_SETTINGS, dataset_name, method_name, performance_metric
 from cffair.reporting.paper import TABLE4_PAPER_SAT
 from cffair.reporting.records import (cke_candidates, explanation_frame, find_record, fine_weight_frame, query_frame,
                                       records_frame, select_records, subgroup_frame, variants_frame, weight_grid_frame)
-from cffair.reporting.registry import (CLAIM_CHECKS, ROBUSTNESS_RULES, Claim, ClaimCheck, ClaimsTally, claim_check,
-                                       claim_status, claims_table, claims_tally, evaluate_claims, robustness_frame,
-                                       robustness_table)
 from cffair.reporting.stats import holm
 from cffair.reporting.tables import axiom_label
 from cffair.reporting.verdicts import (ALPHA, BY_CONSTRUCTION, FAILS, HOLDS, INCONCLUSIVE, MIN_TREND_POINTS, PENDING,
@@ -36,8 +32,12 @@ from cffair.reporting.verdicts import (ALPHA, BY_CONSTRUCTION, FAILS, HOLDS, INC
                                        decide, paired_series, spearman_exact)
 from cffair.reporting.verdicts import fmt as _fmt
 from cffair.reporting.verdicts import p_text as _p
-from cffair.reporting.why import (cke_steps_finding, cke_threshold_finding, flip_ruler_finding, frontier_finding,
-                                  gan_twins_finding, shared_runs_finding, subgroup_drop_finding)
+from cffair_book.investigations import cke_finding, q2_finding, query_finding
+from cffair_book.registry import (CLAIM_CHECKS, ROBUSTNESS_RULES, Claim, ClaimCheck, ClaimsTally, claim_check,
+                                  claim_status, claims_table, claims_tally, evaluate_claims, robustness_frame,
+                                  robustness_table)
+from cffair_book.why import (cke_steps_finding, cke_threshold_finding, flip_ruler_finding, frontier_finding,
+                             gan_twins_finding, shared_runs_finding, subgroup_drop_finding)
 
 __all__ = ["CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
            "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table"]

@@ -10,7 +10,7 @@ Two kinds of evidence:
   (:data:`cffair.pipeline.counterfactuals.RULERS`, ``metrics["rulers"]``). :func:`ruler_table`
   shows Table 1's CF metrics on each; :func:`ruler_claims` re-checks the paper's Table 1 claims
   about counterfactual fairness (:data:`RULER_CLAIMS`) with each ruler's numbers, by the very
-  checks of :func:`~cffair.reporting.claims.evaluate_claims`.
+  checks of :func:`~cffair_book.claims.evaluate_claims`.
 
 A record made before the rulers existed has only the paper ruler (its top-level metrics are
 that ruler's, exactly); the other columns then show "—".
@@ -27,11 +27,12 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.claims import claim_status, evaluate_claims
 from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
 from cffair.reporting.records import records_frame, select_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair.reporting.tables import HTMLTable, format_cell, format_table
+from cffair_book.claims import claim_status, evaluate_claims
+from cffair_book.layout import BENCHMARK_RESULTS
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -58,7 +59,7 @@ __all__ = [
 
 #: The benchmark's files (``.csv``: one row per model, intervention and treatment; ``.json``: the
 #: transition tables), without the suffix.
-SYNTHETIC_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "synthetic_counterfactuals"
+SYNTHETIC_FILE = BENCHMARK_RESULTS / "synthetic_counterfactuals"
 #: The treatments the chapter shows (the benchmark's ``+sample`` variants differ only on integer nodes).
 SYNTHETIC_TREATMENTS: tuple[str, ...] = ("paper", "gumbel", "default", "oracle")
 #: The rulers in the order of the table, with their column labels.

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair_book.layout import BENCHMARK_RESULTS
 
 __all__ = [
     "CHAPTERS",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 #: Where ``benchmarks/bench_regenerate.py`` writes the measured regeneration times.
-REGENERATE_FILE = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "regenerate.json"
+REGENERATE_FILE = BENCHMARK_RESULTS / "regenerate.json"
 
 #: The chapter of each question group: its page (under ``notebooks/``), its title, and the
 #: paper's tables and figures it regenerates.
@@ -395,7 +396,8 @@ def claims_list(claims: Iterable[Any]) -> Any:
     Returns:
         a :class:`cffair.reporting.HTMLTable`.
     """
-    from cffair.reporting import HTMLTable, claim_status
+    from cffair.reporting import HTMLTable
+    from cffair_book.registry import claim_status
 
     rows, frame = [], []
     for c in claims:

@@ -9,7 +9,7 @@ headline claims (:data:`HEADLINE_CLAIMS`) there. The comparison is always with t
 restricted to the same datasets and folds (:func:`dependence_frame`), so a verdict that moves does so
 because of the factor, not because fewer folds were compared.
 
-* ruler: the appendix's rulers (``default``, ``independent``: :func:`~cffair.reporting.rulers.ruler_records`),
+* ruler: the appendix's rulers (``default``, ``independent``: :func:`~cffair_book.rulers.ruler_records`),
   and the two scores beside CF-MSE (the flip rate, the calibrated CF-MSE) put in CF-MSE's place;
 * twins: the methods that learn from the flow's twins (LTN(acc+CF), LTN(acc+CF_sg), CNF) trained
   *and* scored on the sound twins (option ``twins="default"``), every other method scored on them;
@@ -31,12 +31,12 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.claims import evaluate_claims
 from cffair.reporting.names import DATASET_ORDER, dataset_name
-from cffair.reporting.rulers import ruler_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair.reporting.tables import HTMLTable, format_table
 from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS
+from cffair_book.claims import evaluate_claims
+from cffair_book.rulers import ruler_records
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

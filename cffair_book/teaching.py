@@ -10,7 +10,7 @@ of one person beside their twin.
 * :func:`pick_twin`, :func:`twin_table` — one person and their twin, feature by feature, with
   the decisions of two models.
 
-The boxes that open and close each chapter are made by :mod:`cffair.pages`.
+The boxes that open and close each chapter are made by :mod:`cffair_book.pages`.
 
 matplotlib and seaborn are imported inside the plotting functions.
 """
