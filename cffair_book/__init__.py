@@ -18,7 +18,7 @@ notebooks import it wherever Jupyter Book or papermill runs them::
 
 from __future__ import annotations
 
-from cffair_book import layout, pages, teaching  # noqa: E402  (submodules, used as namespaces)
+from cffair_book import layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
 from cffair_book.beyond import (
     ADAPTIVE_VARIANTS,
     INTERSECTION_VARIANTS,
@@ -218,4 +218,5 @@ __all__ = [
     "layout",
     "pages",
     "teaching",
+    "wording",
 ]

@@ -36,6 +36,7 @@ from cffair_book.investigations import cke_finding, q2_finding, query_finding
 from cffair_book.registry import (CLAIM_CHECKS, ROBUSTNESS_RULES, Claim, ClaimCheck, ClaimsTally, claim_check,
                                   claim_status, claims_table, claims_tally, evaluate_claims, robustness_frame,
                                   robustness_table)
+from cffair_book.wording import note
 from cffair_book.why import (cke_steps_finding, cke_threshold_finding, flip_ruler_finding, frontier_finding,
                              gan_twins_finding, shared_runs_finding, subgroup_drop_finding)
 
@@ -51,18 +52,7 @@ def _flips(e: Evidence, d: str, methods: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------------------- comparisons
-#: The rule of a claim made of comparisons (:func:`~cffair.reporting.verdicts.decide`).
-_COMPARISONS = ("each comparison by the corrected t-test over every paired fold, Holm over the claim's comparisons at 0.05: all "
-                "rejected in the claimed direction → holds; any rejected in the opposite direction → does not hold; otherwise "
-                "inconclusive")
-_SHARED = "COMPAS(age) counted only where its subgroups make it differ from COMPAS"
-
-
-def _rule(what: str, shared: bool = True) -> str:
-    return f"{what}; {_COMPARISONS}" + (f"; {_SHARED}" if shared else "")
-
-
-_UNCOUNTED = " (shown, not counted)"
+_UNCOUNTED = note("uncounted")
 
 
 def _shared_note(shown: Iterable[str], methods: Sequence[str]) -> str:
@@ -74,8 +64,8 @@ def _shared_note(shown: Iterable[str], methods: Sequence[str]) -> str:
 
     names = [method_name(m.split("@")[0]) + (" on the GAN's twins" if m.endswith("@gan") else "") for m in dict.fromkeys(methods)]
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return "; " + "; ".join(f"{dataset_name(d)} is shown, not counted: {who} are the same runs there as on "
-                            f"{dataset_name(SHARED_DATASETS[d])} (no subgroups)" for d in shown)
+    return "; " + "; ".join(note("shared", dataset=dataset_name(d), who=who, base=dataset_name(SHARED_DATASETS[d]))
+                            for d in shown)
 
 
 def _per_dataset(e: Evidence, datasets: Iterable[str], a: str, b: str, metric: str, larger: bool | Mapping[str, bool],
@@ -95,8 +85,7 @@ def _change(e: Evidence, values: Mapping[tuple[str, str], float], before: str, a
 
 
 # ---------------------------------------------------------------------------- Q1
-@claim_check("Q1.1", "Adding the CF axiom (A4) to the accuracy axioms lowers CF-MSE on every dataset.", "Table 1", "q1",
-             _rule("LTN(acc+CF)'s CF-MSE against LTN(acc)'s on each dataset"))
+@claim_check("Q1.1")
 def _q1_cf_axiom_lowers_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
     ds = e.have("ltn_acc", "ltn_acc_cf")
     verdict, note, basis = _per_dataset(e, ds, "ltn_acc_cf", "ltn_acc", "cf_mse", False, _change(e, e.cf, "ltn_acc", "ltn_acc_cf"))
@@ -104,27 +93,20 @@ def _q1_cf_axiom_lowers_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
                                    if _flips(e, d, ("ltn_acc", "ltn_acc_cf")) and e.counts(d, ("ltn_acc", "ltn_acc_cf"))), basis
 
 
-@claim_check("Q1.2", "Subgroup CF axioms (A4₁ … A4ₙ) lower the average CF-MSE further than the global CF axiom, on every dataset.",
-             "§7.1, Table 1", "q1", _rule("LTN(acc+CF_sg)'s CF-MSE against LTN(acc+CF)'s on each dataset (COMPAS(age) counts: "
-                                           "its subgroup axioms differ)", shared=False))
+@claim_check("Q1.2")
 def _q1_subgroup_axioms_lower_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
     ds = e.have("ltn_acc_cf", "ltn_acc_cf_sg")
     return _per_dataset(e, ds, "ltn_acc_cf_sg", "ltn_acc_cf", "cf_mse", False, _change(e, e.cf, "ltn_acc_cf", "ltn_acc_cf_sg"))
 
 
-@claim_check("Q1.3", "Subgroup CF axioms lower the worst-subgroup CF-MSE compared with the global CF axiom "
-             "(the paper's Table 1 shows this on COMPAS and Lawschool, not on Adult or COMPAS(age)).", "Table 1", "q1",
-             _rule("LTN(acc+CF_sg)'s worst-subgroup CF-MSE against LTN(acc+CF)'s on COMPAS and Lawschool", shared=False))
+@claim_check("Q1.3")
 def _q1_subgroup_axioms_lower_worst(e: Evidence) -> tuple[str, str, Basis]:
     ds = [d for d in e.have("ltn_acc_cf", "ltn_acc_cf_sg") if d in ("compas", "lawschool")]
     return _per_dataset(e, ds, "ltn_acc_cf_sg", "ltn_acc_cf", "cf_mse_worst_subgroup", False,
                         _change(e, e.worst, "ltn_acc_cf", "ltn_acc_cf_sg"))
 
 
-@claim_check("Q1.4", "Subgroup CF axioms give higher accuracy than the global CF axiom on Adult and both COMPAS variants "
-             "(the paper's own Table 1 shows a drop on COMPAS, 0.675 → 0.651).", "§7.1, Table 1", "q1",
-             _rule("LTN(acc+CF_sg)'s accuracy against LTN(acc+CF)'s on Adult, COMPAS and COMPAS(age) (COMPAS(age) counts: "
-                   "its subgroup axioms differ)", shared=False))
+@claim_check("Q1.4")
 def _q1_subgroup_axioms_raise_accuracy(e: Evidence) -> tuple[str, str, Basis]:
     ds = [d for d in e.have("ltn_acc_cf", "ltn_acc_cf_sg") if d in ("adult", "compas", "compas_age")]
     verdict, note, basis = _per_dataset(e, ds, "ltn_acc_cf_sg", "ltn_acc_cf", "perf", True,
@@ -146,10 +128,7 @@ def _ranking_basis(e: Evidence, dataset: str) -> Basis:
     return Basis("ranking of fold means, no test", f"{n} fold{'s' if n != 1 else ''}, means")
 
 
-@claim_check("Q1.5", "On Adult the CF axiom lowers CF-MSE most for white males (the largest subgroup); the subgroup axioms "
-             "improve most of the other subgroups further.", "Figure 3", "q1",
-             "a ranking of fold means, no test: holds if white males have the largest drop acc → acc+CF and acc+CF_sg is below "
-             "acc+CF in more than half of the other subgroups; otherwise does not hold")
+@claim_check("Q1.5")
 def _q1_adult_white_males(e: Evidence) -> tuple[str, str, Basis]:
     m = _subgroup_means(e, "adult")
     if m is None:
@@ -164,10 +143,7 @@ def _q1_adult_white_males(e: Evidence) -> tuple[str, str, Basis]:
                                          + _investigation(None if holds else subgroup_drop_finding(e.records))), _ranking_basis(e, "adult")
 
 
-@claim_check("Q1.6", "On Lawschool the CF axiom lowers CF-MSE in every subgroup, and subgroup axioms spread the improvement "
-             "more evenly (a smaller max − min over subgroups).", "Figure 5", "q1",
-             "fold means, no test: holds if acc+CF is below acc in every subgroup and the spread (max − min) of subgroup CF-MSE "
-             "is smaller for acc+CF_sg than for acc+CF; otherwise does not hold")
+@claim_check("Q1.6")
 def _q1_lawschool_every_subgroup(e: Evidence) -> tuple[str, str, Basis]:
     m = _subgroup_means(e, "lawschool")
     if m is None:
@@ -184,8 +160,7 @@ def _q1_lawschool_every_subgroup(e: Evidence) -> tuple[str, str, Basis]:
 _BASELINES = ("cnf", "gan", "dcevae")
 
 
-@claim_check("Q2.1", "LTN(acc+CF) reaches a lower CF-MSE than CNF, GAN and DCEVAE on every dataset.", "§7.2, Table 1", "q2",
-             _rule("LTN(acc+CF)'s CF-MSE against each baseline's on each dataset (one family of datasets × baselines)"))
+@claim_check("Q2.1")
 def _q2_ltn_fairer_than_baselines(e: Evidence) -> tuple[str, str, Basis]:
     ds = e.have("ltn_acc_cf", *_BASELINES)
     tests, labels, shown = [], [], []
@@ -219,9 +194,7 @@ def _side(v: str) -> str:
     return "as claimed" if v == HOLDS else "against the claim"
 
 
-@claim_check("Q2.2", "Except on COMPAS, the fairness axioms cost accuracy (or MSE) compared with CNF.", "§7.2, Table 1", "q2",
-             _rule("the better of LTN(acc+CF) and LTN(acc+CF_sg) (by mean performance) against CNF on each dataset: higher on "
-                   "COMPAS, lower elsewhere"))
+@claim_check("Q2.2")
 def _q2_fairness_costs_accuracy(e: Evidence) -> tuple[str, str, Basis]:
     ds = e.have("ltn_acc_cf", "ltn_acc_cf_sg", "cnf")
     best = {d: "ltn_acc_cf" if e.perf(d, "ltn_acc_cf") >= e.perf(d, "ltn_acc_cf_sg") else "ltn_acc_cf_sg" for d in ds}
@@ -237,9 +210,7 @@ def _q2_fairness_costs_accuracy(e: Evidence) -> tuple[str, str, Basis]:
     return dec.verdict, note + _investigation(None if dec.verdict == HOLDS or not shown else shared_runs_finding(e.records)), dec.basis
 
 
-@claim_check("Q2.3", "The GAN method is more accurate than LTN(acc+CF) on COMPAS but less fair, overall and in the worst subgroup.",
-             "§7.2, Table 1", "q2", _rule("on COMPAS, the GAN against LTN(acc+CF) in accuracy (higher), CF-MSE and "
-                                          "worst-subgroup CF-MSE (both higher)", shared=False))
+@claim_check("Q2.3")
 def _q2_gan_accurate_but_unfair(e: Evidence) -> tuple[str, str, Basis]:
     if "compas" not in e.have("ltn_acc_cf", "gan"):
         return PENDING, "", Basis()
@@ -253,8 +224,7 @@ def _q2_gan_accurate_but_unfair(e: Evidence) -> tuple[str, str, Basis]:
         + _investigation(None if dec.components[1] == HOLDS else flip_ruler_finding(e.records, d))), dec.basis
 
 
-@claim_check("Q2.4", "DCEVAE is accurate but far from counterfactually fair: its CF-MSE is above CNF's and LTN(acc+CF)'s on every dataset.",
-             "§7.2, Table 1", "q2", _rule("DCEVAE's CF-MSE against CNF's and against LTN(acc+CF)'s on each dataset (one family)"))
+@claim_check("Q2.4")
 def _q2_dcevae_unfair(e: Evidence) -> tuple[str, str, Basis]:
     ds = e.have("dcevae", "cnf", "ltn_acc_cf")
     counted = [d for d in ds if e.counts(d, ("dcevae", "cnf", "ltn_acc_cf"), "cf_mse")]
@@ -269,7 +239,7 @@ def _q2_dcevae_unfair(e: Evidence) -> tuple[str, str, Basis]:
 
 # ---------------------------------------------------------------------------- Q3
 def _investigation(finding: str | None) -> str:  # for a claim that failed; nothing without a finding
-    return f". Investigation: {finding}" if finding else ""
+    return note("investigation", finding=finding) if finding else ""
 
 
 def _cke_runs(e: Evidence, dataset: str, setting: str = "ltn_acc_cf_cke") -> list[Mapping[str, Any]]:
@@ -290,10 +260,7 @@ def _runs(n: int) -> str:
     return f"{n} run{'s' if n != 1 else ''}"
 
 
-@claim_check("Q3.1", "On COMPAS, knowledge extraction finds an imbalance for age in the Black group (ours: Non-Caucasian); after "
-             "the A5 axiom the imbalance falls below the threshold (0.1).", "§7.3, Figure 4", "q3",
-             "a count over COMPAS's acc+CF+CKE runs: holds if (Non-Caucasian, age) is above the threshold in more than half of "
-             "them and below it after A5 in every one of those; otherwise does not hold")
+@claim_check("Q3.1")
 def _q3_compas_age_imbalance(e: Evidence) -> tuple[str, str, Basis]:
     runs = _cke_runs(e, "compas")
     if not runs:
@@ -339,9 +306,7 @@ def _any_axiom(e: Evidence) -> bool:
     return any(_added(r) for d in _compas_cke_datasets(e) for s in ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke") for r in _cke_runs(e, d, s))
 
 
-@claim_check("Q3.2", "Discouraging age widens the imbalance for other features, especially priors count.", "§7.3, Figure 4", "q3",
-             "vacuous if no A5 axiom was added in any COMPAS CKE run; otherwise pending (the protocol's records explain "
-             "immutable features only)")
+@claim_check("Q3.2")
 def _q3_other_features_widen(e: Evidence) -> tuple[str, str, Basis]:
     finding = cke_finding(explanation_frame(e.records), e.records)
     if not _compas_cke_datasets(e):
@@ -352,17 +317,12 @@ def _q3_other_features_widen(e: Evidence) -> tuple[str, str, Basis]:
     return VACUOUS, _no_axiom_note(e) + "; age was never discouraged" + (f". Investigation: {finding['others']}" if finding else ""), basis
 
 
-_CKE_RULE = ("vacuous if no A5 axiom was added in any COMPAS CKE run; otherwise each CKE setting against its parent on the folds "
-             "where an axiom was added, " + _COMPARISONS + "; " + _SHARED)
-
-
-@claim_check("Q3.3", "On both COMPAS variants the CKE axiom lowers CF-MSE (acc+CF → acc+CF+CKE and acc+CF_sg → acc+CF_sg+CKE).",
-             "Table 2", "q3", _CKE_RULE)
+@claim_check("Q3.3")
 def _q3_cke_lowers_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
     return _cke_effect(e, "cf_mse", larger=False, what="cf")
 
 
-@claim_check("Q3.4", "On both COMPAS variants accuracy falls when the CKE axiom is added.", "Table 2", "q3", _CKE_RULE)
+@claim_check("Q3.4")
 def _q3_cke_costs_accuracy(e: Evidence) -> tuple[str, str, Basis]:
     return _cke_effect(e, "accuracy", larger=False, what="accuracy")
 
@@ -396,10 +356,7 @@ def _cke_effect(e: Evidence, metric: str, larger: bool, what: str) -> tuple[str,
     return dec.verdict, "; ".join(notes), dec.basis
 
 
-@claim_check("Q3.5", "On Adult (one run), adding CKE axioms one by one keeps accuracy stable (within 0.02) and improves CF-MSE, "
-             "but the worst-subgroup CF-MSE worsens with each axiom after the first.", "Table 3", "q3",
-             "one run, as the paper's, no test: holds if three axioms are added, accuracy stays within 0.02, some step's CF-MSE is "
-             "below the start and the worst-subgroup CF-MSE rises at every step after the first; otherwise does not hold")
+@claim_check("Q3.5")
 def _q3_adult_cke_steps(e: Evidence) -> tuple[str, str, Basis]:
     rec = find_record(e.records, "adult", "ltn_acc_cf_cke", 0)
     if rec is None or "cke" not in rec:
@@ -440,9 +397,7 @@ def _law_run_text(r: Mapping[str, Any]) -> str:
     return f"{name}: {top['feature']} detected for {top['group']} at {_fmt(abs(float(top['imbalance'])))} (threshold {t:g}){change}"
 
 
-@claim_check("Q3.6", "On Lawschool, no undesirable explanation (race) is detected once the CF axiom is trained.", "§7.3", "q3",
-             "a count over every Lawschool CKE run, both fairness settings (acc+CF+CKE and acc+CF_sg+CKE): holds if none "
-             "detects an imbalance above the threshold; does not hold if any does")
+@claim_check("Q3.6")
 def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
     law = sorted((r for s in _LAW_CKE for r in _cke_runs(e, "lawschool", s)),
                  key=lambda r: (int(r["config"]["fold"]), r["config"]["setting"]))
@@ -458,10 +413,7 @@ def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
 
 
 # ---------------------------------------------------------------------------- Q4
-@claim_check("Q4.1", "The existence query (equation (2)) finds, for a negatively predicted person in each of four Adult subgroups, "
-             "a similar person in the same subgroup with a different decision.", "§7.4, Table 4", "q4",
-             "by construction when x̂ is the person whose nearest differently decided neighbour is closest; with x̂ drawn at "
-             "random, a count: holds if the query finds a witness in all four subgroups, otherwise does not hold")
+@claim_check("Q4.1")
 def _q4_existence_query(e: Evidence) -> tuple[str, str, Basis]:
     q = query_frame(e.records)
     q = q[q["dataset"] == "adult"]
@@ -489,9 +441,7 @@ def _own_cf_folds(e: Evidence, d: str, m: str, metric: str = "cf_mse") -> pd.Ser
     return pd.Series(rows[metric].astype(float).to_numpy(), index=index)
 
 
-@claim_check("A.1", "Trained on the GAN's counterfactuals, LTN(acc+CF) has a lower CF-MSE than the GAN method (on the GAN's own "
-             "counterfactuals) on every dataset.", "Appendix A, Table 5", "appendix_a",
-             _rule("LTN(acc+CF) on the GAN's twins against the GAN, CF-MSE on the GAN's own twins, on each dataset"))
+@claim_check("A.1")
 def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
     res, shown = {}, []
     for d in DATASET_ORDER:
@@ -509,9 +459,7 @@ def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
         None if dec.verdict == HOLDS else gan_twins_finding(e.records)["flips"]), dec.basis
 
 
-@claim_check("A.2", "…and is less accurate than the GAN method on both COMPAS variants but more accurate on Adult and Lawschool.",
-             "Appendix A, Table 5", "appendix_a",
-             _rule("LTN(acc+CF) on the GAN's twins against the GAN in performance: lower on COMPAS, higher on Adult and Lawschool"))
+@claim_check("A.2")
 def _a_accuracy_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
     ds = [d for d in DATASET_ORDER if (d, "gan") in e.cf and (d, "ltn_acc_cf@gan") in e.cf]
     verdict, note, basis = _per_dataset(e, ds, "ltn_acc_cf@gan", "gan", "perf", {d: not d.startswith("compas") for d in ds},
@@ -520,14 +468,7 @@ def _a_accuracy_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
     return verdict, note + _investigation(None if verdict == HOLDS else gan_twins_finding(e.records)["accuracy"]), basis
 
 
-@claim_check("B.1", "Higher weights on the accuracy axioms tend to raise accuracy and lower counterfactual fairness (higher CF-MSE), "
-             "but not on every dataset (holds here if both trends appear on most datasets).", "Appendix B, Table 6", "appendix_b",
-             "on each dataset with at least five weight points, an exact Spearman test of performance and of CF-MSE against "
-             "log₂(acc weight / CF weight), Holm over all these trend tests: the dataset shows both trends if both are rejected "
-             "rising, and goes against the claim if either is rejected falling. Holds if more than half of the datasets show "
-             "both trends; does not hold if at least half go against it (most can no longer show them); otherwise "
-             "inconclusive. A dataset with fewer points counts as undecided; COMPAS(age) is not counted (the weight grid is "
-             "LTN(acc+CF), the same runs as COMPAS)")
+@claim_check("B.1")
 def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
     fine, coarse = fine_weight_frame(e.records), weight_grid_frame(e.records)
     if fine.empty and (coarse.empty or coarse["log2_ratio"].nunique() <= 2):

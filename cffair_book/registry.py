@@ -39,6 +39,7 @@ from cffair.reporting.verdicts import (
     rules,
 )
 from cffair_book.layout import NOTEBOOK_PAGES
+from cffair_book.wording import claim_entry
 
 __all__ = ["CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
            "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table"]
@@ -218,11 +219,19 @@ class _Registered:
 CLAIM_CHECKS: dict[str, _Registered] = {}
 
 
-def claim_check(key: str, claim: str, source: str, page: str, rule: str = "") -> Callable[[ClaimCheck], ClaimCheck]:
+def claim_check(key: str, claim: str | None = None, source: str | None = None, page: str | None = None,
+                rule: str | None = None) -> Callable[[ClaimCheck], ClaimCheck]:
     """Register a check of one claim: ``key`` (``"Q1.2"``), the claim's sentence, where the
     paper makes it (``"§7.1, Table 1"``), the notebook that shows the evidence (a key of
     :data:`~cffair_book.layout.NOTEBOOK_PAGES`: ``"q1"`` … ``"appendix_b"``) and the rule
-    that decides its verdict (shown in the claims table; the check decides exactly it)."""
+    that decides its verdict (shown in the claims table; the check decides exactly it).
+    What is not given comes from ``claims.yaml`` (:func:`~cffair_book.wording.claim_entry`),
+    where the book's claims are written."""
+    if claim is None or source is None or page is None:
+        stated = claim_entry(key)
+        claim, source, page = (claim or stated[0]), (source or stated[1]), (page or stated[2])
+        rule = stated[3] if rule is None else rule
+    rule = rule or ""
     if page not in NOTEBOOK_PAGES:
         raise ValueError(f"unknown page {page!r} for claim {key}; use one of {sorted(NOTEBOOK_PAGES)}.")
 

@@ -45,6 +45,7 @@ from cffair.reporting.paper import paper_value
 from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame, weight_grid_frame
 from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
 from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, Evidence, fmt, p_text, paired
+from cffair_book.wording import note, sign_change
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -97,13 +98,16 @@ def subgroup_drop_finding(records: Records, dataset: str = "adult") -> str:
     by_size = spearmanr(f["share"], f["drop"])
     by_level = spearmanr(f["before"], f["drop"])
     largest, top = f.index[0], f["drop"].idxmax()
-    follows = "the CF-MSE a subgroup had before" if abs(by_level.statistic) > abs(by_size.statistic) else "the subgroup's size"
-    return (f"over {dataset_name(dataset)}'s {len(f)} subgroups the drop from LTN(acc) to LTN(acc+CF) follows {follows}: "
+    level, size = abs(by_level.statistic), abs(by_size.statistic)
+    follows = "tie" if math.isclose(level, size, abs_tol=1e-12) else ("level" if level > size else "size")
+    largest_drop = (note("largest_drop", "same") if top == largest else
+                    note("largest_drop", "other", top=top, before=fmt(f.loc[top, "before"]), after=fmt(f.loc[top, "after"])))
+    return (f"over {dataset_name(dataset)}'s {len(f)} subgroups the drop from LTN(acc) to LTN(acc+CF) follows "
+            f"{note('drop_follows', follows)}: "
             f"Spearman ρ with the CF-MSE before {by_level.statistic:+.2f} (p {by_level.pvalue:.3f}), with the share of rows "
             f"{by_size.statistic:+.2f} (p {by_size.pvalue:.3f}). The largest subgroup, {largest} ({f.loc[largest, 'share']:.0%} "
-            f"of the rows), goes {fmt(f.loc[largest, 'before'])} → {fmt(f.loc[largest, 'after'])}; the largest drop is "
-            f"{top}'s, {fmt(f.loc[top, 'before'])} → {fmt(f.loc[top, 'after'])}. A4 is one mean over all pairs, so the "
-            f"largest subgroup weighs most in it, but a subgroup can only lose the CF-MSE it has")
+            f"of the rows), goes {fmt(f.loc[largest, 'before'])} → {fmt(f.loc[largest, 'after'])}; {largest_drop}. "
+            f"{note('a4_weight', follows)}")
 
 
 # ---------------------------------------------------------------------------- Q3.5
@@ -328,18 +332,17 @@ def shared_runs_finding(records: Records, variant: str = "compas_age", base: str
         return ""
     same = all(got[(variant, m)].equals(got[(base, m)]) for m in methods)
     res = e.compare(base, a, b, "accuracy", larger=True)
-    gap = {d: f"{paper_value('table1', d, 'accuracy', a)[0] - paper_value('table1', d, 'accuracy', b)[0]:+.3f}".replace("-", "−")
-           for d in (base, variant)}
+    paper_gap = {d: paper_value("table1", d, "accuracy", a)[0] - paper_value("table1", d, "accuracy", b)[0] for d in (base, variant)}
+    gap = {d: f"{paper_gap[d]:+.3f}".replace("-", "−") for d in (base, variant)}
     twins = {d: paper_value("table1", d, "cf_mse", "ltn_acc")[0] for d in (base, variant)}
     ours = (f"here they are the same runs on both (identical per-fold accuracies), so the gap {method_name(a)} − {method_name(b)} "
             f"is {res.text} on both" if same else
             f"here the two datasets' runs differ; on {dataset_name(base)} the gap {method_name(a)} − {method_name(b)} is {res.text}")
+    gaps = f"{gap[base]} on {dataset_name(base)}, {gap[variant]} on {dataset_name(variant)}"
     return (f"{dataset_name(variant)} is {dataset_name(base)} with other subgroups, and neither {method_name(a)} nor {method_name(b)} "
             f"uses subgroups: {ours}. The paper ran the two separately (on other twins: its LTN(acc) CF-MSE is "
-            f"{fmt(twins[base])} on {dataset_name(base)}, {fmt(twins[variant])} on {dataset_name(variant)}), and its gap changes sign "
-            f"between these two runs of the same methods on the same rows ({gap[base]} on {dataset_name(base)}, "
-            f"{gap[variant]} on {dataset_name(variant)}): its exception on one and not the other is a difference between two runs, "
-            "not between the data")
+            f"{fmt(twins[base])} on {dataset_name(base)}, {fmt(twins[variant])} on {dataset_name(variant)}), and "
+            + note("paper_gap", sign_change(paper_gap[base], paper_gap[variant]), gaps=gaps))
 
 
 # ---------------------------------------------------------------------------- Q2.3

@@ -213,3 +213,70 @@ def test_flip_ruler_finding_counts_changed_decisions():
     fairer = [_rec("compas", "gan", f, cf=0.004, flips=0.01) for f in range(3)] + recs[3:]
     assert "by this ruler too the GAN is the fairer" in why.flip_ruler_finding(fairer, "compas")
     assert why.flip_ruler_finding(recs[:3], "compas") == ""  # no LTN records
+
+
+# ---------------------------------------------------------------------------- wording chosen by the numbers
+def _drop_records(before):
+    recs = []
+    for fold in range(2):
+        recs.append(_rec("adult", "ltn_acc", fold, by_subgroup=before))
+        recs.append(_rec("adult", "ltn_acc_cf", fold, by_subgroup={g: 0.2 * b for g, b in before.items()}))  # drop 0.8 × before
+    return recs
+
+
+def test_a_drop_ranked_alike_by_size_and_level_is_a_tie_and_the_largest_subgroup_has_it():
+    shares = why._rows_share("adult").sort_values()
+    recs = _drop_records({g: 0.05 + 0.02 * i for i, g in enumerate(shares.index)})  # the level rises with the share
+    text = why.subgroup_drop_finding(recs, "adult")
+    assert "before +1.00" in text and "share of rows +1.00" in text
+    assert "follows the CF-MSE a subgroup had before and its size alike (equal |ρ|)" in text
+    assert "the drop cannot tell that weight from the CF-MSE a subgroup had" in text
+    assert "the largest subgroup also has the largest drop" in text and "the largest drop is" not in text
+
+
+def test_another_subgroups_largest_drop_is_named_with_its_numbers():
+    shares = why._rows_share("adult")
+    names = sorted(shares.index)
+    before = {g: 0.05 + 0.02 * i for i, g in enumerate(names)}  # a level unrelated to size ...
+    largest = shares.idxmax()
+    low = min(before, key=before.get)
+    before[largest], before[low] = before[low], before[largest]  # ... with the largest subgroup's the lowest
+    frame = why.subgroup_drop_frame(_drop_records(before), "adult")
+    top = frame["drop"].idxmax()
+    assert top != largest
+    text = why.subgroup_drop_finding(_drop_records(before), "adult")
+    assert "follows the CF-MSE a subgroup had before:" in text
+    assert (f"the largest drop is {top}'s, {frame.loc[top, 'before']:.3f} → {frame.loc[top, 'after']:.3f}" in text)
+    assert "also has the largest drop" not in text
+
+
+def test_a4s_weight_is_worded_by_what_the_drop_follows():
+    level, _, _ = _adult_subgroup_records(lambda b, s: 0.8 * b)
+    size, _, _ = _adult_subgroup_records(lambda b, s: 0.04 * s)
+    level_text, size_text = why.subgroup_drop_finding(level, "adult"), why.subgroup_drop_finding(size, "adult")
+    assert "yet the drop follows the CF-MSE a subgroup had: a subgroup can only lose the CF-MSE it has" in level_text
+    assert "and the drop follows that weight" not in level_text
+    assert "and the drop follows that weight" in size_text and "can only lose" not in size_text
+
+
+@pytest.mark.parametrize(("gaps", "words"), [
+    ((0.014, -0.013), "its gap changes sign between these two runs"),
+    ((0.014, 0.020), "its gap keeps its sign between these two runs"),
+    ((0.0, 0.020), "its gap is zero in one of these two runs"),
+])
+def test_the_papers_gap_is_worded_by_its_signs(monkeypatch, gaps, words):
+    """The paper's accuracy gap LTN(acc+CF) − CNF on COMPAS and COMPAS(age), made up for each branch."""
+    gap = dict(zip(("compas", "compas_age"), gaps))
+
+    def fake_paper_value(table, dataset, metric, method):
+        if metric == "accuracy":
+            return ((0.6 + gap[dataset]) if method == "ltn_acc_cf" else 0.6, None)
+        return (0.2, None)
+
+    monkeypatch.setattr(why, "paper_value", fake_paper_value)
+    ltn, cnf = [0.68, 0.69, 0.68, 0.67], [0.67, 0.675, 0.668, 0.662]
+    text = why.shared_runs_finding(_shared(["compas", "compas_age"], ltn, cnf))
+    assert words in text
+    assert ("not between the data" in text) == (gaps[0] * gaps[1] < 0)
+    sign = {True: "+", False: "−"}
+    assert f"{sign[gaps[1] >= 0]}{abs(gaps[1]):.3f} on COMPAS(age)" in text
