@@ -169,11 +169,10 @@ class ProvenanceBadge:
         self.label, self.text, self.complete = label, text, complete
 
     def _repr_html_(self) -> str:
-        colour = "#027a56" if self.complete else "#b35900"
-        return ('<p><span class="cffair-badge" style="display: inline-flex; border-radius: 4px; overflow: hidden; '
-                'font-size: 0.85em; line-height: 1.6;">'
-                f'<span style="background: #4a4a4a; color: #fff; padding: 0 0.5em;">{html.escape(self.label)}</span>'
-                f'<span style="background: {colour}; color: #fff; padding: 0 0.5em;">{html.escape(self.text)}</span>'
+        state = "complete" if self.complete else "partial"
+        return (f'<p><span class="cffair-badge cffair-badge-{state}">'
+                f'<span class="cffair-badge-label">{html.escape(self.label)}</span>'
+                f'<span class="cffair-badge-text">{html.escape(self.text)}</span>'
                 "</span></p>")
 
     def __str__(self) -> str:

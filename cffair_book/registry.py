@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.tables import CAPTION_STYLE, HTMLTable
+from cffair.reporting.tables import CAPTION_CLASS, HTMLTable
 from cffair.reporting.verdicts import (
     BY_CONSTRUCTION,
     FAILS,
@@ -138,15 +138,15 @@ def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | Non
             f"<td>{html.escape(c.key) if c.key else i}</td><td>{html.escape(c.claim)}</td>"
             + (f"<td>{html.escape(c.source)}</td>" if with_source else "")
             + f"<td>{where}</td>"
-            f'<td class="{css}" style="white-space: nowrap;">{label}</td>'
+            f'<td class="{css} cffair-nowrap">{label}</td>'
             + (f"<td>{html.escape(c.test)}</td><td>{html.escape(c.folds)}</td>" if with_basis else "")
             + f"<td>{note}</td>"
             "</tr>"
         )
-    cap = f'  <caption style="{CAPTION_STYLE}">{html.escape(caption)}</caption>\n' if caption else ""
+    cap = f'  <caption class="{CAPTION_CLASS}">{html.escape(caption)}</caption>\n' if caption else ""
     n_cols = 5 + with_source + 2 * with_basis
     table_html = (
-        '<table class="cffair-table cffair-claims table" style="font-size: 0.85em;">\n'
+        '<table class="cffair-table cffair-claims table">\n'
         + cap
         + "  <thead><tr><th>#</th><th>claim</th>"
         + ("<th>in the paper</th>" if with_source else "")
@@ -156,7 +156,7 @@ def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | Non
         + "  <tbody>\n"
         + "\n".join(rows)
         + "\n  </tbody>\n"
-        + (f'  <tfoot><tr><td colspan="{n_cols}" style="font-size: 0.9em;">{html.escape(VERDICT_RULE)}</td>'
+        + (f'  <tfoot><tr><td colspan="{n_cols}">{html.escape(VERDICT_RULE)}</td>'
            "</tr></tfoot>\n" if rule else "")
         + "</table>"
     )
@@ -186,9 +186,9 @@ class ClaimsTally:
         return "**" + str(self).replace(": ", ":** ", 1)
 
     def _repr_html_(self) -> str:
-        cells = "".join(f'<td class="{_STATUS[v][1]}" style="padding: 0 0.8em;"><strong>{n}</strong> {html.escape(_STATUS[v][0])}</td>'
+        cells = "".join(f'<td class="{_STATUS[v][1]} cffair-tally-cell"><strong>{n}</strong> {html.escape(_STATUS[v][0])}</td>'
                         for v, n in self.counts.items() if n)
-        return (f'<table class="cffair-claims-tally" style="font-size: 0.95em;"><tr><td><strong>{self.total} claims</strong>'
+        return (f'<table class="cffair-claims-tally"><tr><td><strong>{self.total} claims</strong>'
                 f"</td>{cells}</tr></table>")
 
 
@@ -308,10 +308,10 @@ def robustness_table(records: Sequence[Mapping[str, Any]], caption: str | None =
         for n in names:
             label, css = _STATUS[r[n]]
             text = html.escape(label) if r[n] == r[book] else f"<strong>{html.escape(label)}</strong>"
-            cells.append(f'<td class="{css}" style="white-space: nowrap;">{text}</td>')
+            cells.append(f'<td class="{css} cffair-nowrap">{text}</td>')
         rows.append(f"  <tr><td>{html.escape(r['key'])}</td><td>{html.escape(r['claim'])}</td>{''.join(cells)}</tr>")
-    cap = f'  <caption style="{CAPTION_STYLE}">{html.escape(caption)}</caption>\n' if caption else ""
-    table_html = ('<table class="cffair-table cffair-robustness table" style="font-size: 0.85em;">\n' + cap
+    cap = f'  <caption class="{CAPTION_CLASS}">{html.escape(caption)}</caption>\n' if caption else ""
+    table_html = ('<table class="cffair-table cffair-robustness table">\n' + cap
                   + "  <thead><tr><th>#</th><th>claim</th>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr></thead>\n"
                   + "  <tbody>\n" + "\n".join(rows) + "\n  </tbody>\n</table>")
     return HTMLTable(table_html, f.assign(**{n: f[n].map(claim_status) for n in names}))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -219,9 +220,10 @@ def test_format_table_html():
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
     assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
-    assert "font-size: 0.8em" in html  # compact by default
+    assert 'class="dataframe cffair-table table cffair-compact"' in html and '<caption class="cffair-caption">' in html  # compact by default
     plain = reporting.format_table(wide, "T", compact=False).html
-    assert "<caption>T</caption>" in plain and "font-size" not in plain
+    assert "<caption>T</caption>" in plain and "cffair-compact" not in plain
+    assert not re.search(r"<(table|caption|span|td)[^>]*style=", html + plain)  # classes, not inline styles
     assert html.count("<strong>") == 12
     assert "0.812\u00a0±\u00a00.001" in html  # a number with its sd never breaks
     nan_html = reporting.format_table(pd.DataFrame({"a": pd.array([1, None], dtype="Int64")})).html
@@ -330,7 +332,7 @@ def test_format_table_lets_words_wrap_and_keeps_numbers_on_one_line():
     frame = pd.DataFrame({"text": ["a long text cell", "p = 0.02 (paired t)"], "number": ["0.812 ± 0.001", "0.44 → 0.26"]},
                          index=["LTN(acc+CF): p = 6", "1 : 3"])
     html = reporting.format_table(frame).html
-    assert "nowrap" not in html and "font-size: 0.8em" in html
+    assert "nowrap" not in html and "cffair-compact" in html
     # numbers and signs: non-breaking spaces; words (also words with numbers): ordinary spaces
     assert "0.812\u00a0±\u00a00.001" in html and "0.44\u00a0→\u00a00.26" in html
     assert "a long text cell" in html and "p = 0.02 (paired t)" in html

@@ -159,3 +159,35 @@ def test_claim_check_rejects_a_duplicate_key_and_an_unknown_page():
     with pytest.raises(ValueError, match="unknown page 'q9'"):
         book.claim_check("X.1", "x", "", "q9")
     assert "X.1" not in book.CLAIM_CHECKS
+
+
+def _html_classes(source: str) -> set[str]:
+    """The CSS classes named in the HTML literals of a module (``class="a b"``, f-string fields left out)."""
+    found = set()
+    for attr in re.findall(r'class="([^"]*)"', source):
+        found |= {c for c in attr.split() if c.startswith("cffair-") and "{" not in c}
+    return found
+
+
+def test_no_html_literal_carries_an_inline_style_and_every_class_has_a_rule():
+    """Tables and boxes carry classes; their look lives in the book's CSS (and the own-data report's)."""
+    book_css = (ROOT / "_static" / "cffair.css").read_text(encoding="utf-8")
+    report_css = (ROOT / "cffair" / "data" / "report.css").read_text(encoding="utf-8")
+    sources = {p: p.read_text(encoding="utf-8") for p in [*PACKAGE.glob("*.py"), *BOOK.glob("*.py")]}
+    styled = [str(p.relative_to(ROOT)) for p, s in sources.items() if re.search(r"<[a-z]+[^>]*\bstyle=", s)]
+    assert not styled, f"HTML with inline style= in {styled}: give it a class and a rule in _static/cffair.css"
+    classes = set().union(*map(_html_classes, sources.values())) | {"cffair-compact", "cffair-badge-complete",
+                                                                     "cffair-badge-partial"}
+    hooks = {"cffair-evidence"}  # a cell that looks like any other (a name to find it by, no rule of its own)
+    undefined = sorted(c for c in classes - hooks if f".{c}" not in book_css)
+    assert not undefined, f"classes without a rule in _static/cffair.css: {undefined}"
+    for c in ("cffair-table", "cffair-compact", "cffair-caption", "cffair-sub"):  # what format_table emits
+        assert f".{c}" in report_css, f"cffair/data/report.css lacks .{c}"
+
+
+def test_the_own_data_report_embeds_its_stylesheet():
+    from cffair.reporting import report
+
+    css = report._style()
+    assert css == (ROOT / "cffair" / "data" / "report.css").read_text(encoding="utf-8")
+    assert "table.cffair-table.cffair-compact" in css

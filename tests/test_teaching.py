@@ -170,9 +170,9 @@ def test_provenance_badge_says_where_the_numbers_come_from():
     prov = {"commit": "de49a88069aee6c5", "finished": "2026-11-30T12:12:36Z", "machine": {"cpus": 2}}
     badge = pages.provenance_badge(prov, records=264, wanted=264)
     assert str(badge) == "results/full: commit de49a88 · 2026-11-30 · 264 of 264 records · 2 CPUs"
-    assert "#027a56" in badge._repr_html_()  # complete: green
+    assert "cffair-badge-complete" in badge._repr_html_() and "style=" not in badge._repr_html_()  # complete: green (the CSS)
     partial = pages.provenance_badge(prov, records=200, wanted=264)
-    assert "#b35900" in partial._repr_html_() and "200 of 264 records" in str(partial)
+    assert "cffair-badge-partial" in partial._repr_html_() and "200 of 264 records" in str(partial)
     with pytest.raises(DataError, match="no commit"):
         pages.provenance_badge({}, records=1, wanted=1)
 

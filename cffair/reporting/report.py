@@ -32,6 +32,7 @@ import html
 import io
 import time
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,22 +47,9 @@ from cffair.reporting.tables import format_cell, format_table
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-_STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
-       color: #222; line-height: 1.45; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
-table.cffair-table { border-collapse: collapse; margin: 0.8rem 0; }
-table.cffair-table th, table.cffair-table td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e4e4e4; text-align: right; }
-table.cffair-table th { background: #f6f6f6; }
-caption { caption-side: top; padding-bottom: 0.3rem; color: #444; }
-.box { border-left: 4px solid #c77c00; background: #fff7e6; padding: 0.5rem 1rem; margin: 1rem 0; }
-.ok { border-left-color: #2e7d32; background: #eef7ee; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; }
-dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
-img { max-width: 100%; }
-.scroll { overflow-x: auto; }
-code { background: #f3f3f3; padding: 0 0.2rem; }
-"""
+def _style() -> str:
+    """The report's stylesheet (``cffair/data/report.css``, shipped with the package)."""
+    return resources.files("cffair").joinpath("data/report.css").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- frames
@@ -426,7 +414,7 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
                      "the others reused (fresh).</p>")
     body = "\n".join(parts)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>cffair report: {_esc(name)}</title>\n'
-            f"<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+            f"<style>{_style()}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
 def write_report(path: str | Path, records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> Path:

@@ -36,12 +36,15 @@ from cffair.reporting.names import (
 from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables
 from cffair.reporting.records import check_results, find_record, results_long, weight_grid_frame
 
-__all__ = ["CAPTION_STYLE", "HTMLTable", "axiom_label", "best_cells", "compare", "comparison_table", "delta_summary",
+__all__ = ["CAPTION_CLASS", "COMPACT_CLASS", "HTMLTable", "axiom_label", "best_cells", "compare", "comparison_table", "delta_summary",
            "eq3_table", "format_cell", "format_delta", "format_table", "paper_table", "query_profiles",
            "query_sat_table", "query_table", "results_table", "side_by_side", "table3_comparison", "table5_frame",
            "table6_frame", "tidy_table"]
 
-_COMPACT_STYLE = "font-size: 0.8em;"
+#: The classes of a compact table and of its caption (their rules: the book's ``_static/cffair.css``, the
+#: own-data report's ``cffair/data/report.css``).
+COMPACT_CLASS = "cffair-compact"
+CAPTION_CLASS = "cffair-caption"
 #: A cell of numbers and signs only (no letters): it stays on one line.
 _NUMBERS = re.compile(r"^[^A-Za-z]*\d[^A-Za-z]*$")
 
@@ -56,8 +59,6 @@ def _unbreakable_labels(index: pd.Index) -> pd.Index:
     if isinstance(index, pd.MultiIndex):
         return index.set_levels([lv.map(_unbreakable) for lv in index.levels])
     return index.map(_unbreakable)
-#: Style of a caption above a table (wraps, left-aligned, at most a text column wide).
-CAPTION_STYLE = "white-space: normal; text-align: left; max-width: 42rem;"
 
 
 # ---------------------------------------------------------------------------- cells
@@ -147,15 +148,13 @@ def format_table(
         escape=escape,
         na_rep="—",
         float_format=(lambda v: float_format.format(v)),
-        classes=["cffair-table", "table"],
+        classes=["cffair-table", "table", *([COMPACT_CLASS] if compact else [])],
         border=0,
         sparsify=True,
     )
-    if compact:
-        table_html = table_html.replace("<table ", f'<table style="{_COMPACT_STYLE}" ', 1)
     if caption:
-        cap_style = f' style="{CAPTION_STYLE}"' if compact else ""
-        table_html = table_html.replace(">", f">\n  <caption{cap_style}>{html.escape(caption)}</caption>", 1)
+        cap_class = f' class="{CAPTION_CLASS}"' if compact else ""
+        table_html = table_html.replace(">", f">\n  <caption{cap_class}>{html.escape(caption)}</caption>", 1)
     return HTMLTable(table_html, frame)
 
 
@@ -276,7 +275,7 @@ def _cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
     if paper is None:
         return first
     lines = [f"paper {html.escape(paper)}"] + ([f"Δ {html.escape(delta)}"] if delta not in (None, "—") else [])
-    return first + "".join(f'<br><span style="font-size: 0.88em; color: #555;">{line}</span>' for line in lines)
+    return first + "".join(f'<br><span class="cffair-sub">{line}</span>' for line in lines)
 
 
 def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = True, layout: str = "cells",
