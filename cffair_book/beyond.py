@@ -321,7 +321,7 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         m = frame[frame["dataset"] == ds].groupby("variant").mean(numeric_only=True)
         r = overall[overall["dataset"] == ds].set_index("variant")
         attr = RECOURSE_GROUPS.get(ds)
-        text = (f"On {ds}, {r.loc['acc', 'recourse_rate']:.0%} of the sampled people LTN(acc) turns down have recourse, at a mean "
+        text = (f"On {dataset_name(ds)}, {r.loc['acc', 'recourse_rate']:.0%} of the sampled people LTN(acc) turns down have recourse, at a mean "
                 f"cost of {r.loc['acc', 'mean_cost']:.2f}; after A4, {r.loc['acc_cf', 'recourse_rate']:.0%} at "
                 f"{r.loc['acc_cf', 'mean_cost']:.2f}.")
         if attr:
@@ -341,7 +341,7 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
             sg, jt = small[VARIANT_LABELS["acc_cf_sg"]].mean(), small[VARIANT_LABELS["acc_cf_joint"]].mean()
             verdict = "the joint axiom protects them better" if jt < sg else "the subgroup axioms protect them better"
             out[f"intersections_{ds}"] = (
-                f"In the three smallest intersections of {ds} ({'; '.join(small.index)}: {int(small['test rows'].sum())} test rows "
+                f"In the three smallest intersections of {dataset_name(ds)} ({'; '.join(small.index)}: {int(small['test rows'].sum())} test rows "
                 f"over the folds) the joint twins' CF-MSE is {jt:.3f} with A4∩ and {sg:.3f} with A4ᵢ: {verdict}. Over all "
                 f"intersections it is {m.loc['acc_cf_joint', 'joint_cf_mse']:.3f} with A4∩, {m.loc['acc_cf_sg', 'joint_cf_mse']:.3f} "
                 f"with A4ᵢ, {m.loc['acc_cf', 'joint_cf_mse']:.3f} with A4 and {m.loc['acc', 'joint_cf_mse']:.3f} without a "
@@ -353,12 +353,12 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
                 parts.append(f"{VARIANT_LABELS[var]} takes its {label} from {m.loc['acc', own]:.3f} to {m.loc[var, own]:.3f} "
                              f"(accuracy {m.loc['acc', 'accuracy']:.3f} → {m.loc[var, 'accuracy']:.3f}, CF-MSE "
                              f"{m.loc['acc', 'cf_mse']:.3f} → {m.loc[var, 'cf_mse']:.3f})")
-        out[f"notions_{ds}"] = f"On {ds}: " + "; ".join(parts) + "."
+        out[f"notions_{ds}"] = f"On {dataset_name(ds)}: " + "; ".join(parts) + "."
         fixed = m.loc[["acc_cf_w3-1", "acc_cf", "acc_cf_w1-3"]]
         cf_list = ", ".join(f"{v:.3f}" for v in fixed["cf_mse"])
         acc_list = ", ".join(f"{v:.3f}" for v in fixed["accuracy"])
         out[f"adaptive_{ds}"] = (
-            f"On {ds}, the fixed (accuracy : CF) weights 3:1, 1:1 and 1:3 give CF-MSE {cf_list} at accuracy "
+            f"On {dataset_name(ds)}, the fixed (accuracy : CF) weights 3:1, 1:1 and 1:3 give CF-MSE {cf_list} at accuracy "
             f"{acc_list}; the CF-MSE budget gives "
             f"{m.loc['adaptive_budget', 'cf_mse']:.3f} at {m.loc['adaptive_budget', 'accuracy']:.3f}. Adaptive weights on A4ᵢ take "
             f"the worst-subgroup CF-MSE from {m.loc['acc_cf_sg', 'cf_mse_worst_subgroup']:.3f} (fixed) to "
@@ -368,6 +368,6 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     for ds in sorted(frame["dataset"].unique()):
         recs = [r for r in records if r["config"].get("setting") == "beyond" and r["config"]["dataset"] == ds]
         cpu = sum(float(r["timings"].get("cpu", r["timings"].get("total", 0.0))) for r in recs)
-        cost.append(f"{ds} {cpu / 60:.1f} min over {len(recs)} fold{'s' if len(recs) > 1 else ''}")
+        cost.append(f"{dataset_name(ds)} {cpu / 60:.1f} min over {len(recs)} fold{'s' if len(recs) > 1 else ''}")
     out["cost"] = "; ".join(cost)
     return out

@@ -380,8 +380,16 @@ def query_summary(queries: pd.DataFrame, dataset: str = "adult") -> pd.DataFrame
     subgroup's negatively predicted people for whom one is."""
     q = queries[queries["dataset"] == dataset]
     out = q.assign(found=q["found"].map({True: "yes", False: "no"}),
-                   witness_share=[_pct(v) for v in q["witness_share"]])
-    return out.set_index(["subgroup", "rule"])[["beta", "sat", "found", "witness_share", "n_negative"]].sort_index()
+                   witness_share=[_pct(v) for v in q["witness_share"]],
+                   rule=q["rule"].map(lambda r: QUERY_RULES.get(r, r)))
+    out = out.set_index(["subgroup", "rule"])[list(QUERY_COLUMNS)].sort_index()
+    return out.rename(columns=QUERY_COLUMNS).rename_axis(index=["subgroup", "x̂ chosen"])
+
+
+#: The display names of :func:`query_summary`'s columns and of the rules for choosing x̂.
+QUERY_COLUMNS: dict[str, str] = {"beta": "β", "sat": "satisfaction", "found": "someone within β",
+                                 "witness_share": "share with someone within β", "n_negative": "negatively predicted"}
+QUERY_RULES: dict[str, str] = {"nearest": "nearest neighbour (Table 4)", "random": "drawn at random"}
 
 
 def query_finding(queries: pd.DataFrame, dataset: str = "adult") -> str:

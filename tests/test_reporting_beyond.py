@@ -59,8 +59,8 @@ def test_sentences_say_which_axiom_protects_the_small_intersections() -> None:
     assert "the joint axiom protects them better" in text["intersections_adult"]
     worse = rb.findings([_record(0, 10, 0.5, 2.0, small_joint=0.5)])
     assert "the subgroup axioms protect them better" in worse["intersections_adult"]
-    assert text["recourse_adult"].startswith("On adult, 88% of the sampled people LTN(acc) turns down have recourse")
-    assert text["cost"] == "adult 2.0 min over 2 folds"
+    assert text["recourse_adult"].startswith("On Adult, 88% of the sampled people LTN(acc) turns down have recourse")
+    assert text["cost"] == "Adult 2.0 min over 2 folds"  # display names, not ids
 
 
 def test_figures_fit_the_column_and_refuse_missing_data() -> None:

@@ -265,3 +265,16 @@ def test_investigation_figures_draw_what_they_are_given(draw):
         fig = book.plot_threshold_sweep(sweep)
         assert fig.axes[0].get_xscale() == "log"
     plt.close("all")
+
+
+def test_the_query_summary_has_display_names_not_ids():
+    from cffair_book import investigations as inv
+
+    queries = pd.DataFrame({"dataset": ["adult"] * 2, "subgroup": ["Male, White"] * 2, "rule": ["nearest", "random"],
+                            "beta": [5.0, 5.0], "sat": [0.2, 0.3], "found": [True, False], "witness_share": [1.0, 0.25],
+                            "n_negative": [10, 10]})
+    out = inv.query_summary(queries)
+    assert list(out.columns) == list(inv.QUERY_COLUMNS.values()) and list(out.index.names) == ["subgroup", "x̂ chosen"]
+    assert not [c for c in [*out.columns, *out.index.get_level_values(1)] if "_" in c]
+    row = out.loc[("Male, White", "drawn at random")]
+    assert row["someone within β"] == "no" and row["share with someone within β"] == "25.0 %" and row["satisfaction"] == 0.3
