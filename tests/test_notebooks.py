@@ -93,8 +93,9 @@ def test_notebook_opens_with_its_question_objectives_and_time_to_run(name: str) 
 
 @pytest.mark.parametrize("name", sorted(RESULT_NOTEBOOKS))
 def test_result_notebook_structure(name: str) -> None:
-    """A ``parameters`` cell with ``mode = None``, then the cell that resolves the mode; code
-    other than that cell folded away."""
+    """A ``parameters`` cell with ``mode = None`` (removed from the page: papermill's hook, not
+    the reader's), then the cell that resolves the mode (folded); every other code cell folded
+    away or removed too."""
     import jupytext
 
     nb = jupytext.read(NOTEBOOK_DIR / f"{name}.md")
@@ -102,10 +103,12 @@ def test_result_notebook_structure(name: str) -> None:
     params = [i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1, "exactly one cell tagged 'parameters'"
     assert code[params[0]].source.strip() == "mode = None"
+    assert "remove-cell" in code[params[0]].metadata.get("tags", []), "the parameters cell is removed from the page"
+    assert "hide-input" in code[params[0] + 1].metadata.get("tags", []), "the loading cell is folded"
     nxt = code[params[0] + 1].source
     assert "reproduce.resolve_mode(mode)" in nxt and "reproduce.results_for(mode" in nxt
     assert 'matplotlib.use("Agg")' not in "".join(c.source for c in code)
-    # Plotting and table code is folded away; only the loading cell shows its input.
+    # Plotting and table code is folded away too.
     for c in code[params[0] + 2:]:
         tags = c.metadata.get("tags", [])
         assert {"hide-input", "remove-input", "remove-cell"} & set(tags), f"cell {c.source[:60]!r} should be tagged hide-input"
