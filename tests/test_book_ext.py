@@ -378,7 +378,7 @@ def test_the_lab_takes_ninety_minutes_and_names_real_pages() -> None:
     assert sum(b.minutes for b in course.LAB_PLAN) == course.LAB_MINUTES == 90
     toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
     assert all(b.page in toc for b in course.LAB_PLAN)
-    from cffair import pages
+    from cffair_book import pages
 
     assert all(b.live in pages.CHAPTERS for b in course.LAB_PLAN if b.live)
 
