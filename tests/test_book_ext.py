@@ -6,7 +6,7 @@
   Markdown (glued values, boxes, citations), and the notebook stays valid;
 * course_kit: exercise numbering, reading times from word counts, the student edition's removal
   of solutions; and a small book built in both editions (slow);
-* cffair.course: the lab plan's 90 minutes and each wording of whether a live run fits;
+* cffair_book.course: the lab plan's 90 minutes and each wording of whether a live run fits;
 * the bibliography holds every author-year citation written in a page's text;
 * tools/book_pdf.py and the Makefile's book-student and pdf targets.
 """
@@ -36,7 +36,7 @@ import plain_notebook  # noqa: E402
 from docutils import nodes  # noqa: E402
 from docutils.core import publish_doctree  # noqa: E402
 
-from cffair import course  # noqa: E402
+from cffair_book import course  # noqa: E402
 
 
 # ============================================================================ book_source

@@ -22,7 +22,7 @@ LAYERS = {"names": 0, "stats": 0, "paper": 1, "style": 1, "records": 2, "describ
           "verdicts": 3, "report": 4}
 # The book package sits above the whole of cffair.reporting.
 BOOK_LAYERS = {"layout": 0, "wording": 0, "reproduction": 0, "teaching": 0, "investigations": 1, "why": 1, "beyond": 1,
-               "registry": 1, "pages": 2, "claims": 2, "rulers": 3, "dependence": 4}
+               "registry": 1, "pages": 2, "course": 3, "claims": 2, "rulers": 3, "dependence": 4}
 
 # The library user's part of the API of the single-module cffair.reporting before it became a package
 # (the claims moved to the book package with the rest of what the book says).

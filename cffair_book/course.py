@@ -2,7 +2,7 @@
 
 The plan (:data:`LAB_PLAN`) is the teacher's choice of what to do when; what this module computes
 is the part that depends on measurements: each live run's time, read from the cold quick-mode
-measurements of ``benchmarks/results/regenerate.json`` (:func:`cffair.pages.regenerate_facts`),
+measurements of ``benchmarks/results/regenerate.json`` (:func:`cffair_book.pages.regenerate_facts`),
 and whether it fits its block, worded from those numbers (:func:`fit_note`).
 
 >>> sum(block.minutes for block in LAB_PLAN)
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from cffair import pages
+from cffair_book import pages
 
 __all__ = ["LAB_MINUTES", "LAB_PLAN", "LabBlock", "fit_note", "lab_plan_table", "live_seconds"]
 
