@@ -62,6 +62,7 @@ from cffair_book.dependence import (
     plot_dependence,
     saturation_finding,
     saturation_frame,
+    saturation_table,
 )
 from cffair_book.investigations import (
     cke_finding,
@@ -214,6 +215,7 @@ __all__ = [
     "plot_dependence",
     "saturation_finding",
     "saturation_frame",
+    "saturation_table",
     "NOTEBOOK_PAGES",
     "layout",
     "pages",

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["DEPENDENCE_LEVELS", "HEADLINE_CLAIMS", "Level", "dependence_frame", "dependence_table", "factor_paragraph",
-           "factor_world", "plot_dependence", "saturation_finding", "saturation_frame"]
+           "factor_world", "plot_dependence", "saturation_finding", "saturation_frame", "saturation_table"]
 
 Records = Sequence[Mapping[str, Any]]
 
@@ -268,16 +268,21 @@ _SHADE = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 2, VACUOUS: 3, PENDING: 4, NO_RECORD
 
 
 def dependence_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLTable:
-    """The headline table: a row per claim, a column per factor level, each cell the verdict at that
-    level (with the book's verdict on the same folds after an arrow where it differs)."""
+    """The headline table: a row per claim, a column per factor, each cell its levels' verdicts
+    (``level: verdict``, or ``level: book's verdict → new one`` where it differs); levels that
+    cannot act on the claim are left out, and a factor with none is "n/a". Four columns of words
+    that wrap, so the table fits a page's column whatever the number of levels."""
     if frame.empty:
         raise DataError("no claims to show: the dependence frame is empty.")
-    cells: dict[str, dict[tuple[str, str], str]] = {}
+    cells: dict[str, dict[str, list[str]]] = {}
     for r in frame.itertuples():
-        text = r.verdict if not r.changed else f"{r.base} → {r.verdict}"
-        cells.setdefault(r.claim, {})[(FACTOR_TITLES[r.factor], r.label)] = text
-    shown = pd.DataFrame.from_dict(cells, orient="index")
-    shown.columns = pd.MultiIndex.from_tuples(shown.columns)
+        row = cells.setdefault(r.claim, {})
+        parts = row.setdefault(FACTOR_TITLES[r.factor], [])
+        if r.verdict == NOT_APPLICABLE:
+            continue
+        parts.append(f"{r.label}: {r.verdict}" if not r.changed else f"{r.label}: {r.base} → {r.verdict}")
+    shown = pd.DataFrame({claim: {factor: "; ".join(parts) or NOT_APPLICABLE for factor, parts in row.items()}
+                          for claim, row in cells.items()}).T
     shown.index.name = "claim"
     return format_table(shown, caption)
 
@@ -391,6 +396,18 @@ def saturation_frame(records: Records) -> pd.DataFrame:
         rows.append(row)
     cols = ["dataset", *(lab for _, lab in SATURATION_ROWS), "share_p1", "share_p2", "share_p6"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def saturation_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLTable | None:
+    """:func:`saturation_frame` for the page: datasets by display name, shares as percentages, the
+    rows with no recorded saturation left out; ``None`` when no dataset has one yet."""
+    known = frame.drop(columns="dataset").notna().any(axis=1) if not frame.empty else pd.Series(dtype=bool)
+    shown = frame[known].copy()
+    if shown.empty:
+        return None
+    shown["dataset"] = shown["dataset"].map(dataset_name)
+    shown = shown.set_index("dataset").rename(columns={f"share_p{p}": f"A4's gradient on flipped pairs, p = {p}" for p in (1, 2, 6)})
+    return format_table(100 * shown, caption, float_format="{:.1f} %")
 
 
 #: A model is called saturated when at least this share of its outputs is within 0.01 of 0 or 1.

@@ -167,3 +167,20 @@ def test_saturation_finding_other_branches():
     assert "not the pre-training's alone" in dep.saturation_finding(dep.saturation_frame(_sat_records(0.5, 0.9, 0.6)))
     assert "does not move A4's pull" in dep.saturation_finding(dep.saturation_frame(_sat_records(0.95, 0.95, 0.95, p1=0.5, p6=0.4)))
     assert "No records with the saturation yet" in dep.saturation_finding(dep.saturation_frame([rec("cnf", 0, 0.1)]))
+
+
+def test_the_saturation_table_leaves_out_datasets_without_a_recorded_saturation():
+    frame = dep.saturation_frame(_sat_records(0.964, 0.972, 0.969) + [rec("cnf", 0, 0.1, dataset="adult")])
+    html = str(dep.saturation_table(frame, "caption"))
+    assert "96.4 %" in html and "Adult" not in html and "nan" not in html.lower()
+    assert dep.saturation_table(dep.saturation_frame([rec("cnf", 0, 0.1)])) is None
+
+
+def test_the_dependence_table_has_one_column_per_factor_and_marks_changes():
+    frame = dep.dependence_frame(base_records())
+    row = frame.iloc[0].to_dict()
+    frame.loc[0, ["base", "verdict", "changed"]] = ["holds", "inconclusive", True]
+    html = str(dep.dependence_table(frame))
+    titles = set(dep.FACTOR_TITLES.values())
+    assert sum(html.count(f">{t}<") for t in titles) == len(titles)  # one header per factor, not per level
+    assert f"{row['label']}: holds → inconclusive" in html
