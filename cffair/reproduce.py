@@ -1,8 +1,10 @@
 """Run the grid, check which records are fresh and why not, run the notebooks: ``cffair reproduce``.
 
-The grid runs with workers from joblib (one torch thread per process). Switching the worker pool
-to a cluster: ``run_grid(..., backend="dask")`` (or ``CFFAIR_BACKEND=dask``) runs the same
-tasks on a Dask cluster through ``joblib.parallel_config(backend="dask")``: the scheduler at
+The grid is a graph of stage tasks (:func:`cffair.experiments.tasks.task_graph`: the
+pre-training, each fairness and CKE setting, the GAN and each baseline of a fold), each started
+when the tasks it continues from are done (:mod:`cffair.scheduler`), on local worker processes
+(loky, one torch thread each). Switching the worker pool to a cluster: ``run_grid(...,
+backend="dask")`` (or ``CFFAIR_BACKEND=dask``) submits the same graph as Dask futures: the scheduler at
 ``$CFFAIR_DASK_SCHEDULER`` (``tcp://host:8786``) when it is set, else a local
 ``distributed.LocalCluster`` with ``jobs`` workers; with ``cluster=SlurmConfig(...)`` (``cffair
 reproduce --cluster slurm``), ``jobs`` SLURM jobs started through dask-jobqueue
@@ -31,6 +33,7 @@ from cffair._io import ensure_dir, write_text_atomic
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode, paper_grid
 from cffair.experiments.fingerprint import diff, package_versions
 from cffair.experiments.store import ResultsStore
+from cffair.experiments.tasks import Task, task_graph, task_groups
 from cffair.utils import project_root, write_json_atomic
 
 __all__ = [
@@ -194,32 +197,8 @@ def freshness(only: Sequence[str], mode: str | None = None, datasets: Sequence[s
 
 # ============================================================================ the grid
 def _task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]]:
-    """Group configs that share work, most important first.
-
-    Every LTN setting of one dataset × fold (of one partition: a repetition of cross-validation
-    has folds of its own) shares one pre-training, and so do the
-    investigations' variants that change only later stages; variants with pre-training options
-    (``lr``, ``clip_grad``: :attr:`~cffair.experiments.ExperimentConfig.pretrain_options`) form
-    a group of their own per value. The GAN baseline joins the fold's default group, since the
-    LTN of appendix A trains on the GAN's counterfactuals of the same fold. Every other baseline
-    is its own task. Groups are ordered by fold, then LTN groups, the paper's baselines, the
-    extra baselines and the groups that hold only investigations, so that an interrupted full
-    run has whole folds of the paper's tables first; the repetitions of cross-validation come after
-    the paper's partition.
-    """
-    groups: dict[tuple, list[ExperimentConfig]] = {}
-    for c in cfgs:
-        key: tuple = (c.profile, c.dataset, c.repeat, c.fold, "ltn", c.pretrain_options) if c.method in ("ltn", "gan") else (c.key,)
-        groups.setdefault(key, []).append(c)
-
-    def rank(group: list[ExperimentConfig]) -> tuple:
-        c = group[0]
-        kind = 0 if c.method in ("ltn", "gan") else 1 if c.setting in ("cnf", "dcevae") else 2
-        if all(g.options for g in group):
-            kind = 3
-        return (c.repeat, c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
-
-    return sorted(groups.values(), key=rank)
+    """Configs grouped by shared work, most important first (:func:`cffair.experiments.tasks.task_groups`)."""
+    return task_groups(cfgs)
 
 
 def _restamp_if_same(store: ResultsStore, cfg: ExperimentConfig, known: Mapping[str, str]) -> None:
@@ -254,9 +233,12 @@ def run_grid(
 
     Args:
         jobs: worker processes (each uses one torch thread).
-        backend: joblib backend: ``loky`` (default, local processes), ``dask`` (a Dask
-            cluster), or any registered one. Also read from ``$CFFAIR_BACKEND``.
-        runner: the function that runs one task group (default: :func:`cffair.pipeline.run_group`).
+        backend: ``loky`` (default, local processes), ``dask`` (a Dask cluster),
+            ``multiprocessing``, ``threading`` or ``sequential`` (:mod:`cffair.scheduler`).
+            Also read from ``$CFFAIR_BACKEND``.
+        runner: a function that runs one whole task group ``(configs, store)``; by default the
+            grid runs as a graph of stage tasks (:func:`cffair.experiments.tasks.task_graph`,
+            :func:`cffair.pipeline.run_task`), each started when its dependencies are done.
         expected: today's fingerprint of a config (tests pass their own with a toy runner).
         known_inputs: ``{dataset: {input: content hash}}`` of upstream outputs regenerated
             before the grid (the counterfactuals): a record whose input was made by changed
@@ -267,8 +249,9 @@ def run_grid(
             ``"cuda"``; default :func:`~cffair.devices.current_device` (``"cpu"`` unless set); with several accelerators, task ``k`` gets ``cuda:(k mod count)``, one
             device per task. Checked before any work; it enters no fingerprint.
     """
-    from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
+
+    from cffair import scheduler
 
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}.")
@@ -285,20 +268,27 @@ def run_grid(
             pending.append(c)
         elif known_inputs and runner is None:
             _restamp_if_same(store, c, known_inputs.get(c.dataset, {}))
-    groups = _task_groups(pending)
+    tasks = task_graph(pending, split=runner is None)  # a runner of its own takes whole groups
     backend = backend or os.environ.get("CFFAIR_BACKEND") or "loky"
     if cluster is not None and backend != "dask":
         raise ValueError(f"a SLURM cluster runs through the dask backend, not {backend!r}; pass backend='dask'.")
     client = _dask_client(jobs, cluster) if backend == "dask" else None
-    if runner is None:
-        from cffair.pipeline import run_group as runner
-    devices = task_devices(device or current_device(), len(groups))  # checked here, before any worker starts
+    devices = task_devices(device or current_device(), len(tasks))  # checked here, before any worker starts
+    device_of = {t.id: d for t, d in zip(tasks, devices)}  # one device per task
     bar = tqdm(total=len(pending), desc="experiments", unit="run", disable=not progress)
+
+    def call(task: Task) -> tuple[Callable[..., Any], tuple]:
+        return _run_in_worker, (runner, task, store.root, os.getpid(), device_of[task.id])
+
+    def done(task: Task, n: int) -> None:
+        bar.update(n)
+
     try:
-        with parallel_config(backend=backend, n_jobs=jobs):
-            tasks = (delayed(_run_in_worker)(runner, g, store.root, os.getpid(), dev) for g, dev in zip(groups, devices))
-            for recs in Parallel(return_as="generator_unordered")(tasks):
-                bar.update(len(recs))
+        if client is not None:
+            scheduler.run_dask(tasks, call, client, done)
+        else:
+            executor, slots = scheduler.local_executor(backend, jobs)
+            scheduler.run_local(tasks, call, executor, slots, done)
     finally:
         bar.close()
         if client is not None:
@@ -353,8 +343,9 @@ def _watch_parent(parent: int, every: float = 1.0) -> None:
     _WATCHDOG.append(t)
 
 
-def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, parent: int,
-                   device: str = "cpu") -> list[dict[str, Any]]:
+def _run_in_worker(runner: Runner | None, task: Task, root: Path, parent: int, device: str = "cpu") -> int:
+    """Run one task in a worker on ``device`` (:func:`cffair.pipeline.run_task`, or ``runner`` on
+    the task's group); the number of records it wrote."""
     from joblib import parallel_config
 
     from cffair.devices import use_device
@@ -366,7 +357,11 @@ def _run_in_worker(runner: Runner, group: list[ExperimentConfig], root: Path, pa
     # joblib inside a task (scikit-learn's transformers) runs in this process: under the Dask
     # backend it would otherwise queue behind the very task that waits for it
     with parallel_config(backend="sequential"), use_device(device):
-        return runner(group, ResultsStore(root))
+        if runner is None:
+            from cffair.pipeline import run_task
+
+            return len(run_task(task, ResultsStore(root)))
+        return len(runner(list(task.configs), ResultsStore(root)))
 
 
 # ============================================================================ provenance

@@ -20,7 +20,7 @@ Choices (documented on the book's *Reproducing* page):
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.store import ResultsStore
@@ -36,7 +36,15 @@ from cffair.pipeline.counterfactuals import (
 from cffair.pipeline.fold import FoldData
 from cffair.pipeline.keys import RUNNERS, finish, record_fingerprint
 
-__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "prepare_inputs", "run_group"]
+__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "prepare_inputs", "run_group", "run_task"]
+
+if TYPE_CHECKING:
+    from cffair.causal.cfset import CFPairs
+    from cffair.experiments.tasks import Task
+
+#: This process's last fold (``(identity, FoldData, input contents)``): consecutive tasks of one
+#: fold in a worker load its data once, as one task group did.
+_FOLD: list[tuple[tuple, FoldData, dict[str, str]]] = []
 
 
 def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
@@ -45,17 +53,8 @@ def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[s
 
     torch_cpu_setup()
     cfg0 = group[0]
-    cfset = counterfactual_set(cfg0.dataset, cfg0.profile)
-    contents = {"counterfactuals": content_hash(cfset)}
-    rulers = ruler_sets(cfg0.dataset, cfg0.profile, paper=cfset)  # appendix C's; {} for a registered dataset
-    contents.update({RULERS[name].input: content_hash(twins) for name, twins in rulers.items() if name != "paper"})
-    fd = FoldData.build(cfg0, cfset, rulers)
-    records = []
-    for c in group:
-        if c.method != "ltn":
-            metrics, timings, extra = importlib.import_module(RUNNERS[c.method]).run(c, fd)
-            records.append(finish(c, store, fd.data_hash, contents, metrics, timings,
-                                  n_train=int(len(fd.train)), n_test=int(len(fd.test)), **extra))
+    fd, contents = _fold(cfg0, cache=False)
+    records = [_baseline(c, fd, store, contents) for c in group if c.method != "ltn"]
     ltn = [c for c in group if c.method == "ltn"]
     if ltn:
         runner = importlib.import_module(RUNNERS["ltn"])
@@ -67,3 +66,69 @@ def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[s
         records += runner.run(ltn, fd, store, contents, lambda c, known: record_fingerprint(c, fd.data_hash, known),
                               gan_pairs=gan_pairs, gan_content=gan_content)
     return records
+
+
+def _fold(cfg: ExperimentConfig, cache: bool = True) -> tuple[FoldData, dict[str, str]]:
+    """``cfg``'s fold and the content hashes of its inputs (the twins and the rulers)."""
+    ident = (cfg.dataset, cfg.profile, cfg.fold, cfg.fold_count, cfg.repeat, cfg.seed)
+    if cache and _FOLD and _FOLD[0][0] == ident:
+        return _FOLD[0][1], dict(_FOLD[0][2])
+    _FOLD.clear()  # one fold per process at most (Adult's holds about 1.3 GB)
+    cfset = counterfactual_set(cfg.dataset, cfg.profile)
+    contents = {"counterfactuals": content_hash(cfset)}
+    rulers = ruler_sets(cfg.dataset, cfg.profile, paper=cfset)  # appendix C's; {} for a registered dataset
+    contents.update({RULERS[name].input: content_hash(twins) for name, twins in rulers.items() if name != "paper"})
+    fd = FoldData.build(cfg, cfset, rulers)
+    if cache:
+        _FOLD.append((ident, fd, dict(contents)))
+    return fd, contents
+
+
+def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
+    """Run one task of the split grid (:func:`cffair.experiments.tasks.task_graph`) and store its records.
+
+    Its inputs from other tasks (the pre-trained checkpoint, a CKE setting's parent, the GAN's
+    twins) come from the store's stage folder (:class:`~cffair.pipeline.stages.StageStore`),
+    or are computed here when absent; its records equal :func:`run_group`'s.
+    """
+    from cffair.pipeline.stages import StageStore
+    from cffair.utils import stable_hash, torch_cpu_setup
+
+    torch_cpu_setup()
+    if task.stage == "group":
+        return run_group(list(task.configs), store)
+    fd, contents = _fold(task.target)
+    if task.stage == "run":
+        return [_baseline(c, fd, store, contents) for c in task.configs]
+    stages = StageStore(store.root / "stages")
+
+    def key(name: str, cfg: ExperimentConfig) -> str:
+        from cffair.pipeline.keys import producer
+
+        return stable_hash(producer(name, cfg, fd.data_hash))
+
+    def gan_twins(cfg: ExperimentConfig) -> tuple[CFPairs, CFPairs, str]:
+        """The twins of ``cfg``'s GAN (its seed and variant: :func:`cffair.pipeline.gan.source_config`)."""
+        gan = importlib.import_module(RUNNERS["gan"])
+        name = key("gan_counterfactuals", cfg)
+        sets = {part: stages.twins(f"{name}-{part}") for part in ("train", "test")}
+        for part, rows in (("train", fd.train), ("test", fd.test)):
+            if sets[part] is None:  # fit (or reuse this process's) GAN of the fold
+                sets[part] = gan.model(fd, cfg).counterfactuals(fd.frame, rows=rows)
+                stages.put_twins(f"{name}-{part}", sets[part])
+        train, test = fd.pairs(fd.train, cfset=sets["train"]), fd.pairs(fd.test, cfset=sets["test"])
+        return train, test, gan.pairs_hash(train)
+
+    if task.stage == "gan":
+        records = [_baseline(c, fd, store, contents) for c in task.configs]
+        if not task.target.tag:  # a seed tag: a study's GAN no LTN trains on
+            gan_twins(task.target)  # stored for the LTN trained on them (appendix A)
+        return records
+    runner = importlib.import_module(RUNNERS["ltn"])
+    return runner.run_stage(task.stage, task.target, task.configs, fd, store, contents,
+                            lambda c, known: record_fingerprint(c, fd.data_hash, known), stages, key, gan_twins)
+
+
+def _baseline(c: ExperimentConfig, fd: FoldData, store: ResultsStore, contents: dict[str, str]) -> dict[str, Any]:
+    metrics, timings, extra = importlib.import_module(RUNNERS[c.method]).run(c, fd)
+    return finish(c, store, fd.data_hash, contents, metrics, timings, n_train=int(len(fd.train)), n_test=int(len(fd.test)), **extra)

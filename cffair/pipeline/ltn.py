@@ -17,8 +17,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,10 +28,12 @@ from cffair.devices import current_device
 from cffair.experiments.config import ExperimentConfig, profile
 from cffair.experiments.fingerprint import diff
 from cffair.experiments.store import ResultsStore, make_record
+from cffair.experiments.tasks import parent_config, pretrain_config
 from cffair.pipeline.fold import FoldData
+from cffair.pipeline.stages import StageStore, state_hash
 from cffair.utils import seed_everything, stable_hash
 
-__all__ = ["DIAGNOSTIC_P", "HISTORY_STRIDE", "QUERY_SUBGROUPS", "run", "state_hash"]
+__all__ = ["DIAGNOSTIC_P", "HISTORY_STRIDE", "QUERY_SUBGROUPS", "run", "run_stage", "state_hash"]
 
 #: History is stored every ``HISTORY_STRIDE`` epochs (the curves in the book).
 HISTORY_STRIDE = 10
@@ -46,17 +47,6 @@ QUERY_SUBGROUPS: dict[str, float] = {
 }
 
 
-def state_hash(state: dict[str, Any]) -> str:
-    """Content hash of a learner's state (a pre-trained checkpoint)."""
-    import torch
-
-    parts = []
-    for k in sorted(state["model"]):
-        v = state["model"][k]
-        parts.append(k.encode() + (v.detach().cpu().numpy().tobytes() if isinstance(v, torch.Tensor) else repr(v).encode()))
-    return stable_hash(*parts)
-
-
 def _history(learner: Any) -> dict[str, list]:
     h = learner.history_
     if h.empty:
@@ -65,8 +55,6 @@ def _history(learner: Any) -> dict[str, list]:
     return {c: [None if (isinstance(v, float) and np.isnan(v)) else v for v in h[c].tolist()] for c in h.columns}
 
 
-#: Options that change the fairness stage: a config with one is not the parent of a CKE setting.
-_FAIR_OPTIONS = ("fair_p", "fair_epochs", "semantics", "a4_body")
 #: The ∀ exponents of A4 at which the pre-trained model's gradient share on flipped pairs is recorded.
 DIAGNOSTIC_P: tuple[float, ...] = (1.0, 2.0, 6.0)
 
@@ -128,11 +116,66 @@ def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
                                "device")}
 
 
+def _pretrain(cfg: ExperimentConfig, fd: FoldData) -> tuple[Any, float]:
+    """The shared pre-training of ``cfg``'s fold on the accuracy axioms: ``(learner, seconds)``."""
+    from cffair.training import LTNLearner
+
+    seed_everything(cfg.seed)
+    t0 = time.perf_counter()
+    # weights and later-stage options do not act on the accuracy axioms alone; the group shares pre-training options
+    base = LTNLearner(setting="acc", **_ltn_kwargs(pretrain_config(cfg), fd))
+    base.fit(fd.X_train, fd.y_train)
+    return base, time.perf_counter() - t0
+
+
+def _fair(cfg: ExperimentConfig, fd: FoldData, pretrained: dict[str, Any], train_pairs: CFPairs) -> Any:
+    """A fairness setting (acc+CF or acc+CF_sg) continued from the pre-trained checkpoint."""
+    from cffair.training import LTNLearner
+
+    learner = LTNLearner.load(pretrained, setting=cfg.setting.removeprefix("ltn_"), **_overrides(cfg, fd))
+    return learner.fit(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs))
+
+
+def _twins_of(cfg: ExperimentConfig, fd: FoldData) -> FoldData:
+    """The fold a config trains and is scored on: a ruler's twins with option ``twins`` (appendix
+    C's sound-twins study), else the fold itself."""
+    return fd.with_twins(cfg.option_map["twins"]) if "twins" in cfg.option_map else fd
+
+
+def _finish(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore, fp: dict[str, Any], learner: Any, extra: dict[str, Any],
+            train_pairs: CFPairs, own_test: CFPairs | None, pre_time: float, t1: float) -> dict[str, Any]:
+    """Evaluate a trained setting (on its own twins, :func:`_twins_of`), store its record and return it."""
+    metrics = _twins_of(cfg, fd).evaluate(learner.predict_d)
+    if cfg.cf_source != "cnf" and own_test is not None:
+        extra["metrics_own_counterfactuals"] = fd.evaluate(learner.predict_d, own_test)
+    if cfg.setting == "ltn_acc_cf" and not cfg.tag and cfg.cf_source == "cnf" and set(cfg.option_map) <= {"x_hat"}:
+        extra["queries"] = _queries(learner, fd, cfg.option_map.get("x_hat", "nearest"), cfg.seed)
+    timings = {"pretrain": round(pre_time, 2), "setting": round(time.perf_counter() - t1, 2)}
+    timings["total"] = round(timings["pretrain"] + timings["setting"], 2)
+    rec = make_record(
+        cfg, fp, metrics, timings,
+        satisfaction={k: float(v) for k, v in learner.satisfactions().items()},
+        history=_history(learner),
+        n_train=int(len(fd.train)), n_test=int(len(fd.test)), n_train_pairs=int(len(train_pairs.row_id)),
+        **extra,
+    )
+    store.put(rec)
+    return rec
+
+
+def _restamped(cfg: ExperimentConfig, store: ResultsStore, fp: dict[str, Any], known: dict[str, str]) -> dict[str, Any] | None:
+    """The stored record restamped when an upstream refactor gave the same inputs, else ``None``."""
+    stored = store.get(cfg)
+    if stored is not None and not diff(stored["fingerprint"], fp, known):
+        return store.restamp(stored, fp)
+    return None
+
+
 def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, contents: dict[str, str],
         fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
         gan_pairs: Callable[[ExperimentConfig, bool], CFPairs] | None = None,
         gan_content: Callable[[ExperimentConfig], str] | None = None) -> list[dict[str, Any]]:
-    """Run the LTN settings of one fold and store a record each.
+    """Run the LTN settings of one fold in this process and store a record each.
 
     Args:
         contents: content hashes of the inputs known so far (``counterfactuals``).
@@ -141,17 +184,7 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
             (``True``) rows, for settings trained on them (appendix A).
         gan_content: content hash of a config's GAN's training pairs.
     """
-    from cffair.training import LTNLearner
-
-    cfg0 = group[0]
-    seed_everything(cfg0.seed)
-    t0 = time.perf_counter()
-    default = ExperimentConfig(cfg0.dataset, cfg0.fold, cfg0.setting, profile=cfg0.profile, n_folds=cfg0.n_folds)
-    # weights and later-stage options do not act on the accuracy axioms alone; the group shares pre-training options
-    equal = replace(cfg0, weights=default.weights, tag="", options=cfg0.pretrain_options)
-    base = LTNLearner(setting="acc", **_ltn_kwargs(equal, fd))
-    base.fit(fd.X_train, fd.y_train)
-    pre_time = time.perf_counter() - t0
+    base, pre_time = _pretrain(group[0], fd)
     pretrained = base.state_dict()
     known = {**contents, "pretrained": state_hash(pretrained)}
     models: dict[tuple, Any] = {}
@@ -161,47 +194,138 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
             known["counterfactuals_all"] = _content_all(fd)
         own = known if cfg.cf_source != "gan" or gan_content is None else {**known, "gan_counterfactuals": gan_content(cfg)}
         fp = fingerprint(cfg, own)
-        stored = store.get(cfg)
-        if stored is not None and not diff(stored["fingerprint"], fp, own):
-            records.append(store.restamp(stored, fp))  # an upstream refactor gave the same inputs
+        again = _restamped(cfg, store, fp, own)
+        if again is not None:
+            records.append(again)  # an upstream refactor gave the same inputs
             continue
         t1 = time.perf_counter()
         extra: dict[str, Any] = {}
-        # appendix C's sound-twins study: trained and scored on a ruler's twins (option ``twins``)
-        f = fd.with_twins(cfg.option_map["twins"]) if "twins" in cfg.option_map else fd
-        train_pairs = gan_pairs(cfg, False) if cfg.cf_source == "gan" and gan_pairs else f.pairs_train
+        train_pairs = gan_pairs(cfg, False) if cfg.cf_source == "gan" and gan_pairs else _twins_of(cfg, fd).pairs_train
         if cfg.setting == "ltn_acc" and not cfg.tag:
             learner = base
             if not cfg.options:
                 extra["diagnostics"] = _diagnostics(base, fd)
         elif cfg.setting in ("ltn_acc_cf", "ltn_acc_cf_sg"):
-            learner = LTNLearner.load(pretrained, setting=cfg.setting.removeprefix("ltn_"), **_overrides(cfg, fd))
-            learner.fit(fd.X_train, fd.y_train, pairs=train_pairs, pair_subgroups=fd.pair_subgroups(train_pairs))
+            learner = _fair(cfg, fd, pretrained, train_pairs)
             if not cfg.tag and not cfg.options:
                 models[(cfg.setting, cfg.cf_source)] = learner.state_dict()
         elif cfg.setting.endswith("_cke"):
-            own_parent = any(k in _FAIR_OPTIONS for k in cfg.option_map)
-            parent_state = None if own_parent else models.get((cfg.setting.removesuffix("_cke"), cfg.cf_source))
+            parent = parent_config(cfg)
+            parent_state = None if parent is None else models.get((parent.setting, cfg.cf_source))
             learner, extra = _run_cke(cfg, fd, parent_state, pretrained, train_pairs)
         else:
             raise ValueError(f"unknown LTN setting {cfg.setting!r}")
-        metrics = f.evaluate(learner.predict_d)
-        if cfg.cf_source != "cnf" and gan_pairs is not None:
-            extra["metrics_own_counterfactuals"] = fd.evaluate(learner.predict_d, gan_pairs(cfg, True))
-        if cfg.setting == "ltn_acc_cf" and not cfg.tag and cfg.cf_source == "cnf" and set(cfg.option_map) <= {"x_hat"}:
-            extra["queries"] = _queries(learner, fd, cfg.option_map.get("x_hat", "nearest"), cfg.seed)
-        timings = {"pretrain": round(pre_time, 2), "setting": round(time.perf_counter() - t1, 2)}
-        timings["total"] = round(timings["pretrain"] + timings["setting"], 2)
-        rec = make_record(
-            cfg, fp, metrics, timings,
-            satisfaction={k: float(v) for k, v in learner.satisfactions().items()},
-            history=_history(learner),
-            n_train=int(len(fd.train)), n_test=int(len(fd.test)), n_train_pairs=int(len(train_pairs.row_id)),
-            **extra,
-        )
-        store.put(rec)
-        records.append(rec)
+        own_test = gan_pairs(cfg, True) if gan_pairs is not None and cfg.cf_source != "cnf" else None
+        records.append(_finish(cfg, fd, store, fp, learner, extra, train_pairs, own_test, pre_time, t1))
     return records
+
+
+#: A stage output's file name in the stage folder, given its input name and config (the
+#: dispatcher's: the hash of the output's producer fingerprint).
+ProducerKey = Callable[[str, ExperimentConfig], str]
+#: A config's GAN's twins of the fold as ``(training pairs, test pairs, content hash of the training pairs)``.
+GanTwins = Callable[[ExperimentConfig], tuple[CFPairs, CFPairs, str]]
+
+
+def _pretrained(cfg: ExperimentConfig, fd: FoldData, stages: StageStore, key: ProducerKey) -> tuple[dict[str, Any], float, Any]:
+    """The pre-trained checkpoint of ``cfg``'s fold from the stage folder, or trained now and
+    stored: ``(state, seconds it took, the learner if trained now else None)``."""
+    name = key("pretrained", cfg)
+    got = stages.learner_state(name)
+    if got is not None:
+        return got[0], float(got[1]["seconds"]), None
+    base, seconds = _pretrain(cfg, fd)
+    stages.put_learner(name, base, seconds=seconds)
+    return base.state_dict(), seconds, base
+
+
+def parent_key(cfg: ExperimentConfig) -> str | None:
+    """Whether a fairness setting is one a CKE setting continues from (no tag, no options): its
+    setting name then, else ``None``."""
+    return None if cfg.tag or cfg.options else cfg.setting
+
+
+def run_stage(stage: str, target: ExperimentConfig, configs: Sequence[ExperimentConfig], fd: FoldData, store: ResultsStore,
+              contents: dict[str, str], fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
+              stages: StageStore, key: ProducerKey, gan_twins: GanTwins | None = None) -> list[dict[str, Any]]:
+    """Run one stage of the LTN on one fold (a task of :func:`cffair.experiments.tasks.task_graph`)
+    and store the records of ``configs`` (none for a task that only makes ``target``'s output).
+
+    * ``pretrain``: the pre-training (``target`` is its canonical config), stored as a
+      checkpoint; the ``ltn_acc`` records (the paper's with the pre-trained model's diagnostics).
+    * ``fair``: ``target``'s fairness setting from the stored pre-training; a setting a CKE
+      setting continues from (no tag, no options) is stored too, under its record's hash.
+    * ``cke``: ``target``'s CKE setting from its stored parent (trained now and stored when
+      absent), or from a parent of its own (:func:`~cffair.experiments.tasks.parent_config`).
+
+    The numbers equal :func:`run`'s: a checkpoint restores weights, Adam's state and history.
+    """
+    from cffair.training import LTNLearner
+
+    pretrained, pre_time, base = _pretrained(target, fd, stages, key)
+    known = {**contents, "pretrained": state_hash(pretrained)}
+    own_test = None
+    if target.cf_source == "gan":
+        if gan_twins is None:
+            raise ValueError(f"{target.key} trains on the GAN's twins; pass gan_twins.")
+        train_pairs, own_test, known["gan_counterfactuals"] = gan_twins(target)
+    else:
+        train_pairs = _twins_of(target, fd).pairs_train
+    if target.option_map.get("explain") == "all":
+        known["counterfactuals_all"] = _content_all(fd)
+    records = []
+    if stage == "pretrain":
+        for cfg in configs:  # the ltn_acc records: the pre-trained model itself
+            fp = fingerprint(cfg, known)
+            again = _restamped(cfg, store, fp, known)
+            if again is not None:
+                records.append(again)
+                continue
+            t1 = time.perf_counter()
+            learner = base
+            if learner is None:  # the checkpoint came from the stage folder: the same weights and history
+                learner = LTNLearner.load(pretrained, setting="acc", progress=False).restore_axioms(fd.X_train, fd.y_train)
+            extra = {} if cfg.options else {"diagnostics": _diagnostics(learner, fd)}
+            records.append(_finish(cfg, fd, store, fp, learner, extra, _twins_of(cfg, fd).pairs_train, None, pre_time, t1))
+        return records
+    if stage == "fair":
+        if target.setting not in ("ltn_acc_cf", "ltn_acc_cf_sg"):
+            raise ValueError(f"unknown LTN setting {target.setting!r}")
+        name = stable_hash(fingerprint(target, known)) if parent_key(target) else None  # a CKE setting's parent
+        have = name is not None and stages.learner_state(name) is not None
+        if not configs and (name is None or have):
+            return []  # a producer whose output is there already
+        for cfg in configs:
+            again = _restamped(cfg, store, fingerprint(cfg, known), known)
+            if again is not None and (name is None or have):
+                return [again]
+        t1 = time.perf_counter()
+        seed_everything(target.seed)
+        learner, extra = _fair(target, fd, pretrained, train_pairs), {}
+        if name is not None:
+            stages.put_learner(name, learner)
+    elif stage == "cke":
+        for cfg in configs:
+            again = _restamped(cfg, store, fingerprint(cfg, known), known)
+            if again is not None:
+                return [again]
+        t1 = time.perf_counter()
+        seed_everything(target.seed)
+        parent = parent_config(target)
+        parent_state = None
+        if parent is not None:
+            name = stable_hash(fingerprint(parent, known))
+            got = stages.learner_state(name)
+            if got is None:  # the parent's record was fresh and its model is gone: train it again
+                made = _fair(parent, fd, pretrained, train_pairs)
+                stages.put_learner(name, made)
+                parent_state = made.state_dict()
+            else:
+                parent_state = got[0]
+        learner, extra = _run_cke(target, fd, parent_state, pretrained, train_pairs)
+    else:
+        raise ValueError(f"unknown LTN stage {stage!r}")
+    return [_finish(cfg, fd, store, fingerprint(cfg, known), learner, extra, train_pairs, own_test, pre_time, t1) for cfg in configs]
 
 
 def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state: Any, pretrained: Any, train_pairs: CFPairs) -> tuple[Any, dict[str, Any]]:
