@@ -15,11 +15,16 @@ per dataset × fold × setting (its own seconds). This script reads them and sum
   dropping a study would save;
 * the quick reproduction's wall time against its 10-minute target, when
   ``results/quick/provenance.json`` exists (``cffair reproduce --mode quick``);
-* the task graph of the run (one task per LTN group with its GAN, one per other baseline,
-  :func:`cffair.reproduce._task_groups`) with each task's core-seconds from its records: the
-  critical path (the longest task), the parallel efficiency of the two workers (core-seconds ÷
-  (workers × experiment wall time)), and the makespan projected for N workers of a Dask cluster
-  by replaying the runner's schedule (each free worker takes the next task in submission order);
+* the task graph of the run (:func:`cffair.experiments.tasks.task_graph`: the pre-training, each
+  fairness and CKE setting, the GAN and each other baseline of a fold, each task after those it
+  continues from) with each task's core-seconds from its records: the critical path (the
+  longest chain of dependencies), the parallel efficiency of the two workers of the run
+  (core-seconds ÷ (workers × experiment wall time)), and the makespan projected for 1–64
+  workers by replaying the scheduler's policy (a free worker takes the first ready task,
+  :func:`cffair.experiments.tasks.simulate`); the same for the task groups of before
+  (``task_graph_groups``: one task per LTN group with its GAN), and for the whole grid of today's
+  checkout (``task_graph_grid``: a config without a record takes its twin's seconds on the paper's
+  partition);
 * with ``--measure``: the same small real grid (COMPAS, quick profile) run on 1 and on 2 local
   workers, wall-clock seconds and the measured speed-up.
 
@@ -113,8 +118,7 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
     records = [r for r in store.records() if _key(r) in wanted]
     table = core_seconds(records)
     stages = {k: float(v) for k, v in prov["stage_seconds"].items()}
-    tasks = task_seconds(records)
-    graph = projection(tasks)
+    graph = projection(*task_seconds(records))
     # a run that resumed a regeneration computed only part of the grid: its wall time is not a
     # whole run's, so the whole run's is projected from the records' own seconds
     whole = prov.get("records_computed", len(wanted)) >= prov.get("records_in_grid", len(wanted))
@@ -140,6 +144,8 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
         "group_seconds": group_seconds(records),
     }
     out["task_graph"] = graph
+    out["task_graph_groups"] = projection(*task_seconds(records, split=False))  # the unsplit groups of before
+    out["task_graph_grid"] = whole_grid(records)
     workers = int((prov.get("machine") or {}).get("cpus") or 2)
     exp_wall = stages.get("experiments")
     if exp_wall and whole:
@@ -154,54 +160,101 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
     return out
 
 
-def task_seconds(records: list[dict[str, Any]]) -> list[tuple[str, float]]:
-    """``(task, core-seconds)`` in the runner's submission order (pre-training counted once per task)."""
+def task_seconds(records: list[dict[str, Any]], *, split: bool = True) -> tuple[list[Any], dict[str, float]]:
+    """The task graph of the records' configs (:func:`cffair.experiments.tasks.task_graph`) and
+    each task's core-seconds from its records: a pre-training task its fold's pre-training (once)
+    and the ``ltn_acc`` evaluation, every other task its records' own seconds. ``split=False``:
+    the task groups of before (one per LTN group with its GAN), pre-training counted once each."""
     from cffair.experiments import ExperimentConfig
-    from cffair.reproduce import _task_groups
+    from cffair.experiments.tasks import pretrain_config, task_graph
 
     by_key = {_key(r): r for r in records}
-    tasks = []
-    for group in _task_groups([ExperimentConfig.from_dict(r["config"]) for r in records]):
-        recs = [by_key[c.key] for c in group]
-        pretrain = _shared_pretrain(group, [r.get("timings", {}) for r in recs])
-        total = pretrain + sum(float(r.get("timings", {}).get("setting", r.get("timings", {}).get("total", 0.0))) for r in recs)
-        c = group[0]
-        tasks.append((f"{c.dataset}/fold{c.fold}/{'ltn+gan' if c.method in ('ltn', 'gan') else c.setting}", total))
-    return tasks
+    cfgs = [ExperimentConfig.from_dict(r["config"]) for r in records]
+    pretrain: dict[str, float] = {}
+    for c in cfgs:
+        if c.method == "ltn":
+            k = pretrain_config(c).key
+            pretrain[k] = max(pretrain.get(k, 0.0), float(by_key[c.key].get("timings", {}).get("pretrain", 0.0)))
+
+    def own(c: Any) -> float:
+        t = by_key[c.key].get("timings", {}) if c.key in by_key else {}
+        return float(t.get("setting", t.get("total", 0.0)))
+
+    tasks = task_graph(cfgs, split=split)
+    seconds = {}
+    for t in tasks:
+        if t.stage == "group":
+            seconds[t.id] = _shared_pretrain(list(t.configs), [by_key[c.key].get("timings", {}) for c in t.configs]) \
+                + sum(own(c) for c in t.configs)
+        elif t.stage == "pretrain":
+            seconds[t.id] = pretrain.get(t.target.key, 0.0) + sum(own(c) for c in t.configs)
+        else:  # a producer task without records of its own costs what its target's record took
+            seconds[t.id] = sum(own(c) for c in t.configs) if t.configs else own(t.target)
+    return tasks, seconds
 
 
 def makespan(durations: list[float], workers: int) -> float:
-    """Wall time of running ``durations`` in order on ``workers``, each free worker taking the next task.
+    """Wall time of running independent ``durations`` in order on ``workers``, each free worker
+    taking the next task (:func:`cffair.experiments.tasks.simulate` without dependencies).
 
     >>> makespan([4, 1, 1, 1, 1], 2)
     4.0
     >>> makespan([1, 1, 1, 1], 1)
     4.0
     """
-    import heapq
+    from cffair.experiments import ExperimentConfig
+    from cffair.experiments.tasks import Task, simulate
 
-    free = [0.0] * workers
-    heapq.heapify(free)
-    end = 0.0
-    for d in durations:
-        start = heapq.heappop(free)
-        heapq.heappush(free, start + d)
-        end = max(end, start + d)
-    return float(end)
+    cfg = ExperimentConfig("compas", 0, "cnf")
+    tasks = [Task(str(i), "run", cfg) for i in range(len(durations))]
+    return float(max(simulate(tasks, {str(i): float(d) for i, d in enumerate(durations)}, workers).values(), default=0.0))
 
 
-def projection(tasks: list[tuple[str, float]], workers: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)) -> dict[str, Any]:
-    """Critical path and projected makespans of the task graph (tasks are independent)."""
-    durations = [d for _, d in tasks]
-    longest = max(tasks, key=lambda t: t[1])
-    total = sum(durations)
+WORKERS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def projection(tasks: list[Any], seconds: dict[str, float], workers: tuple[int, ...] = WORKERS) -> dict[str, Any]:
+    """Critical path, projected makespans (the scheduler's policy replayed by
+    :func:`cffair.experiments.tasks.simulate`), lower bounds ``max(critical path, core-seconds / N)``
+    and parallel efficiency ``core-seconds / (N × makespan)`` of a task graph."""
+    from cffair.experiments.tasks import critical_path, simulate
+
+    path, longest = critical_path(tasks, seconds)
+    total = sum(seconds.values())
+    spans = {n: max(simulate(tasks, seconds, n).values(), default=0.0) for n in workers}
     return {
         "tasks": len(tasks),
         "core_seconds": round(total, 1),
-        "critical_path": {"task": longest[0], "seconds": round(longest[1], 1)},
-        "makespan_seconds": {str(n): round(makespan(durations, n), 1) for n in workers},
-        "lower_bound_seconds": {str(n): round(max(longest[1], total / n), 1) for n in workers},
+        "critical_path": {"task": " → ".join(path), "tasks": path, "seconds": round(longest, 1)},
+        "longest_task": {"task": max(seconds, key=seconds.get), "seconds": round(max(seconds.values()), 1)},
+        "makespan_seconds": {str(n): round(v, 1) for n, v in spans.items()},
+        "lower_bound_seconds": {str(n): round(max(longest, total / n), 1) for n in workers},
+        "efficiency": {str(n): round(total / (n * v), 3) if v else None for n, v in spans.items()},
     }
+
+
+def whole_grid(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The projection for the whole full grid of today's checkout: a config without a record
+    takes the seconds of its twin on the paper's partition (a repetition of cross-validation runs
+    the same stages on other folds); configs with neither are left out and counted."""
+    from dataclasses import replace
+
+    have = {_key(r): r for r in records}
+    grid = paper_grid("full")
+    stand_in, imputed, left_out = [], 0, 0
+    for c in grid:
+        if c.key in have:
+            stand_in.append(have[c.key])
+            continue
+        twin = have.get(replace(c, repeat=0).key)
+        if twin is None:
+            left_out += 1
+            continue
+        imputed += 1
+        stand_in.append({**twin, "config": c.to_dict()})
+    tasks, seconds = task_seconds(stand_in)
+    return {"records": len(grid), "measured": len(grid) - imputed - left_out, "imputed": imputed, "left_out": left_out,
+            **projection(tasks, seconds)}
 
 
 def measure_local(jobs: tuple[int, ...] = (1, 2), datasets: tuple[str, ...] = ("compas", "lawschool")) -> dict[str, Any]:
@@ -214,13 +267,14 @@ def measure_local(jobs: tuple[int, ...] = (1, 2), datasets: tuple[str, ...] = ("
     import time
 
     from cffair.experiments import paper_grid
+    from cffair.experiments.tasks import task_graph
     from cffair.pipeline import prepare_inputs
-    from cffair.reproduce import _task_groups, run_grid
+    from cffair.reproduce import run_grid
 
     grid = paper_grid("quick", list(datasets))
     known = prepare_inputs("quick", list(datasets), jobs=1)
     out: dict[str, Any] = {"grid": f"quick profile, every group, {' and '.join(datasets)}", "records": len(grid),
-                           "tasks": len(_task_groups(grid)), "wall_seconds": {}}
+                           "tasks": len(task_graph(grid)), "wall_seconds": {}}
     for n in jobs:
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()

@@ -6,7 +6,7 @@ verdict rules); this package, which only runs from a checkout and which the whee
 book: the claims and their notes (:mod:`.claims`, :mod:`.registry`, the wording in
 ``claims.yaml``), why the failing claims fail (:mod:`.why`, :mod:`.investigations`), the chapters
 beyond the paper and on three rulers (:mod:`.beyond`, :mod:`.rulers`, :mod:`.dependence`), the Reproducing page
-(:mod:`.reproduction`), the boxes around each chapter (:mod:`.pages`), the teaching helpers
+(:mod:`.reproduction`, and what more workers buy: :mod:`.scaling`), the boxes around each chapter (:mod:`.pages`), the teaching helpers
 (:mod:`.teaching`) and where the book's files are (:mod:`.layout`).
 
 ``make install`` puts the checkout on the virtual environment's path (a ``.pth`` file), so the
@@ -112,6 +112,7 @@ from cffair_book.rulers import (
     synthetic_table,
     transition_tables,
 )
+from cffair_book.scaling import graph_scaling_frame, graph_scaling_summary, workers_summary
 from cffair_book.why import (
     cke_steps_finding,
     cke_threshold_finding,
@@ -203,6 +204,9 @@ __all__ = [
     "ltn_seconds_frame",
     "provenance_notes",
     "reproduction_facts",
+    "graph_scaling_frame",
+    "graph_scaling_summary",
+    "workers_summary",
     "scaling_frame",
     "stage_seconds_frame",
     "DEPENDENCE_LEVELS",

@@ -151,8 +151,8 @@ def group_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
 
 def scaling_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     """Hours of the full grid's experiments on N workers (``full_run.json``'s task graph): the
-    runner's schedule replayed (each free worker takes the next task in submission order) and
-    the lower bound ``max(longest task, core-seconds / N)``; index: workers."""
+    scheduler replayed (a free worker takes the first ready task) and the lower bound
+    ``max(critical path, core-seconds / N)``; index: workers."""
     graph = full_run.get("task_graph")
     if not graph:
         raise DataError("full_run.json has no task graph; run benchmarks/bench_full_run.py.")

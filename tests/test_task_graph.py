@@ -193,3 +193,44 @@ def test_a_cke_setting_whose_parent_is_gone_recomputes_it_to_the_same_record(com
     R.run_grid(grid, split, jobs=1, progress=False, known_inputs=known)
     assert _bodies(split)[cke.key] == before
     assert replace(cke, setting="ltn_acc_cf").key in _bodies(split)  # the parent's record untouched
+
+
+# ---------------------------------------------------------------------------- the page's wording
+def _full_run(span16=900.0, span8=1700.0, crit=800.0, eff2=0.99, longest=500.0):
+    graph = {"tasks": 5, "core_seconds": 3000.0,
+             "critical_path": {"task": "full/adult/pretrain/fold0 → full/adult/ltn_acc_cf_cke/fold0",
+                               "tasks": ["full/adult/pretrain/fold0", "full/adult/ltn_acc_cf_cke/fold0"], "seconds": crit},
+             "longest_task": {"task": "full/adult/ltn_acc_cf_cke/fold0", "seconds": longest},
+             "makespan_seconds": {"1": 3000.0, "2": 1520.0, "8": span8, "16": span16},
+             "lower_bound_seconds": {"1": 3000.0, "2": 1500.0, "8": 800.0, "16": 800.0},
+             "efficiency": {"1": 1.0, "2": eff2, "8": 0.22, "16": 0.21}}
+    before = {**graph, "tasks": 3, "makespan_seconds": {"1": 3000.0, "2": 1500.0, "8": 2700.0, "16": 2700.0}}
+    return {"task_graph": graph, "task_graph_groups": before}
+
+
+def test_the_scaling_summary_says_what_the_numbers_say():
+    import cffair_book as book
+
+    ok = book.graph_scaling_summary(_full_run())
+    assert "15.0 min on 16 workers, within the target of 15" in ok and "28.3 min on 8 workers, within the target of 30" in ok
+    assert "at or above the target of 95%" in ok and "More workers cannot" not in ok
+    assert "8.3 min, within the 10 minutes" in ok and "down from 45.0 min with the 3 task groups" in ok
+    bad = book.graph_scaling_summary(_full_run(span16=1100.0, span8=1900.0, crit=1100.0, eff2=0.9, longest=900.0))
+    assert "over the target of 15" in bad and "over the target of 30" in bad and "below the target of 95%" in bad
+    assert "More workers cannot close the gap" in bad and "adult ltn_acc_cf_cke fold 0" in bad and "15.0 min, over the 10" in bad
+    frame = book.graph_scaling_frame(_full_run())
+    assert list(frame.index) == [1, 2, 8, 16] and frame.loc[16, "task graph (min)"] == 15.0
+    assert frame.loc[16, "groups of before (min)"] == 45.0 and frame.loc[2, "efficiency"] == 0.99
+
+
+def test_the_workers_summary_says_when_the_cores_or_the_load_bound_the_run():
+    import cffair_book as book
+
+    run = {"records": 77, "tasks": 80, "cores": 8, "records_equal": True,
+           "runs": {"1": {"wall_seconds": 100.0, "load_before": [0.5, 0, 0], "load_after": [1.0, 0, 0]},
+                    "4": {"wall_seconds": 30.0, "load_before": [1.0, 0, 0], "load_after": [3.0, 0, 0]}}}
+    calm = book.workers_summary(run)
+    assert "a speed-up of 3.33" in calm and "are equal" in calm and "bounded by the cores" not in calm and "busy" not in calm
+    busy = book.workers_summary({**run, "cores": 2, "records_equal": False})
+    assert "bounded by the cores (at most 2)" in busy and "busy with other work (load 3.0 on 2 cores)" in busy and "differ" in busy
+    assert "not been measured" in book.workers_summary(None)

@@ -127,7 +127,8 @@ def task_graph(cfgs: Sequence[ExperimentConfig], *, split: bool = True) -> list[
     """
     groups = task_groups(cfgs)
     if not split:
-        return [Task(g[0].key, "group", g[0], tuple(g)) for g in groups]
+        return [Task(_pretrain_id(g[0]).replace("/pretrain", "/ltn+gan", 1) if g[0].method in ("ltn", "gan") else g[0].key,
+                     "group", g[0], tuple(g)) for g in groups]
     tasks: dict[str, Task] = {}
 
     def add(task: Task) -> str:

@@ -1,0 +1,124 @@
+"""What more workers buy: the full grid's task graph projected on N workers, and a measured run.
+
+Inputs: ``benchmarks/results/full_run.json`` (``task_graph``: the split graph replayed by the
+scheduler's policy; ``task_graph_groups``: the task groups of before; ``task_graph_grid``: the
+whole grid of today's checkout) and ``benchmarks/results/workers.json`` (the quick grid on 4
+Dask workers against 1). The sentences are chosen from the numbers, never written beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from cffair.errors import DataError
+
+__all__ = ["TARGETS", "graph_scaling_frame", "graph_scaling_summary", "workers_summary"]
+
+#: The targets of issue #28: ``{workers: minutes}`` of the full grid's experiments, and the
+#: parallel efficiency two workers must keep.
+TARGETS: dict[str, Any] = {"minutes": {16: 15.0, 8: 30.0}, "efficiency_2": 0.95, "task_minutes": 10.0}
+
+
+def _graph(full_run: Mapping[str, Any], key: str = "task_graph") -> Mapping[str, Any]:
+    graph = full_run.get(key)
+    if not graph or "efficiency" not in graph:
+        raise DataError(f"full_run.json has no {key} with efficiencies; run benchmarks/bench_full_run.py.")
+    return graph
+
+
+def graph_scaling_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
+    """Minutes of the full grid's experiments on N workers (index): the task graph replayed,
+    its lower bound ``max(critical path, core-seconds / N)``, its parallel efficiency, and the
+    task groups of before when the file has them."""
+    graph = _graph(full_run)
+    frame = pd.DataFrame({"task graph (min)": pd.Series(graph["makespan_seconds"], dtype=float) / 60,
+                          "lower bound (min)": pd.Series(graph["lower_bound_seconds"], dtype=float) / 60,
+                          "efficiency": pd.Series(graph["efficiency"], dtype=float)})
+    before = full_run.get("task_graph_groups")
+    if before:
+        frame["groups of before (min)"] = pd.Series(before["makespan_seconds"], dtype=float) / 60
+    frame.index = frame.index.astype(int)
+    frame.index.name = "workers"
+    return frame.sort_index()
+
+
+def _short(task_id: str) -> str:
+    """``full/adult/ltn_acc_cf/fold0`` → ``adult ltn_acc_cf fold 0``."""
+    parts = task_id.split("/")[1:]
+    return " ".join(p.replace("fold", "fold ") if p.startswith("fold") else p for p in parts)
+
+
+def _verdict(value: float, target: float) -> str:
+    return "within" if value <= target else "over"
+
+
+def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
+    """The projection in a few sentences: the critical path, the targets met or missed, and
+    what the split changed (Markdown)."""
+    graph = _graph(full_run)
+    span = {int(n): float(s) / 60 for n, s in graph["makespan_seconds"].items()}
+    path = graph["critical_path"]
+    chain = " → ".join(_short(t) for t in path.get("tasks") or [path["task"]])
+    crit = float(path["seconds"]) / 60
+    out = [f"The grid of the committed records is {graph['tasks']} tasks. Its critical path, {chain}, takes "
+           f"{crit:.1f} min: no number of workers finishes sooner."]
+    targets = []
+    for n, minutes in sorted(TARGETS["minutes"].items(), reverse=True):
+        if n in span:
+            targets.append(f"{span[n]:.1f} min on {n} workers, {_verdict(span[n], minutes)} the target of {minutes:.0f}")
+    eff2 = graph["efficiency"].get("2")
+    if eff2 is not None:
+        word = "at or above" if eff2 >= TARGETS["efficiency_2"] else "below"
+        targets.append(f"two workers busy {eff2:.1%} of the time, {word} the target of {TARGETS['efficiency_2']:.0%}")
+    if targets:
+        out.append("Projected: " + "; ".join(targets) + ".")
+    if crit > min(TARGETS["minutes"].values()) and 16 in span and span[16] > TARGETS["minutes"][16]:
+        out.append(f"More workers cannot close the gap: the 16-worker target needs a shorter critical path, "
+                   f"i.e. a faster {_short(path['tasks'][-1]) if path.get('tasks') else path['task']}.")
+    longest = graph.get("longest_task")
+    if longest:
+        minutes = float(longest["seconds"]) / 60
+        size = "within" if minutes <= TARGETS["task_minutes"] else "over"
+        out.append(f"The longest single task, {_short(longest['task'])}, takes {minutes:.1f} min, {size} the "
+                   f"{TARGETS['task_minutes']:.0f} minutes a task should not exceed.")
+    before = full_run.get("task_graph_groups")
+    if before and "16" in before["makespan_seconds"] and 16 in span:
+        old = float(before["makespan_seconds"]["16"]) / 60
+        change = "down from" if span[16] < old else "up from" if span[16] > old else "the same as"
+        out.append(f"On 16 workers that is {change} {old:.1f} min with the {before['tasks']} task groups of before.")
+    grid = full_run.get("task_graph_grid")
+    if grid and {"8", "16"} <= set(grid["makespan_seconds"]):
+        out.append(f"For the whole grid of today's checkout ({grid['records']} records; {grid['imputed']} without a record "
+                   f"take their twin's seconds on the paper's partition, {grid['left_out']} with neither are left out): "
+                   f"{float(grid['makespan_seconds']['8']) / 60:.1f} min on 8 workers, "
+                   f"{float(grid['makespan_seconds']['16']) / 60:.1f} min on 16.")
+    return " ".join(out)
+
+
+def workers_summary(workers: Mapping[str, Any] | None) -> str:
+    """The measured run of the quick grid on N Dask workers against 1, in a few sentences."""
+    if not workers:
+        return "The quick grid has not been measured on several workers on this checkout (`benchmarks/bench_workers.py`)."
+    runs = workers["runs"]
+    one, *others = sorted(runs, key=int)
+    if not others:
+        raise DataError("workers.json holds a single run; run benchmarks/bench_workers.py.")
+    n = others[-1]
+    a, b = runs[one], runs[n]
+    cores = int(workers["cores"])
+    speed = float(a["wall_seconds"]) / float(b["wall_seconds"])
+    out = [f"The quick grid ({workers['records']} records, {workers['tasks']} tasks) took {a['wall_seconds']:.0f} s on "
+           f"{one} Dask worker and {b['wall_seconds']:.0f} s on {n}, a speed-up of {speed:.2f}, on a machine with {cores} cores "
+           f"whose load average (1 min) was {a['load_before'][0]:.1f} before the first run and {b['load_after'][0]:.1f} after the last."]
+    out.append("The records of the two runs are equal." if workers.get("records_equal")
+               else "The records of the two runs differ: see benchmarks/results/workers.json.")
+    if cores < int(n):
+        out.append(f"With {n} workers on {cores} cores the speed-up is bounded by the cores (at most {cores}), not by the graph.")
+    busy = max(a["load_before"][0], b["load_after"][0])
+    if busy >= cores:
+        out.append(f"The machine was busy with other work (load {busy:.1f} on {cores} cores), so these times measure the machine "
+                   "as much as the scheduler.")
+    return " ".join(out)
