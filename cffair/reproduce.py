@@ -291,6 +291,8 @@ def run_grid(
             scheduler.run_local(tasks, call, executor, slots, done)
     finally:
         bar.close()
+        if runner is None and "cffair.pipeline" in sys.modules:  # a run in this process (one job) cached a fold
+            sys.modules["cffair.pipeline"].forget_fold()
         if client is not None:
             started = client.cluster if cluster is not None else None
             client.close()

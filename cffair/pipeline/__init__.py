@@ -36,7 +36,7 @@ from cffair.pipeline.counterfactuals import (
 from cffair.pipeline.fold import FoldData
 from cffair.pipeline.keys import RUNNERS, finish, record_fingerprint
 
-__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "prepare_inputs", "run_group", "run_task"]
+__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "prepare_inputs", "forget_fold", "run_group", "run_task"]
 
 if TYPE_CHECKING:
     from cffair.causal.cfset import CFPairs
@@ -82,6 +82,11 @@ def _fold(cfg: ExperimentConfig, cache: bool = True) -> tuple[FoldData, dict[str
     if cache:
         _FOLD.append((ident, fd, dict(contents)))
     return fd, contents
+
+
+def forget_fold() -> None:
+    """Drop this process's cached fold (the grid runner calls it when a run in this process ends)."""
+    _FOLD.clear()
 
 
 def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
