@@ -110,8 +110,9 @@ def workers_summary(workers: Mapping[str, Any] | None) -> str:
     a, b = runs[one], runs[n]
     cores = int(workers["cores"])
     speed = float(a["wall_seconds"]) / float(b["wall_seconds"])
+    gain = f"a speed-up of {speed:.2f}" if speed >= 1 else f"slower than one worker (time on one ÷ time on {n}: {speed:.2f})"
     out = [f"The quick grid ({workers['records']} records, {workers['tasks']} tasks) took {a['wall_seconds']:.0f} s on "
-           f"{one} Dask worker and {b['wall_seconds']:.0f} s on {n}, a speed-up of {speed:.2f}, on a machine with {cores} cores "
+           f"{one} Dask worker and {b['wall_seconds']:.0f} s on {n}, {gain}, on a machine with {cores} cores "
            f"whose load average (1 min) was {a['load_before'][0]:.1f} before the first run and {b['load_after'][0]:.1f} after the last."]
     out.append("The records of the two runs are equal." if workers.get("records_equal")
                else "The records of the two runs differ: see benchmarks/results/workers.json.")
@@ -119,6 +120,6 @@ def workers_summary(workers: Mapping[str, Any] | None) -> str:
         out.append(f"With {n} workers on {cores} cores the speed-up is bounded by the cores (at most {cores}), not by the graph.")
     busy = max(a["load_before"][0], b["load_after"][0])
     if busy >= cores:
-        out.append(f"The machine was busy with other work (load {busy:.1f} on {cores} cores), so these times measure the machine "
-                   "as much as the scheduler.")
+        out.append(f"The machine was overloaded (load {busy:.1f} on {cores} cores, the run's own workers and other work "
+                   "together), so these times measure the machine as much as the scheduler.")
     return " ".join(out)

@@ -230,7 +230,9 @@ def test_the_workers_summary_says_when_the_cores_or_the_load_bound_the_run():
            "runs": {"1": {"wall_seconds": 100.0, "load_before": [0.5, 0, 0], "load_after": [1.0, 0, 0]},
                     "4": {"wall_seconds": 30.0, "load_before": [1.0, 0, 0], "load_after": [3.0, 0, 0]}}}
     calm = book.workers_summary(run)
-    assert "a speed-up of 3.33" in calm and "are equal" in calm and "bounded by the cores" not in calm and "busy" not in calm
+    assert "a speed-up of 3.33" in calm and "are equal" in calm and "bounded by the cores" not in calm and "overloaded" not in calm
     busy = book.workers_summary({**run, "cores": 2, "records_equal": False})
-    assert "bounded by the cores (at most 2)" in busy and "busy with other work (load 3.0 on 2 cores)" in busy and "differ" in busy
+    assert "bounded by the cores (at most 2)" in busy and "overloaded (load 3.0 on 2 cores" in busy and "differ" in busy
     assert "not been measured" in book.workers_summary(None)
+    slow = book.workers_summary({**run, "runs": {**run["runs"], "4": {**run["runs"]["4"], "wall_seconds": 200.0}}})
+    assert "slower than one worker (time on one ÷ time on 4: 0.50)" in slow and "speed-up" not in slow
