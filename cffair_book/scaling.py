@@ -91,8 +91,10 @@ def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
         out.append(f"On 16 workers that is {change} {old:.1f} min with the {before['tasks']} task groups of before.")
     grid = full_run.get("task_graph_grid")
     if grid and {"8", "16"} <= set(grid["makespan_seconds"]):
+        plain = int(grid.get("imputed_plain", 0))
         out.append(f"For the whole grid of today's checkout ({grid['records']} records; {grid['imputed']} without a record "
-                   f"take their twin's seconds on the paper's partition, {grid['left_out']} with neither are left out): "
+                   f"take their twin's seconds on the paper's partition, {plain} variants their plain setting's on the same fold, "
+                   f"{grid['left_out']} with neither are left out): "
                    f"{float(grid['makespan_seconds']['8']) / 60:.1f} min on 8 workers, "
                    f"{float(grid['makespan_seconds']['16']) / 60:.1f} min on 16.")
     return " ".join(out)
