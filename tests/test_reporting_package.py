@@ -21,7 +21,7 @@ BOOK = ROOT / "cffair_book"
 LAYERS = {"names": 0, "stats": 0, "paper": 1, "style": 1, "records": 2, "describe": 2, "tables": 3, "figures": 3,
           "verdicts": 3, "report": 4}
 # The book package sits above the whole of cffair.reporting.
-BOOK_LAYERS = {"layout": 0, "wording": 0, "reproduction": 0, "teaching": 0, "investigations": 1, "why": 1, "beyond": 1,
+BOOK_LAYERS = {"layout": 0, "wording": 0, "reproduction": 0, "scaling": 0, "teaching": 0, "investigations": 1, "why": 1, "beyond": 1,
                "registry": 1, "pages": 2, "course": 3, "claims": 2, "rulers": 3, "dependence": 4}
 
 # The library user's part of the API of the single-module cffair.reporting before it became a package
