@@ -42,12 +42,14 @@ from pathlib import Path
 from typing import Any
 
 from cffair import datasets as D
+from cffair import registry
 from cffair.errors import CffairWarning
-from cffair.experiments.config import BASELINES, LTN_SETTINGS, ConfigError, ExperimentConfig
+from cffair.experiments.config import ConfigError, ExperimentConfig
 from cffair.experiments.store import ResultsStore
 
-#: Baselines run when none are chosen: Table 1's (the CNF-augmented MLP, the GAN, DCEVAE).
-DEFAULT_BASELINES: tuple[str, ...] = ("cnf", "gan", "dcevae")
+#: Baselines run when none are chosen: Table 1's (the CNF-augmented MLP, the GAN, DCEVAE): the
+#: registry's paper baselines (:func:`cffair.registry.paper_baselines`, read when a plan is made).
+DEFAULT_BASELINES: tuple[str, ...] = registry.paper_baselines()
 #: joblib backends accepted (``dask`` needs the ``cluster`` extra).
 _BACKENDS = ("loky", "multiprocessing", "threading", "sequential", "dask")
 _CATEGORICAL = ("gumbel", "flow", "paper")
@@ -88,7 +90,7 @@ class Plan:
         for fold in range(self.folds):
             for m in self.methods:
                 cfg = ExperimentConfig(self.name, fold, m, profile=self.profile, seed=self.seed, n_folds=self.folds)  # type: ignore[arg-type]
-                if m in LTN_SETTINGS and (self.ltn_options or self.weights):
+                if m in registry.ltn_settings() and (self.ltn_options or self.weights):
                     from dataclasses import replace
 
                     cfg = replace(cfg, options=tuple(sorted(self.ltn_options)),
@@ -164,23 +166,23 @@ def normalise_settings(settings: Sequence[str] | str | None) -> tuple[str, ...] 
         settings = [s for s in settings.replace(",", " ").split() if s]
     out = []
     for s in settings:
-        full = s if s.startswith("ltn_") else f"ltn_{s}"
-        if full not in LTN_SETTINGS:
-            short = ", ".join(x.removeprefix("ltn_") for x in LTN_SETTINGS)
-            raise ConfigError(f"unknown LTN setting {s!r}; choose from {short} (or their names with 'ltn_').")
-        out.append(full)
-    return tuple(x for x in LTN_SETTINGS if x in out)
+        try:
+            out.append(registry.ltn_setting(s))
+        except registry.RegistryError as exc:
+            raise ConfigError(str(exc)) from None
+    return tuple(x for x in registry.ltn_settings() if x in out)
 
 
 def _baselines(baselines: Sequence[str] | str | None) -> tuple[str, ...]:
     if baselines is None:
-        return DEFAULT_BASELINES
+        return registry.paper_baselines()
     if isinstance(baselines, str):
         baselines = [b for b in baselines.replace(",", " ").split() if b]
-    bad = [b for b in baselines if b not in BASELINES]
+    known = registry.baselines()
+    bad = [b for b in baselines if b not in known]
     if bad:
-        raise ConfigError(f"unknown baseline(s) {bad}; choose from {', '.join(BASELINES)}.")
-    return tuple(b for b in BASELINES if b in baselines)
+        raise ConfigError(f"unknown baseline(s) {bad}; choose from {', '.join(known)}.")
+    return tuple(b for b in known if b in baselines)
 
 
 def default_out(name: str, profile: str) -> Path:
@@ -299,9 +301,9 @@ def plan(
     from cffair.cke import cke_features
 
     if chosen is None:
-        chosen = LTN_SETTINGS
+        chosen = registry.ltn_settings()
         if not cke_features(ds_spec):
-            chosen = tuple(s for s in LTN_SETTINGS if not s.endswith("_cke"))
+            chosen = tuple(s for s in registry.ltn_settings() if not s.endswith("_cke"))
             notes.append("no immutable feature besides the sensitive attribute, so the CKE settings were left out "
                          "(list immutable features under 'immutable:' in the spec to run them).")
     elif any(s.endswith("_cke") for s in chosen) and not cke_features(ds_spec):

@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from cffair import registry
 from cffair._io import ensure_dir, write_text_atomic
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode, paper_grid
 from cffair.experiments.fingerprint import diff, package_versions
@@ -36,8 +37,7 @@ from cffair.experiments.store import ResultsStore
 from cffair.experiments.tasks import Task, task_graph, task_groups
 from cffair.utils import project_root, write_json_atomic
 
-__all__ = [
-    "NOTEBOOKS",
+__all__ = [  # and NOTEBOOKS: {group: notebook} of the chapter registry (cffair.registry.notebooks)
     "Freshness",
     "freshness",
     "provenance",
@@ -50,26 +50,20 @@ __all__ = [
     "status",
 ]
 
+
+
+def __getattr__(name: str) -> dict[str, str]:
+    """``NOTEBOOKS``: the notebook of each question group (:func:`cffair.registry.notebooks`; an
+    investigation of a failing claim is shown in its chapter's notebook, section "Why does this
+    claim fail?"), read from the registry when asked for."""
+    if name == "NOTEBOOKS":
+        return registry.notebooks()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 Runner = Callable[[list[ExperimentConfig], ResultsStore], list[dict[str, Any]]]
 Expected = Callable[[ExperimentConfig], Mapping[str, Any]]
 
-#: The notebook of each question group; an investigation of a failing claim is shown in its
-#: chapter's notebook (section "Why does this claim fail?").
-NOTEBOOKS = {
-    "q1": "q1_counterfactual_fairness",
-    "q2": "q2_baselines",
-    "q3": "q3_knowledge_extraction",
-    "q4": "q4_queries",
-    "appendix_a": "appendix_a_other_counterfactuals",
-    "appendix_b": "appendix_b_axiom_weights",
-    "beyond": "beyond_the_paper",
-    "appendix_c": "appendix_c_rulers",
-    "q2_why": "q2_baselines",
-    "q3_why": "q3_knowledge_extraction",
-    "q4_why": "q4_queries",
-    "appendix_b_why": "appendix_b_axiom_weights",
-    "appendix_c_studies": "appendix_c_rulers",
-}
 
 
 # ============================================================================ freshness
@@ -502,7 +496,8 @@ def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path |
     root = project_root()
     out_dir = ensure_dir(Path(out_dir or root / "_build" / "executed"), what="folder of executed notebooks")
     outs = []
-    for name in tqdm(list(dict.fromkeys(NOTEBOOKS[k] for k in only or NOTEBOOKS)), desc="notebooks"):  # each notebook once
+    notebooks = registry.notebooks()
+    for name in tqdm(list(dict.fromkeys(notebooks[k] for k in only or notebooks)), desc="notebooks"):  # each notebook once
         src = root / "notebooks" / f"{name}.md"
         ipynb = out_dir / f"{name}.input.ipynb"
         write_text_atomic(ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook")  # as jupytext.write

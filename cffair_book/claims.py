@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cffair.registry import paper_baselines
 from cffair.reporting.names import DATASET_ORDER, Q1_SETTINGS, dataset_name, method_name, performance_metric
 from cffair.reporting.paper import TABLE4_PAPER_SAT
 from cffair.reporting.records import (cke_candidates, explanation_frame, find_record, fine_weight_frame, query_frame,
@@ -157,7 +158,7 @@ def _q1_lawschool_every_subgroup(e: Evidence) -> tuple[str, str, Basis]:
 
 
 # ---------------------------------------------------------------------------- Q2
-_BASELINES = ("cnf", "gan", "dcevae")
+_BASELINES = paper_baselines()
 
 
 @claim_check("Q2.1")

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.registry import paper_baselines
 from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
 from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
 from cffair.reporting.tables import format_cell
@@ -52,7 +53,7 @@ def _pct(v: float) -> str:
 
 # ---------------------------------------------------------------------------- Q2
 #: The methods of the Q2 investigation: LTN(acc+CF) and the paper's three baselines.
-Q2_METHODS: tuple[str, ...] = ("ltn_acc_cf", "cnf", "gan", "dcevae")
+Q2_METHODS: tuple[str, ...] = ("ltn_acc_cf", *paper_baselines())
 
 
 def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequence[str] = Q2_METHODS) -> pd.DataFrame:

@@ -8,7 +8,10 @@ constant here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+
+from cffair import registry
 
 __all__ = ["BENCHMARK_RESULTS", "NOTEBOOK_PAGES", "RESULTS", "ROOT"]
 
@@ -21,12 +24,7 @@ RESULTS: Path = ROOT / "results"
 #: What ``benchmarks/bench_*.py`` write (``regenerate.json``, ``full_run.json``, ...).
 BENCHMARK_RESULTS: Path = ROOT / "benchmarks" / "results"
 
-#: The book's notebook of each question group (file stem under ``notebooks/``) and its link text.
-NOTEBOOK_PAGES: dict[str, tuple[str, str]] = {
-    "q1": ("q1_counterfactual_fairness", "Q1"),
-    "q2": ("q2_baselines", "Q2"),
-    "q3": ("q3_knowledge_extraction", "Q3"),
-    "q4": ("q4_queries", "Q4"),
-    "appendix_a": ("appendix_a_other_counterfactuals", "Appendix A"),
-    "appendix_b": ("appendix_b_axiom_weights", "Appendix B"),
-}
+#: The book's notebook of each question group (file stem under ``notebooks/``) and its link text:
+#: the chapter registry's (:data:`cffair.registry.CHAPTERS`).
+NOTEBOOK_PAGES: Mapping[str, tuple[str, str]] = registry.View(
+    lambda: {g: (c.notebook, c.link) for g, c in registry.chapters().items()})

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from cffair import registry
 from cffair.errors import DataError
 from cffair_book.layout import BENCHMARK_RESULTS
 
@@ -40,17 +41,10 @@ __all__ = [
 #: Where ``benchmarks/bench_regenerate.py`` writes the measured regeneration times.
 REGENERATE_FILE = BENCHMARK_RESULTS / "regenerate.json"
 
-#: The chapter of each question group: its page (under ``notebooks/``), its title, and the
-#: paper's tables and figures it regenerates.
-CHAPTERS: dict[str, tuple[str, str, str]] = {
-    "q1": ("q1_counterfactual_fairness", "Q1: counterfactual fairness", "Table 1 (LTN columns), Figures 3–5"),
-    "q2": ("q2_baselines", "Q2: baselines", "Table 1"),
-    "q3": ("q3_knowledge_extraction", "Q3: knowledge extraction", "Tables 2 and 3, Figure 4"),
-    "q4": ("q4_queries", "Q4: queries", "Table 4"),
-    "appendix_a": ("appendix_a_other_counterfactuals", "Appendix A: other counterfactuals", "Table 5"),
-    "appendix_b": ("appendix_b_axiom_weights", "Appendix B: axiom weights", "Table 6"),
-    "appendix_c": ("appendix_c_rulers", "Appendix C: three rulers", "Table 1 on three rulers (ours, not the paper's)"),
-}
+#: The chapter of each question group that holds a table or figure of the paper: its page (under
+#: ``notebooks/``), its title, and the paper's tables and figures it regenerates (the chapter registry's).
+CHAPTERS: Mapping[str, tuple[str, str, str]] = registry.View(
+    lambda: {g: (c.notebook, c.title, c.regenerates) for g, c in registry.chapters(regenerates=True).items()})
 
 _UNMEASURED = "not measured yet"
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.registry import table_methods
 from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
 from cffair.reporting.records import records_frame, select_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
@@ -65,7 +66,7 @@ SYNTHETIC_TREATMENTS: tuple[str, ...] = ("paper", "gumbel", "default", "oracle")
 #: The rulers in the order of the table, with their column labels.
 RULER_LABELS: dict[str, str] = {"paper": "paper's flow", "default": "default flow", "independent": "independent flow"}
 #: Table 1's methods.
-RULER_METHODS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf", "gan", "dcevae")
+RULER_METHODS: tuple[str, ...] = table_methods("table1")
 #: The paper's Table 1 claims about counterfactual fairness (those a ruler can change).
 RULER_CLAIMS: tuple[str, ...] = ("Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.3", "Q2.4")
 _CF_METRICS = ("cf_mse", "cf_mse_by_subgroup", "cf_mse_worst_subgroup", "worst_subgroup", "cf_flip_rate", "n_pairs")

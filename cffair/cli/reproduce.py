@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from cffair import registry
 from cffair.cli._options import DEVICE_HELP, backend_name, device, positive_int
-from cffair.experiments.config import DATASETS, GROUPS
 
 __all__ = ["register"]
 
@@ -26,9 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``reproduce`` and ``results``."""
     p = sub.add_parser("reproduce", help="regenerate every table and figure (counterfactuals, grid, notebooks)")
     p.add_argument("--mode", choices=["quick", "full"], default="quick")
-    p.add_argument("--only", nargs="*", choices=list(GROUPS), help="question groups to run (default: all)")
+    p.add_argument("--only", nargs="*", choices=list(registry.groups()), help="question groups to run (default: all)")
     p.add_argument("--jobs", type=positive_int, default=2, help="worker processes (one torch thread each)")
-    p.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
+    p.add_argument("--datasets", nargs="*", default=list(registry.dataset_names()), choices=list(registry.dataset_names()))
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--no-notebooks", action="store_true", help="only compute results")
     p.add_argument("--device", type=device, default="cpu",
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_reproduce, check=_check_reproduce)
     r = sub.add_parser("results", help="list stored results: fresh, stale (and why), missing or corrupt")
     r.add_argument("--mode", choices=["quick", "full"], default="full")
-    r.add_argument("--only", nargs="*", choices=list(GROUPS))
+    r.add_argument("--only", nargs="*", choices=list(registry.groups()))
     r.add_argument("--all", action="store_true", help="list every stale record with its reasons (default: a summary)")
     r.set_defaults(func=_cmd_results)
 
@@ -59,10 +59,10 @@ def _check_reproduce(args: argparse.Namespace) -> None:
 
     if not args.datasets:
         raise OptionError(f"--datasets was given without a dataset, so there is nothing to reproduce; name one or more of "
-                          f"{', '.join(DATASETS)}, or leave --datasets out for all of them.")
+                          f"{', '.join(registry.dataset_names())}, or leave --datasets out for all of them.")
     if args.only is not None and not args.only:
         raise OptionError(f"--only was given without a question group, so there is nothing to reproduce; name one or more of "
-                          f"{', '.join(GROUPS)}, or leave --only out for all of them.")
+                          f"{', '.join(registry.groups())}, or leave --only out for all of them.")
     slurm_options = [o for o in ("cluster_config", "queue", "account", "walltime", "memory", "scheduler_host") if getattr(args, o)]
     if args.cluster == "slurm":
         if args.backend not in (None, "dask"):

@@ -19,6 +19,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from cffair import registry
 from cffair.cli._common import CATEGORICAL_HELP, add_sep_arg
 from cffair.cli._options import (
     DEVICE_HELP,
@@ -31,22 +32,20 @@ from cffair.cli._options import (
     seed,
     weights,
 )
-from cffair.experiments.config import BASELINES, LTN_SETTINGS
-
-_SHORT = tuple(s.removeprefix("ltn_") for s in LTN_SETTINGS)
 
 
 def _setting(text: str) -> str:
-    """An LTN setting, short (``acc_cf``) or full (``ltn_acc_cf``)."""
-    short = text.removeprefix("ltn_")
-    if short not in _SHORT:
-        raise argparse.ArgumentTypeError(f"unknown LTN setting {text!r}; choose from {', '.join(_SHORT)}")
-    return "ltn_" + short
+    """An LTN setting, short (``acc_cf``) or full (``ltn_acc_cf``): the registry's key."""
+    try:
+        return registry.ltn_setting(text)
+    except registry.RegistryError as exc:
+        raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
 
 
 def _baseline(text: str) -> str:
-    if text not in BASELINES:
-        raise argparse.ArgumentTypeError(f"unknown baseline {text!r}; choose from {', '.join(BASELINES)} (or give --baselines alone for none)")
+    if text not in registry.baselines():
+        raise argparse.ArgumentTypeError(f"unknown baseline {text!r}; choose from {', '.join(registry.baselines())} "
+                                         "(or give --baselines alone for none)")
     return text
 
 
@@ -76,9 +75,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--graph", metavar="YAML", help="a causal graph file replacing the spec's 'graph'")
     add_sep_arg(p)
     p.add_argument("--settings", nargs="+", type=_setting, metavar="SETTING",
-                   help=f"LTN settings ({', '.join(_SHORT)}; default all, without the CKE ones if the spec lists no immutable feature)")
+                   help=f"LTN settings ({', '.join(registry.method(s).short for s in registry.ltn_settings())}; default all, without the CKE ones if the spec lists no immutable feature)")
     p.add_argument("--baselines", nargs="*", type=_baseline, metavar="BASELINE",
-                   help=f"baselines ({', '.join(BASELINES)}; default cnf gan dcevae, Table 1's; the option alone: none)")
+                   help=f"baselines ({', '.join(registry.baselines())}; default {' '.join(registry.paper_baselines())}, Table 1's; the option alone: none)")
     p.add_argument("--folds", type=folds, default=5, help="cross-validation folds, every one is run (default 5, the paper's)")
     p.add_argument("--quick", action="store_true", help="quick profile: few epochs, at most 1,500 training rows (checks that it runs)")
     p.add_argument("--jobs", type=positive_int, default=1, help="worker processes, one torch thread each (default 1)")

@@ -8,24 +8,17 @@ reproduce.
 
 from __future__ import annotations
 
+from cffair.experiments import config
 from cffair.experiments.config import (
-    BASELINES,
     CKE_ALL_FOLDS,
-    DATASETS,
-    EXTRA_BASELINES,
-    GROUPS,
-    INVESTIGATION_GROUPS,
-    LTN_SETTINGS,
     OPTIONS,
     PRETRAIN_OPTIONS,
     PROFILES,
     Q2_ADULT,
     Q2_VARIANTS,
-    REPEAT_SETTINGS,
     REPEATS,
     STUDIES,
     STUDY_GAN_SEEDS,
-    STUDY_GROUPS,
     STUDY_LOGICS,
     WEIGHT_GRID,
     WEIGHT_GRID_FINE,
@@ -44,24 +37,23 @@ from cffair.experiments.config import (
 from cffair.experiments.fingerprint import SourceTree, diff, normalised_code, package_versions
 from cffair.experiments.store import Corrupt, ResultsStore, checksum, make_record
 
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """The registry's lists (``BASELINES``, ``GROUPS`` …), read when asked for (:mod:`.config`)."""
+    if name in config._LIVE:
+        return config._LIVE[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
-    "BASELINES",
     "CKE_ALL_FOLDS",
-    "DATASETS",
-    "EXTRA_BASELINES",
-    "GROUPS",
-    "INVESTIGATION_GROUPS",
-    "LTN_SETTINGS",
     "OPTIONS",
     "PRETRAIN_OPTIONS",
     "PROFILES",
     "Q2_ADULT",
     "Q2_VARIANTS",
     "REPEATS",
-    "REPEAT_SETTINGS",
     "STUDIES",
     "STUDY_GAN_SEEDS",
-    "STUDY_GROUPS",
     "STUDY_LOGICS",
     "WEIGHT_GRID",
     "WEIGHT_GRID_FINE",
@@ -84,4 +76,5 @@ __all__ = [
     "repeat_grid",
     "study_grid",
     "with_weights",
+    *config._LIVE,
 ]

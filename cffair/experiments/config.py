@@ -3,37 +3,28 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
+from cffair import registry
 from cffair.errors import CffairError
 
 __all__ = [
-    "BASELINES",
     "BEYOND_FOLDS",
-    "BEYOND_SETTINGS",
     "CKE_ALL_FOLDS",
-    "DATASETS",
-    "EXTRA_BASELINES",
     "FINE_GRID_DATASETS",
-    "GROUPS",
-    "INVESTIGATION_GROUPS",
-    "LTN_SETTINGS",
     "OPTIONS",
     "PRETRAIN_OPTIONS",
     "OPTION_DEFAULTS",
     "PROFILES",
     "Q2_ADULT",
     "REPEATS",
-    "REPEAT_SETTINGS",
     "Q2_VARIANTS",
     "STUDIES",
     "STUDY_GAN_SEEDS",
-    "STUDY_GROUPS",
     "STUDY_LOGICS",
     "Study",
-    "TABLE1_SETTINGS",
     "WEIGHT_GRID",
     "WEIGHT_GRID_FINE",
     "ConfigError",
@@ -57,33 +48,50 @@ FINGERPRINT_EXEMPT = True
 
 Mode = Literal["quick", "full"]
 
-#: LTN settings of the paper (Tables 1–3): the axioms each adds on top of accuracy.
-LTN_SETTINGS = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
-#: Baselines of Table 1 and the cheap ones a user would pick instead.
-BASELINES = ("cnf", "gan", "dcevae", "unaware", "level3", "pcf")
-#: The baselines the paper does not run (Q2 shows them for reference). They run on the
-#: profile's first fold only, to fit the time budget: on five folds they cost 2,471
-#: core-seconds, 1,746 of them on Adult (13 % of the full mode).
-EXTRA_BASELINES = ("unaware", "level3", "pcf")
-DATASETS = ("adult", "compas", "compas_age", "lawschool")
-#: Investigations of the claims that fail here (each a "Why does this claim fail?" section of
-#: its chapter): LTN variants against CNF (Q2), explanations on every attribute (Q3), the query
-#: person drawn as the paper describes (Q4), a finer weight grid (appendix B).
-INVESTIGATION_GROUPS = ("q2_why", "q3_why", "q4_why", "appendix_b_why")
-#: Question groups of the book (each shown by a notebook; an investigation by its chapter's).
-GROUPS = ("q1", "q2", "q3", "q4", "appendix_a", "appendix_b", "appendix_c", *INVESTIGATION_GROUPS)
-#: Table 1's configs (LTN settings and baselines), re-scored on the rulers of appendix C.
-TABLE1_SETTINGS = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf", "gan", "dcevae")
+#: The lists of methods, question groups and datasets are the registry's (:mod:`cffair.registry`),
+#: read when they are used, so that a method or chapter registered later is in the grid too.
+#: The module attributes below (``BASELINES``, ``GROUPS`` …) are the same lists, looked up on access.
+_LIVE: dict[str, Callable[[], tuple[str, ...]]] = {
+    #: LTN settings of the paper (Tables 1–3): the axioms each adds on top of accuracy.
+    "LTN_SETTINGS": registry.ltn_settings,
+    #: Baselines of Table 1 and the cheap ones a user would pick instead.
+    "BASELINES": registry.baselines,
+    #: The baselines the paper does not run (Q2 shows them for reference). They run on the
+    #: profile's first fold only, to fit the time budget: on five folds they cost 2,471
+    #: core-seconds, 1,746 of them on Adult (13 % of the full mode).
+    "EXTRA_BASELINES": registry.extra_baselines,
+    #: The paper's datasets.
+    "DATASETS": registry.dataset_names,
+    #: Investigations of the claims that fail here (each a "Why does this claim fail?" section of
+    #: its chapter): LTN variants against CNF (Q2), explanations on every attribute (Q3), the query
+    #: person drawn as the paper describes (Q4), a finer weight grid (appendix B).
+    "INVESTIGATION_GROUPS": lambda: registry.groups(investigations=True),
+    #: Question groups of the book (each shown by a notebook; an investigation by its chapter's).
+    "GROUPS": registry.groups,
+    #: Table 1's configs (LTN settings and baselines), re-scored on the rulers of appendix C.
+    "TABLE1_SETTINGS": lambda: registry.table_methods("table1"),
+    #: Beyond the paper (its section 8, one chapter): the setting.
+    "BEYOND_SETTINGS": lambda: registry.grid_methods("beyond"),
+    #: The settings a repetition of cross-validation runs: those the claims compare (Table 1's:
+    #: Q1's LTN settings and Q2's paper baselines; appendix A's GAN and LTN on the GAN's twins).
+    "REPEAT_SETTINGS": lambda: registry.table_methods("table1"),
+    #: The studies of appendix C's "What the conclusions depend on" (:func:`study_grid`).
+    "STUDY_GROUPS": lambda: registry.groups(kind="study"),
+}
+__all__ += list(_LIVE)
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    if name in _LIVE:
+        return _LIVE[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 WEIGHT_KEYS = ("acc", "cf", "cf_sg", "cke")
 CF_SOURCES = ("cnf", "gan")
-#: Beyond the paper (its section 8, one chapter): the setting, and the folds each dataset runs it
-#: on (``None``: every fold of the profile; Adult fold 0 only, to fit the time budget).
-BEYOND_SETTINGS = ("beyond",)
+#: Beyond the paper: the folds each dataset runs it on (``None``: every fold of the profile; Adult
+#: fold 0 only, to fit the time budget).
 BEYOND_FOLDS: dict[str, tuple[int, ...] | None] = {"adult": (0,), "compas": None}
-GROUPS = (*GROUPS, "beyond")
-#: The studies of appendix C's "What the conclusions depend on" (:func:`study_grid`).
-STUDY_GROUPS = ("appendix_c_studies",)
-GROUPS = (*GROUPS, *STUDY_GROUPS)
 
 
 class ConfigError(CffairError, ValueError):
@@ -245,8 +253,8 @@ class ExperimentConfig:
         self._check_options()
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or self.repeat < 0:
             raise ConfigError(f"repeat must be a whole number >= 0 (0: the paper's partition), got {self.repeat!r}.")
-        if self.setting not in LTN_SETTINGS + BASELINES + BEYOND_SETTINGS:
-            raise ConfigError(f"unknown setting {self.setting!r}; choose one of {', '.join(LTN_SETTINGS + BASELINES + BEYOND_SETTINGS)}.")
+        if self.setting not in registry.setting_keys():
+            raise ConfigError(f"unknown setting {self.setting!r}; choose one of {', '.join(registry.setting_keys())}.")
         if self.n_folds is not None:
             if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, int) or self.n_folds < 2:
                 raise ConfigError(f"n_folds must be a whole number >= 2 (cross-validation needs two folds), got {self.n_folds!r}.")
@@ -313,7 +321,7 @@ class ExperimentConfig:
     @property
     def method(self) -> str:
         """``ltn`` for every LTN setting, else the baseline's name."""
-        return "ltn" if self.setting.startswith("ltn") else self.setting
+        return "ltn" if registry.method(self.setting).kind == "ltn" else self.setting
 
     @property
     def key(self) -> str:
@@ -364,9 +372,6 @@ WEIGHT_GRID: tuple[tuple[float, float], ...] = ((3.0, 1.0), (1.0, 3.0))
 #: shares COMPAS's runs except the subgroup axioms, which its claims compare on the paper's partition.
 #: The quick profile runs one partition.
 REPEATS: dict[str, int] = {"compas": 3, "lawschool": 3}
-#: The settings a repetition runs: those the claims compare (Q1's LTN settings, Q2's baselines,
-#: appendix A's GAN and LTN on the GAN's twins).
-REPEAT_SETTINGS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf", "gan", "dcevae")
 #: Datasets whose CKE settings run on every fold (Table 2); the others on the first fold only.
 CKE_ALL_FOLDS: tuple[str, ...] = ("compas", "compas_age")
 
@@ -441,7 +446,7 @@ def investigation_grid(profile_name: Mode, dataset: str, fold: int, groups: Iter
     return out
 
 
-def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] = DATASETS, only: Iterable[str] | None = None) -> list[ExperimentConfig]:
+def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] | None = None, only: Iterable[str] | None = None) -> list[ExperimentConfig]:
     """Every config behind the book's tables and figures.
 
     ``only`` picks question groups: ``q1`` (LTN acc / acc+CF / acc+CF_sg), ``q2`` (baselines),
@@ -456,35 +461,44 @@ def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] = DATASETS, 
     one run; Table 2, COMPAS, is 5-fold); the weight grid has the points of
     :data:`WEIGHT_GRID`; the extra baselines (:data:`EXTRA_BASELINES`, not the paper's) run on
     fold 0 only.
+
+    Which methods a group runs is the registry's (:attr:`cffair.registry.Method.groups`): Q1's
+    LTN settings also run for q2, q3, q4 and appendix B (they compare with them or continue from
+    them); a method registered with ``groups=("q2",)`` joins the baselines, one with
+    ``tables=("table1",)`` also appendix C. ``datasets`` defaults to the paper's.
     """
     prof = profile(profile_name)
-    groups = set(only) if only is not None else set(GROUPS)
-    unknown = sorted(groups - set(GROUPS))
+    all_groups = registry.groups()
+    groups = set(only) if only is not None else set(all_groups)
+    unknown = sorted(groups - set(all_groups))
     if unknown:
-        raise ConfigError(f"unknown question group(s) {unknown}; choose from {', '.join(GROUPS)}.")
+        raise ConfigError(f"unknown question group(s) {unknown}; choose from {', '.join(all_groups)}.")
+    q1, q3 = registry.grid_methods("q1"), registry.grid_methods("q3")
+    q2 = [registry.method(s) for s in registry.grid_methods("q2")]
+    q1_users = {"q1", "q2", "q3", "q4", "appendix_b"}
     cfgs: list[ExperimentConfig] = []
-    for ds in datasets:
+    for ds in registry.dataset_names() if datasets is None else datasets:
         for fold in prof.folds:
             base = ExperimentConfig(ds, fold, "ltn_acc", profile=profile_name)
-            if groups & {"q1", "q2", "q3", "q4", "appendix_b"}:
-                cfgs += [replace(base, setting=s) for s in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg")]
+            if groups & q1_users:
+                cfgs += [replace(base, setting=s) for s in q1]
             if "q2" in groups:
-                cfgs += [replace(base, setting=s) for s in BASELINES if s not in EXTRA_BASELINES or fold == prof.folds[0]]
+                cfgs += [replace(base, setting=m.key) for m in q2 if not m.first_fold_only or fold == prof.folds[0]]
             if "appendix_c" in groups:
-                cfgs += [replace(base, setting=s) for s in TABLE1_SETTINGS]
+                cfgs += [replace(base, setting=s) for s in registry.table_methods("table1")]
             if "q3" in groups and (ds in CKE_ALL_FOLDS or fold == prof.folds[0]):
-                cfgs += [replace(base, setting=s) for s in ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")]
+                cfgs += [replace(base, setting=s) for s in q3]
             if "appendix_a" in groups:
                 cfgs += [replace(base, setting="gan"), replace(base, setting="ltn_acc_cf", cf_source="gan")]
             if "appendix_b" in groups:
                 for acc_w, cf_w in WEIGHT_GRID:
                     cfgs.append(with_weights(replace(base, setting="ltn_acc_cf", tag=f"w{acc_w:g}-{cf_w:g}"), acc=acc_w, cf=cf_w))
-            cfgs += investigation_grid(profile_name, ds, fold, groups & set(INVESTIGATION_GROUPS))
-            if groups & set(STUDY_GROUPS):
+            cfgs += investigation_grid(profile_name, ds, fold, groups & set(registry.groups(investigations=True)))
+            if groups & set(registry.groups(kind="study")):
                 cfgs += study_grid(profile_name, ds, fold)
             if "beyond" in groups and ds in BEYOND_FOLDS and (BEYOND_FOLDS[ds] is None or fold in BEYOND_FOLDS[ds]):
-                cfgs.append(replace(base, setting="beyond"))
-    cfgs += repeat_grid(profile_name, datasets, groups)
+                cfgs += [replace(base, setting=s) for s in registry.grid_methods("beyond")]
+    cfgs += repeat_grid(profile_name, registry.dataset_names() if datasets is None else datasets, groups)
     return list(dict.fromkeys(cfgs))
 
 
@@ -497,8 +511,9 @@ def repeat_grid(profile_name: Mode, datasets: Sequence[str], groups: Iterable[st
         return []
     groups = set(groups)
     prof = profile(profile_name)
-    ltn = tuple(s for s in REPEAT_SETTINGS if s.startswith("ltn"))
-    baselines = tuple(s for s in REPEAT_SETTINGS if not s.startswith("ltn"))
+    settings = registry.table_methods("table1")  # REPEAT_SETTINGS
+    ltn = tuple(s for s in settings if registry.method(s).kind == "ltn")
+    baselines = tuple(s for s in settings if registry.method(s).kind != "ltn")
     out: list[ExperimentConfig] = []
     for ds in datasets:
         for r in range(1, REPEATS.get(ds, 1)):

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from cffair import registry
 from cffair.experiments.config import ExperimentConfig, profile
 from cffair.experiments.fingerprint import SourceTree, package_versions
 
@@ -35,17 +36,11 @@ PRODUCERS = ("cffair.pipeline.counterfactuals",)
 #: Stages whose output only some records consume (the investigations'), by input name; kept
 #: apart from PRODUCERS so that the fingerprints of the paper's records do not change.
 OPTIONAL_PRODUCERS: dict[str, str] = {"counterfactuals_all": "cffair.pipeline.explanations"}
-#: The module that runs each method on a fold.
-RUNNERS: dict[str, str] = {
-    "ltn": "cffair.pipeline.ltn",
-    "cnf": "cffair.pipeline.cnf",
-    "gan": "cffair.pipeline.gan",
-    "dcevae": "cffair.pipeline.dcevae",
-    "unaware": "cffair.pipeline.simple",
-    "level3": "cffair.pipeline.simple",
-    "pcf": "cffair.pipeline.simple",
-    "beyond": "cffair.pipeline.beyond",
-}
+
+
+#: The module that runs each method on a fold (``"ltn"`` for every LTN setting): the registry's
+#: (:func:`cffair.registry.runners`), read on every access.
+RUNNERS: Mapping[str, str] = registry.View(registry.runners)
 
 
 def code(method: str, tree: SourceTree | None = None) -> dict[str, str]:

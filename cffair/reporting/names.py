@@ -1,15 +1,18 @@
 """Display names, keys and orders shared by every table and figure (the paper's notation).
 
 This module has no dependencies inside :mod:`cffair.reporting`: every other module of the
-package imports from it.
+package imports from it. Methods, tables, chapters and datasets are the registry's
+(:mod:`cffair.registry`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
+
+from cffair import registry
 
 __all__ = [
     "DATASET_NAMES",
@@ -36,41 +39,11 @@ __all__ = [
 #: Columns of a long results frame (ours or the paper's).
 RESULT_COLUMNS: tuple[str, ...] = ("table", "dataset", "metric", "method", "mean", "sd")
 
-#: Display names of methods and axiom settings (paper notation).
-METHOD_NAMES: dict[str, str] = {
-    "ltn_acc": "LTN(acc)",
-    "ltn_acc_cf": "LTN(acc+CF)",
-    "ltn_acc_cf_sg": "LTN(acc+CF_sg)",
-    "ltn_acc_cf_cke": "LTN(acc+CF+CKE)",
-    "ltn_acc_cf_sg_cke": "LTN(acc+CF_sg+CKE)",
-    "cnf": "CNF",
-    "gan": "GAN",
-    "dcevae": "DCEVAE",
-    # Table 3: CKE axioms added one after the other on top of LTN(acc+CF) (Adult, one run).
-    "cke_race_male": "+CKE (race, male)",
-    "cke_marital_status_male": "+CKE (marital-status, male)",
-    "cke_native_country_male": "+CKE (native-country, male)",
-    # Cheap counterfactual-fairness baselines a user might pick instead (not in the paper).
-    "unaware": "Unaware MLP",
-    "kusner_level3": "Kusner level 3",
-    "exogenous": "MLP on exogenous noise",
-    "pcf_plugin": "Plug-in PCF",
-    # keys of the result records (cffair.experiments.BASELINES)
-    "level3": "Kusner level 3",
-    "pcf": "Plug-in PCF",
-    # appendix A: LTN(acc+CF) trained on the GAN's counterfactuals (record method "ltn_acc_cf@gan")
-    "ltn_acc_cf@gan": "LTN(acc+CF) on GAN CFs",
-    "symmetrised": "Symmetrised features",
-    "mlp": "MLP",
-}
+#: Display names of methods and axiom settings (paper notation): the method registry's.
+METHOD_NAMES: Mapping[str, str] = registry.View(registry.method_names)
 
-#: Display names of the datasets.
-DATASET_NAMES: dict[str, str] = {
-    "adult": "Adult",
-    "compas": "COMPAS",
-    "compas_age": "COMPAS(age)",
-    "lawschool": "Lawschool",
-}
+#: Display names of the datasets: the dataset registry's.
+DATASET_NAMES: Mapping[str, str] = registry.View(lambda: {k: d.name for k, d in registry.DATASETS.items()})
 
 #: Display names of the metrics, with the paper's arrows (↑ higher is better, ↓ lower is better).
 METRIC_NAMES: dict[str, str] = {
@@ -85,21 +58,16 @@ METRIC_NAMES: dict[str, str] = {
 #: Metrics where a larger value is better (all others: smaller is better).
 HIGHER_IS_BETTER: frozenset[str] = frozenset({"accuracy"})
 
-#: The paper's method order in each table.
-TABLE_METHODS: dict[str, tuple[str, ...]] = {
-    "table1": ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf", "gan", "dcevae"),
-    "table2": ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "ltn_acc_cf_sg_cke"),
-    "table3": ("ltn_acc", "ltn_acc_cf", "cke_race_male", "cke_marital_status_male", "cke_native_country_male"),
-}
+#: The paper's method order in each table (the method registry's :attr:`~cffair.registry.Method.tables`).
+TABLE_METHODS: Mapping[str, tuple[str, ...]] = registry.View(
+    lambda: {t: registry.table_methods(t) for t in ("table1", "table2", "table3")})
 
 #: The three axiom settings of Q1 (Figures 3 and 5) and the five of Figure 4.
-Q1_SETTINGS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg")
-FIGURE4_SETTINGS: tuple[str, ...] = TABLE_METHODS["table2"]
+Q1_SETTINGS: tuple[str, ...] = registry.grid_methods("q1")
+FIGURE4_SETTINGS: tuple[str, ...] = registry.table_methods("table2")
 
-#: Settings of the extra, cheap baselines (not in the paper); shown without paper numbers. The
-#: same tuple as :data:`cffair.experiments.EXTRA_BASELINES` (the grid's), kept here so that the
-#: tables do not import the experiments package; a test holds the two equal.
-EXTRA_BASELINES: tuple[str, ...] = ("unaware", "level3", "pcf")
+#: Settings of the extra, cheap baselines (not in the paper); shown without paper numbers.
+EXTRA_BASELINES: tuple[str, ...] = registry.extra_baselines()
 
 #: The order of datasets and metrics in every table (the paper's).
 DATASET_ORDER: tuple[str, ...] = tuple(DATASET_NAMES)
@@ -141,7 +109,8 @@ def abbreviate_subgroup(label: str) -> str:
 
 def performance_metric(dataset: str) -> str:
     """``accuracy`` for the binary datasets, ``mse`` for Lawschool (its target is a score)."""
-    return "mse" if dataset == "lawschool" else "accuracy"
+    entry = registry.DATASETS.get(dataset)
+    return entry.performance_metric if entry is not None else "accuracy"
 
 
 def order_key(values: pd.Series, order: Sequence[str]) -> pd.Series:

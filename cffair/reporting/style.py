@@ -15,11 +15,11 @@ seaborn and matplotlib are imported inside the functions, so that importing
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from cffair.reporting.names import FIGURE4_SETTINGS
+from cffair import registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -55,11 +55,9 @@ MAX_WIDTH_IN = 6.8
 #: Markers, one per series, in order (filled shapes that differ in outline, not only in size).
 MARKERS: tuple[str, ...] = ("o", "s", "D", "^", "v", "P", "X", "*", "h", "<")
 
-#: Preferred palette position of each method, so a method keeps its colour across figures.
-_PREFERRED: dict[str, int] = {
-    **{s: i for i, s in enumerate(FIGURE4_SETTINGS)},  # the five LTN settings: 0-4
-    "cnf": 5, "gan": 6, "dcevae": 7, "unaware": 8, "level3": 9, "pcf": 3, "ltn_acc_cf@gan": 1, "mlp": 8,
-}
+#: Preferred palette position of each method, so a method keeps its colour across figures: the
+#: method registry's :attr:`~cffair.registry.Method.colour`.
+_PREFERRED: Mapping[str, int] = registry.View(lambda: {k: m.colour for k, m in registry.METHODS.items() if m.colour is not None})
 
 
 def palette(n: int = 10) -> list[str]:
