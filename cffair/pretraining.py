@@ -19,13 +19,10 @@ from __future__ import annotations
 
 __all__ = ["Pretrained", "pretrain_key", "pretrained"]
 
-import ast
 import dataclasses
-import inspect
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
@@ -55,22 +52,12 @@ class Pretrained:
     key: str
 
 
-def _code(module: ModuleType) -> str:
-    """A module's code without docstrings and comments (``ast.dump`` of its parse tree)."""
-    tree = ast.parse(inspect.getsource(module))
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        scope = isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-        first = body[0] if scope and body else None
-        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-            node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree)
-
-
 def _code_version() -> str:
-    from cffair import logic, models, training
+    """The normalised code of the modules that train and everything they import
+    (:func:`cffair.codehash.code_version`)."""
+    from cffair.codehash import code_version
 
-    return stable_hash(*(_code(m) for m in (logic, models, training)))
+    return code_version(["cffair.training"])
 
 
 def _data_hash(X: np.ndarray, y: np.ndarray) -> str:

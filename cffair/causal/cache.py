@@ -1,8 +1,9 @@
 """The on-disk cache of fitted flows and counterfactual sets.
 
 Files live under :func:`cache_dir` (``flows/*.pt``, ``counterfactuals/*.parquet``), named by a
-hash of everything that determines them, including :func:`source_version`, so editing the
-generator's code invalidates them. A file that cannot be read (truncated by a full disk, a
+hash of everything that determines them, including :func:`source_version`, so editing what the
+generator's code does invalidates them; a docstring, comment or formatting edit does not (the
+normalised code of :mod:`cffair.codehash`, as for result records). A file that cannot be read (truncated by a full disk, a
 killed process on a file system without atomic renames, a foreign file) is reported with a
 :class:`~cffair.errors.CacheWarning`, removed and recomputed: never a traceback.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 __all__ = ["GENERATOR_VERSION", "cache_dir", "read_cached", "source_version"]
 
-import hashlib
 import os
 import warnings
 from collections.abc import Callable
@@ -20,12 +20,16 @@ from typing import TypeVar
 
 from cffair.errors import CacheWarning
 
+#: Where cached files live and how they are named and read back changes no number: a cache hit
+#: returns what the generator would compute (its key covers the generator's code), a miss computes it.
+FINGERPRINT_EXEMPT = True
+
 #: Bumped whenever a change changes generated counterfactuals (part of the cache key).
 GENERATOR_VERSION = "cnf-2"
 
 T = TypeVar("T")
 
-#: The modules whose source determines generated counterfactuals.
+#: The modules whose code (with everything they import) determines generated counterfactuals.
 _SOURCES = ("config", "discrete", "cnf", "flow", "interventions", "cfset")
 
 
@@ -37,12 +41,12 @@ def cache_dir(path: str | Path | None = None) -> Path:
 
 
 def source_version() -> str:
-    """``GENERATOR_VERSION`` plus a hash of the generator's source (so edits invalidate caches)."""
-    h = hashlib.sha256()
-    here = Path(__file__).parent
-    for mod in _SOURCES:
-        h.update((here / f"{mod}.py").read_bytes())
-    return f"{GENERATOR_VERSION}-{h.hexdigest()[:10]}"
+    """``GENERATOR_VERSION`` plus a hash of the generator's normalised code and of everything it
+    imports (:func:`cffair.codehash.code_version`), so that a change of what the code does
+    invalidates the caches and a docstring edit does not."""
+    from cffair.codehash import code_version
+
+    return f"{GENERATOR_VERSION}-{code_version(f'cffair.causal.{m}' for m in _SOURCES)[:10]}"
 
 
 def read_cached(path: Path | None, reader: Callable[[Path], T], what: str, expect: type | None = None) -> T | None:
