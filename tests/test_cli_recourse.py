@@ -34,10 +34,10 @@ def test_recourse_for_rows_and_a_subgroup(checkpoint, capsys) -> None:
 
     frame, spec = datasets.load("compas")
     d = LTNLearner.load(checkpoint, progress=False).predict_d
-    from cffair.cli.train import _fold_encoder
+    from cffair.cli._common import fold_encoder
     from cffair.training import checkpoint_extra
 
-    enc = _fold_encoder((frame, spec), checkpoint_extra(checkpoint))
+    _, enc = fold_encoder((frame, spec), checkpoint_extra(checkpoint))
     dd = d(enc.transform(frame.head(200)))
     neg = [int(i) for i in (dd >= 0.5).nonzero()[0][:2]]  # favourable is 0 (no re-arrest) on COMPAS
     pos = int((dd < 0.5).nonzero()[0][0])

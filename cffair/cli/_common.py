@@ -19,6 +19,8 @@ __all__ = [
     "flow_config",
     "from_checkpoint",
     "load_dataset",
+    "fold_config",
+    "fold_encoder",
     "prepare_fold",
     "treatment_config",
 ]
@@ -198,28 +200,41 @@ def counterfactuals(ds: Any, path: str | None, *, interventions: str, config: di
     return generate(ds, interventions=interventions, config=config, seed=seed, cache_dir=cache, progress=not quiet)
 
 
-def prepare_fold(ds: Any, fold: int, n_folds: int, seed: int, cfs: Any) -> dict[str, Any]:
-    """Encoder fitted on the training part, encoded arrays, and sensitive-attribute pairs for both parts."""
-    from cffair.datasets import make_folds
-    from cffair.encoding import Encoder
+def fold_config(spec: Any, fold: int, n_folds: int, seed: int) -> Any:
+    """The :class:`~cffair.experiments.ExperimentConfig` of a command's fold: fold ``fold`` of
+    ``n_folds`` stratified folds of the partition with seed ``seed`` (the seed also trains), all
+    rows (no quick-mode cap).
+
+    Raises:
+        DataError: for a fold outside ``0..n_folds - 1``, naming the option.
+    """
     from cffair.errors import DataError
+    from cffair.experiments.config import ExperimentConfig
+
+    if not 0 <= fold < n_folds:
+        raise DataError(f"--fold must lie in 0..{n_folds - 1}, got {fold}.")
+    return ExperimentConfig(spec.name, fold, "ltn_acc", profile="full", seed=seed, n_folds=n_folds, repeat=seed)
+
+
+def prepare_fold(ds: Any, fold: int, n_folds: int, seed: int, cfs: Any) -> Any:
+    """The fold a command trains on, built as the grid builds its folds
+    (:meth:`cffair.pipeline.fold.FoldData.build`): the encoder fitted on the training part, the
+    encoded rows and labels, the sensitive-attribute pairs of both parts, the shared evaluation."""
+    from cffair.pipeline.fold import FoldData
 
     frame, spec = ds
-    all_folds = make_folds(frame, spec, n_folds, seed)
-    if not 0 <= fold < len(all_folds):
-        raise DataError(f"--fold must lie in 0..{len(all_folds) - 1}, got {fold}.")
-    f = all_folds[fold]
-    enc = Encoder(spec).fit(frame.iloc[f.train])
-    labels = spec.subgroup_labels(frame).to_numpy()
-    out = {"spec": spec, "frame": frame, "encoder": enc, "fold": f, "subgroup_labels": labels}
-    for part, rows in (("train", f.train), ("test", f.test)):
-        sub = frame.iloc[rows]
-        out[f"X_{part}"] = enc.transform(sub)
-        out[f"y_{part}"] = sub[spec.target].to_numpy(dtype=float)
-        pairs = cfs.pairs(frame, enc, spec.sensitive, rows=rows)
-        out[f"pairs_{part}"] = pairs
-        out[f"pair_subgroups_{part}"] = labels[pairs.row_id]
-    return out
+    return FoldData.build(fold_config(spec, fold, n_folds, seed), cfs, dataset=(frame, spec))
+
+
+def fold_encoder(ds: Any, extra: dict[str, Any]) -> tuple[Any, Any]:
+    """The training rows and the fitted encoder of a checkpoint's fold (``extra``: its saved
+    ``folds``, ``fold`` and ``seed``), split as :func:`prepare_fold` splits."""
+    from cffair.encoding import Encoder
+    from cffair.pipeline.fold import fold_rows
+
+    frame, spec = ds
+    train, _ = fold_rows(frame, spec, fold_config(spec, extra.get("fold", 0), extra.get("folds", 5), extra.get("seed", 0)))
+    return train, Encoder(spec).fit(frame.iloc[train])
 
 
 def checkpoint_data(ds: Any) -> dict[str, Any]:
@@ -243,7 +258,6 @@ def check_training_rows(learner: Any, ds: Any, extra: dict[str, Any], encoder: A
     """
     import numpy as np
 
-    from cffair.datasets import make_folds
     from cffair.errors import DataError
     from cffair.pretraining import _data_hash
 
@@ -252,7 +266,7 @@ def check_training_rows(learner: Any, ds: Any, extra: dict[str, Any], encoder: A
         return
     frame, spec = ds
     folds, fold, seed = extra.get("folds", 5), extra.get("fold", 0), extra.get("seed", 0)
-    rows = frame.iloc[make_folds(frame, spec, folds, seed)[fold].train]
+    rows = frame.iloc[fold_encoder(ds, extra)[0]]
     now = _data_hash(encoder.transform(rows), rows[spec.target].to_numpy(dtype=np.float64))
     if now != stored:
         raise DataError(

@@ -72,9 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _recourse(args: argparse.Namespace) -> int:
     from cffair.causal.flow import fit_flow
-    from cffair.cli._common import check_training_rows, from_checkpoint
-    from cffair.datasets import make_folds
-    from cffair.encoding import Encoder
+    from cffair.cli._common import check_training_rows, fold_encoder, from_checkpoint
     from cffair.errors import DataError
     from cffair.expressions import selected_rows
     from cffair.recourse import RecourseError, RecourseSearch
@@ -85,8 +83,7 @@ def _recourse(args: argparse.Namespace) -> int:
     frame, spec = ds
     if spec.target_kind != "binary":
         raise RecourseError(f"recourse needs a binary target with a favourable label; {spec.name!r} has a score target.")
-    fold = make_folds(frame, spec, extra.get("folds", 5), extra.get("seed", 0))[extra.get("fold", 0)]
-    encoder = Encoder(spec).fit(frame.iloc[fold.train])
+    train, encoder = fold_encoder(ds, extra)
     check_training_rows(learner, ds, extra, encoder, args.checkpoint)
     if args.row:
         bad = [r for r in args.row if r >= len(frame)]
@@ -98,7 +95,7 @@ def _recourse(args: argparse.Namespace) -> int:
     config = extra.get("counterfactual_config") or extra.get("flow_config") or {}
     _check_generator(args, extra)
     flow = fit_flow(ds, config, seed=extra.get("seed", 0), cache=extra.get("cache_dir"), progress=not args.quiet)
-    search = RecourseSearch(flow, spec, encoder, frame.iloc[fold.train], args.actions, max_features=args.max_features,
+    search = RecourseSearch(flow, spec, encoder, frame.iloc[train], args.actions, max_features=args.max_features,
                             seed=extra.get("seed", 0))
     people = frame.iloc[ids].reset_index(drop=True)
     table = search.run(people, {"D": learner.predict_d}, favourable=int(spec.favourable))

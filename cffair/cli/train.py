@@ -46,6 +46,7 @@ from cffair.cli._common import (
     counterfactuals,
     data_source,
     flow_config,
+    fold_encoder,
     from_checkpoint,
     load_dataset,
     prepare_fold,
@@ -186,9 +187,9 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
     cfs = counterfactuals(ds, args.counterfactuals, interventions=interventions, config=flow_config(args), seed=args.seed,
                           cache=cache_root(args), quiet=args.quiet)
     d = prepare_fold(ds, args.fold, args.folds, args.seed, cfs)
-    spec = d["spec"]
+    spec = d.spec
     kw = _learner_kwargs(args)
-    pre = pretrained(d["X_train"], d["y_train"], spec.target_kind, lr=kw["lr"], epochs=kw["pretrain_epochs"], seed=args.seed,
+    pre = pretrained(d.X_train, d.y_train, spec.target_kind, lr=kw["lr"], epochs=kw["pretrain_epochs"], seed=args.seed,
                      sensitive=spec.sensitive, cache_dir=cache_root(args), name=f"{spec.name}-fold{args.fold}of{args.folds}",
                      progress=not args.quiet, device=args.device)
     info = {"from_cache": pre.from_cache, "path": None if pre.path is None else str(pre.path), "epochs": kw["pretrain_epochs"]}
@@ -204,7 +205,7 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
     else:
         learner = LTNLearner.load(pre.learner.state_dict(), setting=args.setting, lr=kw["lr"], fair_epochs=kw["fair_epochs"],
                                   group_weights=args.weights, progress=not args.quiet, device=args.device)
-        learner.fit(d["X_train"], d["y_train"], pairs=d["pairs_train"], pair_subgroups=d["pair_subgroups_train"])
+        learner.fit(d.X_train, d.y_train, pairs=d.pairs_train, pair_subgroups=d.pair_subgroups(d.pairs_train))
     return learner, d, cfs, info
 
 
@@ -232,20 +233,17 @@ def _cf_info(cfs: Any) -> dict[str, Any]:
 
 
 def _evaluate(learner: Any, d: dict[str, Any]) -> dict[str, Any]:
-    from cffair.metrics import evaluate
-
-    return evaluate(learner.predict_d, d["X_test"], d["y_test"], d["pairs_test"], d["pair_subgroups_test"],
-                    target_kind=d["spec"].target_kind)
+    return d.evaluate(learner.predict_d)
 
 
 def _train(args: argparse.Namespace) -> int:
     learner, d, cfs, pre = _fit(args, "sensitive")
-    spec = d["spec"]
+    spec = d.spec
     res = _evaluate(learner, d)
     res.update({"dataset": spec.name, "setting": args.setting, "fold": args.fold, "lr": learner.lr, "pretraining": pre,
                 "counterfactuals": _cf_info(cfs)})
     if args.save:
-        learner.save(args.save, extra=_extra(args, cfs, (d["frame"], spec)))
+        learner.save(args.save, extra=_extra(args, cfs, (d.frame, spec)))
     if args.json:
         print(json.dumps(res, indent=2, default=str))
         return 0
@@ -266,17 +264,17 @@ def _cke(args: argparse.Namespace) -> int:
     from cffair import cke
 
     learner, d, cfs, pre = _fit(args, "immutable")
-    frame, spec = d["frame"], d["spec"]
+    frame, spec = d.frame, d.spec
     if args.cke_epochs is not None:
         learner.cke_epochs = args.cke_epochs
     groups = pd.Series(frame[spec.sensitive].astype(str).to_numpy())
-    pairs_by_feature = cke.pairs_from_cfset(cfs, frame, d["encoder"], spec, rows=d["fold"].train)
+    pairs_by_feature = cke.pairs_from_cfset(cfs, frame, d.encoder, spec, rows=d.train)
     if args.dry_run:
         report = cke.extract(learner.predict_d, pairs_by_feature, groups, spec, args.threshold)
         chosen = report.candidates[: args.max_axioms] if args.max_axioms is not None else report.candidates
         steps = pd.DataFrame([{"step": 0, "axiom": "-", **{k: v for k, v in _evaluate(learner, d).items() if np.isscalar(v)}}])
     else:
-        steps, report = cke.cke_loop(learner, d["X_train"], pairs_by_feature, groups, spec, evaluate_fn=lambda m: _evaluate(m, d),
+        steps, report = cke.cke_loop(learner, d.X_train, pairs_by_feature, groups, spec, evaluate_fn=lambda m: _evaluate(m, d),
                                      threshold=args.threshold, max_axioms=args.max_axioms)
         chosen = report.candidates[: len(steps) - 1]
     axioms = [{"name": ax.name, "group": c.group, "feature": c.feature, "imbalance": c.imbalance, "formula": ax.formula}
@@ -320,15 +318,6 @@ def _print_cke(out: dict[str, Any], report: Any) -> None:
 
 
 # ---------------------------------------------------------------------------- queries
-def _fold_encoder(ds: Any, extra: dict[str, Any]) -> Any:
-    from cffair.datasets import make_folds
-    from cffair.encoding import Encoder
-
-    frame, spec = ds
-    f = make_folds(frame, spec, extra.get("folds", 5), extra.get("seed", 0))[extra.get("fold", 0)]
-    return Encoder(spec).fit(frame.iloc[f.train])
-
-
 def _query_similar(args: argparse.Namespace) -> int:
     from cffair.errors import DataError
     from cffair.queries import similar_different
@@ -337,7 +326,7 @@ def _query_similar(args: argparse.Namespace) -> int:
     frame, spec = ds
     if not 0 <= args.row < len(frame):
         raise DataError(f"--row must lie in 0..{len(frame) - 1}, got {args.row}.")
-    enc = _fold_encoder(ds, extra)
+    enc = fold_encoder(ds, extra)[1]
     check_training_rows(learner, ds, extra, enc, args.checkpoint)
     labels = spec.subgroup_labels(frame).to_numpy()
     members = np.flatnonzero(labels == labels[args.row])
@@ -384,7 +373,7 @@ def _query_cf(args: argparse.Namespace) -> int:
 
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
-    enc = _fold_encoder(ds, extra)
+    enc = fold_encoder(ds, extra)[1]
     check_training_rows(learner, ds, extra, enc, args.checkpoint)
     selected = selected_rows(frame.reset_index(drop=True), args.where)
     # regenerate as at training time unless an option here says otherwise

@@ -66,10 +66,19 @@ class FoldData:
 
     @classmethod
     def build(cls, cfg: ExperimentConfig, cfset: CounterfactualSet | None = None,
-              rulers: dict[str, CounterfactualSet] | None = None) -> FoldData:
-        """The fold of ``cfg``; ``cfset`` defaults to the dataset's CNF counterfactuals, ``rulers``
-        to none (:func:`cffair.pipeline.counterfactuals.ruler_sets` gives a dataset's)."""
-        frame, spec = D.load(cfg.dataset)
+              rulers: dict[str, CounterfactualSet] | None = None, *,
+              dataset: tuple[pd.DataFrame, D.DatasetSpec] | None = None) -> FoldData:
+        """The fold of ``cfg``: the one fold builder of the grid, ``cffair run`` and the commands
+        that train on one fold (``cffair train``, ``cffair cke``).
+
+        Args:
+            cfset: the counterfactuals (default: the dataset's CNF counterfactuals of the grid).
+            rulers: the twin sets :meth:`evaluate` also scores on (default none;
+                :func:`cffair.pipeline.counterfactuals.ruler_sets` gives a dataset's).
+            dataset: the rows and spec, when they are already loaded (a CSV given to a command);
+                default ``cffair.datasets.load(cfg.dataset)``.
+        """
+        frame, spec = D.load(cfg.dataset) if dataset is None else dataset
         if cfset is None:
             from cffair.pipeline.counterfactuals import counterfactual_set
 
