@@ -6,7 +6,8 @@ section 7.1). Continuing from a saved pre-training gives the same weights as tra
 go (:class:`~cffair.training.LTNLearner` saves Adam's state too), so :func:`pretrained` trains
 it once per (training rows, labels, learning rate, epochs, seed, network) and keeps it in
 ``<cache>/pretrained/``; ``cffair train --setting acc_cf`` followed by ``--setting acc_cf_sg``
-pre-trains once.
+pre-trains once. It is the one pre-training of the library: the grid's task groups pre-train
+with it too (:mod:`cffair.pipeline.ltn`, cache off: a record keeps its pre-training by content).
 
 The cache key hashes the encoded training rows and labels (so the dataset, its version, the
 fold and the encoder are all in it), every parameter that changes pre-training, the torch
@@ -75,14 +76,16 @@ def pretrain_key(
     seed: int = 0,
     hidden: tuple[int, ...] = (100, 50),
     semantics: Semantics | None = None,
+    clip_grad: float | None = None,
 ) -> str:
     """The cache key of a pre-training: data, parameters, torch version and training code."""
     import torch
 
     sem = dataclasses.asdict(semantics or Semantics())
+    clip = () if clip_grad is None else ("clip_grad", float(clip_grad))  # absent by default: the keys of before
     return stable_hash(
         "ltn-pretrain", _data_hash(X, y), target_kind, float(lr), int(epochs), int(seed), list(hidden), sem,
-        torch.__version__, _code_version(),
+        torch.__version__, _code_version(), *clip,
     )
 
 
@@ -117,6 +120,7 @@ def pretrained(
     hidden: tuple[int, ...] = (100, 50),
     semantics: Semantics | None = None,
     sensitive: str = "S",
+    clip_grad: float | None = None,
     cache_dir: str | Path | None | Literal[False] = None,
     name: str = "data",
     progress: bool = True,
@@ -127,7 +131,7 @@ def pretrained(
     Args:
         X: encoded training rows; y: their labels or scores.
         target_kind: ``"binary"`` or ``"score"``.
-        lr, epochs, seed, hidden, semantics: as in :class:`~cffair.training.LTNLearner`
+        lr, epochs, seed, hidden, semantics, clip_grad: as in :class:`~cffair.training.LTNLearner`
             (``epochs`` is its ``pretrain_epochs``).
         sensitive: name of the sensitive attribute (for the axioms' readable formulas).
         cache_dir: cache folder (default ``$CFFAIR_CACHE`` or ``~/.cache/cffair``); ``False``
@@ -137,11 +141,12 @@ def pretrained(
         device: where to train (:mod:`cffair.devices`); not part of the cache key (a cached
             model is read onto ``device``).
     """
-    from cffair.causal.flow import cache_dir as default_cache_dir
+    from cffair.causal.cache import cache_dir as default_cache_dir
 
     kw: dict[str, Any] = {"lr": lr, "pretrain_epochs": epochs, "seed": seed, "hidden": tuple(hidden), "semantics": semantics,
-                          "sensitive": sensitive, "progress": progress, "device": device}
-    key = pretrain_key(X, y, target_kind, lr=lr, epochs=epochs, seed=seed, hidden=hidden, semantics=semantics)
+                          "sensitive": sensitive, "progress": progress, "clip_grad": clip_grad,
+                          "device": device}
+    key = pretrain_key(X, y, target_kind, lr=lr, epochs=epochs, seed=seed, hidden=hidden, semantics=semantics, clip_grad=clip_grad)
     path = None if cache_dir is False else default_cache_dir(cache_dir) / "pretrained" / f"{name}-{key}.pt"
     if path is not None and path.exists():
         learner = _read(path, key, _data_hash(X, y), device)

@@ -56,6 +56,7 @@ _WEIGHTS = {"acc_cf": (1.0, 1.0), "acc_cf_w3-1": (3.0, 1.0), "acc_cf_w1-3": (1.0
 def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
     """Train and score every variant on ``cfg``'s fold: ``(metrics of acc_cf, timings, {"beyond": ...})``."""
     from cffair.causal.flow import fit_flow
+    from cffair.pretraining import pretrained
     from cffair.training import LTNLearner
 
     seed_everything(cfg.seed)
@@ -70,9 +71,8 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     timings["twins"] = round(time.perf_counter() - t0, 2)
 
     t0 = time.perf_counter()
-    base = LTNLearner(fd.spec.target_kind, setting="acc", lr=prof.lr, pretrain_epochs=prof.pretrain_epochs, seed=cfg.seed,
-                      progress=False, sensitive=fd.spec.sensitive)
-    base.fit(fd.X_train, fd.y_train)
+    base = pretrained(fd.X_train, fd.y_train, fd.spec.target_kind, lr=prof.lr, epochs=prof.pretrain_epochs, seed=cfg.seed,
+                      sensitive=fd.spec.sensitive, cache_dir=False, progress=False).learner  # the library's one pre-training
     pretrained = base.state_dict()
     timings["pretrain"] = round(time.perf_counter() - t0, 2)
 

@@ -117,14 +117,18 @@ def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
 
 
 def _pretrain(cfg: ExperimentConfig, fd: FoldData) -> tuple[Any, float]:
-    """The shared pre-training of ``cfg``'s fold on the accuracy axioms: ``(learner, seconds)``."""
-    from cffair.training import LTNLearner
+    """The shared pre-training of ``cfg``'s fold on the accuracy axioms: ``(learner, seconds)``; the
+    library's one pre-training (:func:`cffair.pretraining.pretrained`), its cache off: a record keeps
+    its pre-training by content (input ``pretrained``)."""
+    from cffair.pretraining import pretrained
 
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
     # weights and later-stage options do not act on the accuracy axioms alone; the group shares pre-training options
-    base = LTNLearner(setting="acc", **_ltn_kwargs(pretrain_config(cfg), fd))
-    base.fit(fd.X_train, fd.y_train)
+    kw = _ltn_kwargs(pretrain_config(cfg), fd)
+    base = pretrained(fd.X_train, fd.y_train, kw["target_kind"], lr=kw["lr"], epochs=kw["pretrain_epochs"], seed=kw["seed"],
+                      semantics=kw["semantics"], sensitive=kw["sensitive"], clip_grad=kw["clip_grad"], cache_dir=False,
+                      progress=False, device=kw["device"]).learner
     return base, time.perf_counter() - t0
 
 
