@@ -372,12 +372,14 @@ class DatasetEntry:
         key: the dataset's name (``"compas_age"``).
         name: its display name (``"COMPAS(age)"``).
         target_kind: ``binary`` (scored by accuracy) or ``score`` (scored by MSE).
+        paper_rows: the row count the paper reports (section 6.1).
         shares_runs_with: a dataset with the same rows, folds and models except the subgroups
             (COMPAS(age) shares COMPAS's); empty otherwise.
     """
 
     key: str
     name: str
+    paper_rows: int
     target_kind: Literal["binary", "score"] = "binary"
     shares_runs_with: str = ""
 
@@ -389,10 +391,10 @@ class DatasetEntry:
 
 #: The paper's datasets, in the order of its tables.
 DATASETS: dict[str, DatasetEntry] = {d.key: d for d in (
-    DatasetEntry("adult", "Adult"),
-    DatasetEntry("compas", "COMPAS"),
-    DatasetEntry("compas_age", "COMPAS(age)", shares_runs_with="compas"),
-    DatasetEntry("lawschool", "Lawschool", "score"),
+    DatasetEntry("adult", "Adult", 48_842),
+    DatasetEntry("compas", "COMPAS", 6_172),
+    DatasetEntry("compas_age", "COMPAS(age)", 6_172, shares_runs_with="compas"),
+    DatasetEntry("lawschool", "Lawschool", 21_791, "score"),
 )}
 
 

@@ -386,8 +386,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         if self.kb_ is None:
             raise RuntimeError("no knowledge base yet; call fit first.")
         new = [axioms] if isinstance(axioms, Axiom) else list(axioms)
-        kb = self._kb(self.kb_.axioms + new)
-        self._train(kb, self.cke_epochs if epochs is None else int(epochs), stage or "+" + ",".join(a.name for a in new))
+        # the one way to train on more axioms: a stage on the extended knowledge base (train_stage)
+        self.train_stage(self._kb(self.kb_.axioms + new), self.cke_epochs if epochs is None else int(epochs),
+                         stage or "+" + ",".join(a.name for a in new))
         self._check_constant(_check_X(X, self.n_features_), "adding " + ", ".join(a.name for a in new))
         return self
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
+from cffair import registry
 from cffair._validation import TargetKind, check_target_kind, load_yaml
 from cffair.errors import DataError, SpecError
 
@@ -46,10 +47,11 @@ NUMERIC_KINDS = frozenset({"continuous", "integer"})
 CATEGORY_KINDS = frozenset({"binary", "ordinal", "categorical"})
 DISCRETE_KINDS = frozenset({"integer", "binary", "ordinal", "categorical"})
 
-NAMES: tuple[str, ...] = ("adult", "compas", "compas_age", "lawschool")
+#: The paper's datasets (the dataset registry's, :data:`cffair.registry.DATASETS`).
+NAMES: tuple[str, ...] = registry.dataset_names()
 
 #: Row counts reported in the paper (section 6.1) next to what the shipped files hold.
-PAPER_ROW_COUNTS: dict[str, int] = {"adult": 48_842, "compas": 6_172, "compas_age": 6_172, "lawschool": 21_791}
+PAPER_ROW_COUNTS: dict[str, int] = {k: d.paper_rows for k, d in registry.DATASETS.items()}
 
 
 def _name_list(raw: Any, key: str) -> tuple[str, ...]:

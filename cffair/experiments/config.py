@@ -446,6 +446,12 @@ def investigation_grid(profile_name: Mode, dataset: str, fold: int, groups: Iter
     return out
 
 
+#: The question groups whose configs :func:`paper_grid` builds by the protocol's own rules; any other
+#: registered group runs its methods (:func:`cffair.registry.grid_methods`) on every fold.
+_PROTOCOL_GROUPS: frozenset[str] = frozenset({"q1", "q2", "q3", "q4", "appendix_a", "appendix_b", "appendix_c", "beyond",
+                                              "q2_why", "q3_why", "q4_why", "appendix_b_why", "appendix_c_studies"})
+
+
 def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] | None = None, only: Iterable[str] | None = None) -> list[ExperimentConfig]:
     """Every config behind the book's tables and figures.
 
@@ -465,7 +471,8 @@ def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] | None = Non
     Which methods a group runs is the registry's (:attr:`cffair.registry.Method.groups`): Q1's
     LTN settings also run for q2, q3, q4 and appendix B (they compare with them or continue from
     them); a method registered with ``groups=("q2",)`` joins the baselines, one with
-    ``tables=("table1",)`` also appendix C. ``datasets`` defaults to the paper's.
+    ``tables=("table1",)`` also appendix C; a chapter registered beyond the book's runs the methods
+    that name its group, on every fold. ``datasets`` defaults to the paper's.
     """
     prof = profile(profile_name)
     all_groups = registry.groups()
@@ -475,7 +482,7 @@ def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] | None = Non
         raise ConfigError(f"unknown question group(s) {unknown}; choose from {', '.join(all_groups)}.")
     q1, q3 = registry.grid_methods("q1"), registry.grid_methods("q3")
     q2 = [registry.method(s) for s in registry.grid_methods("q2")]
-    q1_users = {"q1", "q2", "q3", "q4", "appendix_b"}
+    q1_users = {"q1", "q2", "q3", "q4", "appendix_b"}  # Q1's settings serve them all
     cfgs: list[ExperimentConfig] = []
     for ds in registry.dataset_names() if datasets is None else datasets:
         for fold in prof.folds:
@@ -498,6 +505,9 @@ def paper_grid(profile_name: Mode = "full", datasets: Sequence[str] | None = Non
                 cfgs += study_grid(profile_name, ds, fold)
             if "beyond" in groups and ds in BEYOND_FOLDS and (BEYOND_FOLDS[ds] is None or fold in BEYOND_FOLDS[ds]):
                 cfgs += [replace(base, setting=s) for s in registry.grid_methods("beyond")]
+            for g in sorted(groups - _PROTOCOL_GROUPS):  # a chapter registered beyond the book's: its methods
+                cfgs += [replace(base, setting=m) for m in registry.grid_methods(g)
+                         if not registry.method(m).first_fold_only or fold == prof.folds[0]]
     cfgs += repeat_grid(profile_name, registry.dataset_names() if datasets is None else datasets, groups)
     return list(dict.fromkeys(cfgs))
 

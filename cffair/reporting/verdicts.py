@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cffair.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, performance_metric
 from cffair.reporting.records import mean_by_method, records_frame, select_records
 from cffair.reporting.stats import (
@@ -112,7 +113,7 @@ ALPHA = 0.05
 MIN_TREND_POINTS = 5
 #: Datasets that are another dataset with other subgroups: ``{variant: base}``. Their runs of a
 #: method that does not use subgroups are the base's runs (the same rows, folds and seeds).
-SHARED_DATASETS: dict[str, str] = {"compas_age": "compas"}
+SHARED_DATASETS: dict[str, str] = {k: d.shares_runs_with for k, d in DATASETS.items() if d.shares_runs_with}
 #: The settings whose training uses the subgroups (A4₁ … A4ₙ): on a shared dataset their runs differ.
 SUBGROUP_METHODS: tuple[str, ...] = ("ltn_acc_cf_sg", "ltn_acc_cf_sg_cke")
 #: The metrics computed over subgroups: on a shared dataset they differ for every method.
