@@ -11,7 +11,8 @@ import yaml
 
 from cffair import registry
 from cffair.registry import Chapter, Method, RegistryError
-from cffair.reporting import claims, investigations, names, rulers  # imported before any registration (their tuples)
+from cffair.reporting import names  # imported before any registration (their tuples)
+from cffair_book import claims, investigations, layout, pages, rulers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,16 +65,16 @@ def test_a_registered_method_is_in_the_tables_names_colours_and_defaults(dummies
 
 
 def test_a_registered_chapter_is_in_the_chapter_map(dummies):
-    from cffair import pages, reproduce
+    from cffair import reproduce
 
     assert reproduce.NOTEBOOKS["q5"] == "q5_dummy"
-    assert names.NOTEBOOK_PAGES["q5"] == ("q5_dummy", "Q5")
+    assert layout.NOTEBOOK_PAGES["q5"] == ("q5_dummy", "Q5")
     assert pages.CHAPTERS["q5"] == ("q5_dummy", "Q5: a dummy question", "Table 9")
     assert registry.chapter("q5").command() == "cffair reproduce --only q5 --mode quick"
 
 
 def test_registered_entries_leave_with_the_block():
-    from cffair import pages, reproduce
+    from cffair import reproduce
     from cffair.experiments import config as C
 
     with registry.registered(DUMMY, Q5):
