@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from cffair import registry
 from cffair.experiments.config import DATASETS, ExperimentConfig
 
 __all__ = ["Stage", "Task", "critical_path", "dependencies", "parent_config", "pretrain_config", "simulate", "task_graph",
@@ -85,7 +86,7 @@ def task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]
 
     def rank(group: list[ExperimentConfig]) -> tuple:
         c = group[0]
-        kind = 0 if c.method in ("ltn", "gan") else 1 if c.setting in ("cnf", "dcevae") else 2
+        kind = 0 if c.method in ("ltn", "gan") else 1 if registry.method(c.setting).paper_baseline else 2
         if all(g.options for g in group):
             kind = 3
         return (c.repeat, c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
