@@ -27,20 +27,19 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from fairlearn.metrics import MetricFrame
 
 from cffair.causal.cfset import CounterfactualSet
 from cffair.datasets.spec import Dataset, DatasetSpec
 from cffair.errors import DataError
 from cffair.metrics import cf_flip_rate, cf_mse, decision_threshold
 
-__all__ = ["AuditResult", "audit", "audit_scores", "scores_of"]
+__all__ = ["AuditResult", "audit", "audit_scores", "bootstrap_indices", "by_subgroup", "scores_of"]
 
 FINGERPRINT_EXEMPT = True  # scores models a user brings; no reproduction record runs it
 
@@ -107,15 +106,64 @@ def _finite(values: Any, n: int, what: str) -> np.ndarray:
     return out
 
 
-def _flip(threshold: float) -> Callable[[np.ndarray, np.ndarray], float]:
-    def flip_rate(d: np.ndarray, d_cf: np.ndarray) -> float:
-        return float(np.mean((np.asarray(d) >= threshold) != (np.asarray(d_cf) >= threshold)))
+def bootstrap_indices(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """The ``n_boot`` resamples of ``n`` pairs that fairlearn's ``MetricFrame(n_boot=n_boot,
+    random_state=seed)`` draws: one seed per resample from ``numpy.random.default_rng(seed)``, and
+    for each ``n`` positions drawn with replacement (``DataFrame.sample(frac=1, replace=True)``).
 
-    return flip_rate
+    Example:
+        >>> [len(i) for i in bootstrap_indices(6, 3, seed=0)]
+        [6, 6, 6]
+    """
+    seeds = np.random.default_rng(seed).integers(low=0, high=np.iinfo(np.uint32).max, size=n_boot, dtype=np.uint32)
+    for s in seeds:
+        yield np.random.RandomState(s).choice(n, size=n, replace=True)
 
 
-def _squared(d: np.ndarray, d_cf: np.ndarray) -> float:
-    return float(np.mean((np.asarray(d) - np.asarray(d_cf)) ** 2))
+def by_subgroup(
+    d: np.ndarray,
+    d_cf: np.ndarray,
+    labels: np.ndarray,
+    *,
+    threshold: float,
+    n_boot: int = 200,
+    ci: tuple[float, float] = CI_QUANTILES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """CF-MSE and flip rate per subgroup, with bootstrap intervals, from one row per pair.
+
+    The numbers are those of fairlearn's :class:`~fairlearn.metrics.MetricFrame` with ``D(x)`` as
+    ``y_true``, ``D(x′)`` as ``y_pred``, the subgroup as the sensitive feature and
+    ``n_boot``/``ci_quantiles``/``random_state=seed``: the same resamples of all pairs
+    (:func:`bootstrap_indices`), each subgroup's mean over its resampled pairs, and
+    ``numpy.quantile`` of the resampled values (``tests/test_audit.py`` compares the two). Each
+    resample is one weighted count per subgroup (``numpy.bincount``) instead of a
+    ``MetricFrame`` of its own, which on Adult's 180,888 pairs took 2.4 s per resample.
+
+    Returns:
+        One row per subgroup (index ``subgroup``): ``n_pairs``, ``cf_mse``, ``cf_flip_rate`` and,
+        when ``n_boot > 0``, their interval (``*_low``, ``*_high``); the worst by CF-MSE first.
+    """
+    groups, g = np.unique(np.asarray(labels).astype(str), return_inverse=True)
+    k = len(groups)
+    values = np.column_stack([(d - d_cf) ** 2, ((d >= threshold) != (d_cf >= threshold)).astype(np.float64)])
+
+    def means(index: np.ndarray | slice) -> np.ndarray:
+        gi = g[index]
+        count = np.bincount(gi, minlength=k).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a subgroup absent from a resample: NaN, as fairlearn
+            return np.column_stack([np.bincount(gi, weights=values[index, j], minlength=k) for j in range(2)]) / count[:, None]
+
+    point = means(slice(None))
+    by = pd.DataFrame({"n_pairs": np.bincount(g, minlength=k), "cf_mse": point[:, 0], "cf_flip_rate": point[:, 1]},
+                      index=pd.Index(groups, name="subgroup"))
+    if n_boot:
+        samples = np.stack([means(i) for i in bootstrap_indices(len(g), int(n_boot), seed)])  # (n_boot, k, 2)
+        low, high = np.quantile(samples, q=[ci[0], ci[1]], axis=0)
+        for j, m in enumerate(("cf_mse", "cf_flip_rate")):
+            by.insert(by.columns.get_loc(m) + 1, f"{m}_low", low[:, j])
+            by.insert(by.columns.get_loc(m) + 2, f"{m}_high", high[:, j])
+    return by.sort_values("cf_mse", ascending=False, kind="stable")
 
 
 def audit(
@@ -204,19 +252,7 @@ def audit_scores(
     labels = spec.subgroup_labels(frame).to_numpy()[row_id]
     pairs = pd.DataFrame({"row_id": row_id, "feature": long["feature"].astype(str).to_numpy(),
                           "value": long["value"].astype(str).to_numpy(), "subgroup": labels, "d": d, "d_cf": d_cf})
-    metrics = {"cf_mse": _squared, "cf_flip_rate": _flip(threshold)}
-    kwargs: dict[str, Any] = {}
-    if n_boot:
-        kwargs = {"n_boot": int(n_boot), "ci_quantiles": list(ci), "random_state": seed}
-    mf = MetricFrame(metrics=metrics, y_true=d, y_pred=d_cf, sensitive_features=pd.Series(labels, name="subgroup"), **kwargs)
-    by = mf.by_group.copy()
-    by.insert(0, "n_pairs", pd.Series(labels).value_counts().reindex(by.index).to_numpy())
-    if n_boot:
-        low, high = mf.by_group_ci[0], mf.by_group_ci[-1]
-        for m in metrics:
-            by[f"{m}_low"], by[f"{m}_high"] = low[m], high[m]
-        by = by[["n_pairs", "cf_mse", "cf_mse_low", "cf_mse_high", "cf_flip_rate", "cf_flip_rate_low", "cf_flip_rate_high"]]
-    by = by.astype({c: float for c in by.columns if c != "n_pairs"}).sort_values("cf_mse", ascending=False, kind="stable")
+    by = by_subgroup(d, d_cf, labels, threshold=threshold, n_boot=n_boot, ci=ci, seed=seed)
     return AuditResult(
         cf_mse=cf_mse(d, d_cf), cf_flip_rate=cf_flip_rate(d, d_cf, threshold=threshold), threshold=float(threshold),
         n_pairs=len(pairs), n_rows=len(frame), by_subgroup=by, pairs=pairs,

@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from fairlearn.metrics import MetricFrame
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from skops.io import dump, get_untrusted_types
 
-from cffair.audit import audit, audit_scores
+from cffair.audit import audit, audit_scores, by_subgroup
 from cffair.causal import CounterfactualSet
 from cffair.cli import main
 from cffair.datasets import DatasetSpec, prepare
@@ -85,6 +86,37 @@ def test_subgroup_values_and_intervals_against_a_hand_computation() -> None:
         assert row["cf_mse_low"] <= row["cf_mse"] <= row["cf_mse_high"]
         assert row["cf_flip_rate_low"] <= row["cf_flip_rate"] <= row["cf_flip_rate_high"]
     assert r.by_subgroup["cf_mse"].is_monotonic_decreasing  # the worst subgroup first
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_subgroup_intervals_equal_fairlearns_metricframe(seed: int) -> None:
+    """by_subgroup is fairlearn's MetricFrame(n_boot=...) computed without a MetricFrame per
+    resample: the same resamples, so the same intervals (up to float summation order)."""
+    rng = np.random.default_rng(seed)
+    n = 900
+    labels = rng.choice(["a, x", "a, y", "b, x", "tiny"], size=n, p=[0.5, 0.3, 0.17, 0.03])
+    d, d_cf = rng.uniform(size=n), rng.uniform(size=n)
+    ours = by_subgroup(d, d_cf, labels, threshold=0.4, n_boot=60, ci=(0.05, 0.9), seed=seed)
+
+    def sq(t, p):
+        return float(np.mean((np.asarray(t) - np.asarray(p)) ** 2))
+
+    def flip(t, p):
+        return float(np.mean((np.asarray(t) >= 0.4) != (np.asarray(p) >= 0.4)))
+
+    mf = MetricFrame(metrics={"cf_mse": sq, "cf_flip_rate": flip}, y_true=d, y_pred=d_cf,
+                     sensitive_features=pd.Series(labels, name="subgroup"), n_boot=60, ci_quantiles=[0.05, 0.9],
+                     random_state=seed)
+    theirs = mf.by_group.reindex(ours.index)
+    low, high = mf.by_group_ci[0].reindex(ours.index), mf.by_group_ci[-1].reindex(ours.index)
+    for m in ("cf_mse", "cf_flip_rate"):
+        np.testing.assert_allclose(ours[m], theirs[m], rtol=1e-12)
+        np.testing.assert_allclose(ours[f"{m}_low"], low[m], rtol=1e-12)
+        np.testing.assert_allclose(ours[f"{m}_high"], high[m], rtol=1e-12)
+        assert (ours[f"{m}_low"] < ours[f"{m}_high"]).all()  # not a degenerate interval
+    assert list(ours["n_pairs"]) == [int((labels == g).sum()) for g in ours.index]
+    assert list(ours.columns) == ["n_pairs", "cf_mse", "cf_mse_low", "cf_mse_high",
+                                  "cf_flip_rate", "cf_flip_rate_low", "cf_flip_rate_high"]
 
 
 def test_predictions_of_the_wrong_shape_or_not_finite_are_refused() -> None:
