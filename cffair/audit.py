@@ -17,10 +17,10 @@ resamples in a fraction of the time.
 The twins' flow is fitted for the audit with larger batches (:data:`AUDIT_FLOW`: 4,096 rows,
 a learning rate of 0.01, early stopping after 10 epochs without a better held-out likelihood)
 instead of the library's 256 rows (:class:`~cffair.causal.FlowConfig`, what
-:func:`cffair.causal.generate` fits): on Adult the fit takes about a fifth of
-the time with a held-out likelihood as good, and the twins score models alike
-(``benchmarks/bench_adoption.py`` compares the two on Adult and on a structural model with
-known twins). ``flow_fit="default"`` fits the library's flow instead. Either is cached
+:func:`cffair.causal.generate` fits), which on Adult is several times faster; the two fits'
+held-out losses and twins are compared on Adult and on a structural model with known twins by
+``benchmarks/bench_adoption.py`` (shown on the book's Benchmarks page).
+``flow_fit="default"`` fits the library's flow instead. Either is cached
 (:func:`cffair.causal.generate`; keyed by the data, the spec's reading of it, the graph, the
 settings and the seed), so a second audit of another model on the same data fits nothing.
 
@@ -210,7 +210,7 @@ def audit(
         interventions: what the generated twins intervene on (default the sensitive attribute).
         flow_config: :class:`~cffair.causal.FlowConfig` fields for the generated twins, over
             those ``flow_fit`` chooses (a ``FlowConfig`` is used as it is).
-        flow_fit: ``"audit"`` (default): the flow is fitted with :data:`AUDIT_FLOW`, about five
+        flow_fit: ``"audit"`` (default): the flow is fitted with :data:`AUDIT_FLOW`, several
             times faster on Adult; ``"default"``: with the library's defaults, as
             :func:`cffair.causal.generate` (the same twins, and the same cache entry).
         cache_dir: the cache of flows and twins (default ``$CFFAIR_CACHE`` or

@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--twin-predictions", metavar="CSV", help="column d_cf: one prediction per row of --twins, in its order")
     p.add_argument("--n-boot", type=non_negative_int, default=200, help="bootstrap resamples per subgroup (default 200; 0: none)")
     p.add_argument("--flow-fit", choices=["audit", "default"], default="audit",
-                   help="how the twins' flow is fitted: 'audit' (default; batches of 4096, about five times faster on Adult) "
+                   help="how the twins' flow is fitted: 'audit' (default; batches of 4096, several times faster on Adult) "
                         "or 'default' (the library's batches of 256, as cffair counterfactuals generate fits it)")
     p.add_argument("--out", metavar="JSON", help="also write the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
