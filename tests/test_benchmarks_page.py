@@ -2,7 +2,7 @@
 
 The cell of ``book/benchmarks.md`` that reads ``benchmarks/results/adoption.json`` is run here on
 constructed results, one for each branch of its wording (within/over a target; the audit fit's
-range inside, overlapping or outside the library fit's), on results without the newer fields,
+range inside, overlapping, below or above the library fit's), on results without the newer fields,
 and without the file.
 """
 
@@ -31,9 +31,9 @@ RESULTS: dict[str, Any] = {
         "summary": {
             "adult_cf_mse": {"audit": [0.090, 0.092], "default": [0.089, 0.093]},            # inside
             "adult_cf_flip_rate": {"audit": [0.190, 0.196], "default": [0.193, 0.199]},      # overlapping
-            "adult_val_loss": {"audit": [16.70, 16.80], "default": [16.10, 16.50]},          # outside
+            "adult_val_loss": {"audit": [16.70, 16.80], "default": [16.10, 16.50]},          # above
             "synthetic_cf_mse_ratio": {"audit": [0.98, 1.08], "default": [0.98, 1.08]},      # inside (equal)
-            "synthetic_table_gap": {"audit": [0.020, 0.030], "default": [0.031, 0.040]},     # outside
+            "synthetic_table_gap": {"audit": [0.020, 0.030], "default": [0.031, 0.040]},     # below
         },
     },
 }
@@ -59,11 +59,11 @@ def test_every_word_follows_the_numbers() -> None:
     assert "took 31 s including the flow and the twins: within the target of 60 s" in text
     assert "load 1.2 on 2 cores" in text and "(the logistic regression without sex) took 8 s" in text
     assert "library's flow fit the first audit took 95 s" in text
-    assert "0.090–0.092 (inside the library fit's 0.089–0.093)" in text
-    assert "0.190–0.196 (overlapping 0.193–0.199)" in text
-    assert "16.70–16.80 (outside 16.10–16.50)" in text
+    assert "0.0900–0.0920 (inside the library fit's 0.0890–0.0930)" in text
+    assert "0.1900–0.1960 (overlapping 0.1930–0.1990)" in text
+    assert "16.70–16.80 (above 16.10–16.50)" in text
     assert "0.98–1.08 with the audit fit (inside the library fit's 0.98–1.08)" in text
-    assert "0.020–0.030 (outside 0.031–0.040)" in text
+    assert "0.0200–0.0300 (below 0.0310–0.0400)" in text
     assert "20,000 rows" in text
 
 
