@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from fairlearn.metrics import MetricFrame
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from skops.io import dump, get_untrusted_types
 
-from cffair.audit import audit, audit_scores
+from cffair.audit import audit, audit_scores, by_subgroup
 from cffair.causal import CounterfactualSet
 from cffair.cli import main
 from cffair.datasets import DatasetSpec, prepare
@@ -87,6 +88,37 @@ def test_subgroup_values_and_intervals_against_a_hand_computation() -> None:
     assert r.by_subgroup["cf_mse"].is_monotonic_decreasing  # the worst subgroup first
 
 
+@pytest.mark.parametrize("seed", [0, 7])
+def test_subgroup_intervals_equal_fairlearns_metricframe(seed: int) -> None:
+    """by_subgroup is fairlearn's MetricFrame(n_boot=...) computed without a MetricFrame per
+    resample: the same resamples, so the same intervals (up to float summation order)."""
+    rng = np.random.default_rng(seed)
+    n = 900
+    labels = rng.choice(["a, x", "a, y", "b, x", "tiny"], size=n, p=[0.5, 0.3, 0.17, 0.03])
+    d, d_cf = rng.uniform(size=n), rng.uniform(size=n)
+    ours = by_subgroup(d, d_cf, labels, threshold=0.4, n_boot=60, ci=(0.05, 0.9), seed=seed)
+
+    def sq(t, p):
+        return float(np.mean((np.asarray(t) - np.asarray(p)) ** 2))
+
+    def flip(t, p):
+        return float(np.mean((np.asarray(t) >= 0.4) != (np.asarray(p) >= 0.4)))
+
+    mf = MetricFrame(metrics={"cf_mse": sq, "cf_flip_rate": flip}, y_true=d, y_pred=d_cf,
+                     sensitive_features=pd.Series(labels, name="subgroup"), n_boot=60, ci_quantiles=[0.05, 0.9],
+                     random_state=seed)
+    theirs = mf.by_group.reindex(ours.index)
+    low, high = mf.by_group_ci[0].reindex(ours.index), mf.by_group_ci[-1].reindex(ours.index)
+    for m in ("cf_mse", "cf_flip_rate"):
+        np.testing.assert_allclose(ours[m], theirs[m], rtol=1e-12)
+        np.testing.assert_allclose(ours[f"{m}_low"], low[m], rtol=1e-12)
+        np.testing.assert_allclose(ours[f"{m}_high"], high[m], rtol=1e-12)
+        assert (ours[f"{m}_low"] < ours[f"{m}_high"]).all()  # not a degenerate interval
+    assert list(ours["n_pairs"]) == [int((labels == g).sum()) for g in ours.index]
+    assert list(ours.columns) == ["n_pairs", "cf_mse", "cf_mse_low", "cf_mse_high",
+                                  "cf_flip_rate", "cf_flip_rate_low", "cf_flip_rate_high"]
+
+
 def test_predictions_of_the_wrong_shape_or_not_finite_are_refused() -> None:
     frame, spec, cfs = toy(50)
     with pytest.raises(DataError, match=r"one number per row \(50\)"):
@@ -97,6 +129,50 @@ def test_predictions_of_the_wrong_shape_or_not_finite_are_refused() -> None:
         audit(lambda rows: np.zeros((len(rows), 3)), (frame, spec), twins=cfs, n_boot=0)
     with pytest.raises(ValueError, match="n_boot"):
         audit(only_b, (frame, spec), twins=cfs, n_boot=-1)
+
+
+# ----------------------------------------------------------------------------- the twins' flow
+@pytest.fixture()
+def fits(monkeypatch):
+    """Counts the causal flows fitted (CausalFlow.fit calls)."""
+    from cffair.causal.cnf import CausalFlow
+
+    calls: list[int] = []
+    fit = CausalFlow.fit
+
+    def counted(self, *args, **kwargs):
+        calls.append(len(calls))
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(CausalFlow, "fit", counted)
+    return calls
+
+
+def test_a_second_audit_on_the_same_data_fits_no_flow(tmp_path, fits) -> None:
+    frame, spec, _ = toy(300)
+    first = audit(only_b, (frame, spec), flow_config={"epochs": 3}, cache_dir=tmp_path, n_boot=0)
+    assert len(fits) == 1
+    second = audit(only_s, (frame, spec), flow_config={"epochs": 3}, cache_dir=tmp_path, n_boot=0)
+    assert len(fits) == 1, "the second model's audit refitted the flow"
+    assert second.pairs[["row_id", "feature", "value"]].equals(first.pairs[["row_id", "feature", "value"]])
+    assert second.cf_flip_rate == 1.0  # a model of S alone flips on every generated twin too
+
+
+def test_the_audit_fit_and_the_library_fit_are_two_cache_entries(tmp_path, fits) -> None:
+    from cffair.audit import AUDIT_FLOW, audit_flow_config
+    from cffair.causal import generate
+
+    frame, spec, _ = toy(300)
+    library = generate((frame, spec), "sensitive", config={"epochs": 3}, cache_dir=tmp_path, progress=False)
+    assert len(fits) == 1
+    same = audit(only_b, (frame, spec), flow_config={"epochs": 3}, flow_fit="default", cache_dir=tmp_path, n_boot=0)
+    assert len(fits) == 1 and same.n_pairs == len(library)  # flow_fit="default" is generate()'s flow and twins
+    audit(only_b, (frame, spec), flow_config={"epochs": 3}, cache_dir=tmp_path, n_boot=0)
+    assert len(fits) == 2  # the audit's own fit
+    cfg = audit_flow_config({"epochs": 3})
+    assert {k: cfg.to_dict()[k] for k in AUDIT_FLOW} == AUDIT_FLOW and cfg.epochs == 3
+    with pytest.raises(ValueError, match="flow_fit must be 'audit'"):
+        audit(only_b, (frame, spec), flow_fit="fast", cache_dir=tmp_path, n_boot=0)
 
 
 # ----------------------------------------------------------------------------- the command
@@ -156,3 +232,26 @@ def test_cli_audits_predictions_made_elsewhere(files, capsys) -> None:
     code, _, err = _run(capsys, *base, "--predictions", str(tmp / "bad.csv"), "--twins", str(tmp / "twins.parquet"),
                         "--twin-predictions", str(tmp / "t.csv"))
     assert code == 2 and "no column 'd'" in err
+
+
+def test_cli_audits_two_models_with_one_fitted_flow(files, capsys, fits) -> None:
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder
+
+    tmp, frame, spec, _ = files
+    for name, columns in (("with_s", ["s", "a", "b"]), ("without_s", ["a", "b"])):
+        pre = make_column_transformer((OneHotEncoder(), [c for c in columns if c == "s"]),
+                                      ("passthrough", [c for c in columns if c != "s"]))
+        dump(make_pipeline(pre, LogisticRegression()).fit(frame, frame["y"]), tmp / f"{name}.skops")
+    base = ["audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml"), "--flow-epochs", "3",
+            "--cache-dir", str(tmp / "cache"), "--n-boot", "0", "--quiet"]
+    outs = []
+    for name in ("with_s", "without_s"):
+        code, out, err = _run(capsys, *base, "--model", str(tmp / f"{name}.skops"), "--out", str(tmp / f"{name}.json"))
+        assert code == 0, err
+        outs.append(json.loads((tmp / f"{name}.json").read_text()))
+    assert len(fits) == 1  # the second model was scored on the cached twins
+    assert outs[0]["pairs"] == outs[1]["pairs"] and outs[0]["cf_mse"] != outs[1]["cf_mse"]  # two models, one set of twins
+    code, _, err = _run(capsys, *base, "--model", str(tmp / "with_s.skops"), "--flow-fit", "default")
+    assert code == 0, err
+    assert len(fits) == 2  # the library's fit is another flow

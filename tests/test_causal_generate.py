@@ -84,6 +84,24 @@ def test_generate_skips_identity_rows_and_caches(synthetic, tmp_path):
     assert not other.frame.equals(flips.frame)  # another seed, another flow
 
 
+def test_the_cache_key_holds_the_specs_reading_of_the_data(synthetic, tmp_path):
+    """A spec that reads a column as another kind gets its own flow; a spec that differs only
+    in what the flow never sees (its description, subgroups) reuses the cached one."""
+    from dataclasses import replace
+
+    from cffair.causal.flow import fit_flow
+
+    frame, spec = synthetic
+    first = fit_flow((frame, spec), FAST, cache=tmp_path, progress=False)
+    as_real = replace(spec, features={**spec.features, "k": "continuous"})
+    other = fit_flow((frame, as_real), FAST, cache=tmp_path, progress=False)
+    assert not other.columns["k"].discrete and first.columns["k"].discrete
+    assert len(list((tmp_path / "flows").glob("*.pt"))) == 2
+    same = fit_flow((frame, replace(spec, description="another description")), FAST, cache=tmp_path, progress=False)
+    assert len(list((tmp_path / "flows").glob("*.pt"))) == 2
+    assert same.columns["k"].discrete and same.history == first.history
+
+
 def test_cli_generate_writes_a_loadable_set(tmp_path, monkeypatch):
     from cffair.cli import main
 

@@ -10,15 +10,20 @@ killed process on a file system without atomic renames, a foreign file) is repor
 
 from __future__ import annotations
 
-__all__ = ["GENERATOR_VERSION", "cache_dir", "read_cached", "source_version"]
+__all__ = ["GENERATOR_VERSION", "cache_dir", "data_key", "read_cached", "source_version"]
 
 import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cffair.errors import CacheWarning
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cffair.datasets import DatasetSpec
 
 #: Where cached files live and how they are named and read back changes no number: a cache hit
 #: returns what the generator would compute (its key covers the generator's code), a miss computes it.
@@ -47,6 +52,24 @@ def source_version() -> str:
     from cffair.codehash import code_version
 
     return f"{GENERATOR_VERSION}-{code_version(f'cffair.causal.{m}' for m in _SOURCES)[:10]}"
+
+
+def data_key(frame: pd.DataFrame, spec: DatasetSpec) -> list[Any]:
+    """What of a dataset a fitted flow depends on, for cache keys: the feature columns' values
+    (:func:`cffair.datasets.frame_hash`), each feature's kind in the spec and the order of each
+    category column's values (the integer codes). Two specs that read one CSV differently (a
+    column ``ordinal`` in one and ``categorical`` in the other, or its levels in another order)
+    therefore never share a cached flow; the target, subgroups and other spec fields do not
+    enter, so a change to them reuses it.
+    """
+    import pandas as pd
+
+    from cffair.datasets import frame_hash
+
+    features = frame[spec.feature_names]
+    levels = {c: [str(v) for v in features[c].cat.categories] for c in features.columns
+              if isinstance(features[c].dtype, pd.CategoricalDtype)}
+    return [frame_hash(features), {n: spec.features[n] for n in spec.feature_names}, levels]
 
 
 def read_cached(path: Path | None, reader: Callable[[Path], T], what: str, expect: type | None = None) -> T | None:

@@ -94,7 +94,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from cffair.causal.cache import GENERATOR_VERSION, cache_dir, read_cached, source_version
+from cffair.causal.cache import GENERATOR_VERSION, cache_dir, data_key, read_cached, source_version
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.cnf import CausalFlow, _progress
 from cffair.causal.config import PAPER_TREATMENT, FlowConfig
@@ -130,13 +130,12 @@ def fit_flow(
     ``device`` is where a fit trains (:mod:`cffair.devices`); it is not part of the cache key.
     """
     from cffair import __version__
-    from cffair.datasets import frame_hash
     from cffair.utils import stable_hash
 
     frame, spec = _as_dataset(dataset)
     cfg = FlowConfig.from_dict(config)
     graph = spec.load_graph()
-    key = stable_hash("flow", frame_hash(frame[spec.feature_names]), graph.to_dict(), cfg.to_dict(), seed, source_version(), __version__)
+    key = stable_hash("flow", data_key(frame, spec), graph.to_dict(), cfg.to_dict(), seed, source_version(), __version__)
     path = None if cache is False else cache_dir(cache) / "flows" / f"{spec.name}-{key}.pt"
     model = read_cached(path, CausalFlow.load, "fitted flow", expect=CausalFlow)
     if model is not None:
@@ -167,8 +166,9 @@ def generate(
             counterfactuals need :data:`~cffair.causal.config.PAPER_TREATMENT`.
         seed: seeds the flow's training and the counterfactual draws.
         cache_dir: cache folder (default ``$CFFAIR_CACHE`` or ``~/.cache/cffair``); ``False``
-            disables caching. The key hashes the data, graph, config, seed, interventions and
-            the generator's source, so a repeated call returns instantly from disk. An
+            disables caching. The key hashes the data and the spec's feature kinds
+            (:func:`~cffair.causal.cache.data_key`), graph, config, seed, interventions and the
+            generator's source, so a repeated call returns instantly from disk. An
             unreadable cache file is reported, removed and recomputed.
         progress: show tqdm progress bars.
         device: where the flow trains (:mod:`cffair.devices`; not part of the cache key).
@@ -191,7 +191,7 @@ def generate(
     graph = spec.load_graph()
     data_hash = frame_hash(frame[spec.feature_names])
     version = source_version()
-    key = stable_hash("cfset", data_hash, graph.to_dict(), cfg.to_dict(), seed, [(i.feature, i.label) for i in todo], version, __version__)
+    key = stable_hash("cfset", data_key(frame, spec), graph.to_dict(), cfg.to_dict(), seed, [(i.feature, i.label) for i in todo], version, __version__)
     root = None if cache_dir is False else _cache_root(cache_dir)
     path = None if root is None else root / "counterfactuals" / f"{spec.name}-{key}.parquet"
     cfs = read_cached(path, CounterfactualSet.load, "counterfactual set", expect=CounterfactualSet)
