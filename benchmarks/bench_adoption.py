@@ -62,8 +62,9 @@ def bench_predict(frame: Any, spec: Any) -> dict[str, Any]:
     order = rng.permutation(len(frame))
     train, new = frame.iloc[order[:5000]].reset_index(drop=True), frame.iloc[order[5000:15000]].reset_index(drop=True)
     features = list(spec.features)
-    est = CounterfactualFairClassifier(spec, setting="acc_cf", pretrain_epochs=100, fair_epochs=50,
-                                       flow_config={"epochs": 20}).fit(train[features], train[spec.target])
+    est = CounterfactualFairClassifier(
+        spec, setting="acc_cf", pretrain_epochs=100, fair_epochs=50, flow_config={"epochs": 20}
+    ).fit(train[features], train[spec.target])
     with tempfile.TemporaryDirectory() as tmp:
         path = save_model(est, Path(tmp) / "adult.cffair")
         t0 = time.perf_counter()
@@ -75,8 +76,14 @@ def bench_predict(frame: Any, spec: Any) -> dict[str, Any]:
         t0 = time.perf_counter()
         model.predict_proba(new[features])
         times.append(time.perf_counter() - t0)
-    return {"rows": len(new), "load_s": round(load_s, 3), "predict_s": round(statistics.median(times), 3),
-            "predict_s_all": [round(t, 3) for t in times], "file_mb": round(size / 1e6, 2), "target_s": 2.0}
+    return {
+        "rows": len(new),
+        "load_s": round(load_s, 3),
+        "predict_s": round(statistics.median(times), 3),
+        "predict_s_all": [round(t, 3) for t in times],
+        "file_mb": round(size / 1e6, 2),
+        "target_s": 2.0,
+    }
 
 
 def logistic(frame: Any, spec: Any, features: list[str]) -> Any:
@@ -99,8 +106,14 @@ def _timed_audit(predict: Any, frame: Any, spec: Any, cache: str, **kwargs: Any)
     t0 = time.perf_counter()
     result = audit(predict, (frame, spec), n_boot=100, cache_dir=cache, **kwargs)
     seconds = time.perf_counter() - t0
-    return {"seconds": round(seconds, 1), "load_before": before, "load_after": _load(), "pairs": result.n_pairs,
-            "cf_mse": result.cf_mse, "cf_flip_rate": result.cf_flip_rate}
+    return {
+        "seconds": round(seconds, 1),
+        "load_before": before,
+        "load_after": _load(),
+        "pairs": result.n_pairs,
+        "cf_mse": result.cf_mse,
+        "cf_flip_rate": result.cf_flip_rate,
+    }
 
 
 def bench_audit(frame: Any, spec: Any, *, library_fit: bool = True) -> dict[str, Any]:
@@ -112,7 +125,9 @@ def bench_audit(frame: Any, spec: Any, *, library_fit: bool = True) -> dict[str,
     out: dict[str, Any] = {"rows": len(frame), "target_s": 60.0, "n_boot": 100, "audit_flow": AUDIT_FLOW}
     with tempfile.TemporaryDirectory() as cache:
         out["cold"] = _timed_audit(with_s.predict_proba, frame, spec, cache)
-        out["warm"] = _timed_audit(lambda rows: without_s.predict_proba(rows.drop(columns=spec.sensitive)), frame, spec, cache)
+        out["warm"] = _timed_audit(
+            lambda rows: without_s.predict_proba(rows.drop(columns=spec.sensitive)), frame, spec, cache
+        )
         out["warm"]["model"] = f"logistic regression without {spec.sensitive}"
     if library_fit:
         with tempfile.TemporaryDirectory() as cache:
@@ -136,9 +151,13 @@ def _adult_quality(frame: Any, spec: Any, seed: int) -> dict[str, Any]:
         twins = generate_from(flow, (frame, spec), "sensitive", seed=seed).frame
         d_cf = predict(twins[features])[:, 1]
         dd = d[twins["row_id"].to_numpy()]
-        out[fit] = {"fit_s": round(fit_s, 1), "epochs_run": len(flow.history),
-                    "val_loss": round(min(h["val"] for h in flow.history), 4),
-                    "cf_mse": float(np.mean((dd - d_cf) ** 2)), "cf_flip_rate": float(np.mean((dd >= 0.5) != (d_cf >= 0.5)))}
+        out[fit] = {
+            "fit_s": round(fit_s, 1),
+            "epochs_run": len(flow.history),
+            "val_loss": round(min(h["val"] for h in flow.history), 4),
+            "cf_mse": float(np.mean((dd - d_cf) ** 2)),
+            "cf_flip_rate": float(np.mean((dd >= 0.5) != (d_cf >= 0.5))),
+        }
     return out
 
 
@@ -158,7 +177,10 @@ def _synthetic_quality(rows: int, seed: int) -> dict[str, Any]:
     clf = LogisticRegression(max_iter=2000).fit(enc.transform(frame), frame[spec.target].to_numpy())
 
     def cf_mse(twins: Any) -> float:
-        p, p_cf = clf.predict_proba(enc.transform(frame))[:, 1], clf.predict_proba(enc.transform(twins[spec.feature_names]))[:, 1]
+        p, p_cf = (
+            clf.predict_proba(enc.transform(frame))[:, 1],
+            clf.predict_proba(enc.transform(twins[spec.feature_names]))[:, 1],
+        )
         return float(np.mean((p[twins["row_id"].to_numpy()] - p_cf) ** 2))
 
     true = cf_mse(data.sensitive_twins)
@@ -173,8 +195,12 @@ def _synthetic_quality(rows: int, seed: int) -> dict[str, Any]:
             twins = generate_from(flow, data.dataset, {s: list(frame[s].cat.categories)}, seed=seed).frame
         scores = compare_with_truth(frame, twins, data.sensitive_twins, nodes)
         gaps = scores[(scores["metric"] == "table_gap") & scores["kind"].isin(CATEGORY_KINDS)]["value"]
-        out[fit] = {"fit_s": round(fit_s, 1), "epochs_run": len(flow.history), "cf_mse_ratio": cf_mse(twins) / true,
-                    "table_gap": float(gaps.max())}
+        out[fit] = {
+            "fit_s": round(fit_s, 1),
+            "epochs_run": len(flow.history),
+            "cf_mse_ratio": cf_mse(twins) / true,
+            "table_gap": float(gaps.max()),
+        }
     return out
 
 
@@ -187,25 +213,39 @@ def twin_quality(frame: Any, spec: Any, seeds: list[int], synthetic_rows: int) -
 
     summary = {}
     for metric in ("cf_mse", "cf_flip_rate", "val_loss"):
-        summary[f"adult_{metric}"] = {fit: spread([adult[s][fit][metric] for s in adult]) for fit in ("audit", "default")}
+        summary[f"adult_{metric}"] = {
+            fit: spread([adult[s][fit][metric] for s in adult]) for fit in ("audit", "default")
+        }
     for metric in ("cf_mse_ratio", "table_gap"):
-        summary[f"synthetic_{metric}"] = {fit: spread([synth[s][fit][metric] for s in synth]) for fit in ("audit", "default")}
+        summary[f"synthetic_{metric}"] = {
+            fit: spread([synth[s][fit][metric] for s in synth]) for fit in ("audit", "default")
+        }
     return {"seeds": seeds, "adult": adult, "synthetic": synth, "summary": summary}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="seeds of the twin-quality comparison (default 0 1)")
-    parser.add_argument("--synthetic-rows", type=int, default=20000, help="rows of the structural model (default 20000)")
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=[0, 1], help="seeds of the twin-quality comparison (default 0 1)"
+    )
+    parser.add_argument(
+        "--synthetic-rows", type=int, default=20000, help="rows of the structural model (default 20000)"
+    )
     parser.add_argument("--skip-quality", action="store_true", help="the timings only (keeps the stored comparison)")
     args = parser.parse_args(argv)
     torch_cpu_setup()
     torch.set_num_threads(1)
     frame, spec = datasets.load("adult")
     out: dict[str, Any] = {
-        "machine": {"processor": platform.processor() or platform.machine(), "python": platform.python_version(),
-                    "torch_threads": torch.get_num_threads(), "cpus": os.cpu_count(), "load_start": _load()},
-        "predict": bench_predict(frame, spec), "audit": bench_audit(frame, spec),
+        "machine": {
+            "processor": platform.processor() or platform.machine(),
+            "python": platform.python_version(),
+            "torch_threads": torch.get_num_threads(),
+            "cpus": os.cpu_count(),
+            "load_start": _load(),
+        },
+        "predict": bench_predict(frame, spec),
+        "audit": bench_audit(frame, spec),
     }
     if args.skip_quality and RESULTS.exists():
         import json
@@ -216,9 +256,13 @@ def main(argv: list[str] | None = None) -> None:
     out["machine"]["load_end"] = _load()
     write_json_atomic(RESULTS, out)
     p, a = out["predict"], out["audit"]
-    print(f"predict: {p['rows']:,} rows in {p['predict_s']} s after loading ({p['load_s']} s; target {p['target_s']} s)")
-    print(f"audit: {a['rows']:,} rows, {a['pairs']:,} pairs in {a['cold']['seconds']} s cold (load {a['cold']['load_before']}), "
-          f"{a['warm']['seconds']} s warm; the library's fit {a['library_fit']['seconds']} s (target {a['target_s']} s)")
+    print(
+        f"predict: {p['rows']:,} rows in {p['predict_s']} s after loading ({p['load_s']} s; target {p['target_s']} s)"
+    )
+    print(
+        f"audit: {a['rows']:,} rows, {a['pairs']:,} pairs in {a['cold']['seconds']} s cold (load {a['cold']['load_before']}), "
+        f"{a['warm']['seconds']} s warm; the library's fit {a['library_fit']['seconds']} s (target {a['target_s']} s)"
+    )
     if out.get("twin_quality"):
         for k, v in out["twin_quality"]["summary"].items():
             print(f"{k}: audit fit {v['audit']}, library fit {v['default']}")

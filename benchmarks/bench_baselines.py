@@ -86,13 +86,22 @@ def bench_dataset(name: str, measure: int, mlp_epochs: int, gan_overrides: dict[
     # the cheaper variant (see CHEAP_GAN_VARIANTS): one latent sample per row in the penalty;
     # 1000 epochs is its upper bound (early stopping ended after 137 epochs on COMPAS fold 0)
     cheap = GANBaseline(paper_config(name, **{**gan_overrides, "n_cf_samples": 1}))
-    cheap.__dict__.update({k: v for k, v in gan.__dict__.items() if k not in ("config", "predictor_", "history_", "timings_")})
+    cheap.__dict__.update(
+        {k: v for k, v in gan.__dict__.items() if k not in ("config", "predictor_", "history_", "timings_")}
+    )
     cheap.history_ = {"inference": [], "predictor": [], "penalty": []}
     t_pred1 = _timed(lambda: cheap.fit_predictor(train, epochs=max(measure, 5))) / max(measure, 5)
     out["gan"] = {
-        "config": {"batch_size": cfg.batch_size, "inference_epochs": cfg.inference_epochs, "predictor_epochs": cfg.predictor_epochs,
-                   "inner_steps": cfg.inner_steps, "n_cf_samples": cfg.n_cf_samples},
-        "s_inference_epoch0": t_first, "s_inference_epoch": t_later, "s_predictor_epoch": t_pred,
+        "config": {
+            "batch_size": cfg.batch_size,
+            "inference_epochs": cfg.inference_epochs,
+            "predictor_epochs": cfg.predictor_epochs,
+            "inner_steps": cfg.inner_steps,
+            "n_cf_samples": cfg.n_cf_samples,
+        },
+        "s_inference_epoch0": t_first,
+        "s_inference_epoch": t_later,
+        "s_predictor_epoch": t_pred,
         "s_per_fold": gan_total,
     }
     out["gan_1sample"] = {
@@ -106,7 +115,12 @@ def bench_dataset(name: str, measure: int, mlp_epochs: int, gan_overrides: dict[
     gen = DCEVAE(dcfg)
     t_gen = _timed(lambda: gen.fit(train, enc, epochs=measure)) / measure
     t_cf = _timed(lambda: enc.transform(gen.counterfactual_frame(train)))
-    out["dcevae"] = {"note": "generator epochs + counterfactuals of the training rows + the MLP on 2n rows","s_generator_epoch": t_gen, "s_counterfactuals": t_cf, "generator_epochs": dcfg.epochs}
+    out["dcevae"] = {
+        "note": "generator epochs + counterfactuals of the training rows + the MLP on 2n rows",
+        "s_generator_epoch": t_gen,
+        "s_counterfactuals": t_cf,
+        "generator_epochs": dcfg.epochs,
+    }
 
     # --- MLPs (full batch): factual + one counterfactual per row, and factual only
     X2 = np.concatenate([X, X])
@@ -160,12 +174,16 @@ def compare_gan_variants(name: str, variants: dict[str, dict[str, Any]]) -> dict
     out: dict[str, Any] = {"dataset": name, "fold": 0, "s_inference": t_inf, "variants": {}}
     for label, changes in variants.items():
         g = GANBaseline(paper_config(name, **changes))
-        g.__dict__.update({k: v for k, v in base.__dict__.items() if k not in ("config", "predictor_", "history_", "timings_")})
+        g.__dict__.update(
+            {k: v for k, v in base.__dict__.items() if k not in ("config", "predictor_", "history_", "timings_")}
+        )
         g.history_ = {"inference": list(base.history_["inference"]), "predictor": [], "penalty": []}
         t = _timed(lambda g=g: g.fit_predictor(train))
         res = evaluate(g.predict_score, X_test, y_test, pairs, sub, target_kind=spec.target_kind)
         out["variants"][label] = {
-            "changes": changes, "s_predictor": t, "epochs_run": len(g.history_["predictor"]),
+            "changes": changes,
+            "s_predictor": t,
+            "epochs_run": len(g.history_["predictor"]),
             "stopped_epoch": getattr(g, "stopped_epoch_", None),
             **{k: res[k] for k in ("accuracy", "mse", "cf_mse", "cf_mse_worst_subgroup") if k in res},
         }
@@ -177,11 +195,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", nargs="+", default=["adult", "compas", "lawschool"])
     ap.add_argument("--measure-epochs", type=int, default=2, help="epochs actually run per stage (then extrapolated)")
-    ap.add_argument("--mlp-epochs", type=int, default=1500, help="epochs of the MLP(100, 50) predictors (LTN(acc): 1500)")
+    ap.add_argument(
+        "--mlp-epochs", type=int, default=1500, help="epochs of the MLP(100, 50) predictors (LTN(acc): 1500)"
+    )
     ap.add_argument("--gan-cf-samples", type=int, default=None, help="override the GAN's latent samples per row")
     ap.add_argument("--gan-predictor-epochs", type=int, default=None)
-    ap.add_argument("--compare-gan-variants", metavar="DATASET", default=None,
-                    help="instead of timing: fit the GAN predictor variants on fold 0 of DATASET (minutes) and compare")
+    ap.add_argument(
+        "--compare-gan-variants",
+        metavar="DATASET",
+        default=None,
+        help="instead of timing: fit the GAN predictor variants on fold 0 of DATASET (minutes) and compare",
+    )
     ap.add_argument("--out", type=Path, default=project_root() / "benchmarks" / "results" / "baselines.json")
     args = ap.parse_args(argv)
     torch_cpu_setup()
@@ -209,7 +233,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         t0 = time.perf_counter()
         results["datasets"][name] = bench_dataset(name, args.measure_epochs, args.mlp_epochs, overrides)
         results["datasets"][name]["s_benchmark"] = time.perf_counter() - t0
-        print(name, {k: v.get("s_per_fold") for k, v in results["datasets"][name].items() if isinstance(v, dict)}, flush=True)
+        print(
+            name,
+            {k: v.get("s_per_fold") for k, v in results["datasets"][name].items() if isinstance(v, dict)},
+            flush=True,
+        )
     total = {}
     for method in ("gan", "gan_1sample", "dcevae", "augmented_cnf", "unaware", "residual_level3", "plugin_pcf"):
         per = {n: d[method]["s_per_fold"] for n, d in results["datasets"].items()}

@@ -108,7 +108,12 @@ def main() -> int:
     total = time.perf_counter()
     for name in args.datasets:
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, __file__, "--one", name, "--seed", str(args.seed)], capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--one", name, "--seed", str(args.seed)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         res = json.loads(proc.stdout.strip().splitlines()[-1])
         res["wall_seconds"] = round(time.perf_counter() - t0, 2)
         results["datasets"][name] = res

@@ -39,9 +39,16 @@ def _ltn(setting: str, fd: Any, profile_name: str) -> dict[str, Any]:
     from cffair.training import LTNLearner
 
     prof = profile(profile_name)
-    learner = LTNLearner(fd.spec.target_kind, setting, lr=prof.lr, pretrain_epochs=prof.pretrain_epochs,
-                         fair_epochs=prof.fair_epochs, progress=False, sensitive=fd.spec.sensitive,
-                         device=current_device())
+    learner = LTNLearner(
+        fd.spec.target_kind,
+        setting,
+        lr=prof.lr,
+        pretrain_epochs=prof.pretrain_epochs,
+        fair_epochs=prof.fair_epochs,
+        progress=False,
+        sensitive=fd.spec.sensitive,
+        device=current_device(),
+    )
     pairs = fd.pairs_train if setting != "acc" else None
     learner.fit(fd.X_train, fd.y_train, pairs=pairs)
     return fd.evaluate(learner.predict_d)
@@ -72,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
-        print(f"bench_devices: no CUDA device on this machine (torch {torch.__version__}); the accelerator's speed "
-              "stays unmeasured. Run it where one is present.")
+        print(
+            f"bench_devices: no CUDA device on this machine (torch {torch.__version__}); the accelerator's speed "
+            "stays unmeasured. Run it where one is present."
+        )
         return 0
     torch_cpu_setup()
     from cffair import datasets as D
@@ -87,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         CausalFlow(spec, config=flow_config(args.profile, "adult")).fit(frame, seed=0, device=dev)
         flow[dev] = round(time.perf_counter() - t0, 2)
-    fd = FoldData.build(ExperimentConfig("adult", 0, "cnf", profile=args.profile), counterfactual_set("adult", args.profile))
+    fd = FoldData.build(
+        ExperimentConfig("adult", 0, "cnf", profile=args.profile), counterfactual_set("adult", args.profile)
+    )
     rows = []
     for method in args.methods:
         seconds, metrics = {}, {}
@@ -96,17 +107,27 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 metrics[dev] = run_method(method, fd, args.profile)
                 seconds[dev] = round(time.perf_counter() - t0, 2)
-        rows.append({"method": method, "cpu_s": seconds["cpu"], "cuda_s": seconds["cuda"],
-                     "speedup": round(seconds["cpu"] / max(seconds["cuda"], 1e-9), 2),
-                     "largest_metric_difference": _largest_difference(metrics["cpu"], metrics["cuda"])})
+        rows.append(
+            {
+                "method": method,
+                "cpu_s": seconds["cpu"],
+                "cuda_s": seconds["cuda"],
+                "speedup": round(seconds["cpu"] / max(seconds["cuda"], 1e-9), 2),
+                "largest_metric_difference": _largest_difference(metrics["cpu"], metrics["cuda"]),
+            }
+        )
         print(rows[-1], file=sys.stderr)
     out = {
         "profile": args.profile,
         "fold": "adult/fold0",
         "flow_fit_s": flow,
         "methods": rows,
-        "machine": {"cpu": platform.processor() or platform.machine(), "gpu": torch.cuda.get_device_name(0),
-                    "torch": torch.__version__, "cpu_threads": torch.get_num_threads()},
+        "machine": {
+            "cpu": platform.processor() or platform.machine(),
+            "gpu": torch.cuda.get_device_name(0),
+            "torch": torch.__version__,
+            "cpu_threads": torch.get_num_threads(),
+        },
     }
     write_json_atomic(RESULTS, out, what="benchmark results")
     return 0

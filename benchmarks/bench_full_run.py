@@ -56,8 +56,15 @@ def part_of(setting: str) -> str:
         return "LTN CKE"
     if setting.startswith("ltn"):
         return "LTN fairness" if setting != "ltn_acc" else "LTN acc"
-    parts = {"cnf": "CNF-augmented MLP", "gan": "GAN", "dcevae": "DCEVAE", "unaware": "unaware / level 3 / PCF",
-             "level3": "unaware / level 3 / PCF", "pcf": "unaware / level 3 / PCF", "beyond": "beyond the paper"}
+    parts = {
+        "cnf": "CNF-augmented MLP",
+        "gan": "GAN",
+        "dcevae": "DCEVAE",
+        "unaware": "unaware / level 3 / PCF",
+        "level3": "unaware / level 3 / PCF",
+        "pcf": "unaware / level 3 / PCF",
+        "beyond": "beyond the paper",
+    }
     return parts.get(setting, setting)
 
 
@@ -71,10 +78,16 @@ def core_seconds(records: list[dict[str, Any]]) -> pd.DataFrame:
             key = (cfg["dataset"], cfg["fold"])
             if key not in pretrain_seen:
                 pretrain_seen.add(key)
-                rows.append({"dataset": cfg["dataset"], "part": "LTN pre-training", "seconds": float(t.get("pretrain", 0.0))})
-            rows.append({"dataset": cfg["dataset"], "part": part_of(cfg["setting"]), "seconds": float(t.get("setting", 0.0))})
+                rows.append(
+                    {"dataset": cfg["dataset"], "part": "LTN pre-training", "seconds": float(t.get("pretrain", 0.0))}
+                )
+            rows.append(
+                {"dataset": cfg["dataset"], "part": part_of(cfg["setting"]), "seconds": float(t.get("setting", 0.0))}
+            )
         else:
-            rows.append({"dataset": cfg["dataset"], "part": part_of(cfg["setting"]), "seconds": float(t.get("total", 0.0))})
+            rows.append(
+                {"dataset": cfg["dataset"], "part": part_of(cfg["setting"]), "seconds": float(t.get("total", 0.0))}
+            )
     df = pd.DataFrame(rows)
     return df.pivot_table(index="dataset", columns="part", values="seconds", aggfunc="sum", fill_value=0.0)
 
@@ -82,7 +95,9 @@ def core_seconds(records: list[dict[str, Any]]) -> pd.DataFrame:
 def _shared_pretrain(task: list[Any], timings: list[dict[str, Any]]) -> float:
     """The LTN pre-training a task's LTN settings share, once (a record that is not an LTN
     setting, e.g. the chapter beyond the paper, counts its own pre-training in its total)."""
-    return max((float(t.get("pretrain", 0.0)) for c, t in zip(task, timings) if c.setting.startswith("ltn")), default=0.0)
+    return max(
+        (float(t.get("pretrain", 0.0)) for c, t in zip(task, timings) if c.setting.startswith("ltn")), default=0.0
+    )
 
 
 def group_seconds(records: list[dict[str, Any]]) -> dict[str, float]:
@@ -123,8 +138,9 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
     # whole run's, so the whole run's is projected from the records' own seconds
     whole = prov.get("records_computed", len(wanted)) >= prov.get("records_in_grid", len(wanted))
     wall = sum(stages.values()) if whole else None
-    projected = graph["makespan_seconds"].get(str(int((prov.get("machine") or {}).get("cpus") or 2)), graph["makespan_seconds"]["2"]) \
-        + sum(v for k, v in stages.items() if k != "experiments")
+    projected = graph["makespan_seconds"].get(
+        str(int((prov.get("machine") or {}).get("cpus") or 2)), graph["makespan_seconds"]["2"]
+    ) + sum(v for k, v in stages.items() if k != "experiments")
     out: dict[str, Any] = {
         "benchmark": "full_run",
         "commit": prov.get("commit"),
@@ -149,14 +165,22 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
     workers = int((prov.get("machine") or {}).get("cpus") or 2)
     exp_wall = stages.get("experiments")
     if exp_wall and whole:
-        out["parallel_efficiency"] = {"workers": workers, "experiments_wall_seconds": exp_wall,
-                                      "efficiency": round(out["task_graph"]["core_seconds"] / (workers * exp_wall), 3)}
+        out["parallel_efficiency"] = {
+            "workers": workers,
+            "experiments_wall_seconds": exp_wall,
+            "efficiency": round(out["task_graph"]["core_seconds"] / (workers * exp_wall), 3),
+        }
     quick = quick or results / "quick" / "provenance.json"
     if quick.exists():
         q = json.loads(quick.read_text())
         q_wall = float(sum(q["stage_seconds"].values()))
-        out["quick"] = {"stage_seconds": q["stage_seconds"], "wall_seconds": round(q_wall, 1), "target_seconds": TARGET_QUICK_S,
-                        "target_met": q_wall <= TARGET_QUICK_S, "finished": q.get("finished")}
+        out["quick"] = {
+            "stage_seconds": q["stage_seconds"],
+            "wall_seconds": round(q_wall, 1),
+            "target_seconds": TARGET_QUICK_S,
+            "target_met": q_wall <= TARGET_QUICK_S,
+            "finished": q.get("finished"),
+        }
     return out
 
 
@@ -184,8 +208,9 @@ def task_seconds(records: list[dict[str, Any]], *, split: bool = True) -> tuple[
     seconds = {}
     for t in tasks:
         if t.stage == "group":
-            seconds[t.id] = _shared_pretrain(list(t.configs), [by_key[c.key].get("timings", {}) for c in t.configs]) \
-                + sum(own(c) for c in t.configs)
+            seconds[t.id] = _shared_pretrain(
+                list(t.configs), [by_key[c.key].get("timings", {}) for c in t.configs]
+            ) + sum(own(c) for c in t.configs)
         elif t.stage == "pretrain":
             seconds[t.id] = pretrain.get(t.target.key, 0.0) + sum(own(c) for c in t.configs)
         else:  # a producer task without records of its own costs what its target's record took
@@ -207,7 +232,9 @@ def makespan(durations: list[float], workers: int) -> float:
 
     cfg = ExperimentConfig("compas", 0, "cnf")
     tasks = [Task(str(i), "run", cfg) for i in range(len(durations))]
-    return float(max(simulate(tasks, {str(i): float(d) for i, d in enumerate(durations)}, workers).values(), default=0.0))
+    return float(
+        max(simulate(tasks, {str(i): float(d) for i, d in enumerate(durations)}, workers).values(), default=0.0)
+    )
 
 
 WORKERS = (1, 2, 4, 8, 16, 32, 64)
@@ -259,12 +286,19 @@ def whole_grid(records: list[dict[str, Any]]) -> dict[str, Any]:
             imputed += 1
         stand_in.append({**twin, "config": c.to_dict()})
     tasks, seconds = task_seconds(stand_in)
-    return {"records": len(grid), "measured": len(grid) - imputed - plain - left_out, "imputed": imputed, "imputed_plain": plain,
-            "left_out": left_out,
-            **projection(tasks, seconds)}
+    return {
+        "records": len(grid),
+        "measured": len(grid) - imputed - plain - left_out,
+        "imputed": imputed,
+        "imputed_plain": plain,
+        "left_out": left_out,
+        **projection(tasks, seconds),
+    }
 
 
-def measure_local(jobs: tuple[int, ...] = (1, 2), datasets: tuple[str, ...] = ("compas", "lawschool")) -> dict[str, Any]:
+def measure_local(
+    jobs: tuple[int, ...] = (1, 2), datasets: tuple[str, ...] = ("compas", "lawschool")
+) -> dict[str, Any]:
     """A small real grid (every group on ``datasets``, quick profile) on 1 and 2 local workers.
 
     Enough tasks (17 on COMPAS and Lawschool) for two workers to have work to share; its inputs
@@ -280,8 +314,12 @@ def measure_local(jobs: tuple[int, ...] = (1, 2), datasets: tuple[str, ...] = ("
 
     grid = paper_grid("quick", list(datasets))
     known = prepare_inputs("quick", list(datasets), jobs=1)
-    out: dict[str, Any] = {"grid": f"quick profile, every group, {' and '.join(datasets)}", "records": len(grid),
-                           "tasks": len(task_graph(grid)), "wall_seconds": {}}
+    out: dict[str, Any] = {
+        "grid": f"quick profile, every group, {' and '.join(datasets)}",
+        "records": len(grid),
+        "tasks": len(task_graph(grid)),
+        "wall_seconds": {},
+    }
     for n in jobs:
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
@@ -301,7 +339,9 @@ def _key(rec: dict[str, Any]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=project_root() / "results")
-    ap.add_argument("--quick", type=Path, default=None, help="provenance.json of a quick reproduction (default: RESULTS/quick/)")
+    ap.add_argument(
+        "--quick", type=Path, default=None, help="provenance.json of a quick reproduction (default: RESULTS/quick/)"
+    )
     ap.add_argument("--measure", action="store_true", help="also run a small real grid on 1 and 2 local workers")
     args = ap.parse_args()
     out = summarise(args.results, args.quick)

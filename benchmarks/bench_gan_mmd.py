@@ -69,8 +69,10 @@ def main() -> None:
         va, vc = mmd_autograd(prior, za), mmd_rbf(prior, zc)
         va.backward()
         vc.backward()
-        res = {name: statistics.median(seconds(fn, prior, z, args.repeats)) for name, fn in
-               (("autograd", mmd_autograd), ("cffair", mmd_rbf))}
+        res = {
+            name: statistics.median(seconds(fn, prior, z, args.repeats))
+            for name, fn in (("autograd", mmd_autograd), ("cffair", mmd_rbf))
+        }
         out["batches"][str(batch)] = {
             "seconds": res,
             "speedup": res["autograd"] / res["cffair"],

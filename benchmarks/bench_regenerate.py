@@ -75,38 +75,58 @@ def quick_run(group: str, jobs: int) -> dict[str, Any]:
         load_before = os.getloadavg()[0]
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run([str(cli), "reproduce", "--mode", "quick", "--only", group, "--jobs", str(jobs)],
-                              env=env, cwd=project_root(), capture_output=True, text=True)
+        proc = subprocess.run(
+            [str(cli), "reproduce", "--mode", "quick", "--only", group, "--jobs", str(jobs)],
+            env=env,
+            cwd=project_root(),
+            capture_output=True,
+            text=True,
+        )
         wall = time.perf_counter() - start
         load_after = os.getloadavg()[0]
         cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     if proc.returncode != 0:
-        raise RunFailed(f"cffair reproduce --only {group} failed (exit {proc.returncode}): {proc.stderr.strip()[-1500:]}")
-    stages = json.loads(proc.stdout[proc.stdout.index("{"):])
+        raise RunFailed(
+            f"cffair reproduce --only {group} failed (exit {proc.returncode}): {proc.stderr.strip()[-1500:]}"
+        )
+    stages = json.loads(proc.stdout[proc.stdout.index("{") :])
     # CPU seconds of the command and every process it waited for (workers, the notebook's kernel)
     # do not grow with the load.
-    return {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "stage_seconds": stages,
-            "load_average": [round(load_before, 2), round(load_after, 2)]}
+    return {
+        "wall_seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
+        "stage_seconds": stages,
+        "load_average": [round(load_before, 2), round(load_after, 2)],
+    }
 
 
 def _write(groups: dict[str, Any], root: Path) -> None:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
-    write_json_atomic(RESULTS, {
-        "benchmark": "regenerate", "commit": commit, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()}, "groups": groups,
-        "note": "quick: measured cold (fresh results and cache folders), with the CPU seconds of its processes and the "
-                "machine's load average; full: estimated from the committed run's per-record timings "
-                "(core-seconds / jobs + counterfactual stage + notebook).",
-    })
+    write_json_atomic(
+        RESULTS,
+        {
+            "benchmark": "regenerate",
+            "commit": commit,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+            "groups": groups,
+            "note": "quick: measured cold (fresh results and cache folders), with the CPU seconds of its processes and the "
+            "machine's load average; full: estimated from the committed run's per-record timings "
+            "(core-seconds / jobs + counterfactual stage + notebook).",
+        },
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", nargs="*", default=list(CHAPTER_GROUPS), choices=list(CHAPTER_GROUPS))
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--full-only", action="store_true",
-                        help="only re-estimate full mode from the committed records (after a regeneration); keep the quick measurements")
+    parser.add_argument(
+        "--full-only",
+        action="store_true",
+        help="only re-estimate full mode from the committed records (after a regeneration); keep the quick measurements",
+    )
     args = parser.parse_args(argv)
     root = project_root()
     store = ResultsStore(root / "results" / "full")
@@ -126,13 +146,21 @@ def main(argv: list[str] | None = None) -> int:
         notebook = float(quick["stage_seconds"].get("notebooks", 0.0))
         groups[group] = {
             "quick": quick,
-            "full": {"records": found, "core_seconds": round(core, 1), "jobs": args.jobs,
-                     "counterfactual_seconds": cf_seconds, "notebook_seconds": notebook,
-                     "estimate_seconds": round(core / args.jobs + cf_seconds + notebook, 1)},
+            "full": {
+                "records": found,
+                "core_seconds": round(core, 1),
+                "jobs": args.jobs,
+                "counterfactual_seconds": cf_seconds,
+                "notebook_seconds": notebook,
+                "estimate_seconds": round(core / args.jobs + cf_seconds + notebook, 1),
+            },
         }
         _write(groups, root)  # after every group, so that a later failure loses nothing
-        print(f"{group}: quick {quick['wall_seconds']:.0f} s ({quick['cpu_seconds']:.0f} CPU-s, load {max(quick['load_average']):.1f}); "
-              f"full ≈ {groups[group]['full']['estimate_seconds'] / 60:.0f} min", flush=True)
+        print(
+            f"{group}: quick {quick['wall_seconds']:.0f} s ({quick['cpu_seconds']:.0f} CPU-s, load {max(quick['load_average']):.1f}); "
+            f"full ≈ {groups[group]['full']['estimate_seconds'] / 60:.0f} min",
+            flush=True,
+        )
     return 1 if failed else 0
 
 

@@ -129,11 +129,16 @@ def estimate(measured: dict[str, Any], results: Path) -> dict[str, Any]:
         if cfg.setting == "gan" and cfg.option_map.get("gan_variant") == "released":
             cost *= factor
         per_study[study_of(cfg)] += cost
-    done = {ExperimentConfig.from_dict(json.loads(p.read_text())["config"]).key for p in (results / "full" / "records").glob("*.json")}
+    done = {
+        ExperimentConfig.from_dict(json.loads(p.read_text())["config"]).key
+        for p in (results / "full" / "records").glob("*.json")
+    }
     rest = [c for c in paper_grid("full", only=[g for g in GROUPS if g not in STUDY_GROUPS]) if c.key not in done]
     pre = {d: committed.get((d, "ltn_acc"), 0.0) for d in {c.dataset for c in rest}}
     not_committed = sum(committed.get((c.dataset, own_kind(c)), 0.0) for c in rest)
-    not_committed += sum(pre[c.dataset] for c in rest if c.setting == "ltn_acc" and not c.options and not c.tag)  # pre-training
+    not_committed += sum(
+        pre[c.dataset] for c in rest if c.setting == "ltn_acc" and not c.options and not c.tag
+    )  # pre-training
     full_run = json.loads((Path(__file__).resolve().parent / "results" / "full_run.json").read_text())
     present = float(full_run.get("core_seconds_total", 0.0)) + not_committed
     studies = sum(per_study.values())

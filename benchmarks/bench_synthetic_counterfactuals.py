@@ -95,8 +95,14 @@ def _summary(scores: pd.DataFrame, oracle: bool = False) -> dict[str, Any]:
     if not oracle and len(changed):
         gaps = (changed - true.reindex(changed.index)).abs()
         worst = str(gaps.idxmax())
-        out.update({"changed_gap": float(gaps.max()), "changed_node": worst,
-                    "changed": float(changed[worst]), "changed_true": float(true[worst])})
+        out.update(
+            {
+                "changed_gap": float(gaps.max()),
+                "changed_node": worst,
+                "changed": float(changed[worst]),
+                "changed_true": float(true[worst]),
+            }
+        )
     rmse, base = pick("rmse" + suffix), pick("rmse_unchanged")
     out["rmse_vs_unchanged"] = float((rmse / base.reindex(rmse.index)).max()) if len(rmse) else float("nan")
     return out
@@ -129,13 +135,26 @@ def run_model(name: str, n: int, seed: int, epochs: int) -> dict[str, Any]:
     feature, value = data.scm.intervention
     predict = _predictor(frame, spec)
     cases = {
-        f"do({S} := 1 - {S})": (S, {S: list(frame[S].cat.categories)}, data.sensitive_twins, data.oracle(S, 1 - data.values[S], samples=ORACLE_DRAWS, seed=seed)),
+        f"do({S} := 1 - {S})": (
+            S,
+            {S: list(frame[S].cat.categories)},
+            data.sensitive_twins,
+            data.oracle(S, 1 - data.values[S], samples=ORACLE_DRAWS, seed=seed),
+        ),
         f"do({feature} := {value})": (
-            feature, {feature: [value]}, data.feature_twins,
+            feature,
+            {feature: [value]},
+            data.feature_twins,
             data.oracle(feature, value, rows=data.feature_twins["row_id"].to_numpy(), samples=ORACLE_DRAWS, seed=seed),
         ),
     }
-    result: dict[str, Any] = {"description": data.scm.description, "rows": n, "kinds": dict(spec.features), "fits": {}, "cases": {}}
+    result: dict[str, Any] = {
+        "description": data.scm.description,
+        "rows": n,
+        "kinds": dict(spec.features),
+        "fits": {},
+        "cases": {},
+    }
     for case, (feat, _, truth, oracle) in cases.items():
         nodes = {c: spec.features[c] for c in graph.descendants(feat)}
         result["cases"][case] = {
@@ -150,9 +169,15 @@ def run_model(name: str, n: int, seed: int, epochs: int) -> dict[str, Any]:
     for tname, (fit_name, treatment) in TREATMENTS.items():
         if fit_name not in fitted:
             t0 = time.perf_counter()
-            fitted[fit_name] = CausalFlow(spec, graph, {**TREATMENTS[fit_name][1], "epochs": epochs}).fit(frame, seed=seed)
+            fitted[fit_name] = CausalFlow(spec, graph, {**TREATMENTS[fit_name][1], "epochs": epochs}).fit(
+                frame, seed=seed
+            )
             m = fitted[fit_name]
-            result["fits"][fit_name] = {"seconds": round(time.perf_counter() - t0, 2), "epochs_run": len(m.history), "best_epoch": m.best_epoch}
+            result["fits"][fit_name] = {
+                "seconds": round(time.perf_counter() - t0, 2),
+                "epochs_run": len(m.history),
+                "best_epoch": m.best_epoch,
+            }
         model = fitted[fit_name].with_config(**{k: v for k, v in treatment.items() if k in ("ordered", "integer")})
         for case, (feat, interventions, truth, oracle) in cases.items():
             with warnings.catch_warnings(record=True) as caught:
@@ -185,11 +210,28 @@ def table(results: dict[str, Any]) -> pd.DataFrame:
         for case, info in res["cases"].items():
             base = {"model": model, "intervention": case, "cf_mse_true": info["cf_mse_true"]}
             for tname, t in info["treatments"].items():
-                rows.append({**base, "treatment": tname, **t["summary"], "cf_mse": t["cf_mse"],
-                             "cf_mse_ratio": t["cf_mse"] / info["cf_mse_true"] if info["cf_mse_true"] else float("nan"),
-                             "frozen": ", ".join(t["frozen"])})
-            rows.append({**base, "treatment": "oracle", **info["oracle"], "cf_mse": info["cf_mse_oracle"],
-                         "cf_mse_ratio": info["cf_mse_oracle"] / info["cf_mse_true"] if info["cf_mse_true"] else float("nan"), "frozen": ""})
+                rows.append(
+                    {
+                        **base,
+                        "treatment": tname,
+                        **t["summary"],
+                        "cf_mse": t["cf_mse"],
+                        "cf_mse_ratio": t["cf_mse"] / info["cf_mse_true"] if info["cf_mse_true"] else float("nan"),
+                        "frozen": ", ".join(t["frozen"]),
+                    }
+                )
+            rows.append(
+                {
+                    **base,
+                    "treatment": "oracle",
+                    **info["oracle"],
+                    "cf_mse": info["cf_mse_oracle"],
+                    "cf_mse_ratio": info["cf_mse_oracle"] / info["cf_mse_true"]
+                    if info["cf_mse_true"]
+                    else float("nan"),
+                    "frozen": "",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -207,8 +249,13 @@ def main() -> int:
     torch_cpu_setup()
     results: dict[str, Any] = {
         "machine": "1 torch thread; 2 shared cores",
-        "settings": {"n": args.n, "seed": args.seed, "epochs": args.epochs, "oracle_draws": ORACLE_DRAWS,
-                     "treatments": {k: v[1] for k, v in TREATMENTS.items()}},
+        "settings": {
+            "n": args.n,
+            "seed": args.seed,
+            "epochs": args.epochs,
+            "oracle_draws": ORACLE_DRAWS,
+            "treatments": {k: v[1] for k, v in TREATMENTS.items()},
+        },
         "models": {},
     }
     nodes = []
@@ -225,7 +272,9 @@ def main() -> int:
     write_json_atomic(args.out.with_suffix(".json"), results)
     tab = table(results)
     tab.to_csv(args.out.with_suffix(".csv"), index=False, float_format="%.4f")
-    pd.concat(nodes, ignore_index=True).to_csv(args.out.parent / f"{args.out.name}_nodes.csv", index=False, float_format="%.4f")
+    pd.concat(nodes, ignore_index=True).to_csv(
+        args.out.parent / f"{args.out.name}_nodes.csv", index=False, float_format="%.4f"
+    )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(tab.drop(columns=["cf_mse_true"]).round(3).to_string(index=False))
     print("total", results["total_seconds"], "s ->", args.out.with_suffix(".json"))

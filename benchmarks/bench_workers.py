@@ -32,6 +32,7 @@ RERUN_FIELDS = ("timings", "timings_detail", "seconds", "checksum")
 
 def record_bodies(store: ResultsStore) -> dict[str, Any]:
     """Each record of ``store`` by key, without :data:`RERUN_FIELDS` (at any depth)."""
+
     def strip(x: Any) -> Any:
         if isinstance(x, dict):
             return {k: strip(v) for k, v in x.items() if k not in RERUN_FIELDS}
@@ -54,9 +55,15 @@ def measure(workers: tuple[int, ...] = (1, 4), datasets: tuple[str, ...] = DATAS
 
     grid = paper_grid("quick", list(datasets))
     known = prepare_inputs("quick", list(datasets), jobs=1)
-    out: dict[str, Any] = {"benchmark": "workers", "grid": f"quick profile, every group, {', '.join(datasets)}",
-                           "records": len(grid), "tasks": len(task_graph(grid)), "cores": os.cpu_count(),
-                           "backend": "dask LocalCluster (one process per worker, one thread each)", "runs": {}}
+    out: dict[str, Any] = {
+        "benchmark": "workers",
+        "grid": f"quick profile, every group, {', '.join(datasets)}",
+        "records": len(grid),
+        "tasks": len(task_graph(grid)),
+        "cores": os.cpu_count(),
+        "backend": "dask LocalCluster (one process per worker, one thread each)",
+        "runs": {},
+    }
     bodies = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in workers:
@@ -66,8 +73,12 @@ def measure(workers: tuple[int, ...] = (1, 4), datasets: tuple[str, ...] = DATAS
             run_grid(grid, store, jobs=n, backend="dask", progress=False, known_inputs=known)
             wall = time.perf_counter() - t0
             bodies[n] = record_bodies(store)
-            out["runs"][str(n)] = {"wall_seconds": round(wall, 1), "load_before": before, "load_after": _load(),
-                                   "records": len(bodies[n])}
+            out["runs"][str(n)] = {
+                "wall_seconds": round(wall, 1),
+                "load_before": before,
+                "load_after": _load(),
+                "records": len(bodies[n]),
+            }
     first, *rest = workers
     out["records_equal"] = all(bodies[n] == bodies[first] for n in rest) and len(bodies[first]) == len(grid)
     if len(workers) == 2:

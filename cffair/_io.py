@@ -123,8 +123,15 @@ def _free_bytes(folder: Path) -> int:
         return 1 << 62
 
 
-def storage_error(exc: BaseException, path: str | os.PathLike[str], *, what: str = "", hint: str = "",
-                  action: str = "write", folder: str | os.PathLike[str] | None = None) -> StorageError | None:
+def storage_error(
+    exc: BaseException,
+    path: str | os.PathLike[str],
+    *,
+    what: str = "",
+    hint: str = "",
+    action: str = "write",
+    folder: str | os.PathLike[str] | None = None,
+) -> StorageError | None:
     """A one-line :class:`~cffair.errors.StorageError` for a disk fault behind ``exc``, else ``None``.
 
     Args:
@@ -186,7 +193,9 @@ def ensure_dir(path: str | os.PathLike[str], *, what: str = "folder", hint: str 
     return path
 
 
-def writable_dir(path: str | os.PathLike[str], *, what: str = "folder", hint: str = "", file: str | None = None) -> Path:
+def writable_dir(
+    path: str | os.PathLike[str], *, what: str = "folder", hint: str = "", file: str | None = None
+) -> Path:
     """Check, without creating anything, that the folder ``path`` exists or can be made, and takes files.
 
     The nearest existing ancestor must be a folder (not a file in the way), on a writable file
@@ -210,13 +219,18 @@ def writable_dir(path: str | os.PathLike[str], *, what: str = "folder", hint: st
         raise StorageError(
             f"cannot {'write' if file else 'use'} {label}: a file is in the way ({blocker} is a file, not a folder); "
             f"move that file away or choose another path" + (f" ({hint})" if hint else ""),
-            path=path, errno=errno.ENOTDIR)
+            path=path,
+            errno=errno.ENOTDIR,
+        )
     base = _nearest_existing(path)
     try:
         fd, probe = tempfile.mkstemp(prefix=".cffair-probe.", dir=base)
     except OSError as exc:
-        err = (storage_error(exc, file, hint=hint, folder=base) if file
-               else storage_error(exc, path, what=what, hint=hint, action="write into", folder=base))
+        err = (
+            storage_error(exc, file, hint=hint, folder=base)
+            if file
+            else storage_error(exc, path, what=what, hint=hint, action="write into", folder=base)
+        )
         if err is None:
             raise
         raise err from exc
@@ -268,9 +282,12 @@ def atomic_path(path: str | os.PathLike[str], *, what: str = "", hint: str = "")
     target = Path(path)
     folder = ensure_dir(target.parent, hint=hint)
     if target.is_dir():
-        raise StorageError(f"cannot write {(what + ' ') if what else ''}{target}: it is a folder; "
-                           "remove that folder or choose another file name" + (f" ({hint})" if hint else ""),
-                           path=target, errno=errno.EISDIR)
+        raise StorageError(
+            f"cannot write {(what + ' ') if what else ''}{target}: it is a folder; "
+            "remove that folder or choose another file name" + (f" ({hint})" if hint else ""),
+            path=target,
+            errno=errno.EISDIR,
+        )
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -301,7 +318,9 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object], *, what: str = "", hint: str = "") -> Path:
+def atomic_write(
+    path: str | os.PathLike[str], write: Callable[[Path], object], *, what: str = "", hint: str = ""
+) -> Path:
     """``write(tmp)`` into a temporary file next to ``path``, then move it into place (see :func:`atomic_path`)."""
     with atomic_path(path, what=what, hint=hint) as tmp:
         write(tmp)
@@ -319,8 +338,13 @@ LOCK_NAME = ".cffair.lock"
 
 
 @contextlib.contextmanager
-def store_lock(folder: str | os.PathLike[str], timeout: float = 0.0, *, who: str = "another cffair run",
-               say: Callable[[str], None] | None = None) -> Iterator[Path]:
+def store_lock(
+    folder: str | os.PathLike[str],
+    timeout: float = 0.0,
+    *,
+    who: str = "another cffair run",
+    say: Callable[[str], None] | None = None,
+) -> Iterator[Path]:
     """Hold the lock of the results folder ``folder`` (the file :data:`LOCK_NAME` in it) while the block runs.
 
     The lock is an OS lock (``flock``, through :mod:`filelock`): it is released when the holder
@@ -349,15 +373,20 @@ def store_lock(folder: str | os.PathLike[str], timeout: float = 0.0, *, who: str
             if timeout <= 0:
                 raise StoreLockedError(
                     f"{folder} is in use: {who} is writing it (it holds {path}); wait until it has finished, "
-                    "or pass --lock-timeout SECONDS to wait for it") from None
-            say(f"{folder} is in use by {who} (it holds {path}); waiting "
-                + ("until it has finished" if timeout == float("inf") else f"up to {timeout:g} s") + " ...")
+                    "or pass --lock-timeout SECONDS to wait for it"
+                ) from None
+            say(
+                f"{folder} is in use by {who} (it holds {path}); waiting "
+                + ("until it has finished" if timeout == float("inf") else f"up to {timeout:g} s")
+                + " ..."
+            )
             try:
                 lock.acquire(timeout=-1 if timeout == float("inf") else timeout)
             except filelock.Timeout:
                 raise StoreLockedError(
                     f"{folder} is still in use after {timeout:g} s: {who} is writing it (it holds {path}); "
-                    "wait until it has finished, or pass a longer --lock-timeout") from None
+                    "wait until it has finished, or pass a longer --lock-timeout"
+                ) from None
     except OSError as exc:
         err = storage_error(exc, path, what="lock file")
         if err is None:

@@ -57,9 +57,7 @@ def check_target_kind(kind: Any, *, input_name: str = "target_kind") -> TargetKi
         SpecError: (a ``ValueError``) naming the value received and the two allowed ones.
     """
     if not isinstance(kind, str) or kind not in TARGET_KINDS:
-        raise SpecError(
-            f"{input_name} must be 'binary' or 'score' (labels 0/1 or a real number), got {kind!r}."
-        )
+        raise SpecError(f"{input_name} must be 'binary' or 'score' (labels 0/1 or a real number), got {kind!r}.")
     return kind  # type: ignore[return-value]
 
 

@@ -82,15 +82,27 @@ class RaiseLeastSatisfied:
         record_every: keep the weights in :attr:`history` every this many steps.
     """
 
-    def __init__(self, kb: KnowledgeBase, names: Sequence[str], eta: float = 0.02, max_ratio: float = 20.0,
-                 record_every: int = 10) -> None:
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        names: Sequence[str],
+        eta: float = 0.02,
+        max_ratio: float = 20.0,
+        record_every: int = 10,
+    ) -> None:
         if not names:
             raise ValueError("RaiseLeastSatisfied needs at least one axiom name to adjust.")
         if not (math.isfinite(eta) and eta >= 0):
             raise ValueError(f"eta must be a finite number >= 0, got {eta!r}.")
         if not max_ratio >= 1:
             raise ValueError(f"max_ratio must be >= 1, got {max_ratio!r}.")
-        self.kb, self.names, self.eta, self.max_ratio, self.record_every = kb, list(names), float(eta), float(max_ratio), int(record_every)
+        self.kb, self.names, self.eta, self.max_ratio, self.record_every = (
+            kb,
+            list(names),
+            float(eta),
+            float(max_ratio),
+            int(record_every),
+        )
         self.total = sum(get_weight(kb, n) for n in self.names)
         self.history: list[dict[str, float]] = []
 
@@ -113,7 +125,9 @@ def train_pair_cf_mse(model: torch.nn.Module, x: Any, x_cf: Any) -> Callable[[],
     xt = torch.as_tensor(np.asarray(x, dtype=np.float32))
     xc = torch.as_tensor(np.asarray(x_cf, dtype=np.float32))
     if xt.shape != xc.shape or len(xt) == 0:
-        raise ValueError(f"pairs must be two non-empty arrays of the same shape, got {tuple(xt.shape)} and {tuple(xc.shape)}.")
+        raise ValueError(
+            f"pairs must be two non-empty arrays of the same shape, got {tuple(xt.shape)} and {tuple(xc.shape)}."
+        )
 
     def measure() -> float:
         with torch.no_grad():
@@ -136,8 +150,17 @@ class CFBudget:
         record_every: keep (epoch, λ, measured value) in :attr:`history` every this many steps.
     """
 
-    def __init__(self, kb: KnowledgeBase, name: str, measure: Callable[[], float], budget: float, eta: float = 0.05,
-                 every: int = 5, bounds: tuple[float, float] = (1e-2, 1e2), record_every: int = 10) -> None:
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        name: str,
+        measure: Callable[[], float],
+        budget: float,
+        eta: float = 0.05,
+        every: int = 5,
+        bounds: tuple[float, float] = (1e-2, 1e2),
+        record_every: int = 10,
+    ) -> None:
         if not (math.isfinite(budget) and budget > 0):
             raise ValueError(f"the budget must be a positive number, got {budget!r}.")
         if not (math.isfinite(eta) and eta >= 0):

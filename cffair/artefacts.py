@@ -110,7 +110,9 @@ def write_artefact(path: str | Path, fmt: tuple[str, int], meta: Mapping[str, An
         tmp.write_bytes(buf.getvalue())
 
 
-def read_artefact(path: str | Path, fmt: tuple[str, int], *, what: str, fix: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def read_artefact(
+    path: str | Path, fmt: tuple[str, int], *, what: str, fix: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(meta, tensors)`` of an artefact written by :func:`write_artefact`, read without running code.
 
     Args:
@@ -132,8 +134,12 @@ def read_artefact(path: str | Path, fmt: tuple[str, int], *, what: str, fix: str
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         found = re.search(r"GLOBAL ([\w.]+)", str(exc))
-        if found is None and any(k in str(exc) for k in ("invalid load key", "could not find MARK", "Unsupported operand")):
-            raise ArtefactError(f"{what} {path} is damaged or not a cffair file at all (it is not in torch's format); {fix}.") from None
+        if found is None and any(
+            k in str(exc) for k in ("invalid load key", "could not find MARK", "Unsupported operand")
+        ):
+            raise ArtefactError(
+                f"{what} {path} is damaged or not a cffair file at all (it is not in torch's format); {fix}."
+            ) from None
         named = f"it names {found.group(1)}" if found else " ".join(str(exc).split())[:120]
         raise ArtefactError(
             f"{path} is not a {what} in cffair's safe format: it holds Python objects that could run code when loaded "
@@ -144,7 +150,9 @@ def read_artefact(path: str | Path, fmt: tuple[str, int], *, what: str, fix: str
         raise ArtefactError(f"{what} {path} is damaged (truncated or corrupt: {reason}); {fix}.") from None
     if not isinstance(payload, dict) or "cffair_format" not in payload:
         old = isinstance(payload, dict) and str(payload.get("format", "")).startswith("cffair.")
-        why = "in the format of an older cffair, which carries no hashes of its data" if old else "not a cffair artefact"
+        why = (
+            "in the format of an older cffair, which carries no hashes of its data" if old else "not a cffair artefact"
+        )
         raise ArtefactError(f"{path} is {why}; {fix}.")
     name, version = payload.get("cffair_format"), payload.get("format_version")
     if name != fmt[0]:
@@ -161,7 +169,9 @@ def read_artefact(path: str | Path, fmt: tuple[str, int], *, what: str, fix: str
         if not isinstance(meta, dict) or not isinstance(tensors, dict):
             raise TypeError("meta or tensors is not a mapping")
     except Exception as exc:  # a tampered or truncated meta string
-        raise ArtefactError(f"{what} {path} is damaged (its metadata is unreadable: {type(exc).__name__}: {str(exc)[:120]}); {fix}.") from None
+        raise ArtefactError(
+            f"{what} {path} is damaged (its metadata is unreadable: {type(exc).__name__}: {str(exc)[:120]}); {fix}."
+        ) from None
     meta["_written_by"] = {"cffair": payload.get("cffair_version"), "torch": payload.get("torch_version")}
     return meta, tensors
 
@@ -235,7 +245,9 @@ def load_learner(path: str | Path, cls: type[LTNLearner], **overrides: Any) -> L
         return cls.load(state, **overrides)
     except (TypeError, ValueError, KeyError, RuntimeError) as exc:
         msg = " ".join(str(exc).split())[:200]
-        raise ArtefactError(f"LTN checkpoint {path} does not fit a learner ({type(exc).__name__}: {msg}); {LEARNER_FIX}.") from None
+        raise ArtefactError(
+            f"LTN checkpoint {path} does not fit a learner ({type(exc).__name__}: {msg}); {LEARNER_FIX}."
+        ) from None
 
 
 # ============================================================================ causal flows
@@ -294,8 +306,15 @@ def load_flow(path: str | Path, cls: type[CausalFlow]) -> CausalFlow:
     return flow_from_payload(meta, tensors, cls, path=path, what=what, fix=FLOW_FIX)
 
 
-def flow_from_payload(meta: Mapping[str, Any], tensors: Mapping[str, Any], cls: type[CausalFlow], *,
-                      path: str | Path, what: str = "fitted flow", fix: str = FLOW_FIX) -> CausalFlow:
+def flow_from_payload(
+    meta: Mapping[str, Any],
+    tensors: Mapping[str, Any],
+    cls: type[CausalFlow],
+    *,
+    path: str | Path,
+    what: str = "fitted flow",
+    fix: str = FLOW_FIX,
+) -> CausalFlow:
     """The flow of :func:`flow_payload`'s ``(meta, tensors)`` rebuilt (see :func:`load_flow`).
 
     Raises:
@@ -307,7 +326,9 @@ def flow_from_payload(meta: Mapping[str, Any], tensors: Mapping[str, Any], cls: 
     from cffair.causal.graph import CausalGraph
     from cffair.datasets import DatasetSpec
 
-    _require(meta, ("spec", "graph", "config", "columns", "dtypes", "history", "best_epoch", "fit_seconds"), path, what, fix)
+    _require(
+        meta, ("spec", "graph", "config", "columns", "dtypes", "history", "best_epoch", "fit_seconds"), path, what, fix
+    )
     try:
         spec = DatasetSpec.from_dict(meta["spec"])
         graph = CausalGraph.from_dict(meta["graph"])
@@ -332,7 +353,9 @@ def flow_from_payload(meta: Mapping[str, Any], tensors: Mapping[str, Any], cls: 
         raise
     except Exception as exc:  # spec/graph errors, wrong shapes, missing weights: all mean a damaged file
         msg = " ".join(str(exc).split())[:200]
-        raise ArtefactError(f"{what} {path} does not fit the flow its settings describe ({type(exc).__name__}: {msg}); {fix}.") from None
+        raise ArtefactError(
+            f"{what} {path} does not fit the flow its settings describe ({type(exc).__name__}: {msg}); {fix}."
+        ) from None
     return model
 
 

@@ -52,7 +52,16 @@ from cffair.datasets.spec import Dataset, DatasetSpec
 from cffair.errors import DataError
 from cffair.metrics import cf_flip_rate, cf_mse, decision_threshold
 
-__all__ = ["AUDIT_FLOW", "AuditResult", "audit", "audit_flow_config", "audit_scores", "bootstrap_indices", "by_subgroup", "scores_of"]
+__all__ = [
+    "AUDIT_FLOW",
+    "AuditResult",
+    "audit",
+    "audit_flow_config",
+    "audit_scores",
+    "bootstrap_indices",
+    "by_subgroup",
+    "scores_of",
+]
 
 FINGERPRINT_EXEMPT = True  # scores models a user brings; no reproduction record runs it
 
@@ -91,8 +100,17 @@ class AuditResult:
 
     def summary(self) -> pd.DataFrame:
         """The overall numbers as a one-row frame (for a report table)."""
-        return pd.DataFrame([{"cf_mse": self.cf_mse, "cf_flip_rate": self.cf_flip_rate, "n_pairs": self.n_pairs,
-                              "n_rows": self.n_rows, "threshold": self.threshold}])
+        return pd.DataFrame(
+            [
+                {
+                    "cf_mse": self.cf_mse,
+                    "cf_flip_rate": self.cf_flip_rate,
+                    "n_pairs": self.n_pairs,
+                    "n_rows": self.n_rows,
+                    "threshold": self.threshold,
+                }
+            ]
+        )
 
 
 def scores_of(predict: Callable[[pd.DataFrame], Any], rows: pd.DataFrame, what: str = "the model") -> np.ndarray:
@@ -171,11 +189,16 @@ def by_subgroup(
         gi = g[index]
         count = np.bincount(gi, minlength=k).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):  # a subgroup absent from a resample: NaN, as fairlearn
-            return np.column_stack([np.bincount(gi, weights=values[index, j], minlength=k) for j in range(2)]) / count[:, None]
+            return (
+                np.column_stack([np.bincount(gi, weights=values[index, j], minlength=k) for j in range(2)])
+                / count[:, None]
+            )
 
     point = means(slice(None))
-    by = pd.DataFrame({"n_pairs": np.bincount(g, minlength=k), "cf_mse": point[:, 0], "cf_flip_rate": point[:, 1]},
-                      index=pd.Index(groups, name="subgroup"))
+    by = pd.DataFrame(
+        {"n_pairs": np.bincount(g, minlength=k), "cf_mse": point[:, 0], "cf_flip_rate": point[:, 1]},
+        index=pd.Index(groups, name="subgroup"),
+    )
     if n_boot:
         samples = np.stack([means(i) for i in bootstrap_indices(len(g), int(n_boot), seed)])  # (n_boot, k, 2)
         low, high = np.quantile(samples, q=[ci[0], ci[1]], axis=0)
@@ -254,7 +277,9 @@ def audit_flow_config(
         ValueError: for another ``flow_fit``.
     """
     if flow_fit not in ("audit", "default"):
-        raise ValueError(f"flow_fit must be 'audit' (the audit's fast fit) or 'default' (the library's), got {flow_fit!r}.")
+        raise ValueError(
+            f"flow_fit must be 'audit' (the audit's fast fit) or 'default' (the library's), got {flow_fit!r}."
+        )
     if isinstance(flow_config, FlowConfig):
         return flow_config
     base = AUDIT_FLOW if flow_fit == "audit" else {}
@@ -297,12 +322,27 @@ def audit_scores(
     d_rows = _finite(d_rows, len(frame), "the predictions for the factual rows")
     d_cf = _finite(d_cf, len(long), "the predictions for the twins")
     d = d_rows[row_id]
-    threshold = 0.5 if spec.target_kind == "binary" else decision_threshold(d_rows, "score", spec.favourable_top_fraction)
+    threshold = (
+        0.5 if spec.target_kind == "binary" else decision_threshold(d_rows, "score", spec.favourable_top_fraction)
+    )
     labels = spec.subgroup_labels(frame).to_numpy()[row_id]
-    pairs = pd.DataFrame({"row_id": row_id, "feature": long["feature"].astype(str).to_numpy(),
-                          "value": long["value"].astype(str).to_numpy(), "subgroup": labels, "d": d, "d_cf": d_cf})
+    pairs = pd.DataFrame(
+        {
+            "row_id": row_id,
+            "feature": long["feature"].astype(str).to_numpy(),
+            "value": long["value"].astype(str).to_numpy(),
+            "subgroup": labels,
+            "d": d,
+            "d_cf": d_cf,
+        }
+    )
     by = by_subgroup(d, d_cf, labels, threshold=threshold, n_boot=n_boot, ci=ci, seed=seed)
     return AuditResult(
-        cf_mse=cf_mse(d, d_cf), cf_flip_rate=cf_flip_rate(d, d_cf, threshold=threshold), threshold=float(threshold),
-        n_pairs=len(pairs), n_rows=len(frame), by_subgroup=by, pairs=pairs,
+        cf_mse=cf_mse(d, d_cf),
+        cf_flip_rate=cf_flip_rate(d, d_cf, threshold=threshold),
+        threshold=float(threshold),
+        n_pairs=len(pairs),
+        n_rows=len(frame),
+        by_subgroup=by,
+        pairs=pairs,
     )

@@ -96,18 +96,28 @@ def _duplicate_message(path: tuple[str, ...], key: Any, first: tuple[Any, Any], 
     where = f"line {line}, column {key.start_mark.column + 1}"
 
     def shown(v: Any) -> str:
-        return repr(v.value) if isinstance(v, yaml.ScalarNode) else "a " + ("list" if isinstance(v, yaml.SequenceNode) else "mapping")
+        return (
+            repr(v.value)
+            if isinstance(v, yaml.ScalarNode)
+            else "a " + ("list" if isinstance(v, yaml.SequenceNode) else "mapping")
+        )
 
     if path and path[-1] == "features":
         kinds = f" as {shown(first[1])} and as {shown(value)}" if shown(first[1]) != shown(value) else ""
-        return (f"{where}: the feature {name!r} is listed twice under 'features' (lines {first_line} and {line}){kinds}; "
-                "YAML would keep only the last silently. List each feature once, with one kind.")
+        return (
+            f"{where}: the feature {name!r} is listed twice under 'features' (lines {first_line} and {line}){kinds}; "
+            "YAML would keep only the last silently. List each feature once, with one kind."
+        )
     if path and path[-1] == "edges":
-        return (f"{where}: the parent {name!r} is given twice under 'edges' (lines {first_line} and {line}); YAML would keep "
-                f"only the last list of children silently. Merge them into one entry, {name}: [child, ...].")
+        return (
+            f"{where}: the parent {name!r} is given twice under 'edges' (lines {first_line} and {line}); YAML would keep "
+            f"only the last list of children silently. Merge them into one entry, {name}: [child, ...]."
+        )
     inside = f" in '{'.'.join(path)}'" if path else ""
-    return (f"{where}: the key {name!r} is given twice{inside} (lines {first_line} and {line}, values {shown(first[1])} and "
-            f"{shown(value)}); YAML would keep only the last silently. Keep one of them.")
+    return (
+        f"{where}: the key {name!r} is given twice{inside} (lines {first_line} and {line}, values {shown(first[1])} and "
+        f"{shown(value)}); YAML would keep only the last silently. Keep one of them."
+    )
 
 
 def safe_load_unique(text: str) -> Any:
@@ -214,11 +224,16 @@ def check_csv_columns(path: str | Path, frame: pd.DataFrame, raw: Mapping[str, A
     missing = [c for c in _spec_columns(raw) if c not in columns]
     if missing:
         header = (_header_and_sample(path, "utf-8-sig", 1) or [""])[0]
-        others = sorted((s for s in SNIFFED_SEPARATORS if s != sep and _fields(header, s) > len(columns)),
-                        key=lambda s: -_fields(header, s))
-        hint = (f" Its header line splits at {_sep_words(others[0])} into {_fields(header, others[0])} columns: if that is the "
-                f"separator, give --sep {_SEP_NAMES.get(others[0], others[0])} (from_csv(path, spec, sep={others[0]!r}))."
-                if others else " Fix the names in the spec or add the columns.")
+        others = sorted(
+            (s for s in SNIFFED_SEPARATORS if s != sep and _fields(header, s) > len(columns)),
+            key=lambda s: -_fields(header, s),
+        )
+        hint = (
+            f" Its header line splits at {_sep_words(others[0])} into {_fields(header, others[0])} columns: if that is the "
+            f"separator, give --sep {_SEP_NAMES.get(others[0], others[0])} (from_csv(path, spec, sep={others[0]!r}))."
+            if others
+            else " Fix the names in the spec or add the columns."
+        )
         raise DataError(
             f"column(s) {missing} are named in the spec but missing from {path}, read with the {how} into "
             f"{len(columns)} column(s): {columns[:10]}{' ...' if len(columns) > 10 else ''}.{hint}"
@@ -289,7 +304,9 @@ def onehot_groups(frame: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[str
     return out
 
 
-def warn_onehot_groups(frame: pd.DataFrame, spec: Any, source: str, *, stacklevel: int = 3) -> dict[tuple[str, str], list[str]]:
+def warn_onehot_groups(
+    frame: pd.DataFrame, spec: Any, source: str, *, stacklevel: int = 3
+) -> dict[tuple[str, str], list[str]]:
     """Warn (:class:`~cffair.errors.DataWarning`) about one-hot groups among the spec's binary features.
 
     Returns:

@@ -87,7 +87,9 @@ def _groups_of(row_ids: np.ndarray, groups: pd.Series) -> np.ndarray:
         return groups.loc[row_ids].astype(str).to_numpy()
     except KeyError:
         missing = np.setdiff1d(row_ids, groups.index.to_numpy())[:5]
-        raise DataError(f"row ids {missing.tolist()} of the counterfactual pairs have no sensitive group; pass groups indexed by row_id.") from None
+        raise DataError(
+            f"row ids {missing.tolist()} of the counterfactual pairs have no sensitive group; pass groups indexed by row_id."
+        ) from None
 
 
 def explanations(
@@ -118,7 +120,10 @@ def explanations(
     for feat, p in pairs_by_feature.items():
         if len(p.row_id) == 0:
             continue
-        preds[feat] = (np.asarray(score_fn(np.asarray(p.x, np.float32)), float), np.asarray(score_fn(np.asarray(p.x_cf, np.float32)), float))
+        preds[feat] = (
+            np.asarray(score_fn(np.asarray(p.x, np.float32)), float),
+            np.asarray(score_fn(np.asarray(p.x_cf, np.float32)), float),
+        )
     if spec.target_kind == "score" and score_threshold is None:
         ids, d = [], []
         for feat, (dx, _) in preds.items():
@@ -129,7 +134,9 @@ def explanations(
     frames = []
     for feat, (dx, dcf) in preds.items():
         p = pairs_by_feature[feat]
-        df = pd.DataFrame({"row_id": np.asarray(p.row_id), "value": np.asarray(p.value).astype(str), "d_x": dx, "d_cf": dcf})
+        df = pd.DataFrame(
+            {"row_id": np.asarray(p.row_id), "value": np.asarray(p.value).astype(str), "d_x": dx, "d_cf": dcf}
+        )
         df = df.groupby(["row_id", "value"], sort=True, as_index=False).agg(d_x=("d_x", "first"), d_cf=("d_cf", "mean"))
         neg = ~favourable(df["d_x"].to_numpy(), spec, score_threshold)
         df = df[neg].copy()
@@ -137,7 +144,11 @@ def explanations(
         df["feature"] = feat
         df["group"] = _groups_of(df["row_id"].to_numpy(), groups)
         frames.append(df)
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["row_id", "value", "d_x", "d_cf", "flipped", "feature", "group"])
+    out = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["row_id", "value", "d_x", "d_cf", "flipped", "feature", "group"])
+    )
     out.attrs["score_threshold"] = score_threshold
     return out[["row_id", "group", "feature", "value", "d_x", "d_cf", "flipped"]]
 
@@ -160,7 +171,15 @@ def imbalances(freq: pd.DataFrame) -> pd.DataFrame:
             others = col.drop(index=g).dropna()
             if len(others) == 0:
                 continue
-            rows.append({"group": str(g), "feature": str(feat), "frequency": float(f), "others_max": float(others.max()), "imbalance": float(f - others.max())})
+            rows.append(
+                {
+                    "group": str(g),
+                    "feature": str(feat),
+                    "frequency": float(f),
+                    "others_max": float(others.max()),
+                    "imbalance": float(f - others.max()),
+                }
+            )
     out = pd.DataFrame(rows, columns=["group", "feature", "frequency", "others_max", "imbalance"])
     return out.sort_values("imbalance", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -205,10 +224,14 @@ class CKEReport:
         """
         out = []
         for c in self.candidates if accept is None else accept:
-            neg_rows = self.explanations.loc[(self.explanations["group"] == c.group) & (self.explanations["feature"] == c.feature), "row_id"].unique()
+            neg_rows = self.explanations.loc[
+                (self.explanations["group"] == c.group) & (self.explanations["feature"] == c.feature), "row_id"
+            ].unique()
             p = self.pairs_by_feature[c.feature]
             sel = np.isin(np.asarray(p.row_id), neg_rows)
-            out.append(cke_axiom(np.asarray(p.x)[sel], np.asarray(p.x_cf)[sel], target_kind, c.group, c.feature, sensitive))  # type: ignore[arg-type]
+            out.append(
+                cke_axiom(np.asarray(p.x)[sel], np.asarray(p.x_cf)[sel], target_kind, c.group, c.feature, sensitive)
+            )  # type: ignore[arg-type]
         return out
 
 
@@ -227,14 +250,28 @@ def extract(
     thr = default_threshold(spec.name) if threshold is None else float(threshold)
     expl = explanations(score_fn, pairs_by_feature, groups, spec, score_threshold)
     freq = frequencies(expl) if len(expl) else pd.DataFrame()
-    imb = imbalances(freq) if len(freq) else pd.DataFrame(columns=["group", "feature", "frequency", "others_max", "imbalance"])
-    cands = [Candidate(r.group, r.feature, float(r.imbalance), float(r.frequency)) for r in imb.itertuples() if r.imbalance >= thr]
+    imb = (
+        imbalances(freq)
+        if len(freq)
+        else pd.DataFrame(columns=["group", "feature", "frequency", "others_max", "imbalance"])
+    )
+    cands = [
+        Candidate(r.group, r.feature, float(r.imbalance), float(r.frequency))
+        for r in imb.itertuples()
+        if r.imbalance >= thr
+    ]
     ratio = undesirable_explanation_ratio(expl) if len(expl) else pd.Series(dtype=float)
     return CKEReport(expl, freq, imb, thr, cands, ratio, dict(pairs_by_feature))
 
 
-def pairs_from_cfset(cfset: Any, factual_frame: pd.DataFrame, encoder: Any, spec: DatasetSpec, rows: Any = None,
-                     features: Sequence[str] | str | None = None) -> dict[str, Any]:
+def pairs_from_cfset(
+    cfset: Any,
+    factual_frame: pd.DataFrame,
+    encoder: Any,
+    spec: DatasetSpec,
+    rows: Any = None,
+    features: Sequence[str] | str | None = None,
+) -> dict[str, Any]:
     """``CFPairs`` per feature present in a ``CounterfactualSet``.
 
     Args:
@@ -256,7 +293,9 @@ def pairs_from_cfset(cfset: Any, factual_frame: pd.DataFrame, encoder: Any, spec
         if f in feats:
             out[f] = cfset.pairs(factual_frame, encoder, f, rows=rows)
     if not out:
-        raise DataError(f"the counterfactual set has no interventions on the features {wanted}; generate it with interventions='all'.")
+        raise DataError(
+            f"the counterfactual set has no interventions on the features {wanted}; generate it with interventions='all'."
+        )
     return out
 
 

@@ -85,13 +85,13 @@ class SlurmConfig:
 
     def __post_init__(self) -> None:
         if not _WALLTIME.match(str(self.walltime)):
-            raise ClusterError(f"walltime {self.walltime!r} is not [D-]HH:MM[:SS]; e.g. walltime: \"02:00:00\".")
+            raise ClusterError(f'walltime {self.walltime!r} is not [D-]HH:MM[:SS]; e.g. walltime: "02:00:00".')
         if not _MEMORY.match(str(self.memory)):
             raise ClusterError(f"memory {self.memory!r} is not a size such as 8GB or 16GiB.")
         if isinstance(self.cores, bool) or not isinstance(self.cores, int) or self.cores < 1:
             raise ClusterError(f"cores must be a whole number >= 1, got {self.cores!r}.")
         if isinstance(self.job_extra_directives, str) or not all(isinstance(d, str) for d in self.job_extra_directives):
-            raise ClusterError("job_extra_directives must be a list of #SBATCH options, e.g. [\"--exclusive\"].")
+            raise ClusterError('job_extra_directives must be a list of #SBATCH options, e.g. ["--exclusive"].')
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], where: str = "the cluster settings") -> SlurmConfig:
@@ -104,7 +104,9 @@ class SlurmConfig:
             raise ClusterError(f"{where}: unknown key(s) {unknown}; known: {sorted(known)}.")
         values = dict(raw)
         if isinstance(values.get("job_extra_directives"), str):
-            raise ClusterError(f"{where}: job_extra_directives must be a list of #SBATCH options, e.g. [\"--exclusive\"].")
+            raise ClusterError(
+                f'{where}: job_extra_directives must be a list of #SBATCH options, e.g. ["--exclusive"].'
+            )
         if "job_extra_directives" in values:
             values["job_extra_directives"] = tuple(values["job_extra_directives"] or ())
         return cls(**values)
@@ -134,8 +136,13 @@ class SlurmConfig:
         import sys
 
         kw: dict[str, Any] = {
-            "queue": self.queue, "account": self.account, "walltime": self.walltime, "memory": self.memory,
-            "cores": self.cores, "processes": 1, "job_extra_directives": list(self.job_extra_directives),
+            "queue": self.queue,
+            "account": self.account,
+            "walltime": self.walltime,
+            "memory": self.memory,
+            "cores": self.cores,
+            "processes": 1,
+            "job_extra_directives": list(self.job_extra_directives),
             "python": self.python or sys.executable,
             # one torch thread per worker, as the local backend
             "job_script_prologue": ["export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1"],
@@ -157,7 +164,9 @@ def slurm_cluster(config: SlurmConfig, *, scheduler_host: str | None = None) -> 
     try:
         from dask_jobqueue import SLURMCluster
     except ImportError:  # pragma: no cover - depends on the optional extra
-        raise ClusterError("--cluster slurm needs the optional extra: pip install 'cffair[slurm]' (dask-jobqueue).") from None
+        raise ClusterError(
+            "--cluster slurm needs the optional extra: pip install 'cffair[slurm]' (dask-jobqueue)."
+        ) from None
     options: dict[str, Any] = {"dashboard_address": None}
     host = scheduler_host or config.scheduler_host
     if host:

@@ -30,7 +30,12 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 node.body = body[1:] or [ast.Pass()]
     return tree
 
@@ -115,7 +120,9 @@ class SourceTree:
     def exempt(self, module: str) -> bool:
         """Whether the module declares ``FINGERPRINT_EXEMPT = True`` (it cannot change a number)."""
         for node in self.tree(module).body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == EXEMPT_FLAG for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == EXEMPT_FLAG for t in node.targets
+            ):
                 return isinstance(node.value, ast.Constant) and node.value.value is True
         return False
 
@@ -172,7 +179,12 @@ class SourceTree:
                         target = self._resolve(child.module or "", alias.name, child.level, module)
                         if target:
                             found.add(target)
-                elif isinstance(child, ast.Constant) and isinstance(child.value, str) and "." in child.value and child.value in self.sources:
+                elif (
+                    isinstance(child, ast.Constant)
+                    and isinstance(child.value, str)
+                    and "." in child.value
+                    and child.value in self.sources
+                ):
                     found.add(child.value)  # a module named by string (importlib, lazy re-exports)
                 visit(child)
 
@@ -201,7 +213,9 @@ class SourceTree:
             todo.extend(self.imports(m) - seen)
         return seen
 
-    def code_fingerprint(self, roots: Iterable[str], stop: Iterable[str] = (), shallow: Iterable[str] = ()) -> dict[str, str]:
+    def code_fingerprint(
+        self, roots: Iterable[str], stop: Iterable[str] = (), shallow: Iterable[str] = ()
+    ) -> dict[str, str]:
         """``{module: normalised-code hash}`` over the closure of ``roots``.
 
         ``shallow`` modules (dispatchers) contribute their own code but not their imports:
@@ -235,5 +249,3 @@ def code_version(roots: Iterable[str], stop: Iterable[str] = ()) -> str:
     declare ``FINGERPRINT_EXEMPT = True``; any change to what the code does changes it.
     """
     return _hash(json.dumps(_installed_tree().code_fingerprint(roots, stop), sort_keys=True))
-
-

@@ -144,8 +144,12 @@ class Encoder:
         state: dict[str, object] = {"categories": {c: list(v) for c, v in self.categories.items()}}
         if self.numeric:
             scaler: StandardScaler = self._ct.named_transformers_["num"]  # type: ignore[union-attr]
-            state["scaler"] = {"mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(), "var": scaler.var_.tolist(),
-                               "n_samples_seen": int(np.asarray(scaler.n_samples_seen_).max())}
+            state["scaler"] = {
+                "mean": scaler.mean_.tolist(),
+                "scale": scaler.scale_.tolist(),
+                "var": scaler.var_.tolist(),
+                "n_samples_seen": int(np.asarray(scaler.n_samples_seen_).max()),
+            }
         return state
 
     @classmethod
@@ -158,7 +162,9 @@ class Encoder:
         enc = cls(spec)
         cats = state.get("categories")
         if not isinstance(cats, dict) or set(cats) != set(enc.categorical):
-            raise DataError(f"the encoder state names categorical features {sorted(cats or {})}, the spec {sorted(enc.categorical)}.")
+            raise DataError(
+                f"the encoder state names categorical features {sorted(cats or {})}, the spec {sorted(enc.categorical)}."
+            )
         n = max([len(v) for v in cats.values()] + [1])
         frame = pd.DataFrame({c: np.zeros(n) for c in enc.numeric})
         for c in enc.categorical:
@@ -167,8 +173,12 @@ class Encoder:
         enc.fit(frame[list(spec.features)])
         if enc.numeric:
             raw = state.get("scaler")
-            if not isinstance(raw, dict) or any(len(raw.get(k, [])) != len(enc.numeric) for k in ("mean", "scale", "var")):
-                raise DataError(f"the encoder state has no scaler statistics for the {len(enc.numeric)} numeric features.")
+            if not isinstance(raw, dict) or any(
+                len(raw.get(k, [])) != len(enc.numeric) for k in ("mean", "scale", "var")
+            ):
+                raise DataError(
+                    f"the encoder state has no scaler statistics for the {len(enc.numeric)} numeric features."
+                )
             scaler: StandardScaler = enc._ct.named_transformers_["num"]  # type: ignore[union-attr]
             scaler.mean_ = np.asarray(raw["mean"], dtype=np.float64)
             scaler.scale_ = np.asarray(raw["scale"], dtype=np.float64)
@@ -198,7 +208,9 @@ class Encoder:
     def _check_columns(self, frame: pd.DataFrame) -> None:
         missing = [c for c in self.spec.features if c not in frame.columns]
         if missing:
-            raise DataError(f"column(s) {missing} are missing from the frame to encode (columns: {list(frame.columns)}).")
+            raise DataError(
+                f"column(s) {missing} are missing from the frame to encode (columns: {list(frame.columns)})."
+            )
 
     def _check_fitted(self) -> None:
         if self._ct is None:

@@ -105,4 +105,3 @@ class ExpressionError(CffairError, ValueError):
 class DataWarning(CffairWarning):
     """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
     as separate binary features)."""
-

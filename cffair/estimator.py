@@ -155,7 +155,9 @@ class _CounterfactualFairEstimator(BaseEstimator):
             raise ValueError(
                 f"counterfactuals must be 'flow' or a callable rows -> twins, got {self.counterfactuals!r}."
             )
-        if isinstance(self.lr, bool) or not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and 0 < self.lr <= 1):
+        if isinstance(self.lr, bool) or not (
+            isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and 0 < self.lr <= 1
+        ):
             raise ValueError(f"lr must be a number in (0, 1], got {self.lr!r}.")
         spec = _as_spec(self.spec)
         if spec.target_kind != self._target_kind:
@@ -195,7 +197,9 @@ class _CounterfactualFairEstimator(BaseEstimator):
                 bad = numbers.isna() | ~np.isfinite(numbers.to_numpy(dtype=float))
                 if bad.any():
                     pos = int(np.flatnonzero(bad.to_numpy())[0])
-                    raise DataError(f"feature {c!r} has a missing, infinite or non-numeric value at row {pos}: {out[c].iloc[pos]!r}.")
+                    raise DataError(
+                        f"feature {c!r} has a missing, infinite or non-numeric value at row {pos}: {out[c].iloc[pos]!r}."
+                    )
                 out[c] = numbers.astype(dtype)
         return out
 
@@ -223,18 +227,32 @@ class _CounterfactualFairEstimator(BaseEstimator):
         if self.counterfactuals == "flow":  # also for "acc": the twins of held-out rows score it
             from cffair.causal import fit_flow
 
-            self.flow_ = fit_flow((frame, spec), dict(self.flow_config or {}), seed=self.seed, cache=False, progress=self.progress,
-                                  device=self.device)
+            self.flow_ = fit_flow(
+                (frame, spec),
+                dict(self.flow_config or {}),
+                seed=self.seed,
+                cache=False,
+                progress=self.progress,
+                device=self.device,
+            )
         if self.setting != "acc":
             row_id, x, x_cf = self._pairs(frame)
             pairs = (x, x_cf)
             if self.setting == "acc_cf_sg":
                 subgroups = spec.subgroup_labels(frame).to_numpy()[row_id]
         self.learner_ = LTNLearner(
-            self._target_kind, self.setting,  # type: ignore[arg-type]
-            lr=self.lr, pretrain_epochs=self.pretrain_epochs, fair_epochs=self.fair_epochs,
-            group_weights=self.group_weights, fair_p=self.fair_p, hidden=tuple(self.hidden),
-            seed=self.seed, progress=self.progress, sensitive=spec.sensitive, device=self.device,
+            self._target_kind,
+            self.setting,  # type: ignore[arg-type]
+            lr=self.lr,
+            pretrain_epochs=self.pretrain_epochs,
+            fair_epochs=self.fair_epochs,
+            group_weights=self.group_weights,
+            fair_p=self.fair_p,
+            hidden=tuple(self.hidden),
+            seed=self.seed,
+            progress=self.progress,
+            sensitive=spec.sensitive,
+            device=self.device,
         ).fit(X_enc, y_arr, pairs, subgroups)
         return self
 
@@ -257,7 +275,9 @@ class _CounterfactualFairEstimator(BaseEstimator):
             cfs = generate_from(self.flow_, (frame, spec), "sensitive", seed=self.seed)
             pairs = cfs.pairs(frame, self.encoder_, spec.sensitive, check_data=False)
             if len(np.unique(pairs.row_id)) != len(frame):
-                raise DataError("the flow returned no twin for some rows; every row needs one for the fairness axiom A4.")
+                raise DataError(
+                    "the flow returned no twin for some rows; every row needs one for the fairness axiom A4."
+                )
             order = np.argsort(pairs.row_id, kind="stable")  # in row order
             return pairs.row_id[order], pairs.x[order], pairs.x_cf[order]
         twins = self.counterfactuals(frame[list(spec.features)].copy())  # type: ignore[operator]
@@ -303,7 +323,9 @@ class CounterfactualFairClassifier(ClassifierMixin, _CounterfactualFairEstimator
             raise DataError(f"y has missing labels (the first at row {int(np.flatnonzero(pd.isna(y))[0])}).")
         classes = np.unique(y)
         if len(classes) != 2:
-            raise DataError(f"a binary classifier needs exactly two classes in y, got {len(classes)}: {classes[:6].tolist()}.")
+            raise DataError(
+                f"a binary classifier needs exactly two classes in y, got {len(classes)}: {classes[:6].tolist()}."
+            )
         self.classes_ = classes
         return (y == classes[1]).astype(np.int64)
 

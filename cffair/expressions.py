@@ -97,7 +97,7 @@ def _tokens(text: str) -> list[_Token]:
                 raise _fail(text, i, "unclosed backtick: a column name in backticks needs a closing `")
             if j == i + 1:
                 raise _fail(text, i, "empty column name ``")
-            out.append(_Token("column", text[i + 1:j], i, text[i:j + 1]))
+            out.append(_Token("column", text[i + 1 : j], i, text[i : j + 1]))
             i = j + 1
             continue
         if c in "'\"":
@@ -109,15 +109,19 @@ def _tokens(text: str) -> list[_Token]:
                 j += 1
             if j >= n:
                 raise _fail(text, i, f"unclosed string: add the closing {c}")
-            out.append(_Token("string", "".join(chars), i, text[i:j + 1]))
+            out.append(_Token("string", "".join(chars), i, text[i : j + 1]))
             i = j + 1
             continue
         m = _NUMBER.match(text, i)
         if m and (c.isdigit() or c == "."):
             end = m.end()
             if end < n and (text[end].isalpha() or text[end] == "_" or text[end] == "."):
-                raise _fail(text, end, f"unexpected {text[end]!r} after the number {m.group()!r} "
-                                       "(attributes and methods are not part of the grammar)")
+                raise _fail(
+                    text,
+                    end,
+                    f"unexpected {text[end]!r} after the number {m.group()!r} "
+                    "(attributes and methods are not part of the grammar)",
+                )
             out.append(_Token("number", float(m.group()), i, m.group()))
             i = end
             continue
@@ -140,9 +144,14 @@ def _tokens(text: str) -> list[_Token]:
             "@": " (local variables, @name, are not part of the grammar)",
             ".": " (attributes and methods, x.attr or x.f(), are not part of the grammar)",
             "=": " (compare with ==)",
-            "&": " (write and)", "|": " (write or)", "~": " (write not)", "!": " (write not, or !=)",
+            "&": " (write and)",
+            "|": " (write or)",
+            "~": " (write not)",
+            "!": " (write not, or !=)",
         }.get(c, "")
-        raise _fail(text, i, f"unexpected character {c!r}{hint}; expected a comparison such as age <= 30 or sex == 'Female'")
+        raise _fail(
+            text, i, f"unexpected character {c!r}{hint}; expected a comparison such as age <= 30 or sex == 'Female'"
+        )
     out.append(_Token("end", None, n, ""))
     return out
 
@@ -310,8 +319,11 @@ class _Parser:
         if isinstance(left, Literal) and isinstance(right, Literal):
             raise _fail(self.text, start.pos, "a comparison of two values; one side must be a column")
         if self.tok.kind == "op":
-            raise _fail(self.text, self.tok.pos, "chained comparisons (a < x < b) are not part of the grammar; "
-                                                 "write a < x and x < b")
+            raise _fail(
+                self.text,
+                self.tok.pos,
+                "chained comparisons (a < x < b) are not part of the grammar; write a < x and x < b",
+            )
         return Comparison(left, op, right)
 
     def values(self) -> tuple[Literal, ...]:
@@ -364,7 +376,9 @@ class _Evaluator:
     def label(self, col: Column, lit: Literal) -> str:
         """The category label ``lit`` stands for in categorical column ``col``."""
         s = self.column(col)
-        labels = [str(c) for c in (s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else pd.unique(s.astype(str)))]
+        labels = [
+            str(c) for c in (s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else pd.unique(s.astype(str)))
+        ]
         value = lit.value
         if isinstance(value, bool):
             text = str(value)
@@ -380,12 +394,18 @@ class _Evaluator:
         if len(folded) == 1:
             return folded[0]
         shown = labels if len(labels) <= 20 else [*labels[:20], f"... ({len(labels) - 20} more)"]
-        why = f"matches {folded} when case is ignored; write one of them exactly" if folded else f"its values are {shown}"
+        why = (
+            f"matches {folded} when case is ignored; write one of them exactly" if folded else f"its values are {shown}"
+        )
         raise _fail(self.text, lit.pos, f"{text!r} is not a value of column {col.name!r}: {why}")
 
     def is_categorical(self, col: Column) -> bool:
         s = self.column(col)
-        return not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s) or isinstance(s.dtype, pd.CategoricalDtype)
+        return (
+            not pd.api.types.is_numeric_dtype(s)
+            or pd.api.types.is_bool_dtype(s)
+            or isinstance(s.dtype, pd.CategoricalDtype)
+        )
 
     def codes(self, col: Column) -> tuple[np.ndarray, list[str]]:
         s = self.column(col)
@@ -404,13 +424,21 @@ class _Evaluator:
             if op == "!=":
                 return values != label
             if not (isinstance(s.dtype, pd.CategoricalDtype) and s.cat.ordered):
-                raise _fail(self.text, lit.pos, f"column {col.name!r} is categorical without an order, so {op} has no "
-                                                "meaning; use ==, != or in [...] (or declare the column ordinal)")
+                raise _fail(
+                    self.text,
+                    lit.pos,
+                    f"column {col.name!r} is categorical without an order, so {op} has no "
+                    "meaning; use ==, != or in [...] (or declare the column ordinal)",
+                )
             codes, labels = self.codes(col)
             return _apply(op, codes, labels.index(label))
         if isinstance(lit.value, str):
-            raise _fail(self.text, lit.pos, f"column {col.name!r} is numeric but is compared with the string {lit.value!r}; "
-                                            "compare it with a number, e.g. age <= 30")
+            raise _fail(
+                self.text,
+                lit.pos,
+                f"column {col.name!r} is numeric but is compared with the string {lit.value!r}; "
+                "compare it with a number, e.g. age <= 30",
+            )
         return _apply(op, s.to_numpy(dtype=float), float(lit.value))
 
     def node(self, node: Expression) -> np.ndarray:
@@ -432,11 +460,19 @@ class _Evaluator:
             return self.compare_literal(left, op, right)
         a, b = self.column(left), self.column(right)
         if self.is_categorical(left) != self.is_categorical(right):
-            raise _fail(self.text, right.pos, f"columns {left.name!r} and {right.name!r} are of different kinds "
-                                              "(one numeric, one categorical) and cannot be compared")
+            raise _fail(
+                self.text,
+                right.pos,
+                f"columns {left.name!r} and {right.name!r} are of different kinds "
+                "(one numeric, one categorical) and cannot be compared",
+            )
         if self.is_categorical(left):
             if op not in ("==", "!="):
-                raise _fail(self.text, right.pos, f"categorical columns {left.name!r} and {right.name!r} compare with == or != only")
+                raise _fail(
+                    self.text,
+                    right.pos,
+                    f"categorical columns {left.name!r} and {right.name!r} compare with == or != only",
+                )
             return _apply(op, a.astype(str).to_numpy(), b.astype(str).to_numpy())
         return _apply(op, a.to_numpy(dtype=float), b.to_numpy(dtype=float))
 
@@ -468,8 +504,12 @@ def select(frame: pd.DataFrame, text: str | Expression) -> np.ndarray:
     if unknown:
         c = unknown[0]
         hint = " (write names with other characters than letters, digits and _ in backticks, e.g. `hours-per-week`)"
-        raise _fail(source, c.pos, f"unknown column {c.name!r}; the columns are {list(map(str, frame.columns))}"
-                                   + (hint if any(not _NAME.fullmatch(str(n)) for n in frame.columns) else ""))
+        raise _fail(
+            source,
+            c.pos,
+            f"unknown column {c.name!r}; the columns are {list(map(str, frame.columns))}"
+            + (hint if any(not _NAME.fullmatch(str(n)) for n in frame.columns) else ""),
+        )
     mask = _Evaluator(frame, source).node(node)
     if mask.shape != (len(frame),):  # a scalar comparison cannot occur (one side is a column); guard anyway
         mask = np.broadcast_to(mask, (len(frame),)).copy()
@@ -491,4 +531,3 @@ def selected_rows(frame: pd.DataFrame, text: str, *, option: str = "--where") ->
     if len(rows) == 0:
         raise ExpressionError(f"{option} {text!r} selects no row (of {len(frame):,}).")
     return rows
-

@@ -96,12 +96,16 @@ class Logic:
 
 _F = ltn.fuzzy_ops
 #: The logics by name, the paper's first.
-LOGICS = MappingProxyType({
-    "product": Logic("product", "product (the paper's)", _F.AndProd, _F.OrProbSum, _F.ImpliesReichenbach, (True, True, True)),
-    "lukasiewicz": Logic("lukasiewicz", "Łukasiewicz", _F.AndLuk, _F.OrLuk, _F.ImpliesLuk),
-    "godel": Logic("godel", "Gödel", _F.AndMin, _F.OrMax, _F.ImpliesGodel),
-    "goguen": Logic("goguen", "Goguen", _F.AndProd, _F.OrProbSum, _F.ImpliesGoguen, (True, True, True)),
-})
+LOGICS = MappingProxyType(
+    {
+        "product": Logic(
+            "product", "product (the paper's)", _F.AndProd, _F.OrProbSum, _F.ImpliesReichenbach, (True, True, True)
+        ),
+        "lukasiewicz": Logic("lukasiewicz", "Łukasiewicz", _F.AndLuk, _F.OrLuk, _F.ImpliesLuk),
+        "godel": Logic("godel", "Gödel", _F.AndMin, _F.OrMax, _F.ImpliesGodel),
+        "goguen": Logic("goguen", "Goguen", _F.AndProd, _F.OrProbSum, _F.ImpliesGoguen, (True, True, True)),
+    }
+)
 #: The paper's logic (section 2.4).
 DEFAULT_LOGIC = "product"
 

@@ -75,7 +75,9 @@ class Attribute:
         if self.bins is not None:
             b = np.asarray(self.bins, dtype=float)
             if len(b) < 2 or not np.all(np.diff(b) > 0):
-                raise DataError(f"bins of {self.column!r} must be at least two strictly increasing edges, got {self.bins}.")
+                raise DataError(
+                    f"bins of {self.column!r} must be at least two strictly increasing edges, got {self.bins}."
+                )
             if self.labels is not None and len(self.labels) != len(b) - 1:
                 raise DataError(f"{self.column!r} has {len(b) - 1} bins but {len(self.labels)} labels.")
 
@@ -90,7 +92,9 @@ class Attribute:
         cut = pd.cut(col.astype(float), bins=list(self.bins), labels=labels, right=True)
         if cut.isna().any():
             bad = col[cut.isna()].iloc[0]
-            raise DataError(f"value {bad!r} of {self.column!r} lies outside the bins {self.bins}; start with -inf and end with inf.")
+            raise DataError(
+                f"value {bad!r} of {self.column!r} lies outside the bins {self.bins}; start with -inf and end with inf."
+            )
         return cut.astype(str).reset_index(drop=True)
 
 
@@ -130,8 +134,9 @@ def intersection_labels(frame: pd.DataFrame, attrs: Sequence[Attribute]) -> pd.S
     return out.rename("intersection")
 
 
-def intervene(engine: Any, frame: pd.DataFrame, assignment: Sequence[tuple[str, Any]], *, samples: int | None = 1,
-              seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+def intervene(
+    engine: Any, frame: pd.DataFrame, assignment: Sequence[tuple[str, Any]], *, samples: int | None = 1, seed: int = 0
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Counterfactual rows for ``do(f₁ := v₁, f₂ := v₂, …)``, applied in causal order.
 
     ``engine.counterfactual(frame, feature, value, samples=, seed=)`` must return
@@ -168,8 +173,17 @@ class Twins:
         return len(self.row_id)
 
 
-def make_twins(engine: Any, frame: pd.DataFrame, attrs: Sequence[Attribute], kind: str, reference: pd.DataFrame, *,
-               one_per_row: bool = False, seed: int = 0, samples: int | None = 1) -> Twins:
+def make_twins(
+    engine: Any,
+    frame: pd.DataFrame,
+    attrs: Sequence[Attribute],
+    kind: str,
+    reference: pd.DataFrame,
+    *,
+    one_per_row: bool = False,
+    seed: int = 0,
+    samples: int | None = 1,
+) -> Twins:
     """Single twins (``kind`` = an attribute's column) or joint twins (``kind="joint"``) of ``frame``'s rows.
 
     Args:
@@ -186,7 +200,9 @@ def make_twins(engine: Any, frame: pd.DataFrame, attrs: Sequence[Attribute], kin
     moved = attrs if kind == "joint" else [a for a in attrs if a.column == kind]
     combos = list(itertools.product(*[list(lv[a.column]) for a in moved]))
     # for each row, the combinations where every moved attribute takes another level
-    allowed = np.stack([np.all([current[a.column] != c[k] for k, a in enumerate(moved)], axis=0) for c in combos], axis=1)
+    allowed = np.stack(
+        [np.all([current[a.column] != c[k] for k, a in enumerate(moved)], axis=0) for c in combos], axis=1
+    )
     if one_per_row:
         rng = np.random.default_rng(seed)
         pick = np.full(len(frame), -1)
@@ -219,10 +235,14 @@ def joint_cf_axiom(x: Any, x_cf: Any, target_kind: TargetKind, attributes: Seque
     check_target_kind(target_kind)
     names = ", ".join(attributes)
     body, kind = ("D(x) ↔ D(x′)", "iff") if target_kind == "binary" else ("Eq(D(x), D(x′))", "eq_pair")
-    return Axiom("A4∩", f"∀x∈T, ∀x′∈cf(x, {{{names}}}): {body}", "cf", kind, x, x_cf, meta={"attributes": list(attributes)})
+    return Axiom(
+        "A4∩", f"∀x∈T, ∀x′∈cf(x, {{{names}}}): {body}", "cf", kind, x, x_cf, meta={"attributes": list(attributes)}
+    )
 
 
-def cf_mse_by_intersection(d_x: Any, d_cf: Any, intersections: Any, kinds: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def cf_mse_by_intersection(
+    d_x: Any, d_cf: Any, intersections: Any, kinds: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
     """CF-MSE per intersection (pooled over its pairs), with the pair count.
 
     Args:
@@ -238,7 +258,9 @@ def cf_mse_by_intersection(d_x: Any, d_cf: Any, intersections: Any, kinds: Mappi
     b = np.asarray(d_cf, dtype=np.float64).reshape(-1)
     g = np.asarray(pd.Series(intersections).astype(str))
     if not (len(a) == len(b) == len(g)):
-        raise DataError(f"cf_mse_by_intersection: {len(a)} factual, {len(b)} twin outputs and {len(g)} labels must agree.")
+        raise DataError(
+            f"cf_mse_by_intersection: {len(a)} factual, {len(b)} twin outputs and {len(g)} labels must agree."
+        )
     masks = {"cf_mse": np.ones(len(a), bool)} if kinds is None else {k: np.asarray(m, bool) for k, m in kinds.items()}
     cols = {}
     for name, m in masks.items():

@@ -229,11 +229,12 @@ def calibrator(d_train: Any, y_train: Any, method: Literal["platt", "isotonic"] 
     raise ValueError(f"method must be 'platt' or 'isotonic', got {method!r}.")
 
 
-def calibrated_cf_mse(d_train: Any, y_train: Any, d_x: Any, d_cf: Any, method: Literal["platt", "isotonic"] = "platt") -> float:
+def calibrated_cf_mse(
+    d_train: Any, y_train: Any, d_x: Any, d_cf: Any, method: Literal["platt", "isotonic"] = "platt"
+) -> float:
     """CF-MSE of the calibrated outputs: ``mean((c(D(x)) − c(D(x′)))²)`` with ``c`` from :func:`calibrator`."""
     c = calibrator(d_train, y_train, method)
     return cf_mse(c(d_x), c(d_cf))
-
 
 
 def evaluate(
@@ -290,7 +291,9 @@ def evaluate(
     out["worst_subgroup"], out["cf_mse_worst_subgroup"] = worst_subgroup(by)
     t = decision_threshold(pred, target_kind)
     out["cf_flip_rate"] = cf_flip_rate(d_x, d_cf, t)
-    out["cf_flip_rate_by_subgroup"] = {str(k): float(v) for k, v in cf_flip_rate_by_subgroup(d_x, d_cf, pair_subgroups, t).items()}
+    out["cf_flip_rate_by_subgroup"] = {
+        str(k): float(v) for k, v in cf_flip_rate_by_subgroup(d_x, d_cf, pair_subgroups, t).items()
+    }
     out["n_pairs"] = int(len(d_x))
     out["prediction_sd"] = float(np.std(pred))
     if target_kind == "binary":

@@ -73,12 +73,16 @@ def save_model(estimator: Any, path: str | Path, *, training_frame: pd.DataFrame
         raise ArtefactError(f"save_model saves cffair's estimators ({', '.join(_KINDS)}), not a {name}.")
     check_is_fitted(estimator, "learner_")
     if estimator.flow_ is None:
-        raise ArtefactError("this estimator's twins come from a callable, which a file cannot hold; fit it with "
-                            "counterfactuals='flow' to save it, or save the twins you made with the callable yourself.")
+        raise ArtefactError(
+            "this estimator's twins come from a callable, which a file cannot hold; fit it with "
+            "counterfactuals='flow' to save it, or save the twins you made with the callable yourself."
+        )
     spec = estimator.spec_
     graph = spec.load_graph()
     spec_dict = {**spec.to_dict(), "graph": graph.to_dict()}  # the graph itself, not a path to it
-    params = {k: v for k, v in estimator.get_params(deep=False).items() if k not in ("spec", "counterfactuals", "device")}
+    params = {
+        k: v for k, v in estimator.get_params(deep=False).items() if k not in ("spec", "counterfactuals", "device")
+    }
     state = estimator.learner_.state_dict()
     flow_meta, flow_tensors = flow_payload(estimator.flow_)
     meta = {
@@ -90,7 +94,9 @@ def save_model(estimator: Any, path: str | Path, *, training_frame: pd.DataFrame
         "classes": None if not hasattr(estimator, "classes_") else [_plain(c) for c in estimator.classes_],
         "learner": {k: state[k] for k in ("params", "n_features", "pretrained", "data_hash")},
         "flow": flow_meta,
-        "training_data": None if training_frame is None else data_fingerprint(training_frame.reset_index(drop=True), spec, graph),
+        "training_data": None
+        if training_frame is None
+        else data_fingerprint(training_frame.reset_index(drop=True), spec, graph),
     }
     tensors = {"model": state["model"], "optimizer": state["optimizer"], "flow": flow_tensors}
     write_artefact(path, MODEL_FORMAT, meta, tensors)
@@ -118,10 +124,14 @@ def load_model(path: str | Path) -> Any:
     missing = [k for k in ("estimator", "params", "spec", "encoder", "dtypes", "learner", "flow") if k not in meta]
     if missing or not isinstance(tensors.get("model"), dict) or not isinstance(tensors.get("flow"), dict):
         raise ArtefactError(f"{what} {path} is damaged (no {', '.join(missing) or 'weights'} in it); {MODEL_FIX}.")
-    cls = {"CounterfactualFairClassifier": CounterfactualFairClassifier,
-           "CounterfactualFairRegressor": CounterfactualFairRegressor}.get(meta["estimator"])
+    cls = {
+        "CounterfactualFairClassifier": CounterfactualFairClassifier,
+        "CounterfactualFairRegressor": CounterfactualFairRegressor,
+    }.get(meta["estimator"])
     if cls is None:
-        raise ArtefactError(f"{what} {path} holds a {meta['estimator']!r}, which this cffair does not know; {MODEL_FIX}.")
+        raise ArtefactError(
+            f"{what} {path} holds a {meta['estimator']!r}, which this cffair does not know; {MODEL_FIX}."
+        )
     try:
         spec = DatasetSpec.from_dict(meta["spec"])
         params = dict(meta["params"])
@@ -136,9 +146,16 @@ def load_model(path: str | Path) -> Any:
         if meta.get("classes") is not None:
             est.classes_ = np.asarray(meta["classes"])
         learner_meta = meta["learner"]
-        state = {"format": "cffair.LTNLearner/1", "params": learner_meta["params"], "model": tensors["model"],
-                 "optimizer": tensors["optimizer"], "n_features": learner_meta["n_features"],
-                 "pretrained": learner_meta["pretrained"], "data_hash": learner_meta.get("data_hash"), "history": {}}
+        state = {
+            "format": "cffair.LTNLearner/1",
+            "params": learner_meta["params"],
+            "model": tensors["model"],
+            "optimizer": tensors["optimizer"],
+            "n_features": learner_meta["n_features"],
+            "pretrained": learner_meta["pretrained"],
+            "data_hash": learner_meta.get("data_hash"),
+            "history": {},
+        }
         est.learner_ = LTNLearner.load(state, progress=False)
         est.flow_ = flow_from_payload(meta["flow"], tensors["flow"], CausalFlow, path=path, what=what, fix=MODEL_FIX)
         est.training_data_ = meta.get("training_data")
@@ -147,5 +164,7 @@ def load_model(path: str | Path) -> Any:
         raise
     except Exception as exc:  # tampered settings, weights of the wrong shape, a spec that does not parse
         msg = " ".join(str(exc).split())[:200]
-        raise ArtefactError(f"{what} {path} does not fit the model its settings describe ({type(exc).__name__}: {msg}); {MODEL_FIX}.") from None
+        raise ArtefactError(
+            f"{what} {path} does not fit the model its settings describe ({type(exc).__name__}: {msg}); {MODEL_FIX}."
+        ) from None
     return est

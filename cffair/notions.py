@@ -175,8 +175,15 @@ def demographic_parity_axiom(x: Any, groups: Any, sensitive: str = "S", weight: 
     cells = {"all": _group_index(g)}
     if len(cells["all"]) < 2:
         raise DataError(f"demographic parity compares groups, but every row has {sensitive} = {g[0]!r}.")
-    return ParityTerm(f"DP[{sensitive}]", f"∀(a, b): Eq(mean_{{x∈T_{{{sensitive}=a}}}} D(x), mean_{{x∈T_{{{sensitive}=b}}}} D(x))",
-                      "dp", xt, weight, {"groups": sorted(cells["all"])}, cells=cells)
+    return ParityTerm(
+        f"DP[{sensitive}]",
+        f"∀(a, b): Eq(mean_{{x∈T_{{{sensitive}=a}}}} D(x), mean_{{x∈T_{{{sensitive}=b}}}} D(x))",
+        "dp",
+        xt,
+        weight,
+        {"groups": sorted(cells["all"])},
+        cells=cells,
+    )
 
 
 def equalised_odds_axiom(x: Any, y: Any, groups: Any, sensitive: str = "S", weight: float = 1.0) -> ParityTerm:
@@ -189,8 +196,10 @@ def equalised_odds_axiom(x: Any, y: Any, groups: Any, sensitive: str = "S", weig
     g = _labels(groups, len(xt), "equalised odds")
     yy = np.asarray(y, dtype=float)
     if yy.shape != (len(xt),) or len(np.setdiff1d(np.unique(yy), [0.0, 1.0])):
-        raise DataError(f"equalised odds needs one 0/1 label per row ({len(xt)}), got shape {yy.shape} "
-                        f"with values {np.unique(yy)[:5].tolist()}.")
+        raise DataError(
+            f"equalised odds needs one 0/1 label per row ({len(xt)}), got shape {yy.shape} "
+            f"with values {np.unique(yy)[:5].tolist()}."
+        )
     cells = {}
     for label in (1.0, 0.0):
         rows = np.flatnonzero(yy == label)
@@ -199,13 +208,20 @@ def equalised_odds_axiom(x: Any, y: Any, groups: Any, sensitive: str = "S", weig
             cells[f"y={int(label)}"] = idx
     if not cells:
         raise DataError("equalised odds compares groups within a label, but no label has rows from two groups.")
-    return ParityTerm(f"EO[{sensitive}]",
-                      f"∀y ∀(a, b): Eq(mean_{{x∈T_{{{sensitive}=a, Y=y}}}} D(x), mean_{{x∈T_{{{sensitive}=b, Y=y}}}} D(x))",
-                      "eo", xt, weight, {"cells": sorted(cells)}, cells=cells)
+    return ParityTerm(
+        f"EO[{sensitive}]",
+        f"∀y ∀(a, b): Eq(mean_{{x∈T_{{{sensitive}=a, Y=y}}}} D(x), mean_{{x∈T_{{{sensitive}=b, Y=y}}}} D(x))",
+        "eo",
+        xt,
+        weight,
+        {"cells": sorted(cells)},
+        cells=cells,
+    )
 
 
-def similar_pairs(x: Any, exclude: Sequence[int] = (), k: int = 1, beta: float = LIPSCHITZ_BETA,
-                  chunk: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def similar_pairs(
+    x: Any, exclude: Sequence[int] = (), k: int = 1, beta: float = LIPSCHITZ_BETA, chunk: int = 1024
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each row's ``k`` nearest other rows: ``(i, j, d)`` with ``d = min(1, ‖x_i − x_j‖₂ / β)``.
 
     Distances leave out the encoded columns ``exclude`` (the sensitive attribute's): two people
@@ -220,14 +236,16 @@ def similar_pairs(x: Any, exclude: Sequence[int] = (), k: int = 1, beta: float =
         raise ValueError(f"k must be a whole number in 1..{len(xt) - 1} (rows - 1), got {k!r}.")
     keep = np.setdiff1d(np.arange(xt.shape[1]), np.asarray(exclude, dtype=int))
     z = xt[:, keep]
-    sq = (z ** 2).sum(axis=1)
+    sq = (z**2).sum(axis=1)
     ii, jj, dd = [], [], []
     for start in range(0, len(z), chunk):
-        block = z[start:start + chunk]
-        d2 = np.maximum(sq[start:start + chunk, None] + sq[None, :] - 2.0 * block @ z.T, 0.0)
+        block = z[start : start + chunk]
+        d2 = np.maximum(sq[start : start + chunk, None] + sq[None, :] - 2.0 * block @ z.T, 0.0)
         d2[np.arange(len(block)), np.arange(start, start + len(block))] = np.inf  # not itself
         part = np.argpartition(d2, k - 1, axis=1)[:, :k] if k < len(z) - 1 else np.argsort(d2, axis=1)[:, :k]
-        nn_idx = np.take_along_axis(part, np.argsort(np.take_along_axis(d2, part, axis=1), axis=1, kind="stable"), axis=1)
+        nn_idx = np.take_along_axis(
+            part, np.argsort(np.take_along_axis(d2, part, axis=1), axis=1, kind="stable"), axis=1
+        )
         ii.append(np.repeat(np.arange(start, start + len(block)), k))
         jj.append(nn_idx.ravel())
         dd.append(np.sqrt(np.take_along_axis(d2, nn_idx, axis=1)).ravel())
@@ -235,14 +253,29 @@ def similar_pairs(x: Any, exclude: Sequence[int] = (), k: int = 1, beta: float =
     return np.concatenate(ii), np.concatenate(jj), d
 
 
-def lipschitz_axiom(x: Any, exclude: Sequence[int] = (), k: int = 1, beta: float = LIPSCHITZ_BETA,
-                    lipschitz: float = 1.0, weight: float = 1.0) -> LipschitzTerm:
+def lipschitz_axiom(
+    x: Any,
+    exclude: Sequence[int] = (),
+    k: int = 1,
+    beta: float = LIPSCHITZ_BETA,
+    lipschitz: float = 1.0,
+    weight: float = 1.0,
+) -> LipschitzTerm:
     """Dwork et al.'s Lipschitz condition on each row's ``k`` nearest neighbours (:func:`similar_pairs`)."""
     xt = _rows(x, "x")
     i, j, d = similar_pairs(xt, exclude, k, beta)
-    return LipschitzTerm("Lip", f"∀(x, x̃)∈Near_{k}: |D(x) − D(x̃)| ≤ {lipschitz:g}·min(1, ‖x − x̃‖/{beta:g})", "lip", xt, weight,
-                         {"k": k, "beta": beta, "pairs": len(i)}, i=torch.as_tensor(i), j=torch.as_tensor(j),
-                         dist=torch.as_tensor(d, dtype=torch.float32), lipschitz=float(lipschitz))
+    return LipschitzTerm(
+        "Lip",
+        f"∀(x, x̃)∈Near_{k}: |D(x) − D(x̃)| ≤ {lipschitz:g}·min(1, ‖x − x̃‖/{beta:g})",
+        "lip",
+        xt,
+        weight,
+        {"k": k, "beta": beta, "pairs": len(i)},
+        i=torch.as_tensor(i),
+        j=torch.as_tensor(j),
+        dist=torch.as_tensor(d, dtype=torch.float32),
+        lipschitz=float(lipschitz),
+    )
 
 
 # ---------------------------------------------------------------------------- knowledge base
@@ -267,8 +300,13 @@ class TermKnowledgeBase(KnowledgeBase):
     in the axioms' stacked inputs reads ``D`` from the axioms' forward pass.
     """
 
-    def __init__(self, axioms: Iterable[Axiom] = (), terms: Iterable[Term] = (), semantics: Semantics = DEFAULT_SEMANTICS,
-                 group_weights: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        axioms: Iterable[Axiom] = (),
+        terms: Iterable[Term] = (),
+        semantics: Semantics = DEFAULT_SEMANTICS,
+        group_weights: Mapping[str, float] | None = None,
+    ) -> None:
         super().__init__(axioms, semantics, group_weights)
         self.terms: list[Term] = []
         self._term_index: tuple[int, list[torch.Tensor | None]] | None = None
@@ -280,7 +318,9 @@ class TermKnowledgeBase(KnowledgeBase):
         if term.name in self.names:
             raise ValueError(f"the knowledge base already has a formula named {term.name!r}.")
         if self.axioms and term.x.shape[1] != self.axioms[0].x.shape[1]:
-            raise DataError(f"term {term.name} has {term.x.shape[1]} input columns, the axioms {self.axioms[0].x.shape[1]}.")
+            raise DataError(
+                f"term {term.name} has {term.x.shape[1]} input columns, the axioms {self.axioms[0].x.shape[1]}."
+            )
         self.terms.append(term)
         self._term_index = None
 
@@ -297,8 +337,12 @@ class TermKnowledgeBase(KnowledgeBase):
 
     def describe(self) -> pd.DataFrame:
         rows = super().describe()
-        extra = pd.DataFrame([{"name": t.name, "group": t.group, "formula": t.formula, "weight": t.weight, "size": int(t.x.shape[0])}
-                              for t in self.terms])
+        extra = pd.DataFrame(
+            [
+                {"name": t.name, "group": t.group, "formula": t.formula, "weight": t.weight, "size": int(t.x.shape[0])}
+                for t in self.terms
+            ]
+        )
         return pd.concat([rows, extra], ignore_index=True) if len(extra) else rows
 
     def _index(self) -> list[torch.Tensor | None]:
@@ -313,7 +357,7 @@ class TermKnowledgeBase(KnowledgeBase):
             uniq, inv = torch.unique(both, dim=0, return_inverse=True)
             pos = torch.full((len(uniq),), -1, dtype=torch.long)
             pos[inv[: len(inputs)]] = torch.arange(len(inputs))
-            idx = pos[inv[len(inputs):]]
+            idx = pos[inv[len(inputs) :]]
             out.append(None if bool((idx < 0).any()) else idx)
         self._term_index = (id(compiled), out)
         return out
@@ -372,12 +416,16 @@ def eo_gaps(d: Any, y: Any, groups: Any, threshold: float | None = 0.5) -> dict[
     return out
 
 
-def lipschitz_violation(d: Any, i: Any, j: Any, dist: Any, lipschitz: float = 1.0, tol: float = 1e-3) -> dict[str, float]:
+def lipschitz_violation(
+    d: Any, i: Any, j: Any, dist: Any, lipschitz: float = 1.0, tol: float = 1e-3
+) -> dict[str, float]:
     """On pairs ``(i, j)`` with metric ``dist``: the share with ``|D_i − D_j| > L·d + tol`` and the mean excess."""
     v = np.asarray(d, dtype=np.float64).reshape(-1)
     i, j = np.asarray(i, dtype=int), np.asarray(j, dtype=int)
     dd = np.asarray(dist, dtype=np.float64)
     if not (len(i) == len(j) == len(dd)) or len(i) == 0:
-        raise DataError(f"lipschitz_violation needs as many pairs as distances (got {len(i)}, {len(j)}, {len(dd)}), at least one.")
+        raise DataError(
+            f"lipschitz_violation needs as many pairs as distances (got {len(i)}, {len(j)}, {len(dd)}), at least one."
+        )
     excess = np.maximum(0.0, np.abs(v[i] - v[j]) - lipschitz * dd)
     return {"lip_violation": float(np.mean(excess > tol)), "lip_excess": float(np.mean(excess))}

@@ -31,7 +31,17 @@ options, the dataset registration, warnings, wall time per stage) and ``report.h
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_BASELINES", "SAVABLE_SETTINGS", "OwnRun", "Plan", "default_out", "fit_models", "normalise_settings", "plan", "run"]
+__all__ = [
+    "DEFAULT_BASELINES",
+    "SAVABLE_SETTINGS",
+    "OwnRun",
+    "Plan",
+    "default_out",
+    "fit_models",
+    "normalise_settings",
+    "plan",
+    "run",
+]
 
 import sys
 import time
@@ -93,8 +103,11 @@ class Plan:
                 if m in registry.ltn_settings() and (self.ltn_options or self.weights):
                     from dataclasses import replace
 
-                    cfg = replace(cfg, options=tuple(sorted(self.ltn_options)),
-                                  weights=tuple(sorted({**cfg.weight_map, **dict(self.weights)}.items())))
+                    cfg = replace(
+                        cfg,
+                        options=tuple(sorted(self.ltn_options)),
+                        weights=tuple(sorted({**cfg.weight_map, **dict(self.weights)}.items())),
+                    )
                 out.append(cfg)
         return out
 
@@ -134,9 +147,17 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
     out: dict[str, Path] = {}
     for setting in (s for s in p.settings if s in SAVABLE_SETTINGS):
         opts = dict(p.ltn_options)
-        est = cls(spec, setting=setting.removeprefix("ltn_"), lr=opts.get("lr", prof.lr), pretrain_epochs=prof.pretrain_epochs,
-                  fair_epochs=opts.get("fair_epochs", prof.fair_epochs), group_weights=dict(p.weights) or None,
-                  seed=p.seed, progress=progress, flow_config={**p.flow(), "epochs": prof.flow_epochs})
+        est = cls(
+            spec,
+            setting=setting.removeprefix("ltn_"),
+            lr=opts.get("lr", prof.lr),
+            pretrain_epochs=prof.pretrain_epochs,
+            fair_epochs=opts.get("fair_epochs", prof.fair_epochs),
+            group_weights=dict(p.weights) or None,
+            seed=p.seed,
+            progress=progress,
+            flow_config={**p.flow(), "epochs": prof.flow_epochs},
+        )
         est.fit(frame[list(spec.features)], frame[spec.target])
         out[setting] = save_model(est, folder / f"{setting.removeprefix('ltn_')}.cffair", training_frame=frame)
     return out
@@ -201,7 +222,9 @@ def _file_ref(ref: Any, what: str) -> str | dict[str, Any] | None:
         return None if ref is None else dict(ref)
     p = Path(ref).expanduser()
     if not p.is_file():
-        raise ConfigError(f"{what} {p}: {'no such file' if not p.exists() else 'not a file'}; give the path of your {what}.")
+        raise ConfigError(
+            f"{what} {p}: {'no such file' if not p.exists() else 'not a file'}; give the path of your {what}."
+        )
     return str(p.resolve())
 
 
@@ -215,11 +238,15 @@ def _flow_settings(flow: Mapping[str, Any] | None) -> dict[str, Any]:
     from cffair.causal.config import FlowConfig
 
     if "epochs" in flow:
-        raise ConfigError("flow may not set 'epochs': the profile does (1000 with early stopping in full, 20 in quick).")
+        raise ConfigError(
+            "flow may not set 'epochs': the profile does (1000 with early stopping in full, 20 in quick)."
+        )
     unknown = sorted(set(flow) - set(FlowConfig.__dataclass_fields__))
     if unknown:
-        raise ConfigError(f"unknown flow setting(s) {unknown}; the settings are those of cffair.causal.FlowConfig "
-                          f"({', '.join(k for k in FlowConfig.__dataclass_fields__ if k != 'epochs')}).")
+        raise ConfigError(
+            f"unknown flow setting(s) {unknown}; the settings are those of cffair.causal.FlowConfig "
+            f"({', '.join(k for k in FlowConfig.__dataclass_fields__ if k != 'epochs')})."
+        )
     out = dict(flow)
     if "hidden" in out:
         out["hidden"] = [int(h) for h in out["hidden"]]
@@ -269,7 +296,9 @@ def plan(
     if not isinstance(quick, bool):
         raise ConfigError(f"quick must be True or False, got {quick!r}.")
     if categorical is not None and categorical not in _CATEGORICAL:
-        raise ConfigError(f"categorical must be one of {', '.join(_CATEGORICAL)} (or None for the library's default), got {categorical!r}.")
+        raise ConfigError(
+            f"categorical must be one of {', '.join(_CATEGORICAL)} (or None for the library's default), got {categorical!r}."
+        )
     if backend is not None and backend not in _BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(_BACKENDS)} (default loky).")
     flow_settings = _flow_settings(flow)
@@ -288,15 +317,21 @@ def plan(
     spec_name = raw.name if isinstance(raw, D.DatasetSpec) else raw.get("name")
     ds_name = name or (str(spec_name) if spec_name and spec_name != "custom" else Path(data_ref).stem)
     if D.is_builtin(ds_name):
-        raise ConfigError(f"the name {ds_name!r} is a built-in dataset's; name yours differently (name=..., --name, or 'name:' in the spec).")
+        raise ConfigError(
+            f"the name {ds_name!r} is a built-in dataset's; name yours differently (name=..., --name, or 'name:' in the spec)."
+        )
     treatment = {**flow_settings, **({"categorical": categorical} if categorical else {})}
     if sep is not None and (not isinstance(sep, str) or len(sep) != 1):
-        raise ConfigError(f"sep must be one character (the CSV's column separator, e.g. ';'), or None to sniff it; got {sep!r}.")
+        raise ConfigError(
+            f"sep must be one character (the CSV's column separator, e.g. ';'), or None to sniff it; got {sep!r}."
+        )
     ds = D.register(ds_name, data_ref, spec_ref, graph_ref, flow=treatment, **({"sep": sep} if sep else {}))
     frame, ds_spec = ds
     if ds_spec.graph is None:
-        raise ConfigError(f"dataset {ds_name!r} has no causal graph: counterfactuals need one. Add 'graph: graph.yaml' to the spec "
-                          "or pass a graph file (--graph); the format is in cffair.causal.graph.")
+        raise ConfigError(
+            f"dataset {ds_name!r} has no causal graph: counterfactuals need one. Add 'graph: graph.yaml' to the spec "
+            "or pass a graph file (--graph); the format is in cffair.causal.graph."
+        )
     notes: list[str] = []
     from cffair.cke import cke_features
 
@@ -304,22 +339,41 @@ def plan(
         chosen = registry.ltn_settings()
         if not cke_features(ds_spec):
             chosen = tuple(s for s in registry.ltn_settings() if not s.endswith("_cke"))
-            notes.append("no immutable feature besides the sensitive attribute, so the CKE settings were left out "
-                         "(list immutable features under 'immutable:' in the spec to run them).")
+            notes.append(
+                "no immutable feature besides the sensitive attribute, so the CKE settings were left out "
+                "(list immutable features under 'immutable:' in the spec to run them)."
+            )
     elif any(s.endswith("_cke") for s in chosen) and not cke_features(ds_spec):
-        raise ConfigError(f"the CKE settings need an immutable feature other than the sensitive attribute {ds_spec.sensitive!r}, "
-                          f"and {ds_name!r} lists {list(ds_spec.immutable) or 'none'}; add some under 'immutable:' in the spec "
-                          "or leave the *_cke settings out.")
+        raise ConfigError(
+            f"the CKE settings need an immutable feature other than the sensitive attribute {ds_spec.sensitive!r}, "
+            f"and {ds_name!r} lists {list(ds_spec.immutable) or 'none'}; add some under 'immutable:' in the spec "
+            "or leave the *_cke settings out."
+        )
     if not chosen and not base:
         raise ConfigError("nothing to run: choose at least one LTN setting or baseline.")
     folds_made = D.make_folds(frame, ds_spec, n_splits=folds, seed=0)
     for f in folds_made:
         D.check_subgroups(frame, ds_spec, f.train, what=f"the training rows of fold {f.index} of {folds}")
     out_path = Path(out) if out is not None else default_out(ds_name, profile)
-    p = Plan(ds_name, data_ref, spec_ref, graph_ref, chosen, base, folds, profile, seed, jobs, str(out_path.resolve()),  # type: ignore[arg-type]
-             categorical, backend, tuple(notes), tuple(sorted(flow_settings.items())),
-             tuple(sorted({k: v for k, v in (("lr", lr), ("fair_epochs", fair_epochs)) if v is not None}.items())),
-             tuple(sorted((weights or {}).items())))
+    p = Plan(
+        ds_name,
+        data_ref,
+        spec_ref,
+        graph_ref,
+        chosen,
+        base,
+        folds,
+        profile,
+        seed,
+        jobs,
+        str(out_path.resolve()),  # type: ignore[arg-type]
+        categorical,
+        backend,
+        tuple(notes),
+        tuple(sorted(flow_settings.items())),
+        tuple(sorted({k: v for k, v in (("lr", lr), ("fair_epochs", fair_epochs)) if v is not None}.items())),
+        tuple(sorted((weights or {}).items())),
+    )
     p.configs()  # every config is valid (options and weights checked by ExperimentConfig)
     return p, ds
 
@@ -417,9 +471,26 @@ def run(
     from cffair.reporting.report import write_report
     from cffair.reproduce import run_grid, status
 
-    p, ds = plan(data, spec, graph, settings=settings, baselines=baselines, folds=folds, quick=quick, seed=seed, jobs=jobs,
-                 out=out, name=name, categorical=categorical, backend=backend, flow=flow, sep=sep,
-                 lr=lr, fair_epochs=fair_epochs, weights=weights)
+    p, ds = plan(
+        data,
+        spec,
+        graph,
+        settings=settings,
+        baselines=baselines,
+        folds=folds,
+        quick=quick,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        name=name,
+        categorical=categorical,
+        backend=backend,
+        flow=flow,
+        sep=sep,
+        lr=lr,
+        fair_epochs=fair_epochs,
+        weights=weights,
+    )
     if not isinstance(counterfactuals_only, bool):
         raise ConfigError(f"counterfactuals_only must be True or False, got {counterfactuals_only!r}.")
     out_dir = Path(p.out)
@@ -444,11 +515,20 @@ def run(
         if not counterfactuals_only:
             known_inputs = {p.name: {"counterfactuals": known[p.name]}}
             pending = int((status(store, cfgs, known_inputs=known_inputs)["state"] != "fresh").sum())
-            say(f"{len(cfgs)} runs ({p.folds} folds x {len(p.methods)} methods), {pending} to compute "
-                f"({len(cfgs) - pending} fresh), with {p.jobs} worker(s), into {out_dir} ...")
+            say(
+                f"{len(cfgs)} runs ({p.folds} folds x {len(p.methods)} methods), {pending} to compute "
+                f"({len(cfgs) - pending} fresh), with {p.jobs} worker(s), into {out_dir} ..."
+            )
             t0 = time.perf_counter()
-            run_grid(cfgs, store, jobs=p.jobs, backend=p.backend, progress=progress,
-                     runner=_Runner(D.registry.snapshot()), known_inputs=known_inputs)
+            run_grid(
+                cfgs,
+                store,
+                jobs=p.jobs,
+                backend=p.backend,
+                progress=progress,
+                runner=_Runner(D.registry.snapshot()),
+                known_inputs=known_inputs,
+            )
             times["experiments"] = round(time.perf_counter() - t0, 1)
     found = _collect(caught)
     for w in found:  # shown after the run as well as listed in the report
@@ -505,4 +585,3 @@ def _majority_shares(p: Plan, ds: D.Dataset) -> dict[int, float]:
         share = float(y[test].mean())
         out[cfg.fold] = max(share, 1 - share)
     return out
-

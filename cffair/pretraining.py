@@ -84,8 +84,17 @@ def pretrain_key(
     sem = dataclasses.asdict(semantics or Semantics())
     clip = () if clip_grad is None else ("clip_grad", float(clip_grad))  # absent by default: the keys of before
     return stable_hash(
-        "ltn-pretrain", _data_hash(X, y), target_kind, float(lr), int(epochs), int(seed), list(hidden), sem,
-        torch.__version__, _code_version(), *clip,
+        "ltn-pretrain",
+        _data_hash(X, y),
+        target_kind,
+        float(lr),
+        int(epochs),
+        int(seed),
+        list(hidden),
+        sem,
+        torch.__version__,
+        _code_version(),
+        *clip,
     )
 
 
@@ -143,10 +152,20 @@ def pretrained(
     """
     from cffair.causal.cache import cache_dir as default_cache_dir
 
-    kw: dict[str, Any] = {"lr": lr, "pretrain_epochs": epochs, "seed": seed, "hidden": tuple(hidden), "semantics": semantics,
-                          "sensitive": sensitive, "progress": progress, "clip_grad": clip_grad,
-                          "device": device}
-    key = pretrain_key(X, y, target_kind, lr=lr, epochs=epochs, seed=seed, hidden=hidden, semantics=semantics, clip_grad=clip_grad)
+    kw: dict[str, Any] = {
+        "lr": lr,
+        "pretrain_epochs": epochs,
+        "seed": seed,
+        "hidden": tuple(hidden),
+        "semantics": semantics,
+        "sensitive": sensitive,
+        "progress": progress,
+        "clip_grad": clip_grad,
+        "device": device,
+    }
+    key = pretrain_key(
+        X, y, target_kind, lr=lr, epochs=epochs, seed=seed, hidden=hidden, semantics=semantics, clip_grad=clip_grad
+    )
     path = None if cache_dir is False else default_cache_dir(cache_dir) / "pretrained" / f"{name}-{key}.pt"
     if path is not None and path.exists():
         learner = _read(path, key, _data_hash(X, y), device)

@@ -27,7 +27,15 @@ from cffair._validation import TargetKind
 from cffair.errors import DataError
 from cffair.logic import DEFAULT_SEMANTICS, Semantics, eq_score, subgroup_cf_axioms
 
-__all__ = ["X_HAT_RULES", "QueryResult", "nearest_different", "query_person", "similar_different", "subgroup_cf", "witness_share"]
+__all__ = [
+    "X_HAT_RULES",
+    "QueryResult",
+    "nearest_different",
+    "query_person",
+    "similar_different",
+    "subgroup_cf",
+    "witness_share",
+]
 
 #: How the person x̂ of query (2) is chosen: ``"random"``, a negatively predicted person drawn
 #: at random (the user "that has received some undesired outcome" of §7.4), or ``"nearest"``,
@@ -109,7 +117,9 @@ def similar_different(
         same = Eq(D(x), D(c))
     Exists = semantics.ltn_exists()
     with torch.no_grad():
-        sat = Exists(x, And(Not(same), Close(x, c)), cond_vars=[x], cond_fn=lambda v: (v.value != xht).any(dim=-1)).value
+        sat = Exists(
+            x, And(Not(same), Close(x, c)), cond_vars=[x], cond_fn=lambda v: (v.value != xht).any(dim=-1)
+        ).value
 
     d = _model_output(model, xt)
     dh = float(_model_output(model, xht[None, :])[0])
@@ -158,7 +168,9 @@ def subgroup_cf(
     """
     m = np.asarray(mask)
     if m.dtype != bool or m.shape != (len(np.asarray(x)),):
-        raise DataError(f"mask must be a boolean array with one entry per pair ({len(np.asarray(x))}), got {m.dtype} {m.shape}.")
+        raise DataError(
+            f"mask must be a boolean array with one entry per pair ({len(np.asarray(x))}), got {m.dtype} {m.shape}."
+        )
     if not m.any():
         raise DataError(f"subgroup {name!r} has no counterfactual pairs; query (3) over an empty set is undefined.")
     (ax,) = subgroup_cf_axioms(x, x_cf, {name: m}, target_kind, sensitive)
@@ -180,9 +192,9 @@ def nearest_different(X: Any, decided: Any, chunk: int = 1024) -> np.ndarray:
             continue
         sq_there = (there**2).sum(axis=1)
         for start in range(0, len(here), chunk):
-            rows = X[here[start: start + chunk]]
+            rows = X[here[start : start + chunk]]
             d2 = (rows**2).sum(axis=1)[:, None] + sq_there[None, :] - 2 * rows @ there.T
-            out[here[start: start + chunk]] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+            out[here[start : start + chunk]] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
     return out
 
 

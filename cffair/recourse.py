@@ -101,9 +101,13 @@ class Action:
 
     def __post_init__(self) -> None:
         if self.direction not in ("any", "increase", "decrease"):
-            raise RecourseError(f"direction of {self.feature!r} must be 'any', 'increase' or 'decrease', got {self.direction!r}.")
+            raise RecourseError(
+                f"direction of {self.feature!r} must be 'any', 'increase' or 'decrease', got {self.direction!r}."
+            )
         if self.values is not None and len(self.values) == 0:
-            raise RecourseError(f"action {self.feature!r} has an empty list of values; leave values out for the default grid.")
+            raise RecourseError(
+                f"action {self.feature!r} has an empty list of values; leave values out for the default grid."
+            )
 
 
 #: Actionable features of the paper's datasets. Adult: education (up only), work class,
@@ -135,27 +139,38 @@ def default_actions(spec: DatasetSpec) -> tuple[Action, ...]:
     that is neither sensitive nor immutable (ordinal ones only upwards)."""
     if spec.name in RECOURSE_ACTIONS:
         return RECOURSE_ACTIONS[spec.name]
-    return tuple(Action(f, "increase" if k == "ordinal" else "any") for f, k in spec.features.items()
-                 if f != spec.sensitive and f not in spec.immutable)
+    return tuple(
+        Action(f, "increase" if k == "ordinal" else "any")
+        for f, k in spec.features.items()
+        if f != spec.sensitive and f not in spec.immutable
+    )
 
 
 def check_actions(spec: DatasetSpec, actions: Sequence[Action]) -> tuple[Action, ...]:
     """``actions`` if each names a distinct actionable feature of ``spec``; else a :class:`RecourseError`."""
     if not actions:
-        raise RecourseError(f"no actionable feature given for {spec.name!r}; list some, e.g. {default_actions(spec)[:2]}.")
+        raise RecourseError(
+            f"no actionable feature given for {spec.name!r}; list some, e.g. {default_actions(spec)[:2]}."
+        )
     seen: set[str] = set()
     for a in actions:
         if a.feature not in spec.features:
             raise RecourseError(f"{a.feature!r} is not a feature of {spec.name!r}; features are {list(spec.features)}.")
         if a.feature == spec.sensitive:
-            raise RecourseError(f"{a.feature!r} is the sensitive attribute of {spec.name!r}: recourse never asks a person to change it.")
+            raise RecourseError(
+                f"{a.feature!r} is the sensitive attribute of {spec.name!r}: recourse never asks a person to change it."
+            )
         if a.feature in spec.immutable:
-            raise RecourseError(f"{a.feature!r} is immutable in the spec of {spec.name!r} (immutable: {list(spec.immutable)}); "
-                                "recourse acts only on actionable features: remove it from the actions.")
+            raise RecourseError(
+                f"{a.feature!r} is immutable in the spec of {spec.name!r} (immutable: {list(spec.immutable)}); "
+                "recourse acts only on actionable features: remove it from the actions."
+            )
         if a.feature in seen:
             raise RecourseError(f"{a.feature!r} is listed twice among the actions.")
         if a.direction != "any" and spec.features[a.feature] in ("categorical", "binary"):
-            raise RecourseError(f"{a.feature!r} is {spec.features[a.feature]}: it has no order, so its direction must be 'any'.")
+            raise RecourseError(
+                f"{a.feature!r} is {spec.features[a.feature]}: it has no order, so its direction must be 'any'."
+            )
         seen.add(a.feature)
     return tuple(actions)
 
@@ -193,7 +208,9 @@ class CostModel:
         """Cost of ``do(feature := value)`` for each row with ``current`` values."""
         kind = self.spec.features[feature]
         if kind in NUMERIC or kind == "ordinal":
-            now = self.code(feature, current.astype(str).to_numpy() if kind == "ordinal" else current.to_numpy(), current)
+            now = self.code(
+                feature, current.astype(str).to_numpy() if kind == "ordinal" else current.to_numpy(), current
+            )
             return np.abs(self.code(feature, [value], current)[0] - now) / self.scale[feature]
         return (current.astype(str).to_numpy() != str(value)).astype(float)
 
@@ -245,7 +262,9 @@ class RecourseTable:
         self._model(model)
         neg = self.negative(model)
         ok = self._fav(self.d[model]) & neg[self.person]
-        order = np.lexsort((np.arange(len(self.cost)), [len(self.candidates[c]) for c in self.candidate], self.cost, self.person))
+        order = np.lexsort(
+            (np.arange(len(self.cost)), [len(self.candidates[c]) for c in self.candidate], self.cost, self.person)
+        )
         order = order[ok[order]]
         first = order[np.unique(self.person[order], return_index=True)[1]] if len(order) else order
         rows = []
@@ -253,13 +272,30 @@ class RecourseTable:
         for p in np.flatnonzero(neg):
             k = got.get(int(p))
             if k is None:
-                rows.append({"person": int(p), "found": False, "cost": math.nan, "n_features": 0, "action": "",
-                             "d_before": float(self.d_factual[model][p]), "d_after": math.nan})
+                rows.append(
+                    {
+                        "person": int(p),
+                        "found": False,
+                        "cost": math.nan,
+                        "n_features": 0,
+                        "action": "",
+                        "d_before": float(self.d_factual[model][p]),
+                        "d_after": math.nan,
+                    }
+                )
                 continue
             cand = self.candidates[self.candidate[k]]
-            rows.append({"person": int(p), "found": True, "cost": float(self.cost[k]), "n_features": len(cand),
-                         "action": self.describe(int(p), cand), "d_before": float(self.d_factual[model][p]),
-                         "d_after": float(self.d[model][k])})
+            rows.append(
+                {
+                    "person": int(p),
+                    "found": True,
+                    "cost": float(self.cost[k]),
+                    "n_features": len(cand),
+                    "action": self.describe(int(p), cand),
+                    "d_before": float(self.d_factual[model][p]),
+                    "d_after": float(self.d[model][k]),
+                }
+            )
         return pd.DataFrame(rows, columns=["person", "found", "cost", "n_features", "action", "d_before", "d_after"])
 
     def describe(self, person: int, cand: Intervention) -> str:
@@ -274,13 +310,23 @@ class RecourseTable:
             raise RecourseError(f"expected one group label per person ({len(self.people)}), got {g.shape[0]}.")
         b = self.best(model)
         b["group"] = g[b["person"].to_numpy()]
-        out = b.groupby("group").agg(n_negative=("found", "size"), recourse_rate=("found", "mean"),
-                                     mean_cost=("cost", "mean"), median_cost=("cost", "median"),
-                                     mean_features=("n_features", lambda s: float(s[s > 0].mean()) if (s > 0).any() else math.nan))
+        out = b.groupby("group").agg(
+            n_negative=("found", "size"),
+            recourse_rate=("found", "mean"),
+            mean_cost=("cost", "mean"),
+            median_cost=("cost", "median"),
+            mean_features=("n_features", lambda s: float(s[s > 0].mean()) if (s > 0).any() else math.nan),
+        )
         return out
 
-    def query(self, model: str, budget: float = 2.0, people: Any = None, semantics: Semantics = DEFAULT_SEMANTICS,
-              p_exists: float = 10.0) -> float:
+    def query(
+        self,
+        model: str,
+        budget: float = 2.0,
+        people: Any = None,
+        semantics: Semantics = DEFAULT_SEMANTICS,
+        p_exists: float = 10.0,
+    ) -> float:
         """The recourse query ``∀x∈T̂⁻_C ∃a∈A(x): Fav(D(x_a)) ∧ Cheap(a)`` (module docstring).
 
         Args:
@@ -295,7 +341,9 @@ class RecourseTable:
         sel = np.ones(len(self.people), bool) if people is None else _mask(people, len(self.people))
         dom = np.flatnonzero(sel & self.negative(model))
         if len(dom) == 0:
-            raise RecourseError("no unfavourably decided person in the query's domain; the query over an empty set is undefined.")
+            raise RecourseError(
+                "no unfavourably decided person in the query's domain; the query over an empty set is undefined."
+            )
         where = {int(p): i for i, p in enumerate(dom)}
         keep = np.isin(self.person, dom)
         rows = np.array([where[int(p)] for p in self.person[keep]], dtype=int)
@@ -345,8 +393,19 @@ class RecourseSearch:
         samples: draws per twin when the causal model draws (1: one draw).
     """
 
-    def __init__(self, engine: Any, spec: DatasetSpec, encoder: Any, reference: pd.DataFrame, actions: Sequence[Action] | None = None,
-                 *, max_features: int = 2, grid: int = 7, samples: int = 1, seed: int = 0) -> None:
+    def __init__(
+        self,
+        engine: Any,
+        spec: DatasetSpec,
+        encoder: Any,
+        reference: pd.DataFrame,
+        actions: Sequence[Action] | None = None,
+        *,
+        max_features: int = 2,
+        grid: int = 7,
+        samples: int = 1,
+        seed: int = 0,
+    ) -> None:
         if max_features not in (1, 2):
             raise RecourseError(f"max_features must be 1 or 2, got {max_features!r}.")
         if not isinstance(samples, int) or samples < 1:
@@ -361,9 +420,17 @@ class RecourseSearch:
         kind = self.spec.features[a.feature]
         col = reference[a.feature]
         if kind in NUMERIC:
-            vals = a.values if a.values is not None else np.unique(np.quantile(col.to_numpy(dtype=float), np.linspace(0.05, 0.95, grid)))
+            vals = (
+                a.values
+                if a.values is not None
+                else np.unique(np.quantile(col.to_numpy(dtype=float), np.linspace(0.05, 0.95, grid)))
+            )
             return [int(round(float(v))) if kind == "integer" else float(v) for v in vals]
-        cats = [str(c) for c in col.cat.categories] if isinstance(col.dtype, pd.CategoricalDtype) else sorted(col.astype(str).unique())
+        cats = (
+            [str(c) for c in col.cat.categories]
+            if isinstance(col.dtype, pd.CategoricalDtype)
+            else sorted(col.astype(str).unique())
+        )
         vals = [str(v) for v in (a.values if a.values is not None else cats)]
         unknown = sorted(set(vals) - set(cats))
         if unknown:
@@ -376,8 +443,12 @@ class RecourseSearch:
         singles = [((a.feature, v),) for a in self.actions for v in self.values[a.feature]]
         if self.max_features == 1:
             return singles
-        pairs = [((a.feature, v), (b.feature, w)) for a, b in itertools.combinations(self.actions, 2)
-                 for v in self.values[a.feature] for w in self.values[b.feature]]
+        pairs = [
+            ((a.feature, v), (b.feature, w))
+            for a, b in itertools.combinations(self.actions, 2)
+            for v in self.values[a.feature]
+            for w in self.values[b.feature]
+        ]
         return singles + pairs
 
     def _eligible(self, people: pd.DataFrame, feature: str, value: Any) -> np.ndarray:
@@ -395,8 +466,15 @@ class RecourseSearch:
             return ok
         return col.astype(str).to_numpy() != str(value)
 
-    def run(self, people: pd.DataFrame, predict: Mapping[str, Callable[[np.ndarray], np.ndarray]], *, favourable: int = 1,
-            threshold: float = 0.5, only: Any = None) -> RecourseTable:
+    def run(
+        self,
+        people: pd.DataFrame,
+        predict: Mapping[str, Callable[[np.ndarray], np.ndarray]],
+        *,
+        favourable: int = 1,
+        threshold: float = 0.5,
+        only: Any = None,
+    ) -> RecourseTable:
         """Evaluate every candidate intervention for ``people`` under each model of ``predict``.
 
         Args:
@@ -430,7 +508,9 @@ class RecourseSearch:
         for k, cand in enumerate(cands):
             rows = self._rows(people, need, cand) if len(cand) == 1 else np.zeros(0, int)
             if len(rows):
-                twins, pos = intervene(self.engine, people.iloc[rows], list(cand), samples=self.samples, seed=self.seed * 100_003 + k)
+                twins, pos = intervene(
+                    self.engine, people.iloc[rows], list(cand), samples=self.samples, seed=self.seed * 100_003 + k
+                )
                 cache[cand[0]] = (twins, rows[pos])
                 parts.append((k, cand, rows, twins, rows[pos]))
         out.add(parts)
@@ -454,8 +534,9 @@ class RecourseSearch:
             if not frames:
                 continue
             big = pd.concat(frames, ignore_index=True)
-            twins, idx, _ = self.engine.counterfactual(big, second[0], second[1], samples=self.samples,
-                                                       seed=self.seed * 100_003 + len(cands) + b)
+            twins, idx, _ = self.engine.counterfactual(
+                big, second[0], second[1], samples=self.samples, seed=self.seed * 100_003 + len(cands) + b
+            )
             idx = np.asarray(idx)
             part_of = np.repeat(np.arange(len(frames)), [len(f) for f in frames])[idx]
             starts = np.cumsum([0] + [len(f) for f in frames])
@@ -465,8 +546,18 @@ class RecourseSearch:
                 parts.append((k, cands[k], rows, twins.iloc[mine], who[idx[mine] - starts[p]]))
             out.add(parts)
         person, candidate, cost, d = out.arrays()
-        return RecourseTable(people, d_fact, cands, person, candidate, cost, d, favourable, threshold,
-                             {"actions": [a.feature for a in self.actions], "max_features": self.max_features})
+        return RecourseTable(
+            people,
+            d_fact,
+            cands,
+            person,
+            candidate,
+            cost,
+            d,
+            favourable,
+            threshold,
+            {"actions": [a.feature for a in self.actions], "max_features": self.max_features},
+        )
 
     def _rows(self, people: pd.DataFrame, need: np.ndarray, cand: Intervention) -> np.ndarray:
         """Positions of the people who need recourse and may take every intervention of ``cand``."""
@@ -480,8 +571,12 @@ class _Collector:
     """Encodes batches of twins, evaluates every model once per batch, and keeps per (person,
     intervention) the cost and the mean of ``D`` over the person's draws."""
 
-    def __init__(self, encoder: Any, predict: Mapping[str, Callable[[np.ndarray], np.ndarray]],
-                 cost: Callable[[Intervention, np.ndarray], np.ndarray]) -> None:
+    def __init__(
+        self,
+        encoder: Any,
+        predict: Mapping[str, Callable[[np.ndarray], np.ndarray]],
+        cost: Callable[[Intervention, np.ndarray], np.ndarray],
+    ) -> None:
         self.encoder, self.predict, self.cost_of = encoder, predict, cost
         self.person: list[np.ndarray] = []
         self.candidate: list[np.ndarray] = []
@@ -511,4 +606,9 @@ class _Collector:
         def cat(xs: list[np.ndarray], dtype: type) -> np.ndarray:
             return np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype=dtype)
 
-        return cat(self.person, int), cat(self.candidate, int), cat(self.cost, float), {m: cat(v, float) for m, v in self.d.items()}
+        return (
+            cat(self.person, int),
+            cat(self.candidate, int),
+            cat(self.cost, float),
+            {m: cat(v, float) for m, v in self.d.items()},
+        )

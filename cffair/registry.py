@@ -122,7 +122,9 @@ class Method:
         if self.kind == "ltn" and not self.key.startswith("ltn_"):
             raise RegistryError(f"LTN setting {self.key!r}: its key must start with 'ltn_' (the records' spelling).")
         if self.kind != "label" and not self.runner:
-            raise RegistryError(f"method {self.key!r} runs on folds, so it needs a runner module (a name of cffair.pipeline).")
+            raise RegistryError(
+                f"method {self.key!r} runs on folds, so it needs a runner module (a name of cffair.pipeline)."
+            )
         if self.colour is not None and not 0 <= self.colour < 10:
             raise RegistryError(f"method {self.key!r}: colour is a palette slot 0–9, got {self.colour!r}.")
         object.__setattr__(self, "tables", tuple(self.tables))
@@ -139,32 +141,35 @@ _Q1 = ("q1",)  # the three settings of Q1 run for q1 … q4 and appendix B (pape
 _T1 = ("table1", "table2", "table3")
 
 #: Every method, in the order the tables show them.
-METHODS: dict[str, Method] = {m.key: m for m in (
-    Method("ltn_acc", "LTN(acc)", "ltn", _LTN, 0, _T1, _Q1),
-    Method("ltn_acc_cf", "LTN(acc+CF)", "ltn", _LTN, 1, _T1, _Q1),
-    Method("ltn_acc_cf_sg", "LTN(acc+CF_sg)", "ltn", _LTN, 2, ("table1", "table2"), _Q1),
-    Method("ltn_acc_cf_cke", "LTN(acc+CF+CKE)", "ltn", _LTN, 3, ("table2",), ("q3",)),
-    Method("ltn_acc_cf_sg_cke", "LTN(acc+CF_sg+CKE)", "ltn", _LTN, 4, ("table2",), ("q3",)),
-    Method("cnf", "CNF", "baseline", "cnf", 5, ("table1",), ("q2",), paper_baseline=True),
-    Method("gan", "GAN", "baseline", "gan", 6, ("table1",), ("q2",), paper_baseline=True),
-    Method("dcevae", "DCEVAE", "baseline", "dcevae", 7, ("table1",), ("q2",), paper_baseline=True),
-    Method("unaware", "Unaware MLP", "baseline", "simple", 8, (), ("q2",), first_fold_only=True),
-    Method("level3", "Kusner level 3", "baseline", "simple", 9, (), ("q2",), first_fold_only=True),
-    Method("pcf", "Plug-in PCF", "baseline", "simple", 3, (), ("q2",), first_fold_only=True),
-    Method("beyond", "beyond", "beyond", "beyond", None, (), ("beyond",)),
-    # Table 3: CKE axioms added one after the other on top of LTN(acc+CF) (Adult, one run).
-    Method("cke_race_male", "+CKE (race, male)", "label", tables=("table3",)),
-    Method("cke_marital_status_male", "+CKE (marital-status, male)", "label", tables=("table3",)),
-    Method("cke_native_country_male", "+CKE (native-country, male)", "label", tables=("table3",)),
-    # appendix A: LTN(acc+CF) trained on the GAN's counterfactuals (record method "ltn_acc_cf@gan")
-    Method("ltn_acc_cf@gan", "LTN(acc+CF) on GAN CFs", "label", colour=1),
-    # names of the cheap baselines in the teaching material and the method page
-    Method("kusner_level3", "Kusner level 3", "label"),
-    Method("exogenous", "MLP on exogenous noise", "label"),
-    Method("pcf_plugin", "Plug-in PCF", "label"),
-    Method("symmetrised", "Symmetrised features", "label"),
-    Method("mlp", "MLP", "label", colour=8),
-)}
+METHODS: dict[str, Method] = {
+    m.key: m
+    for m in (
+        Method("ltn_acc", "LTN(acc)", "ltn", _LTN, 0, _T1, _Q1),
+        Method("ltn_acc_cf", "LTN(acc+CF)", "ltn", _LTN, 1, _T1, _Q1),
+        Method("ltn_acc_cf_sg", "LTN(acc+CF_sg)", "ltn", _LTN, 2, ("table1", "table2"), _Q1),
+        Method("ltn_acc_cf_cke", "LTN(acc+CF+CKE)", "ltn", _LTN, 3, ("table2",), ("q3",)),
+        Method("ltn_acc_cf_sg_cke", "LTN(acc+CF_sg+CKE)", "ltn", _LTN, 4, ("table2",), ("q3",)),
+        Method("cnf", "CNF", "baseline", "cnf", 5, ("table1",), ("q2",), paper_baseline=True),
+        Method("gan", "GAN", "baseline", "gan", 6, ("table1",), ("q2",), paper_baseline=True),
+        Method("dcevae", "DCEVAE", "baseline", "dcevae", 7, ("table1",), ("q2",), paper_baseline=True),
+        Method("unaware", "Unaware MLP", "baseline", "simple", 8, (), ("q2",), first_fold_only=True),
+        Method("level3", "Kusner level 3", "baseline", "simple", 9, (), ("q2",), first_fold_only=True),
+        Method("pcf", "Plug-in PCF", "baseline", "simple", 3, (), ("q2",), first_fold_only=True),
+        Method("beyond", "beyond", "beyond", "beyond", None, (), ("beyond",)),
+        # Table 3: CKE axioms added one after the other on top of LTN(acc+CF) (Adult, one run).
+        Method("cke_race_male", "+CKE (race, male)", "label", tables=("table3",)),
+        Method("cke_marital_status_male", "+CKE (marital-status, male)", "label", tables=("table3",)),
+        Method("cke_native_country_male", "+CKE (native-country, male)", "label", tables=("table3",)),
+        # appendix A: LTN(acc+CF) trained on the GAN's counterfactuals (record method "ltn_acc_cf@gan")
+        Method("ltn_acc_cf@gan", "LTN(acc+CF) on GAN CFs", "label", colour=1),
+        # names of the cheap baselines in the teaching material and the method page
+        Method("kusner_level3", "Kusner level 3", "label"),
+        Method("exogenous", "MLP on exogenous noise", "label"),
+        Method("pcf_plugin", "Plug-in PCF", "label"),
+        Method("symmetrised", "Symmetrised features", "label"),
+        Method("mlp", "MLP", "label", colour=8),
+    )
+}
 
 
 def register_method(m: Method, *, replace: bool = False) -> Method:
@@ -188,8 +193,11 @@ def method(key: str) -> Method:
 
 
 def _keys(kind: str | None = None, **where: object) -> tuple[str, ...]:
-    return tuple(m.key for m in METHODS.values() if (kind is None or m.kind == kind)
-                 and all(getattr(m, k) == v for k, v in where.items()))
+    return tuple(
+        m.key
+        for m in METHODS.values()
+        if (kind is None or m.kind == kind) and all(getattr(m, k) == v for k, v in where.items())
+    )
 
 
 def ltn_settings() -> tuple[str, ...]:
@@ -267,7 +275,10 @@ def runner(key: str) -> str:
 
 def runners() -> dict[str, str]:
     """``{"ltn": module, baseline: module, …}``: the module behind each config's ``method``."""
-    return {"ltn": _module(_LTN), **{m.key: _module(m.runner) for m in METHODS.values() if m.kind not in ("ltn", "label") and m.runner}}
+    return {
+        "ltn": _module(_LTN),
+        **{m.key: _module(m.runner) for m in METHODS.values() if m.kind not in ("ltn", "label") and m.runner},
+    }
 
 
 # ============================================================================ chapters
@@ -303,10 +314,14 @@ class Chapter:
         if not self.group or not self.notebook:
             raise RegistryError(f"a chapter needs a group and a notebook, got {self.group!r} and {self.notebook!r}.")
         if self.kind not in ("chapter", "investigation", "study"):
-            raise RegistryError(f"chapter {self.group!r}: kind must be chapter, investigation or study, got {self.kind!r}.")
+            raise RegistryError(
+                f"chapter {self.group!r}: kind must be chapter, investigation or study, got {self.kind!r}."
+            )
         if (self.kind == "chapter") == bool(self.of):
-            raise RegistryError(f"chapter {self.group!r}: an investigation or a study names the chapter it is part of "
-                                "(of=...), a chapter of its own does not.")
+            raise RegistryError(
+                f"chapter {self.group!r}: an investigation or a study names the chapter it is part of "
+                "(of=...), a chapter of its own does not."
+            )
 
     def command(self, mode: str = "quick") -> str:
         """The command that regenerates the chapter's records."""
@@ -314,24 +329,48 @@ class Chapter:
 
 
 #: Every question group, in the order ``cffair reproduce`` lists them.
-CHAPTERS: dict[str, Chapter] = {c.group: c for c in (
-    Chapter("q1", "q1_counterfactual_fairness", "Q1: counterfactual fairness", "Q1",
-            "Table 1 (LTN columns), Figures 3–5", paper=True),
-    Chapter("q2", "q2_baselines", "Q2: baselines", "Q2", "Table 1", paper=True),
-    Chapter("q3", "q3_knowledge_extraction", "Q3: knowledge extraction", "Q3", "Tables 2 and 3, Figure 4", paper=True),
-    Chapter("q4", "q4_queries", "Q4: queries", "Q4", "Table 4", paper=True),
-    Chapter("appendix_a", "appendix_a_other_counterfactuals", "Appendix A: other counterfactuals", "Appendix A", "Table 5",
-            paper=True),
-    Chapter("appendix_b", "appendix_b_axiom_weights", "Appendix B: axiom weights", "Appendix B", "Table 6", paper=True),
-    Chapter("appendix_c", "appendix_c_rulers", "Appendix C: three rulers", "Appendix C",
-            "Table 1 on three rulers (ours, not the paper's)"),
-    Chapter("q2_why", "q2_baselines", of="q2", kind="investigation"),
-    Chapter("q3_why", "q3_knowledge_extraction", of="q3", kind="investigation"),
-    Chapter("q4_why", "q4_queries", of="q4", kind="investigation"),
-    Chapter("appendix_b_why", "appendix_b_axiom_weights", of="appendix_b", kind="investigation"),
-    Chapter("beyond", "beyond_the_paper", "Beyond the paper", "Beyond the paper"),
-    Chapter("appendix_c_studies", "appendix_c_rulers", of="appendix_c", kind="study"),
-)}
+CHAPTERS: dict[str, Chapter] = {
+    c.group: c
+    for c in (
+        Chapter(
+            "q1",
+            "q1_counterfactual_fairness",
+            "Q1: counterfactual fairness",
+            "Q1",
+            "Table 1 (LTN columns), Figures 3–5",
+            paper=True,
+        ),
+        Chapter("q2", "q2_baselines", "Q2: baselines", "Q2", "Table 1", paper=True),
+        Chapter(
+            "q3", "q3_knowledge_extraction", "Q3: knowledge extraction", "Q3", "Tables 2 and 3, Figure 4", paper=True
+        ),
+        Chapter("q4", "q4_queries", "Q4: queries", "Q4", "Table 4", paper=True),
+        Chapter(
+            "appendix_a",
+            "appendix_a_other_counterfactuals",
+            "Appendix A: other counterfactuals",
+            "Appendix A",
+            "Table 5",
+            paper=True,
+        ),
+        Chapter(
+            "appendix_b", "appendix_b_axiom_weights", "Appendix B: axiom weights", "Appendix B", "Table 6", paper=True
+        ),
+        Chapter(
+            "appendix_c",
+            "appendix_c_rulers",
+            "Appendix C: three rulers",
+            "Appendix C",
+            "Table 1 on three rulers (ours, not the paper's)",
+        ),
+        Chapter("q2_why", "q2_baselines", of="q2", kind="investigation"),
+        Chapter("q3_why", "q3_knowledge_extraction", of="q3", kind="investigation"),
+        Chapter("q4_why", "q4_queries", of="q4", kind="investigation"),
+        Chapter("appendix_b_why", "appendix_b_axiom_weights", of="appendix_b", kind="investigation"),
+        Chapter("beyond", "beyond_the_paper", "Beyond the paper", "Beyond the paper"),
+        Chapter("appendix_c_studies", "appendix_c_rulers", of="appendix_c", kind="study"),
+    )
+}
 
 
 def register_chapter(c: Chapter, *, replace: bool = False) -> Chapter:
@@ -357,15 +396,22 @@ def chapter(group: str) -> Chapter:
 def groups(*, kind: str | None = None, investigations: bool | None = None) -> tuple[str, ...]:
     """Every question group; ``kind`` keeps those of one :attr:`Chapter.kind`; ``investigations=True``
     only the investigations, ``False`` all but them."""
-    return tuple(g for g, c in CHAPTERS.items() if (kind is None or c.kind == kind)
-                 and (investigations is None or (c.kind == "investigation") == investigations))
+    return tuple(
+        g
+        for g, c in CHAPTERS.items()
+        if (kind is None or c.kind == kind)
+        and (investigations is None or (c.kind == "investigation") == investigations)
+    )
 
 
 def chapters(*, regenerates: bool = False, paper: bool = False) -> dict[str, Chapter]:
     """The chapters with a page of their own (investigations left out), by group; ``regenerates``
     keeps those that hold a table or figure of the paper, ``paper`` those of the paper's questions."""
-    return {g: c for g, c in CHAPTERS.items()
-            if c.kind == "chapter" and (not regenerates or c.regenerates) and (not paper or c.paper)}
+    return {
+        g: c
+        for g, c in CHAPTERS.items()
+        if c.kind == "chapter" and (not regenerates or c.regenerates) and (not paper or c.paper)
+    }
 
 
 def notebooks() -> dict[str, str]:
@@ -401,12 +447,15 @@ class DatasetEntry:
 
 
 #: The paper's datasets, in the order of its tables.
-DATASETS: dict[str, DatasetEntry] = {d.key: d for d in (
-    DatasetEntry("adult", "Adult", 48_842),
-    DatasetEntry("compas", "COMPAS", 6_172),
-    DatasetEntry("compas_age", "COMPAS(age)", 6_172, shares_runs_with="compas"),
-    DatasetEntry("lawschool", "Lawschool", 21_791, "score"),
-)}
+DATASETS: dict[str, DatasetEntry] = {
+    d.key: d
+    for d in (
+        DatasetEntry("adult", "Adult", 48_842),
+        DatasetEntry("compas", "COMPAS", 6_172),
+        DatasetEntry("compas_age", "COMPAS(age)", 6_172, shares_runs_with="compas"),
+        DatasetEntry("lawschool", "Lawschool", 21_791, "score"),
+    )
+}
 
 
 def dataset_names() -> tuple[str, ...]:

@@ -51,7 +51,6 @@ __all__ = [  # and NOTEBOOKS: {group: notebook} of the chapter registry (cffair.
 ]
 
 
-
 def __getattr__(name: str) -> dict[str, str]:
     """``NOTEBOOKS``: the notebook of each question group (:func:`cffair.registry.notebooks`; an
     investigation of a failing claim is shown in its chapter's notebook, section "Why does this
@@ -65,7 +64,6 @@ Runner = Callable[[list[ExperimentConfig], ResultsStore], list[dict[str, Any]]]
 Expected = Callable[[ExperimentConfig], Mapping[str, Any]]
 
 
-
 # ============================================================================ freshness
 def _expected(cfg: ExperimentConfig) -> Mapping[str, Any]:
     from cffair.pipeline.keys import expected_fingerprint
@@ -73,8 +71,12 @@ def _expected(cfg: ExperimentConfig) -> Mapping[str, Any]:
     return expected_fingerprint(cfg)
 
 
-def check(store: ResultsStore, cfg: ExperimentConfig, expected: Expected = _expected,
-          known_inputs: Mapping[str, Mapping[str, str]] | None = None) -> tuple[str, list[str]]:
+def check(
+    store: ResultsStore,
+    cfg: ExperimentConfig,
+    expected: Expected = _expected,
+    known_inputs: Mapping[str, Mapping[str, str]] | None = None,
+) -> tuple[str, list[str]]:
     """``(state, reasons)`` of ``cfg``'s record: ``fresh``, ``stale``, ``missing`` or ``corrupt``."""
     path = store.path(cfg)
     if not path.exists():
@@ -87,8 +89,12 @@ def check(store: ResultsStore, cfg: ExperimentConfig, expected: Expected = _expe
     return ("stale", reasons) if reasons else ("fresh", [])
 
 
-def status(store: ResultsStore, cfgs: Sequence[ExperimentConfig], expected: Expected = _expected,
-           known_inputs: Mapping[str, Mapping[str, str]] | None = None) -> pd.DataFrame:
+def status(
+    store: ResultsStore,
+    cfgs: Sequence[ExperimentConfig],
+    expected: Expected = _expected,
+    known_inputs: Mapping[str, Mapping[str, str]] | None = None,
+) -> pd.DataFrame:
     """One row per config: ``key``, ``state`` (fresh, stale, missing, corrupt), ``reasons`` and ``path``."""
     rows = []
     for c in cfgs:
@@ -127,7 +133,9 @@ def summarise_reasons(st: pd.DataFrame, top: int = 6) -> list[str]:
     for reason, k in other.most_common(top):
         lines.append(f"{reason} ({k} records)")
     if len(other) > top:
-        lines.append(f"… and {len(other) - top} more reasons: `cffair results --mode full --all` lists them per record.")
+        lines.append(
+            f"… and {len(other) - top} more reasons: `cffair results --mode full --all` lists them per record."
+        )
     return lines
 
 
@@ -149,11 +157,15 @@ class Freshness:
     def lines(self, top: int = 6) -> list[str]:
         n = len(self.status)
         if self.fresh:
-            return [f"All {n} records behind this page are fresh: today's code, data and packages would give the same numbers."]
+            return [
+                f"All {n} records behind this page are fresh: today's code, data and packages would give the same numbers."
+            ]
         c = self.counts
-        head = (f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
-                f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
-                "the numbers below are the committed ones. Why:")
+        head = (
+            f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
+            f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
+            "the numbers below are the committed ones. Why:"
+        )
         out = [head] + summarise_reasons(self.status, top)
         missing = int(c.get("missing", 0))
         if missing:
@@ -174,8 +186,11 @@ class Freshness:
         cls = "tip" if self.fresh else "warning"
         title = "Results are current" if self.fresh else "Some results are stale"
         items = "".join(f"<li>{x}</li>" for x in lines[1:])
-        return (f'<div class="admonition {cls}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
-                + (f"<ul>{items}</ul>" if items else "") + "</div>")
+        return (
+            f'<div class="admonition {cls}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
+            + (f"<ul>{items}</ul>" if items else "")
+            + "</div>"
+        )
 
     def __repr__(self) -> str:
         return "\n".join(self.lines())
@@ -361,7 +376,9 @@ def _run_in_worker(runner: Runner | None, task: Task, root: Path, parent: int, d
 
 
 # ============================================================================ provenance
-def provenance(stage_times: Mapping[str, float], *, computed: int | None = None, in_grid: int | None = None) -> dict[str, Any]:
+def provenance(
+    stage_times: Mapping[str, float], *, computed: int | None = None, in_grid: int | None = None
+) -> dict[str, Any]:
     """Commit, package versions, machine, wall time per stage, and how much of the grid the run computed.
 
     ``dirty`` says whether the library, notebooks or book differed from the commit; the run's
@@ -373,7 +390,9 @@ def provenance(stage_times: Mapping[str, float], *, computed: int | None = None,
 
     def _git(*args: str) -> str:
         try:
-            return subprocess.run(["git", *args], cwd=project_root(), capture_output=True, text=True, check=True).stdout.strip()
+            return subprocess.run(
+                ["git", *args], cwd=project_root(), capture_output=True, text=True, check=True
+            ).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             return "unknown"
 
@@ -420,8 +439,14 @@ def resolve_mode(mode: str | None) -> str:
     return mode
 
 
-def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] = DATASETS, jobs: int = 1,
-                *, missing_ok: bool = False) -> list[dict[str, Any]]:
+def results_for(
+    mode: str | None,
+    only: Sequence[str],
+    datasets: Sequence[str] = DATASETS,
+    jobs: int = 1,
+    *,
+    missing_ok: bool = False,
+) -> list[dict[str, Any]]:
     """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode.
 
     ``missing_ok``: return ``[]`` instead of raising when none is stored (a page section whose
@@ -445,9 +470,19 @@ def results_for(mode: str | None, only: Sequence[str], datasets: Sequence[str] =
     return recs
 
 
-def reproduce(mode: Mode = "quick", only: Sequence[str] | None = None, *, jobs: int = 2, datasets: Sequence[str] = DATASETS,
-              results_dir: Path | None = None, notebooks: bool = True, backend: str | None = None,
-              lock_timeout: float = 0.0, cluster: Any = None, device: str = "cpu") -> dict[str, Any]:
+def reproduce(
+    mode: Mode = "quick",
+    only: Sequence[str] | None = None,
+    *,
+    jobs: int = 2,
+    datasets: Sequence[str] = DATASETS,
+    results_dir: Path | None = None,
+    notebooks: bool = True,
+    backend: str | None = None,
+    lock_timeout: float = 0.0,
+    cluster: Any = None,
+    device: str = "cpu",
+) -> dict[str, Any]:
     """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance.
 
     The results folder is locked while this runs (:meth:`ResultsStore.lock`): a second
@@ -497,11 +532,22 @@ def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path |
     out_dir = ensure_dir(Path(out_dir or root / "_build" / "executed"), what="folder of executed notebooks")
     outs = []
     notebooks = registry.notebooks()
-    for name in tqdm(list(dict.fromkeys(notebooks[k] for k in only or notebooks)), desc="notebooks"):  # each notebook once
+    for name in tqdm(
+        list(dict.fromkeys(notebooks[k] for k in only or notebooks)), desc="notebooks"
+    ):  # each notebook once
         src = root / "notebooks" / f"{name}.md"
         ipynb = out_dir / f"{name}.input.ipynb"
-        write_text_atomic(ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook")  # as jupytext.write
+        write_text_atomic(
+            ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook"
+        )  # as jupytext.write
         out = out_dir / f"{name}.ipynb"
-        pm.execute_notebook(str(ipynb), str(out), parameters={"mode": mode}, cwd=str(src.parent), progress_bar=False, kernel_name="python3")
+        pm.execute_notebook(
+            str(ipynb),
+            str(out),
+            parameters={"mode": mode},
+            cwd=str(src.parent),
+            progress_bar=False,
+            kernel_name="python3",
+        )
         outs.append(out)
     return outs

@@ -56,11 +56,18 @@ def local_executor(backend: str, jobs: int) -> tuple[Executor, int]:
         from joblib.externals.loky import get_reusable_executor
 
         return get_reusable_executor(max_workers=jobs), jobs
-    raise ValueError(f"unknown backend {backend!r}; choose loky (default), multiprocessing, threading, sequential or dask.")
+    raise ValueError(
+        f"unknown backend {backend!r}; choose loky (default), multiprocessing, threading, sequential or dask."
+    )
 
 
-def run_local(tasks: Sequence[Task], call: Callable[[Task], tuple[Callable[..., Any], tuple]], executor: Executor, slots: int,
-              on_done: Callable[[Task, Any], None]) -> None:
+def run_local(
+    tasks: Sequence[Task],
+    call: Callable[[Task], tuple[Callable[..., Any], tuple]],
+    executor: Executor,
+    slots: int,
+    on_done: Callable[[Task, Any], None],
+) -> None:
     """Run ``tasks`` on ``executor``, at most ``slots`` at once, each after its dependencies.
 
     Args:
@@ -95,8 +102,12 @@ def run_local(tasks: Sequence[Task], call: Callable[[Task], tuple[Callable[..., 
             future.cancel()
 
 
-def run_dask(tasks: Sequence[Task], call: Callable[[Task], tuple[Callable[..., Any], tuple]], client: Any,
-             on_done: Callable[[Task, Any], None]) -> None:
+def run_dask(
+    tasks: Sequence[Task],
+    call: Callable[[Task], tuple[Callable[..., Any], tuple]],
+    client: Any,
+    on_done: Callable[[Task, Any], None],
+) -> None:
     """Submit every task to a Dask ``client`` with its dependencies' futures and its priority;
     call ``on_done`` as each finishes."""
     from dask.distributed import as_completed

@@ -171,8 +171,15 @@ class SCM:
             for p in nd.parents:
                 edges.setdefault(p, []).append(nd.name)
         graph = {"name": self.name, "edges": edges, "nodes": [nd.name for nd in self.nodes]}
-        return DatasetSpec(name=self.name, target="y", target_kind="binary", sensitive=self.sensitive,
-                           features={nd.name: nd.kind for nd in self.nodes}, graph=graph, description=self.description)
+        return DatasetSpec(
+            name=self.name,
+            target="y",
+            target_kind="binary",
+            sensitive=self.sensitive,
+            features={nd.name: nd.kind for nd in self.nodes},
+            graph=graph,
+            description=self.description,
+        )
 
     def propagate(
         self, noise: Mapping[str, np.ndarray], n: int, do: Mapping[str, np.ndarray] | None = None
@@ -212,7 +219,9 @@ def _readable(scm: SCM, values: Mapping[str, np.ndarray], rows: np.ndarray | Non
     for nd in scm.nodes:
         x = values[nd.name] if rows is None else values[nd.name][rows]
         if nd.kind in CATEGORY_KINDS:
-            out[nd.name] = pd.Categorical.from_codes(x.astype(np.int64), categories=list(nd.levels), ordered=nd.kind == "ordinal")
+            out[nd.name] = pd.Categorical.from_codes(
+                x.astype(np.int64), categories=list(nd.levels), ordered=nd.kind == "ordinal"
+            )
         elif nd.kind == "integer":
             out[nd.name] = x.astype(np.int64)
         else:
@@ -261,14 +270,18 @@ class SyntheticData:
             return np.asarray([labels.index(str(x)) for x in vals], dtype=np.float64)
         return np.asarray(vals, dtype=np.float64)
 
-    def _frame_of(self, values: Mapping[str, np.ndarray], row_id: np.ndarray, sample: np.ndarray | None = None) -> pd.DataFrame:
+    def _frame_of(
+        self, values: Mapping[str, np.ndarray], row_id: np.ndarray, sample: np.ndarray | None = None
+    ) -> pd.DataFrame:
         data = _readable(self.scm, values)
         out = pd.DataFrame({"row_id": row_id.astype(np.int64)})
         if sample is not None:
             out["sample"] = sample.astype(np.int64)
         for col in self.spec.features:
             x = data[col]
-            out[col] = pd.Categorical.from_codes(x.codes, dtype=self.frame[col].dtype) if isinstance(x, pd.Categorical) else x
+            out[col] = (
+                pd.Categorical.from_codes(x.codes, dtype=self.frame[col].dtype) if isinstance(x, pd.Categorical) else x
+            )
         return out
 
     def twins(self, feature: str, value: Any, rows: Sequence[int] | np.ndarray | None = None) -> pd.DataFrame:
@@ -323,7 +336,10 @@ def _logits(*rows: Sequence[float]) -> Mechanism:
 
 def _roots(s_levels: tuple[str, str] = ("a", "b")) -> tuple[Node, Node]:
     """A balanced binary sensitive root ``s`` and a standard normal root ``z``."""
-    return (Node("s", "binary", (), _const(0.0), levels=s_levels, cuts=(0.0,)), Node("z", "continuous", (), _const(0.0)))
+    return (
+        Node("s", "binary", (), _const(0.0), levels=s_levels, cuts=(0.0,)),
+        Node("z", "continuous", (), _const(0.0)),
+    )
 
 
 def _nominal_child() -> SCM:
@@ -333,52 +349,111 @@ def _nominal_child() -> SCM:
     base = np.array([[0.6, 0.0, 0.6, 0.0], [0.0, 0.6, 0.0, 0.6]])
     slope = np.array([0.5, 0.5, -0.5, -0.5])
     means = np.array([0.0, 2.0, -1.5, 1.0])
-    c = Node("c", "categorical", ("s", "z"), lambda v, n: base[v["s"].astype(int)] + np.outer(v["z"], slope),
-             levels=("c0", "c1", "c2", "c3"))
+    c = Node(
+        "c",
+        "categorical",
+        ("s", "z"),
+        lambda v, n: base[v["s"].astype(int)] + np.outer(v["z"], slope),
+        levels=("c0", "c1", "c2", "c3"),
+    )
     g = Node("g", "continuous", ("c", "z"), lambda v, n: means[v["c"].astype(int)] + 0.5 * v["z"], scale=0.5)
-    return SCM("nominal_child", (*_roots(), c, g), "s", lambda v, n: 0.8 * v["g"] - 0.4, ("z", 1.0),
-               "a nominal 4-level child c of s (Gumbel-max) with a continuous grandchild g")
+    return SCM(
+        "nominal_child",
+        (*_roots(), c, g),
+        "s",
+        lambda v, n: 0.8 * v["g"] - 0.4,
+        ("z", 1.0),
+        "a nominal 4-level child c of s (Gumbel-max) with a continuous grandchild g",
+    )
 
 
 def _ordinal_child() -> SCM:
-    o = Node("o", "ordinal", ("s", "z"), lambda v, n: 1.5 * v["s"] + 0.8 * v["z"] - 0.75,
-             levels=("o0", "o1", "o2", "o3", "o4"), cuts=(-1.5, -0.5, 0.5, 1.5))
+    o = Node(
+        "o",
+        "ordinal",
+        ("s", "z"),
+        lambda v, n: 1.5 * v["s"] + 0.8 * v["z"] - 0.75,
+        levels=("o0", "o1", "o2", "o3", "o4"),
+        cuts=(-1.5, -0.5, 0.5, 1.5),
+    )
     g = Node("g", "continuous", ("o", "z"), lambda v, n: np.sqrt(1 + v["o"]) * 1.5 + 0.3 * v["z"], scale=0.4)
-    return SCM("ordinal_child", (*_roots(), o, g), "s", lambda v, n: v["g"] - 2.5, ("z", 1.0),
-               "an ordinal 5-level child o of s (logistic threshold) with a continuous grandchild g")
+    return SCM(
+        "ordinal_child",
+        (*_roots(), o, g),
+        "s",
+        lambda v, n: v["g"] - 2.5,
+        ("z", 1.0),
+        "an ordinal 5-level child o of s (logistic threshold) with a continuous grandchild g",
+    )
 
 
 def _binary_child() -> SCM:
-    b = Node("b", "binary", ("s", "z"), lambda v, n: 1.5 * v["s"] - 0.75 + 0.6 * v["z"], levels=("no", "yes"), cuts=(0.0,))
-    g = Node("g", "continuous", ("b", "s", "z"), lambda v, n: 1.5 * v["b"] - 0.5 * v["s"] + 0.3 * v["z"] ** 2, scale=0.5)
-    return SCM("binary_child", (*_roots(), b, g), "s", lambda v, n: v["g"] - 0.5, ("z", 1.0),
-               "a binary child b of s (logistic threshold) with a continuous grandchild g")
+    b = Node(
+        "b", "binary", ("s", "z"), lambda v, n: 1.5 * v["s"] - 0.75 + 0.6 * v["z"], levels=("no", "yes"), cuts=(0.0,)
+    )
+    g = Node(
+        "g", "continuous", ("b", "s", "z"), lambda v, n: 1.5 * v["b"] - 0.5 * v["s"] + 0.3 * v["z"] ** 2, scale=0.5
+    )
+    return SCM(
+        "binary_child",
+        (*_roots(), b, g),
+        "s",
+        lambda v, n: v["g"] - 0.5,
+        ("z", 1.0),
+        "a binary child b of s (logistic threshold) with a continuous grandchild g",
+    )
 
 
 def _chain() -> SCM:
     x1 = Node("x1", "continuous", ("s", "z"), lambda v, n: np.sin(v["z"]) + v["s"], scale=0.5)
     x2 = Node("x2", "continuous", ("x1",), lambda v, n: 0.5 * v["x1"] ** 2 - 0.5, scale=0.5)
     x3 = Node("x3", "continuous", ("x1", "x2"), lambda v, n: 2 * np.tanh(v["x2"]) + 0.3 * v["x1"], scale=0.5)
-    return SCM("chain", (*_roots(), x1, x2, x3), "s", lambda v, n: v["x3"] - 0.5, ("x1", 0.5),
-               "a nonlinear continuous chain s -> x1 -> x2 -> x3 (depth 3, additive noise)")
+    return SCM(
+        "chain",
+        (*_roots(), x1, x2, x3),
+        "s",
+        lambda v, n: v["x3"] - 0.5,
+        ("x1", 0.5),
+        "a nonlinear continuous chain s -> x1 -> x2 -> x3 (depth 3, additive noise)",
+    )
 
 
 def _heteroscedastic() -> SCM:
-    x1 = Node("x1", "continuous", ("s", "z"), lambda v, n: 0.8 * v["s"] + 0.5 * v["z"],
-              scale=lambda v, n: 0.2 + 0.8 * v["s"] + 0.3 * np.abs(v["z"]))
-    x2 = Node("x2", "continuous", ("x1",), lambda v, n: np.tanh(v["x1"]) + 0.5 * v["x1"],
-              scale=lambda v, n: 0.3 + 0.5 * special.expit(2 * v["x1"]))
-    return SCM("heteroscedastic", (*_roots(), x1, x2), "s", lambda v, n: v["x2"], ("z", 1.0),
-               "noise scales that depend on the parents (s, z -> x1 -> x2)")
+    x1 = Node(
+        "x1",
+        "continuous",
+        ("s", "z"),
+        lambda v, n: 0.8 * v["s"] + 0.5 * v["z"],
+        scale=lambda v, n: 0.2 + 0.8 * v["s"] + 0.3 * np.abs(v["z"]),
+    )
+    x2 = Node(
+        "x2",
+        "continuous",
+        ("x1",),
+        lambda v, n: np.tanh(v["x1"]) + 0.5 * v["x1"],
+        scale=lambda v, n: 0.3 + 0.5 * special.expit(2 * v["x1"]),
+    )
+    return SCM(
+        "heteroscedastic",
+        (*_roots(), x1, x2),
+        "s",
+        lambda v, n: v["x2"],
+        ("z", 1.0),
+        "noise scales that depend on the parents (s, z -> x1 -> x2)",
+    )
 
 
 def _adult_like() -> SCM:
     edu_levels = ("Dropout", "HS-grad", "Some-college", "Bachelors", "Masters", "Doctorate")
     race_w = np.array([0.0, -0.3, 0.3])  # Black, Other, White
-    occ_base = np.array([[0.5, 0.8, -0.2, 0.4], [0.4, -0.6, 0.0, 0.6]])  # Admin, Craft, Prof, Service by sex (Male, Female)
+    occ_base = np.array(
+        [[0.5, 0.8, -0.2, 0.4], [0.4, -0.6, 0.0, 0.6]]
+    )  # Admin, Craft, Prof, Service by sex (Male, Female)
     occ_edu = np.array([0.0, -0.3, 0.7, -0.4])
     occ_wealth = np.array([0.0, 0.2, 0.8, -0.3])
-    rel_married = np.array([[3.0, -6.0, -1.0, -3.0], [-6.0, 3.0, -1.0, -3.0]])  # Husband, Wife, Not-in-family, Own-child (Male, Female)
+    rel_married = np.array(
+        [[3.0, -6.0, -1.0, -3.0], [-6.0, 3.0, -1.0, -3.0]]
+    )  # Husband, Wife, Not-in-family, Own-child (Male, Female)
     rel_single = np.array([-6.0, -6.0, 1.0, 0.0])
 
     def female(v: Values) -> np.ndarray:
@@ -393,31 +468,69 @@ def _adult_like() -> SCM:
         Node("sex", "binary", (), _const(0.0), levels=("Female", "Male"), cuts=(0.0,)),
         Node("age", "integer", (), _const(42.0), scale=12.0, lo=18, hi=80),
         Node("race", "categorical", (), _logits([-1.0, -1.5, 1.0]), levels=("Black", "Other", "White")),
-        Node("education", "ordinal", ("sex", "age", "race"),
-             lambda v, n: 0.5 * v["sex"] + 0.02 * (v["age"] - 42) + race_w[v["race"].astype(int)],
-             levels=edu_levels, cuts=(-2.0, -0.5, 0.5, 1.2, 2.2)),
-        Node("marital", "categorical", ("sex", "age"),
-             lambda v, n: np.column_stack(
-                 [0.4 * v["sex"] + 0.05 * (v["age"] - 30), np.full(n, 0.3) - 0.05 * (v["age"] - 30), 0.3 * female(v)]
-             ),
-             levels=("Married", "Never-married", "Divorced")),
-        Node("relationship", "categorical", ("sex", "marital", "age"), relationship,
-             levels=("Husband", "Wife", "Not-in-family", "Own-child")),
-        Node("occupation", "categorical", ("sex", "education"),
-             lambda v, n: occ_base[female(v).astype(int)] + np.outer(v["education"] - 2, occ_edu),
-             levels=("Admin", "Craft", "Prof", "Service")),
-        Node("hours", "integer", ("sex", "age", "education"),
-             lambda v, n: 36 + 6 * v["sex"] + 1.5 * v["education"] - 0.004 * (v["age"] - 45) ** 2, scale=7.0, lo=5, hi=80),
-        Node("wealth", "continuous", ("sex", "education", "occupation"),
-             lambda v, n: 0.4 * v["education"] + 0.3 * v["sex"] + occ_wealth[v["occupation"].astype(int)], scale=0.6),
+        Node(
+            "education",
+            "ordinal",
+            ("sex", "age", "race"),
+            lambda v, n: 0.5 * v["sex"] + 0.02 * (v["age"] - 42) + race_w[v["race"].astype(int)],
+            levels=edu_levels,
+            cuts=(-2.0, -0.5, 0.5, 1.2, 2.2),
+        ),
+        Node(
+            "marital",
+            "categorical",
+            ("sex", "age"),
+            lambda v, n: np.column_stack(
+                [0.4 * v["sex"] + 0.05 * (v["age"] - 30), np.full(n, 0.3) - 0.05 * (v["age"] - 30), 0.3 * female(v)]
+            ),
+            levels=("Married", "Never-married", "Divorced"),
+        ),
+        Node(
+            "relationship",
+            "categorical",
+            ("sex", "marital", "age"),
+            relationship,
+            levels=("Husband", "Wife", "Not-in-family", "Own-child"),
+        ),
+        Node(
+            "occupation",
+            "categorical",
+            ("sex", "education"),
+            lambda v, n: occ_base[female(v).astype(int)] + np.outer(v["education"] - 2, occ_edu),
+            levels=("Admin", "Craft", "Prof", "Service"),
+        ),
+        Node(
+            "hours",
+            "integer",
+            ("sex", "age", "education"),
+            lambda v, n: 36 + 6 * v["sex"] + 1.5 * v["education"] - 0.004 * (v["age"] - 45) ** 2,
+            scale=7.0,
+            lo=5,
+            hi=80,
+        ),
+        Node(
+            "wealth",
+            "continuous",
+            ("sex", "education", "occupation"),
+            lambda v, n: 0.4 * v["education"] + 0.3 * v["sex"] + occ_wealth[v["occupation"].astype(int)],
+            scale=0.6,
+        ),
     )
 
     def income(v: Values, n: int) -> np.ndarray:
-        return 0.6 * v["education"] + 0.05 * (v["hours"] - 40) + 1.0 * (v["relationship"] <= 1) + 0.8 * v["wealth"] - 3.0
+        return (
+            0.6 * v["education"] + 0.05 * (v["hours"] - 40) + 1.0 * (v["relationship"] <= 1) + 0.8 * v["wealth"] - 3.0
+        )
 
-    return SCM("adult_like", nodes, "sex", income, ("education", "Bachelors"),
-               "shaped like Adult: S = sex, roots age (integer) and race (nominal); ordinal education; nominal marital status, "
-               "relationship and occupation; integer hours; continuous wealth")
+    return SCM(
+        "adult_like",
+        nodes,
+        "sex",
+        income,
+        ("education", "Bachelors"),
+        "shaped like Adult: S = sex, roots age (integer) and race (nominal); ordinal education; nominal marital status, "
+        "relationship and occupation; integer hours; continuous wealth",
+    )
 
 
 #: The suite: name -> model factory.
@@ -472,8 +585,14 @@ def simulate_scm(n: int, seed: int = 0, discrete_child: bool = False) -> tuple[D
         features["k"] = "integer"
         edges["x2"].append("k")
     cols["y"] = (x3 > 0).astype(int)
-    spec = DatasetSpec(name="synthetic", target="y", target_kind="binary", sensitive="s", features=features,
-                       graph={"name": "synthetic", "edges": edges})
+    spec = DatasetSpec(
+        name="synthetic",
+        target="y",
+        target_kind="binary",
+        sensitive="s",
+        features=features,
+        graph={"name": "synthetic", "edges": edges},
+    )
     frame = prepare(pd.DataFrame(cols), spec)
     noise = pd.DataFrame({"u2": u2, "u3": u3})
 
@@ -490,6 +609,7 @@ def simulate_scm(n: int, seed: int = 0, discrete_child: bool = False) -> tuple[D
             x2_ = f2(x1_, s_) + u["u2"].to_numpy() if feature != "x2" else np.full(len(f), float(value))
             x3_ = f3(x1_, x2_, s_) + u["u3"].to_numpy()
             return pd.DataFrame({"x1": x1_, "x2": x2_, "x3": x3_})
+
         return cf
 
     return Dataset(frame, spec), {"truth": truth, "noise": noise}

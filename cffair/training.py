@@ -150,8 +150,13 @@ class DeviceKnowledgeBase(KnowledgeBase):
     """A :class:`~cffair.logic.KnowledgeBase` whose axioms' data and weights live on one device
     (moved once, when the base is built; on the CPU the axioms are the same objects)."""
 
-    def __init__(self, axioms: Sequence[Axiom], semantics: Semantics, group_weights: Mapping[str, float] | None,
-                 device: torch.device) -> None:
+    def __init__(
+        self,
+        axioms: Sequence[Axiom],
+        semantics: Semantics,
+        group_weights: Mapping[str, float] | None,
+        device: torch.device,
+    ) -> None:
         self.device = device
         super().__init__([_axiom_on(a, device) for a in axioms], semantics, group_weights)
 
@@ -258,7 +263,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         check_number(self.fair_p, "fair_p", low=1, optional=True)  # section 2.4
         check_number(self.clip_grad, "clip_grad", low=0, low_open=True, optional=True)
         if self.semantics is not None and not isinstance(self.semantics, Semantics):
-            raise ParameterError(f"semantics must be None or a cffair.logic.Semantics, got {type(self.semantics).__name__}.")
+            raise ParameterError(
+                f"semantics must be None or a cffair.logic.Semantics, got {type(self.semantics).__name__}."
+            )
         check_device(self.device)
         self.device_ = resolve_device(self.device)
         self.semantics_ = self.semantics or Semantics()
@@ -269,11 +276,19 @@ class LTNLearner(PredictMixin, BaseEstimator):
     def _config(self) -> dict[str, Any]:
         """The parameters in canonical form (what a checkpoint stores; the device is left out)."""
         return {
-            "target_kind": self.target_kind, "setting": self.setting, "lr": float(self.lr),
-            "pretrain_epochs": int(self.pretrain_epochs), "fair_epochs": int(self.fair_epochs),
-            "cke_epochs": int(self.cke_epochs), "group_weights": dict(self.group_weights or {}),
-            "semantics": self.semantics or Semantics(), "hidden": tuple(self.hidden), "seed": int(self.seed),
-            "progress": self.progress, "allow_no_pretrain": self.allow_no_pretrain, "sensitive": self.sensitive,
+            "target_kind": self.target_kind,
+            "setting": self.setting,
+            "lr": float(self.lr),
+            "pretrain_epochs": int(self.pretrain_epochs),
+            "fair_epochs": int(self.fair_epochs),
+            "cke_epochs": int(self.cke_epochs),
+            "group_weights": dict(self.group_weights or {}),
+            "semantics": self.semantics or Semantics(),
+            "hidden": tuple(self.hidden),
+            "seed": int(self.seed),
+            "progress": self.progress,
+            "allow_no_pretrain": self.allow_no_pretrain,
+            "sensitive": self.sensitive,
             "fair_p": None if self.fair_p is None else float(self.fair_p),
             "clip_grad": None if self.clip_grad is None else float(self.clip_grad),
         }
@@ -300,7 +315,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         check_fitted(self)
 
     # ----------------------------------------------------------------- axioms
-    def build_axioms(self, X: np.ndarray, y: np.ndarray, pairs: Any = None, pair_subgroups: Any = None) -> tuple[list[Axiom], list[Axiom]]:
+    def build_axioms(
+        self, X: np.ndarray, y: np.ndarray, pairs: Any = None, pair_subgroups: Any = None
+    ) -> tuple[list[Axiom], list[Axiom]]:
         """The setting's accuracy axioms and fairness axioms (A4, or A4_1..n)."""
         acc = accuracy_axioms(X, y, self.target_kind)
         fair: list[Axiom] = []
@@ -310,7 +327,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         elif self.setting == "acc_cf_sg":
             x, x_cf = _pair_arrays(pairs)
             if pair_subgroups is None:
-                raise DataError("setting 'acc_cf_sg' needs pair_subgroups: a subgroup label per pair, or a mapping name → boolean mask.")
+                raise DataError(
+                    "setting 'acc_cf_sg' needs pair_subgroups: a subgroup label per pair, or a mapping name → boolean mask."
+                )
             fair = subgroup_cf_axioms(x, x_cf, pair_subgroups, self.target_kind, self.sensitive, p=self.fair_p)
             if not fair:
                 raise DataError("every subgroup is empty; no subgroup axiom A4_i could be built.")
@@ -339,7 +358,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         acc, fair = self.build_axioms(X, y_arr, pairs, pair_subgroups)
         data_hash = stable_hash(X.tobytes(), np.asarray(y_arr, dtype=np.float64).tobytes())
         if self.model_ is not None and self.pretrained_ and self.data_hash_ not in (None, data_hash):
-            raise DataError("this learner was pre-trained on different data; pre-training is only shared across settings of the same fold.")
+            raise DataError(
+                "this learner was pre-trained on different data; pre-training is only shared across settings of the same fold."
+            )
         if fair and not self.pretrained_ and self.pretrain_epochs == 0:
             msg = (
                 "fairness axioms without pre-training: A1 + A2 + A4 collapse to a constant predictor (sat ≈ 0.667). "
@@ -374,7 +395,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         self.kb_ = self._kb(acc + fair)
         return self
 
-    def add_axioms(self, axioms: Axiom | Sequence[Axiom], X: Any, epochs: int | None = None, stage: str | None = None) -> LTNLearner:
+    def add_axioms(
+        self, axioms: Axiom | Sequence[Axiom], X: Any, epochs: int | None = None, stage: str | None = None
+    ) -> LTNLearner:
         """Add axioms (e.g. a CKE axiom A5) to the current knowledge base and keep training.
 
         Args:
@@ -387,13 +410,17 @@ class LTNLearner(PredictMixin, BaseEstimator):
             raise RuntimeError("no knowledge base yet; call fit first.")
         new = [axioms] if isinstance(axioms, Axiom) else list(axioms)
         # the one way to train on more axioms: a stage on the extended knowledge base (train_stage)
-        self.train_stage(self._kb(self.kb_.axioms + new), self.cke_epochs if epochs is None else int(epochs),
-                         stage or "+" + ",".join(a.name for a in new))
+        self.train_stage(
+            self._kb(self.kb_.axioms + new),
+            self.cke_epochs if epochs is None else int(epochs),
+            stage or "+" + ",".join(a.name for a in new),
+        )
         self._check_constant(_check_X(X, self.n_features_), "adding " + ", ".join(a.name for a in new))
         return self
 
-    def train_stage(self, kb: KnowledgeBase, epochs: int, stage: str, *,
-                    on_epoch: Callable[[int, torch.Tensor], None] | None = None) -> LTNLearner:
+    def train_stage(
+        self, kb: KnowledgeBase, epochs: int, stage: str, *, on_epoch: Callable[[int, torch.Tensor], None] | None = None
+    ) -> LTNLearner:
         """Keep training the fitted predicate on any knowledge base (an extension point).
 
         ``kb`` may be a :class:`~cffair.logic.KnowledgeBase` subclass whose ``satisfactions``
@@ -417,8 +444,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         self._train(kb, epochs, stage, on_epoch)
         return self
 
-    def _train(self, kb: KnowledgeBase, epochs: int, stage: str,
-               on_epoch: Callable[[int, torch.Tensor], None] | None = None) -> None:
+    def _train(
+        self, kb: KnowledgeBase, epochs: int, stage: str, on_epoch: Callable[[int, torch.Tensor], None] | None = None
+    ) -> None:
         assert self.model_ is not None and self.optimizer_ is not None
         self.kb_ = kb
         kb.compile()
@@ -432,7 +460,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
             opt.zero_grad(set_to_none=True)
             sat, sats = kb.sat(model)
             if not torch.isfinite(sat):
-                raise FloatingPointError(f"knowledge-base satisfaction became {float(sat)} at epoch {start + i} ({stage}); try a smaller lr.")
+                raise FloatingPointError(
+                    f"knowledge-base satisfaction became {float(sat)} at epoch {start + i} ({stage}); try a smaller lr."
+                )
             (1.0 - sat).backward()
             if self.clip_grad is not None:
                 nn.utils.clip_grad_norm_(model.parameters(), self.clip_grad)
@@ -553,7 +583,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
             return load_learner(path_or_state, cls, **overrides)
         state = path_or_state
         params = dict(state["params"])
-        params["semantics"] = Semantics(**params["semantics"]) if isinstance(params["semantics"], Mapping) else params["semantics"]
+        params["semantics"] = (
+            Semantics(**params["semantics"]) if isinstance(params["semantics"], Mapping) else params["semantics"]
+        )
         params["hidden"] = tuple(params["hidden"])
         # a checkpoint stores the defaults spelled out; None says "the default", as the constructor's
         if params.get("semantics") == Semantics():

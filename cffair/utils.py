@@ -16,8 +16,16 @@ import numpy as np
 # names stay importable from here.
 from cffair._io import atomic_path, write_text_atomic
 
-__all__ = ["atomic_path", "json_default", "project_root", "seed_everything", "stable_hash", "torch_cpu_setup",
-           "write_json_atomic", "write_text_atomic"]
+__all__ = [
+    "atomic_path",
+    "json_default",
+    "project_root",
+    "seed_everything",
+    "stable_hash",
+    "torch_cpu_setup",
+    "write_json_atomic",
+    "write_text_atomic",
+]
 
 
 def seed_everything(seed: int) -> None:
@@ -49,7 +57,9 @@ def torch_cpu_setup() -> None:
 
 def write_json_atomic(path: str | os.PathLike[str], obj: Any, *, what: str = "", hint: str = "") -> None:
     """Write ``obj`` as indented JSON (keys sorted) to ``path`` atomically (:func:`cffair._io.atomic_path`)."""
-    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=json_default) + "\n", what=what, hint=hint)
+    write_text_atomic(
+        path, json.dumps(obj, indent=2, sort_keys=True, default=json_default) + "\n", what=what, hint=hint
+    )
 
 
 def json_default(obj: Any) -> Any:

@@ -58,19 +58,35 @@ VARIANT_LABELS: dict[str, str] = {
 #: The variants of the notions figure, and its metrics (column → label, higher is better?).
 NOTION_VARIANTS: tuple[str, ...] = ("acc_cf", "acc_dp", "acc_eo", "acc_lip")
 NOTION_METRICS: dict[str, tuple[str, bool]] = {
-    "accuracy": ("accuracy", True), "cf_mse": ("CF-MSE", False), "cf_mse_worst_subgroup": ("worst-\nsubgroup\nCF-MSE", False),
-    "dp_gap": ("DP gap", False), "eo_gap": ("EO gap", False), "lip_violation": ("Lipschitz\nviolations", False),
+    "accuracy": ("accuracy", True),
+    "cf_mse": ("CF-MSE", False),
+    "cf_mse_worst_subgroup": ("worst-\nsubgroup\nCF-MSE", False),
+    "dp_gap": ("DP gap", False),
+    "eo_gap": ("EO gap", False),
+    "lip_violation": ("Lipschitz\nviolations", False),
 }
 INTERSECTION_VARIANTS: tuple[str, ...] = ("acc", "acc_cf", "acc_cf_sg", "acc_cf_joint")
-ADAPTIVE_VARIANTS: tuple[str, ...] = ("acc_cf_w3-1", "acc_cf", "acc_cf_w1-3", "adaptive_budget", "acc_cf_sg", "adaptive_sg")
+ADAPTIVE_VARIANTS: tuple[str, ...] = (
+    "acc_cf_w3-1",
+    "acc_cf",
+    "acc_cf_w1-3",
+    "adaptive_budget",
+    "acc_cf_sg",
+    "adaptive_sg",
+)
 
 
 def _beyond(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, int, Mapping[str, Any]]]:
-    out = [(r["config"]["dataset"], int(r["config"]["fold"]), r["beyond"]) for r in records
-           if r["config"].get("setting") == "beyond" and "beyond" in r]
+    out = [
+        (r["config"]["dataset"], int(r["config"]["fold"]), r["beyond"])
+        for r in records
+        if r["config"].get("setting") == "beyond" and "beyond" in r
+    ]
     if not out:
-        raise DataError("no record of the 'beyond' group among the records given; load them with "
-                        "reproduce.results_for(mode, ['beyond']).")
+        raise DataError(
+            "no record of the 'beyond' group among the records given; load them with "
+            "reproduce.results_for(mode, ['beyond'])."
+        )
     return sorted(out, key=lambda t: (t[0], t[1]))
 
 
@@ -88,9 +104,14 @@ def beyond_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         counts = b["intersections"].get("test_pairs", {})
         for name, v in b["variants"].items():
             m, nt = v["metrics"], v["notions"]
-            row = {"dataset": ds, "fold": fold, "variant": name, **{k: m.get(k) for k in ("accuracy", "mse", "cf_mse",
-                                                                                          "cf_mse_worst_subgroup", "worst_subgroup")},
-                   **nt, "seconds": v.get("seconds")}
+            row = {
+                "dataset": ds,
+                "fold": fold,
+                "variant": name,
+                **{k: m.get(k) for k in ("accuracy", "mse", "cf_mse", "cf_mse_worst_subgroup", "worst_subgroup")},
+                **nt,
+                "seconds": v.get("seconds"),
+            }
             joint = v["intersections"].get("joint")
             if joint:
                 row["joint_cf_mse"] = _pooled(joint, counts.get("joint", {}))
@@ -100,8 +121,13 @@ def beyond_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def mean_table(frame: pd.DataFrame, variants: Sequence[str], columns: Mapping[str, str], caption: str,
-               decimals: int | Mapping[str, int] = 3) -> HTMLTable:
+def mean_table(
+    frame: pd.DataFrame,
+    variants: Sequence[str],
+    columns: Mapping[str, str],
+    caption: str,
+    decimals: int | Mapping[str, int] = 3,
+) -> HTMLTable:
     """``mean ± sd`` over folds of ``columns`` (raw → label), one row per dataset × variant.
 
     ``decimals``: for every column, or per raw column name (3 for a column not named).
@@ -121,8 +147,12 @@ def mean_table(frame: pd.DataFrame, variants: Sequence[str], columns: Mapping[st
     return format_table(out.set_index(["dataset", "variant"]), caption)
 
 
-def intersection_frame(records: Iterable[Mapping[str, Any]], dataset: str, kind: str = "joint",
-                       variants: Sequence[str] = INTERSECTION_VARIANTS) -> pd.DataFrame:
+def intersection_frame(
+    records: Iterable[Mapping[str, Any]],
+    dataset: str,
+    kind: str = "joint",
+    variants: Sequence[str] = INTERSECTION_VARIANTS,
+) -> pd.DataFrame:
     """CF-MSE per intersection (rows, smallest first) and variant (columns) on ``kind`` twins
     (``joint`` or an attribute), averaged over folds; ``test rows`` summed over folds."""
     per = [(f, b) for ds, f, b in _beyond(records) if ds == dataset]
@@ -136,10 +166,17 @@ def intersection_frame(records: Iterable[Mapping[str, Any]], dataset: str, kind:
         for var in variants:
             table = b["variants"][var]["intersections"].get(kind)
             if table is None:
-                raise DataError(f"no {kind!r} twins in the records of {dataset!r}; kinds: {list(b['variants'][var]['intersections'])}.")
+                raise DataError(
+                    f"no {kind!r} twins in the records of {dataset!r}; kinds: {list(b['variants'][var]['intersections'])}."
+                )
             for lab, v in table.items():
                 rows.setdefault(lab, {}).setdefault(var, []).append(v)
-    out = pd.DataFrame({VARIANT_LABELS.get(v, v): {lab: float(np.mean(d.get(v, [np.nan]))) for lab, d in rows.items()} for v in variants})
+    out = pd.DataFrame(
+        {
+            VARIANT_LABELS.get(v, v): {lab: float(np.mean(d.get(v, [np.nan]))) for lab, d in rows.items()}
+            for v in variants
+        }
+    )
     out.insert(0, "test rows", pd.Series(size))
     out.index.name = "intersection"
     return out.sort_values("test rows")
@@ -154,22 +191,39 @@ def recourse_frame(records: Iterable[Mapping[str, Any]], by: str | None = None) 
         rec = b.get("recourse") or {}
         for var, m in rec.get("models", {}).items():
             if by is None:
-                rows.append({"dataset": ds, "fold": fold, "variant": var, "group": "all", **{k: m[k] for k in
-                             ("n_negative", "recourse_rate", "mean_cost", "query")}})
+                rows.append(
+                    {
+                        "dataset": ds,
+                        "fold": fold,
+                        "variant": var,
+                        "group": "all",
+                        **{k: m[k] for k in ("n_negative", "recourse_rate", "mean_cost", "query")},
+                    }
+                )
                 continue
             if by not in m["by"]:
                 continue
             for grp, v in m["by"][by].items():
-                rows.append({"dataset": ds, "fold": fold, "variant": var, "group": grp, **{k: v.get(k) for k in
-                             ("n_negative", "recourse_rate", "mean_cost", "query")}})
+                rows.append(
+                    {
+                        "dataset": ds,
+                        "fold": fold,
+                        "variant": var,
+                        "group": grp,
+                        **{k: v.get(k) for k in ("n_negative", "recourse_rate", "mean_cost", "query")},
+                    }
+                )
     if not rows:
         raise DataError(f"no recourse numbers grouped by {by!r} in the records.")
     f = pd.DataFrame(rows)
-    f[["n_negative", "recourse_rate", "mean_cost", "query"]] = f[["n_negative", "recourse_rate", "mean_cost", "query"]].astype(float)
+    f[["n_negative", "recourse_rate", "mean_cost", "query"]] = f[
+        ["n_negative", "recourse_rate", "mean_cost", "query"]
+    ].astype(float)
     f["found"] = f["n_negative"] * f["recourse_rate"]
     f["cost_sum"] = f["found"] * f["mean_cost"].fillna(0)
-    g = f.groupby(["dataset", "variant", "group"], sort=False).agg(n_negative=("n_negative", "sum"), found=("found", "sum"),
-                                                                   cost_sum=("cost_sum", "sum"), query=("query", "mean"))
+    g = f.groupby(["dataset", "variant", "group"], sort=False).agg(
+        n_negative=("n_negative", "sum"), found=("found", "sum"), cost_sum=("cost_sum", "sum"), query=("query", "mean")
+    )
     g["recourse_rate"] = g["found"] / g["n_negative"]
     g["mean_cost"] = g["cost_sum"] / g["found"].where(g["found"] > 0)
     return g[["n_negative", "recourse_rate", "mean_cost", "query"]].reset_index()
@@ -178,7 +232,9 @@ def recourse_frame(records: Iterable[Mapping[str, Any]], by: str | None = None) 
 def adaptive_frame(frame: pd.DataFrame, variants: Sequence[str] = ADAPTIVE_VARIANTS) -> pd.DataFrame:
     """Mean and sd over folds of accuracy, CF-MSE and worst-subgroup CF-MSE for fixed and adaptive weights."""
     sub = frame[frame["variant"].isin(variants)]
-    agg = sub.groupby(["dataset", "variant"], sort=False)[["accuracy", "cf_mse", "cf_mse_worst_subgroup"]].agg(["mean", "std"])
+    agg = sub.groupby(["dataset", "variant"], sort=False)[["accuracy", "cf_mse", "cf_mse_worst_subgroup"]].agg(
+        ["mean", "std"]
+    )
     agg.columns = [f"{a}_{b}" for a, b in agg.columns]
     return agg.reset_index()
 
@@ -187,16 +243,35 @@ def headline(frame: pd.DataFrame, recourse: pd.DataFrame, dataset: str) -> dict[
     """The closing note's numbers of one dataset (means over folds)."""
     m = frame[frame["dataset"] == dataset].groupby("variant").mean(numeric_only=True)
     r = recourse[(recourse["dataset"] == dataset) & (recourse["group"] == "all")].set_index("variant")
-    out = {f"{v}.{k}": float(m.loc[v, k]) for v in m.index for k in ("accuracy", "cf_mse", "cf_mse_worst_subgroup", "dp_gap",
-                                                                     "eo_gap", "lip_violation", "joint_cf_mse", "joint_worst")
-           if k in m.columns}
-    out.update({f"{v}.recourse_{k}": float(r.loc[v, k]) for v in r.index for k in ("recourse_rate", "mean_cost", "query")})
+    out = {
+        f"{v}.{k}": float(m.loc[v, k])
+        for v in m.index
+        for k in (
+            "accuracy",
+            "cf_mse",
+            "cf_mse_worst_subgroup",
+            "dp_gap",
+            "eo_gap",
+            "lip_violation",
+            "joint_cf_mse",
+            "joint_worst",
+        )
+        if k in m.columns
+    }
+    out.update(
+        {f"{v}.recourse_{k}": float(r.loc[v, k]) for v in r.index for k in ("recourse_rate", "mean_cost", "query")}
+    )
     return out
 
 
 # ---------------------------------------------------------------------------- figures
-def plot_notions(frame: pd.DataFrame, datasets: Sequence[str] | None = None, variants: Sequence[str] = NOTION_VARIANTS,
-                 metrics: Mapping[str, tuple[str, bool]] = NOTION_METRICS, base: str = "acc") -> Figure:
+def plot_notions(
+    frame: pd.DataFrame,
+    datasets: Sequence[str] | None = None,
+    variants: Sequence[str] = NOTION_VARIANTS,
+    metrics: Mapping[str, tuple[str, bool]] = NOTION_METRICS,
+    base: str = "acc",
+) -> Figure:
     """What each notion's axiom buys and costs: one heat map per dataset, LTN(acc) on top and
     then a row per axiom added to it, a column per metric; each cell shows the metric (mean over
     folds) and is coloured by its change from LTN(acc) relative to LTN(acc)'s value (for accuracy,
@@ -211,8 +286,9 @@ def plot_notions(frame: pd.DataFrame, datasets: Sequence[str] | None = None, var
         raise DataError(f"the frame lacks column(s) {missing}; columns present: {list(frame.columns)}.")
     rows = [base, *variants]
     with book_style():
-        fig, axes = plt.subplots(len(datasets), 1, figsize=(MAX_WIDTH_IN, 0.3 + (0.9 + 0.42 * len(rows)) * len(datasets)),
-                                 squeeze=False)
+        fig, axes = plt.subplots(
+            len(datasets), 1, figsize=(MAX_WIDTH_IN, 0.3 + (0.9 + 0.42 * len(rows)) * len(datasets)), squeeze=False
+        )
         for ax, ds in zip(axes[:, 0], datasets, strict=True):
             m = frame[frame["dataset"] == ds].groupby("variant")[list(metrics)].mean()
             if base not in m.index:
@@ -228,8 +304,15 @@ def plot_notions(frame: pd.DataFrame, datasets: Sequence[str] | None = None, var
             ax.imshow(good.to_numpy(dtype=float), cmap="PRGn", norm=TwoSlopeNorm(0.0, -1.0, 1.0), aspect="auto")
             for i in range(len(rows)):
                 for j in range(len(metrics)):
-                    ax.text(j, i, f"{vals.iloc[i, j]:.3f}", ha="center", va="center", fontsize=11,
-                            color="white" if abs(good.iloc[i, j]) > 0.6 else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{vals.iloc[i, j]:.3f}",
+                        ha="center",
+                        va="center",
+                        fontsize=11,
+                        color="white" if abs(good.iloc[i, j]) > 0.6 else "black",
+                    )
             ax.set_xticks(range(len(metrics)), [lab for lab, _ in metrics.values()], fontsize=10)
             ax.set_yticks(range(len(rows)), [VARIANT_LABELS.get(v, v) for v in rows])
             ax.axhline(0.5, color="white", linewidth=3)
@@ -263,8 +346,12 @@ def plot_recourse(recourse: pd.DataFrame, dataset: str, variants: Sequence[str] 
         axes[0].set_xlabel("share with recourse")
         axes[1].set_xlabel("mean cost of the cheapest")
         fig.tight_layout()
-        legend_below(fig, line_handles(colours, markers, ["none"] * len(variants)), [VARIANT_LABELS.get(v, v) for v in variants],
-                     ncol=len(variants))
+        legend_below(
+            fig,
+            line_handles(colours, markers, ["none"] * len(variants)),
+            [VARIANT_LABELS.get(v, v) for v in variants],
+            ncol=len(variants),
+        )
     return finish(fig)
 
 
@@ -286,13 +373,24 @@ def plot_adaptive(adaptive: pd.DataFrame, datasets: Sequence[str] | None = None)
             for v, c, mk in zip(variants, colours, markers, strict=True):
                 if v not in a.index:
                     continue
-                ax.errorbar(a.loc[v, "cf_mse_mean"], a.loc[v, "accuracy_mean"], xerr=_sd(a.loc[v, "cf_mse_std"]),
-                            yerr=_sd(a.loc[v, "accuracy_std"]), marker=mk, color=c, markersize=8, linestyle="none", zorder=2)
+                ax.errorbar(
+                    a.loc[v, "cf_mse_mean"],
+                    a.loc[v, "accuracy_mean"],
+                    xerr=_sd(a.loc[v, "cf_mse_std"]),
+                    yerr=_sd(a.loc[v, "accuracy_std"]),
+                    marker=mk,
+                    color=c,
+                    markersize=8,
+                    linestyle="none",
+                    zorder=2,
+                )
             ax.set_title(ds)
             ax.set_xlabel("CF-MSE")
         axes[0, 0].set_ylabel("accuracy")
         fig.tight_layout()
-        legend_below(fig, line_handles(colours, markers, ["none"] * len(variants)), [VARIANT_LABELS[v] for v in variants], ncol=2)
+        legend_below(
+            fig, line_handles(colours, markers, ["none"] * len(variants)), [VARIANT_LABELS[v] for v in variants], ncol=2
+        )
     return finish(fig)
 
 
@@ -321,9 +419,11 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         m = frame[frame["dataset"] == ds].groupby("variant").mean(numeric_only=True)
         r = overall[overall["dataset"] == ds].set_index("variant")
         attr = RECOURSE_GROUPS.get(ds)
-        text = (f"On {dataset_name(ds)}, {r.loc['acc', 'recourse_rate']:.0%} of the sampled people LTN(acc) turns down have recourse, at a mean "
-                f"cost of {r.loc['acc', 'mean_cost']:.2f}; after A4, {r.loc['acc_cf', 'recourse_rate']:.0%} at "
-                f"{r.loc['acc_cf', 'mean_cost']:.2f}.")
+        text = (
+            f"On {dataset_name(ds)}, {r.loc['acc', 'recourse_rate']:.0%} of the sampled people LTN(acc) turns down have recourse, at a mean "
+            f"cost of {r.loc['acc', 'mean_cost']:.2f}; after A4, {r.loc['acc_cf', 'recourse_rate']:.0%} at "
+            f"{r.loc['acc_cf', 'mean_cost']:.2f}."
+        )
         if attr:
             try:
                 g = recourse_frame(records, attr)
@@ -331,9 +431,11 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
                 g = None
             g = None if g is None else g[g["dataset"] == ds]
             if g is not None and not g.empty:
-                text += (f" Between the {attr} groups the recourse rates differ by {_spread(g, 'acc', 'recourse_rate'):.1%} before "
-                         f"and {_spread(g, 'acc_cf', 'recourse_rate'):.1%} after, the mean costs by "
-                         f"{_spread(g, 'acc', 'mean_cost'):.2f} and {_spread(g, 'acc_cf', 'mean_cost'):.2f}.")
+                text += (
+                    f" Between the {attr} groups the recourse rates differ by {_spread(g, 'acc', 'recourse_rate'):.1%} before "
+                    f"and {_spread(g, 'acc_cf', 'recourse_rate'):.1%} after, the mean costs by "
+                    f"{_spread(g, 'acc', 'mean_cost'):.2f} and {_spread(g, 'acc_cf', 'mean_cost'):.2f}."
+                )
         out[f"recourse_{ds}"] = text
         if "joint_cf_mse" in m.columns and m["joint_cf_mse"].notna().any():
             t = intersection_frame(records, ds)
@@ -345,14 +447,20 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
                 f"over the folds) the joint twins' CF-MSE is {jt:.3f} with A4∩ and {sg:.3f} with A4ᵢ: {verdict}. Over all "
                 f"intersections it is {m.loc['acc_cf_joint', 'joint_cf_mse']:.3f} with A4∩, {m.loc['acc_cf_sg', 'joint_cf_mse']:.3f} "
                 f"with A4ᵢ, {m.loc['acc_cf', 'joint_cf_mse']:.3f} with A4 and {m.loc['acc', 'joint_cf_mse']:.3f} without a "
-                f"fairness axiom.")
+                f"fairness axiom."
+            )
         parts = []
-        for var, own, label in (("acc_dp", "dp_gap", "DP gap"), ("acc_eo", "eo_gap", "EO gap"),
-                                ("acc_lip", "lip_violation", "share of Lipschitz violations")):
+        for var, own, label in (
+            ("acc_dp", "dp_gap", "DP gap"),
+            ("acc_eo", "eo_gap", "EO gap"),
+            ("acc_lip", "lip_violation", "share of Lipschitz violations"),
+        ):
             if var in m.index:
-                parts.append(f"{VARIANT_LABELS[var]} takes its {label} from {m.loc['acc', own]:.3f} to {m.loc[var, own]:.3f} "
-                             f"(accuracy {m.loc['acc', 'accuracy']:.3f} → {m.loc[var, 'accuracy']:.3f}, CF-MSE "
-                             f"{m.loc['acc', 'cf_mse']:.3f} → {m.loc[var, 'cf_mse']:.3f})")
+                parts.append(
+                    f"{VARIANT_LABELS[var]} takes its {label} from {m.loc['acc', own]:.3f} to {m.loc[var, own]:.3f} "
+                    f"(accuracy {m.loc['acc', 'accuracy']:.3f} → {m.loc[var, 'accuracy']:.3f}, CF-MSE "
+                    f"{m.loc['acc', 'cf_mse']:.3f} → {m.loc[var, 'cf_mse']:.3f})"
+                )
         out[f"notions_{ds}"] = f"On {dataset_name(ds)}: " + "; ".join(parts) + "."
         fixed = m.loc[["acc_cf_w3-1", "acc_cf", "acc_cf_w1-3"]]
         cf_list = ", ".join(f"{v:.3f}" for v in fixed["cf_mse"])
@@ -363,7 +471,8 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
             f"{m.loc['adaptive_budget', 'cf_mse']:.3f} at {m.loc['adaptive_budget', 'accuracy']:.3f}. Adaptive weights on A4ᵢ take "
             f"the worst-subgroup CF-MSE from {m.loc['acc_cf_sg', 'cf_mse_worst_subgroup']:.3f} (fixed) to "
             f"{m.loc['adaptive_sg', 'cf_mse_worst_subgroup']:.3f}, at accuracy {m.loc['acc_cf_sg', 'accuracy']:.3f} → "
-            f"{m.loc['adaptive_sg', 'accuracy']:.3f}.")
+            f"{m.loc['adaptive_sg', 'accuracy']:.3f}."
+        )
     cost = []
     for ds in sorted(frame["dataset"].unique()):
         recs = [r for r in records if r["config"].get("setting") == "beyond" and r["config"]["dataset"] == ds]

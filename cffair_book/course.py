@@ -39,16 +39,41 @@ class LabBlock:
 
 
 LAB_PLAN: tuple[LabBlock, ...] = (
-    LabBlock(10, "The question", "Read the front page's results box together: which of the paper's claims hold here, "
-             "and what counterfactual fairness asks of a decision.", "intro"),
-    LabBlock(15, "LTN in ten minutes", "Run the chapter's cells live: fuzzy connectives, quantifiers, a toy loan model "
-             "trained with and without the fairness axiom.", "notebooks/ltn_in_ten_minutes"),
-    LabBlock(20, "Q1: counterfactual fairness", "Start the quick run first, then read the chapter in render mode while "
-             "it runs; compare its quick numbers with the committed ones.", "notebooks/q1_counterfactual_fairness", "q1"),
-    LabBlock(15, "Q4: asking a model questions", "Start the quick run, then work through the queries of equations (2) "
-             "and (3) on the committed model.", "notebooks/q4_queries", "q4"),
-    LabBlock(15, "Exercises in pairs", "One exercise of Q1 and one of Q4 per pair (numbers below); the instructor edition "
-             "has the solutions.", "notebooks/q1_counterfactual_fairness"),
+    LabBlock(
+        10,
+        "The question",
+        "Read the front page's results box together: which of the paper's claims hold here, "
+        "and what counterfactual fairness asks of a decision.",
+        "intro",
+    ),
+    LabBlock(
+        15,
+        "LTN in ten minutes",
+        "Run the chapter's cells live: fuzzy connectives, quantifiers, a toy loan model "
+        "trained with and without the fairness axiom.",
+        "notebooks/ltn_in_ten_minutes",
+    ),
+    LabBlock(
+        20,
+        "Q1: counterfactual fairness",
+        "Start the quick run first, then read the chapter in render mode while "
+        "it runs; compare its quick numbers with the committed ones.",
+        "notebooks/q1_counterfactual_fairness",
+        "q1",
+    ),
+    LabBlock(
+        15,
+        "Q4: asking a model questions",
+        "Start the quick run, then work through the queries of equations (2) and (3) on the committed model.",
+        "notebooks/q4_queries",
+        "q4",
+    ),
+    LabBlock(
+        15,
+        "Exercises in pairs",
+        "One exercise of Q1 and one of Q4 per pair (numbers below); the instructor edition has the solutions.",
+        "notebooks/q1_counterfactual_fairness",
+    ),
     LabBlock(15, "Discussion", "Two questions of the discussion page, with its readings.", "book/discussion"),
 )
 
@@ -69,17 +94,20 @@ def fit_note(group: str, minutes: int, seconds: float | None, load: str) -> str:
     measurement (``seconds`` of wall-clock, under the 1-minute ``load`` average given as text)."""
     command = f"cffair reproduce --only {group} --mode quick"
     if seconds is None:
-        return (f"not measured yet: time <code>{command}</code> once before class "
-                f"(<code>python benchmarks/bench_regenerate.py --groups {group}</code> records it)")
+        return (
+            f"not measured yet: time <code>{command}</code> once before class "
+            f"(<code>python benchmarks/bench_regenerate.py --groups {group}</code> records it)"
+        )
     measured = pages._duration(seconds)
     under = f" at load {load}" if load not in ("not recorded", "not measured yet") else ""
     if seconds <= 0.75 * minutes * 60:
         return f"fits: measured {measured} cold{under}, in a {minutes}-min block"
     if seconds <= minutes * 60:
-        return (f"tight: measured {measured} cold{under}, most of the {minutes}-min block; "
-                "start it as the block begins")
-    return (f"does not fit: measured {measured} cold{under}, longer than the {minutes}-min block; "
-            "run it before class and show its results")
+        return f"tight: measured {measured} cold{under}, most of the {minutes}-min block; start it as the block begins"
+    return (
+        f"does not fit: measured {measured} cold{under}, longer than the {minutes}-min block; "
+        "run it before class and show its results"
+    )
 
 
 def lab_plan_table(path: str | Path | None = None, *, root: str = "../"):
@@ -97,14 +125,19 @@ def lab_plan_table(path: str | Path | None = None, *, root: str = "../"):
         end = start + block.minutes
         if block.live:
             facts = pages.regenerate_facts(block.live, path)
-            live = (f"<code>.venv/bin/cffair reproduce --only {block.live} --mode quick</code><br>"
-                    + fit_note(block.live, block.minutes, live_seconds(block.live, path), facts["load"]))
+            live = f"<code>.venv/bin/cffair reproduce --only {block.live} --mode quick</code><br>" + fit_note(
+                block.live, block.minutes, live_seconds(block.live, path), facts["load"]
+            )
         else:
             live = "—"
-        rows.append({"time": f"{start // 60}:{start % 60:02d}–{end // 60}:{end % 60:02d}",
-                     "block": f'<a href="{html.escape(root + block.page)}.html">{html.escape(block.title)}</a>',
-                     "what happens": html.escape(block.activity),
-                     "run live (quick mode)": live})
+        rows.append(
+            {
+                "time": f"{start // 60}:{start % 60:02d}–{end // 60}:{end % 60:02d}",
+                "block": f'<a href="{html.escape(root + block.page)}.html">{html.escape(block.title)}</a>',
+                "what happens": html.escape(block.activity),
+                "run live (quick mode)": live,
+            }
+        )
         start = end
     frame = pd.DataFrame(rows)
     return format_table(frame, caption=None, index=False, escape=False)

@@ -42,8 +42,19 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["DEPENDENCE_LEVELS", "HEADLINE_CLAIMS", "Level", "dependence_frame", "dependence_table", "factor_paragraph",
-           "factor_world", "plot_dependence", "saturation_finding", "saturation_frame", "saturation_table"]
+__all__ = [
+    "DEPENDENCE_LEVELS",
+    "HEADLINE_CLAIMS",
+    "Level",
+    "dependence_frame",
+    "dependence_table",
+    "factor_paragraph",
+    "factor_world",
+    "plot_dependence",
+    "saturation_finding",
+    "saturation_frame",
+    "saturation_table",
+]
 
 Records = Sequence[Mapping[str, Any]]
 
@@ -80,8 +91,12 @@ DEPENDENCE_LEVELS: tuple[Level, ...] = (
     Level("gan", "reimplemented", "re-implemented, seeds", ("Q2.1", "Q2.3", "A.1", "A.2")),
     Level("gan", "released", "as released, seeds", ("Q2.1", "Q2.3", "A.1", "A.2")),
 )
-FACTOR_TITLES: dict[str, str] = {"ruler": "the ruler", "twins": "the twins", "semantics": "the fuzzy semantics",
-                                 "gan": "the GAN variant"}
+FACTOR_TITLES: dict[str, str] = {
+    "ruler": "the ruler",
+    "twins": "the twins",
+    "semantics": "the fuzzy semantics",
+    "gan": "the GAN variant",
+}
 
 
 # ---------------------------------------------------------------------------- worlds
@@ -112,8 +127,12 @@ def _as_plain(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None = None) 
     return out
 
 
-def _swap(records: Records, variant: Callable[[Mapping[str, Any]], bool], replaced: Callable[[Mapping[str, Any]], bool],
-          keep: Callable[[Mapping[str, Any]], dict[str, Any] | None] = lambda r: dict(r)) -> list[dict[str, Any]]:
+def _swap(
+    records: Records,
+    variant: Callable[[Mapping[str, Any]], bool],
+    replaced: Callable[[Mapping[str, Any]], bool],
+    keep: Callable[[Mapping[str, Any]], dict[str, Any] | None] = lambda r: dict(r),
+) -> list[dict[str, Any]]:
     """The records of the folds the variant covers: each ``replaced`` slot taken by its variant
     record (a slot without one is left out), every other plain record passed through ``keep``."""
     by_slot = {_slot(r): r for r in records if variant(r)}
@@ -173,7 +192,9 @@ def _gan_world(records: Records, variant: str) -> list[dict[str, Any]]:
             gans.setdefault(_slot(r), []).append(r)
     # a level is shown only where some slot has more than the paper grid's one GAN run (its seeds or variant)
     covered = {s[:3] for s, rs in gans.items() if released or len(rs) > 1}
-    ltn_gan = {_slot(r): r for r in records if _cfg(r).get("cf_source") == "gan" and _opts(r).get("gan_variant") == "released"}
+    ltn_gan = {
+        _slot(r): r for r in records if _cfg(r).get("cf_source") == "gan" and _opts(r).get("gan_variant") == "released"
+    }
     out = []
     for r in records:
         c = _cfg(r)
@@ -201,23 +222,39 @@ def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
     if level.factor == "ruler":
         plain = [r for r in records if _plain(r)]
         if level.name in ("default", "independent"):
-            return ruler_records(plain, level.name) if any((r.get("metrics") or {}).get("rulers", {}).get(level.name)
-                                                            for r in plain) else []
+            return (
+                ruler_records(plain, level.name)
+                if any((r.get("metrics") or {}).get("rulers", {}).get(level.name) for r in plain)
+                else []
+            )
         return _metric_world(records, level.name)
     if level.factor == "twins":
+
         def keep(r: Mapping[str, Any]) -> dict[str, Any] | None:  # every other method scored on the sound twins
             scored = ruler_records([r], level.name)
             return scored[0] if scored else None
 
-        return _swap(records, lambda r: _opts(r).get("twins") == level.name,
-                     lambda r: _cfg(r)["setting"] in (*_TRAINED_ON_TWINS, "ltn_acc") and _cfg(r).get("cf_source", "cnf") == "cnf",
-                     keep)
+        return _swap(
+            records,
+            lambda r: _opts(r).get("twins") == level.name,
+            lambda r: (
+                _cfg(r)["setting"] in (*_TRAINED_ON_TWINS, "ltn_acc") and _cfg(r).get("cf_source", "cnf") == "cnf"
+            ),
+            keep,
+        )
     if level.factor == "semantics":
-        return _swap(records, lambda r: _opts(r).get("semantics") == level.name,
-                     lambda r: _cfg(r)["setting"] in ("ltn_acc_cf", "ltn_acc_cf_sg") and _cfg(r).get("cf_source", "cnf") == "cnf")
+        return _swap(
+            records,
+            lambda r: _opts(r).get("semantics") == level.name,
+            lambda r: (
+                _cfg(r)["setting"] in ("ltn_acc_cf", "ltn_acc_cf_sg") and _cfg(r).get("cf_source", "cnf") == "cnf"
+            ),
+        )
     if level.factor == "gan":
         return _gan_world(records, level.name)
-    raise DataError(f"unknown factor {level.factor!r}; the factors are {', '.join(dict.fromkeys(f.factor for f in DEPENDENCE_LEVELS))}.")
+    raise DataError(
+        f"unknown factor {level.factor!r}; the factors are {', '.join(dict.fromkeys(f.factor for f in DEPENDENCE_LEVELS))}."
+    )
 
 
 def _coverage(recs: Records) -> set[tuple]:
@@ -226,7 +263,11 @@ def _coverage(recs: Records) -> set[tuple]:
 
 def _restrict(records: Records, coverage: set[tuple]) -> list[Mapping[str, Any]]:
     """The plain records on the datasets and folds of ``coverage``."""
-    return [r for r in records if _plain(r) and (_cfg(r)["dataset"], int(_cfg(r).get("repeat", 0) or 0), int(_cfg(r)["fold"])) in coverage]
+    return [
+        r
+        for r in records
+        if _plain(r) and (_cfg(r)["dataset"], int(_cfg(r).get("repeat", 0) or 0), int(_cfg(r)["fold"])) in coverage
+    ]
 
 
 def _verdicts(records: Records, keys: Iterable[str]) -> dict[str, str]:
@@ -235,7 +276,9 @@ def _verdicts(records: Records, keys: Iterable[str]) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------- the tidy frame
-def dependence_frame(records: Records, levels: Sequence[Level] = DEPENDENCE_LEVELS, claims: Sequence[str] = HEADLINE_CLAIMS) -> pd.DataFrame:
+def dependence_frame(
+    records: Records, levels: Sequence[Level] = DEPENDENCE_LEVELS, claims: Sequence[str] = HEADLINE_CLAIMS
+) -> pd.DataFrame:
     """One row per headline claim and factor level: ``claim, factor, level, label, base, verdict,
     changed, reverses, datasets``.
 
@@ -258,9 +301,22 @@ def dependence_frame(records: Records, levels: Sequence[Level] = DEPENDENCE_LEVE
                 b = v = NO_RECORDS
             else:
                 b, v = before.get(k, PENDING), after.get(k, PENDING)
-            rows.append({"claim": k, "factor": lv.factor, "level": lv.name, "label": lv.label, "base": b, "verdict": v,
-                         "changed": b != v, "reverses": {b, v} == {HOLDS, FAILS}, "datasets": datasets})
-    return pd.DataFrame(rows, columns=["claim", "factor", "level", "label", "base", "verdict", "changed", "reverses", "datasets"])
+            rows.append(
+                {
+                    "claim": k,
+                    "factor": lv.factor,
+                    "level": lv.name,
+                    "label": lv.label,
+                    "base": b,
+                    "verdict": v,
+                    "changed": b != v,
+                    "reverses": {b, v} == {HOLDS, FAILS},
+                    "datasets": datasets,
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["claim", "factor", "level", "label", "base", "verdict", "changed", "reverses", "datasets"]
+    )
 
 
 _SYMBOL = {HOLDS: "✔", FAILS: "✘", INCONCLUSIVE: "?", VACUOUS: "∅", PENDING: "…", NO_RECORDS: "", NOT_APPLICABLE: "·"}
@@ -281,8 +337,12 @@ def dependence_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLTab
         if r.verdict == NOT_APPLICABLE:
             continue
         parts.append(f"{r.label}: {r.verdict}" if not r.changed else f"{r.label}: {r.base} → {r.verdict}")
-    shown = pd.DataFrame({claim: {factor: "; ".join(parts) or NOT_APPLICABLE for factor, parts in row.items()}
-                          for claim, row in cells.items()}).T
+    shown = pd.DataFrame(
+        {
+            claim: {factor: "; ".join(parts) or NOT_APPLICABLE for factor, parts in row.items()}
+            for claim, row in cells.items()
+        }
+    ).T
     shown.index.name = "claim"
     return format_table(shown, caption)
 
@@ -313,15 +373,26 @@ def plot_dependence(frame: pd.DataFrame, ax: Axes | None = None) -> Figure:
                 row = grid.loc[(c, f, lab)]
                 ax.text(j, i, _SYMBOL.get(row["verdict"], "?"), ha="center", va="center", fontsize=FONT_PT)
                 if row["changed"]:
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.5, edgecolor="black",
-                                           hatch="xx" if row["reverses"] else None))
+                    ax.add_patch(
+                        Rectangle(
+                            (j - 0.5, i - 0.5),
+                            1,
+                            1,
+                            fill=False,
+                            lw=2.5,
+                            edgecolor="black",
+                            hatch="xx" if row["reverses"] else None,
+                        )
+                    )
         ax.set_yticks(range(len(claims)), claims)
         ax.set_xticks(range(len(cols)), [lab for _, lab in cols], rotation=60, ha="right")
         ax.grid(False)
         for j in range(1, len(cols)):  # a line between factors
             if cols[j][0] != cols[j - 1][0]:
                 ax.axvline(j - 0.5, color="black", lw=1)
-        ax.set_title("✔ holds  ✘ does not hold  ? inconclusive  · not affected  grey: no records yet", fontsize=FONT_PT - 1)
+        ax.set_title(
+            "✔ holds  ✘ does not hold  ? inconclusive  · not affected  grey: no records yet", fontsize=FONT_PT - 1
+        )
     return finish(fig)
 
 
@@ -339,8 +410,10 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
     head = title[0].upper() + title[1:]
     seen = rows[rows["verdict"] != NO_RECORDS]
     if seen.empty:
-        return (f"**{head}.** No records of this study yet, so what this factor does to the ranking is not known: "
-                "it needs the study's records (`cffair reproduce --mode full --only appendix_c_studies`).")
+        return (
+            f"**{head}.** No records of this study yet, so what this factor does to the ranking is not known: "
+            "it needs the study's records (`cffair reproduce --mode full --only appendix_c_studies`)."
+        )
     missing = rows[rows["verdict"] == NO_RECORDS]
     n = seen["claim"].nunique()
     where = f" (on {seen['datasets'].iloc[0]})" if seen["datasets"].nunique() == 1 else ""
@@ -348,15 +421,25 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
     moved = seen[seen["changed"] & ~seen["reverses"]]
     text = f"**{head}.** Across {_levels_text(seen)}{where}, "
     if rev.empty and moved.empty:
-        text += (f"none of the {n} headline claims it can act on changes its verdict: the paper's ranking does not rest "
-                 f"on {title}.")
+        text += (
+            f"none of the {n} headline claims it can act on changes its verdict: the paper's ranking does not rest "
+            f"on {title}."
+        )
     elif rev.empty:
-        text += (f"no verdict reverses, but {moved['claim'].nunique()} of the {n} claims move between a verdict and "
-                 f"inconclusive ({_changes(moved)}): {title} moves margins, not the ranking.")
+        text += (
+            f"no verdict reverses, but {moved['claim'].nunique()} of the {n} claims move between a verdict and "
+            f"inconclusive ({_changes(moved)}): {title} moves margins, not the ranking."
+        )
     else:
-        text += (f"{rev['claim'].nunique()} of the {n} claims reverse ({_changes(rev)})"
-                 + (f" and {moved['claim'].nunique()} more move to or from inconclusive ({_changes(moved)})" if len(moved) else "")
-                 + f": this part of the paper's ranking belongs to {title}, not to the methods.")
+        text += (
+            f"{rev['claim'].nunique()} of the {n} claims reverse ({_changes(rev)})"
+            + (
+                f" and {moved['claim'].nunique()} more move to or from inconclusive ({_changes(moved)})"
+                if len(moved)
+                else ""
+            )
+            + f": this part of the paper's ranking belongs to {title}, not to the methods."
+        )
     if len(missing):
         text += f" Not in the records yet: {_levels_text(missing)}."
     return text
@@ -368,8 +451,11 @@ def _changes(rows: pd.DataFrame) -> str:
 
 # ---------------------------------------------------------------------------- saturation (appendix C)
 SATURATION_ROWS: tuple[tuple[str, str], ...] = (
-    ("ltn_acc", "LTN after pre-training"), ("ltn_acc_cf", "LTN after A4"), ("ltn_acc_cf(a4_body=eq)", "LTN, Eq-bodied A4"),
-    ("cnf", "CNF MLP (BCE)"))
+    ("ltn_acc", "LTN after pre-training"),
+    ("ltn_acc_cf", "LTN after A4"),
+    ("ltn_acc_cf(a4_body=eq)", "LTN, Eq-bodied A4"),
+    ("cnf", "CNF MLP (BCE)"),
+)
 
 
 def saturation_frame(records: Records) -> pd.DataFrame:
@@ -378,18 +464,29 @@ def saturation_frame(records: Records) -> pd.DataFrame:
     A4's gradient on flipped training pairs at p = 1, 2, 6 (columns ``share_p1`` …)."""
     rows = []
     for d in DATASET_ORDER:
-        recs = [r for r in records if _cfg(r)["dataset"] == d and not _cfg(r).get("repeat") and _cfg(r).get("cf_source", "cnf") == "cnf"]
+        recs = [
+            r
+            for r in records
+            if _cfg(r)["dataset"] == d and not _cfg(r).get("repeat") and _cfg(r).get("cf_source", "cnf") == "cnf"
+        ]
         if not recs:
             continue
         row: dict[str, Any] = {"dataset": d}
         for key, label in SATURATION_ROWS:
             setting, _, opt = key.partition("(")
             want = {"a4_body": "eq"} if opt else {}
-            vals = [r["metrics"].get("saturation") for r in recs
-                    if _cfg(r)["setting"] == setting and _opts(r) == want and not _cfg(r).get("tag")]
+            vals = [
+                r["metrics"].get("saturation")
+                for r in recs
+                if _cfg(r)["setting"] == setting and _opts(r) == want and not _cfg(r).get("tag")
+            ]
             vals = [v for v in vals if v is not None]
             row[label] = float(np.mean(vals)) if vals else np.nan
-        shares = [r.get("diagnostics", {}).get("a4_gradient_share") for r in recs if _cfg(r)["setting"] == "ltn_acc" and _plain(r)]
+        shares = [
+            r.get("diagnostics", {}).get("a4_gradient_share")
+            for r in recs
+            if _cfg(r)["setting"] == "ltn_acc" and _plain(r)
+        ]
         for p in ("1", "2", "6"):
             vals = [s[p] for s in shares if s and s.get(p) is not None and not np.isnan(s[p])]
             row[f"share_p{p}"] = float(np.mean(vals)) if vals else np.nan
@@ -406,7 +503,9 @@ def saturation_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLTab
     if shown.empty:
         return None
     shown["dataset"] = shown["dataset"].map(dataset_name)
-    shown = shown.set_index("dataset").rename(columns={f"share_p{p}": f"A4's gradient on flipped pairs, p = {p}" for p in (1, 2, 6)})
+    shown = shown.set_index("dataset").rename(
+        columns={f"share_p{p}": f"A4's gradient on flipped pairs, p = {p}" for p in (1, 2, 6)}
+    )
     return format_table(100 * shown, caption, float_format="{:.1f} %")
 
 
@@ -425,8 +524,10 @@ def saturation_finding(frame: pd.DataFrame) -> str:
     pre, a4, eq, cnf = (lab for _, lab in SATURATION_ROWS)
     known = frame.dropna(subset=[pre, a4]) if not frame.empty else frame
     if known.empty:
-        return ("No records with the saturation yet (it is recorded by today's code): which stage saturates the LTN is "
-                "not known until the records are regenerated.")
+        return (
+            "No records with the saturation yet (it is recorded by today's code): which stage saturates the LTN is "
+            "not known until the records are regenerated."
+        )
     parts = []
     for values in known.itertuples(index=False):
         v = dict(zip(known.columns, values))
@@ -442,19 +543,29 @@ def saturation_finding(frame: pd.DataFrame) -> str:
     pre_sat = all(p[1] >= SATURATED for p in parts)
     small = all(abs(p[2]) < SMALL for p in parts)
     if pre_sat and small:
-        text += ("The model is saturated before A4 ever acts, and A4 adds little: the pre-training on the accuracy axioms "
-                 "(linear in D(x) for p = 1, so their maximiser is a hard 0/1 classifier) causes the saturation, not the "
-                 "fuzzy equivalence.")
+        text += (
+            "The model is saturated before A4 ever acts, and A4 adds little: the pre-training on the accuracy axioms "
+            "(linear in D(x) for p = 1, so their maximiser is a hard 0/1 classifier) causes the saturation, not the "
+            "fuzzy equivalence."
+        )
     elif pre_sat:
-        text += ("The model is saturated after pre-training already, and A4 changes the saturation by more than "
-                 f"{100 * SMALL:.0f} points on some dataset.")
+        text += (
+            "The model is saturated after pre-training already, and A4 changes the saturation by more than "
+            f"{100 * SMALL:.0f} points on some dataset."
+        )
     else:
         text += "The pre-trained model is not saturated on every dataset, so the saturation is not the pre-training's alone."
     shares = frame.dropna(subset=["share_p1", "share_p6"])
     if not shares.empty:
         p1, p6 = float(shares["share_p1"].mean()), float(shares["share_p6"].mean())
-        text += (f" At the start of the fairness stage {_pct(p1)} of A4's gradient falls on the pairs whose decisions differ "
-                 f"with p = 1 and {_pct(p6)} with p = 6 (mean over datasets)")
-        text += (": a larger p moves A4's pull onto the flipped pairs, which is why p = 6 lowers CF-MSE where p = 1 barely "
-                 "does." if p6 > p1 else ": a larger p does not move A4's pull onto the flipped pairs here.")
+        text += (
+            f" At the start of the fairness stage {_pct(p1)} of A4's gradient falls on the pairs whose decisions differ "
+            f"with p = 1 and {_pct(p6)} with p = 6 (mean over datasets)"
+        )
+        text += (
+            ": a larger p moves A4's pull onto the flipped pairs, which is why p = 6 lowers CF-MSE where p = 1 barely "
+            "does."
+            if p6 > p1
+            else ": a larger p does not move A4's pull onto the flipped pairs here."
+        )
     return text

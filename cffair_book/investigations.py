@@ -68,17 +68,42 @@ def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequ
     v = variants if dataset is None else variants[variants["dataset"] == dataset]
     v = v[v["method"].isin(list(methods))]
     folds = _variant_folds(v)
-    keep = [d not in folds or (f in folds[d] and not (k == "paper" and m == "ltn_acc_cf"))
-            for d, f, k, m in zip(v["dataset"], v["fold"], v["kind"], v["method"])]
+    keep = [
+        d not in folds or (f in folds[d] and not (k == "paper" and m == "ltn_acc_cf"))
+        for d, f, k, m in zip(v["dataset"], v["fold"], v["kind"], v["method"])
+    ]
     v = v[pd.Series(keep, index=v.index, dtype=bool)]
     rows = []
     for (d, kind, m, label), g in v.groupby(["dataset", "kind", "method", "label"], sort=False):
         perf = g[performance_metric(d)].astype(float)
-        rows.append({"dataset": d, "kind": kind, "method": m, "label": label, "folds": g["fold"].nunique(), "perf": perf.mean(),
-                     "perf_sd": perf.std(ddof=1) if len(g) > 1 else np.nan, "cf_mse": g["cf_mse"].astype(float).mean(),
-                     "cf_mse_sd": g["cf_mse"].astype(float).std(ddof=1) if len(g) > 1 else np.nan,
-                     "cf_flip_rate": g["cf_flip_rate"].astype(float).mean(), "cf_mse_per_flip": _cf_mse_per_flip(g)})
-    cols = ["dataset", "kind", "method", "label", "folds", "perf", "perf_sd", "cf_mse", "cf_mse_sd", "cf_flip_rate", "cf_mse_per_flip"]
+        rows.append(
+            {
+                "dataset": d,
+                "kind": kind,
+                "method": m,
+                "label": label,
+                "folds": g["fold"].nunique(),
+                "perf": perf.mean(),
+                "perf_sd": perf.std(ddof=1) if len(g) > 1 else np.nan,
+                "cf_mse": g["cf_mse"].astype(float).mean(),
+                "cf_mse_sd": g["cf_mse"].astype(float).std(ddof=1) if len(g) > 1 else np.nan,
+                "cf_flip_rate": g["cf_flip_rate"].astype(float).mean(),
+                "cf_mse_per_flip": _cf_mse_per_flip(g),
+            }
+        )
+    cols = [
+        "dataset",
+        "kind",
+        "method",
+        "label",
+        "folds",
+        "perf",
+        "perf_sd",
+        "cf_mse",
+        "cf_mse_sd",
+        "cf_flip_rate",
+        "cf_mse_per_flip",
+    ]
     return pd.DataFrame(rows, columns=cols).sort_values(["dataset", "cf_mse"], kind="stable").reset_index(drop=True)
 
 
@@ -106,10 +131,15 @@ def q2_table(variants: pd.DataFrame, dataset: str) -> pd.DataFrame:
     perf = performance_metric(dataset)
 
     names = [_series_name(m, k, lab) for m, k, lab in zip(s["method"], s["kind"], s["label"])]
-    return pd.DataFrame({"folds": s["folds"].to_numpy(), metric_name(perf): [format_cell(m, d) for m, d in zip(s["perf"], s["perf_sd"])],
-                         metric_name("cf_mse"): [format_cell(m, d) for m, d in zip(s["cf_mse"], s["cf_mse_sd"])],
-                         metric_name("cf_flip_rate"): [_pct(v) for v in s["cf_flip_rate"]]},
-                        index=pd.Index(names, name="method"))
+    return pd.DataFrame(
+        {
+            "folds": s["folds"].to_numpy(),
+            metric_name(perf): [format_cell(m, d) for m, d in zip(s["perf"], s["perf_sd"])],
+            metric_name("cf_mse"): [format_cell(m, d) for m, d in zip(s["cf_mse"], s["cf_mse_sd"])],
+            metric_name("cf_flip_rate"): [_pct(v) for v in s["cf_flip_rate"]],
+        },
+        index=pd.Index(names, name="method"),
+    )
 
 
 def _baseline(v: pd.DataFrame, dataset: str, method: str) -> pd.DataFrame:
@@ -137,27 +167,42 @@ def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
     parts = []
     if ref is not None:
         fewer = ref["cf_flip_rate"] < c["cf_flip_rate"]
-        parts.append(f"the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
-                     f"{c['cf_mse']:.3f}" + (f", {'but' if fewer else 'and'} flips {_pct(ref['cf_flip_rate'])} of the decisions "
-                                            f"against CNF's {_pct(c['cf_flip_rate'])}" if not np.isnan(c["cf_flip_rate"]) else ""))
+        parts.append(
+            f"the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
+            f"{c['cf_mse']:.3f}"
+            + (
+                f", {'but' if fewer else 'and'} flips {_pct(ref['cf_flip_rate'])} of the decisions "
+                f"against CNF's {_pct(c['cf_flip_rate'])}"
+                if not np.isnan(c["cf_flip_rate"])
+                else ""
+            )
+        )
     if len(reach):
         best = reach.sort_values(perf, ascending=perf == "mse").iloc[0]
         label = reach.sort_values(perf, ascending=perf == "mse").index[0]
-        parts.append(f"{len(reach)} of {len(means)} variants reach CNF's CF-MSE ({', '.join(f'“{x}”' for x in reach.index)}); "
-                     f"the most accurate of them, “{label}”, has CF-MSE {best['cf_mse']:.3f} at "
-                     f"{metric_name(perf).split(' ')[0]} {best[perf]:.3f} (CNF {c[perf]:.3f})")
+        parts.append(
+            f"{len(reach)} of {len(means)} variants reach CNF's CF-MSE ({', '.join(f'“{x}”' for x in reach.index)}); "
+            f"the most accurate of them, “{label}”, has CF-MSE {best['cf_mse']:.3f} at "
+            f"{metric_name(perf).split(' ')[0]} {best[perf]:.3f} (CNF {c[perf]:.3f})"
+        )
     else:
         best = means.sort_values("cf_mse").iloc[0]
-        parts.append(f"no variant reaches CNF's CF-MSE; the lowest, “{means['cf_mse'].idxmin()}”, has {best['cf_mse']:.3f}")
+        parts.append(
+            f"no variant reaches CNF's CF-MSE; the lowest, “{means['cf_mse'].idxmin()}”, has {best['cf_mse']:.3f}"
+        )
     lr = [lab for lab in means.index if lab.startswith("lr ")]
     if lr and ref is not None:
-        parts.append("other learning rates give CF-MSE " + ", ".join(f"{means.loc[x, 'cf_mse']:.3f} at "
-                                                                     f"{means.loc[x, perf]:.3f} ({x})" for x in lr)
-                     + f" against the reference's {ref['cf_mse']:.3f} at {ref[perf]:.3f}")
+        parts.append(
+            "other learning rates give CF-MSE "
+            + ", ".join(f"{means.loc[x, 'cf_mse']:.3f} at {means.loc[x, perf]:.3f} ({x})" for x in lr)
+            + f" against the reference's {ref['cf_mse']:.3f} at {ref[perf]:.3f}"
+        )
     per_ltn = _cf_mse_per_flip(ltn[ltn["label"] == "reference (p = 1)"])
     per_cnf = _cf_mse_per_flip(cnf)
     if ref is not None and not (np.isnan(per_ltn) or np.isnan(per_cnf)):
-        parts.append(f"CF-MSE per changed decision is {_per_flip(per_ltn)} for the LTN and {_per_flip(per_cnf)} for CNF")
+        parts.append(
+            f"CF-MSE per changed decision is {_per_flip(per_ltn)} for the LTN and {_per_flip(per_cnf)} for CNF"
+        )
     return f"Investigation ({where}): " + "; ".join(parts) + "."
 
 
@@ -180,8 +225,14 @@ def pareto_front(points: pd.DataFrame, x: str, y: str, y_higher: bool = True) ->
 
 
 #: The families of Q2's variants (one colour each; a marker per member), recognised by their labels.
-_FAMILIES: tuple[tuple[str, str], ...] = (("baseline", "baselines"), ("lr ", "learning rate"), ("fairness epochs", "fairness stage"),
-                                           ("p = ", "A4's exponent p"), ("weights", "A4's weight"), ("reference", "A4's exponent p"))
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("baseline", "baselines"),
+    ("lr ", "learning rate"),
+    ("fairness epochs", "fairness stage"),
+    ("p = ", "A4's exponent p"),
+    ("weights", "A4's weight"),
+    ("reference", "A4's exponent p"),
+)
 
 
 def _family(name: str) -> str:
@@ -226,9 +277,16 @@ def plot_variants(variants: pd.DataFrame, dataset: str = "compas", *, title: str
         handles = {}
         for ax, x in zip(axes.flat, panels):
             for r in s.itertuples():
-                handles[r.name] = ax.plot(getattr(r, x), r.perf, marker=MARKERS[member[r.name] % len(MARKERS)],
-                                          color=fam_colour[r.family], linestyle="none", markersize=8, markeredgecolor="white",
-                                          markeredgewidth=0.6)[0]
+                handles[r.name] = ax.plot(
+                    getattr(r, x),
+                    r.perf,
+                    marker=MARKERS[member[r.name] % len(MARKERS)],
+                    color=fam_colour[r.family],
+                    linestyle="none",
+                    markersize=8,
+                    markeredgecolor="white",
+                    markeredgewidth=0.6,
+                )[0]
             front = pareto_front(s.rename(columns={"perf": "y"}), x, "y", y_higher=perf == "accuracy")
             ax.plot(front[x], front["y"], linestyle="--", color="#777777", linewidth=1, zorder=0)
             ax.set_xscale("log")
@@ -267,13 +325,22 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
     own = e.merge(forced[["fold", "group", "feature"]], on=["fold", "group", "feature"])
     own = own.groupby("stage")[["frequency", "imbalance"]].mean()
     b_imb, a_imb = own.loc["before", "imbalance"], own.loc["after", "imbalance"]
-    turn = (": the gap reverses, the other group now gets more of them" if a_imb < 0 < b_imb
-            else " and falls below the threshold" if a_imb < PAPER_THRESHOLDS.get(dataset, 0.01) <= b_imb else "")
+    turn = (
+        ": the gap reverses, the other group now gets more of them"
+        if a_imb < 0 < b_imb
+        else " and falls below the threshold"
+        if a_imb < PAPER_THRESHOLDS.get(dataset, 0.01) <= b_imb
+        else ""
+    )
     folds_text = f"{n} fold{'s' if n > 1 else ''}"
-    out = {"axiom": (f"with the largest immutable imbalance turned into an A5 axiom on {folds_text} of {dataset_name(dataset)} "
-                     f"(for {' and '.join(ax_names)}; imbalance {b_imb:.3f} on average, below the paper's threshold), that "
-                     f"group's share of explanations on the feature goes {own.loc['before', 'frequency']:.3f} → "
-                     f"{own.loc['after', 'frequency']:.3f} and its imbalance {_signed(b_imb)} → {_signed(a_imb)}{turn}")}
+    out = {
+        "axiom": (
+            f"with the largest immutable imbalance turned into an A5 axiom on {folds_text} of {dataset_name(dataset)} "
+            f"(for {' and '.join(ax_names)}; imbalance {b_imb:.3f} on average, below the paper's threshold), that "
+            f"group's share of explanations on the feature goes {own.loc['before', 'frequency']:.3f} → "
+            f"{own.loc['after', 'frequency']:.3f} and its imbalance {_signed(b_imb)} → {_signed(a_imb)}{turn}"
+        )
+    }
     others = [f for f in dict.fromkeys(e.loc[~e["immutable"], "feature"])]
     others.sort(key=lambda f: (f != "priors-count", f))
     parts = []
@@ -282,17 +349,24 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
         a = np.array([big.loc[(k, f), "after"] if (k, f) in big.index else np.nan for k in folds])
         r = paired(a, b, larger=True)
         parts.append(f"{f} {np.nanmean(b):.3f} → {np.nanmean(a):.3f} ({r.verdict if r.n > 1 else '1 fold'})")
-    out["others"] = ("with age discouraged, the largest imbalance of the other attributes (fold means; verdict on "
-                     "'it widens', paired over folds): " + "; ".join(parts))
-    steps = {int(r["config"]["fold"]): r["cke"]["steps"] for r in records
-             if r["config"]["dataset"] == dataset and (r.get("cke") or {}).get("explain_all")}
+    out["others"] = (
+        "with age discouraged, the largest imbalance of the other attributes (fold means; verdict on "
+        "'it widens', paired over folds): " + "; ".join(parts)
+    )
+    steps = {
+        int(r["config"]["fold"]): r["cke"]["steps"]
+        for r in records
+        if r["config"]["dataset"] == dataset and (r.get("cke") or {}).get("explain_all")
+    }
     for key, metric, label in (("cf", "cf_mse", "CF-MSE"), ("accuracy", "accuracy", "accuracy")):
         pairs = [(float(st[0][metric]), float(st[-1][metric])) for st in steps.values() if len(st) > 1]
         if pairs:
             b, a = np.array(pairs).T
             r = paired(a, b, larger=metric == "accuracy")
-            out[key] = (f"the A5 axiom changes {label} {b.mean():.3f} → {a.mean():.3f} "
-                        f"({'over ' + str(r.n) + ' folds, ' + p_text(r) if r.n > 1 else 'one fold'})")
+            out[key] = (
+                f"the A5 axiom changes {label} {b.mean():.3f} → {a.mean():.3f} "
+                f"({'over ' + str(r.n) + ' folds, ' + p_text(r) if r.n > 1 else 'one fold'})"
+            )
     return out
 
 
@@ -317,7 +391,12 @@ def plot_explanation_imbalances(expl: pd.DataFrame, dataset: str = "compas", *, 
             for j, g in enumerate(groups):
                 ys = [m.get((stage, f, g), np.nan) for f in features]
                 ax.bar(np.arange(len(features)) + (j - (len(groups) - 1) / 2) * width, ys, width, color=colours[g])
-            ax.set_xticks(np.arange(len(features)), [f + (" *" if f in immutable else "") for f in features], rotation=45, ha="right")
+            ax.set_xticks(
+                np.arange(len(features)),
+                [f + (" *" if f in immutable else "") for f in features],
+                rotation=45,
+                ha="right",
+            )
             ax.set_title(f"{stage} the A5 axiom")
         axes[0].set_ylabel("share with an explanation")
         legend_below(fig, patch_handles([colours[g] for g in groups]), groups, ncol=len(groups))
@@ -340,8 +419,16 @@ def plot_threshold_sweep(sweep: pd.DataFrame, *, title: str | None = None) -> Fi
         handles = []
         for i, (d, feats) in enumerate(series):
             part = m[(m["dataset"] == d) & (m["features"] == feats)]
-            handles.append(ax.plot(part["threshold"], part["n"], marker=MARKERS[i % len(MARKERS)], color=colours[i], markersize=7,
-                                   linestyle="-" if feats == "immutable" else "--")[0])
+            handles.append(
+                ax.plot(
+                    part["threshold"],
+                    part["n"],
+                    marker=MARKERS[i % len(MARKERS)],
+                    color=colours[i],
+                    markersize=7,
+                    linestyle="-" if feats == "immutable" else "--",
+                )[0]
+            )
         for t in sorted({PAPER_THRESHOLDS.get(d, 0.01) for d, _ in series}):
             ax.axvline(t, color="#999999", linestyle=":", linewidth=1)
         ax.set_xscale("log")
@@ -366,11 +453,13 @@ def weight_finding(fine: pd.DataFrame) -> str:
         t_p = spearman_exact(m.index.to_numpy(), m[perf].to_numpy())
         t_c = spearman_exact(m.index.to_numpy(), m["cf_mse"].to_numpy())
         n = g["fold"].nunique()
-        parts.append(f"on {dataset_name(d)} ({len(m)} weight points, {n} fold{'s' if n > 1 else ''}) a heavier accuracy weight "
-                     f"goes with {'higher' if t_p.rho > 0 else 'lower'} {metric_name(perf).split(' ')[0]} (ρ {t_p.rho:+.2f}, "
-                     f"{p_text(t_p.p)}) and {'higher' if t_c.rho > 0 else 'lower'} CF-MSE (ρ {t_c.rho:+.2f}, {p_text(t_c.p)}); "
-                     f"CF-MSE ranges {m['cf_mse'].min():.3f}–{m['cf_mse'].max():.3f} and {metric_name(perf).split(' ')[0]} "
-                     f"{m[perf].min():.3f}–{m[perf].max():.3f}")
+        parts.append(
+            f"on {dataset_name(d)} ({len(m)} weight points, {n} fold{'s' if n > 1 else ''}) a heavier accuracy weight "
+            f"goes with {'higher' if t_p.rho > 0 else 'lower'} {metric_name(perf).split(' ')[0]} (ρ {t_p.rho:+.2f}, "
+            f"{p_text(t_p.p)}) and {'higher' if t_c.rho > 0 else 'lower'} CF-MSE (ρ {t_c.rho:+.2f}, {p_text(t_c.p)}); "
+            f"CF-MSE ranges {m['cf_mse'].min():.3f}–{m['cf_mse'].max():.3f} and {metric_name(perf).split(' ')[0]} "
+            f"{m[perf].min():.3f}–{m[perf].max():.3f}"
+        )
     return ("With the finer grid, " + "; ".join(parts) + ".") if parts else ""
 
 
@@ -380,16 +469,23 @@ def query_summary(queries: pd.DataFrame, dataset: str = "adult") -> pd.DataFrame
     satisfaction, whether a differently decided person within β was found, and the share of the
     subgroup's negatively predicted people for whom one is."""
     q = queries[queries["dataset"] == dataset]
-    out = q.assign(found=q["found"].map({True: "yes", False: "no"}),
-                   witness_share=[_pct(v) for v in q["witness_share"]],
-                   rule=q["rule"].map(lambda r: QUERY_RULES.get(r, r)))
+    out = q.assign(
+        found=q["found"].map({True: "yes", False: "no"}),
+        witness_share=[_pct(v) for v in q["witness_share"]],
+        rule=q["rule"].map(lambda r: QUERY_RULES.get(r, r)),
+    )
     out = out.set_index(["subgroup", "rule"])[list(QUERY_COLUMNS)].sort_index()
     return out.rename(columns=QUERY_COLUMNS).rename_axis(index=["subgroup", "x̂ chosen"])
 
 
 #: The display names of :func:`query_summary`'s columns and of the rules for choosing x̂.
-QUERY_COLUMNS: dict[str, str] = {"beta": "β", "sat": "satisfaction", "found": "someone within β",
-                                 "witness_share": "share with someone within β", "n_negative": "negatively predicted"}
+QUERY_COLUMNS: dict[str, str] = {
+    "beta": "β",
+    "sat": "satisfaction",
+    "found": "someone within β",
+    "witness_share": "share with someone within β",
+    "n_negative": "negatively predicted",
+}
 QUERY_RULES: dict[str, str] = {"nearest": "nearest neighbour (Table 4)", "random": "drawn at random"}
 
 
@@ -400,5 +496,7 @@ def query_finding(queries: pd.DataFrame, dataset: str = "adult") -> str:
         return ""
     found = int(q["found"].sum())
     shares = "; ".join(f"{r.subgroup} {_pct(r.witness_share)} of {int(r.n_negative)}" for r in q.itertuples())
-    return (f"For a negatively predicted person drawn at random, the query finds a similar person with a different decision "
-            f"in {found} of {len(q)} subgroups; over all of a subgroup's negatively predicted people it finds one for: {shares}.")
+    return (
+        f"For a negatively predicted person drawn at random, the query finds a similar person with a different decision "
+        f"in {found} of {len(q)} subgroups; over all of a subgroup's negatively predicted people it finds one for: {shares}."
+    )

@@ -27,4 +27,5 @@ BENCHMARK_RESULTS: Path = ROOT / "benchmarks" / "results"
 #: The book's notebook of each question group (file stem under ``notebooks/``) and its link text:
 #: the chapter registry's (:data:`cffair.registry.CHAPTERS`).
 NOTEBOOK_PAGES: Mapping[str, tuple[str, str]] = registry.View(
-    lambda: {g: (c.notebook, c.link) for g, c in registry.chapters().items()})
+    lambda: {g: (c.notebook, c.link) for g, c in registry.chapters().items()}
+)

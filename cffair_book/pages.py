@@ -44,7 +44,8 @@ REGENERATE_FILE = BENCHMARK_RESULTS / "regenerate.json"
 #: The chapter of each question group that holds a table or figure of the paper: its page (under
 #: ``notebooks/``), its title, and the paper's tables and figures it regenerates (the chapter registry's).
 CHAPTERS: Mapping[str, tuple[str, str, str]] = registry.View(
-    lambda: {g: (c.notebook, c.title, c.regenerates) for g, c in registry.chapters(regenerates=True).items()})
+    lambda: {g: (c.notebook, c.title, c.regenerates) for g, c in registry.chapters(regenerates=True).items()}
+)
 
 _UNMEASURED = "not measured yet"
 
@@ -75,7 +76,9 @@ def verdict_line(claims: Iterable[Any], what: str) -> str:
     """
     verdicts = []
     for c in claims:
-        v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(getattr(c, "holds", None), "pending")
+        v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(
+            getattr(c, "holds", None), "pending"
+        )
         if v not in _VERDICT_WORDS:
             raise DataError(f"unknown verdict {v!r}; verdicts are {list(_VERDICT_WORDS)}.")
         verdicts.append(v)
@@ -134,11 +137,15 @@ def regenerate_facts(group: str, path: str | Path | None = None, *, missing_ok: 
     g = data["groups"][group]
     load = g["quick"].get("load_average")
     cpu = g["quick"].get("cpu_seconds")
-    return {"quick": _duration(float(g["quick"]["wall_seconds"])),
-            "quick_cpu": _duration(float(cpu)) if cpu is not None else "not recorded",
-            "full": _duration(float(g["full"]["estimate_seconds"])),
-            "records": str(int(g["full"]["records"])), "measured": str(data.get("finished", ""))[:10],
-            "load": f"{max(load):.1f}" if load else "not recorded", "commit": str(data.get("commit", ""))[:10]}
+    return {
+        "quick": _duration(float(g["quick"]["wall_seconds"])),
+        "quick_cpu": _duration(float(cpu)) if cpu is not None else "not recorded",
+        "full": _duration(float(g["full"]["estimate_seconds"])),
+        "records": str(int(g["full"]["records"])),
+        "measured": str(data.get("finished", ""))[:10],
+        "load": f"{max(load):.1f}" if load else "not recorded",
+        "commit": str(data.get("commit", ""))[:10],
+    }
 
 
 def regenerate_frame(path: str | Path | None = None, *, base: str = "../notebooks/") -> pd.DataFrame:
@@ -149,10 +156,21 @@ def regenerate_frame(path: str | Path | None = None, *, base: str = "../notebook
     rows = []
     for group, (stem, title, holds) in CHAPTERS.items():
         facts = regenerate_facts(group, path)
-        wall = facts["quick"] if facts["load"] in (_UNMEASURED, "not recorded") else f"{facts['quick']} (load {facts['load']})"
-        rows.append({"chapter": f"[{title}]({base}{stem}.md)", "the paper's": holds,
-                     "command": f"`cffair reproduce --only {group} --mode quick`", "quick: CPU time": facts["quick_cpu"],
-                     "quick: wall-clock": wall, "full (`--mode full`)": facts["full"]})
+        wall = (
+            facts["quick"]
+            if facts["load"] in (_UNMEASURED, "not recorded")
+            else f"{facts['quick']} (load {facts['load']})"
+        )
+        rows.append(
+            {
+                "chapter": f"[{title}]({base}{stem}.md)",
+                "the paper's": holds,
+                "command": f"`cffair reproduce --only {group} --mode quick`",
+                "quick: CPU time": facts["quick_cpu"],
+                "quick: wall-clock": wall,
+                "full (`--mode full`)": facts["full"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -164,16 +182,20 @@ class ProvenanceBadge:
 
     def _repr_html_(self) -> str:
         state = "complete" if self.complete else "partial"
-        return (f'<p><span class="cffair-badge cffair-badge-{state}">'
-                f'<span class="cffair-badge-label">{html.escape(self.label)}</span>'
-                f'<span class="cffair-badge-text">{html.escape(self.text)}</span>'
-                "</span></p>")
+        return (
+            f'<p><span class="cffair-badge cffair-badge-{state}">'
+            f'<span class="cffair-badge-label">{html.escape(self.label)}</span>'
+            f'<span class="cffair-badge-text">{html.escape(self.text)}</span>'
+            "</span></p>"
+        )
 
     def __str__(self) -> str:
         return f"{self.label}: {self.text}"
 
 
-def provenance_badge(provenance: Mapping[str, Any], *, records: int, wanted: int, label: str = "results/full") -> ProvenanceBadge:
+def provenance_badge(
+    provenance: Mapping[str, Any], *, records: int, wanted: int, label: str = "results/full"
+) -> ProvenanceBadge:
     """The badge of a committed run: its commit, finishing date, machine and completeness
     (``records`` of ``wanted``), green when complete and orange otherwise.
 
@@ -221,31 +243,43 @@ def timing_text(group: str, path: str | Path | None = None, full_run: str | Path
         facts = regenerate_facts(group, path)
         cpu = f" ({facts['quick_cpu']} of CPU time)" if facts["quick_cpu"] != "not recorded" else ""
         load = f" with a load average of {facts['load']}" if facts["load"] != "not recorded" else ""
-        return {"quick": facts["quick"], "full": f"about {facts['full']}",
-                "time_to_run": f"Recomputing this chapter takes {facts['quick_cpu']} of CPU time in quick mode, "
-                               f"about {facts['full']} in full mode on 2 cores." if cpu else
-                               f"Recomputing this chapter takes {facts['quick']} in quick mode, about {facts['full']} "
-                               "in full mode on 2 cores.",
-                "timing": f"Quick mode was measured cold on {facts['measured']}{load}{cpu} (flows, training and the "
-                          f"notebook included); full mode is estimated from the committed run's per-record timings "
-                          f"({facts['records']} records)."}
+        return {
+            "quick": facts["quick"],
+            "full": f"about {facts['full']}",
+            "time_to_run": f"Recomputing this chapter takes {facts['quick_cpu']} of CPU time in quick mode, "
+            f"about {facts['full']} in full mode on 2 cores."
+            if cpu
+            else f"Recomputing this chapter takes {facts['quick']} in quick mode, about {facts['full']} "
+            "in full mode on 2 cores.",
+            "timing": f"Quick mode was measured cold on {facts['measured']}{load}{cpu} (flows, training and the "
+            f"notebook included); full mode is estimated from the committed run's per-record timings "
+            f"({facts['records']} records).",
+        }
     full = _full_run_seconds(group, full_run)
     if full is None:
-        return {"quick": "no measurement yet", "full": "no measurement yet",
-                "time_to_run": f"The time to recompute this chapter has not been measured yet ({hint}).",
-                "timing": f"Neither mode has been timed for this chapter yet: {hint}."}
+        return {
+            "quick": "no measurement yet",
+            "full": "no measurement yet",
+            "time_to_run": f"The time to recompute this chapter has not been measured yet ({hint}).",
+            "timing": f"Neither mode has been timed for this chapter yet: {hint}.",
+        }
     seconds, cpus, run = full
     wall = _duration(seconds / cpus)
-    return {"quick": "no measurement yet", "full": f"about {wall}",
-            "time_to_run": f"Recomputing this chapter takes about {wall} in full mode on {cpus} cores; its quick mode "
-                           "has not been timed yet.",
-            "timing": f"The full time is the committed full run's {seconds:,.0f} core-seconds for this chapter's "
-                      f"records (commit {str(run.get('commit', ''))[:7]}, {str(run.get('finished', ''))[:10]}) "
-                      f"spread over its {cpus} cores, not counting the flows' fitting or this notebook. "
-                      "benchmarks/bench_regenerate.py times the quick mode."}
+    return {
+        "quick": "no measurement yet",
+        "full": f"about {wall}",
+        "time_to_run": f"Recomputing this chapter takes about {wall} in full mode on {cpus} cores; its quick mode "
+        "has not been timed yet.",
+        "timing": f"The full time is the committed full run's {seconds:,.0f} core-seconds for this chapter's "
+        f"records (commit {str(run.get('commit', ''))[:7]}, {str(run.get('finished', ''))[:10]}) "
+        f"spread over its {cpus} cores, not counting the flows' fitting or this notebook. "
+        "benchmarks/bench_regenerate.py times the quick mode.",
+    }
 
 
-def regenerate_table(path: str | Path | None = None, *, base: str = "../notebooks/", full_run: str | Path | None = None):
+def regenerate_table(
+    path: str | Path | None = None, *, base: str = "../notebooks/", full_run: str | Path | None = None
+):
     """:func:`regenerate_frame` as an HTML table for a page: each chapter linked to its built page
     (``base`` + page + ``.html``), the command as code, and "—" where a time was not measured,
     with a last row saying which chapters lack a measurement and why (chosen by the data).
@@ -261,19 +295,30 @@ def regenerate_table(path: str | Path | None = None, *, base: str = "../notebook
         timing = timing_text(group, path, full_run)
         if facts["quick"] == _UNMEASURED:
             unmeasured.append(title.split(":")[0])
-        wall = facts["quick"] if facts["load"] in (_UNMEASURED, "not recorded") else f"{facts['quick']} (load {facts['load']})"
+        wall = (
+            facts["quick"]
+            if facts["load"] in (_UNMEASURED, "not recorded")
+            else f"{facts['quick']} (load {facts['load']})"
+        )
         dash = lambda v: "—" if v in (_UNMEASURED, "not recorded", "no measurement yet") else html.escape(v)  # noqa: E731
-        rows.append({"chapter": f'<a href="{html.escape(base + stem)}.html">{html.escape(title)}</a>',
-                     "the paper's": html.escape(holds),
-                     "command": f"<code>cffair reproduce --only {group} --mode quick</code>",
-                     "quick: CPU time": dash(facts["quick_cpu"]), "quick: wall-clock": dash(wall),
-                     "full (<code>--mode full</code>)": dash(timing["full"].removeprefix("about "))})
+        rows.append(
+            {
+                "chapter": f'<a href="{html.escape(base + stem)}.html">{html.escape(title)}</a>',
+                "the paper's": html.escape(holds),
+                "command": f"<code>cffair reproduce --only {group} --mode quick</code>",
+                "quick: CPU time": dash(facts["quick_cpu"]),
+                "quick: wall-clock": dash(wall),
+                "full (<code>--mode full</code>)": dash(timing["full"].removeprefix("about ")),
+            }
+        )
     frame = pd.DataFrame(rows)
     if unmeasured:
         names = unmeasured[0] if len(unmeasured) == 1 else ", ".join(unmeasured[:-1]) + " and " + unmeasured[-1]
         verb = "has" if len(unmeasured) == 1 else "have"
-        note = (f"—: {names} {verb} no quick measurement yet (<code>benchmarks/bench_regenerate.py</code> makes one); "
-                "a full time beside a dash is the committed full run's core-seconds for the chapter's records over its cores.")
+        note = (
+            f"—: {names} {verb} no quick measurement yet (<code>benchmarks/bench_regenerate.py</code> makes one); "
+            "a full time beside a dash is the committed full run's core-seconds for the chapter's records over its cores."
+        )
     else:
         note = "Every chapter's quick run was measured cold; full times are estimated from the committed run."
     table = format_table(frame, caption=None, index=False, escape=False)
@@ -289,7 +334,9 @@ def claim_verdict_sentence(claims: Iterable[Any], key: str) -> str:
     """
     for c in claims:
         if getattr(c, "key", None) == key:
-            v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(getattr(c, "holds", None), "pending")
+            v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(
+                getattr(c, "holds", None), "pending"
+            )
             if v not in _VERDICT_WORDS:
                 raise DataError(f"unknown verdict {v!r}; verdicts are {list(_VERDICT_WORDS)}.")
             return f"In the verdict at the end of this page, claim {key} {_VERDICT_WORDS[v][0]}."
@@ -297,8 +344,14 @@ def claim_verdict_sentence(claims: Iterable[Any], key: str) -> str:
 
 
 #: The CSS class of each verdict's cell in :func:`claims_list` (styled in ``_static/cffair.css``).
-_VERDICT_CLASS = {"holds": "cffair-holds", "does not hold": "cffair-fails", "inconclusive": "cffair-inconclusive",
-                  "vacuous": "cffair-vacuous", "by construction": "cffair-by-construction", "pending": "cffair-pending"}
+_VERDICT_CLASS = {
+    "holds": "cffair-holds",
+    "does not hold": "cffair-fails",
+    "inconclusive": "cffair-inconclusive",
+    "vacuous": "cffair-vacuous",
+    "by construction": "cffair-by-construction",
+    "pending": "cffair-pending",
+}
 
 
 def _verdict_of(c: Any) -> str:
@@ -367,18 +420,27 @@ def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The re
         if not held:
             lines.append(f"{one} does not hold here." if len(heads) == 1 else f"None of the {what} holds here.")
         elif not other:
-            lines.append(f"{one}, {link(held[0])}, holds here." if len(heads) == 1 else
-                         f"All {what} hold here: {_and([link(c) for c in held])}.")
+            lines.append(
+                f"{one}, {link(held[0])}, holds here."
+                if len(heads) == 1
+                else f"All {what} hold here: {_and([link(c) for c in held])}."
+            )
         else:
-            lines.append(f"Of the {what}, {_and([link(c) for c in held])} {'holds' if len(held) == 1 else 'hold'} here.")
+            lines.append(
+                f"Of the {what}, {_and([link(c) for c in held])} {'holds' if len(held) == 1 else 'hold'} here."
+            )
         for c in other:
             reason = f" Ours: {esc(_reason(c.note))}." if c.note else ""
             lines.append(f"{link(c)} {esc(_VERDICT_WORDS[_verdict_of(c)][0])}: “{esc(c.claim.rstrip('.'))}”.{reason}")
-    lines.append(f'Every claim, its verdict and the numbers behind it: <a href="{esc(claims_page, quote=True)}">the claims '
-                 "table</a>.")
+    lines.append(
+        f'Every claim, its verdict and the numbers behind it: <a href="{esc(claims_page, quote=True)}">the claims '
+        "table</a>."
+    )
     items = "\n".join(f"  <li>{line}</li>" for line in lines)
-    return HTMLBlock(f'<div class="admonition important chapter-box cffair-results">\n<p class="admonition-title">{esc(title)}</p>\n'
-                     f"<ul>\n{items}\n</ul>\n</div>")
+    return HTMLBlock(
+        f'<div class="admonition important chapter-box cffair-results">\n<p class="admonition-title">{esc(title)}</p>\n'
+        f"<ul>\n{items}\n</ul>\n</div>"
+    )
 
 
 def claims_list(claims: Iterable[Any]) -> Any:
@@ -398,13 +460,24 @@ def claims_list(claims: Iterable[Any]) -> Any:
         text, href = _where(c)
         evidence = f'<a href="{html.escape(href, quote=True)}">{html.escape(text)}</a>' if href else html.escape(text)
         source = getattr(c, "source", "")
-        note = (f"<details><summary>numbers{' (paper: ' + html.escape(source) + ')' if source else ''}</summary>"
-                f"{html.escape(c.note)}</details>") if c.note else ""
-        rows.append(f'  <tr><td class="cffair-key">{html.escape(c.key)}</td>'
-                    f'<td class="{_VERDICT_CLASS[v]} cffair-verdict">{html.escape(claim_status(v))}</td>'
-                    f'<td class="cffair-claim">{html.escape(c.claim)}{note}</td><td class="cffair-evidence">{evidence}</td></tr>')
+        note = (
+            (
+                f"<details><summary>numbers{' (paper: ' + html.escape(source) + ')' if source else ''}</summary>"
+                f"{html.escape(c.note)}</details>"
+            )
+            if c.note
+            else ""
+        )
+        rows.append(
+            f'  <tr><td class="cffair-key">{html.escape(c.key)}</td>'
+            f'<td class="{_VERDICT_CLASS[v]} cffair-verdict">{html.escape(claim_status(v))}</td>'
+            f'<td class="cffair-claim">{html.escape(c.claim)}{note}</td><td class="cffair-evidence">{evidence}</td></tr>'
+        )
         frame.append({"key": c.key, "verdict": v, "claim": c.claim, "evidence": text})
-    table = ('<table class="cffair-table cffair-claims-list table">\n'
-             "  <thead><tr><th>#</th><th>status</th><th>claim</th><th>evidence</th></tr></thead>\n  <tbody>\n"
-             + "\n".join(rows) + "\n  </tbody>\n</table>")
+    table = (
+        '<table class="cffair-table cffair-claims-list table">\n'
+        "  <thead><tr><th>#</th><th>status</th><th>claim</th><th>evidence</th></tr></thead>\n  <tbody>\n"
+        + "\n".join(rows)
+        + "\n  </tbody>\n</table>"
+    )
     return HTMLTable(table, pd.DataFrame(frame))

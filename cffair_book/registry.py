@@ -41,8 +41,20 @@ from cffair.reporting.verdicts import (
 from cffair_book.layout import NOTEBOOK_PAGES
 from cffair_book.wording import claim_entry
 
-__all__ = ["CLAIM_CHECKS", "ROBUSTNESS_RULES", "Claim", "ClaimCheck", "ClaimsTally", "claim_check", "claim_status", "claims_table",
-           "claims_tally", "evaluate_claims", "robustness_frame", "robustness_table"]
+__all__ = [
+    "CLAIM_CHECKS",
+    "ROBUSTNESS_RULES",
+    "Claim",
+    "ClaimCheck",
+    "ClaimsTally",
+    "claim_check",
+    "claim_status",
+    "claims_table",
+    "claims_tally",
+    "evaluate_claims",
+    "robustness_frame",
+    "robustness_table",
+]
 
 
 # ---------------------------------------------------------------------------- claims and their table
@@ -90,9 +102,14 @@ class Claim:
             object.__setattr__(self, "holds", {HOLDS: True, FAILS: False}.get(self.verdict))
 
 
-_STATUS = {HOLDS: ("✔ holds", "cffair-holds"), FAILS: ("✘ does not hold", "cffair-fails"),
-           INCONCLUSIVE: ("≈ inconclusive", "cffair-inconclusive"), VACUOUS: ("∅ vacuous", "cffair-vacuous"),
-           BY_CONSTRUCTION: ("⊢ by construction", "cffair-by-construction"), PENDING: ("pending", "cffair-pending")}
+_STATUS = {
+    HOLDS: ("✔ holds", "cffair-holds"),
+    FAILS: ("✘ does not hold", "cffair-fails"),
+    INCONCLUSIVE: ("≈ inconclusive", "cffair-inconclusive"),
+    VACUOUS: ("∅ vacuous", "cffair-vacuous"),
+    BY_CONSTRUCTION: ("⊢ by construction", "cffair-by-construction"),
+    PENDING: ("pending", "cffair-pending"),
+}
 
 
 def claim_status(verdict: bool | str | None) -> str:
@@ -107,12 +124,16 @@ def _claims(claims: Iterable[Claim | Mapping[str, Any]]) -> list[Claim]:
     out = [c if isinstance(c, Claim) else Claim(**dict(c)) for c in claims]
     for i, c in enumerate(out, start=1):
         if c.verdict not in _STATUS:
-            raise DataError(f"claim {i} has holds={c.holds!r}, verdict={c.verdict!r}; use True, False or None (not decided), "
-                            f"or a verdict: {', '.join(VERDICTS)}.")
+            raise DataError(
+                f"claim {i} has holds={c.holds!r}, verdict={c.verdict!r}; use True, False or None (not decided), "
+                f"or a verdict: {', '.join(VERDICTS)}."
+            )
     return out
 
 
-def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | None = None, *, rule: bool = True) -> HTMLTable:
+def claims_table(
+    claims: Iterable[Claim | Mapping[str, Any]], caption: str | None = None, *, rule: bool = True
+) -> HTMLTable:
     """Render claims as an HTML table with columns claim, where shown, status, test, paired folds, note.
 
     Each claim is a :class:`Claim` or a mapping with its fields (``claim``, ``where``,
@@ -156,14 +177,20 @@ def claims_table(claims: Iterable[Claim | Mapping[str, Any]], caption: str | Non
         + "  <tbody>\n"
         + "\n".join(rows)
         + "\n  </tbody>\n"
-        + (f'  <tfoot><tr><td colspan="{n_cols}">{html.escape(VERDICT_RULE)}</td>'
-           "</tr></tfoot>\n" if rule else "")
+        + (f'  <tfoot><tr><td colspan="{n_cols}">{html.escape(VERDICT_RULE)}</td></tr></tfoot>\n' if rule else "")
         + "</table>"
     )
     frame = pd.DataFrame(
-        [{"claim": c.claim, "where": c.where if isinstance(c.where, str) else c.where[0], "status": claim_status(c.verdict),
-          **({"test": c.test, "paired folds": c.folds} if with_basis else {}), "note": c.note}
-         for c in records]
+        [
+            {
+                "claim": c.claim,
+                "where": c.where if isinstance(c.where, str) else c.where[0],
+                "status": claim_status(c.verdict),
+                **({"test": c.test, "paired folds": c.folds} if with_basis else {}),
+                "note": c.note,
+            }
+            for c in records
+        ]
     )
     return HTMLTable(table_html, frame)
 
@@ -186,10 +213,14 @@ class ClaimsTally:
         return "**" + str(self).replace(": ", ":** ", 1)
 
     def _repr_html_(self) -> str:
-        cells = "".join(f'<td class="{_STATUS[v][1]} cffair-tally-cell"><strong>{n}</strong> {html.escape(_STATUS[v][0])}</td>'
-                        for v, n in self.counts.items() if n)
-        return (f'<table class="cffair-claims-tally"><tr><td><strong>{self.total} claims</strong>'
-                f"</td>{cells}</tr></table>")
+        cells = "".join(
+            f'<td class="{_STATUS[v][1]} cffair-tally-cell"><strong>{n}</strong> {html.escape(_STATUS[v][0])}</td>'
+            for v, n in self.counts.items()
+            if n
+        )
+        return (
+            f'<table class="cffair-claims-tally"><tr><td><strong>{self.total} claims</strong></td>{cells}</tr></table>'
+        )
 
 
 def claims_tally(claims: Iterable[Claim | Mapping[str, Any]]) -> ClaimsTally:
@@ -219,8 +250,9 @@ class _Registered:
 CLAIM_CHECKS: dict[str, _Registered] = {}
 
 
-def claim_check(key: str, claim: str | None = None, source: str | None = None, page: str | None = None,
-                rule: str | None = None) -> Callable[[ClaimCheck], ClaimCheck]:
+def claim_check(
+    key: str, claim: str | None = None, source: str | None = None, page: str | None = None, rule: str | None = None
+) -> Callable[[ClaimCheck], ClaimCheck]:
     """Register a check of one claim: ``key`` (``"Q1.2"``), the claim's sentence, where the
     paper makes it (``"§7.1, Table 1"``), the notebook that shows the evidence (a key of
     :data:`~cffair_book.layout.NOTEBOOK_PAGES`: ``"q1"`` … ``"appendix_b"``) and the rule
@@ -266,9 +298,19 @@ def evaluate_claims(records: Sequence[Mapping[str, Any]], base: str = "", rules_
             if verdict == PENDING and not note:
                 note = "no records for this claim yet"
             stem, label = NOTEBOOK_PAGES[c.page]
-            claims.append(Claim(c.claim, (label, f"{base}notebooks/{stem}.html"), note=note, key=c.key, source=c.source,
-                                verdict=verdict, rule=c.rule, test=basis.test if verdict != PENDING else "",
-                                folds=basis.folds if verdict != PENDING else ""))
+            claims.append(
+                Claim(
+                    c.claim,
+                    (label, f"{base}notebooks/{stem}.html"),
+                    note=note,
+                    key=c.key,
+                    source=c.source,
+                    verdict=verdict,
+                    rule=c.rule,
+                    test=basis.test if verdict != PENDING else "",
+                    folds=basis.folds if verdict != PENDING else "",
+                )
+            )
     return claims
 
 
@@ -277,11 +319,16 @@ ROBUSTNESS_RULES: tuple[tuple[str, Rules], ...] = (
     ("plain t-test, Holm", Rules(test="plain")),
     ("corrected t-test, Holm (the verdict)", Rules()),
     ("corrected t-test, Holm, COMPAS(age) counted", Rules(count_shared=True)),
-    ("plain t-test, no correction, COMPAS(age) counted (the rules before)", Rules(test="plain", holm=False, count_shared=True)),
+    (
+        "plain t-test, no correction, COMPAS(age) counted (the rules before)",
+        Rules(test="plain", holm=False, count_shared=True),
+    ),
 )
 
 
-def robustness_frame(records: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES) -> pd.DataFrame:
+def robustness_frame(
+    records: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES
+) -> pd.DataFrame:
     """Each claim's verdict under each of ``columns``' rules: one row per claim (``key``, ``claim``,
     one column per heading) and ``same``: whether every rule gives the same verdict."""
     by = {name: {c.key: c for c in evaluate_claims(records, rules_=r)} for name, r in columns}
@@ -296,8 +343,11 @@ def robustness_frame(records: Sequence[Mapping[str, Any]], columns: Sequence[tup
     return pd.DataFrame(rows)
 
 
-def robustness_table(records: Sequence[Mapping[str, Any]], caption: str | None = None,
-                     columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES) -> HTMLTable:
+def robustness_table(
+    records: Sequence[Mapping[str, Any]],
+    caption: str | None = None,
+    columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES,
+) -> HTMLTable:
     """:func:`robustness_frame` as a table; a verdict that differs from the book's is in bold."""
     f = robustness_frame(records, columns)
     names = [n for n, _ in columns]
@@ -311,7 +361,14 @@ def robustness_table(records: Sequence[Mapping[str, Any]], caption: str | None =
             cells.append(f'<td class="{css} cffair-nowrap">{text}</td>')
         rows.append(f"  <tr><td>{html.escape(r['key'])}</td><td>{html.escape(r['claim'])}</td>{''.join(cells)}</tr>")
     cap = f'  <caption class="{CAPTION_CLASS}">{html.escape(caption)}</caption>\n' if caption else ""
-    table_html = ('<table class="cffair-table cffair-robustness table">\n' + cap
-                  + "  <thead><tr><th>#</th><th>claim</th>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr></thead>\n"
-                  + "  <tbody>\n" + "\n".join(rows) + "\n  </tbody>\n</table>")
+    table_html = (
+        '<table class="cffair-table cffair-robustness table">\n'
+        + cap
+        + "  <thead><tr><th>#</th><th>claim</th>"
+        + "".join(f"<th>{html.escape(n)}</th>" for n in names)
+        + "</tr></thead>\n"
+        + "  <tbody>\n"
+        + "\n".join(rows)
+        + "\n  </tbody>\n</table>"
+    )
     return HTMLTable(table_html, f.assign(**{n: f[n].map(claim_status) for n in names}))

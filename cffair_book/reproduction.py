@@ -39,7 +39,9 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise DataError(f"{path} is not valid JSON{where}: {exc}; regenerate it (make bench, or cffair reproduce).") from exc
+        raise DataError(
+            f"{path} is not valid JSON{where}: {exc}; regenerate it (make bench, or cffair reproduce)."
+        ) from exc
 
 
 def load_provenance(results_dir: str | Path) -> dict[str, Any] | None:
@@ -75,18 +77,24 @@ def provenance_notes(provenance: Mapping[str, Any]) -> str:
     records per fold; ``""`` if there are none."""
     notes = []
     if provenance.get("dirty"):
-        notes.append("The provenance says *dirty*: the work tree's uncommitted changes were the result files the run was "
-                     "writing (and, in the committed run, a benchmark script outside the library); the library's code was "
-                     "that of the commit.")
+        notes.append(
+            "The provenance says *dirty*: the work tree's uncommitted changes were the result files the run was "
+            "writing (and, in the committed run, a benchmark script outside the library); the library's code was "
+            "that of the commit."
+        )
     computed, in_grid = provenance.get("records_computed"), provenance.get("records_in_grid")
     if computed is not None and in_grid and computed < in_grid:
-        notes.append(f"**This run resumed a regeneration:** it computed {computed} of the grid's {in_grid} records (the others "
-                     "were fresh already), so the times above are those of the resume, not of a whole run. What a whole run "
-                     "costs is projected from every record's own seconds (below and on the benchmarks page).")
+        notes.append(
+            f"**This run resumed a regeneration:** it computed {computed} of the grid's {in_grid} records (the others "
+            "were fresh already), so the times above are those of the resume, not of a whole run. What a whole run "
+            "costs is projected from every record's own seconds (below and on the benchmarks page)."
+        )
     if not provenance.get("complete", True):
         per_fold = ", ".join(f"fold {f}: {n}" for f, n in provenance.get("records_per_fold", {}).items())
-        notes.append(f"**The committed run is incomplete.** {provenance.get('note', '')} Records present per fold (of those "
-                     f"the full grid asks for): {per_fold or 'not recorded'}.")
+        notes.append(
+            f"**The committed run is incomplete.** {provenance.get('note', '')} Records present per fold (of those "
+            f"the full grid asks for): {per_fold or 'not recorded'}."
+        )
     return "\n\n".join(notes)
 
 
@@ -94,8 +102,10 @@ def flow_benchmark_frame(counterfactuals: Mapping[str, Any]) -> pd.DataFrame:
     """The causal flow's fit and counterfactual generation, one row per dataset, the scalar
     fields of ``counterfactuals.json`` as columns (a dataset that repeats another, such as
     COMPAS(age), shows only that)."""
-    rows = {name: {k: v for k, v in d.items() if not isinstance(v, (dict, list))}
-            for name, d in counterfactuals.get("datasets", {}).items()}
+    rows = {
+        name: {k: v for k, v in d.items() if not isinstance(v, (dict, list))}
+        for name, d in counterfactuals.get("datasets", {}).items()
+    }
     return pd.DataFrame(rows).T
 
 
@@ -120,8 +130,12 @@ def gan_mmd_frame(gan_mmd: Mapping[str, Any]) -> pd.DataFrame:
     if not batches:
         raise DataError("gan_mmd.json has no batches; run benchmarks/bench_gan_mmd.py.")
     rows = {
-        int(b): {"autograd (ms)": 1e3 * r["seconds"]["autograd"], "cffair (ms)": 1e3 * r["seconds"]["cffair"],
-                 "speed-up": r["speedup"], "largest gradient difference": r["max_abs_diff_grad"]}
+        int(b): {
+            "autograd (ms)": 1e3 * r["seconds"]["autograd"],
+            "cffair (ms)": 1e3 * r["seconds"]["cffair"],
+            "speed-up": r["speedup"],
+            "largest gradient difference": r["max_abs_diff_grad"],
+        }
         for b, r in batches.items()
     }
     frame = pd.DataFrame.from_dict(rows, orient="index").sort_index()
@@ -156,8 +170,12 @@ def scaling_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     graph = full_run.get("task_graph")
     if not graph:
         raise DataError("full_run.json has no task graph; run benchmarks/bench_full_run.py.")
-    frame = pd.DataFrame({"projected (h)": pd.Series(graph["makespan_seconds"], dtype=float) / 3600,
-                          "lower bound (h)": pd.Series(graph["lower_bound_seconds"], dtype=float) / 3600})
+    frame = pd.DataFrame(
+        {
+            "projected (h)": pd.Series(graph["makespan_seconds"], dtype=float) / 3600,
+            "lower bound (h)": pd.Series(graph["lower_bound_seconds"], dtype=float) / 3600,
+        }
+    )
     frame.index = frame.index.astype(int)
     frame.index.name = "workers"
     return frame.sort_index()
@@ -169,7 +187,9 @@ def baseline_seconds_frame(baselines: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame({m: v["s_per_fold"] for m, v in baselines["totals"].items()}).T.round(0)
 
 
-def reproduction_facts(provenance: Mapping[str, Any] | None, benchmarks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def reproduction_facts(
+    provenance: Mapping[str, Any] | None, benchmarks: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     """The numbers the Reproducing page quotes, by name (for ``glue``).
 
     ``run_*``: the committed run's provenance; ``ltn_*``: ``ltn.json``; ``full_*`` and
@@ -178,35 +198,57 @@ def reproduction_facts(provenance: Mapping[str, Any] | None, benchmarks: Mapping
     """
     facts: dict[str, Any] = {}
     if provenance is not None:
-        facts.update(run_commit=str(provenance.get("commit") or "")[:10], run_cpus=int(provenance["machine"]["cpus"]),
-                     run_finished=str(provenance.get("finished", "")))
+        facts.update(
+            run_commit=str(provenance.get("commit") or "")[:10],
+            run_cpus=int(provenance["machine"]["cpus"]),
+            run_finished=str(provenance.get("finished", "")),
+        )
     ltn = benchmarks.get("ltn")
     if ltn is not None:
-        facts.update(ltn_rows=f"{int(ltn['rows']):,}", ltn_features=int(ltn["features"]),
-                     ltn_ratio_acc=float(ltn["ratio_acc_to_bound"]), ltn_ratio_acc_cf=float(ltn["ratio_acc_cf_to_bound"]),
-                     ltn_target_ratio=float(ltn["target_ratio"]))
+        facts.update(
+            ltn_rows=f"{int(ltn['rows']):,}",
+            ltn_features=int(ltn["features"]),
+            ltn_ratio_acc=float(ltn["ratio_acc_to_bound"]),
+            ltn_ratio_acc_cf=float(ltn["ratio_acc_cf_to_bound"]),
+            ltn_target_ratio=float(ltn["target_ratio"]),
+        )
     run = benchmarks.get("full_run")
     if run is not None:
         measured = run.get("wall_seconds") is not None
         wall = float(run["wall_seconds"] if measured else run["projected_seconds"])
-        facts.update(full_commit=str(run.get("commit") or "")[:10], full_records=int(run["records"]),
-                     full_records_wanted=int(run["records_wanted"]), full_minutes=wall / 60, full_hours=wall / 3600,
-                     full_wall_kind="measured" if measured else "projected from each record's own seconds",
-                     full_cpus=int(run["machine"]["cpus"]), full_verdict="within" if run["target_met"] else "over",
-                     full_target_hours=float(run["target_seconds"]) / 3600,
-                     full_core_hours=float(run["core_seconds_total"]) / 3600)
+        facts.update(
+            full_commit=str(run.get("commit") or "")[:10],
+            full_records=int(run["records"]),
+            full_records_wanted=int(run["records_wanted"]),
+            full_minutes=wall / 60,
+            full_hours=wall / 3600,
+            full_wall_kind="measured" if measured else "projected from each record's own seconds",
+            full_cpus=int(run["machine"]["cpus"]),
+            full_verdict="within" if run["target_met"] else "over",
+            full_target_hours=float(run["target_seconds"]) / 3600,
+            full_core_hours=float(run["core_seconds_total"]) / 3600,
+        )
         graph = run.get("task_graph")
         if graph:
-            facts.update(full_tasks=int(graph["tasks"]), full_critical_task=str(graph["critical_path"]["task"]),
-                         full_critical_minutes=float(graph["critical_path"]["seconds"]) / 60)
+            facts.update(
+                full_tasks=int(graph["tasks"]),
+                full_critical_task=str(graph["critical_path"]["task"]),
+                full_critical_minutes=float(graph["critical_path"]["seconds"]) / 60,
+            )
         if run.get("parallel_efficiency"):
             facts.update(full_efficiency=float(run["parallel_efficiency"]["efficiency"]))
         local = run.get("local_workers")
         if local and "speedup_2_over_1" in local:
-            facts.update(local_grid=str(local["grid"]), local_records=int(local["records"]),
-                         local_1=float(local["wall_seconds"]["1"]), local_2=float(local["wall_seconds"]["2"]),
-                         local_speedup=float(local["speedup_2_over_1"]))
+            facts.update(
+                local_grid=str(local["grid"]),
+                local_records=int(local["records"]),
+                local_1=float(local["wall_seconds"]["1"]),
+                local_2=float(local["wall_seconds"]["2"]),
+                local_speedup=float(local["speedup_2_over_1"]),
+            )
         if "quick" in run:
-            facts.update(quick_minutes=float(run["quick"]["wall_seconds"]) / 60,
-                         quick_target_minutes=float(run["quick"]["target_seconds"]) / 60)
+            facts.update(
+                quick_minutes=float(run["quick"]["wall_seconds"]) / 60,
+                quick_target_minutes=float(run["quick"]["target_seconds"]) / 60,
+            )
     return facts

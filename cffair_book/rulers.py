@@ -112,9 +112,16 @@ def synthetic_best(scores: pd.DataFrame, treatments: Sequence[str] = ("paper", "
         gap = g["table_gap"].dropna()
         off = (g["cf_mse_ratio"] - 1).abs()
         best_off = _ties(off)
-        rows.append({"model": model, "intervention": iv,
-                     "best_table": ", ".join(_ties(gap)) if len(gap) else np.nan, "table_gap": gap.min() if len(gap) else np.nan,
-                     "best_cf_mse": ", ".join(best_off), "cf_mse_ratio": float(g.loc[best_off[0], "cf_mse_ratio"])})
+        rows.append(
+            {
+                "model": model,
+                "intervention": iv,
+                "best_table": ", ".join(_ties(gap)) if len(gap) else np.nan,
+                "table_gap": gap.min() if len(gap) else np.nan,
+                "best_cf_mse": ", ".join(best_off),
+                "cf_mse_ratio": float(g.loc[best_off[0], "cf_mse_ratio"]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -127,9 +134,12 @@ def _ties(values: pd.Series, decimals: int = 4) -> list[str]:
 _SUITE_METRICS = {"table_gap": "transition-table gap ↓", "cf_mse_ratio": "CF-MSE ÷ true (→ 1)"}
 
 
-def synthetic_table(scores: pd.DataFrame, caption: str | None = None,
-                    treatments: Sequence[str] = SYNTHETIC_TREATMENTS,
-                    metrics: Sequence[str] = ("table_gap", "cf_mse_ratio")) -> HTMLTable:
+def synthetic_table(
+    scores: pd.DataFrame,
+    caption: str | None = None,
+    treatments: Sequence[str] = SYNTHETIC_TREATMENTS,
+    metrics: Sequence[str] = ("table_gap", "cf_mse_ratio"),
+) -> HTMLTable:
     """The suite as a table: a row per model and intervention, for each treatment the largest
     transition-table gap (``table_gap``: lower is better; "—" without category nodes) and the
     CF-MSE ratio (``cf_mse_ratio``: closer to 1 is better), either or both by ``metrics``; the best
@@ -138,7 +148,9 @@ def synthetic_table(scores: pd.DataFrame, caption: str | None = None,
     if unknown or not metrics:
         raise DataError(f"unknown suite metric(s) {unknown or list(metrics)}; choose from {list(_SUITE_METRICS)}.")
     sub = scores[scores["treatment"].isin(treatments)]
-    parts = {m: sub.pivot_table(index=["model", "intervention"], columns="treatment", values=m, sort=False) for m in metrics}
+    parts = {
+        m: sub.pivot_table(index=["model", "intervention"], columns="treatment", values=m, sort=False) for m in metrics
+    }
     order = [t for t in treatments if t in parts[metrics[0]].columns]
     frame = pd.concat({_SUITE_METRICS[m]: p.reindex(columns=order) for m, p in parts.items()}, axis=1)
     frame = frame.reindex(scores[["model", "intervention"]].drop_duplicates().itertuples(index=False, name=None))
@@ -166,13 +178,22 @@ def transition_tables(path: str | Path | None = None) -> dict[str, Any]:
         raise DataError(f"{file} has no models → cases → transitions; rerun the benchmark.") from None
 
 
-_TREATMENT_TITLES = {"true": "true twins", "paper": "paper's treatment", "default": "library default",
-                     "gumbel": "Gumbel-max only",
-                     "oracle": "oracle"}
+_TREATMENT_TITLES = {
+    "true": "true twins",
+    "paper": "paper's treatment",
+    "default": "library default",
+    "gumbel": "Gumbel-max only",
+    "oracle": "oracle",
+}
 
 
-def plot_transition_tables(tables: Mapping[str, Any], model: str, intervention: str, node: str,
-                           treatments: Sequence[str] = ("true", "paper", "default", "oracle")) -> Figure:
+def plot_transition_tables(
+    tables: Mapping[str, Any],
+    model: str,
+    intervention: str,
+    node: str,
+    treatments: Sequence[str] = ("true", "paper", "default", "oracle"),
+) -> Figure:
     """Heatmaps of where a category node's value goes under an intervention, one panel per
     treatment (the truth first), two panels a row: cell ``(a, b)`` is the share of rows with
     factual value ``a`` whose twin has value ``b`` (each row sums to 1), written in the cell
@@ -201,13 +222,22 @@ def plot_transition_tables(tables: Mapping[str, Any], model: str, intervention: 
         if t not in case:
             raise DataError(f"no transition tables of treatment {t!r}; the benchmark has {sorted(case)}.")
         if node not in case[t]:
-            raise DataError(f"{model} {intervention} has no transition table of node {node!r}; it has {sorted(case[t])}.")
+            raise DataError(
+                f"{model} {intervention} has no transition table of node {node!r}; it has {sorted(case[t])}."
+            )
     cols = 1 if len(treatments) == 1 else 2
     rows = -(-len(treatments) // cols)
     cats = [str(c) for c in case[treatments[0]][node]["categories"]]
     with book_style():
-        fig, axes = plt.subplots(rows, cols, figsize=(MAX_WIDTH_IN, 0.35 * len(cats) * rows + 1.2 * rows + 0.4), squeeze=False,
-                                 sharex=True, sharey=True, constrained_layout=True)
+        fig, axes = plt.subplots(
+            rows,
+            cols,
+            figsize=(MAX_WIDTH_IN, 0.35 * len(cats) * rows + 1.2 * rows + 0.4),
+            squeeze=False,
+            sharex=True,
+            sharey=True,
+            constrained_layout=True,
+        )
         cmap = sns.color_palette("cividis", as_cmap=True)  # perceptually uniform, safe for colour-vision deficiencies
         for k, ax in enumerate(axes.flat):
             if k >= len(treatments):
@@ -216,8 +246,19 @@ def plot_transition_tables(tables: Mapping[str, Any], model: str, intervention: 
             t = treatments[k]
             values = np.asarray(case[t][node]["table"], dtype=float)
             text = np.vectorize(lambda v: "1" if v >= 0.995 else "0" if v < 0.005 else f"{v:.2f}".lstrip("0"))(values)
-            sns.heatmap(pd.DataFrame(values, index=cats, columns=cats), ax=ax, cmap=cmap, vmin=0, vmax=1, cbar=False,
-                        linewidths=0.5, linecolor="white", annot=text, fmt="", annot_kws={"fontsize": FONT_PT})
+            sns.heatmap(
+                pd.DataFrame(values, index=cats, columns=cats),
+                ax=ax,
+                cmap=cmap,
+                vmin=0,
+                vmax=1,
+                cbar=False,
+                linewidths=0.5,
+                linecolor="white",
+                annot=text,
+                fmt="",
+                annot_kws={"fontsize": FONT_PT},
+            )
             ax.set_title(_TREATMENT_TITLES.get(t, t), fontsize=FONT_PT)
             ax.set_xlabel(f"{node} of the twin" if k >= len(treatments) - cols else "")
             ax.set_ylabel(f"factual {node}" if k % cols == 0 else "")
@@ -249,8 +290,14 @@ def ruler_records(records: Iterable[Mapping[str, Any]], ruler: str) -> list[dict
 
 def _table1(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Table 1's records: its methods on the flow's twins, without weight-grid tags or options."""
-    return [r for r in records if r["config"]["setting"] in RULER_METHODS and not r["config"].get("tag")
-            and not r["config"].get("options") and r["config"].get("cf_source", "cnf") == "cnf"]
+    return [
+        r
+        for r in records
+        if r["config"]["setting"] in RULER_METHODS
+        and not r["config"].get("tag")
+        and not r["config"].get("options")
+        and r["config"].get("cf_source", "cnf") == "cnf"
+    ]
 
 
 def ruler_coverage(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -276,15 +323,21 @@ def ruler_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 _RULER_TABLE_METRICS = {"cf_mse": "CF-MSE", "cf_mse_worst_subgroup": "worst subgroup"}
 
 
-def ruler_table(records: Iterable[Mapping[str, Any]], caption: str | None = None, decimals: int = 3,
-                metrics: Sequence[str] = ("cf_mse", "cf_mse_worst_subgroup")) -> HTMLTable:
+def ruler_table(
+    records: Iterable[Mapping[str, Any]],
+    caption: str | None = None,
+    decimals: int = 3,
+    metrics: Sequence[str] = ("cf_mse", "cf_mse_worst_subgroup"),
+) -> HTMLTable:
     """Table 1 on the three rulers: a row per dataset and method, the performance (the same on
     every ruler), then CF-MSE and/or worst-subgroup CF-MSE (``metrics``) on each ruler (mean ± sd
     over folds; "—" where the records lack that ruler); the lowest of each dataset, metric and
     ruler in bold."""
     unknown = sorted(set(metrics) - set(_RULER_TABLE_METRICS))
     if unknown or not metrics:
-        raise DataError(f"unknown ruler-table metric(s) {unknown or list(metrics)}; choose from {list(_RULER_TABLE_METRICS)}.")
+        raise DataError(
+            f"unknown ruler-table metric(s) {unknown or list(metrics)}; choose from {list(_RULER_TABLE_METRICS)}."
+        )
     frame = ruler_frame(records)
     if frame.empty:
         raise DataError("no Table 1 records to show on the rulers.")
@@ -356,9 +409,15 @@ def ruler_claims_table(claims: pd.DataFrame, caption: str | None = None) -> HTML
     shown = claims.set_index("key")[["claim", *RULER_LABELS.values()]].copy()
     by_key = claims.set_index("key")
     shown["same on every ruler?"] = [
-        "not yet known" if pd.isna(same) or same is None else "yes" if same else "no: it reverses" if rev
+        "not yet known"
+        if pd.isna(same) or same is None
+        else "yes"
+        if same
+        else "no: it reverses"
+        if rev
         else "no: holds or fails on one ruler, inconclusive on another"
-        for same, rev in zip(by_key["survives"], by_key["reverses"])]
+        for same, rev in zip(by_key["survives"], by_key["reverses"])
+    ]
     return format_table(shown, caption)
 
 
@@ -370,16 +429,24 @@ def ruler_verdict_line(claims: pd.DataFrame) -> str:
     n = len(claims)
     if claims["survives"].isna().any():
         missing = [label for label in RULER_LABELS.values() if (claims[label] == "no records").all()]
-        return (f"The records carry only some rulers (missing: {', '.join(missing) or 'some claims'}), so whether the paper's "
-                f"{n} Table 1 claims about counterfactual fairness survive a change of ruler is not known yet: it needs "
-                "records made by today's code (`cffair reproduce --only appendix_c`).")
+        return (
+            f"The records carry only some rulers (missing: {', '.join(missing) or 'some claims'}), so whether the paper's "
+            f"{n} Table 1 claims about counterfactual fairness survive a change of ruler is not known yet: it needs "
+            "records made by today's code (`cffair reproduce --only appendix_c`)."
+        )
     same = claims[claims["survives"] == True]  # noqa: E712 (a column of True/False/None)
     reversed_ = claims[claims["reverses"] == True]  # noqa: E712
     weaker = claims[(claims["survives"] == False) & (claims["reverses"] == False)]  # noqa: E712
     text = f"Of the paper's {n} Table 1 claims about counterfactual fairness, {len(same)} read the same on all three rulers"
     if len(weaker):
-        text += (f"; {len(weaker)} {'moves' if len(weaker) == 1 else 'move'} between a verdict and inconclusive "
-                 f"({', '.join(weaker['key'])})")
-    text += "; " + (f"{len(reversed_)} {'reverses' if len(reversed_) == 1 else 'reverse'} with the ruler "
-                    f"({', '.join(reversed_['key'])})" if len(reversed_) else "none reverses")
+        text += (
+            f"; {len(weaker)} {'moves' if len(weaker) == 1 else 'move'} between a verdict and inconclusive "
+            f"({', '.join(weaker['key'])})"
+        )
+    text += "; " + (
+        f"{len(reversed_)} {'reverses' if len(reversed_) == 1 else 'reverse'} with the ruler "
+        f"({', '.join(reversed_['key'])})"
+        if len(reversed_)
+        else "none reverses"
+    )
     return text + "."

@@ -34,9 +34,13 @@ def graph_scaling_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     its lower bound ``max(critical path, core-seconds / N)``, its parallel efficiency, and the
     task groups of before when the file has them."""
     graph = _graph(full_run)
-    frame = pd.DataFrame({"task graph (min)": pd.Series(graph["makespan_seconds"], dtype=float) / 60,
-                          "lower bound (min)": pd.Series(graph["lower_bound_seconds"], dtype=float) / 60,
-                          "efficiency": pd.Series(graph["efficiency"], dtype=float)})
+    frame = pd.DataFrame(
+        {
+            "task graph (min)": pd.Series(graph["makespan_seconds"], dtype=float) / 60,
+            "lower bound (min)": pd.Series(graph["lower_bound_seconds"], dtype=float) / 60,
+            "efficiency": pd.Series(graph["efficiency"], dtype=float),
+        }
+    )
     before = full_run.get("task_graph_groups")
     if before:
         frame["groups of before (min)"] = pd.Series(before["makespan_seconds"], dtype=float) / 60
@@ -63,12 +67,16 @@ def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
     path = graph["critical_path"]
     chain = " → ".join(_short(t) for t in path.get("tasks") or [path["task"]])
     crit = float(path["seconds"]) / 60
-    out = [f"The grid of the committed records is {graph['tasks']} tasks. Its critical path, {chain}, takes "
-           f"{crit:.1f} min: no number of workers finishes sooner."]
+    out = [
+        f"The grid of the committed records is {graph['tasks']} tasks. Its critical path, {chain}, takes "
+        f"{crit:.1f} min: no number of workers finishes sooner."
+    ]
     targets = []
     for n, minutes in sorted(TARGETS["minutes"].items(), reverse=True):
         if n in span:
-            targets.append(f"{span[n]:.1f} min on {n} workers, {_verdict(span[n], minutes)} the target of {minutes:.0f}")
+            targets.append(
+                f"{span[n]:.1f} min on {n} workers, {_verdict(span[n], minutes)} the target of {minutes:.0f}"
+            )
     eff2 = graph["efficiency"].get("2")
     if eff2 is not None:
         word = "at or above" if eff2 >= TARGETS["efficiency_2"] else "below"
@@ -76,14 +84,18 @@ def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
     if targets:
         out.append("Projected: " + "; ".join(targets) + ".")
     if crit > min(TARGETS["minutes"].values()) and 16 in span and span[16] > TARGETS["minutes"][16]:
-        out.append(f"More workers cannot close the gap: the 16-worker target needs a shorter critical path, "
-                   f"i.e. a faster {_short(path['tasks'][-1]) if path.get('tasks') else path['task']}.")
+        out.append(
+            f"More workers cannot close the gap: the 16-worker target needs a shorter critical path, "
+            f"i.e. a faster {_short(path['tasks'][-1]) if path.get('tasks') else path['task']}."
+        )
     longest = graph.get("longest_task")
     if longest:
         minutes = float(longest["seconds"]) / 60
         size = "within" if minutes <= TARGETS["task_minutes"] else "over"
-        out.append(f"The longest single task, {_short(longest['task'])}, takes {minutes:.1f} min, {size} the "
-                   f"{TARGETS['task_minutes']:.0f} minutes a task should not exceed.")
+        out.append(
+            f"The longest single task, {_short(longest['task'])}, takes {minutes:.1f} min, {size} the "
+            f"{TARGETS['task_minutes']:.0f} minutes a task should not exceed."
+        )
     before = full_run.get("task_graph_groups")
     if before and "16" in before["makespan_seconds"] and 16 in span:
         old = float(before["makespan_seconds"]["16"]) / 60
@@ -92,18 +104,22 @@ def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
     grid = full_run.get("task_graph_grid")
     if grid and {"8", "16"} <= set(grid["makespan_seconds"]):
         plain = int(grid.get("imputed_plain", 0))
-        out.append(f"For the whole grid of today's checkout ({grid['records']} records; {grid['imputed']} without a record "
-                   f"take their twin's seconds on the paper's partition, {plain} variants their plain setting's on the same fold, "
-                   f"{grid['left_out']} with neither are left out): "
-                   f"{float(grid['makespan_seconds']['8']) / 60:.1f} min on 8 workers, "
-                   f"{float(grid['makespan_seconds']['16']) / 60:.1f} min on 16.")
+        out.append(
+            f"For the whole grid of today's checkout ({grid['records']} records; {grid['imputed']} without a record "
+            f"take their twin's seconds on the paper's partition, {plain} variants their plain setting's on the same fold, "
+            f"{grid['left_out']} with neither are left out): "
+            f"{float(grid['makespan_seconds']['8']) / 60:.1f} min on 8 workers, "
+            f"{float(grid['makespan_seconds']['16']) / 60:.1f} min on 16."
+        )
     return " ".join(out)
 
 
 def workers_summary(workers: Mapping[str, Any] | None) -> str:
     """The measured run of the quick grid on N Dask workers against 1, in a few sentences."""
     if not workers:
-        return "The quick grid has not been measured on several workers on this checkout (`benchmarks/bench_workers.py`)."
+        return (
+            "The quick grid has not been measured on several workers on this checkout (`benchmarks/bench_workers.py`)."
+        )
     runs = workers["runs"]
     one, *others = sorted(runs, key=int)
     if not others:
@@ -112,16 +128,29 @@ def workers_summary(workers: Mapping[str, Any] | None) -> str:
     a, b = runs[one], runs[n]
     cores = int(workers["cores"])
     speed = float(a["wall_seconds"]) / float(b["wall_seconds"])
-    gain = f"a speed-up of {speed:.2f}" if speed >= 1 else f"slower than one worker (time on one ÷ time on {n}: {speed:.2f})"
-    out = [f"The quick grid ({workers['records']} records, {workers['tasks']} tasks) took {a['wall_seconds']:.0f} s on "
-           f"{one} Dask worker and {b['wall_seconds']:.0f} s on {n}, {gain}, on a machine with {cores} cores "
-           f"whose load average (1 min) was {a['load_before'][0]:.1f} before the first run and {b['load_after'][0]:.1f} after the last."]
-    out.append("The records of the two runs are equal." if workers.get("records_equal")
-               else "The records of the two runs differ: see benchmarks/results/workers.json.")
+    gain = (
+        f"a speed-up of {speed:.2f}"
+        if speed >= 1
+        else f"slower than one worker (time on one ÷ time on {n}: {speed:.2f})"
+    )
+    out = [
+        f"The quick grid ({workers['records']} records, {workers['tasks']} tasks) took {a['wall_seconds']:.0f} s on "
+        f"{one} Dask worker and {b['wall_seconds']:.0f} s on {n}, {gain}, on a machine with {cores} cores "
+        f"whose load average (1 min) was {a['load_before'][0]:.1f} before the first run and {b['load_after'][0]:.1f} after the last."
+    ]
+    out.append(
+        "The records of the two runs are equal."
+        if workers.get("records_equal")
+        else "The records of the two runs differ: see benchmarks/results/workers.json."
+    )
     if cores < int(n):
-        out.append(f"With {n} workers on {cores} cores the speed-up is bounded by the cores (at most {cores}), not by the graph.")
+        out.append(
+            f"With {n} workers on {cores} cores the speed-up is bounded by the cores (at most {cores}), not by the graph."
+        )
     busy = max(a["load_before"][0], b["load_after"][0])
     if busy >= cores:
-        out.append(f"The machine was overloaded (load {busy:.1f} on {cores} cores, the run's own workers and other work "
-                   "together), so these times measure the machine as much as the scheduler.")
+        out.append(
+            f"The machine was overloaded (load {busy:.1f} on {cores} cores, the run's own workers and other work "
+            "together), so these times measure the machine as much as the scheduler."
+        )
     return " ".join(out)

@@ -43,6 +43,7 @@ __all__ = [
     "twin_table",
 ]
 
+
 # ---------------------------------------------------------------------------- the toy knowledge base
 @dataclass(frozen=True)
 class ToyLoans:
@@ -94,15 +95,25 @@ def toy_loans(n: int = 400, *, direct: float = 0.8, mediated: float = 1.0, seed:
     return ToyLoans(frame, X, repaid.astype(np.float32), X_twin)
 
 
-def connective_table(semantics: Semantics, pairs: Iterable[tuple[float, float]] = ((0.9, 0.8), (0.5, 0.5), (0.2, 0.9), (1.0, 0.0))) -> pd.DataFrame:
+def connective_table(
+    semantics: Semantics, pairs: Iterable[tuple[float, float]] = ((0.9, 0.8), (0.5, 0.5), (0.2, 0.9), (1.0, 0.0))
+) -> pd.DataFrame:
     """¬a, a ∧ b, a → b and a ↔ b under ``semantics`` for each pair of truth values (a, b)."""
     import torch
 
     rows = []
     for a, b in pairs:
         ta, tb = torch.tensor([float(a)]), torch.tensor([float(b)])
-        rows.append({"a": a, "b": b, "¬a": float(semantics.not_(ta)), "a ∧ b": float(semantics.and_(ta, tb)),
-                     "a → b": float(semantics.implies(ta, tb)), "a ↔ b": float(semantics.equiv(ta, tb))})
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "¬a": float(semantics.not_(ta)),
+                "a ∧ b": float(semantics.and_(ta, tb)),
+                "a → b": float(semantics.implies(ta, tb)),
+                "a ↔ b": float(semantics.equiv(ta, tb)),
+            }
+        )
     return pd.DataFrame(rows).round(4)
 
 
@@ -139,7 +150,9 @@ def plot_history(history: pd.DataFrame, *, axioms: Sequence[str] | None = None) 
     if missing:
         raise DataError(f"the history lacks column(s) {missing}; pass LTNLearner.history_.")
     names = list(axioms) if axioms is not None else [c for c in history.columns if c not in ("epoch", "stage")]
-    long = history.melt(id_vars=["epoch", "stage"], value_vars=names, var_name="formula", value_name="satisfaction").dropna()
+    long = history.melt(
+        id_vars=["epoch", "stage"], value_vars=names, var_name="formula", value_name="satisfaction"
+    ).dropna()
     colours = series_colours(names)
     markers = [MARKERS[i % len(MARKERS)] for i in range(len(names))]
     every = max(1, int(history["epoch"].nunique() // 8))
@@ -147,13 +160,32 @@ def plot_history(history: pd.DataFrame, *, axioms: Sequence[str] | None = None) 
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(MAX_WIDTH_IN * 0.85, 3.4), layout="constrained")
-        sns.lineplot(data=long, x="epoch", y="satisfaction", hue="formula", hue_order=names, palette=colours, style="formula",
-                     style_order=names, markers=dict(zip(names, markers)), dashes=False, markevery=every, ax=ax, legend=False)
+        sns.lineplot(
+            data=long,
+            x="epoch",
+            y="satisfaction",
+            hue="formula",
+            hue_order=names,
+            palette=colours,
+            style="formula",
+            style_order=names,
+            markers=dict(zip(names, markers)),
+            dashes=False,
+            markevery=every,
+            ax=ax,
+            legend=False,
+        )
         starts = history.groupby("stage", sort=False)["epoch"].min().iloc[1:]
         for stage, epoch in starts.items():
             ax.axvline(epoch - 0.5, color="#777777", linestyle=":", linewidth=1.2)
-            ax.annotate(f"{stage} →", (epoch, 1.0), xycoords=("data", "axes fraction"), xytext=(4, -14),
-                        textcoords="offset points", color="#555555")
+            ax.annotate(
+                f"{stage} →",
+                (epoch, 1.0),
+                xycoords=("data", "axes fraction"),
+                xytext=(4, -14),
+                textcoords="offset points",
+                color="#555555",
+            )
         ax.set_ylabel("satisfaction")
         legend_below(fig, line_handles([colours[n] for n in names], markers), names, ncol=min(4, len(names)))
         return finish(fig)
@@ -183,13 +215,19 @@ def plot_equivalence(semantics: Semantics | None = None) -> Figure:
         ax.set_xlabel("prediction a = D(x) = D(x′)")
         ax.set_ylabel("truth of D(x) ↔ D(x′)")
         ax.set_ylim(0.5, 1.03)
-        legend_below(fig, line_handles([colours["ltn"], colours["exact"]], ["", ""], ["-", "--"]),
-                     ["ltntorch, stable operators", "exact: (1 − a + a²)²"], ncol=2)
+        legend_below(
+            fig,
+            line_handles([colours["ltn"], colours["exact"]], ["", ""], ["-", "--"]),
+            ["ltntorch, stable operators", "exact: (1 − a + a²)²"],
+            ncol=2,
+        )
         return finish(fig)
 
 
 # ---------------------------------------------------------------------------- one person and their twin
-def pick_twin(d_x_before: np.ndarray, d_twin_before: np.ndarray, d_x_after: np.ndarray, d_twin_after: np.ndarray) -> int:
+def pick_twin(
+    d_x_before: np.ndarray, d_twin_before: np.ndarray, d_x_after: np.ndarray, d_twin_after: np.ndarray
+) -> int:
     """The pair where a fairness axiom helped most: the largest drop from |D(x) − D(x′)| under
     the first model to |D(x) − D(x′)| under the second.
 
@@ -198,12 +236,16 @@ def pick_twin(d_x_before: np.ndarray, d_twin_before: np.ndarray, d_x_after: np.n
     """
     arrays = [np.asarray(a, dtype=float).ravel() for a in (d_x_before, d_twin_before, d_x_after, d_twin_after)]
     if len({len(a) for a in arrays}) != 1 or len(arrays[0]) == 0:
-        raise DataError(f"the four prediction arrays must have one equal, non-zero length, got {[len(a) for a in arrays]}.")
+        raise DataError(
+            f"the four prediction arrays must have one equal, non-zero length, got {[len(a) for a in arrays]}."
+        )
     gain = np.abs(arrays[0] - arrays[1]) - np.abs(arrays[2] - arrays[3])
     return int(np.argmax(gain))
 
 
-def twin_table(person: pd.Series, twin: pd.Series, decisions: Mapping[str, tuple[float, float]], *, decimals: int = 0) -> pd.DataFrame:
+def twin_table(
+    person: pd.Series, twin: pd.Series, decisions: Mapping[str, tuple[float, float]], *, decimals: int = 0
+) -> pd.DataFrame:
     """A person and their counterfactual twin side by side: one row per feature (numbers rounded
     to ``decimals``), a "changed" mark where they differ, then one row per model with its
     decision D(x) and D(x′).
@@ -217,14 +259,19 @@ def twin_table(person: pd.Series, twin: pd.Series, decisions: Mapping[str, tuple
 
     def show(v: Any) -> str:
         if isinstance(v, (float, np.floating)):
-            return f"{float(v):,.{decimals}f}" if abs(float(v)) >= 0.5 * 10 ** -decimals else f"{0:.{decimals}f}"
+            return f"{float(v):,.{decimals}f}" if abs(float(v)) >= 0.5 * 10**-decimals else f"{0:.{decimals}f}"
         return str(v)
 
-    rows = {f: {"x (the person)": show(a), "x′ (the twin)": show(b), "changed": "✓" if show(a) != show(b) else ""}
-            for f, a, b in zip(person.index, person.to_numpy(), twin.to_numpy())}
+    rows = {
+        f: {"x (the person)": show(a), "x′ (the twin)": show(b), "changed": "✓" if show(a) != show(b) else ""}
+        for f, a, b in zip(person.index, person.to_numpy(), twin.to_numpy())
+    }
     for name, (dx, dc) in decisions.items():
-        rows[f"D under {name}"] = {"x (the person)": f"{dx:.3f}", "x′ (the twin)": f"{dc:.3f}",
-                                   "changed": f"|Δ| = {abs(dx - dc):.3f}"}
+        rows[f"D under {name}"] = {
+            "x (the person)": f"{dx:.3f}",
+            "x′ (the twin)": f"{dc:.3f}",
+            "changed": f"|Δ| = {abs(dx - dc):.3f}",
+        }
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "feature"
     return out

@@ -82,7 +82,9 @@ def subgroup_drop_frame(records: Records, dataset: str = "adult") -> pd.DataFram
     if sg.empty or not {"ltn_acc", "ltn_acc_cf"} <= set(sg["method"]):
         return pd.DataFrame()
     m = sg.groupby(["subgroup", "method"])["cf_mse"].mean().unstack("method").dropna()
-    out = pd.DataFrame({"share": _rows_share(dataset).reindex(m.index), "before": m["ltn_acc"], "after": m["ltn_acc_cf"]})
+    out = pd.DataFrame(
+        {"share": _rows_share(dataset).reindex(m.index), "before": m["ltn_acc"], "after": m["ltn_acc_cf"]}
+    )
     out["drop"] = out["before"] - out["after"]
     out["relative drop"] = out["drop"] / out["before"]
     return out.sort_values("share", ascending=False)
@@ -100,14 +102,19 @@ def subgroup_drop_finding(records: Records, dataset: str = "adult") -> str:
     largest, top = f.index[0], f["drop"].idxmax()
     level, size = abs(by_level.statistic), abs(by_size.statistic)
     follows = "tie" if math.isclose(level, size, abs_tol=1e-12) else ("level" if level > size else "size")
-    largest_drop = (note("largest_drop", "same") if top == largest else
-                    note("largest_drop", "other", top=top, before=fmt(f.loc[top, "before"]), after=fmt(f.loc[top, "after"])))
-    return (f"over {dataset_name(dataset)}'s {len(f)} subgroups the drop from LTN(acc) to LTN(acc+CF) follows "
-            f"{note('drop_follows', follows)}: "
-            f"Spearman ρ with the CF-MSE before {by_level.statistic:+.2f} (p {by_level.pvalue:.3f}), with the share of rows "
-            f"{by_size.statistic:+.2f} (p {by_size.pvalue:.3f}). The largest subgroup, {largest} ({f.loc[largest, 'share']:.0%} "
-            f"of the rows), goes {fmt(f.loc[largest, 'before'])} → {fmt(f.loc[largest, 'after'])}; {largest_drop}. "
-            f"{note('a4_weight', follows)}")
+    largest_drop = (
+        note("largest_drop", "same")
+        if top == largest
+        else note("largest_drop", "other", top=top, before=fmt(f.loc[top, "before"]), after=fmt(f.loc[top, "after"]))
+    )
+    return (
+        f"over {dataset_name(dataset)}'s {len(f)} subgroups the drop from LTN(acc) to LTN(acc+CF) follows "
+        f"{note('drop_follows', follows)}: "
+        f"Spearman ρ with the CF-MSE before {by_level.statistic:+.2f} (p {by_level.pvalue:.3f}), with the share of rows "
+        f"{by_size.statistic:+.2f} (p {by_size.pvalue:.3f}). The largest subgroup, {largest} ({f.loc[largest, 'share']:.0%} "
+        f"of the rows), goes {fmt(f.loc[largest, 'before'])} → {fmt(f.loc[largest, 'after'])}; {largest_drop}. "
+        f"{note('a4_weight', follows)}"
+    )
 
 
 # ---------------------------------------------------------------------------- Q3.5
@@ -135,17 +142,29 @@ def cke_steps_finding(records: Records, dataset: str = "adult", setting: str = "
         parts.append((name, step, sd, n))
     worst = list(dict.fromkeys(str(s.get("worst_subgroup", "")) for s in steps))
     within = all(step <= 2 * sd for _, step, sd, _ in parts)
-    text = "; ".join(f"{name} moves by at most {fmt(step)} from one axiom to the next, while {method_name(parent)} "
-                     f"alone varies by sd {fmt(sd)} over its {n} folds" for name, step, sd, n in parts)
-    return (f"{text}. " + ("Every change lies within two fold sds: one run cannot order the steps, and the claim's "
-                           "'worsens with each axiom' is read from noise" if within else
-                           "Some changes exceed two fold sds: those are larger than the folds' noise")
-            + f"; the worst subgroup changes along the way ({', '.join(worst)}), so 'worst' is not one group's trajectory")
+    text = "; ".join(
+        f"{name} moves by at most {fmt(step)} from one axiom to the next, while {method_name(parent)} "
+        f"alone varies by sd {fmt(sd)} over its {n} folds"
+        for name, step, sd, n in parts
+    )
+    return (
+        f"{text}. "
+        + (
+            "Every change lies within two fold sds: one run cannot order the steps, and the claim's "
+            "'worsens with each axiom' is read from noise"
+            if within
+            else "Some changes exceed two fold sds: those are larger than the folds' noise"
+        )
+        + f"; the worst subgroup changes along the way ({', '.join(worst)}), so 'worst' is not one group's trajectory"
+    )
 
 
 # ---------------------------------------------------------------------------- Q3.6
-def cke_threshold_finding(records: Records, dataset: str = "lawschool",
-                          settings: str | Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")) -> str:
+def cke_threshold_finding(
+    records: Records,
+    dataset: str = "lawschool",
+    settings: str | Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke"),
+) -> str:
     """Whether the CKE threshold lies above the sampling error of the imbalances it is compared with.
 
     An imbalance is a difference of two shares (negatively predicted training rows of each
@@ -160,8 +179,15 @@ def cke_threshold_finding(records: Records, dataset: str = "lawschool",
     from cffair.datasets import load
 
     settings = (settings,) if isinstance(settings, str) else tuple(settings)
-    recs = [r for r in records if r["config"]["dataset"] == dataset and r["config"]["setting"] in settings and "cke" in r
-            and not r["config"].get("options") and not r["config"].get("tag")]
+    recs = [
+        r
+        for r in records
+        if r["config"]["dataset"] == dataset
+        and r["config"]["setting"] in settings
+        and "cke" in r
+        and not r["config"].get("options")
+        and not r["config"].get("tag")
+    ]
     if not recs:
         return ""
     ds = load(dataset)
@@ -178,11 +204,17 @@ def cke_threshold_finding(records: Records, dataset: str = "lawschool",
         chance = 2 * (1 - norm.cdf(t / se))
         found = max((abs(float(c["imbalance"])) for c in cke["candidates"]), default=math.nan)
         run = f"{r['config']['setting'].removeprefix('ltn_').removesuffix('_cke')} fold {r['config']['fold']}"
-        notes.append(f"{run}: the imbalance's standard error is at least {se:.4f} "
-                     f"(shares {', '.join(f'{g} {p:.1%}' for g, p in ratio.items())} of the negatively predicted, "
-                     f"{n_train:,} training rows in all), so the threshold {t:g} is {t / se:.1f} such errors and an "
-                     f"imbalance of pure noise crosses it in at least {chance:.0%} of runs"
-                     + (f"; the imbalance found, {fmt(found)}, is at most {found / se:.1f} errors" if not math.isnan(found) else ""))
+        notes.append(
+            f"{run}: the imbalance's standard error is at least {se:.4f} "
+            f"(shares {', '.join(f'{g} {p:.1%}' for g, p in ratio.items())} of the negatively predicted, "
+            f"{n_train:,} training rows in all), so the threshold {t:g} is {t / se:.1f} such errors and an "
+            f"imbalance of pure noise crosses it in at least {chance:.0%} of runs"
+            + (
+                f"; the imbalance found, {fmt(found)}, is at most {found / se:.1f} errors"
+                if not math.isnan(found)
+                else ""
+            )
+        )
     return "; ".join(notes)
 
 
@@ -216,8 +248,10 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
         if len(lf) and len(gf):
             fl, fg = lf["cf_flip_rate"].astype(float).mean(), gf["cf_flip_rate"].astype(float).mean()
             folds = f" ({len(lf)} fold{'s' if len(lf) > 1 else ''})" if len(lf) < len(ltn) else ""
-            flips.append(f"{dataset_name(d)}{folds}: LTN flips {fl:.1%} of decisions at {_per_flip(lf['cf_mse'].mean(), fl)} "
-                         f"CF-MSE per flip, the GAN {fg:.1%} at {_per_flip(gf['cf_mse'].mean(), fg)}")
+            flips.append(
+                f"{dataset_name(d)}{folds}: LTN flips {fl:.1%} of decisions at {_per_flip(lf['cf_mse'].mean(), fl)} "
+                f"CF-MSE per flip, the GAN {fg:.1%} at {_per_flip(gf['cf_mse'].mean(), fg)}"
+            )
         metric = performance_metric(d)
         base = main[(main["dataset"] == d) & (main["method"] == "ltn_acc")].set_index("fold")[metric].astype(float)
         g = gan.set_index("fold")[metric].astype(float)
@@ -228,9 +262,11 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
         larger = metric == "accuracy"
         r = paired(base.loc[folds].to_numpy(), g.loc[folds].to_numpy(), larger=larger)
         name = "accuracy" if larger else "MSE"
-        acc.append(f"{dataset_name(d)}: LTN(acc) {name} {fmt(base.loc[folds].mean())} before the fairness stage, "
-                   f"LTN(acc+CF) on GAN twins {fmt(l_cf.loc[folds].mean())}, GAN {fmt(g.loc[folds].mean())} "
-                   f"(LTN(acc) against the GAN: {_WHO[r.verdict]}, {p_text(r)})")
+        acc.append(
+            f"{dataset_name(d)}: LTN(acc) {name} {fmt(base.loc[folds].mean())} before the fairness stage, "
+            f"LTN(acc+CF) on GAN twins {fmt(l_cf.loc[folds].mean())}, GAN {fmt(g.loc[folds].mean())} "
+            f"(LTN(acc) against the GAN: {_WHO[r.verdict]}, {p_text(r)})"
+        )
     return {"flips": "; ".join(flips), "accuracy": "; ".join(acc)}
 
 
@@ -281,13 +317,17 @@ def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "comp
         folds = sorted(line)
         res = paired([own[f] for f in folds], [line[f] for f in folds], larger=True)
         name = metric_name(metric).split(" ")[0]
-        parts.append(f"{dataset_name(d)}: acc+CF_sg reaches CF-MSE {fmt(sg.loc[folds, 'cf_mse'].astype(float).mean())} at {name} "
-                     f"{fmt(sign * np.mean([own[f] for f in folds]))}, the global axiom's line gives {fmt(sign * np.mean([line[f] for f in folds]))} "
-                     f"there: {_WHERE[res.verdict]} ({p_text(res)})")
+        parts.append(
+            f"{dataset_name(d)}: acc+CF_sg reaches CF-MSE {fmt(sg.loc[folds, 'cf_mse'].astype(float).mean())} at {name} "
+            f"{fmt(sign * np.mean([own[f] for f in folds]))}, the global axiom's line gives {fmt(sign * np.mean([line[f] for f in folds]))} "
+            f"there: {_WHERE[res.verdict]} ({p_text(res)})"
+        )
     if not parts:
         return ""
-    return ("the subgroup axioms reach a lower CF-MSE than the global one; per fold, the global axiom's accuracy–CF-MSE line through "
-            f"appendix B's weight points (acc : CF = 1 : 3, 1 : 1, 3 : 1), read at acc+CF_sg's CF-MSE — {'; '.join(parts)}")
+    return (
+        "the subgroup axioms reach a lower CF-MSE than the global one; per fold, the global axiom's accuracy–CF-MSE line through "
+        f"appendix B's weight points (acc : CF = 1 : 3, 1 : 1, 3 : 1), read at acc+CF_sg's CF-MSE — {'; '.join(parts)}"
+    )
 
 
 def plot_frontier(records: Records, datasets: Sequence[str] = ("adult", "compas", "compas_age")) -> Figure:
@@ -298,8 +338,12 @@ def plot_frontier(records: Records, datasets: Sequence[str] = ("adult", "compas"
 
     recs = list(records)
     grid, main = weight_grid_frame(recs), select_records(records_frame(recs))
-    shown = [d for d in datasets if not grid[grid["dataset"] == d].empty
-             and not main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")].empty]
+    shown = [
+        d
+        for d in datasets
+        if not grid[grid["dataset"] == d].empty
+        and not main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")].empty
+    ]
     if not shown:
         raise DataError("no weight-grid and acc+CF_sg records; run the q1 and appendix_b groups.")
     blue, orange = palette(2)
@@ -308,20 +352,30 @@ def plot_frontier(records: Records, datasets: Sequence[str] = ("adult", "compas"
         for ax, d in zip(axes[0], shown):
             metric = performance_metric(d)
             g = grid[grid["dataset"] == d].groupby("log2_ratio")[["cf_mse", metric]].mean().sort_values("cf_mse")
-            sg = main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")][["cf_mse", metric]].astype(float).mean()
+            sg = (
+                main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")][["cf_mse", metric]]
+                .astype(float)
+                .mean()
+            )
             line = ax.plot(g["cf_mse"], g[metric], marker="o", color=blue)[0]
             point = ax.plot([sg["cf_mse"]], [sg[metric]], marker="D", markersize=8, linestyle="none", color=orange)[0]
             ax.set_title(dataset_name(d))
             ax.set_xlabel("CF-MSE")
             ax.xaxis.set_major_locator(MaxNLocator(3))
         axes[0][0].set_ylabel(metric_name(performance_metric(shown[0])))
-        legend_below(fig, [line, point], ["LTN(acc+CF), weights acc : CF = 1 : 3, 1 : 1, 3 : 1", "LTN(acc+CF_sg)"], ncol=1)
+        legend_below(
+            fig, [line, point], ["LTN(acc+CF), weights acc : CF = 1 : 3, 1 : 1, 3 : 1", "LTN(acc+CF_sg)"], ncol=1
+        )
         return finish(fig)
 
 
 # ---------------------------------------------------------------------------- Q2.2
-def shared_runs_finding(records: Records, variant: str = "compas_age", base: str = "compas",
-                        methods: tuple[str, str] = ("ltn_acc_cf", "cnf")) -> str:
+def shared_runs_finding(
+    records: Records,
+    variant: str = "compas_age",
+    base: str = "compas",
+    methods: tuple[str, str] = ("ltn_acc_cf", "cnf"),
+) -> str:
     """Q2.2 on COMPAS(age): are ``methods`` the same runs on ``variant`` and ``base`` (neither uses
     subgroups), and does the paper's Table 1 give the gap ``methods[0] − methods[1]`` the same
     sign on both? "" without the records."""
@@ -332,17 +386,25 @@ def shared_runs_finding(records: Records, variant: str = "compas_age", base: str
         return ""
     same = all(got[(variant, m)].equals(got[(base, m)]) for m in methods)
     res = e.compare(base, a, b, "accuracy", larger=True)
-    paper_gap = {d: paper_value("table1", d, "accuracy", a)[0] - paper_value("table1", d, "accuracy", b)[0] for d in (base, variant)}
+    paper_gap = {
+        d: paper_value("table1", d, "accuracy", a)[0] - paper_value("table1", d, "accuracy", b)[0]
+        for d in (base, variant)
+    }
     gap = {d: f"{paper_gap[d]:+.3f}".replace("-", "−") for d in (base, variant)}
     twins = {d: paper_value("table1", d, "cf_mse", "ltn_acc")[0] for d in (base, variant)}
-    ours = (f"here they are the same runs on both (identical per-fold accuracies), so the gap {method_name(a)} − {method_name(b)} "
-            f"is {res.text} on both" if same else
-            f"here the two datasets' runs differ; on {dataset_name(base)} the gap {method_name(a)} − {method_name(b)} is {res.text}")
+    ours = (
+        f"here they are the same runs on both (identical per-fold accuracies), so the gap {method_name(a)} − {method_name(b)} "
+        f"is {res.text} on both"
+        if same
+        else f"here the two datasets' runs differ; on {dataset_name(base)} the gap {method_name(a)} − {method_name(b)} is {res.text}"
+    )
     gaps = f"{gap[base]} on {dataset_name(base)}, {gap[variant]} on {dataset_name(variant)}"
-    return (f"{dataset_name(variant)} is {dataset_name(base)} with other subgroups, and neither {method_name(a)} nor {method_name(b)} "
-            f"uses subgroups: {ours}. The paper ran the two separately (on other twins: its LTN(acc) CF-MSE is "
-            f"{fmt(twins[base])} on {dataset_name(base)}, {fmt(twins[variant])} on {dataset_name(variant)}), and "
-            + note("paper_gap", sign_change(paper_gap[base], paper_gap[variant]), gaps=gaps))
+    return (
+        f"{dataset_name(variant)} is {dataset_name(base)} with other subgroups, and neither {method_name(a)} nor {method_name(b)} "
+        f"uses subgroups: {ours}. The paper ran the two separately (on other twins: its LTN(acc) CF-MSE is "
+        f"{fmt(twins[base])} on {dataset_name(base)}, {fmt(twins[variant])} on {dataset_name(variant)}), and "
+        + note("paper_gap", sign_change(paper_gap[base], paper_gap[variant]), gaps=gaps)
+    )
 
 
 # ---------------------------------------------------------------------------- Q2.3
@@ -358,10 +420,15 @@ def flip_ruler_finding(records: Records, dataset: str = "compas", a: str = "gan"
     ra, rb = fa.loc[folds], fb.loc[folds]
     res = paired(ra.to_numpy(), rb.to_numpy(), larger=True)
     ca, cb = (e.folds(dataset, m, "cf_mse").loc[folds].mean() for m in (a, b))
-    verdict = {HOLDS: f"by this ruler the {method_name(a)} is the less fair", FAILS: f"by this ruler too the {method_name(a)} is the fairer",
-               INCONCLUSIVE: "by this ruler the two do not differ beyond fold noise"}[res.verdict]
-    return (f"CF-MSE averages squared score changes; counted in changed decisions instead ({dataset_name(dataset)}, {len(folds)} folds), "
-            f"the {method_name(a)} flips {100 * ra.mean():.1f} % of the test pairs' decisions and {method_name(b)} {100 * rb.mean():.1f} % "
-            f"({p_text(res)}): "
-            f"{verdict}; a flip costs {_per_flip(ca, ra.mean())} CF-MSE for the {method_name(a)} against {_per_flip(cb, rb.mean())} for "
-            f"{method_name(b)}: its scores move little, and often across 0.5")
+    verdict = {
+        HOLDS: f"by this ruler the {method_name(a)} is the less fair",
+        FAILS: f"by this ruler too the {method_name(a)} is the fairer",
+        INCONCLUSIVE: "by this ruler the two do not differ beyond fold noise",
+    }[res.verdict]
+    return (
+        f"CF-MSE averages squared score changes; counted in changed decisions instead ({dataset_name(dataset)}, {len(folds)} folds), "
+        f"the {method_name(a)} flips {100 * ra.mean():.1f} % of the test pairs' decisions and {method_name(b)} {100 * rb.mean():.1f} % "
+        f"({p_text(res)}): "
+        f"{verdict}; a flip costs {_per_flip(ca, ra.mean())} CF-MSE for the {method_name(a)} against {_per_flip(cb, rb.mean())} for "
+        f"{method_name(b)}: its scores move little, and often across 0.5"
+    )

@@ -46,7 +46,9 @@ def claim_entry(key: str, path: str | Path = WORDING_FILE) -> tuple[str, str, st
     try:
         entry = data["claims"][key]
     except KeyError:
-        raise ValueError(f"claim {key} is not in {path}; add it there (claim, source, page and rule or compares).") from None
+        raise ValueError(
+            f"claim {key} is not in {path}; add it there (claim, source, page and rule or compares)."
+        ) from None
     if "compares" in entry:
         rule = f"{entry['compares']}; {data['rules']['comparisons']}"
         if entry.get("shared", True):

@@ -42,8 +42,13 @@ def synth(n: int = 300, seed: int = 0, target_kind: str = "binary", sensitive_le
         target="y",
         target_kind=target_kind,  # type: ignore[arg-type]
         sensitive="s",
-        features={"s": "binary" if sensitive_levels == 2 else "categorical", "age": "integer", "edu": "categorical",
-                  "hours": "continuous", "flag": "binary"},
+        features={
+            "s": "binary" if sensitive_levels == 2 else "categorical",
+            "age": "integer",
+            "edu": "categorical",
+            "hours": "continuous",
+            "flag": "binary",
+        },
         graph=GRAPH,
     )
     return frame, spec, Encoder(spec).fit(frame)

@@ -195,8 +195,10 @@ def too_wide(geometry: Mapping[str, Any], *, slack: int = 1) -> list[str]:
         if box["kind"] == "table" and box["width"] > column + slack:
             problems.append(f"a table {box['width']} px wide in a {column}-px column: {box['what']}")
         elif box["kind"] != "table" and (box["content"] > box["client"] + slack or box["width"] > column + slack):
-            problems.append(f"a wrapper holds content {box['content']} px wide in {min(box['client'], column)} px "
-                            f"(column {column} px): {box['what']}")
+            problems.append(
+                f"a wrapper holds content {box['content']} px wide in {min(box['client'], column)} px "
+                f"(column {column} px): {box['what']}"
+            )
     return problems
 
 
@@ -224,8 +226,14 @@ _HEADING_VERDICTS = (
 #: The verdicts a claims table can show, most specific first.
 _VERDICTS = ("does not hold", "by construction", "inconclusive", "vacuous", "pending", "holds")
 #: The classes that ``cffair_book.claims_table`` gives a status cell.
-_CLASS_VERDICTS = {"cffair-holds": "holds", "cffair-fails": "does not hold", "cffair-inconclusive": "inconclusive",
-                   "cffair-vacuous": "vacuous", "cffair-by-construction": "by construction", "cffair-pending": "pending"}
+_CLASS_VERDICTS = {
+    "cffair-holds": "holds",
+    "cffair-fails": "does not hold",
+    "cffair-inconclusive": "inconclusive",
+    "cffair-vacuous": "vacuous",
+    "cffair-by-construction": "by construction",
+    "cffair-pending": "pending",
+}
 _CLAIM_KEY = re.compile(r"\b(Q\d\.\d+|[A-C]\.\d+)\b")
 
 
@@ -323,12 +331,14 @@ def bare_commands(source: str) -> list[str]:
     problems = []
     activated = False
     for block in _SHELL_BLOCK.finditer(source):
-        before = source[:block.start()]
+        before = source[: block.start()]
         activated = activated or "source .venv/bin/activate" in before
         for line in block.group(1).splitlines():
             if "source .venv/bin/activate" in line:
                 activated = True
             elif not activated and _ENV_COMMAND.match(line):
-                problems.append(f"“{line.strip()[:60]}” needs the environment: write .venv/bin/"
-                                f"{_ENV_COMMAND.match(line).group(1)} or `source .venv/bin/activate` before it")
+                problems.append(
+                    f"“{line.strip()[:60]}” needs the environment: write .venv/bin/"
+                    f"{_ENV_COMMAND.match(line).group(1)} or `source .venv/bin/activate` before it"
+                )
     return problems

@@ -32,11 +32,19 @@ class ExactSCM:
     """The model, its graph and spec, and exact counterfactuals."""
 
     def __init__(self) -> None:
-        self.graph = CausalGraph.from_edges([(a, b) for a, cs in EDGES.items() for b in cs], nodes=["s", "m", "train", "skill"],
-                                            name="exact")
-        self.spec = DatasetSpec(name="exact", target="y", target_kind="binary", sensitive="s",
-                                features={"s": "binary", "m": "categorical", "train": "binary", "skill": "continuous"},
-                                immutable=("m",), favourable=1, graph={"name": "exact", "edges": EDGES})
+        self.graph = CausalGraph.from_edges(
+            [(a, b) for a, cs in EDGES.items() for b in cs], nodes=["s", "m", "train", "skill"], name="exact"
+        )
+        self.spec = DatasetSpec(
+            name="exact",
+            target="y",
+            target_kind="binary",
+            sensitive="s",
+            features={"s": "binary", "m": "categorical", "train": "binary", "skill": "continuous"},
+            immutable=("m",),
+            favourable=1,
+            graph={"name": "exact", "edges": EDGES},
+        )
 
     def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
         rng = np.random.default_rng(seed)
@@ -46,8 +54,9 @@ class ExactSCM:
         frame["y"] = (skill > 2.0).astype(int)
         return frame
 
-    def counterfactual(self, frame: pd.DataFrame, feature: str, value: Any, samples: int | None = None,
-                       seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    def counterfactual(
+        self, frame: pd.DataFrame, feature: str, value: Any, samples: int | None = None, seed: int = 0
+    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
         rows = frame.reset_index(drop=True)
         u = rows["skill"].to_numpy(dtype=float) - skill_mean(rows["s"], rows["m"], rows["train"])
         out = rows[["s", "m", "train", "skill"]].copy()

@@ -49,7 +49,9 @@ def test_raise_least_satisfied_follows_its_rule() -> None:
 def test_cf_budget_multiplier_rises_above_the_budget_and_falls_below() -> None:
     kb = _kb_with_subgroups()
     values = iter([0.2, 0.2, 0.05, 0.05])
-    sched = CFBudget(kb, "A4_1[g1]", lambda: next(values), budget=0.1, eta=0.5, every=1, bounds=(0.5, 2.0), record_every=1)
+    sched = CFBudget(
+        kb, "A4_1[g1]", lambda: next(values), budget=0.1, eta=0.5, every=1, bounds=(0.5, 2.0), record_every=1
+    )
     sched(1, torch.ones(5))
     assert sched.lam == pytest.approx(math.exp(0.5))  # c/b − 1 = 1
     sched(2, torch.ones(5))

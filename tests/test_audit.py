@@ -25,9 +25,15 @@ from cffair.cli import main
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import DataError
 
-SPEC = {"name": "toy", "target": "y", "target_kind": "binary", "sensitive": "s",
-        "features": {"s": "binary", "a": "continuous", "b": "continuous"}, "subgroups": ["s"],
-        "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]}}
+SPEC = {
+    "name": "toy",
+    "target": "y",
+    "target_kind": "binary",
+    "sensitive": "s",
+    "features": {"s": "binary", "a": "continuous", "b": "continuous"},
+    "subgroups": ["s"],
+    "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]},
+}
 
 
 def toy(n: int = 200, seed: int = 0) -> tuple[pd.DataFrame, DatasetSpec, CounterfactualSet]:
@@ -104,9 +110,15 @@ def test_subgroup_intervals_equal_fairlearns_metricframe(seed: int) -> None:
     def flip(t, p):
         return float(np.mean((np.asarray(t) >= 0.4) != (np.asarray(p) >= 0.4)))
 
-    mf = MetricFrame(metrics={"cf_mse": sq, "cf_flip_rate": flip}, y_true=d, y_pred=d_cf,
-                     sensitive_features=pd.Series(labels, name="subgroup"), n_boot=60, ci_quantiles=[0.05, 0.9],
-                     random_state=seed)
+    mf = MetricFrame(
+        metrics={"cf_mse": sq, "cf_flip_rate": flip},
+        y_true=d,
+        y_pred=d_cf,
+        sensitive_features=pd.Series(labels, name="subgroup"),
+        n_boot=60,
+        ci_quantiles=[0.05, 0.9],
+        random_state=seed,
+    )
     theirs = mf.by_group.reindex(ours.index)
     low, high = mf.by_group_ci[0].reindex(ours.index), mf.by_group_ci[-1].reindex(ours.index)
     for m in ("cf_mse", "cf_flip_rate"):
@@ -115,8 +127,15 @@ def test_subgroup_intervals_equal_fairlearns_metricframe(seed: int) -> None:
         np.testing.assert_allclose(ours[f"{m}_high"], high[m], rtol=1e-12)
         assert (ours[f"{m}_low"] < ours[f"{m}_high"]).all()  # not a degenerate interval
     assert list(ours["n_pairs"]) == [int((labels == g).sum()) for g in ours.index]
-    assert list(ours.columns) == ["n_pairs", "cf_mse", "cf_mse_low", "cf_mse_high",
-                                  "cf_flip_rate", "cf_flip_rate_low", "cf_flip_rate_high"]
+    assert list(ours.columns) == [
+        "n_pairs",
+        "cf_mse",
+        "cf_mse_low",
+        "cf_mse_high",
+        "cf_flip_rate",
+        "cf_flip_rate_low",
+        "cf_flip_rate_high",
+    ]
 
 
 def test_predictions_of_the_wrong_shape_or_not_finite_are_refused() -> None:
@@ -199,11 +218,34 @@ def test_cli_audits_a_skops_model_and_writes_json(files, capsys) -> None:
     dump(numeric, tmp / "model.skops")
     untrusted = get_untrusted_types(file=tmp / "model.skops")
     assert untrusted, "the custom function is a type skops does not trust by default"
-    code, _, err = _run(capsys, "audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml"),
-                        "--model", str(tmp / "model.skops"), "--twins", str(tmp / "twins.parquet"))
+    code, _, err = _run(
+        capsys,
+        "audit",
+        "--data",
+        str(tmp / "toy.csv"),
+        "--spec",
+        str(tmp / "spec.yaml"),
+        "--model",
+        str(tmp / "model.skops"),
+        "--twins",
+        str(tmp / "twins.parquet"),
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--trust" in err and untrusted[0] in err
-    argv = ["audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml"), "--model", str(tmp / "model.skops"),
-            "--twins", str(tmp / "twins.parquet"), "--n-boot", "10", "--out", str(tmp / "audit.json")]
+    argv = [
+        "audit",
+        "--data",
+        str(tmp / "toy.csv"),
+        "--spec",
+        str(tmp / "spec.yaml"),
+        "--model",
+        str(tmp / "model.skops"),
+        "--twins",
+        str(tmp / "twins.parquet"),
+        "--n-boot",
+        "10",
+        "--out",
+        str(tmp / "audit.json"),
+    ]
     for t in untrusted:
         argv += ["--trust", t]
     code, out, err = _run(capsys, *argv)
@@ -222,15 +264,33 @@ def test_cli_audits_predictions_made_elsewhere(files, capsys) -> None:
     pd.DataFrame({"d": only_s(frame)}).to_csv(tmp / "p.csv", index=False)
     pd.DataFrame({"d_cf": only_s(cfs.frame)}).to_csv(tmp / "t.csv", index=False)
     base = ["audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml")]
-    code, out, err = _run(capsys, *base, "--predictions", str(tmp / "p.csv"), "--twins", str(tmp / "twins.parquet"),
-                          "--twin-predictions", str(tmp / "t.csv"), "--n-boot", "0")
+    code, out, err = _run(
+        capsys,
+        *base,
+        "--predictions",
+        str(tmp / "p.csv"),
+        "--twins",
+        str(tmp / "twins.parquet"),
+        "--twin-predictions",
+        str(tmp / "t.csv"),
+        "--n-boot",
+        "0",
+    )
     assert code == 0, err
     assert out.startswith("CF-MSE 1.0000, CF flip rate 1.0000 over 160 person-twin pairs")
     code, _, err = _run(capsys, *base, "--predictions", str(tmp / "p.csv"))
     assert code == 2 and "--twins" in err and len(err.strip().splitlines()) == 1
     pd.DataFrame({"wrong": [0.0]}).to_csv(tmp / "bad.csv", index=False)
-    code, _, err = _run(capsys, *base, "--predictions", str(tmp / "bad.csv"), "--twins", str(tmp / "twins.parquet"),
-                        "--twin-predictions", str(tmp / "t.csv"))
+    code, _, err = _run(
+        capsys,
+        *base,
+        "--predictions",
+        str(tmp / "bad.csv"),
+        "--twins",
+        str(tmp / "twins.parquet"),
+        "--twin-predictions",
+        str(tmp / "t.csv"),
+    )
     assert code == 2 and "no column 'd'" in err
 
 
@@ -240,18 +300,33 @@ def test_cli_audits_two_models_with_one_fitted_flow(files, capsys, fits) -> None
 
     tmp, frame, spec, _ = files
     for name, columns in (("with_s", ["s", "a", "b"]), ("without_s", ["a", "b"])):
-        pre = make_column_transformer((OneHotEncoder(), [c for c in columns if c == "s"]),
-                                      ("passthrough", [c for c in columns if c != "s"]))
+        pre = make_column_transformer(
+            (OneHotEncoder(), [c for c in columns if c == "s"]), ("passthrough", [c for c in columns if c != "s"])
+        )
         dump(make_pipeline(pre, LogisticRegression()).fit(frame, frame["y"]), tmp / f"{name}.skops")
-    base = ["audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml"), "--flow-epochs", "3",
-            "--cache-dir", str(tmp / "cache"), "--n-boot", "0", "--quiet"]
+    base = [
+        "audit",
+        "--data",
+        str(tmp / "toy.csv"),
+        "--spec",
+        str(tmp / "spec.yaml"),
+        "--flow-epochs",
+        "3",
+        "--cache-dir",
+        str(tmp / "cache"),
+        "--n-boot",
+        "0",
+        "--quiet",
+    ]
     outs = []
     for name in ("with_s", "without_s"):
         code, out, err = _run(capsys, *base, "--model", str(tmp / f"{name}.skops"), "--out", str(tmp / f"{name}.json"))
         assert code == 0, err
         outs.append(json.loads((tmp / f"{name}.json").read_text()))
     assert len(fits) == 1  # the second model was scored on the cached twins
-    assert outs[0]["pairs"] == outs[1]["pairs"] and outs[0]["cf_mse"] != outs[1]["cf_mse"]  # two models, one set of twins
+    assert (
+        outs[0]["pairs"] == outs[1]["pairs"] and outs[0]["cf_mse"] != outs[1]["cf_mse"]
+    )  # two models, one set of twins
     code, _, err = _run(capsys, *base, "--model", str(tmp / "with_s.skops"), "--flow-fit", "default")
     assert code == 0, err
     assert len(fits) == 2  # the library's fit is another flow

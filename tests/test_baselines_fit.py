@@ -27,7 +27,9 @@ from cffair.utils import torch_cpu_setup
 
 torch_cpu_setup()
 
-GAN_FAST = dict(batch_size=64, inference_epochs=2, inner_steps=3, first_epoch_inner_steps=5, predictor_epochs=2, n_cf_samples=2)
+GAN_FAST = dict(
+    batch_size=64, inference_epochs=2, inner_steps=3, first_epoch_inner_steps=5, predictor_epochs=2, n_cf_samples=2
+)
 DCEVAE_FAST = dict(batch_size=64, epochs=3, mlp=MLPConfig(epochs=5, lr=0.01))
 
 
@@ -108,9 +110,13 @@ def test_fits_are_deterministic_given_a_seed():
     fits = {
         "gan": lambda seed: _gan(frame, enc, seed).predict_score(X),
         "dcevae": lambda seed: _dcevae(frame, enc, seed).predict_score(X),
-        "augmented": lambda seed: AugmentedMLP("binary", MLPConfig(epochs=5, lr=0.01, seed=seed)).fit(X, y).predict_score(X),
+        "augmented": lambda seed: (
+            AugmentedMLP("binary", MLPConfig(epochs=5, lr=0.01, seed=seed)).fit(X, y).predict_score(X)
+        ),
         "unaware": lambda seed: UnawareMLP(enc, MLPConfig(epochs=5, lr=0.01, seed=seed)).fit(X, y).predict_score(X),
-        "residual": lambda seed: ResidualMLP(enc, config=MLPConfig(epochs=5, lr=0.01, seed=seed)).fit(X, y).predict_score(X),
+        "residual": lambda seed: (
+            ResidualMLP(enc, config=MLPConfig(epochs=5, lr=0.01, seed=seed)).fit(X, y).predict_score(X)
+        ),
         "plugin": lambda seed: PlugInCF(enc, MLPConfig(epochs=5, lr=0.01, seed=seed)).fit(X, y).base_score(X),
     }
     for name, fit in fits.items():

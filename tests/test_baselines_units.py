@@ -43,10 +43,13 @@ def test_closed_form_kl_equals_dense_multivariate_normal_kl():
     torch.manual_seed(0)
     B, dim = 3, 7
     mu, logvar = torch.randn(B, dim), torch.randn(B, dim) * 0.5
-    dense = torch.distributions.kl_divergence(
-        torch.distributions.MultivariateNormal(mu.flatten(), torch.diag(logvar.flatten().exp())),
-        torch.distributions.MultivariateNormal(torch.zeros(B * dim), torch.eye(B * dim)),
-    ) / B
+    dense = (
+        torch.distributions.kl_divergence(
+            torch.distributions.MultivariateNormal(mu.flatten(), torch.diag(logvar.flatten().exp())),
+            torch.distributions.MultivariateNormal(torch.zeros(B * dim), torch.eye(B * dim)),
+        )
+        / B
+    )
     assert torch.allclose(kl_diag_std_normal(mu, logvar), dense, rtol=1e-5, atol=1e-6)
     assert float(kl_diag_std_normal(torch.zeros(B, dim), torch.zeros(B, dim))) == 0.0
 
@@ -169,7 +172,9 @@ def _flip_pairs(X: np.ndarray, enc: Encoder, shift: float = 1.5) -> CFPairs:
     x_cf[:, s] = 1 - X[:, s]
     x_cf[:, h] = X[:, h] + np.where(X[:, s] > 0.5, -shift, shift)
     n = len(X)
-    return CFPairs(np.arange(n, dtype=np.int64), X, x_cf.astype(np.float32), np.array(["s"] * n), np.array(["flip"] * n))
+    return CFPairs(
+        np.arange(n, dtype=np.int64), X, x_cf.astype(np.float32), np.array(["s"] * n), np.array(["flip"] * n)
+    )
 
 
 @pytest.mark.parametrize("weights", ["prior", "uniform"])
@@ -183,7 +188,9 @@ def test_plugin_has_zero_cf_mse_on_mutual_counterfactuals(data, weights):
     assert np.mean((f - f_cf) ** 2) == pytest.approx(0.0, abs=1e-12)
     base_gap = np.mean((model.base_score(pairs.x) - model.base_score(pairs.x_cf)) ** 2)
     assert base_gap > 1e-4  # the unconstrained predictor does depend on the change
-    assert np.allclose(model.predict_score_pairs(pairs.x, [pairs.x_cf]), model.predict_score_pairs(pairs.x_cf, [pairs.x]))
+    assert np.allclose(
+        model.predict_score_pairs(pairs.x, [pairs.x_cf]), model.predict_score_pairs(pairs.x_cf, [pairs.x])
+    )
     # the mix is a convex combination of the two predictions
     lo = np.minimum(model.base_score(pairs.x), model.base_score(pairs.x_cf))
     hi = np.maximum(model.base_score(pairs.x), model.base_score(pairs.x_cf))
@@ -233,11 +240,18 @@ def test_residuals_are_invariant_under_linear_scm_counterfactuals():
 
     def frame_of(s_val):
         d1, d2 = scm(s_val)
-        return pd.DataFrame({"s": pd.Categorical.from_codes(s_val, ["a", "b"]), "r": r, "d1": d1, "d2": d2, "y": d2 + r})
+        return pd.DataFrame(
+            {"s": pd.Categorical.from_codes(s_val, ["a", "b"]), "r": r, "d1": d1, "d2": d2, "y": d2 + r}
+        )
 
-    spec = DatasetSpec(name="lin", target="y", target_kind="score", sensitive="s",
-                       features={"s": "binary", "r": "continuous", "d1": "continuous", "d2": "continuous"},
-                       graph={"edges": {"s": ["d1", "d2"], "r": ["d1"], "d1": ["d2"]}})
+    spec = DatasetSpec(
+        name="lin",
+        target="y",
+        target_kind="score",
+        sensitive="s",
+        features={"s": "binary", "r": "continuous", "d1": "continuous", "d2": "continuous"},
+        graph={"edges": {"s": ["d1", "d2"], "r": ["d1"], "d1": ["d2"]}},
+    )
     factual, counterfactual = frame_of(s), frame_of(1 - s)
     enc = Encoder(spec).fit(factual)
     X, X_cf = enc.transform(factual), enc.transform(counterfactual)
@@ -262,10 +276,17 @@ def test_unaware_mlp_ignores_the_sensitive_columns(data):
 def test_pair_labels_copy_the_factual_label():
     row_ids = np.array([7, 3, 11])
     y = np.array([1.0, 0.0, 1.0])
-    pairs = CFPairs(np.array([3, 11, 3, 7]), np.zeros((4, 2), np.float32), np.zeros((4, 2), np.float32),
-                    np.array(["s"] * 4), np.array(["v"] * 4))
+    pairs = CFPairs(
+        np.array([3, 11, 3, 7]),
+        np.zeros((4, 2), np.float32),
+        np.zeros((4, 2), np.float32),
+        np.array(["s"] * 4),
+        np.array(["v"] * 4),
+    )
     assert pair_labels(pairs, row_ids, y).tolist() == [0.0, 1.0, 0.0, 1.0]
-    bad = CFPairs(np.array([5]), np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32), np.array(["s"]), np.array(["v"]))
+    bad = CFPairs(
+        np.array([5]), np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32), np.array(["s"]), np.array(["v"])
+    )
     with pytest.raises(DataError, match="not among the labelled rows"):
         pair_labels(bad, row_ids, y)
 

@@ -20,7 +20,9 @@ RESULTS: dict[str, Any] = {
     "machine": {"cpus": 2},
     "predict": {"rows": 10000, "predict_s": 0.13, "load_s": 0.07, "file_mb": 0.3, "target_s": 2.0},
     "audit": {
-        "rows": 45222, "pairs": 180888, "target_s": 60.0,
+        "rows": 45222,
+        "pairs": 180888,
+        "target_s": 60.0,
         "cold": {"seconds": 31.0, "load_before": 1.2},
         "warm": {"seconds": 8.0, "model": "logistic regression without sex"},
         "library_fit": {"seconds": 95.0},
@@ -29,11 +31,11 @@ RESULTS: dict[str, Any] = {
         "seeds": [0, 1],
         "synthetic": {"0": {"rows": 20000}},
         "summary": {
-            "adult_cf_mse": {"audit": [0.090, 0.092], "default": [0.089, 0.093]},            # inside
-            "adult_cf_flip_rate": {"audit": [0.190, 0.196], "default": [0.193, 0.199]},      # overlapping
-            "adult_val_loss": {"audit": [16.70, 16.80], "default": [16.10, 16.50]},          # above
-            "synthetic_cf_mse_ratio": {"audit": [0.98, 1.08], "default": [0.98, 1.08]},      # inside (equal)
-            "synthetic_table_gap": {"audit": [0.020, 0.030], "default": [0.031, 0.040]},     # below
+            "adult_cf_mse": {"audit": [0.090, 0.092], "default": [0.089, 0.093]},  # inside
+            "adult_cf_flip_rate": {"audit": [0.190, 0.196], "default": [0.193, 0.199]},  # overlapping
+            "adult_val_loss": {"audit": [16.70, 16.80], "default": [16.10, 16.50]},  # above
+            "synthetic_cf_mse_ratio": {"audit": [0.98, 1.08], "default": [0.98, 1.08]},  # inside (equal)
+            "synthetic_table_gap": {"audit": [0.020, 0.030], "default": [0.031, 0.040]},  # below
         },
     },
 }
@@ -42,7 +44,11 @@ RESULTS: dict[str, Any] = {
 def _cell() -> str:
     import jupytext
 
-    cells = [c.source for c in jupytext.read(PAGE).cells if c.cell_type == "code" and 'benchmarks.get("adoption")' in c.source]
+    cells = [
+        c.source
+        for c in jupytext.read(PAGE).cells
+        if c.cell_type == "code" and 'benchmarks.get("adoption")' in c.source
+    ]
     assert len(cells) == 1
     return cells[0]
 

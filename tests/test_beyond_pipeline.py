@@ -19,8 +19,15 @@ def test_the_setting_and_its_runner() -> None:
     assert cfg.method == "beyond" and cfg.key == "quick/compas/beyond/fold0"
     assert RUNNERS["beyond"] == "cffair.pipeline.beyond" and BEYOND_SETTINGS == ("beyond",)
     covered = set(code("beyond"))
-    assert {"cffair.pipeline.beyond", "cffair.recourse", "cffair.notions", "cffair.adaptive", "cffair.intersectional",
-            "cffair.training", "cffair.logic"} <= covered
+    assert {
+        "cffair.pipeline.beyond",
+        "cffair.recourse",
+        "cffair.notions",
+        "cffair.adaptive",
+        "cffair.intersectional",
+        "cffair.training",
+        "cffair.logic",
+    } <= covered
     assert "cffair.pipeline.ltn" not in covered
     assert not {m for m in covered if m.startswith("cffair.reporting")}  # its figures and tables change no number
     assert set(BEYOND_FOLDS) == {"adult", "compas"}

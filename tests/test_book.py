@@ -303,7 +303,9 @@ class Chromium:
         with self._cond:
             self._cond.notify_all()
 
-    def send(self, method: str, params: dict[str, Any] | None = None, session: bool = True, timeout: float = 60) -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, session: bool = True, timeout: float = 60
+    ) -> dict[str, Any]:
         self._next_id += 1
         mid = self._next_id
         msg: dict[str, Any] = {"id": mid, "method": method, "params": params or {}}
@@ -324,7 +326,9 @@ class Chromium:
 
     def open_page(self) -> None:
         target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)[
+            "sessionId"
+        ]
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.send(f"{domain}.enable")
 
@@ -455,7 +459,10 @@ def _is_local(url: str) -> bool:
 
 def _load(browser: Chromium, html_root: Path, page: str, size: tuple[int, int], mobile: bool) -> list[dict[str, Any]]:
     """Set the window size, load the page and wait for its images and equations; the page's events."""
-    browser.send("Emulation.setDeviceMetricsOverride", {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile})
+    browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile},
+    )
     browser.drain_events()
     browser.send("Page.navigate", {"url": (html_root / f"{page}.html").as_uri()})
     events = browser.wait_for_event("Page.loadEventFired", timeout=30)
@@ -478,15 +485,19 @@ def _load(browser: Chromium, html_root: Path, page: str, size: tuple[int, int], 
 
 def _screenshot(browser: Chromium, path: Path, width: int, height: int, mobile: bool) -> None:
     """Full-page screenshot: make the viewport as tall as the page (at most 12,000 px), shoot."""
-    browser.send("Emulation.setDeviceMetricsOverride",
-                 {"width": width, "height": int(min(max(height, 900), 12000)), "deviceScaleFactor": 1, "mobile": mobile})
+    browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": int(min(max(height, 900), 12000)), "deviceScaleFactor": 1, "mobile": mobile},
+    )
     time.sleep(0.3)
     shot = browser.send("Page.captureScreenshot", {"format": "png"})
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(base64.b64decode(shot["data"]))
 
 
-def visit(browser: Chromium, html_root: Path, page: str, screenshot: Path, phone_screenshot: Path | None = None) -> PageReport:
+def visit(
+    browser: Chromium, html_root: Path, page: str, screenshot: Path, phone_screenshot: Path | None = None
+) -> PageReport:
     """Load one page at 1280 px and at 390 px, collect its problems, take the screenshots."""
     report = PageReport(page)
     events = _load(browser, html_root, page, DESKTOP, mobile=False)
@@ -503,7 +514,11 @@ def visit(browser: Chromium, html_root: Path, page: str, screenshot: Path, phone
     report.layout = browser.evaluate(LAYOUT_JS)
     report.geometry = browser.evaluate(book_checks.GEOMETRY_JS)
 
-    urls = {e["params"]["requestId"]: e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"}
+    urls = {
+        e["params"]["requestId"]: e["params"]["request"]["url"]
+        for e in events
+        if e.get("method") == "Network.requestWillBeSent"
+    }
     for ev in events:
         method, params = ev.get("method"), ev.get("params", {})
         if method == "Runtime.exceptionThrown":
@@ -561,16 +576,22 @@ def reading_problems(report: PageReport, html_root: Path) -> list[str]:
         if len(alt.split()) < 3 or _HASHLIKE.match(alt) or alt.endswith((".png", ".svg", ".jpg")):
             problems.append(f"image {fig['src']} has no real alt text (alt={fig['alt']!r})")
         if fig["natural"] and fig["shown"] < 0.5 * fig["natural"]:
-            problems.append(f"image {fig['src']} is shown at {fig['shown']:.0f} px, less than half its natural {fig['natural']} px")
+            problems.append(
+                f"image {fig['src']} is shown at {fig['shown']:.0f} px, less than half its natural {fig['natural']} px"
+            )
     if layout["column"] and abs(layout["column"] - COLUMN_PX) > 24:
-        problems.append(f"the text column is {layout['column']} px wide at 1280 px; figures are drawn for {COLUMN_PX} px "
-                        "(cffair.reporting.style.COLUMN_PX)")
+        problems.append(
+            f"the text column is {layout['column']} px wide at 1280 px; figures are drawn for {COLUMN_PX} px "
+            "(cffair.reporting.style.COLUMN_PX)"
+        )
     if layout["searches"] != 1:
         problems.append(f"{layout['searches']} search boxes are visible at 1280 px (one expected)")
     written = written_blockquotes(report.page)
     if layout["blockquotes"] > written:
-        problems.append(f"{layout['blockquotes']} blockquote(s) on the page, {written} written in its source "
-                        "(a line starting with '>' at a line break?)")
+        problems.append(
+            f"{layout['blockquotes']} blockquote(s) on the page, {written} written in its source "
+            "(a line starting with '>' at a line break?)"
+        )
     if is_notebook(report.page):
         notebook = [h for h in layout["downloads"] if h.endswith(".ipynb")]
         if not notebook:
@@ -584,17 +605,21 @@ def reading_problems(report: PageReport, html_root: Path) -> list[str]:
     return problems
 
 
-
 def content_problems(report: PageReport, html_root: Path, cache: dict[Path, set[str]] | None = None) -> list[str]:
     """The checks of ``tests/book_checks.py`` on one page: unparsed Markdown, links to what is not
     built, placeholders instead of numbers, content wider than the column at 1280 px, the same
     admonition twice, and headings that contradict the page's verdicts."""
     file = html_root / f"{report.page}.html"
     html = file.read_text(encoding="utf-8")
-    return (book_checks.raw_markup(html) + book_checks.missing_links(html, file, html_root, cache)
-            + book_checks.placeholders(html) + book_checks.too_wide(report.geometry)
-            + book_checks.repeated_admonitions(html) + book_checks.heading_verdict_mismatch(html)
-            + book_checks.build_stamp(html, _version()))
+    return (
+        book_checks.raw_markup(html)
+        + book_checks.missing_links(html, file, html_root, cache)
+        + book_checks.placeholders(html)
+        + book_checks.too_wide(report.geometry)
+        + book_checks.repeated_admonitions(html)
+        + book_checks.heading_verdict_mismatch(html)
+        + book_checks.build_stamp(html, _version())
+    )
 
 
 def _version() -> str:
@@ -609,8 +634,12 @@ def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
     binary = find_chromium()
     if binary is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium is not installed, and under CI the browser test must run: `make browser` installs it.")
-        pytest.skip("chromium is not installed; run `make browser` (Debian package 'chromium') to enable the browser test.")
+            pytest.fail(
+                "chromium is not installed, and under CI the browser test must run: `make browser` installs it."
+            )
+        pytest.skip(
+            "chromium is not installed; run `make browser` (Debian package 'chromium') to enable the browser test."
+        )
 
     html_root = built_book.html
     toc = toc_pages()
@@ -660,8 +689,10 @@ def test_every_page_works_in_chromium(built_book: BuildResult) -> None:
 
 
 def test_page_source_helpers_on_known_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "p.md").write_text("---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n  name: python3\n---\n"
-                                   "# T\n\n> a quote\n\n```python\n> not a quote\n```\n\nincome\n>50K\n")
+    (tmp_path / "p.md").write_text(
+        "---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n  name: python3\n---\n"
+        "# T\n\n> a quote\n\n```python\n> not a quote\n```\n\nincome\n>50K\n"
+    )
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert written_blockquotes("p") == 2  # the quote, and the accidental '>50K' line
     assert is_notebook("p")

@@ -16,8 +16,10 @@ import pytest
 
 def page(body: str) -> str:
     """A page shaped like the theme's: the content in ``article.bd-article``, navigation outside."""
-    return (f"<html><head><title>t</title><script>var x = '| --- |';</script></head><body>"
-            f"<nav>not measured | --- | nan</nav><main><article class='bd-article'>{body}</article></main></body></html>")
+    return (
+        f"<html><head><title>t</title><script>var x = '| --- |';</script></head><body>"
+        f"<nav>not measured | --- | nan</nav><main><article class='bd-article'>{body}</article></main></body></html>"
+    )
 
 
 # ----------------------------------------------------------------------------- raw markup
@@ -33,8 +35,10 @@ def test_raw_markup_finds_an_unparsed_pipe_table_and_glue() -> None:
 
 
 def test_raw_markup_passes_a_parsed_table_and_code_that_shows_markdown() -> None:
-    good = page("<table><thead><tr><th>chapter</th></tr></thead><tbody><tr><td>Q1</td></tr></tbody></table>"
-                "<div class='highlight'><pre>| a | b |\n|---|---|\n{glue:text}`x`</pre></div><p>a | b</p>")
+    good = page(
+        "<table><thead><tr><th>chapter</th></tr></thead><tbody><tr><td>Q1</td></tr></tbody></table>"
+        "<div class='highlight'><pre>| a | b |\n|---|---|\n{glue:text}`x`</pre></div><p>a | b</p>"
+    )
     assert bc.raw_markup(good) == []
 
 
@@ -43,8 +47,10 @@ def test_missing_links_finds_md_links_and_missing_anchors(tmp_path: Path) -> Non
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "q1.html").write_text("<html><body><h1 id='q1'>Q1</h1></body></html>")
     index = tmp_path / "intro.html"
-    html = page("<a href='notebooks/q1.md'>Q1</a> <a href='notebooks/q1.html#nowhere'>Q1 part</a> "
-                "<a href='#claims'>claims</a> <a href='../outside.html'>out</a>")
+    html = page(
+        "<a href='notebooks/q1.md'>Q1</a> <a href='notebooks/q1.html#nowhere'>Q1 part</a> "
+        "<a href='#claims'>claims</a> <a href='../outside.html'>out</a>"
+    )
     problems = bc.missing_links(html, index, tmp_path)
     assert len(problems) == 4, problems
     assert any("q1.md" in p for p in problems) and any("#nowhere" in p for p in problems)
@@ -55,41 +61,64 @@ def test_missing_links_passes_resolved_links(tmp_path: Path) -> None:
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "q1.html").write_text("<html><body><section id='verdict'></section></body></html>")
     index = tmp_path / "intro.html"
-    html = page("<section id='claims'></section><a href='notebooks/q1.html'>Q1</a> "
-                "<a href='notebooks/q1.html#verdict'>verdict</a> <a href='#claims'>claims</a> "
-                "<a href='https://example.org/x.md'>web</a> <a href='mailto:a@b.c'>mail</a>")
+    html = page(
+        "<section id='claims'></section><a href='notebooks/q1.html'>Q1</a> "
+        "<a href='notebooks/q1.html#verdict'>verdict</a> <a href='#claims'>claims</a> "
+        "<a href='https://example.org/x.md'>web</a> <a href='mailto:a@b.c'>mail</a>"
+    )
     index.write_text(html)
     assert bc.missing_links(html, index, tmp_path) == []
 
 
 # ----------------------------------------------------------------------------- placeholders
-@pytest.mark.parametrize("body", [
-    "<p>Recomputing this chapter takes <strong>not measured yet</strong> of CPU time.</p>",
-    "<table><tbody><tr><td>CF-MSE</td><td>nan</td></tr></tbody></table>",
-    "<div class='cell_output'><pre>NaN</pre></div>",
-    "<p>&lt;IPython.core.display.Markdown object&gt;</p>",
-    "<div class='cell_output'><pre>&lt;Figure size 640x480 with 1 Axes&gt;</pre></div>",
-    "<table><tbody><tr><td>worst subgroup</td><td>&lt;NA&gt;</td></tr></tbody></table>",
-    "<p>measured on NaT</p>",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<p>Recomputing this chapter takes <strong>not measured yet</strong> of CPU time.</p>",
+        "<table><tbody><tr><td>CF-MSE</td><td>nan</td></tr></tbody></table>",
+        "<div class='cell_output'><pre>NaN</pre></div>",
+        "<p>&lt;IPython.core.display.Markdown object&gt;</p>",
+        "<div class='cell_output'><pre>&lt;Figure size 640x480 with 1 Axes&gt;</pre></div>",
+        "<table><tbody><tr><td>worst subgroup</td><td>&lt;NA&gt;</td></tr></tbody></table>",
+        "<p>measured on NaT</p>",
+    ],
+)
 def test_placeholders_finds_each_kind(body: str) -> None:
     assert len(bc.placeholders(page(body))) == 1
 
 
 def test_placeholders_passes_numbers_and_code() -> None:
-    good = page("<p>Quick mode takes 2 min; the time of Q2 has not been measured yet. A nanosecond. National data.</p>"
-                "<div class='cell_input'><pre>x = float('nan')</pre></div><p><code>np.nan</code></p>"
-                "<table><tbody><tr><td>0.031</td></tr></tbody></table>")
+    good = page(
+        "<p>Quick mode takes 2 min; the time of Q2 has not been measured yet. A nanosecond. National data.</p>"
+        "<div class='cell_input'><pre>x = float('nan')</pre></div><p><code>np.nan</code></p>"
+        "<table><tbody><tr><td>0.031</td></tr></tbody></table>"
+    )
     assert bc.placeholders(good) == []
 
 
 # ----------------------------------------------------------------------------- width
 def geometry(table: int, column: int = 688, *, accepted: bool = False) -> dict:
-    return {"column": column, "boxes": [
-        {"what": "div.pst-scrollable-table-container", "kind": "wrapper", "width": column, "content": max(table, column),
-         "client": column, "accepted": accepted},
-        {"what": "table.cffair-table", "kind": "table", "width": table, "content": table, "client": table, "accepted": accepted},
-    ]}
+    return {
+        "column": column,
+        "boxes": [
+            {
+                "what": "div.pst-scrollable-table-container",
+                "kind": "wrapper",
+                "width": column,
+                "content": max(table, column),
+                "client": column,
+                "accepted": accepted,
+            },
+            {
+                "what": "table.cffair-table",
+                "kind": "table",
+                "width": table,
+                "content": table,
+                "client": table,
+                "accepted": accepted,
+            },
+        ],
+    }
 
 
 def test_too_wide_finds_a_table_wider_than_its_column() -> None:
@@ -113,15 +142,30 @@ def measure(tmp_path: Path, body: str) -> dict:
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed; under CI the width check must run in a browser.")
         pytest.skip("chromium is not installed (`make browser`).")
-    html = (f"<html><head><style>body {{margin: 0}} article {{width: 688px; padding: 0 10px}} .cffair-scroll {{overflow-x: auto}}"
-            f"div.pst-scrollable-table-container {{overflow-x: auto}}</style></head><body><main><article class='bd-article'>"
-            f"{body}</article></main><script>window.addEventListener('load', () => "
-            f"document.body.setAttribute('data-geometry', JSON.stringify({bc.GEOMETRY_JS})));</script></body></html>")
+    html = (
+        f"<html><head><style>body {{margin: 0}} article {{width: 688px; padding: 0 10px}} .cffair-scroll {{overflow-x: auto}}"
+        f"div.pst-scrollable-table-container {{overflow-x: auto}}</style></head><body><main><article class='bd-article'>"
+        f"{body}</article></main><script>window.addEventListener('load', () => "
+        f"document.body.setAttribute('data-geometry', JSON.stringify({bc.GEOMETRY_JS})));</script></body></html>"
+    )
     file = tmp_path / "page.html"
     file.write_text(html)
-    out = subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-                          f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=2000", "--dump-dom",
-                          file.as_uri()], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            binary,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1280,900",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+            file.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     from bs4 import BeautifulSoup
 
     body_tag = BeautifulSoup(out.stdout, "html.parser").body
@@ -136,15 +180,19 @@ def test_too_wide_in_chromium(tmp_path: Path) -> None:
     wide = measure(tmp_path, f"<div class='pst-scrollable-table-container'>{WIDE}</div>")
     assert wide["column"] == 688
     assert any("956 px wide in a 688-px column" in p for p in bc.too_wide(wide)), wide
-    narrow = measure(tmp_path, "<div class='pst-scrollable-table-container'><table style='width: 600px'>"
-                               "<tr><td>fits</td></tr></table></div>")
+    narrow = measure(
+        tmp_path,
+        "<div class='pst-scrollable-table-container'><table style='width: 600px'><tr><td>fits</td></tr></table></div>",
+    )
     assert bc.too_wide(narrow) == [], narrow
     scroll = measure(tmp_path, f"<div class='cffair-scroll'>{WIDE}</div>")
     assert bc.too_wide(scroll) == [], scroll
 
 
 # ----------------------------------------------------------------------------- admonitions
-BOX = "<div class='admonition tip chapter-box'><p class='admonition-title'>Regenerate</p><p>Quick mode: 2 min.</p></div>"
+BOX = (
+    "<div class='admonition tip chapter-box'><p class='admonition-title'>Regenerate</p><p>Quick mode: 2 min.</p></div>"
+)
 
 
 def test_repeated_admonitions_finds_the_same_box_twice() -> None:
@@ -158,22 +206,35 @@ def test_repeated_admonitions_passes_different_boxes() -> None:
 
 # ----------------------------------------------------------------------------- headings and verdicts
 def claims(verdict_class: str, label: str, key: str = "B.1") -> str:
-    return ("<table class='cffair-table cffair-claims'><thead><tr><th>#</th><th>claim</th><th>where shown</th>"
-            f"<th>status</th><th>note</th></tr></thead><tbody><tr><td>{key}</td><td>A claim.</td><td>here</td>"
-            f"<td class='{verdict_class}'>{label}</td><td>numbers</td></tr></tbody></table>")
+    return (
+        "<table class='cffair-table cffair-claims'><thead><tr><th>#</th><th>claim</th><th>where shown</th>"
+        f"<th>status</th><th>note</th></tr></thead><tbody><tr><td>{key}</td><td>A claim.</td><td>here</td>"
+        f"<td class='{verdict_class}'>{label}</td><td>numbers</td></tr></tbody></table>"
+    )
 
 
 def test_heading_verdict_mismatch_finds_fail_over_a_claim_that_holds() -> None:
-    bad = page("<section><h2>Why does this claim fail?<a class='headerlink' href='#x'>#</a></h2></section>"
-               + claims("cffair-holds", "✔ holds"))
+    bad = page(
+        "<section><h2>Why does this claim fail?<a class='headerlink' href='#x'>#</a></h2></section>"
+        + claims("cffair-holds", "✔ holds")
+    )
     assert len(bc.heading_verdict_mismatch(bad)) == 1
-    construction = page("<h2>Why does this claim hold only by construction?</h2>" + claims("cffair-holds", "✔ holds", "Q4.1"))
+    construction = page(
+        "<h2>Why does this claim hold only by construction?</h2>" + claims("cffair-holds", "✔ holds", "Q4.1")
+    )
     assert len(bc.heading_verdict_mismatch(construction)) == 1
 
 
 def test_heading_verdict_mismatch_passes_agreeing_headings() -> None:
-    assert bc.heading_verdict_mismatch(page("<h2>Why does this claim fail?</h2>"
-                                            + claims("cffair-fails", "✘ does not hold"))) == []
-    assert bc.heading_verdict_mismatch(page("<h2>Looking closer at claim B.1</h2>" + claims("cffair-holds", "✔ holds"))) == []
+    assert (
+        bc.heading_verdict_mismatch(
+            page("<h2>Why does this claim fail?</h2>" + claims("cffair-fails", "✘ does not hold"))
+        )
+        == []
+    )
+    assert (
+        bc.heading_verdict_mismatch(page("<h2>Looking closer at claim B.1</h2>" + claims("cffair-holds", "✔ holds")))
+        == []
+    )
     assert bc.heading_verdict_mismatch(page("<h2>Why does this claim fail?</h2><p>no claims table</p>")) == []
     assert bc.claim_verdicts(claims("", "≈ inconclusive")) == {"B.1": "inconclusive"}

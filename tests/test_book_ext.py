@@ -40,16 +40,19 @@ from cffair_book import course  # noqa: E402
 
 
 # ============================================================================ book_source
-@pytest.mark.parametrize(("remote", "url"), [
-    ("git@github.com:owner/cffair.git", "https://github.com/owner/cffair"),
-    ("https://github.com/owner/cffair.git", "https://github.com/owner/cffair"),
-    ("https://x-access-token:abc123@github.com/owner/cffair", "https://github.com/owner/cffair"),
-    ("ssh://git@gitlab.com/group/cffair.git", "https://gitlab.com/group/cffair"),
-    ("/srv/git/cffair.git", None),
-    ("file:///srv/git/cffair.git", None),
-    ("../cffair", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    ("remote", "url"),
+    [
+        ("git@github.com:owner/cffair.git", "https://github.com/owner/cffair"),
+        ("https://github.com/owner/cffair.git", "https://github.com/owner/cffair"),
+        ("https://x-access-token:abc123@github.com/owner/cffair", "https://github.com/owner/cffair"),
+        ("ssh://git@gitlab.com/group/cffair.git", "https://gitlab.com/group/cffair"),
+        ("/srv/git/cffair.git", None),
+        ("file:///srv/git/cffair.git", None),
+        ("../cffair", None),
+        ("", None),
+    ],
+)
 def test_web_url_of_git_remotes(remote: str, url: str | None) -> None:
     assert book_source.web_url(remote) == url
 
@@ -127,8 +130,9 @@ print("{glue:text}`not_a_role_in_code`")
 
 def test_plain_markdown_rewrites_every_myst_construct() -> None:
     glued = plain_notebook.Glued(GLUED)
-    out = plain_notebook.plain_markdown(SAMPLE, glued=glued,
-                                        cite=lambda k, kind: plain_notebook.cite_text(k, kind, BIB))
+    out = plain_notebook.plain_markdown(
+        SAMPLE, glued=glued, cite=lambda k, kind: plain_notebook.cite_text(k, kind, BIB)
+    )
     assert "Quick mode took 4 min; the ratio is 0.12 (Kusner et al. 2017; Yeh and Lien 2009)." in out
     assert "As Kusner et al. (2017) define it; see the method and A4<sub>1</sub>." in out
     assert "> **Verdict**" in out and "> <table><tr><td>Q1.1</td></tr></table>" in out and "> 4 min" in out
@@ -141,8 +145,10 @@ def test_plain_markdown_rewrites_every_myst_construct() -> None:
 
 
 def test_roles_the_build_resolves_are_passed_in() -> None:
-    out = plain_notebook.plain_markdown("Exercises {exercises}`q1`, {reading-time}`q1`.",
-                                        roles={"exercises": lambda t: f"2.1–2.3 of {t}", "reading-time": lambda t: "17 min"})
+    out = plain_notebook.plain_markdown(
+        "Exercises {exercises}`q1`, {reading-time}`q1`.",
+        roles={"exercises": lambda t: f"2.1–2.3 of {t}", "reading-time": lambda t: "17 min"},
+    )
     assert out == "Exercises 2.1–2.3 of q1, 17 min."
     assert plain_notebook.plain_markdown("{exercises}`q1`") == "q1"  # without a build: the role's text
 
@@ -164,14 +170,22 @@ def test_downloaded_notebook_is_plain_and_valid(tmp_path: Path) -> None:
     import nbformat
 
     source = tmp_path / "chapter.md"
-    source.write_text("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
-                      "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
-                      "# A chapter\n\n" + SAMPLE + "\n```{code-cell} ipython3\nx = 1\n```\n", encoding="utf-8")
+    source.write_text(
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
+        "# A chapter\n\n" + SAMPLE + "\n```{code-cell} ipython3\nx = 1\n```\n",
+        encoding="utf-8",
+    )
     glue = tmp_path / "chapter.glue.json"
     glue.write_text(json.dumps(GLUED), encoding="utf-8")
     target = tmp_path / "out" / "chapter.ipynb"
-    ipynb_download.write_ipynb(source, target, glue_file=glue, bibfile=ROOT / "book" / "references.bib",
-                               build={"version": "0.2.0", "date": "2026-12-02", "url": None})
+    ipynb_download.write_ipynb(
+        source,
+        target,
+        glue_file=glue,
+        bibfile=ROOT / "book" / "references.bib",
+        build={"version": "0.2.0", "date": "2026-12-02", "url": None},
+    )
     nb = nbformat.read(target, as_version=4)
     nbformat.validate(nb)
     assert "A chapter" in nb.cells[0].source and "cffair 0.2.0, built 2026-12-02" in nb.cells[0].source
@@ -194,9 +208,15 @@ def test_edition_defaults_to_instructor_and_rejects_others() -> None:
 def test_toc_order_and_exercise_chapters() -> None:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     order = course_kit.toc_order(toc)
-    assert order[0] == "intro" and order.index("notebooks/q1_counterfactual_fairness") < order.index("notebooks/q2_baselines")
-    sources = [("intro", "# Intro"), ("a", "# A\n\n## Exercises\n\n1. x"), ("b", "# B\n\nno exercises"),
-               ("c", "# C\n\n### Exercises\n")]
+    assert order[0] == "intro" and order.index("notebooks/q1_counterfactual_fairness") < order.index(
+        "notebooks/q2_baselines"
+    )
+    sources = [
+        ("intro", "# Intro"),
+        ("a", "# A\n\n## Exercises\n\n1. x"),
+        ("b", "# B\n\nno exercises"),
+        ("c", "# C\n\n### Exercises\n"),
+    ]
     assert course_kit.exercise_chapters(sources) == {"a": 1, "c": 2}
     assert course_kit.exercise_range(3, 4) == "3.1–3.4" and course_kit.exercise_range(2, 1) == "2.1"
     assert course_kit.exercise_range(2, 0) == "none"
@@ -325,15 +345,26 @@ def _build(tmp_path: Path, edition: str, builder: str = "html") -> Path:
     (book / "chapter.md").write_text(CHAPTER, encoding="utf-8")
     (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapter\n", encoding="utf-8")
     ext = str(ROOT / "book" / "_ext")
-    (book / "_config.yml").write_text(yaml.safe_dump({
-        "title": "Small", "execute": {"execute_notebooks": "force"},
-        "parse": {"myst_enable_extensions": ["colon_fence"]},
-        "sphinx": {"local_extensions": {"book_source": ext, "ipynb_download": ext, "course_kit": ext}},
-    }), encoding="utf-8")
+    (book / "_config.yml").write_text(
+        yaml.safe_dump(
+            {
+                "title": "Small",
+                "execute": {"execute_notebooks": "force"},
+                "parse": {"myst_enable_extensions": ["colon_fence"]},
+                "sphinx": {"local_extensions": {"book_source": ext, "ipynb_download": ext, "course_kit": ext}},
+            }
+        ),
+        encoding="utf-8",
+    )
     exe = Path(sys.executable).parent / "jupyter-book"
     env = {**__import__("os").environ, "CFFAIR_EDITION": edition, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([str(exe), "build", str(book), "-W", "-n", "--keep-going", "--builder", builder],
-                         capture_output=True, text=True, env=env, timeout=600)
+    out = subprocess.run(
+        [str(exe), "build", str(book), "-W", "-n", "--keep-going", "--builder", builder],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return book / "_build" / builder
 
@@ -383,21 +414,36 @@ def test_the_lab_takes_ninety_minutes_and_names_real_pages() -> None:
     assert all(b.live in pages.CHAPTERS for b in course.LAB_PLAN if b.live)
 
 
-@pytest.mark.parametrize(("seconds", "start"), [
-    (None, "not measured yet: time <code>cffair reproduce --only q2 --mode quick</code>"),
-    (600.0, "fits: measured 10 min cold at load 3.2, in a 20-min block"),
-    (1000.0, "tight: measured 17 min cold at load 3.2, most of the 20-min block"),
-    (1500.0, "does not fit: measured 25 min cold at load 3.2, longer than the 20-min block"),
-])
+@pytest.mark.parametrize(
+    ("seconds", "start"),
+    [
+        (None, "not measured yet: time <code>cffair reproduce --only q2 --mode quick</code>"),
+        (600.0, "fits: measured 10 min cold at load 3.2, in a 20-min block"),
+        (1000.0, "tight: measured 17 min cold at load 3.2, most of the 20-min block"),
+        (1500.0, "does not fit: measured 25 min cold at load 3.2, longer than the 20-min block"),
+    ],
+)
 def test_fit_note_is_worded_from_the_measurement(seconds: float | None, start: str) -> None:
     assert course.fit_note("q2", 20, seconds, "3.2").startswith(start)
 
 
 def test_lab_plan_table_reads_the_measurements(tmp_path: Path) -> None:
     path = tmp_path / "regenerate.json"
-    path.write_text(json.dumps({"commit": "abc", "finished": "2026-12-01T00:00:00Z", "groups": {
-        "q1": {"quick": {"wall_seconds": 300.0, "load_average": [1.0, 2.0]}, "full": {"estimate_seconds": 600, "records": 6}},
-    }}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "commit": "abc",
+                "finished": "2026-12-01T00:00:00Z",
+                "groups": {
+                    "q1": {
+                        "quick": {"wall_seconds": 300.0, "load_average": [1.0, 2.0]},
+                        "full": {"estimate_seconds": 600, "records": 6},
+                    },
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     frame = course.lab_plan_table(path).frame
     assert list(frame["time"]) == ["0:00–0:10", "0:10–0:25", "0:25–0:45", "0:45–1:00", "1:00–1:15", "1:15–1:30"]
     live = dict(zip(frame["time"], frame["run live (quick mode)"], strict=True))
@@ -407,10 +453,35 @@ def test_lab_plan_table_reads_the_measurements(tmp_path: Path) -> None:
 
 
 # ============================================================================ the bibliography
-_INLINE = re.compile(r"\b(?P<first>[A-Z][\w\u00c0-\u017f-]+)(?:,? [A-Z][\w\u00c0-\u017f-]+)*(?: et al\.|,? (?:and|&) "
-                     r"[A-Z][\w\u00c0-\u017f-]+)?,? \(?(?P<year>(?:19|20)\d\d)\b")
-_NOT_NAMES = {"In", "The", "On", "At", "Since", "From", "For", "NeSy", "December", "November", "Python", "Table",
-              "Figure", "Q", "Version", "Adult", "COMPAS", "Lawschool", "Sage", "ICML", "NeurIPS", "UCI", "AAAI"}
+_INLINE = re.compile(
+    r"\b(?P<first>[A-Z][\w\u00c0-\u017f-]+)(?:,? [A-Z][\w\u00c0-\u017f-]+)*(?: et al\.|,? (?:and|&) "
+    r"[A-Z][\w\u00c0-\u017f-]+)?,? \(?(?P<year>(?:19|20)\d\d)\b"
+)
+_NOT_NAMES = {
+    "In",
+    "The",
+    "On",
+    "At",
+    "Since",
+    "From",
+    "For",
+    "NeSy",
+    "December",
+    "November",
+    "Python",
+    "Table",
+    "Figure",
+    "Q",
+    "Version",
+    "Adult",
+    "COMPAS",
+    "Lawschool",
+    "Sage",
+    "ICML",
+    "NeurIPS",
+    "UCI",
+    "AAAI",
+}
 
 
 def inline_citations(text: str) -> set[tuple[str, str]]:
@@ -428,9 +499,11 @@ def inline_citations(text: str) -> set[tuple[str, str]]:
 
 
 def test_inline_citation_finder_on_known_text() -> None:
-    text = ("the default of credit-card clients in Taiwan (Yeh and Lien, 2009, *Expert Systems*); "
-            "lowest cost (Karimi, Schölkopf & Valera 2021); equalised odds, Hardt et al. 2016; "
-            "after Zhang et al. (2016); in 2016 we; `Kusner et al. 2017` in code")
+    text = (
+        "the default of credit-card clients in Taiwan (Yeh and Lien, 2009, *Expert Systems*); "
+        "lowest cost (Karimi, Schölkopf & Valera 2021); equalised odds, Hardt et al. 2016; "
+        "after Zhang et al. (2016); in 2016 we; `Kusner et al. 2017` in code"
+    )
     assert inline_citations(text) == {("Yeh", "2009"), ("Karimi", "2021"), ("Hardt", "2016"), ("Zhang", "2016")}
 
 
@@ -453,12 +526,15 @@ def test_every_inline_citation_is_in_the_bibliography() -> None:
 
 
 # ============================================================================ pdf and Makefile
-def test_print_copy_opens_dropdowns_and_main_fails_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_print_copy_opens_dropdowns_and_main_fails_clearly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = tmp_path / "index.html"
     page.write_text("<html><head><title>t</title></head><body><details><p>hidden</p></details></body></html>")
     copy = book_pdf.print_copy(page)
-    assert copy.name == "index.print.html" and "d.open = true" in copy.read_text() and "@media print" in copy.read_text()
+    assert (
+        copy.name == "index.print.html" and "d.open = true" in copy.read_text() and "@media print" in copy.read_text()
+    )
     (tmp_path / "bad.html").write_text("<p>no head</p>")
     with pytest.raises(ValueError, match="no </head>"):
         book_pdf.print_copy(tmp_path / "bad.html")
@@ -475,8 +551,10 @@ def test_print_pdf_in_chromium(tmp_path: Path) -> None:
     if binary is None:
         pytest.skip("chromium is not installed (`make browser`).")
     page = tmp_path / "index.html"
-    page.write_text("<html><head><title>t</title></head><body><h1>A book</h1><details><summary>s</summary>"
-                    "<p>inside</p></details></body></html>")
+    page.write_text(
+        "<html><head><title>t</title></head><body><h1>A book</h1><details><summary>s</summary>"
+        "<p>inside</p></details></body></html>"
+    )
     out = tmp_path / "book.pdf"
     book_pdf.print_pdf(page, out, binary=binary, budget_ms=2000, timeout=120)
     assert out.read_bytes()[:5] == b"%PDF-" and not (tmp_path / "index.print.html").exists()
@@ -485,11 +563,14 @@ def test_print_pdf_in_chromium(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_targets_for_the_student_edition_and_the_pdf() -> None:
     def dry(target: str, *extra: str) -> str:
-        return subprocess.run(["make", "-n", "--no-print-directory", target, *extra], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout
+        return subprocess.run(
+            ["make", "-n", "--no-print-directory", target, *extra], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
 
     student = dry("book-student")
-    assert re.search(r"CFFAIR_EDITION=student \S*jupyter-book build \. -W -n --keep-going --path-output _build/student", student)
+    assert re.search(
+        r"CFFAIR_EDITION=student \S*jupyter-book build \. -W -n --keep-going --path-output _build/student", student
+    )
     pdf = dry("pdf")
     assert "--builder singlehtml --path-output _build/pdf" in pdf and "CFFAIR_EDITION=instructor" in pdf
     assert "tools/book_pdf.py _build/pdf/_build/singlehtml/intro.html _build/pdf/cffair-book.pdf" in pdf

@@ -73,7 +73,9 @@ def test_select_and_pairs_align(toy):
     cfs = CounterfactualSet.concat(
         [
             CounterfactualSet.from_frames(frame, _flip(frame), spec, "s"),
-            CounterfactualSet.from_frames(frame, frame.assign(c="x").astype({"c": frame["c"].dtype}), spec, "c", value="x"),
+            CounterfactualSet.from_frames(
+                frame, frame.assign(c="x").astype({"c": frame["c"].dtype}), spec, "c", value="x"
+            ),
         ]
     )
     enc = Encoder(spec).fit(frame)
@@ -99,7 +101,7 @@ def test_several_samples_repeat_factual_rows(toy):
     cfs = CounterfactualSet.from_frames(frame, cf, spec, "s", row_id=ids, sample=np.repeat([0, 1], len(frame)))
     p = cfs.pairs(frame, Encoder(spec).fit(frame), "s")
     assert len(p) == 2 * len(frame)
-    np.testing.assert_array_equal(p.x[: len(frame)], p.x[len(frame):])
+    np.testing.assert_array_equal(p.x[: len(frame)], p.x[len(frame) :])
 
 
 @pytest.mark.parametrize(

@@ -36,16 +36,33 @@ def mixed_dataset(n: int = 600, seed: int = 0):
             "a": a,
             "r": np.array(["red", "green", "blue"])[r],
             "c": np.array(["w", "x", "y", "z"])[c],
-            "e": pd.Categorical(np.array(["lo", "mid", "hi", "top"])[e], categories=["lo", "mid", "hi", "top"], ordered=True),
+            "e": pd.Categorical(
+                np.array(["lo", "mid", "hi", "top"])[e], categories=["lo", "mid", "hi", "top"], ordered=True
+            ),
             "x": x,
             "iso": rng.normal(size=n),
             "y": rng.integers(0, 2, n),
         }
     )
     spec = DatasetSpec(
-        name="mixed", target="y", target_kind="binary", sensitive="s",
-        features={"s": "binary", "a": "integer", "r": "categorical", "c": "categorical", "e": "ordinal", "x": "continuous", "iso": "continuous"},
-        graph={"name": "mixed", "edges": {"s": ["c", "x"], "a": ["c"], "r": ["x"], "c": ["e", "x"], "e": ["x"]}, "nodes": ["iso"]},
+        name="mixed",
+        target="y",
+        target_kind="binary",
+        sensitive="s",
+        features={
+            "s": "binary",
+            "a": "integer",
+            "r": "categorical",
+            "c": "categorical",
+            "e": "ordinal",
+            "x": "continuous",
+            "iso": "continuous",
+        },
+        graph={
+            "name": "mixed",
+            "edges": {"s": ["c", "x"], "a": ["c"], "r": ["x"], "c": ["e", "x"], "e": ["x"]},
+            "nodes": ["iso"],
+        },
     )
     return prepare(frame, spec), spec
 
@@ -120,7 +137,11 @@ def test_intervention_keeps_non_descendants_and_sets_value(fitted, mixed, featur
     for col in spec.features:
         assert cf[col].dtype == frame[col].dtype, col
         if col == feature:
-            assert (cf[col].astype(str) == str(value)).all() if spec.features[col] != "continuous" else (cf[col] == value).all()
+            assert (
+                (cf[col].astype(str) == str(value)).all()
+                if spec.features[col] != "continuous"
+                else (cf[col] == value).all()
+            )
         elif col not in desc:
             assert cf[col].equals(factual[col]), f"non-descendant {col} changed"
     assert sorted(set(sample)) == list(range(fitted.draws(feature)))
@@ -145,7 +166,9 @@ def test_intervening_at_the_factual_value_returns_the_row(fitted, mixed):
     males = frame[frame["s"] == "M"]
     cf, _, _ = fitted.counterfactual(males, "s", "M")
     for col in ["c", "e", "a", "r", "s"]:
-        assert (cf[col].astype(str).to_numpy() == np.tile(males[col].astype(str).to_numpy(), len(cf) // len(males))).all(), col
+        assert (
+            cf[col].astype(str).to_numpy() == np.tile(males[col].astype(str).to_numpy(), len(cf) // len(males))
+        ).all(), col
     np.testing.assert_allclose(cf["x"].to_numpy(), np.tile(males["x"].to_numpy(), len(cf) // len(males)), atol=1e-4)
 
 
@@ -254,6 +277,8 @@ def test_a_graph_given_to_the_flow_is_checked_against_the_spec():
     no_s = CausalGraph.from_edges([("race", "LSAT"), ("race", "UGPA")], name="law-without-sex")
     with pytest.raises(GraphError, match="sensitive attribute"):
         CausalFlow(spec, no_s)
-    with_target = CausalGraph.from_edges([("race", "LSAT"), ("sex", "UGPA"), ("LSAT", spec.target)], name="law-with-target")
+    with_target = CausalGraph.from_edges(
+        [("race", "LSAT"), ("sex", "UGPA"), ("LSAT", spec.target)], name="law-with-target"
+    )
     with pytest.raises(GraphError, match="target"):
         CausalFlow(spec, with_target)

@@ -40,8 +40,12 @@ def test_paper_rule_for_categories_and_percentiles():
     p[11] = 0.005
     p = p / p.sum()
     col = rng.choice(cats, 20_000, p=p)
-    frame = pd.DataFrame({"f": pd.Categorical(col, categories=cats), "n": rng.normal(size=20_000), "k": rng.integers(0, 100, 20_000)})
-    spec = type("S", (), {"sensitive": "z", "features": {"f": "categorical", "n": "continuous", "k": "integer"}, "name": "t"})()
+    frame = pd.DataFrame(
+        {"f": pd.Categorical(col, categories=cats), "n": rng.normal(size=20_000), "k": rng.integers(0, 100, 20_000)}
+    )
+    spec = type(
+        "S", (), {"sensitive": "z", "features": {"f": "categorical", "n": "continuous", "k": "integer"}, "name": "t"}
+    )()
     vals = [i.value for i in feature_interventions(frame, spec, "f")]
     share = pd.Series(col).value_counts(normalize=True)
     assert len(vals) == 10 and all(share[v] >= 0.01 for v in vals)
@@ -135,7 +139,10 @@ def test_corrupt_cache_files_are_reported_removed_and_recomputed(synthetic, tmp_
         again = generate((frame, spec), interventions=["s"], config=FAST, cache_dir=tmp_path, progress=False)
     messages = [str(w.message) for w in record if issubclass(w.category, CacheWarning)]
     assert len(messages) == 2
-    assert any("cached counterfactual set" in m and files[0].name in m and "removed and is being recomputed" in m for m in messages)
+    assert any(
+        "cached counterfactual set" in m and files[0].name in m and "removed and is being recomputed" in m
+        for m in messages
+    )
     assert any("cached fitted flow" in m and files[1].name in m for m in messages)
     assert again.frame.equals(first.frame)
     # the files were rewritten and now read back without a warning

@@ -18,8 +18,11 @@ from cffair.errors import DataError, DataWarning, SpecError
 # ---------------------------------------------------------------------------- YAML
 _keys = st.text("abcdefgh_", min_size=1, max_size=6)
 _scalars = st.one_of(st.integers(-5, 5), st.booleans(), st.text("xyz", max_size=3), st.none())
-_docs = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=4)),
-                     max_leaves=10)
+_docs = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=4)),
+    max_leaves=10,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -29,13 +32,25 @@ def test_documents_without_duplicates_load_as_safe_load(doc):
     assert checks.safe_load_unique(text) == yaml.safe_load(text)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("target: y\nsensitive: a\nsensitive: b\n", "line 3, column 1: the key 'sensitive' is given twice (lines 2 and 3, values 'a' and 'b')"),
-    ("features:\n  age: integer\n  age: continuous\n", "the feature 'age' is listed twice under 'features' (lines 2 and 3) as 'integer' and as 'continuous'"),
-    ("features: {age: integer, age: integer}\n", "the feature 'age' is listed twice under 'features' (lines 1 and 1);"),
-    ("edges:\n  s: [a]\n  s: [b]\n", "the parent 's' is given twice under 'edges'"),
-    ("a:\n  - {k: 1, k: 2}\n", "the key 'k' is given twice in 'a'"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "target: y\nsensitive: a\nsensitive: b\n",
+            "line 3, column 1: the key 'sensitive' is given twice (lines 2 and 3, values 'a' and 'b')",
+        ),
+        (
+            "features:\n  age: integer\n  age: continuous\n",
+            "the feature 'age' is listed twice under 'features' (lines 2 and 3) as 'integer' and as 'continuous'",
+        ),
+        (
+            "features: {age: integer, age: integer}\n",
+            "the feature 'age' is listed twice under 'features' (lines 1 and 1);",
+        ),
+        ("edges:\n  s: [a]\n  s: [b]\n", "the parent 's' is given twice under 'edges'"),
+        ("a:\n  - {k: 1, k: 2}\n", "the key 'k' is given twice in 'a'"),
+    ],
+)
 def test_duplicate_keys_are_refused_with_both_lines(text, expected):
     with pytest.raises(checks.DuplicateKeyError) as e:
         checks.safe_load_unique(text)
@@ -74,21 +89,27 @@ def test_separator_is_sniffed_and_the_data_round_trips(tmp_path, sep):
 
 def test_a_comma_in_a_quoted_field_does_not_fool_the_sniffer(tmp_path):
     path = tmp_path / "d.csv"
-    FRAME.assign(g=[f'"F, {i}"' if i % 2 else "M" for i in range(20)]).to_csv(path, sep=";", index=False, quoting=3, escapechar="\\")
+    FRAME.assign(g=[f'"F, {i}"' if i % 2 else "M" for i in range(20)]).to_csv(
+        path, sep=";", index=False, quoting=3, escapechar="\\"
+    )
     assert checks.sniff_separator(path) == ";"
 
 
 def test_given_separator_wins_and_is_named_in_the_error(tmp_path):
     path = tmp_path / "d.csv"
     FRAME.to_csv(path, sep=";", index=False)
-    with pytest.raises(DataError, match=r"read with the separator ',' \(comma\) into 1 column\(s\).*splits at ';' \(semicolon\) into 4"):
+    with pytest.raises(
+        DataError, match=r"read with the separator ',' \(comma\) into 1 column\(s\).*splits at ';' \(semicolon\) into 4"
+    ):
         from_csv(path, SPEC, sep=",")
 
 
 def test_index_column_refused_when_features_are_inferred(tmp_path):
     path = tmp_path / "d.csv"
     FRAME.to_csv(path)  # with the index
-    with pytest.raises(DataError, match=r"column 'Unnamed: 0' .* \(column 1, with an empty name in the header\).*index=False"):
+    with pytest.raises(
+        DataError, match=r"column 'Unnamed: 0' .* \(column 1, with an empty name in the header\).*index=False"
+    ):
         from_csv(path, SPEC)
     _frame, spec = from_csv(path, {**SPEC, "features": ["g", "x", "z"]})
     assert spec.feature_names == ["g", "x", "z"]
@@ -105,18 +126,29 @@ def test_huge_number_named_with_line_and_column(tmp_path):
 
 
 def test_onehot_groups_known_answer():
-    frame = pd.DataFrame({
-        "c_a": [1, 0, 0, 1], "c_b": [0, 1, 0, 0], "c_c": [0, 0, 1, 0],  # one-hot
-        "m-x": [1, 1, 0, 0], "m-y": [0, 1, 1, 0],  # multi-hot: rows sum to 2 and 0
-        "solo_1": [0, 1, 0, 1],  # a group of one
-        "p=1": [1, 0, 1, 0], "p=2": [0, 1, 0, 1],
-    })
-    assert checks.onehot_groups(frame, list(frame.columns)) == {("c", "_"): ["c_a", "c_b", "c_c"], ("p", "="): ["p=1", "p=2"]}
+    frame = pd.DataFrame(
+        {
+            "c_a": [1, 0, 0, 1],
+            "c_b": [0, 1, 0, 0],
+            "c_c": [0, 0, 1, 0],  # one-hot
+            "m-x": [1, 1, 0, 0],
+            "m-y": [0, 1, 1, 0],  # multi-hot: rows sum to 2 and 0
+            "solo_1": [0, 1, 0, 1],  # a group of one
+            "p=1": [1, 0, 1, 0],
+            "p=2": [0, 1, 0, 1],
+        }
+    )
+    assert checks.onehot_groups(frame, list(frame.columns)) == {
+        ("c", "_"): ["c_a", "c_b", "c_c"],
+        ("p", "="): ["p=1", "p=2"],
+    }
 
 
 def test_onehot_group_warns_with_the_fix(tmp_path):
     path = tmp_path / "d.csv"
-    FRAME.assign(k_1=(np.arange(20) % 2 == 0).astype(int), k_2=(np.arange(20) % 2 == 1).astype(int)).to_csv(path, index=False)
+    FRAME.assign(k_1=(np.arange(20) % 2 == 0).astype(int), k_2=(np.arange(20) % 2 == 1).astype(int)).to_csv(
+        path, index=False
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         _frame, spec = from_csv(path, SPEC)
@@ -130,7 +162,9 @@ def test_graph_edge_into_sensitive_is_refused():
     from cffair.errors import GraphError
 
     g = CausalGraph.from_edges([("a", "s"), ("s", "b")])
-    with pytest.raises(GraphError, match=r"the edge\(s\) a -> s into the sensitive attribute 's'; it must be a root.*s: \[a\]"):
+    with pytest.raises(
+        GraphError, match=r"the edge\(s\) a -> s into the sensitive attribute 's'; it must be a root.*s: \[a\]"
+    ):
         g.validate(["a", "s", "b"], sensitive="s")
     assert CausalGraph.from_edges([("s", "a"), ("a", "b")]).validate(["a", "s", "b"], sensitive="s") == []
 

@@ -29,8 +29,12 @@ class Pairs:  # stand-in for cffair.causal.cfset.CFPairs
 
 def spec(target_kind="binary", favourable=1, name="toy"):
     return DatasetSpec(
-        name=name, target="y", target_kind=target_kind, sensitive="s",
-        features={"s": "binary", "m": "binary", "a": "continuous"}, immutable=("s", "m"),
+        name=name,
+        target="y",
+        target_kind=target_kind,
+        sensitive="s",
+        features={"s": "binary", "m": "binary", "a": "continuous"},
+        immutable=("s", "m"),
         favourable=favourable if target_kind == "binary" else None,
     )
 
@@ -158,6 +162,9 @@ def test_pairs_from_cfset_takes_immutable_features_or_all():
 
     s = spec()
     assert cke.pairs_from_cfset(FakeSet(), None, None, s) == {"m": "m"}
-    assert cke.pairs_from_cfset(FakeSet(), None, None, s, features="all") == {"m": "m", "a": "a"}  # never the sensitive s
+    assert cke.pairs_from_cfset(FakeSet(), None, None, s, features="all") == {
+        "m": "m",
+        "a": "a",
+    }  # never the sensitive s
     with pytest.raises(ValueError, match="features must be None, 'all' or a list"):
         cke.pairs_from_cfset(FakeSet(), None, None, s, features="some")

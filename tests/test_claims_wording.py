@@ -13,8 +13,15 @@ from cffair_book import wording
 from cffair_book.layout import NOTEBOOK_PAGES
 
 #: The fields the code fills into each note template (a change to either side must change this).
-FIELDS = {"uncounted": set(), "shared": {"dataset", "who", "base"}, "investigation": {"finding"}, "drop_follows": set(),
-          "largest_drop": {"top", "before", "after"}, "a4_weight": set(), "paper_gap": {"gaps"}}
+FIELDS = {
+    "uncounted": set(),
+    "shared": {"dataset", "who", "base"},
+    "investigation": {"finding"},
+    "drop_follows": set(),
+    "largest_drop": {"top", "before", "after"},
+    "a4_weight": set(),
+    "paper_gap": {"gaps"},
+}
 
 
 def _fields(template: str) -> set[str]:
@@ -66,12 +73,21 @@ def test_a_missing_claim_section_or_branch_is_a_clear_error(tmp_path):
         wording.claims_wording(bad)
 
 
-@pytest.mark.parametrize(("changes", "expected"), [
-    ({"Adult": 0.008, "COMPAS": -0.0008, "COMPAS(age)": -0.0034}, "rise on Adult and fall on COMPAS and COMPAS(age)"),
-    ({"Adult": -0.01, "COMPAS": 0.01, "COMPAS(age)": 0.0}, "fall on Adult, rise on COMPAS and stay level on COMPAS(age)"),
-    ({"Adult": 0.01, "COMPAS": 0.02}, "rise on Adult and COMPAS"),
-    ({"Adult": float("nan")}, "cannot be compared yet"),
-])
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        (
+            {"Adult": 0.008, "COMPAS": -0.0008, "COMPAS(age)": -0.0034},
+            "rise on Adult and fall on COMPAS and COMPAS(age)",
+        ),
+        (
+            {"Adult": -0.01, "COMPAS": 0.01, "COMPAS(age)": 0.0},
+            "fall on Adult, rise on COMPAS and stay level on COMPAS(age)",
+        ),
+        ({"Adult": 0.01, "COMPAS": 0.02}, "rise on Adult and COMPAS"),
+        ({"Adult": float("nan")}, "cannot be compared yet"),
+    ],
+)
 def test_movement_is_worded_by_the_sign_of_each_change(changes, expected):
     assert wording.movement(changes) == expected
 

@@ -52,12 +52,18 @@ def assert_one_line_error(rc, out, err, *needles):
 @pytest.mark.parametrize(
     ("argv", "needles"),
     [
-        (["train", "--dataset", "compas", "--folds", "1"], ["argument --folds", "at least 2 folds", "got 1", "--folds 5"]),
+        (
+            ["train", "--dataset", "compas", "--folds", "1"],
+            ["argument --folds", "at least 2 folds", "got 1", "--folds 5"],
+        ),
         (["train", "--dataset", "compas", "--seed", "-1"], ["argument --seed", ">= 0", "got -1", "--seed 0"]),
         (["train", "--dataset", "compas", "--lr", "0"], ["argument --lr", "in (0, 1]", "--lr 1e-3", "--lr 0.1"]),
         (["train", "--dataset", "compas", "--lr", "1e6"], ["argument --lr", "in (0, 1], got 1e6", "diverges"]),
         (["train", "--dataset", "compas", "--lr", "nan"], ["argument --lr", "not a finite number"]),
-        (["train", "--dataset", "compas", "--weights", "foo=2"], ["argument --weights", "'foo'", "acc, cf, cf_sg, cke", "acc=1,cf=2"]),
+        (
+            ["train", "--dataset", "compas", "--weights", "foo=2"],
+            ["argument --weights", "'foo'", "acc, cf, cf_sg, cke", "acc=1,cf=2"],
+        ),
         (["train", "--dataset", "compas", "--weights", "cf=-1"], ["argument --weights", "'cf'", ">= 0"]),
         (["train", "--dataset", "compas", "--weights", "cf"], ["argument --weights", "group=number"]),
         (["train", "--dataset", "compas", "--pretrain-epochs", "-5"], ["argument --pretrain-epochs", ">= 0"]),
@@ -66,7 +72,10 @@ def assert_one_line_error(rc, out, err, *needles):
         (["train", "--dataset", "compas", "--flow-epochs", "0"], ["argument --flow-epochs", ">= 1"]),
         (["cke", "--dataset", "compas", "--folds", "1"], ["argument --folds", "--folds 5"]),
         (["cke", "--dataset", "compas", "--threshold", "2"], ["argument --threshold", "between 0 and 1"]),
-        (["counterfactuals", "generate", "--dataset", "compas", "--patience", "-1"], ["argument --patience", "got -1", "--patience 0"]),
+        (
+            ["counterfactuals", "generate", "--dataset", "compas", "--patience", "-1"],
+            ["argument --patience", "got -1", "--patience 0"],
+        ),
         (["counterfactuals", "generate", "--dataset", "compas", "--seed", "x"], ["argument --seed", "'x'"]),
         (["query", "similar", "--checkpoint", "m.pt", "--row", "-1"], ["argument --row", ">= 0"]),
         (["query", "similar", "--checkpoint", "m.pt", "--row", "1", "--beta", "0"], ["argument --beta", "> 0"]),
@@ -86,7 +95,10 @@ def test_bad_options_give_one_line_and_status_2(argv, needles, capsys, no_work):
         (["train", "--dataset", "compas", "--fold", "2", "--folds", "2"], ["--fold 2", "--fold 0 .. 1"]),
         (["train", "--data", "mine.csv"], ["--data mine.csv", "needs --spec"]),
         (["cke", "--data", "mine.csv", "--spec", "nowhere.yaml"], ["--spec nowhere.yaml", "no such file"]),
-        (["train", "--dataset", "compas", "--counterfactuals", "nowhere.parquet"], ["--counterfactuals nowhere.parquet", "cffair counterfactuals generate"]),
+        (
+            ["train", "--dataset", "compas", "--counterfactuals", "nowhere.parquet"],
+            ["--counterfactuals nowhere.parquet", "cffair counterfactuals generate"],
+        ),
         (["data", "describe", "mine.csv", "--spec", "nowhere.yaml"], ["--spec nowhere.yaml", "no such file"]),
     ],
 )
@@ -118,7 +130,9 @@ def test_a_command_group_comes_from_the_first_module_that_has_it(monkeypatch):
     import cffair.cli
 
     # a module that does not exist and one without ``register`` are passed over
-    monkeypatch.setattr(cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group", "cffair.errors", "cffair.cli.data"),))
+    monkeypatch.setattr(
+        cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group", "cffair.errors", "cffair.cli.data"),)
+    )
     assert _commands() == {"data"}
     monkeypatch.setattr(cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group",),))
     assert _commands() == set()
@@ -132,7 +146,9 @@ def test_a_command_group_comes_from_the_first_module_that_has_it(monkeypatch):
     ],
 )
 def test_reproduce_options_are_checked_at_parse_time(argv, needles, capsys, monkeypatch):
-    pytest.importorskip("cffair.cli.reproduce", reason="reproduce still lives in cffair.experiments, without validators")
+    pytest.importorskip(
+        "cffair.cli.reproduce", reason="reproduce still lives in cffair.experiments, without validators"
+    )
     assert_one_line_error(*_run(argv, capsys), *needles)
 
 
@@ -277,7 +293,9 @@ def test_flow_options_reach_the_flow_config():
 
     parse = build_parser().parse_args
     assert flow_config(parse(["counterfactuals", "generate", "--dataset", "compas"])) == {}
-    cfg = flow_config(parse(["counterfactuals", "generate", "--dataset", "compas", "--ordered", "midpoint", "--integer", "sample"]))
+    cfg = flow_config(
+        parse(["counterfactuals", "generate", "--dataset", "compas", "--ordered", "midpoint", "--integer", "sample"])
+    )
     assert cfg == {"ordered": "midpoint", "integer": "sample"}
     paper = flow_config(parse(["train", "--dataset", "compas", "--paper-treatment", "--flow-epochs", "5"]))
     assert {k: paper[k] for k in PAPER_TREATMENT} == PAPER_TREATMENT and paper["epochs"] == 5
@@ -293,13 +311,37 @@ def test_a_warning_reached_along_several_paths_prints_once(tmp_path, capsys) -> 
     rng = np.random.default_rng(0)
     s = rng.integers(0, 2, 120)
     a = s + rng.normal(size=120)
-    pd.DataFrame({"s": np.where(s == 1, "f", "m"), "a": a, "b": rng.normal(size=120), "y": (a > 0.5).astype(int)}).to_csv(
-        tmp_path / "d.csv", index=False)
+    pd.DataFrame(
+        {"s": np.where(s == 1, "f", "m"), "a": a, "b": rng.normal(size=120), "y": (a > 0.5).astype(int)}
+    ).to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "g.yaml").write_text(yaml.safe_dump({"name": "g", "edges": {"s": ["a"]}}))  # leaves out b
-    (tmp_path / "s.yaml").write_text(yaml.safe_dump({"name": "d", "target": "y", "target_kind": "binary", "sensitive": "s",
-                                                     "features": {"s": "binary", "a": "continuous", "b": "continuous"},
-                                                     "graph": "g.yaml"}))
-    code = main(["counterfactuals", "generate", "--data", str(tmp_path / "d.csv"), "--spec", str(tmp_path / "s.yaml"),
-                 "--epochs", "2", "--no-cache", "--quiet", "--out", str(tmp_path / "cf.parquet")])
+    (tmp_path / "s.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "d",
+                "target": "y",
+                "target_kind": "binary",
+                "sensitive": "s",
+                "features": {"s": "binary", "a": "continuous", "b": "continuous"},
+                "graph": "g.yaml",
+            }
+        )
+    )
+    code = main(
+        [
+            "counterfactuals",
+            "generate",
+            "--data",
+            str(tmp_path / "d.csv"),
+            "--spec",
+            str(tmp_path / "s.yaml"),
+            "--epochs",
+            "2",
+            "--no-cache",
+            "--quiet",
+            "--out",
+            str(tmp_path / "cf.parquet"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 0 and err.count("leaves out the feature(s) ['b']") == 1

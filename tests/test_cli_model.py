@@ -30,12 +30,37 @@ def trained(tmp_path_factory):
     s = rng.integers(0, 2, n)
     a = 1.5 * s + rng.normal(size=n)
     b = rng.normal(size=n)
-    pd.DataFrame({"s": np.where(s == 1, "f", "m"), "a": a, "b": b, "y": (a + b > 0.7).astype(int)}).to_csv(tmp / "toy.csv", index=False)
-    (tmp / "spec.yaml").write_text(yaml.safe_dump({
-        "name": "toy", "target": "y", "target_kind": "binary", "sensitive": "s",
-        "features": {"s": "binary", "a": "continuous", "b": "continuous"}, "graph": "graph.yaml"}))
+    pd.DataFrame({"s": np.where(s == 1, "f", "m"), "a": a, "b": b, "y": (a + b > 0.7).astype(int)}).to_csv(
+        tmp / "toy.csv", index=False
+    )
+    (tmp / "spec.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "toy",
+                "target": "y",
+                "target_kind": "binary",
+                "sensitive": "s",
+                "features": {"s": "binary", "a": "continuous", "b": "continuous"},
+                "graph": "graph.yaml",
+            }
+        )
+    )
     (tmp / "graph.yaml").write_text(yaml.safe_dump({"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]}))
-    assert main(["fit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml"), "--out", str(tmp / "toy.cffair"), *FIT]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "--data",
+                str(tmp / "toy.csv"),
+                "--spec",
+                str(tmp / "spec.yaml"),
+                "--out",
+                str(tmp / "toy.cffair"),
+                *FIT,
+            ]
+        )
+        == 0
+    )
     return tmp
 
 
@@ -47,7 +72,9 @@ def test_predict_and_twins_of_new_rows(trained, capsys) -> None:
     pred = pd.read_csv(io.StringIO(out))
     assert list(pred.columns) == ["row", "decision", "p_1"] and len(pred) == 5
     assert ((pred["p_1"] >= 0.5).astype(int) == pred["decision"]).all()
-    code, out, err = run(capsys, "twins", "--model", str(tmp / "toy.cffair"), "--data", str(tmp / "new.csv"), "--out", str(tmp / "t.csv"))
+    code, out, err = run(
+        capsys, "twins", "--model", str(tmp / "toy.cffair"), "--data", str(tmp / "new.csv"), "--out", str(tmp / "t.csv")
+    )
     assert code == 0, err
     twins = pd.read_csv(tmp / "t.csv")
     assert list(twins["kind"]) == ["factual", "twin"] * 5
@@ -73,11 +100,14 @@ def test_the_model_answers_the_same_after_its_csv_is_edited_or_deleted(trained, 
     assert after == before
 
 
-@pytest.mark.parametrize(("edit", "needle"), [
-    (lambda f: f.drop(columns="b"), "lacks the feature column(s) ['b']"),
-    (lambda f: f.assign(s="x"), "not seen in training"),
-    (lambda f: f.assign(a="high"), "non-numeric value"),
-])
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        (lambda f: f.drop(columns="b"), "lacks the feature column(s) ['b']"),
+        (lambda f: f.assign(s="x"), "not seen in training"),
+        (lambda f: f.assign(a="high"), "non-numeric value"),
+    ],
+)
 def test_bad_new_rows_are_one_line_and_exit_2(trained, capsys, tmp_path, edit, needle) -> None:
     edit(pd.read_csv(trained / "toy.csv").head(3)).to_csv(tmp_path / "bad.csv", index=False)
     code, _, err = run(capsys, "predict", "--model", str(trained / "toy.cffair"), "--data", str(tmp_path / "bad.csv"))

@@ -16,8 +16,24 @@ pytestmark = pytest.mark.slow
 def checkpoint(tmp_path_factory) -> str:
     tmp = tmp_path_factory.mktemp("recourse")
     path = str(tmp / "compas.pt")
-    rc = main(["train", "--dataset", "compas", "--setting", "acc", "--flow-epochs", "1", "--pretrain-epochs", "100",
-               "--cache-dir", str(tmp / "cache"), "--quiet", "--save", path])
+    rc = main(
+        [
+            "train",
+            "--dataset",
+            "compas",
+            "--setting",
+            "acc",
+            "--flow-epochs",
+            "1",
+            "--pretrain-epochs",
+            "100",
+            "--cache-dir",
+            str(tmp / "cache"),
+            "--quiet",
+            "--save",
+            path,
+        ]
+    )
     assert rc == 0
     return path
 
@@ -41,8 +57,17 @@ def test_recourse_for_rows_and_a_subgroup(checkpoint, capsys) -> None:
     dd = d(enc.transform(frame.head(200)))
     neg = [int(i) for i in (dd >= 0.5).nonzero()[0][:2]]  # favourable is 0 (no re-arrest) on COMPAS
     pos = int((dd < 0.5).nonzero()[0][0])
-    rc, out, err = _run(["recourse", "--checkpoint", checkpoint, "--quiet", "--json", *sum([["--row", str(r)] for r in [*neg, pos]], [])],
-                        capsys)
+    rc, out, err = _run(
+        [
+            "recourse",
+            "--checkpoint",
+            checkpoint,
+            "--quiet",
+            "--json",
+            *sum([["--row", str(r)] for r in [*neg, pos]], []),
+        ],
+        capsys,
+    )
     assert rc == 0, err
     res = json.loads(out)
     rows = {r["row"]: r for r in res["rows"]}
@@ -53,21 +78,46 @@ def test_recourse_for_rows_and_a_subgroup(checkpoint, capsys) -> None:
             assert rows[r]["D_after"] < 0.5 and rows[r]["cost"] > 0 and 0 <= rows[r]["query"] <= 1
             assert not any(f in rows[r]["action"] for f in ("race:", "age:", "sex:"))
     assert res["actions"] == ["priors-count", "juv-fel-count", "juv-misd-count", "juv-other-count", "c-charge-degree"]
-    rc, out, err = _run(["recourse", "--checkpoint", checkpoint, "--quiet", "--where", "race == 'Caucasian'", "--limit", "30",
-                         "--max-features", "1"], capsys)
+    rc, out, err = _run(
+        [
+            "recourse",
+            "--checkpoint",
+            checkpoint,
+            "--quiet",
+            "--where",
+            "race == 'Caucasian'",
+            "--limit",
+            "30",
+            "--max-features",
+            "1",
+        ],
+        capsys,
+    )
     assert rc == 0, err
     assert "30 people selected by \"race == 'Caucasian'\"" in out
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--row", "3", "--actions", "age"], "'age' is immutable in the spec of 'compas'"),
-    (["--row", "3", "--actions", "race:increase"], "'race' is the sensitive attribute of 'compas'"),
-    (["--row", "3", "--actions", "priors-count:up"], "direction of 'priors-count' must be one of any, increase, decrease"),
-    (["--row", "999999"], "--row must lie in 0..6166"),
-    (["--where", "race == 'Martian'"], "'Martian' is not a value of column 'race': its values are ['Caucasian', 'Non-Caucasian']"),
-    (["--where", "age > 200"], "--where 'age > 200' selects no row"),
-    (["--where", "__import__('os').system('true')"], "attributes and methods, x.attr or x.f(), are not part of the grammar"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--row", "3", "--actions", "age"], "'age' is immutable in the spec of 'compas'"),
+        (["--row", "3", "--actions", "race:increase"], "'race' is the sensitive attribute of 'compas'"),
+        (
+            ["--row", "3", "--actions", "priors-count:up"],
+            "direction of 'priors-count' must be one of any, increase, decrease",
+        ),
+        (["--row", "999999"], "--row must lie in 0..6166"),
+        (
+            ["--where", "race == 'Martian'"],
+            "'Martian' is not a value of column 'race': its values are ['Caucasian', 'Non-Caucasian']",
+        ),
+        (["--where", "age > 200"], "--where 'age > 200' selects no row"),
+        (
+            ["--where", "__import__('os').system('true')"],
+            "attributes and methods, x.attr or x.f(), are not part of the grammar",
+        ),
+    ],
+)
 def test_bad_options_exit_2_with_one_line(checkpoint, capsys, argv, message) -> None:
     rc, out, err = _run(["recourse", "--checkpoint", checkpoint, "--quiet", *argv], capsys)
     assert rc == 2

@@ -30,7 +30,9 @@ def _json(argv, capsys):
 
 
 def _train(setting, cache, capsys, *extra):
-    return _json(["train", "--dataset", "compas", "--setting", setting, *SHORT, "--cache-dir", str(cache), *extra], capsys)
+    return _json(
+        ["train", "--dataset", "compas", "--setting", setting, *SHORT, "--cache-dir", str(cache), *extra], capsys
+    )
 
 
 def _metrics(res):
@@ -64,7 +66,12 @@ def test_a_truncated_pretraining_cache_file_is_reported_and_recomputed(tmp_path,
     path.write_bytes(raw[: len(raw) // 3])
     again, err = _train("acc_cf", tmp_path, capsys)
     warning = [line for line in err.splitlines() if line.startswith("cffair: warning:") and "pre-trained model" in line]
-    assert len(warning) == 1 and str(path) in warning[0] and "unreadable" in warning[0] and "pre-training again" in warning[0]
+    assert (
+        len(warning) == 1
+        and str(path) in warning[0]
+        and "unreadable" in warning[0]
+        and "pre-training again" in warning[0]
+    )
     assert "Traceback" not in err
     assert not again["pretraining"]["from_cache"] and _metrics(again) == _metrics(first)
     third, err = _train("acc_cf", tmp_path, capsys)
@@ -75,7 +82,10 @@ def test_a_truncated_pretraining_cache_file_is_reported_and_recomputed(tmp_path,
 def test_categorical_reaches_generation_from_train_and_cke(categorical, cache, capsys):
     res, _ = _train("acc_cf", cache, capsys, "--categorical", categorical)
     assert res["counterfactuals"]["categorical"] == categorical
-    cke, _ = _json(["cke", "--dataset", "compas", *SHORT, "--cache-dir", str(cache), "--dry-run", "--categorical", categorical], capsys)
+    cke, _ = _json(
+        ["cke", "--dataset", "compas", *SHORT, "--cache-dir", str(cache), "--dry-run", "--categorical", categorical],
+        capsys,
+    )
     assert cke["counterfactuals"]["categorical"] == categorical
 
 
@@ -95,10 +105,17 @@ def test_query_regenerates_counterfactuals_as_at_training_time(tmp_path, capsys)
     assert main(["query", "cf", "--checkpoint", str(ckpt), "--where", "age <= 30", "--quiet"]) == 0
     out, _ = capsys.readouterr()
     assert "sat = " in out and "age <= 30" in out
-    assert sorted((cache / "counterfactuals").glob("*.parquet")) == before  # the training's (gumbel) set, from the cache
-    assert main(["query", "cf", "--checkpoint", str(ckpt), "--where", "age <= 30", "--quiet", "--categorical", "flow"]) == 0
+    assert (
+        sorted((cache / "counterfactuals").glob("*.parquet")) == before
+    )  # the training's (gumbel) set, from the cache
+    assert (
+        main(["query", "cf", "--checkpoint", str(ckpt), "--where", "age <= 30", "--quiet", "--categorical", "flow"])
+        == 0
+    )
     capsys.readouterr()
-    assert len(sorted((cache / "counterfactuals").glob("*.parquet"))) == len(before) + 1  # the override made another set
+    assert (
+        len(sorted((cache / "counterfactuals").glob("*.parquet"))) == len(before) + 1
+    )  # the override made another set
     assert main(["query", "similar", "--checkpoint", str(ckpt), "--row", "3", "--k", "2"]) == 0
     assert "β = 3.0" in capsys.readouterr().out
 
@@ -116,7 +133,11 @@ def test_cke_dry_run_proposes_and_the_loop_adds_the_axioms(cache, capsys):
     assert proposed == [(r["group"], r["feature"]) for r in imb if r["imbalance"] >= 0]
     assert not dry["added"] and len(dry["steps"]) == 1
     added, _ = _json([*args, "--max-axioms", "1", "--cke-epochs", "3"], capsys)
-    assert added["added"] and len(added["axioms"]) == 1 and added["axioms"][0]["name"] == f"A5[{proposed[0][0]}, {proposed[0][1]}]"
+    assert (
+        added["added"]
+        and len(added["axioms"]) == 1
+        and added["axioms"][0]["name"] == f"A5[{proposed[0][0]}, {proposed[0][1]}]"
+    )
     assert [s["axiom"] for s in added["steps"]] == ["-", added["axioms"][0]["name"]]
     assert added["steps"][0]["accuracy"] == dry["steps"][0]["accuracy"]  # the same starting model
     assert main([*args, "--max-axioms", "1", "--cke-epochs", "3"]) == 0

@@ -40,8 +40,9 @@ from cffair.utils import torch_cpu_setup
 torch_cpu_setup()
 
 MLP = MLPConfig(epochs=8, lr=0.01)
-GAN = GANConfig(batch_size=64, inference_epochs=1, inner_steps=2, first_epoch_inner_steps=2, predictor_epochs=2,
-                n_cf_samples=2)
+GAN = GANConfig(
+    batch_size=64, inference_epochs=1, inner_steps=2, first_epoch_inner_steps=2, predictor_epochs=2, n_cf_samples=2
+)
 DCEVAE = DCEVAEConfig(batch_size=64, epochs=2, mlp=MLP)
 
 
@@ -79,8 +80,11 @@ def _fit_pcf(m: PlugInCF, d: Data) -> PlugInCF:
 
 
 CASES = [
-    Case("ltn", lambda d: LTNLearner(d.kind, "acc_cf", pretrain_epochs=6, fair_epochs=3, progress=False, seed=1),
-         lambda m, d: m.fit(d.X, d.y, pairs=(d.X, d.X_cf))),
+    Case(
+        "ltn",
+        lambda d: LTNLearner(d.kind, "acc_cf", pretrain_epochs=6, fair_epochs=3, progress=False, seed=1),
+        lambda m, d: m.fit(d.X, d.y, pairs=(d.X, d.X_cf)),
+    ),
     Case("cnf", lambda d: AugmentedMLP(d.kind, MLP), lambda m, d: m.fit(d.X, d.y, d.X_cf, d.y)),
     Case("unaware", lambda d: UnawareMLP(d.enc, MLP), lambda m, d: m.fit(d.X, d.y)),
     Case("level3", lambda d: ResidualMLP(d.enc, config=MLP), lambda m, d: m.fit(d.X, d.y)),
@@ -166,9 +170,12 @@ def test_a_seed_fixes_the_result_and_a_clone_refits_the_same(case: Case, data: d
 
 def test_the_learner_checks_its_parameters_in_fit_not_in_the_constructor(data: dict[str, Data]) -> None:
     d = data["binary"]
-    for bad, match in [({"lr": -1.0}, "lr must be a positive number"), ({"setting": "acc_cf_x"}, "setting must be one of"),
-                       ({"pretrain_epochs": 1.5}, "pretrain_epochs must be a non-negative integer"),
-                       ({"device": "gpu"}, "device must be 'cpu', 'cuda'")]:
+    for bad, match in [
+        ({"lr": -1.0}, "lr must be a positive number"),
+        ({"setting": "acc_cf_x"}, "setting must be one of"),
+        ({"pretrain_epochs": 1.5}, "pretrain_epochs must be a non-negative integer"),
+        ({"device": "gpu"}, "device must be 'cpu', 'cuda'"),
+    ]:
         learner = LTNLearner(progress=False, **bad)  # stores anything, as scikit-learn's estimators do
         assert learner.get_params()[next(iter(bad))] == next(iter(bad.values()))
         with pytest.raises(ValueError, match=match):

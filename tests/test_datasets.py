@@ -71,7 +71,14 @@ def test_compas_age_bins():
     assert set(labels.str.split(", ").str[1]) == {"<=30", "31-45", "46-60", ">60"}
     # boundaries: 30 is in the first bin, 31 in the second, 60 in the third, 61 in the last
     by_age = dict(zip(frame["age"], labels.str.split(", ").str[1]))
-    assert (by_age[30], by_age[31], by_age[45], by_age[46], by_age[60], by_age[61]) == ("<=30", "31-45", "31-45", "46-60", "46-60", ">60")
+    assert (by_age[30], by_age[31], by_age[45], by_age[46], by_age[60], by_age[61]) == (
+        "<=30",
+        "31-45",
+        "31-45",
+        "46-60",
+        "46-60",
+        ">60",
+    )
 
 
 def test_lawschool_spec(law):
@@ -118,7 +125,9 @@ def test_encode_decode_round_trip(name):
         if kind in D.CATEGORY_KINDS:
             assert (back[col].astype(str).to_numpy() == test[col].astype(str).to_numpy()).all(), col
         else:
-            np.testing.assert_allclose(back[col].to_numpy(float), test[col].to_numpy(float), rtol=1e-5, atol=1e-3 * (1 + test[col].abs().max()))
+            np.testing.assert_allclose(
+                back[col].to_numpy(float), test[col].to_numpy(float), rtol=1e-5, atol=1e-3 * (1 + test[col].abs().max())
+            )
     # numeric columns are standardised on the training fold
     xt = enc.transform(train)
     for col in enc.numeric:
@@ -190,9 +199,15 @@ def _toy(n=60, seed=0):
 
 
 def _spec(**over):
-    spec = {"name": "loans", "target": "approved", "target_kind": "binary", "sensitive": "gender",
-            "subgroups": ["gender", {"column": "age", "bins": [-np.inf, 30, np.inf], "labels": ["young", "older"]}],
-            "immutable": ["age"], "graph": GRAPH}
+    spec = {
+        "name": "loans",
+        "target": "approved",
+        "target_kind": "binary",
+        "sensitive": "gender",
+        "subgroups": ["gender", {"column": "age", "bins": [-np.inf, 30, np.inf], "labels": ["young", "older"]}],
+        "immutable": ["age"],
+        "graph": GRAPH,
+    }
     spec.update(over)
     return spec
 
@@ -219,11 +234,23 @@ def test_from_csv_dict_spec(tmp_path):
     "change, error, message",
     [
         (lambda df: df.drop(columns="income"), DataError, r"\['income'\] are named in the spec but missing"),
-        (lambda df: df.assign(income=df["income"].where(df.index != 4)), DataError, r"missing values \(NaN\).*'income'.*line 6 of .*bad\.csv"),
-        (lambda df: df.assign(approved=np.where(df.index % 2, "yes", "no")), DataError, r"declared binary.*labels 0 and 1"),
+        (
+            lambda df: df.assign(income=df["income"].where(df.index != 4)),
+            DataError,
+            r"missing values \(NaN\).*'income'.*line 6 of .*bad\.csv",
+        ),
+        (
+            lambda df: df.assign(approved=np.where(df.index % 2, "yes", "no")),
+            DataError,
+            r"declared binary.*labels 0 and 1",
+        ),
         (lambda df: df.assign(approved=df["approved"] * 2), DataError, r"declared binary.*labels 0 and 1"),
         (lambda df: df.assign(gender="f"), DataError, r"'gender' is declared binary but has only one value"),
-        (lambda df: df.assign(age=df["age"].astype(str) + "y"), DataError, r"'age' is declared integer but holds non-numeric"),
+        (
+            lambda df: df.assign(age=df["age"].astype(str) + "y"),
+            DataError,
+            r"'age' is declared integer but holds non-numeric",
+        ),
     ],
 )
 def test_bad_data_errors(tmp_path, change, error, message):
@@ -239,7 +266,11 @@ def test_bad_data_errors(tmp_path, change, error, message):
         ({"sensitve": "gender"}, SpecError, r"unknown spec key\(s\) \['sensitve'\]"),
         ({"target_kind": "ordinal"}, SpecError, r"target_kind must be 'binary' or 'score'"),
         ({"immutable": ["height"]}, SpecError, r"immutable feature 'height' is not a feature"),
-        ({"graph": {"edges": {"gender": ["income"], "income": ["age"], "age": ["gender"]}}}, GraphError, r"not acyclic.*cycle"),
+        (
+            {"graph": {"edges": {"gender": ["income"], "income": ["age"], "age": ["gender"]}}},
+            GraphError,
+            r"not acyclic.*cycle",
+        ),
         ({"graph": {"edges": {"gender": ["salary"]}}}, GraphError, r"\['salary'\], which are not columns"),
         ({"target_kind": "score"}, DataError, r"declared score but has only 2 distinct values"),
     ],

@@ -53,7 +53,12 @@ def test_the_clean_file_loads(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         frame, spec = D.from_csv(_csv(tmp_path, _lines()), _spec())
-    assert len(frame) == 24 and spec.features == {"gender": "binary", "age": "integer", "income": "continuous", "score": "continuous"}
+    assert len(frame) == 24 and spec.features == {
+        "gender": "binary",
+        "age": "integer",
+        "income": "continuous",
+        "score": "continuous",
+    }
 
 
 # ----------------------------------------------------------------------------- the causal graph
@@ -64,7 +69,10 @@ def test_sensitive_attribute_missing_from_graph(tmp_path):
     msg = str(err.value)
     assert "the sensitive attribute 'gender' is not in the causal graph" in msg
     assert "flip only the 'gender' column" in msg and "look fair" in msg
-    assert "Add 'gender' to the graph with arrows to the features it causes, e.g. edges: {gender: [income, score, age]}" in msg
+    assert (
+        "Add 'gender' to the graph with arrows to the features it causes, e.g. edges: {gender: [income, score, age]}"
+        in msg
+    )
 
 
 def test_features_left_out_of_graph_warn_and_become_roots(tmp_path):
@@ -103,7 +111,10 @@ def test_target_in_graph_says_it_must_stay_out(tmp_path):
 def test_graph_yaml_syntax_error_names_file_line_and_column(tmp_path):
     path = tmp_path / "graph.yaml"
     path.write_text("name: loans\nedges:\n  gender: [income, score\n  age: [income]\n")
-    with pytest.raises(GraphError, match=rf"graph file {re.escape(str(path))} is not valid YAML at line 4, column 6: expected ',' or '\]'.*starts on line 3"):
+    with pytest.raises(
+        GraphError,
+        match=rf"graph file {re.escape(str(path))} is not valid YAML at line 4, column 6: expected ',' or '\]'.*starts on line 3",
+    ):
         load_graph(path)
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump(_spec(graph="graph.yaml")))
@@ -114,7 +125,10 @@ def test_graph_yaml_syntax_error_names_file_line_and_column(tmp_path):
 @pytest.mark.parametrize(
     "graph, message",
     [
-        ({"edges": "gender -> income"}, r"'edges' must be a mapping parent: \[children\] or a list of \[parent, child\] pairs"),
+        (
+            {"edges": "gender -> income"},
+            r"'edges' must be a mapping parent: \[children\] or a list of \[parent, child\] pairs",
+        ),
         ({"edges": {"gender": {"income": 1}}}, r"children of 'gender' .* must be a list of column names"),
         ({"edges": {"gender": ["income"]}, "nodes": "age"}, r"'nodes' must be a list of column names"),
         ({"edges": {"gender": ["income"]}, "verified": "no"}, r"'verified' must be true or false"),
@@ -133,7 +147,10 @@ def test_infinity_names_column_and_line(tmp_path, value):
     lines = _lines()
     lines[5] = lines[5].replace(lines[5].split(",")[2], value, 1)  # file line 7
     path = _csv(tmp_path, lines)
-    with pytest.raises(DataError, match=rf"column 'income' has 1 infinite value\(s\), the first \({value}\) at line 7 of {re.escape(str(path))}.*replace"):
+    with pytest.raises(
+        DataError,
+        match=rf"column 'income' has 1 infinite value\(s\), the first \({value}\) at line 7 of {re.escape(str(path))}.*replace",
+    ):
         D.from_csv(path, _spec())
 
 
@@ -146,7 +163,10 @@ def test_line_numbers_count_blank_lines_and_quoted_newlines(tmp_path):
     lines[9] = ",".join([bad[0], bad[1], "", bad[3], bad[4]])  # NaN income on file line 12
     path = _csv(tmp_path, lines)
     assert path.read_text().splitlines()[11].split(",")[2] == ""
-    with pytest.raises(DataError, match=rf"missing values \(NaN\) in column\(s\) {{'income': 1}} \(the first in 'income' at line 12 of {re.escape(str(path))}\)"):
+    with pytest.raises(
+        DataError,
+        match=rf"missing values \(NaN\) in column\(s\) {{'income': 1}} \(the first in 'income' at line 12 of {re.escape(str(path))}\)",
+    ):
         D.from_csv(path, _spec())
 
 
@@ -162,8 +182,14 @@ def test_fraction_in_integer_feature_names_line(tmp_path):
     lines = _lines()
     parts = lines[2].split(",")
     lines[2] = ",".join([parts[0], "33.5", *parts[2:]])  # file line 4
-    with pytest.raises(DataError, match=r"'age' is declared integer but has fractional values \(the first, 33.5, at line 4 of .*declare it 'continuous'"):
-        D.from_csv(_csv(tmp_path, lines), _spec(features={"gender": "binary", "age": "integer", "income": "continuous", "score": "continuous"}))
+    with pytest.raises(
+        DataError,
+        match=r"'age' is declared integer but has fractional values \(the first, 33.5, at line 4 of .*declare it 'continuous'",
+    ):
+        D.from_csv(
+            _csv(tmp_path, lines),
+            _spec(features={"gender": "binary", "age": "integer", "income": "continuous", "score": "continuous"}),
+        )
 
 
 # ----------------------------------------------------------------------------- subgroup bins
@@ -174,7 +200,10 @@ def test_bins_that_do_not_cover_the_data(tmp_path):
     msg = str(err.value)
     ages = np.array([20 + (i * 7) % 50 for i in range(24)])
     uncovered = sorted(set(ages[(ages <= 20) | (ages > 60)].tolist()))
-    assert f"the subgroup bins of 'age' (edges [20.0, 40.0, 60.0]) do not cover {int(((ages <= 20) | (ages > 60)).sum())} row(s)" in msg
+    assert (
+        f"the subgroup bins of 'age' (edges [20.0, 40.0, 60.0]) do not cover {int(((ages <= 20) | (ages > 60)).sum())} row(s)"
+        in msg
+    )
     assert f"with the value(s) {uncovered}" in msg
     assert "the first edge 20 itself is outside" in msg  # right-closed bins exclude the first edge
     assert "-.inf" in msg and ".inf" in msg
@@ -189,8 +218,14 @@ def test_covering_bins_give_every_row_a_subgroup(tmp_path):
 
 
 def test_subgroup_labels_refuse_rows_outside_the_bins():
-    spec = D.DatasetSpec(name="t", target="y", target_kind="binary", sensitive="s", features={"s": "binary", "a": "integer"},
-                         subgroups=(D.SubgroupColumn("a", bins=(0.0, 10.0)),))
+    spec = D.DatasetSpec(
+        name="t",
+        target="y",
+        target_kind="binary",
+        sensitive="s",
+        features={"s": "binary", "a": "integer"},
+        subgroups=(D.SubgroupColumn("a", bins=(0.0, 10.0)),),
+    )
     frame = pd.DataFrame({"s": ["x", "y"], "a": [5, 11], "y": [0, 1]})
     with pytest.raises(DataError, match=r"do not cover 1 row\(s\) with the value\(s\) \[11\]"):
         spec.subgroup_labels(frame)
@@ -200,10 +235,19 @@ def test_subgroup_labels_refuse_rows_outside_the_bins():
     "subgroup, message",
     [
         ({"column": "age", "bins": "0,30,60"}, r"the bins of subgroup 'age' must be a list of numbers, got '0,30,60'"),
-        ({"column": "age", "bins": ["-inf", "30", "inf"]}, r"the bins of subgroup 'age' must be numbers, but \['-inf', '30', 'inf'\] are str; write the edges unquoted"),
+        (
+            {"column": "age", "bins": ["-inf", "30", "inf"]},
+            r"the bins of subgroup 'age' must be numbers, but \['-inf', '30', 'inf'\] are str; write the edges unquoted",
+        ),
         ({"column": "age", "bins": [0, "thirty", 100]}, r"must be numbers, but \['thirty'\] is a str"),
-        ({"column": "gender", "bins": [0, 1, 2]}, r"subgroup 'gender' has bins, but 'gender' is binary: bins split a numeric"),
-        ({"column": "age", "bins": [-np.inf, 30, np.inf], "labels": "young"}, r"labels of subgroup 'age' must be a list"),
+        (
+            {"column": "gender", "bins": [0, 1, 2]},
+            r"subgroup 'gender' has bins, but 'gender' is binary: bins split a numeric",
+        ),
+        (
+            {"column": "age", "bins": [-np.inf, 30, np.inf], "labels": "young"},
+            r"labels of subgroup 'age' must be a list",
+        ),
     ],
 )
 def test_bad_bins_in_a_spec_file(tmp_path, subgroup, message):
@@ -216,7 +260,10 @@ def test_bad_bins_in_a_spec_file(tmp_path, subgroup, message):
 # ----------------------------------------------------------------------------- the file itself
 def test_duplicated_header_names(tmp_path):
     path = _csv(tmp_path, [line + ",1" for line in _lines()], header=HEADER + ",income")
-    with pytest.raises(DataError, match=rf"the header of {re.escape(str(path))} .* names a column more than once: 'income' in columns \[3, 6\].*'income.1'"):
+    with pytest.raises(
+        DataError,
+        match=rf"the header of {re.escape(str(path))} .* names a column more than once: 'income' in columns \[3, 6\].*'income.1'",
+    ):
         D.from_csv(path, _spec())
 
 
@@ -241,9 +288,16 @@ def test_non_utf8_csv_names_line_and_byte(tmp_path):
     path = tmp_path / "latin.csv"
     path.write_bytes(text.encode("latin-1"))
     line_no = next(i for i, line in enumerate(text.split("\n"), start=1) if "\xe9" in line)
-    with pytest.raises(DataError, match=rf"{re.escape(str(path))} is not UTF-8 text: line {line_no}, byte 2 is 0xe9.*encoding='latin-1'"):
+    with pytest.raises(
+        DataError,
+        match=rf"{re.escape(str(path))} is not UTF-8 text: line {line_no}, byte 2 is 0xe9.*encoding='latin-1'",
+    ):
         D.from_csv(path, _spec(sensitive="genre"))
-    frame, _ = D.from_csv(path, _spec(sensitive="genre", graph={"edges": {"genre": ["income", "score"], "age": ["income"]}}), encoding="latin-1")
+    frame, _ = D.from_csv(
+        path,
+        _spec(sensitive="genre", graph={"edges": {"genre": ["income", "score"], "age": ["income"]}}),
+        encoding="latin-1",
+    )
     assert set(frame["genre"].astype(str)) == {"f", "m", "m\xe9"}
 
 
@@ -256,7 +310,10 @@ def test_missing_csv_file(tmp_path):
 def test_spec_yaml_syntax_error_names_file_line_and_column(tmp_path):
     path = tmp_path / "spec.yaml"
     path.write_text("name: loans\ntarget: approved\ntarget_kind: binary\nsensitive: gender: f\n")
-    with pytest.raises(SpecError, match=rf"spec file {re.escape(str(path))} is not valid YAML at line 4, column 18: mapping values are not allowed here"):
+    with pytest.raises(
+        SpecError,
+        match=rf"spec file {re.escape(str(path))} is not valid YAML at line 4, column 18: mapping values are not allowed here",
+    ):
         D.from_csv(_csv(tmp_path, _lines()), path)
 
 
@@ -270,7 +327,10 @@ def test_spec_file_that_is_not_a_mapping(tmp_path):
 @pytest.mark.parametrize(
     "over, message",
     [
-        ({"features": "gender, age, income"}, r"'features' must be a mapping \{column: kind\} or a list of column names, got the string 'gender, age, income'"),
+        (
+            {"features": "gender, age, income"},
+            r"'features' must be a mapping \{column: kind\} or a list of column names, got the string 'gender, age, income'",
+        ),
         ({"features": 3}, r"'features' must be a mapping .* got int 3"),
         ({"features": ["age", "age", "gender"]}, r"'features' lists \['age'\] more than once"),
         ({"immutable": "age"}, r"'immutable' must be a list of column names, got the string 'age'.*immutable: \[age\]"),
@@ -289,8 +349,13 @@ def test_spec_values_of_the_wrong_type(tmp_path, over, message):
 
 def test_spec_round_trip_keeps_bins_without_labels():
     spec = D.DatasetSpec.from_dict(
-        {"target": "y", "target_kind": "binary", "sensitive": "s", "features": {"s": "binary", "a": "integer"},
-         "subgroups": [{"column": "a", "bins": [-np.inf, 30, np.inf]}]}
+        {
+            "target": "y",
+            "target_kind": "binary",
+            "sensitive": "s",
+            "features": {"s": "binary", "a": "integer"},
+            "subgroups": [{"column": "a", "bins": [-np.inf, 30, np.inf]}],
+        }
     )
     assert D.DatasetSpec.from_dict(spec.to_dict()) == spec
 
@@ -306,7 +371,9 @@ def test_encoder_names_infinite_feature_and_row(tmp_path):
     enc = Encoder(spec).fit(frame)
     bad = frame.copy()
     bad.loc[7, "score"] = np.inf
-    with pytest.raises(DataError, match=r"feature 'score' contains 1 NaN or infinite value\(s\), the first \(infinite\) at row 7"):
+    with pytest.raises(
+        DataError, match=r"feature 'score' contains 1 NaN or infinite value\(s\), the first \(infinite\) at row 7"
+    ):
         enc.transform(bad)
     with pytest.raises(DataError, match=r"feature 'score' contains 1 NaN"):
         Encoder(spec).fit(bad)
@@ -331,7 +398,9 @@ def test_counterfactuals_of_a_reordered_csv_are_refused(generated):
     reordered = tmp / "reordered.csv"
     reordered.write_text("\n".join([lines[0], *lines[1:][::-1]]) + "\n")
     frame2, spec2 = D.from_csv(reordered, _spec())
-    assert sorted(map(tuple, frame2.astype(str).to_numpy())) == sorted(map(tuple, frame.astype(str).to_numpy()))  # same people
+    assert sorted(map(tuple, frame2.astype(str).to_numpy())) == sorted(
+        map(tuple, frame.astype(str).to_numpy())
+    )  # same people
     cfs = CounterfactualSet.load(tmp / "cf.parquet")
     enc = Encoder(spec2).fit(frame2)
     stored, actual = cfs.meta["data_hash"], D.frame_hash(frame2[spec2.feature_names])
@@ -370,7 +439,10 @@ def test_corrupt_counterfactual_parquet(generated):
     garbage = tmp / "garbage.parquet"
     garbage.write_bytes(b"not a parquet file at all\n" * 10)
     for path in (truncated, garbage):
-        with pytest.raises(CounterfactualError, match=rf"counterfactual file {re.escape(str(path))} is not a readable parquet file .*corrupt"):
+        with pytest.raises(
+            CounterfactualError,
+            match=rf"counterfactual file {re.escape(str(path))} is not a readable parquet file .*corrupt",
+        ):
             CounterfactualSet.load(path)
     frame, spec = D.from_csv(tmp / "loans.csv", _spec())
     with pytest.raises(CounterfactualError, match=rf"{re.escape(str(garbage))} is not a readable parquet file"):

@@ -78,8 +78,11 @@ def test_use_device_sets_and_restores_the_current_device(two_gpus) -> None:
 
 
 def test_the_command_line_stops_with_status_2_before_any_work(no_cuda, capsys) -> None:
-    for argv in (["train", "--dataset", "compas", "--device", "cuda"], ["reproduce", "--device", "cuda"],
-                 ["counterfactuals", "generate", "--dataset", "compas", "--device", "cuda:0"]):
+    for argv in (
+        ["train", "--dataset", "compas", "--device", "cuda"],
+        ["reproduce", "--device", "cuda"],
+        ["counterfactuals", "generate", "--dataset", "compas", "--device", "cuda:0"],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "no CUDA device" in err and "Traceback" not in err
@@ -117,8 +120,9 @@ def test_baselines_run_the_device_path_and_match_the_default(no_cuda) -> None:
     a = AugmentedMLP("binary", mlp).fit(X, y)
     b = AugmentedMLP("binary", mlp, device="auto").fit(X, y)
     np.testing.assert_array_equal(a.predict_score(X), b.predict_score(X))
-    cfg = GANConfig(batch_size=64, inference_epochs=1, inner_steps=2, first_epoch_inner_steps=2, predictor_epochs=2,
-                    n_cf_samples=2)
+    cfg = GANConfig(
+        batch_size=64, inference_epochs=1, inner_steps=2, first_epoch_inner_steps=2, predictor_epochs=2, n_cf_samples=2
+    )
     g1 = GANBaseline(cfg).fit(frame, enc)
     g2 = GANBaseline(cfg, device="auto").fit(frame, enc)
     assert g2.device_ == torch.device("cpu") and all(p.device == g2.device_ for p in g2.predictor_.parameters())
@@ -162,7 +166,9 @@ def test_the_grid_gives_each_task_its_device_and_no_fingerprint_sees_it(tmp_path
 
     grid = [E.ExperimentConfig("compas", 0, s, profile="quick") for s in ("cnf", "unaware")]
     stores = [ResultsStore(tmp_path / "a"), ResultsStore(tmp_path / "b")]
-    R.run_grid(grid, stores[0], runner=runner, expected=fingerprint, progress=False, backend="sequential", device="auto")
+    R.run_grid(
+        grid, stores[0], runner=runner, expected=fingerprint, progress=False, backend="sequential", device="auto"
+    )
     assert seen == ["cpu", "cpu"]
     with devices.use_device("cpu"):
         R.run_grid(grid, stores[1], runner=runner, expected=fingerprint, progress=False, backend="sequential")
@@ -172,5 +178,7 @@ def test_the_grid_gives_each_task_its_device_and_no_fingerprint_sees_it(tmp_path
     for cfg in grid:  # fresh in either store: the device changed no fingerprint
         assert R.check(stores[1], cfg, fingerprint)[0] == "fresh"
     with pytest.raises(DeviceError):
-        R.run_grid(grid, ResultsStore(tmp_path / "c"), runner=runner, expected=fingerprint, progress=False, device="cuda")
+        R.run_grid(
+            grid, ResultsStore(tmp_path / "c"), runner=runner, expected=fingerprint, progress=False, device="cuda"
+        )
     assert "device" not in repr(E.ExperimentConfig("compas", 0, "cnf", profile="quick").to_dict())

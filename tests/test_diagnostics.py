@@ -57,7 +57,7 @@ def test_a4_gradient_share_by_hand() -> None:
     # p = 1: ∀ is the mean of v, so each pair's gradient is its own ∂v (÷ n).
     assert a4_gradient_share(a, b, p=1, semantics=EXACT) == pytest.approx(2 / (2 + 1.456))
     # p = 2: each pair weighs (1 − v): 1 for pair 1, 1 − 0.8281 = 0.1719 for pair 2.
-    w2 = 1 - 0.91 ** 2
+    w2 = 1 - 0.91**2
     assert a4_gradient_share(a, b, p=2, semantics=EXACT) == pytest.approx(2 / (2 + 1.456 * w2))
     # the share grows with p towards 1
     shares = [a4_gradient_share(a, b, p=p) for p in (1, 2, 6)]

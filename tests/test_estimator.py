@@ -27,7 +27,10 @@ from cffair.estimator import (
 )
 
 SPEC = {
-    "name": "toy", "target": "y", "target_kind": "binary", "sensitive": "s",
+    "name": "toy",
+    "target": "y",
+    "target_kind": "binary",
+    "sensitive": "s",
     "features": {"s": "binary", "a": "continuous", "b": "continuous"},
     "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]},
 }
@@ -64,16 +67,25 @@ def flip_s(rows: pd.DataFrame) -> pd.DataFrame:
 def test_params_round_trip_through_clone_and_set_params() -> None:
     est = CounterfactualFairClassifier(SPEC, setting="acc_cf_sg", lr=0.01, hidden=(8,), seed=3)
     params = est.get_params(deep=True)
-    assert params["setting"] == "acc_cf_sg" and params["lr"] == 0.01 and params["hidden"] == (8,) and params["seed"] == 3
+    assert (
+        params["setting"] == "acc_cf_sg" and params["lr"] == 0.01 and params["hidden"] == (8,) and params["seed"] == 3
+    )
     twin = clone(est)
     assert twin is not est and twin.get_params() == params
     twin.set_params(fair_epochs=7, setting="acc")
     assert twin.fair_epochs == 7 and twin.setting == "acc" and est.fair_epochs == 500
 
 
-@pytest.mark.parametrize("check", [checks.check_no_attributes_set_in_init, checks.check_get_params_invariance,
-                                   checks.check_set_params, checks.check_parameters_default_constructible],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "check",
+    [
+        checks.check_no_attributes_set_in_init,
+        checks.check_get_params_invariance,
+        checks.check_set_params,
+        checks.check_parameters_default_constructible,
+    ],
+    ids=lambda f: f.__name__,
+)
 def test_sklearn_checks_that_apply(check) -> None:
     est = CounterfactualFairClassifier(SPEC)
     check(type(est).__name__, est)

@@ -21,7 +21,13 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers get the t
 
 def toy_fingerprint(cfg):
     """Stands in for a real fingerprint: the config and a fixed code hash (``$TOY_CODE`` changes it)."""
-    return {"code": {"toy": os.environ.get("TOY_CODE", "1")}, "data": "toy", "config": cfg.to_dict(), "packages": {}, "inputs": {}}
+    return {
+        "code": {"toy": os.environ.get("TOY_CODE", "1")},
+        "data": "toy",
+        "config": cfg.to_dict(),
+        "packages": {},
+        "inputs": {},
+    }
 
 
 def toy_runner(group, store):
@@ -121,13 +127,16 @@ def _corrupt(path, how):
         path.write_text(path.read_text()[:40])
 
 
-@pytest.mark.parametrize("how,reason", [
-    ("list", "a JSON list, not an object"),
-    ("utf8", "not UTF-8"),
-    ("no-metrics", "no 'metrics' field"),
-    ("hand-edit", "checksum does not match"),
-    ("truncated", "not JSON (line"),
-])
+@pytest.mark.parametrize(
+    "how,reason",
+    [
+        ("list", "a JSON list, not an object"),
+        ("utf8", "not UTF-8"),
+        ("no-metrics", "no 'metrics' field"),
+        ("hand-edit", "checksum does not match"),
+        ("truncated", "not JSON (line"),
+    ],
+)
 def test_a_corrupt_record_never_blocks_the_store(tmp_path, how, reason):
     store = E.ResultsStore(tmp_path)
     grid = _grid(("ltn_acc", "cnf"))
@@ -167,7 +176,11 @@ def test_record_hash_changes_with_config_data_and_code():
     base = toy_fingerprint(cfg)
     h = E.make_record(cfg, base, {}, {})["hash"]
     assert h == E.make_record(cfg, toy_fingerprint(E.ExperimentConfig("adult", 0, "ltn_acc_cf")), {}, {})["hash"]
-    for changed in ({**base, "config": replace(cfg, fold=1).to_dict()}, {**base, "data": "other"}, {**base, "code": {"toy": "2"}}):
+    for changed in (
+        {**base, "config": replace(cfg, fold=1).to_dict()},
+        {**base, "data": "other"},
+        {**base, "code": {"toy": "2"}},
+    ):
         assert E.make_record(cfg, changed, {}, {})["hash"] != h
 
 
@@ -182,13 +195,19 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
 
 
 # ---------------------------------------------------------------------------- configs and grid
-@pytest.mark.parametrize("kwargs,message", [
-    ({"dataset": "adult", "fold": 0, "setting": "ltn_ac"}, "unknown setting 'ltn_ac'"),
-    ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "profile": "fulll"}, "unknown profile 'fulll'"),
-    ({"dataset": "adult", "fold": 5, "setting": "ltn_acc"}, "fold must be an integer in 0..4"),
-    ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "weights": (("acc", 1.0), ("foo", 2.0))}, "unknown axiom-group weight"),
-    ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "seed": -1}, "seed must be a non-negative integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"dataset": "adult", "fold": 0, "setting": "ltn_ac"}, "unknown setting 'ltn_ac'"),
+        ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "profile": "fulll"}, "unknown profile 'fulll'"),
+        ({"dataset": "adult", "fold": 5, "setting": "ltn_acc"}, "fold must be an integer in 0..4"),
+        (
+            {"dataset": "adult", "fold": 0, "setting": "ltn_acc", "weights": (("acc", 1.0), ("foo", 2.0))},
+            "unknown axiom-group weight",
+        ),
+        ({"dataset": "adult", "fold": 0, "setting": "ltn_acc", "seed": -1}, "seed must be a non-negative integer"),
+    ],
+)
 def test_bad_configs_are_refused_with_a_clear_message(kwargs, message):
     with pytest.raises(E.ConfigError, match=message):
         E.ExperimentConfig(**kwargs)
@@ -206,7 +225,12 @@ def test_ltn_settings_and_gan_share_one_task_per_fold():
     ltn = [g for g in groups if g[0].setting.startswith("ltn")]
     assert len(ltn) == 1
     assert {(c.setting, c.cf_source) for c in ltn[0]} == {
-        ("ltn_acc", "cnf"), ("ltn_acc_cf", "cnf"), ("ltn_acc_cf_sg", "cnf"), ("gan", "cnf"), ("ltn_acc_cf", "gan")}
+        ("ltn_acc", "cnf"),
+        ("ltn_acc_cf", "cnf"),
+        ("ltn_acc_cf_sg", "cnf"),
+        ("gan", "cnf"),
+        ("ltn_acc_cf", "gan"),
+    }
     others = [g for g in groups if g is not ltn[0]]
     assert all(len(g) == 1 for g in others)
     # the paper's baselines come before the extra ones
@@ -244,19 +268,24 @@ def test_options_are_checked_sorted_and_absent_from_the_papers_configs():
     # the paper's configs: same dict (so the same fingerprint) and key as before the field existed
     assert "options" not in plain.to_dict() and plain.key == "full/compas/ltn_acc_cf/fold0"
     assert E.ExperimentConfig.from_dict(plain.to_dict()) == plain
-    assert E.ExperimentConfig("compas", 0, "ltn_acc_cf", options=(("fair_epochs", 2000.0),)).options == (("fair_epochs", 2000),)
+    assert E.ExperimentConfig("compas", 0, "ltn_acc_cf", options=(("fair_epochs", 2000.0),)).options == (
+        ("fair_epochs", 2000),
+    )
 
 
-@pytest.mark.parametrize("options,message", [
-    ({"p": 2}, "unknown option 'p'; the options are lr, clip_grad"),
-    ({"fair_p": 0.5}, r"option fair_p must be >= 1 \(section 2.4\), got 0.5"),
-    ({"lr": 0}, "option lr must be positive, got 0"),
-    ({"lr": "fast"}, "option lr must be a number, got 'fast'"),
-    ({"fair_epochs": 2.5}, "option fair_epochs must be a whole number >= 1, got 2.5"),
-    ({"x_hat": "best"}, "option x_hat must be one of nearest, random, got 'best'"),
-    ({"explain": "some"}, "option explain must be one of all, got 'some'"),
-    ((("lr", 0.1), ("lr", 0.2)), "an option is given twice"),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"p": 2}, "unknown option 'p'; the options are lr, clip_grad"),
+        ({"fair_p": 0.5}, r"option fair_p must be >= 1 \(section 2.4\), got 0.5"),
+        ({"lr": 0}, "option lr must be positive, got 0"),
+        ({"lr": "fast"}, "option lr must be a number, got 'fast'"),
+        ({"fair_epochs": 2.5}, "option fair_epochs must be a whole number >= 1, got 2.5"),
+        ({"x_hat": "best"}, "option x_hat must be one of nearest, random, got 'best'"),
+        ({"explain": "some"}, "option explain must be one of all, got 'some'"),
+        ((("lr", 0.1), ("lr", 0.2)), "an option is given twice"),
+    ],
+)
 def test_bad_options_are_refused_with_a_clear_message(options, message):
     with pytest.raises(E.ConfigError, match=message):
         E.ExperimentConfig("compas", 0, "ltn_acc_cf", options=options)
@@ -290,7 +319,10 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     assert all(c.method == "ltn" for c in q2)
     p = {c.option_map.get("fair_p") for c in q2 if c.dataset == "compas"}
     assert {1.0, 2.0, 6.0} <= p
-    assert {c.option_map["fair_epochs"] for c in q2 if "fair_epochs" in c.option_map and c.dataset == "compas"} == {2000, 5000}
+    assert {c.option_map["fair_epochs"] for c in q2 if "fair_epochs" in c.option_map and c.dataset == "compas"} == {
+        2000,
+        5000,
+    }
     assert {c.weight_map["cf"] for c in q2 if c.dataset == "compas"} == {1.0, 3.0, 9.0, 27.0}
     assert len([c for c in q2 if c.dataset == "adult" and c.method == "ltn"]) == len(E.Q2_ADULT)
     # a quick profile scales the fairness stage with its own length
@@ -305,7 +337,14 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     (q4,) = by("q4_why")
     assert (q4.dataset, q4.fold, q4.option_map) == ("adult", 0, {"x_hat": "random"})
     assert {c.tag or "" for c in E.paper_grid("full", datasets=["lawschool"], only=E.INVESTIGATION_GROUPS)} == {
-        "", "w27-1", "w9-1", "w3-1", "w1-3", "w1-9", "w1-27"}  # only appendix B's finer grid
+        "",
+        "w27-1",
+        "w9-1",
+        "w3-1",
+        "w1-3",
+        "w1-9",
+        "w1-27",
+    }  # only appendix B's finer grid
 
 
 def test_variants_that_change_pre_training_get_their_own_group():
@@ -330,7 +369,11 @@ def test_explanations_on_every_attribute_are_an_input_of_their_own():
     cke_all = E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke", options={"explain": "all", "cke_top": 1})
     rulers = ("counterfactuals_default", "counterfactuals_independent")  # appendix C's, on every paper dataset
     assert keys.input_names(cke_all) == ("counterfactuals", "pretrained", "counterfactuals_all", *rulers)
-    assert keys.input_names(E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke")) == ("counterfactuals", "pretrained", *rulers)
+    assert keys.input_names(E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke")) == (
+        "counterfactuals",
+        "pretrained",
+        *rulers,
+    )
     # the stage's code is its input's producer, never an LTN record's code
     assert "cffair.pipeline.explanations" not in keys.code("ltn")
     prod = keys.producer("counterfactuals_all", cke_all, "d")
@@ -351,7 +394,9 @@ def test_each_notebook_runs_once_however_many_groups_it_shows(tmp_path, monkeypa
     assert ran == ["q2_baselines.ipynb", "appendix_b_axiom_weights.ipynb"]
     ran.clear()
     R.run_notebooks("quick", out_dir=tmp_path)
-    assert sorted(ran) == sorted(f"{n}.ipynb" for n in set(R.NOTEBOOKS.values())) and len(ran) == len(set(R.NOTEBOOKS.values()))
+    assert sorted(ran) == sorted(f"{n}.ipynb" for n in set(R.NOTEBOOKS.values())) and len(ran) == len(
+        set(R.NOTEBOOKS.values())
+    )
 
 
 # ---------------------------------------------------------------------------- repeated cross-validation
@@ -379,8 +424,13 @@ def test_the_full_grid_repeats_cross_validation_on_compas_and_lawschool_only():
     assert all(replace(c, repeat=0).key in keys for c in reps)
     # the quick profile runs the paper's partition only, and the grid groups keep repetitions apart
     assert not any(c.repeat for c in E.paper_grid("quick"))
-    groups = R._task_groups([c for c in grid if c.dataset == "compas" and c.fold == 0 and not c.options and not c.tag
-                             and c.method in ("ltn", "gan")])
+    groups = R._task_groups(
+        [
+            c
+            for c in grid
+            if c.dataset == "compas" and c.fold == 0 and not c.options and not c.tag and c.method in ("ltn", "gan")
+        ]
+    )
     assert all(len({c.repeat for c in g}) == 1 for g in groups) and len(groups) == 3
 
 
@@ -406,7 +456,10 @@ def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
 
     c = E.ExperimentConfig("compas", 1, "ltn_acc_cf", cf_source="gan")
     r = replace(c, repeat=1)
-    assert "repeat" not in producer("pretrained", c, "h")["config"] and producer("pretrained", r, "h")["config"]["repeat"] == 1
+    assert (
+        "repeat" not in producer("pretrained", c, "h")["config"]
+        and producer("pretrained", r, "h")["config"]["repeat"] == 1
+    )
     assert producer("gan_counterfactuals", r, "h")["config"]["repeat"] == 1
     assert "repeat" not in producer("gan_counterfactuals", c, "h")["config"]
 
@@ -416,25 +469,54 @@ def test_study_options_restating_the_default_are_the_papers_config():
     """The default of each study option leaves the config, its key and its fingerprint's config part unchanged."""
     from cffair.pipeline.keys import record_fingerprint
 
-    for setting, opts in (("ltn_acc_cf", {"semantics": "product"}), ("ltn_acc_cf", {"a4_body": "equiv"}),
-                          ("cnf", {"twins": "paper"}), ("gan", {"gan_variant": "reimplemented"})):
+    for setting, opts in (
+        ("ltn_acc_cf", {"semantics": "product"}),
+        ("ltn_acc_cf", {"a4_body": "equiv"}),
+        ("cnf", {"twins": "paper"}),
+        ("gan", {"gan_variant": "reimplemented"}),
+    ):
         plain = E.ExperimentConfig("compas", 1, setting)
         given = E.ExperimentConfig("compas", 1, setting, options=opts)
         assert given == plain and given.key == plain.key and given.to_dict() == plain.to_dict()
         assert record_fingerprint(given, "h", {})["config"] == record_fingerprint(plain, "h", {})["config"]
     other = E.ExperimentConfig("compas", 1, "ltn_acc_cf", options={"semantics": "lukasiewicz"})
-    assert other.key == "full/compas/ltn_acc_cf(semantics=lukasiewicz)/fold1" and other.to_dict()["options"] == {"semantics": "lukasiewicz"}
+    assert other.key == "full/compas/ltn_acc_cf(semantics=lukasiewicz)/fold1" and other.to_dict()["options"] == {
+        "semantics": "lukasiewicz"
+    }
     assert E.ExperimentConfig.from_dict(json.loads(json.dumps(other.to_dict()))) == other
 
 
-@pytest.mark.parametrize("setting,kwargs,message", [
-    ("ltn_acc_cf", {"options": {"semantics": "boolean"}}, "option semantics must be one of lukasiewicz, godel, goguen, got 'boolean'"),
-    ("gan", {"options": {"twins": "default"}}, "option twins is for the settings ltn_acc, ltn_acc_cf, ltn_acc_cf_sg and cnf"),
-    ("ltn_acc_cf_cke", {"options": {"twins": "default"}}, "option twins is for"),
-    ("cnf", {"options": {"gan_variant": "released"}}, "option gan_variant is for the GAN baseline and the LTN trained on the GAN's twins"),
-    ("ltn_acc_cf", {"options": {"gan_variant": "released"}}, r"setting 'ltn_acc_cf' \(twins from 'cnf'\) takes none"),
-    ("cnf", {"options": {"semantics": "godel"}}, "options semantics=godel are LTN options; setting 'cnf' takes none"),
-])
+@pytest.mark.parametrize(
+    "setting,kwargs,message",
+    [
+        (
+            "ltn_acc_cf",
+            {"options": {"semantics": "boolean"}},
+            "option semantics must be one of lukasiewicz, godel, goguen, got 'boolean'",
+        ),
+        (
+            "gan",
+            {"options": {"twins": "default"}},
+            "option twins is for the settings ltn_acc, ltn_acc_cf, ltn_acc_cf_sg and cnf",
+        ),
+        ("ltn_acc_cf_cke", {"options": {"twins": "default"}}, "option twins is for"),
+        (
+            "cnf",
+            {"options": {"gan_variant": "released"}},
+            "option gan_variant is for the GAN baseline and the LTN trained on the GAN's twins",
+        ),
+        (
+            "ltn_acc_cf",
+            {"options": {"gan_variant": "released"}},
+            r"setting 'ltn_acc_cf' \(twins from 'cnf'\) takes none",
+        ),
+        (
+            "cnf",
+            {"options": {"semantics": "godel"}},
+            "options semantics=godel are LTN options; setting 'cnf' takes none",
+        ),
+    ],
+)
 def test_study_options_are_refused_where_they_mean_nothing(setting, kwargs, message):
     with pytest.raises(E.ConfigError, match=message):
         E.ExperimentConfig("compas", 0, setting, **kwargs)
@@ -448,19 +530,37 @@ def test_the_studies_grid_adds_marked_configs_within_the_cuts_it_records():
     # semantics: Q1/Q2's LTN settings under each other logic, COMPAS and Lawschool, every fold
     for name in E.STUDY_LOGICS:
         got = {(c.dataset, c.setting, c.fold) for c in by("semantics", name)}
-        assert got == {(d, s, f) for d in ("compas", "lawschool") for s in ("ltn_acc_cf", "ltn_acc_cf_sg") for f in range(5)}
+        assert got == {
+            (d, s, f) for d in ("compas", "lawschool") for s in ("ltn_acc_cf", "ltn_acc_cf_sg") for f in range(5)
+        }
     # sound twins: Table 1's LTN settings and CNF; all folds of COMPAS and Lawschool, 2 of Adult
     twins = by("twins", "default")
     assert {c.setting for c in twins} == {"ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf"}
-    assert {(c.dataset, c.fold) for c in twins} == {(d, f) for d in ("compas", "lawschool") for f in range(5)} | {("adult", 0), ("adult", 1)}
+    assert {(c.dataset, c.fold) for c in twins} == {(d, f) for d in ("compas", "lawschool") for f in range(5)} | {
+        ("adult", 0),
+        ("adult", 1),
+    }
     # the GAN as released (3 seeds) and re-implemented (seeds 1, 2 beside the grid's 0); Adult one fold, one seed
     released = [c for c in by("gan_variant", "released") if c.setting == "gan"]
-    assert {(c.dataset, c.seed) for c in released} == {("compas", s) for s in (0, 1, 2)} | {("lawschool", 0), ("lawschool", 1), ("adult", 0)}
-    assert {c.fold for c in released if c.dataset == "adult"} == {0} and all(c.tag == (f"seed{c.seed}" if c.seed else "") for c in released)
+    assert {(c.dataset, c.seed) for c in released} == {("compas", s) for s in (0, 1, 2)} | {
+        ("lawschool", 0),
+        ("lawschool", 1),
+        ("adult", 0),
+    }
+    assert {c.fold for c in released if c.dataset == "adult"} == {0} and all(
+        c.tag == (f"seed{c.seed}" if c.seed else "") for c in released
+    )
     reimpl = [c for c in full if c.setting == "gan" and not c.options]
-    assert {(c.dataset, c.seed, c.tag) for c in reimpl} == {("compas", 1, "seed1"), ("compas", 2, "seed2"), ("lawschool", 1, "seed1")}
+    assert {(c.dataset, c.seed, c.tag) for c in reimpl} == {
+        ("compas", 1, "seed1"),
+        ("compas", 2, "seed2"),
+        ("lawschool", 1, "seed1"),
+    }
     on_released = [c for c in by("gan_variant", "released") if c.method == "ltn"]
-    assert all(c.cf_source == "gan" and c.seed == 0 and c.setting == "ltn_acc_cf" for c in on_released) and len(on_released) == 11
+    assert (
+        all(c.cf_source == "gan" and c.seed == 0 and c.setting == "ltn_acc_cf" for c in on_released)
+        and len(on_released) == 11
+    )
     # the Eq-bodied A4: one fold of each binary dataset
     assert {(c.dataset, c.fold) for c in by("a4_body", "eq")} == {("adult", 0), ("compas", 0)}
     # the cuts are recorded beside the grid

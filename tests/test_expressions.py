@@ -16,14 +16,18 @@ from cffair.expressions import Comparison, Logical, Membership, Not, parse, sele
 def _frame() -> pd.DataFrame:
     rng = np.random.default_rng(0)
     n = 60
-    return pd.DataFrame({
-        "age": rng.integers(18, 80, n),
-        "income": rng.normal(50.0, 20.0, n).round(2),
-        "sex": pd.Categorical(rng.choice(["Female", "Male"], n)),
-        "race": pd.Categorical(rng.choice(["Black", "White", "Asian"], n)),
-        "education": pd.Categorical(rng.choice(["HS", "BSc", "MSc"], n), categories=["HS", "BSc", "MSc"], ordered=True),
-        "hours-per-week": rng.integers(10, 60, n),
-    })
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "income": rng.normal(50.0, 20.0, n).round(2),
+            "sex": pd.Categorical(rng.choice(["Female", "Male"], n)),
+            "race": pd.Categorical(rng.choice(["Black", "White", "Asian"], n)),
+            "education": pd.Categorical(
+                rng.choice(["HS", "BSc", "MSc"], n), categories=["HS", "BSc", "MSc"], ordered=True
+            ),
+            "hours-per-week": rng.integers(10, 60, n),
+        }
+    )
 
 
 FRAME = _frame()
@@ -45,7 +49,7 @@ SAFE = [
     "education < 'MSc' and education != 'HS'",
     "age == 44.0",
     "income >= 1.5e1",
-    "age >= 20 and age <= 40 and race == \"White\"",
+    'age >= 20 and age <= 40 and race == "White"',
     "age < `hours-per-week`",
     "age in [20, 30, 40, 50]",
 ]
@@ -72,10 +76,14 @@ def _atoms(draw):
     return f"{col} {draw(st.sampled_from(['in', 'not in']))} {picked!r}"
 
 
-_EXPR = st.recursive(_atoms(), lambda inner: st.one_of(
-    st.tuples(inner, st.sampled_from(["and", "or"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-    inner.map(lambda e: f"not ({e})"),
-), max_leaves=6)
+_EXPR = st.recursive(
+    _atoms(),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["and", "or"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        inner.map(lambda e: f"not ({e})"),
+    ),
+    max_leaves=6,
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -98,7 +106,9 @@ def test_case_insensitive_value_when_unambiguous():
     frame = pd.DataFrame({"g": pd.Categorical(["ab", "AB", "c", "c"])})
     assert select(frame, "g == 'C'").tolist() == [False, False, True, True]
     assert select(frame, "g == 'AB'").tolist() == [False, True, False, False]  # an exact match wins
-    with pytest.raises(ExpressionError, match=r"'Ab' is not a value of column 'g': matches \['AB', 'ab'\] when case is ignored"):
+    with pytest.raises(
+        ExpressionError, match=r"'Ab' is not a value of column 'g': matches \['AB', 'ab'\] when case is ignored"
+    ):
         select(frame, "g == 'Ab'")
 
 
@@ -113,25 +123,32 @@ def test_unknown_value_lists_the_values():
 def test_unknown_column_lists_the_columns():
     with pytest.raises(ExpressionError) as e:
         select(FRAME, "sex == 'Male' and agee > 3")
-    assert "unknown column 'agee'" in str(e.value) and "'hours-per-week'" in str(e.value) and "character 19" in str(e.value)
+    assert (
+        "unknown column 'agee'" in str(e.value)
+        and "'hours-per-week'" in str(e.value)
+        and "character 19" in str(e.value)
+    )
 
 
-@pytest.mark.parametrize(("text", "where", "expected"), [
-    ("age <= ", 8, "expected a column name or a value"),
-    ("(age > 3", 9, "expected ')'"),
-    ("age = 3", 5, "compare with =="),
-    ("age > 3 & sex == 'Male'", 9, "write and"),
-    ("age 3", 5, "expected a comparison operator"),
-    ("1 == 1", 1, "one side must be a column"),
-    ("18 < age < 30", 10, "chained comparisons"),
-    ("race in 'Black'", 9, "a list of values"),
-    ("", 1, "empty expression"),
-    ("sex == 'Male", 8, "unclosed string"),
-    ("`age > 3", 1, "unclosed backtick"),
-    ("age > 3 sex == 'Male'", 9, "'and', 'or' or the end"),
-    ("sex < 'Male'", 7, "categorical without an order"),
-    ("age == 'old'", 8, "numeric but is compared with the string"),
-])
+@pytest.mark.parametrize(
+    ("text", "where", "expected"),
+    [
+        ("age <= ", 8, "expected a column name or a value"),
+        ("(age > 3", 9, "expected ')'"),
+        ("age = 3", 5, "compare with =="),
+        ("age > 3 & sex == 'Male'", 9, "write and"),
+        ("age 3", 5, "expected a comparison operator"),
+        ("1 == 1", 1, "one side must be a column"),
+        ("18 < age < 30", 10, "chained comparisons"),
+        ("race in 'Black'", 9, "a list of values"),
+        ("", 1, "empty expression"),
+        ("sex == 'Male", 8, "unclosed string"),
+        ("`age > 3", 1, "unclosed backtick"),
+        ("age > 3 sex == 'Male'", 9, "'and', 'or' or the end"),
+        ("sex < 'Male'", 7, "categorical without an order"),
+        ("age == 'old'", 8, "numeric but is compared with the string"),
+    ],
+)
 def test_syntax_and_type_errors_name_the_position(text, where, expected):
     with pytest.raises(ExpressionError) as e:
         select(FRAME, text)

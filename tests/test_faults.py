@@ -70,14 +70,26 @@ class Mounts:
         self.base = base
         self.points: list[Path] = []
 
-    def tmpfs(self, name: str, *, size: str = "1m", files: dict[str, str] | None = None,
-              readonly: bool = False, full: bool = False) -> Path:
+    def tmpfs(
+        self,
+        name: str,
+        *,
+        size: str = "1m",
+        files: dict[str, str] | None = None,
+        readonly: bool = False,
+        full: bool = False,
+    ) -> Path:
         """A fresh tmpfs at ``base/name`` holding ``files``; remounted read-only, or filled to the last byte."""
         if os.geteuid() != 0:
             pytest.skip("needs root to mount a tmpfs (a real read-only or full file system)")
         point = self.base / name
         point.mkdir(parents=True)
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(point)], capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(point)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode != 0:
             pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
         self.points.append(point)
@@ -87,7 +99,9 @@ class Mounts:
         if full:
             _fill(point)
         if readonly:
-            done = subprocess.run(["mount", "-o", "remount,ro", str(point)], capture_output=True, text=True, check=False)
+            done = subprocess.run(
+                ["mount", "-o", "remount,ro", str(point)], capture_output=True, text=True, check=False
+            )
             if done.returncode != 0:
                 pytest.skip(f"cannot remount a tmpfs read-only here: {done.stderr.strip()}")
         return point
@@ -275,18 +289,27 @@ def test_permission_denied(tmp_path: Path) -> None:
             except StorageError as exc:
                 print(exc.errno, exc)
     """)
-    out = subprocess.run([*prefix, sys.executable, "-c", probe], capture_output=True, text=True, env=_env(), timeout=120, check=False)
+    out = subprocess.run(
+        [*prefix, sys.executable, "-c", probe], capture_output=True, text=True, env=_env(), timeout=120, check=False
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
-    assert len(lines) == 2 and all(line.startswith(f"{errno.EACCES} ") and "permission denied" in line for line in lines), lines
+    assert len(lines) == 2 and all(
+        line.startswith(f"{errno.EACCES} ") and "permission denied" in line for line in lines
+    ), lines
     assert str(locked) in lines[0] and "choose a folder you may write to" in lines[0]
     assert _tree(locked) == {"keep.txt": b"old"}
 
 
 # ============================================================================ the commands
-def test_train_save_read_only_and_file_in_the_way_fail_before_training(tiny: Path, tmp_path: Path, cache: Path, mounts: Mounts,
-                                                                     capsys: pytest.CaptureFixture[str],
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_train_save_read_only_and_file_in_the_way_fail_before_training(
+    tiny: Path,
+    tmp_path: Path,
+    cache: Path,
+    mounts: Mounts,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("training started although --save cannot be written")
 
@@ -315,15 +338,37 @@ def test_train_save_without_permission(tiny: Path, tmp_path: Path) -> None:
     locked.mkdir(mode=0o555)
     locked.chmod(0o555)
     os.chmod(tmp_path, 0o755)
-    out = subprocess.run([*prefix, sys.executable, "-m", "cffair.cli", "train", *_data(tiny), *TRAIN, "--no-cache",
-                          "--save", str(locked / "m.pt")], capture_output=True, text=True, env=_env(), timeout=300, check=False)
+    out = subprocess.run(
+        [
+            *prefix,
+            sys.executable,
+            "-m",
+            "cffair.cli",
+            "train",
+            *_data(tiny),
+            *TRAIN,
+            "--no-cache",
+            "--save",
+            str(locked / "m.pt"),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+        check=False,
+    )
     _one_line_error(out.returncode, out.stderr, f"--save {locked / 'm.pt'}", "permission denied")
     assert list(locked.iterdir()) == []
 
 
-def test_counterfactuals_out_read_only_and_file_in_the_way(tiny: Path, tmp_path: Path, cache: Path, mounts: Mounts,
-                                                           capsys: pytest.CaptureFixture[str],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_counterfactuals_out_read_only_and_file_in_the_way(
+    tiny: Path,
+    tmp_path: Path,
+    cache: Path,
+    mounts: Mounts,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("generation started although --out cannot be written")
 
@@ -332,21 +377,29 @@ def test_counterfactuals_out_read_only_and_file_in_the_way(tiny: Path, tmp_path:
     code, err = _cli(["counterfactuals", "generate", *_data(tiny), *GENERATE, "--out", str(ro / "cf.parquet")], capsys)
     _one_line_error(code, err, f"--out {ro / 'cf.parquet'}", "read-only")
     (tmp_path / "cf").write_text("x")
-    code, err = _cli(["counterfactuals", "generate", *_data(tiny), *GENERATE, "--out", str(tmp_path / "cf" / "a.parquet")], capsys)
+    code, err = _cli(
+        ["counterfactuals", "generate", *_data(tiny), *GENERATE, "--out", str(tmp_path / "cf" / "a.parquet")], capsys
+    )
     _one_line_error(code, err, f"{tmp_path / 'cf'} is a file, not a folder")
     assert _tree(ro) == {} and not cache.exists()
 
 
-def test_counterfactuals_out_on_a_full_disk(tiny: Path, cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str]) -> None:
+def test_counterfactuals_out_on_a_full_disk(
+    tiny: Path, cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str]
+) -> None:
     full = mounts.tmpfs("full", files={"cf.parquet": "old"}, full=True)
     before = _tree(full)
-    code, err = _cli(["counterfactuals", "generate", *_data(tiny), *GENERATE, "--no-cache", "--out", str(full / "cf.parquet")], capsys)
+    code, err = _cli(
+        ["counterfactuals", "generate", *_data(tiny), *GENERATE, "--no-cache", "--out", str(full / "cf.parquet")],
+        capsys,
+    )
     _one_line_error(code, err, f"cannot write {full / 'cf.parquet'}", "no space", "free some space")
     assert _tree(full) == before
 
 
-def test_a_cold_cache_that_cannot_be_written(tiny: Path, tmp_path: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str],
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cold_cache_that_cannot_be_written(
+    tiny: Path, tmp_path: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "cf.parquet"
     ro = mounts.tmpfs("ro", readonly=True)
     monkeypatch.setenv("CFFAIR_CACHE", str(ro / "cache"))
@@ -364,8 +417,14 @@ def test_a_cold_cache_that_cannot_be_written(tiny: Path, tmp_path: Path, mounts:
     assert set(_tree(full)) == {"filler"} and not out.exists()
 
 
-def test_run_out_read_only_and_file_in_the_way(tiny: Path, tmp_path: Path, cache: Path, mounts: Mounts,
-                                               capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_out_read_only_and_file_in_the_way(
+    tiny: Path,
+    tmp_path: Path,
+    cache: Path,
+    mounts: Mounts,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from cffair.datasets import registry
 
     def boom(*args: object, **kwargs: object) -> None:
@@ -384,15 +443,28 @@ def test_run_out_read_only_and_file_in_the_way(tiny: Path, tmp_path: Path, cache
     assert _tree(ro) == {} and (tmp_path / "runs").read_text() == "x"
 
 
-def test_run_out_on_a_full_disk(tiny: Path, cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str],
-                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_out_on_a_full_disk(
+    tiny: Path, cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from cffair.datasets import registry
 
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
     full = mounts.tmpfs("full", full=True)
-    code, err = _cli(["run", *_data(tiny), "--quick", "--folds", "2", "--counterfactuals-only", "--quiet",
-                      "--out", str(full / "out")], capsys)
+    code, err = _cli(
+        [
+            "run",
+            *_data(tiny),
+            "--quick",
+            "--folds",
+            "2",
+            "--counterfactuals-only",
+            "--quiet",
+            "--out",
+            str(full / "out"),
+        ],
+        capsys,
+    )
     _one_line_error(code, err, str(full / "out"), "no space")
     assert set(_tree(full)) == {"filler"}
 
@@ -402,8 +474,9 @@ def _store_files(results: Path) -> dict[str, bytes]:
     return _tree(results) if results.exists() else {}
 
 
-def test_results_on_a_read_only_store(mounts: Mounts, cache: Path, capsys: pytest.CaptureFixture[str],
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_results_on_a_read_only_store(
+    mounts: Mounts, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     ro = mounts.tmpfs("results", files={"quick/records/.keep": ""}, readonly=True)
     monkeypatch.setenv("CFFAIR_RESULTS", str(ro))
     before = _tree(ro)
@@ -416,9 +489,17 @@ def test_results_on_a_read_only_store(mounts: Mounts, cache: Path, capsys: pytes
 
 def test_results_on_a_missing_store_says_so_and_creates_nothing(tmp_path: Path, cache: Path) -> None:
     results = tmp_path / "nowhere"
-    out = subprocess.run([sys.executable, "-m", "cffair.cli", "results", "--mode", "full"], capture_output=True, text=True,
-                         env=_env(CFFAIR_RESULTS=str(results), CFFAIR_CACHE=str(cache)), timeout=300, check=False)
-    _one_line_error(out.returncode, out.stderr, f"no results store at {results / 'full'}", "cffair reproduce --mode full")
+    out = subprocess.run(
+        [sys.executable, "-m", "cffair.cli", "results", "--mode", "full"],
+        capture_output=True,
+        text=True,
+        env=_env(CFFAIR_RESULTS=str(results), CFFAIR_CACHE=str(cache)),
+        timeout=300,
+        check=False,
+    )
+    _one_line_error(
+        out.returncode, out.stderr, f"no results store at {results / 'full'}", "cffair reproduce --mode full"
+    )
     assert not results.exists() and not cache.exists() and out.stdout == ""
 
 
@@ -439,13 +520,16 @@ with store_lock(sys.argv[1]):
 
 
 def _holder(folder: Path, seconds: float) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(folder), str(seconds)], stdout=subprocess.PIPE, text=True, env=_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(folder), str(seconds)], stdout=subprocess.PIPE, text=True, env=_env()
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
 
 
-def test_a_second_reproduce_into_the_same_folder_is_refused(tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str],
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_reproduce_into_the_same_folder_is_refused(
+    tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("work started although another run holds the results folder")
 
@@ -461,7 +545,9 @@ def test_a_second_reproduce_into_the_same_folder_is_refused(tmp_path: Path, cach
         code = main([*argv, "--lock-timeout", "0.5"])
         err = capsys.readouterr().err
         assert time.perf_counter() - t0 >= 0.5
-        assert code == 2 and "waiting up to 0.5 s" in err and "still in use after 0.5 s" in err and "Traceback" not in err
+        assert (
+            code == 2 and "waiting up to 0.5 s" in err and "still in use after 0.5 s" in err and "Traceback" not in err
+        )
     finally:
         holder.kill()
         holder.wait()

@@ -19,7 +19,7 @@ def _codes(tree: SourceTree) -> dict[str, dict[str, str]]:
 
 
 def test_docstring_comment_and_formatting_edits_change_nothing():
-    src = 'def f(x):\n    return x + 1\n'
+    src = "def f(x):\n    return x + 1\n"
     same = '"""Module doc."""\n\n\ndef f(x):  # add one\n    """Doc."""\n    return (x +\n            1)\n'
     assert normalised_code(src) == normalised_code(same)
     assert normalised_code(src) != normalised_code(src.replace("+ 1", "+ 2"))
@@ -32,13 +32,16 @@ def test_a_docstring_edit_in_a_shared_module_stales_no_record():
     assert _codes(edited) == _codes(tree)
 
 
-@pytest.mark.parametrize("module,stales", [
-    ("cffair.baselines.gan", {"gan"}),
-    ("cffair.cke", {"ltn"}),
-    ("cffair.baselines.dcevae", {"dcevae"}),
-    ("cffair.training", {"ltn"}),
-    ("cffair.metrics", set(METHODS)),  # the shared evaluation
-])
+@pytest.mark.parametrize(
+    "module,stales",
+    [
+        ("cffair.baselines.gan", {"gan"}),
+        ("cffair.cke", {"ltn"}),
+        ("cffair.baselines.dcevae", {"dcevae"}),
+        ("cffair.training", {"ltn"}),
+        ("cffair.metrics", set(METHODS)),  # the shared evaluation
+    ],
+)
 def test_a_code_edit_stales_exactly_the_methods_that_run_it(module, stales):
     tree = SourceTree.installed()
     edited = _edited(tree, module, lambda s: s + "\n_EDIT = 1\n")
@@ -52,8 +55,10 @@ def test_bookkeeping_modules_and_the_twins_producer_are_not_a_records_code():
     code = keys.code("ltn")
     assert "cffair.experiments.store" not in code and "cffair.experiments.fingerprint" not in code
     assert "cffair.causal.flow" not in code and "cffair.pipeline.counterfactuals" not in code
-    assert any(m == "cffair.causal.flow"
-               for m in keys.producer("counterfactuals", ExperimentConfig("compas", 0, "cnf"), "d")["code"])
+    assert any(
+        m == "cffair.causal.flow"
+        for m in keys.producer("counterfactuals", ExperimentConfig("compas", 0, "cnf"), "d")["code"]
+    )
 
 
 def test_the_dispatcher_imports_nothing_outside_what_records_name():
@@ -64,8 +69,13 @@ def test_the_dispatcher_imports_nothing_outside_what_records_name():
 
 
 def test_an_input_made_by_changed_code_is_fresh_when_its_content_is_the_same():
-    stored = {"code": {"m": "1"}, "data": "d", "config": {}, "packages": {},
-              "inputs": {"counterfactuals": {"content": "H", "producer": {"code": {"flow": "1"}}}}}
+    stored = {
+        "code": {"m": "1"},
+        "data": "d",
+        "config": {},
+        "packages": {},
+        "inputs": {"counterfactuals": {"content": "H", "producer": {"code": {"flow": "1"}}}},
+    }
     now = {**stored, "inputs": {"counterfactuals": {"content": None, "producer": {"code": {"flow": "2"}}}}}
     [reason] = diff(stored, now)
     assert reason.startswith("input counterfactuals was made by a changed stage (code of flow changed)")
@@ -90,20 +100,26 @@ def test_a_flow_refactor_that_yields_the_same_twins_stales_nothing(tmp_path, mon
     made = {c.key: (store.get(c)["metrics"], store.get(c)["timings"]) for c in grid}
 
     tree = SourceTree.installed()
-    flow_module = next(m for m in keys.producer("counterfactuals", grid[0], "d")["code"] if m.startswith("cffair.causal.flow"))
+    flow_module = next(
+        m for m in keys.producer("counterfactuals", grid[0], "d")["code"] if m.startswith("cffair.causal.flow")
+    )
     refactored = _edited(tree, flow_module, lambda s: s + "\n_REFACTORED = True\n")
     monkeypatch.setattr(SourceTree, "installed", classmethod(lambda cls: refactored))
     keys._installed_code.cache_clear()
     st = R.status(store, grid)
     assert set(st["state"]) == {"stale"}
     made_by_flow = [f"input {n} was made by a changed stage" for n in known["compas"]]  # the twins and both rulers
-    assert all(sorted(r.split(" (")[0] for r in rs) == sorted(made_by_flow) for rs in st["reasons"])  # nothing else changed
+    assert all(
+        sorted(r.split(" (")[0] for r in rs) == sorted(made_by_flow) for rs in st["reasons"]
+    )  # nothing else changed
 
     R.run_grid(grid, store, progress=False, known_inputs=known)  # the same twins: restamped, not rerun
     assert set(R.status(store, grid)["state"]) == {"fresh"}
     for c in grid:
         rec = store.get(c)
-        assert rec["fingerprint"]["inputs"]["counterfactuals"]["producer"]["code"][flow_module] == refactored.code_hash(flow_module)
+        assert rec["fingerprint"]["inputs"]["counterfactuals"]["producer"]["code"][flow_module] == refactored.code_hash(
+            flow_module
+        )
     # nothing was retrained: the same metrics and the same timings of the original runs
     assert {c.key: (store.get(c)["metrics"], store.get(c)["timings"]) for c in grid} == made
     keys._installed_code.cache_clear()
@@ -114,8 +130,11 @@ def test_a_grid_edit_stales_no_record_but_a_config_value_does():
     values still enter its fingerprint (the ``config`` part)."""
     tree = SourceTree.installed()
     assert tree.exempt("cffair.experiments.config")
-    edited = _edited(tree, "cffair.experiments.config",
-                     lambda s: s.replace("Q2_ADULT: tuple[int, ...] = (0, 2)", "Q2_ADULT: tuple[int, ...] = (0,)"))
+    edited = _edited(
+        tree,
+        "cffair.experiments.config",
+        lambda s: s.replace("Q2_ADULT: tuple[int, ...] = (0, 2)", "Q2_ADULT: tuple[int, ...] = (0,)"),
+    )
     assert edited.sources["cffair.experiments.config"] != tree.sources["cffair.experiments.config"]
     assert _codes(edited) == _codes(tree)
     a = keys._config(ExperimentConfig("compas", 0, "ltn_acc_cf"))

@@ -79,7 +79,9 @@ def test_the_equivalence_of_each_logic_in_closed_form():
 
 
 def test_an_unknown_logic_is_refused_with_the_choices():
-    with pytest.raises(ValueError, match="unknown fuzzy logic 'boolean'; choose one of product, lukasiewicz, godel, goguen"):
+    with pytest.raises(
+        ValueError, match="unknown fuzzy logic 'boolean'; choose one of product, lukasiewicz, godel, goguen"
+    ):
         fuzzy.logic("boolean")
     with pytest.raises(ValueError, match="unknown fuzzy logic 'luk'"):
         Semantics(logic="luk")
@@ -90,13 +92,17 @@ def test_an_unknown_logic_is_refused_with_the_choices():
 def test_the_default_semantics_is_the_papers_product_logic():
     s = Semantics()
     assert s == DEFAULT_SEMANTICS and s.logic == "product" and s.pair_body == "equiv"
-    assert isinstance(s.and_, fuzzy.ltn.fuzzy_ops.AndProd) and isinstance(s.implies, fuzzy.ltn.fuzzy_ops.ImpliesReichenbach)
+    assert isinstance(s.and_, fuzzy.ltn.fuzzy_ops.AndProd) and isinstance(
+        s.implies, fuzzy.ltn.fuzzy_ops.ImpliesReichenbach
+    )
     assert isinstance(s.or_, fuzzy.ltn.fuzzy_ops.OrProbSum)
 
 
 def _model(seed: int = 0) -> torch.nn.Module:
     torch.manual_seed(seed)
-    return torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1), torch.nn.Sigmoid(), torch.nn.Flatten(0))
+    return torch.nn.Sequential(
+        torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1), torch.nn.Sigmoid(), torch.nn.Flatten(0)
+    )
 
 
 @pytest.mark.parametrize("name", list(fuzzy.LOGICS))

@@ -91,10 +91,15 @@ def test_bins_their_medians_and_labels(scm) -> None:
     age = Attribute("skill", (-np.inf, 1.0, 3.0, np.inf), ("low", "mid", "high"))
     lv = levels(age, frame)
     sk = frame["skill"]
-    assert lv == {"low": pytest.approx(float(np.median(sk[sk <= 1]))), "mid": pytest.approx(float(np.median(sk[(sk > 1) & (sk <= 3)]))),
-                  "high": pytest.approx(float(np.median(sk[sk > 3])))}
+    assert lv == {
+        "low": pytest.approx(float(np.median(sk[sk <= 1]))),
+        "mid": pytest.approx(float(np.median(sk[(sk > 1) & (sk <= 3)]))),
+        "high": pytest.approx(float(np.median(sk[sk > 3]))),
+    }
     labels = intersection_labels(frame, (Attribute("s"), age))
-    assert labels.iloc[0] == f"{frame['s'].iloc[0]}, {'low' if sk.iloc[0] <= 1 else 'mid' if sk.iloc[0] <= 3 else 'high'}"
+    assert (
+        labels.iloc[0] == f"{frame['s'].iloc[0]}, {'low' if sk.iloc[0] <= 1 else 'mid' if sk.iloc[0] <= 3 else 'high'}"
+    )
     with pytest.raises(DataError, match="outside the bins"):
         Attribute("skill", (0.0, 1.0)).level_of(frame)
     with pytest.raises(DataError, match="2 bins but 3 labels"):
@@ -105,8 +110,12 @@ def test_cf_mse_table_and_joint_axiom() -> None:
     table = cf_mse_by_intersection([1.0, 0.0, 0.5, 0.5], [0.0, 0.0, 0.0, 1.0], ["x", "x", "y", "y"])
     assert table.loc["x", "cf_mse"] == pytest.approx(0.5) and table.loc["y", "cf_mse"] == pytest.approx(0.25)
     assert table["n_pairs"].tolist() == [2, 2]
-    kinds = cf_mse_by_intersection([1.0, 0.0, 0.5], [0.0, 0.0, 0.0], ["x", "x", "y"],
-                                   kinds={"joint": [True, False, True], "single": [False, True, False]})
+    kinds = cf_mse_by_intersection(
+        [1.0, 0.0, 0.5],
+        [0.0, 0.0, 0.0],
+        ["x", "x", "y"],
+        kinds={"joint": [True, False, True], "single": [False, True, False]},
+    )
     assert kinds.loc["x", "joint"] == 1.0 and kinds.loc["x", "single"] == 0.0 and np.isnan(kinds.loc["y", "single"])
     assert kinds.loc["y", "n_single"] == 0
     ax = joint_cf_axiom(np.zeros((3, 2)), np.ones((3, 2)), "binary", ["sex", "race"])

@@ -14,11 +14,15 @@ pytestmark = pytest.mark.slow
 def records(tmp_path_factory):
     store = E.ResultsStore(tmp_path_factory.mktemp("results"))
     grid = E.paper_grid("quick", ["compas"], only=["q1", "q2_why", "q3_why"])
-    grid += E.paper_grid("quick", ["adult"], only=["q4_why"]) + [E.ExperimentConfig("adult", 0, "ltn_acc_cf", profile="quick")]
+    grid += E.paper_grid("quick", ["adult"], only=["q4_why"]) + [
+        E.ExperimentConfig("adult", 0, "ltn_acc_cf", profile="quick")
+    ]
     prof = E.PROFILES["quick"]
     # options equal to the profile's values: the same computation as the paper's setting
-    same = [E.ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", options={"fair_epochs": prof.fair_epochs}),
-            E.ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", options={"lr": prof.lr})]
+    same = [
+        E.ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", options={"fair_epochs": prof.fair_epochs}),
+        E.ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", options={"lr": prof.lr}),
+    ]
     R.run_grid(grid + same, store, jobs=1, progress=False)
     return {E.ExperimentConfig.from_dict(r["config"]).key.split("/", 1)[1]: r for r in store.records()}
 
@@ -29,7 +33,11 @@ def _m(records, key):
 
 def test_options_that_restate_the_papers_values_give_the_papers_numbers(records):
     ref = _m(records, "compas/ltn_acc_cf/fold0")
-    for key in ("compas/ltn_acc_cf(fair_p=1)/fold0", "compas/ltn_acc_cf(fair_epochs=40)/fold0", "compas/ltn_acc_cf(lr=0.01)/fold0"):
+    for key in (
+        "compas/ltn_acc_cf(fair_p=1)/fold0",
+        "compas/ltn_acc_cf(fair_epochs=40)/fold0",
+        "compas/ltn_acc_cf(lr=0.01)/fold0",
+    ):
         assert _m(records, key)["cf_mse"] == pytest.approx(ref["cf_mse"], abs=1e-12), key
         assert _m(records, key)["accuracy"] == ref["accuracy"], key
     # (the quick profile's lr is 0.01: an lr option with that value pre-trains alone, and alike)
@@ -38,10 +46,17 @@ def test_options_that_restate_the_papers_values_give_the_papers_numbers(records)
 
 def test_options_that_differ_change_the_model(records):
     ref = _m(records, "compas/ltn_acc_cf(fair_p=1)/fold0")
-    for key in ("compas/ltn_acc_cf(fair_p=6)/fold0", "compas/ltn_acc_cf(fair_epochs=400)/fold0", "compas/ltn_acc_cf(lr=0.1)/fold0",
-                "compas/ltn_acc_cf+w1-9(fair_p=1)/fold0"):
+    for key in (
+        "compas/ltn_acc_cf(fair_p=6)/fold0",
+        "compas/ltn_acc_cf(fair_epochs=400)/fold0",
+        "compas/ltn_acc_cf(lr=0.1)/fold0",
+        "compas/ltn_acc_cf+w1-9(fair_p=1)/fold0",
+    ):
         assert _m(records, key)["cf_mse"] != pytest.approx(ref["cf_mse"], abs=1e-9), key
-    assert records["compas/ltn_acc_cf(fair_epochs=400)/fold0"]["history"]["epoch"][-1] == E.PROFILES["quick"].pretrain_epochs + 400
+    assert (
+        records["compas/ltn_acc_cf(fair_epochs=400)/fold0"]["history"]["epoch"][-1]
+        == E.PROFILES["quick"].pretrain_epochs + 400
+    )
     # a heavier CF axiom lowers CF-MSE
     assert _m(records, "compas/ltn_acc_cf+w1-27(fair_p=1)/fold0")["cf_mse"] < ref["cf_mse"]
 
@@ -49,7 +64,10 @@ def test_options_that_differ_change_the_model(records):
 def test_explanations_on_every_attribute_and_a_forced_a5_axiom(records):
     rec = records["compas/ltn_acc_cf_cke(cke_top=1,explain=all)/fold0"]
     cke = rec["cke"]
-    assert set(cke["explain_all"]["features"]) >= {"age", "priors-count", "sex"} and "race" not in cke["explain_all"]["features"]
+    assert (
+        set(cke["explain_all"]["features"]) >= {"age", "priors-count", "sex"}
+        and "race" not in cke["explain_all"]["features"]
+    )
     assert cke["explain_all"]["immutable"] == ["age"]
     # the largest immutable imbalance becomes an A5 axiom whatever the threshold
     (forced,) = cke["forced"]
@@ -60,7 +78,11 @@ def test_explanations_on_every_attribute_and_a_forced_a5_axiom(records):
     assert "counterfactuals_all" in rec["fingerprint"]["inputs"]
     # the paper's records keep their inputs (with the rulers of appendix C)
     assert set(records["compas/ltn_acc_cf/fold0"]["fingerprint"]["inputs"]) == {
-        "counterfactuals", "pretrained", "counterfactuals_default", "counterfactuals_independent"}
+        "counterfactuals",
+        "pretrained",
+        "counterfactuals_default",
+        "counterfactuals_independent",
+    }
 
 
 def test_the_query_person_is_drawn_as_the_paper_describes(records):

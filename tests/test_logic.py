@@ -181,7 +181,11 @@ def _kb(target_kind, p_kb=1.0, group_weights=None):
     xf = np.concatenate([x, x])
     xc = xf + rng.normal(scale=0.5, size=xf.shape).astype(np.float32)
     lab = np.where(xf[:, 1] > 0, "hi", "lo")
-    axioms = accuracy_axioms(x, y, target_kind) + [cf_axiom(xf, xc, target_kind)] + subgroup_cf_axioms(xf, xc, lab, target_kind)
+    axioms = (
+        accuracy_axioms(x, y, target_kind)
+        + [cf_axiom(xf, xc, target_kind)]
+        + subgroup_cf_axioms(xf, xc, lab, target_kind)
+    )
     sel = xf[:, 2] > 0.5
     axioms.append(cke_axiom(xf[sel], xc[sel], target_kind, "g", "F"))
     return KnowledgeBase(axioms, Semantics(p_kb=p_kb), group_weights), n, len(xc)
@@ -235,7 +239,9 @@ def test_an_axiom_can_carry_its_own_forall_exponent():
     # subgroup axioms take the exponent too, and a larger p weighs the worst pairs more
     sg = subgroup_cf_axioms(x, x_cf, ["a", "a", "b", "b"], "binary", p=6.0)
     assert [a.p for a in sg] == [6.0, 6.0]
-    assert float(cf_axiom(x, x_cf, "binary", p=6.0).satisfaction(HardModel(), EXACT)) < float(a4.satisfaction(HardModel(), EXACT))
+    assert float(cf_axiom(x, x_cf, "binary", p=6.0).satisfaction(HardModel(), EXACT)) < float(
+        a4.satisfaction(HardModel(), EXACT)
+    )
     for bad in (0.5, float("inf"), True):
         with pytest.raises(ValueError, match="exponent p of ∀ must be a finite number >= 1"):
             cf_axiom(x, x_cf, "binary", p=bad)

@@ -65,7 +65,9 @@ def test_evaluate_binary_and_score():
     assert res["accuracy"] == pytest.approx(1.0)
     expected = np.minimum((X[:, 0] + 1) / 3, 1) - X[:, 0] / 3
     assert res["cf_mse"] == pytest.approx(np.mean(expected**2))
-    assert res["cf_mse_by_subgroup"] == pytest.approx({"g1": np.mean(expected[:2] ** 2), "g2": np.mean(expected[2:] ** 2)})
+    assert res["cf_mse_by_subgroup"] == pytest.approx(
+        {"g1": np.mean(expected[:2] ** 2), "g2": np.mean(expected[2:] ** 2)}
+    )
     assert res["worst_subgroup"] == "g1" and res["n_pairs"] == 4
     assert res["cf_mse_worst_subgroup"] == pytest.approx(max(res["cf_mse_by_subgroup"].values()))
     score = evaluate(lambda Z: np.asarray(Z)[:, 0] * 2, X, X[:, 0] * 2 + 1, (X, X), ["a"] * 4, target_kind="score")
@@ -134,7 +136,10 @@ def test_evaluate_reports_spread_saturation_majority_and_calibrated_cf_mse() -> 
 
     X_test = np.array([[1.0], [-1.0], [2.0], [-2.0]], dtype=np.float32)
     y_test = np.array([1, 0, 0, 0])
-    pairs = (np.array([[1.0], [-1.0]], dtype=np.float32), np.array([[-1.0], [-1.0]], dtype=np.float32))  # one flip of two
+    pairs = (
+        np.array([[1.0], [-1.0]], dtype=np.float32),
+        np.array([[-1.0], [-1.0]], dtype=np.float32),
+    )  # one flip of two
     # training rows: D = 1 on 4 rows (3 positive), D = 0 on 4 rows (1 positive) -> calibrated 0.75 and 0.25
     X_train = np.array([[1.0]] * 4 + [[-1.0]] * 4, dtype=np.float32)
     y_train = np.array([1, 1, 1, 0, 1, 0, 0, 0])

@@ -62,7 +62,9 @@ def test_a_crafted_model_file_runs_nothing(tmp_path) -> None:
     data = pickle.dumps(payload).replace(b"MARKER_PATH", str(marker).encode())
     evil.write_bytes(data)
     torch_evil = tmp_path / "evil2.cffair"
-    torch.save({"cffair_format": "cffair.Model", "format_version": 1, "meta": "{}", "tensors": {}, "x": _Marker()}, torch_evil)
+    torch.save(
+        {"cffair_format": "cffair.Model", "format_version": 1, "meta": "{}", "tensors": {}, "x": _Marker()}, torch_evil
+    )
     for f in (evil, torch_evil):
         with pytest.raises(ArtefactError):
             load_model(f)

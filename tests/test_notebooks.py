@@ -70,7 +70,9 @@ def exercises(text: str) -> list[str]:
 # ============================================================================ structure
 def test_notebook_list_matches_the_folder_and_the_library() -> None:
     on_disk = {p.stem for p in NOTEBOOK_DIR.glob("*.md")}
-    assert on_disk == set(NOTEBOOKS), f"notebooks/ holds {sorted(on_disk)}, the library and the teaching list name {sorted(NOTEBOOKS)}"
+    assert on_disk == set(NOTEBOOKS), (
+        f"notebooks/ holds {sorted(on_disk)}, the library and the teaching list name {sorted(NOTEBOOKS)}"
+    )
     assert set(CHAPTER_GROUPS) <= set(RESULT_NOTEBOOKS)
     assert all(reproduce.NOTEBOOKS[g] == stem for stem, g in CHAPTER_GROUPS.items())
 
@@ -109,9 +111,11 @@ def test_result_notebook_structure(name: str) -> None:
     assert "reproduce.resolve_mode(mode)" in nxt and "reproduce.results_for(mode" in nxt
     assert 'matplotlib.use("Agg")' not in "".join(c.source for c in code)
     # Plotting and table code is folded away too.
-    for c in code[params[0] + 2:]:
+    for c in code[params[0] + 2 :]:
         tags = c.metadata.get("tags", [])
-        assert {"hide-input", "remove-input", "remove-cell"} & set(tags), f"cell {c.source[:60]!r} should be tagged hide-input"
+        assert {"hide-input", "remove-input", "remove-cell"} & set(tags), (
+            f"cell {c.source[:60]!r} should be tagged hide-input"
+        )
 
 
 @pytest.mark.parametrize("name", sorted(CHAPTER_GROUPS))
@@ -127,7 +131,9 @@ def test_chapter_closes_with_its_verdict_and_regenerate_boxes(name: str) -> None
     text = source(name)
     group = CHAPTER_GROUPS[name]
     headings = re.findall(r"^## (.+)$", text, re.M)
-    assert headings[-3:] == ["Exercises", "Verdict", "Regenerate"], f"the chapter should close with them, got {headings[-3:]}"
+    assert headings[-3:] == ["Exercises", "Verdict", "Regenerate"], (
+        f"the chapter should close with them, got {headings[-3:]}"
+    )
     verdict = text.split("## Verdict", 1)[1].split("## Regenerate", 1)[0]
     assert ":::{admonition} Verdict" in verdict and f"{{glue:text}}`{group}_verdict`" in verdict
     assert f"```{{glue}} {group}_claims" in verdict
@@ -152,7 +158,9 @@ def test_every_figure_is_numbered_with_a_caption_and_alt_text(name: str) -> None
         assert figure.get("name", "").startswith("fig-"), f"figure cell {c.source[:50]!r} needs mystnb.figure.name"
         assert len(figure.get("caption", "")) > 60, f"figure {figure.get('name')} needs a caption"
         alt = image.get("alt", "")
-        assert len(alt.split()) >= 12 and not re.fullmatch(r"[0-9a-f]{16,}(\.png)?", alt), f"figure {figure['name']} needs real alt text"
+        assert len(alt.split()) >= 12 and not re.fullmatch(r"[0-9a-f]{16,}(\.png)?", alt), (
+            f"figure {figure['name']} needs real alt text"
+        )
         names.append(figure["name"])
     assert len(names) == len(set(names))
 
@@ -178,8 +186,10 @@ def test_no_accidental_blockquote(name: str) -> None:
 
 
 def test_solution_and_exercise_parsers_on_a_known_text() -> None:
-    text = ("## Exercises\n\n1. **One.** Do it.\n\n:::{admonition} Solution\n:class: dropdown\n\n```python\nx = 1\n```\n\n"
-            "Why.\n:::\n\n2. **Two.** Again.\n\n:::{admonition} Solution\n:class: dropdown\n\n```python\ny = 2\n```\n:::\n\n## Verdict\n")
+    text = (
+        "## Exercises\n\n1. **One.** Do it.\n\n:::{admonition} Solution\n:class: dropdown\n\n```python\nx = 1\n```\n\n"
+        "Why.\n:::\n\n2. **Two.** Again.\n\n:::{admonition} Solution\n:class: dropdown\n\n```python\ny = 2\n```\n:::\n\n## Verdict\n"
+    )
     assert solutions(text) == ["x = 1\n", "y = 2\n"]
     assert len(exercises(text)) == 2
 
@@ -224,8 +234,14 @@ class _Executed:
             dst = self.tmp / f"{name}.out.ipynb"
             start = time.perf_counter()
             with contextlib.suppress(pm.PapermillExecutionError):  # the error output is in dst; the tests report it
-                pm.execute_notebook(str(src), str(dst), parameters={"mode": "quick"}, cwd=str(NOTEBOOK_DIR),
-                                    kernel_name="python3", progress_bar=False)
+                pm.execute_notebook(
+                    str(src),
+                    str(dst),
+                    parameters={"mode": "quick"},
+                    cwd=str(NOTEBOOK_DIR),
+                    kernel_name="python3",
+                    progress_bar=False,
+                )
             return json.loads(dst.read_text()), time.perf_counter() - start
         finally:
             for k, v in saved.items():
@@ -245,8 +261,13 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> _Executed:
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))
 def test_notebook_runs_in_quick_mode_with_its_solutions(executed: _Executed, name: str) -> None:
     nb, seconds = executed[name]
-    errors = [(c.get("metadata", {}).get("tags", []), o) for c in nb["cells"] if c["cell_type"] == "code"
-              for o in c.get("outputs", []) if o["output_type"] == "error"]
+    errors = [
+        (c.get("metadata", {}).get("tags", []), o)
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        for o in c.get("outputs", [])
+        if o["output_type"] == "error"
+    ]
     if errors:
         tags, err = errors[0]
         where = next((t for t in tags if t.startswith("solution-")), "a notebook cell")
@@ -255,7 +276,7 @@ def test_notebook_runs_in_quick_mode_with_its_solutions(executed: _Executed, nam
     assert len(ran) == len(solutions(source(name))) and all(c.get("execution_count") for c in ran), "every solution ran"
     # papermill injected the quick mode
     sources = [c["source"] if isinstance(c["source"], str) else "".join(c["source"]) for c in nb["cells"]]
-    assert any("mode = \"quick\"" in s or "mode = 'quick'" in s for s in sources), "papermill did not inject mode='quick'"
+    assert any('mode = "quick"' in s or "mode = 'quick'" in s for s in sources), "papermill did not inject mode='quick'"
     html = ["".join(o["data"]["text/html"]) for o in _outputs(nb) if "text/html" in o.get("data", {})]
     assert any("<table" in h for h in html), f"{name} shows no HTML table"
     pngs = [o for o in _outputs(nb) if "image/png" in o.get("data", {})]
@@ -276,11 +297,17 @@ def test_committed_full_results_cover_every_table() -> None:
     # the paper's tables (the paper's partition); the investigations', the repetitions of
     # cross-validation and later chapters' records come with the full regeneration, and their pages
     # say which are missing
-    paper = [c for c in experiments.paper_grid("full", only=["q1", "q2", "q3", "q4", "appendix_a", "appendix_b"]) if not c.repeat]
+    paper = [
+        c
+        for c in experiments.paper_grid("full", only=["q1", "q2", "q3", "q4", "appendix_a", "appendix_b"])
+        if not c.repeat
+    ]
     st = reproduce.status(store, paper)
     missing = st.loc[st["state"] == "missing", "key"].tolist()
     assert not missing, f"{len(missing)} of {len(st)} records missing from results/full, e.g. {missing[:10]}"
     for rec in store.records():
         assert {"accuracy", "mse"} & set(rec["metrics"]) and "cf_mse_by_subgroup" in rec["metrics"]
-    table3 = [r for r in store.records() if r["config"]["dataset"] == "adult" and r["config"]["setting"] == "ltn_acc_cf_cke"]
+    table3 = [
+        r for r in store.records() if r["config"]["dataset"] == "adult" and r["config"]["setting"] == "ltn_acc_cf_cke"
+    ]
     assert table3 and table3[0]["cke"]["steps"], "Table 3 needs the CKE steps of Adult"

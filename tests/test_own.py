@@ -55,7 +55,9 @@ def write_synthetic(folder: Path, rows: int = 500) -> tuple[Path, Path]:
     income = 1.2 * male + 0.02 * age + (edu == "degree") - 0.5 * (edu == "none") + rng.normal(0, 1, rows)
     approved = (income + rng.normal(0, 0.5, rows) > 1.6).astype(int)
     folder.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"sex": sex, "age": age, "edu": edu, "income": income.round(4), "approved": approved}).to_csv(folder / "synth.csv", index=False)
+    pd.DataFrame({"sex": sex, "age": age, "edu": edu, "income": income.round(4), "approved": approved}).to_csv(
+        folder / "synth.csv", index=False
+    )
     (folder / "spec.yaml").write_text(SPEC)
     (folder / "graph.yaml").write_text(GRAPH)
     return folder / "synth.csv", folder / "spec.yaml"
@@ -76,7 +78,9 @@ def api_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[own.OwnRun, Path,
         mp.setenv("CFFAIR_CACHE", str(tmp / "cache"))
         mp.delenv(registry.ENV_VAR, raising=False)
         mp.setattr(registry, "_LOCAL", {})
-        first = own.run(csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False)
+        first = own.run(
+            csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False
+        )
         checksums = {p.name: p.read_bytes() for p in (tmp / "results" / "records").glob("*.json")}
         report_before = first.report.read_text(encoding="utf-8")
 
@@ -84,7 +88,9 @@ def api_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[own.OwnRun, Path,
             raise AssertionError("a fresh record was recomputed")
 
         mp.setattr("cffair.pipeline.run_group", no_work)
-        second = own.run(csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False)
+        second = own.run(
+            csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False
+        )
         after = {p.name: p.read_bytes() for p in (tmp / "results" / "records").glob("*.json")}
     return first, tmp, {"second": second, "checksums": checksums, "after": after, "report_before": report_before}
 
@@ -100,14 +106,23 @@ def test_records_exist_for_every_fold_and_method(api_run: tuple) -> None:
             assert rec["config"]["n_folds"] == 2 and rec["config"]["dataset"] == "synth"
             assert rec["fingerprint"]["data"] == first.records[0]["fingerprint"]["data"]
     assert len(first.records) == 10 and first.computed == 10
-    assert [r["config"]["setting"] for r in first.records[:5]] == ["ltn_acc", "ltn_acc_cf", "ltn_acc_cf_cke", "cnf", "unaware"]
+    assert [r["config"]["setting"] for r in first.records[:5]] == [
+        "ltn_acc",
+        "ltn_acc_cf",
+        "ltn_acc_cf_cke",
+        "cnf",
+        "unaware",
+    ]
 
 
 def test_the_ltn_settings_of_a_fold_share_one_pretraining(api_run: tuple) -> None:
     first, _, _ = api_run
     for fold in (0, 1):
-        pre = {r["fingerprint"]["inputs"]["pretrained"]["content"] for r in first.records
-               if r["config"]["fold"] == fold and r["config"]["setting"] in ("ltn_acc_cf", "ltn_acc_cf_cke")}
+        pre = {
+            r["fingerprint"]["inputs"]["pretrained"]["content"]
+            for r in first.records
+            if r["config"]["fold"] == fold and r["config"]["setting"] in ("ltn_acc_cf", "ltn_acc_cf_cke")
+        }
         assert len(pre) == 1 and None not in pre
 
 
@@ -160,7 +175,14 @@ def test_report_is_self_contained_with_figure_subgroups_and_cke(api_run: tuple) 
     assert not soup.find_all("link") and not soup.find_all("script", src=True)
     assert not re.search(r"(src|href)=\"https?:", text)
     sg = _table(soup, "CF-MSE per subgroup")
-    assert {r[0] for r in sg[1:]} == {"female, degree", "female, none", "female, school", "male, degree", "male, none", "male, school"}
+    assert {r[0] for r in sg[1:]} == {
+        "female, degree",
+        "female, none",
+        "female, school",
+        "male, degree",
+        "male, none",
+        "male, school",
+    }
     cke_text = " ".join(" ".join(r) for r in _table(soup, "Imbalances of undesirable explanations")[2:])
     assert "LTN(acc+CF+CKE)" in cke_text and ("age" in cke_text or "edu" in cke_text)
     assert "Subgroup queries (equation 3)" in text
@@ -185,42 +207,58 @@ def test_run_json_says_what_ran(api_run: tuple) -> None:
 
 
 def test_method_frame_numbers_are_fold_means() -> None:
-    recs = [{"config": {"dataset": "d", "fold": f, "setting": "cnf", "cf_source": "cnf", "tag": ""},
-             "metrics": {"accuracy": a, "cf_mse": c, "cf_mse_worst_subgroup": 2 * c}} for f, a, c in ((0, 0.7, 0.1), (1, 0.8, 0.3))]
+    recs = [
+        {
+            "config": {"dataset": "d", "fold": f, "setting": "cnf", "cf_source": "cnf", "tag": ""},
+            "metrics": {"accuracy": a, "cf_mse": c, "cf_mse_worst_subgroup": 2 * c},
+        }
+        for f, a, c in ((0, 0.7, 0.1), (1, 0.8, 0.3))
+    ]
     shown, long = method_frame(recs, ["cnf"])
     assert shown.loc["CNF", metric_name("accuracy")] == f"0.750 ± {np.std([0.7, 0.8], ddof=1):.3f}"
     assert shown.loc["CNF", metric_name("cf_mse")] == f"0.200 ± {np.std([0.1, 0.3], ddof=1):.3f}"
 
 
 def test_constant_runs_are_flagged() -> None:
-    recs = [{"config": {"setting": "ltn_acc_cf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0}},
-            {"config": {"setting": "ltn_acc", "fold": 0}, "metrics": {"accuracy": 0.80, "cf_mse": 0.0}},
-            {"config": {"setting": "ltn_acc_cf_sg", "fold": 1}, "metrics": {"accuracy": 0.70, "cf_mse": 0.01}}]
+    recs = [
+        {"config": {"setting": "ltn_acc_cf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0}},
+        {"config": {"setting": "ltn_acc", "fold": 0}, "metrics": {"accuracy": 0.80, "cf_mse": 0.0}},
+        {"config": {"setting": "ltn_acc_cf_sg", "fold": 1}, "metrics": {"accuracy": 0.70, "cf_mse": 0.01}},
+    ]
     assert constant_runs(recs, {0: 0.78, 1: 0.70}) == ["LTN(acc+CF) fold 0"]
 
 
 def test_constant_runs_use_the_spread_of_the_outputs_for_every_method() -> None:
     """A GAN whose outputs barely move is constant even with a CF-MSE above 0."""
-    recs = [{"config": {"setting": "gan", "fold": 0}, "metrics": {"accuracy": 0.6, "cf_mse": 1e-6, "prediction_sd": 2e-4}},
-            {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0, "prediction_sd": 0.2}}]
+    recs = [
+        {"config": {"setting": "gan", "fold": 0}, "metrics": {"accuracy": 0.6, "cf_mse": 1e-6, "prediction_sd": 2e-4}},
+        {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0, "prediction_sd": 0.2}},
+    ]
     assert constant_runs(recs, {0: 0.78}) == ["GAN fold 0"]
 
 
 def _rec(setting: str, fold: int, acc: float, cf: float) -> dict:
-    return {"config": {"dataset": "d", "fold": fold, "setting": setting, "cf_source": "cnf", "tag": ""},
-            "metrics": {"accuracy": acc, "cf_mse": cf, "cf_flip_rate": cf}}
+    return {
+        "config": {"dataset": "d", "fold": fold, "setting": setting, "cf_source": "cnf", "tag": ""},
+        "metrics": {"accuracy": acc, "cf_mse": cf, "cf_flip_rate": cf},
+    }
 
 
-@pytest.mark.parametrize(("cf_other", "verdict", "word"), [
-    ([0.01, 0.02, 0.01, 0.02, 0.015], "holds", "better than"),        # clearly lower CF-MSE on every fold
-    ([0.30, 0.31, 0.32, 0.30, 0.31], "does not hold", "worse than"),  # clearly higher
-    ([0.09, 0.12, 0.08, 0.13, 0.10], "inconclusive", "within fold noise of"),
-])
+@pytest.mark.parametrize(
+    ("cf_other", "verdict", "word"),
+    [
+        ([0.01, 0.02, 0.01, 0.02, 0.015], "holds", "better than"),  # clearly lower CF-MSE on every fold
+        ([0.30, 0.31, 0.32, 0.30, 0.31], "does not hold", "worse than"),  # clearly higher
+        ([0.09, 0.12, 0.08, 0.13, 0.10], "inconclusive", "within fold noise of"),
+    ],
+)
 def test_the_report_says_what_the_paired_comparison_decides(cf_other, verdict, word) -> None:
     from cffair.reporting.report import _verdict_sentence, verdict_frame
 
     base = [0.10, 0.11, 0.09, 0.12, 0.10]
-    recs = [_rec("ltn_acc", f, 0.8, c) for f, c in enumerate(base)] + [_rec("cnf", f, 0.8, c) for f, c in enumerate(cf_other)]
+    recs = [_rec("ltn_acc", f, 0.8, c) for f, c in enumerate(base)] + [
+        _rec("cnf", f, 0.8, c) for f, c in enumerate(cf_other)
+    ]
     reference, frame = verdict_frame(recs, ["ltn_acc", "cnf"])
     assert reference == "ltn_acc"
     row = frame[frame["metric"] == metric_name("cf_mse")].iloc[0]
@@ -242,8 +280,26 @@ def credit_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_cffair_run_on_the_credit_data(credit_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs" / "credit"
-    code = main(["run", "--data", str(credit_csv), "--spec", str(CREDIT / "spec.yaml"), "--settings", "acc_cf",
-                 "--baselines", "unaware", "--folds", "2", "--quick", "--out", str(out), "--quiet", "--save-models"])
+    code = main(
+        [
+            "run",
+            "--data",
+            str(credit_csv),
+            "--spec",
+            str(CREDIT / "spec.yaml"),
+            "--settings",
+            "acc_cf",
+            "--baselines",
+            "unaware",
+            "--folds",
+            "2",
+            "--quick",
+            "--out",
+            str(out),
+            "--quiet",
+            "--save-models",
+        ]
+    )
     stdout = capsys.readouterr().out
     assert code == 0
     assert stdout.strip().splitlines()[-1] == f"report: {out.resolve() / 'report.html'}"
@@ -256,7 +312,11 @@ def test_cffair_run_on_the_credit_data(credit_csv: Path, tmp_path: Path, capsys:
     rows = pd.read_csv(credit_csv).head(20)
     assert loaded.setting == "acc_cf" and loaded.predict_proba(rows).shape == (20, 2)
     store = ResultsStore(out)
-    recs = [store.get(ExperimentConfig("credit", f, m, profile="quick", n_folds=2)) for f in (0, 1) for m in ("ltn_acc_cf", "unaware")]
+    recs = [
+        store.get(ExperimentConfig("credit", f, m, profile="quick", n_folds=2))
+        for f in (0, 1)
+        for m in ("ltn_acc_cf", "unaware")
+    ]
     assert all(r is not None for r in recs)
     acc = np.array([r["metrics"]["accuracy"] for r in recs if r["config"]["setting"] == "ltn_acc_cf"])
     assert f"{acc.mean():.3f} ± {acc.std(ddof=1):.3f}" in stdout  # the table printed is the records'
@@ -273,6 +333,7 @@ def _base(tmp: Path) -> list[str]:
 @pytest.fixture
 def no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Fail the test if counterfactuals or the grid start."""
+
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("work started despite a bad option")
 
@@ -287,7 +348,7 @@ def _replace(args: list[str], option: str, value: str | None) -> list[str]:
     out = list(args)
     if option in out:
         i = out.index(option)
-        del out[i:i + 2]
+        del out[i : i + 2]
     return out + ([option] if value is None else [option, value])
 
 
@@ -306,8 +367,9 @@ BAD_OPTIONS = [
 
 
 @pytest.mark.parametrize(("option", "value", "words"), BAD_OPTIONS, ids=[f"{o}={v}" for o, v, _ in BAD_OPTIONS])
-def test_bad_option_exits_2_before_any_work(option: str, value: str, words: list[str], tmp_path: Path, no_work: None,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_option_exits_2_before_any_work(
+    option: str, value: str, words: list[str], tmp_path: Path, no_work: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(_replace(_base(tmp_path), option, value))
     err = capsys.readouterr().err.strip()
     assert code == 2
@@ -379,20 +441,25 @@ def test_spec_error_names_the_file_and_line(tmp_path: Path, no_work: None, capsy
     assert str(spec) in err and "line" in err
 
 
-@pytest.mark.parametrize(("kwargs", "words"), [
-    ({"folds": 1}, ["folds must be a whole number >= 2"]),
-    ({"jobs": 0}, ["jobs must be a whole number >= 1"]),
-    ({"seed": -2}, ["seed must be a whole number >= 0"]),
-    ({"settings": ["acc", "fairest"]}, ["unknown LTN setting 'fairest'"]),
-    ({"baselines": "cnf,svm"}, ["unknown baseline(s) ['svm']"]),
-    ({"categorical": "onehot"}, ["categorical must be one of gumbel, flow, paper"]),
-    ({"backend": "mpi"}, ["unknown backend 'mpi'"]),
-    ({"quick": "yes"}, ["quick must be True or False"]),
-    ({"flow": {"epochs": 5}}, ["flow may not set 'epochs'", "the profile does"]),
-    ({"flow": {"hiden": [64]}}, ["unknown flow setting(s) ['hiden']", "hidden"]),
-    ({"counterfactuals_only": "yes"}, ["counterfactuals_only must be True or False"]),
-])
-def test_api_checks_options_before_any_work(kwargs: dict[str, Any], words: list[str], tmp_path: Path, no_work: None) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"folds": 1}, ["folds must be a whole number >= 2"]),
+        ({"jobs": 0}, ["jobs must be a whole number >= 1"]),
+        ({"seed": -2}, ["seed must be a whole number >= 0"]),
+        ({"settings": ["acc", "fairest"]}, ["unknown LTN setting 'fairest'"]),
+        ({"baselines": "cnf,svm"}, ["unknown baseline(s) ['svm']"]),
+        ({"categorical": "onehot"}, ["categorical must be one of gumbel, flow, paper"]),
+        ({"backend": "mpi"}, ["unknown backend 'mpi'"]),
+        ({"quick": "yes"}, ["quick must be True or False"]),
+        ({"flow": {"epochs": 5}}, ["flow may not set 'epochs'", "the profile does"]),
+        ({"flow": {"hiden": [64]}}, ["unknown flow setting(s) ['hiden']", "hidden"]),
+        ({"counterfactuals_only": "yes"}, ["counterfactuals_only must be True or False"]),
+    ],
+)
+def test_api_checks_options_before_any_work(
+    kwargs: dict[str, Any], words: list[str], tmp_path: Path, no_work: None
+) -> None:
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
     with pytest.raises(ConfigError) as err:
         own.run(csv, spec, **{"folds": 2, "quick": True, "out": tmp_path / "out", **kwargs})
@@ -408,8 +475,9 @@ def test_run_is_a_command_of_the_cli() -> None:
     assert "run" in sub.choices
 
 
-def test_counterfactuals_only_stops_before_the_grid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_counterfactuals_only_stops_before_the_grid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
 
     def boom(*args: Any, **kwargs: Any) -> Any:
@@ -439,8 +507,18 @@ def test_api_default_settings_leave_out_cke_without_immutable_features(tmp_path:
 def test_training_options_reach_every_ltn_config_and_only_those(tmp_path: Path, no_work: None) -> None:
     """--lr, --fair-epochs and --weights become the LTN configs' options and weights; baselines keep theirs."""
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
-    p, _ = own.plan(csv, spec, settings=["acc", "acc_cf"], baselines=["unaware"], folds=2, quick=True, out=tmp_path / "o",
-                    lr=5e-4, fair_epochs=30, weights={"cf": 2.0})
+    p, _ = own.plan(
+        csv,
+        spec,
+        settings=["acc", "acc_cf"],
+        baselines=["unaware"],
+        folds=2,
+        quick=True,
+        out=tmp_path / "o",
+        lr=5e-4,
+        fair_epochs=30,
+        weights={"cf": 2.0},
+    )
     cfgs = p.configs()
     ltn = [c for c in cfgs if c.setting.startswith("ltn_")]
     assert ltn and all(dict(c.options) == {"lr": 5e-4, "fair_epochs": 30} and c.weight_map["cf"] == 2.0 for c in ltn)
@@ -448,7 +526,9 @@ def test_training_options_reach_every_ltn_config_and_only_those(tmp_path: Path, 
     assert all(not c.options and c.weight_map["cf"] == 1.0 for c in cfgs if c.setting == "unaware")
 
 
-def test_a_bad_training_option_is_refused_before_any_work(tmp_path: Path, no_work: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_training_option_is_refused_before_any_work(
+    tmp_path: Path, no_work: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     base = _base(tmp_path)
     assert main([*base, "--lr", "5"]) == 2
     assert "learning rate must lie in (0, 1]" in capsys.readouterr().err

@@ -53,8 +53,14 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, float, Pat
         src = tmp / "own_data.ipynb"
         jupytext.write(jupytext.read(PAGE), src)
         t0 = time.perf_counter()
-        nb = pm.execute_notebook(str(src), str(tmp / "out.ipynb"), parameters={"mode": "quick"}, cwd=str(PAGE.parent),
-                                 progress_bar=False, kernel_name="python3")
+        nb = pm.execute_notebook(
+            str(src),
+            str(tmp / "out.ipynb"),
+            parameters={"mode": "quick"},
+            cwd=str(PAGE.parent),
+            progress_bar=False,
+            kernel_name="python3",
+        )
         seconds = time.perf_counter() - t0
     finally:
         for k, v in saved.items():
@@ -92,11 +98,16 @@ def test_the_chapter_shows_the_records_it_computed(executed: tuple[dict, float, 
     assert "Results are current" in html
     records = ResultsStore(results / "credit").records()
     assert {(r["config"]["setting"], r["config"]["fold"]) for r in records} == {
-        (m, f) for m in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "cnf", "unaware") for f in (0, 1)}
-    table = html[html.index("Table 1 on the credit data"):]
+        (m, f) for m in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "cnf", "unaware") for f in (0, 1)
+    }
+    table = html[html.index("Table 1 on the credit data") :]
     table = table[: table.index("</table>")]
     for setting in ("ltn_acc", "ltn_acc_cf", "cnf", "unaware"):
-        row = re.search(re.escape(f"<th>{method_name(setting)}</th>") + r"\s*<td>(?:<strong>)?([0-9.]+)[ \u00a0]±[ \u00a0]([0-9.]+)", table)
+        row = re.search(
+            re.escape(f"<th>{method_name(setting)}</th>")
+            + r"\s*<td>(?:<strong>)?([0-9.]+)[ \u00a0]±[ \u00a0]([0-9.]+)",
+            table,
+        )
         assert row, (setting, table[:400])
         acc = np.array([r["metrics"]["accuracy"] for r in records if r["config"]["setting"] == setting])
         assert row.group(1) == f"{acc.mean():.3f}" and row.group(2) == f"{acc.std(ddof=1):.3f}", setting

@@ -39,7 +39,8 @@ def test_make_install_puts_the_checkout_on_the_environments_path() -> None:
     because ``make install`` writes a .pth file naming the checkout into the venv's site-packages."""
     import subprocess
 
-    out = subprocess.run(["make", "-n", "-B", "install", "VENV=/nonexistent-venv"], cwd=ROOT, capture_output=True,
-                         text=True, check=False)
+    out = subprocess.run(
+        ["make", "-n", "-B", "install", "VENV=/nonexistent-venv"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     pth = [line for line in out.stdout.splitlines() if "cffair_book.pth" in line]
     assert pth and str(ROOT) in pth[0] and "purelib" in pth[0], out.stdout[-2000:]

@@ -34,7 +34,11 @@ def test_second_call_reads_the_cache_and_gives_the_same_model(data, tmp_path):
     first = pretrained(X, y, "binary", epochs=40, cache_dir=tmp_path, name="toy", progress=False)
     second = pretrained(X, y, "binary", epochs=40, cache_dir=tmp_path, name="toy", progress=False)
     assert not first.from_cache and second.from_cache
-    assert first.path == second.path and first.path.parent == tmp_path / "pretrained" and first.path.name.startswith("toy-")
+    assert (
+        first.path == second.path
+        and first.path.parent == tmp_path / "pretrained"
+        and first.path.name.startswith("toy-")
+    )
     assert list((tmp_path / "pretrained").iterdir()) == [first.path]  # written atomically: no temporary file left
     assert _same(first.learner, second.learner)
     assert second.learner.history_["epoch"].max() == 40 and second.learner.pretrained_
@@ -47,8 +51,12 @@ def test_continuing_from_the_cache_equals_training_in_one_go(data, tmp_path):
     pretrained(X, y, "binary", epochs=40, cache_dir=tmp_path, progress=False)  # fill the cache
     pre = pretrained(X, y, "binary", epochs=40, cache_dir=tmp_path, progress=False)
     assert pre.from_cache
-    continued = LTNLearner.load(pre.learner.state_dict(), setting="acc_cf", fair_epochs=15, progress=False).fit(X, y, pairs=pairs)
-    in_one_go = LTNLearner("binary", "acc_cf", pretrain_epochs=40, fair_epochs=15, progress=False).fit(X, y, pairs=pairs)
+    continued = LTNLearner.load(pre.learner.state_dict(), setting="acc_cf", fair_epochs=15, progress=False).fit(
+        X, y, pairs=pairs
+    )
+    in_one_go = LTNLearner("binary", "acc_cf", pretrain_epochs=40, fair_epochs=15, progress=False).fit(
+        X, y, pairs=pairs
+    )
     assert _same(continued, in_one_go)
     np.testing.assert_array_equal(continued.predict_d(X), in_one_go.predict_d(X))
 

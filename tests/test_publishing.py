@@ -60,15 +60,20 @@ def _repo(tmp_path: Path, remote: bool, built: bool) -> Path:
     # A stand-in for the locked environment's ghp-import: it records its arguments.
     fake = tmp_path / "venv" / "bin" / "ghp-import"
     fake.parent.mkdir(parents=True)
-    fake.write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path / 'ghp-import.args'}\n")
+    fake.write_text(f'#!/bin/sh\necho "$@" > {tmp_path / "ghp-import.args"}\n')
     fake.chmod(0o755)
     return repo
 
 
 def _publish(repo: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
-    return subprocess.run(["make", "--no-print-directory", "publish", f"VENV={tmp_path / 'venv'}", *extra],
-                          cwd=repo, capture_output=True, text=True, env=env)
+    return subprocess.run(
+        ["make", "--no-print-directory", "publish", f"VENV={tmp_path / 'venv'}", *extra],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
 
 
 @pytest.mark.skipif(shutil.which("make") is None or shutil.which("git") is None, reason="needs make and git")
@@ -102,7 +107,9 @@ def test_make_publish_pushes_the_built_book_to_gh_pages_of_the_remote(tmp_path: 
 
 
 def test_make_lab_starts_jupyterlab_from_the_locked_environment() -> None:
-    out = subprocess.run(["make", "-n", "--no-print-directory", "lab"], cwd=ROOT, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["make", "-n", "--no-print-directory", "lab"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert re.search(r"^\.venv/bin/jupyter lab --notebook-dir=notebooks$", out.stdout, re.M), out.stdout
     lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
     for package in ("jupyterlab", "jupytext", "ghp-import"):

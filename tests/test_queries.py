@@ -26,7 +26,9 @@ def test_query_2_returns_the_planted_neighbour_and_its_satisfaction():
     r = np.random.default_rng(0)
     x_hat = np.array([-0.2, 0.0, 0.0], dtype=np.float32)
     far = r.normal(size=(50, 3)).astype(np.float32) + np.array([0, 5, 5], dtype=np.float32)  # outside β
-    same = np.tile(x_hat, (5, 1)) + np.array([[-0.3, 0.1 * i, 0] for i in range(5)], dtype=np.float32)  # close, same outcome
+    same = np.tile(x_hat, (5, 1)) + np.array(
+        [[-0.3, 0.1 * i, 0] for i in range(5)], dtype=np.float32
+    )  # close, same outcome
     planted = np.array([[0.3, 0.1, 0.0]], dtype=np.float32)  # close, different outcome
     second = np.array([[0.6, 0.5, 0.0]], dtype=np.float32)
     X = np.concatenate([far, same, planted, second, x_hat[None]])
@@ -46,10 +48,21 @@ def test_query_2_returns_the_planted_neighbour_and_its_satisfaction():
 
 
 def test_query_2_decodes_rows_with_the_encoder():
-    spec = DatasetSpec(name="t", target="y", target_kind="binary", sensitive="sex",
-                       features={"age": "integer", "sex": "binary", "job": "categorical"})
-    frame = pd.DataFrame({"age": [20, 21, 60, 61, 40], "sex": pd.Categorical(["F", "M", "F", "M", "F"]),
-                          "job": pd.Categorical(["a", "b", "c", "a", "b"]), "y": [0, 1, 0, 1, 0]})
+    spec = DatasetSpec(
+        name="t",
+        target="y",
+        target_kind="binary",
+        sensitive="sex",
+        features={"age": "integer", "sex": "binary", "job": "categorical"},
+    )
+    frame = pd.DataFrame(
+        {
+            "age": [20, 21, 60, 61, 40],
+            "sex": pd.Categorical(["F", "M", "F", "M", "F"]),
+            "job": pd.Categorical(["a", "b", "c", "a", "b"]),
+            "y": [0, 1, 0, 1, 0],
+        }
+    )
     enc = Encoder(spec).fit(frame)
     X = enc.transform(frame)
     col = enc.columns_of("age")[0]

@@ -37,6 +37,7 @@ def world() -> tuple[ExactSCM, pd.DataFrame, Encoder]:
 def _decide(encoder: Encoder):
     def d(X: np.ndarray) -> np.ndarray:
         return (encoder.inverse_transform(X)["skill"].to_numpy() > T).astype(float)
+
     return d
 
 
@@ -74,7 +75,9 @@ def test_the_cheapest_intervention_is_found_with_its_cost(world) -> None:
 
 def test_acting_on_a_cause_changes_its_descendants(world) -> None:
     model, frame, enc = world
-    person = frame[(frame["train"] == "no") & (frame["skill"] > 0.5) & (frame["skill"] < 1.0)].head(1).reset_index(drop=True)
+    person = (
+        frame[(frame["train"] == "no") & (frame["skill"] > 0.5) & (frame["skill"] < 1.0)].head(1).reset_index(drop=True)
+    )
     table = RecourseSearch(model, model.spec, enc, frame, ACTIONS, max_features=1).run(person, {"D": _decide(enc)})
     k = table.candidates.index((("train", "yes"),))
     hit = np.flatnonzero(table.candidate == k)
@@ -107,16 +110,30 @@ def test_refused_actions_and_settings(world) -> None:
 
 def test_recourse_query_by_hand() -> None:
     people = pd.DataFrame({"x": [0.0, 0.0]})
-    table = RecourseTable(people, {"D": np.array([0.2, 0.9])}, [(("x", 1),), (("x", 2),)], np.array([0, 0]), np.array([0, 1]),
-                          np.array([0.5, 0.0]), {"D": np.array([0.9, 0.2])})
+    table = RecourseTable(
+        people,
+        {"D": np.array([0.2, 0.9])},
+        [(("x", 1),), (("x", 2),)],
+        np.array([0, 0]),
+        np.array([0, 1]),
+        np.array([0.5, 0.0]),
+        {"D": np.array([0.9, 0.2])},
+    )
     sem = Semantics(stable=False)
     # person 1 is decided favourably: the domain is person 0; ∃ over two actions with p = 2:
     # Fav ∧ Cheap = 0.9 · (1 − 0.5/1) = 0.45 and 0.2 · 1 = 0.2
     assert table.query("D", budget=1.0, semantics=sem, p_exists=2) == pytest.approx(np.sqrt((0.45**2 + 0.2**2) / 2))
     assert table.query("D", budget=0.25, semantics=sem, p_exists=2) == pytest.approx(np.sqrt((0.0 + 0.2**2) / 2))
     best = table.best("D")
-    assert best.to_dict("records")[0] | {"action": ""} == {"person": 0, "found": True, "cost": 0.5, "n_features": 1, "action": "",
-                                                           "d_before": 0.2, "d_after": 0.9}
+    assert best.to_dict("records")[0] | {"action": ""} == {
+        "person": 0,
+        "found": True,
+        "cost": 0.5,
+        "n_features": 1,
+        "action": "",
+        "d_before": 0.2,
+        "d_after": 0.9,
+    }
     with pytest.raises(RecourseError, match="empty set"):
         table.query("D", people=[1])
     by = table.by_group("D", ["g", "h"])

@@ -33,13 +33,16 @@ description: {description}
 GRAPH = "edges:\n  sex: [income]\n  age: [income]\n"
 
 
-def _write(folder: Path, name: str = "loans", subgroups: str = "sex", description: str = "toy loans", rows: int = 120) -> tuple[Path, Path]:
+def _write(
+    folder: Path, name: str = "loans", subgroups: str = "sex", description: str = "toy loans", rows: int = 120
+) -> tuple[Path, Path]:
     rng = np.random.default_rng(1)
     sex = rng.choice(["f", "m"], rows)
     age = rng.integers(20, 60, rows)
     income = (sex == "m") + 0.05 * age + rng.normal(0, 1, rows)
     pd.DataFrame({"sex": sex, "age": age, "income": income.round(4), "approved": (income > 2.5).astype(int)}).to_csv(
-        folder / "loans.csv", index=False)
+        folder / "loans.csv", index=False
+    )
     (folder / "spec.yaml").write_text(SPEC.format(name=name, subgroups=subgroups, description=description))
     (folder / "graph.yaml").write_text(GRAPH)
     return folder / "loans.csv", folder / "spec.yaml"
@@ -66,7 +69,9 @@ def test_a_fresh_process_loads_a_registered_dataset_from_the_environment(tmp_pat
     csv, spec = _write(tmp_path)
     D.register("loans", csv, spec)
     code = "from cffair import datasets as D; ds = D.load('loans'); print(len(ds.frame), ds.spec.name, D.data_hash('loans'))"
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ), capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=dict(os.environ), capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["120", "loans", D.data_hash("loans")]
 
 
@@ -99,11 +104,14 @@ def test_unknown_name_lists_builtin_and_registered_datasets(tmp_path: Path) -> N
     assert "'lons'" in str(err.value) and "'adult'" in str(err.value) and "['loans']" in str(err.value)
 
 
-@pytest.mark.parametrize(("name", "words"), [
-    ("adult", ["'adult' is a built-in dataset", "my_adult"]),
-    ("a/b", ["'a/b'", "letters, digits", "file names"]),
-    ("", ["''", "start with a letter or digit"]),
-])
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("adult", ["'adult' is a built-in dataset", "my_adult"]),
+        ("a/b", ["'a/b'", "letters, digits", "file names"]),
+        ("", ["''", "start with a letter or digit"]),
+    ],
+)
 def test_bad_names_are_refused(tmp_path: Path, name: str, words: list[str]) -> None:
     csv, spec = _write(tmp_path)
     with pytest.raises(DataError) as err:

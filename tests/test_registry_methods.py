@@ -17,8 +17,9 @@ from cffair_book import claims, investigations, layout, pages, rulers
 ROOT = Path(__file__).resolve().parents[1]
 
 #: A baseline of Table 1 that runs on every fold of Q2, with the simple baselines' runner.
-DUMMY = Method("dummy", "Dummy MLP", "baseline", "simple", colour=4, tables=("table1",), groups=("q2",),
-               paper_baseline=True)
+DUMMY = Method(
+    "dummy", "Dummy MLP", "baseline", "simple", colour=4, tables=("table1",), groups=("q2",), paper_baseline=True
+)
 #: A cheap alternative that runs in a chapter of its own, on the first fold only.
 CHEAP = Method("cheap", "Cheap", "baseline", "simple", groups=("q5",), first_fold_only=True)
 #: A chapter of its own that holds a table of the paper.
@@ -143,8 +144,8 @@ def test_every_chapter_notebook_exists_and_is_in_the_toc():
 
 def test_the_intro_lists_the_papers_chapters_in_registry_order():
     intro = (ROOT / "intro.md").read_text(encoding="utf-8")
-    bullet = intro[intro.index("The research-question chapters"):]
-    bullet = bullet[:bullet.index("\n* ")]
+    bullet = intro[intro.index("The research-question chapters") :]
+    bullet = bullet[: bullet.index("\n* ")]
     linked = re.findall(r"\]\(notebooks/([\w]+)\.md\)", bullet)
     assert linked == [c.notebook for c in registry.chapters(paper=True).values()]
 

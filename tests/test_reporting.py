@@ -86,7 +86,11 @@ def test_table2_and_table3_cells_are_present():
     assert len(p[p.table == "table2"]) == 5 * 2 * 3
     assert len(p[p.table == "table3"]) == 5 * 1 * 3
     # Tables 1 and 2 share their first three settings; the paper prints the same numbers.
-    shared = p[(p.table.isin(["table1", "table2"])) & p.dataset.isin(["compas", "compas_age"]) & p.method.isin(reporting.Q1_SETTINGS)]
+    shared = p[
+        (p.table.isin(["table1", "table2"]))
+        & p.dataset.isin(["compas", "compas_age"])
+        & p.method.isin(reporting.Q1_SETTINGS)
+    ]
     wide = shared.pivot_table(index=["dataset", "metric", "method"], columns="table", values="mean")
     np.testing.assert_allclose(wide["table1"], wide["table2"])
 
@@ -145,7 +149,14 @@ def test_compare_delta_is_ours_minus_paper():
 
 def test_compare_hand_computed_cell():
     ours = pd.DataFrame(
-        {"table": ["table1"], "dataset": ["adult"], "metric": ["accuracy"], "method": ["ltn_acc_cf_sg"], "mean": [0.8], "sd": [0.01]}
+        {
+            "table": ["table1"],
+            "dataset": ["adult"],
+            "metric": ["accuracy"],
+            "method": ["ltn_acc_cf_sg"],
+            "mean": [0.8],
+            "sd": [0.01],
+        }
     )
     comp = reporting.compare(ours)
     row = comp[(comp.dataset == "adult") & (comp.metric == "accuracy") & (comp.method == "ltn_acc_cf_sg")].iloc[0]
@@ -161,7 +172,13 @@ def test_compare_hand_computed_cell():
 
 def test_compare_keeps_methods_the_paper_lacks_and_orders_like_the_paper():
     ours = pd.DataFrame(
-        {"dataset": ["compas", "adult"], "metric": ["cf_mse", "cf_mse"], "method": ["pcf_plugin", "ltn_acc"], "mean": [0.05, 0.2], "sd": [0.0, 0.0]}
+        {
+            "dataset": ["compas", "adult"],
+            "metric": ["cf_mse", "cf_mse"],
+            "method": ["pcf_plugin", "ltn_acc"],
+            "mean": [0.05, 0.2],
+            "sd": [0.0, 0.0],
+        }
     )
     comp = reporting.compare(ours, "table1")  # no table column: rows belong to table1
     extra = comp[comp.method == "pcf_plugin"].iloc[0]
@@ -220,7 +237,9 @@ def test_format_table_html():
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
     assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
-    assert 'class="dataframe cffair-table table cffair-compact"' in html and '<caption class="cffair-caption">' in html  # compact by default
+    assert (
+        'class="dataframe cffair-table table cffair-compact"' in html and '<caption class="cffair-caption">' in html
+    )  # compact by default
     plain = reporting.format_table(wide, "T", compact=False).html
     assert "<caption>T</caption>" in plain and "cffair-compact" not in plain
     assert not re.search(r"<(table|caption|span|td)[^>]*style=", html + plain)  # classes, not inline styles
@@ -240,7 +259,9 @@ def test_best_cells_respects_direction():
 # ---------------------------------------------------------------------------- claims
 def test_claims_table():
     claims = [
-        book.Claim("CF axioms lower CF-MSE", ("Q1", "../notebooks/q1_counterfactual_fairness.html"), True, "all datasets"),
+        book.Claim(
+            "CF axioms lower CF-MSE", ("Q1", "../notebooks/q1_counterfactual_fairness.html"), True, "all datasets"
+        ),
         {"claim": "DCEVAE is <unfair>", "where": "Q2", "holds": False, "note": ""},
         book.Claim("Queries find similar people", "Q4"),
     ]
@@ -256,13 +277,39 @@ def test_claims_table():
 
 
 # ---------------------------------------------------------------------------- result records
-def _rec(dataset, setting, fold=0, *, cf_source="cnf", tag="", w_acc=1.0, w_cf=1.0, perf=0.7, cf=0.1, worst=0.2,
-         by_subgroup=None, **extra):
-    metrics = {"cf_mse": cf, "cf_mse_worst_subgroup": worst, "worst_subgroup": "g1", "n_pairs": 100,
-               "cf_mse_by_subgroup": by_subgroup or {"g0": cf / 2, "g1": worst}}
+def _rec(
+    dataset,
+    setting,
+    fold=0,
+    *,
+    cf_source="cnf",
+    tag="",
+    w_acc=1.0,
+    w_cf=1.0,
+    perf=0.7,
+    cf=0.1,
+    worst=0.2,
+    by_subgroup=None,
+    **extra,
+):
+    metrics = {
+        "cf_mse": cf,
+        "cf_mse_worst_subgroup": worst,
+        "worst_subgroup": "g1",
+        "n_pairs": 100,
+        "cf_mse_by_subgroup": by_subgroup or {"g0": cf / 2, "g1": worst},
+    }
     metrics["mse" if dataset == "lawschool" else "accuracy"] = perf
-    cfg = {"dataset": dataset, "fold": fold, "setting": setting, "profile": "quick", "cf_source": cf_source, "seed": 0,
-           "tag": tag, "weights": {"acc": w_acc, "cf": w_cf, "cf_sg": 1.0, "cke": 1.0}}
+    cfg = {
+        "dataset": dataset,
+        "fold": fold,
+        "setting": setting,
+        "profile": "quick",
+        "cf_source": cf_source,
+        "seed": 0,
+        "tag": tag,
+        "weights": {"acc": w_acc, "cf": w_cf, "cf_sg": 1.0, "cke": 1.0},
+    }
     return {"config": cfg, "metrics": metrics, **extra}
 
 
@@ -317,8 +364,11 @@ def test_comparison_and_results_tables_render():
     assert split.html.count("<strong>") == 12
     with pytest.raises(DataError, match="unknown table layout 'wide'"):
         reporting.comparison_table(comp, "Table 1", layout="wide")
-    extra = reporting.results_long([_rec("compas", "unaware", perf=0.6, cf=0.3), _rec("compas", "pcf", perf=0.65, cf=0.0)], "extra",
-                                   ("unaware", "pcf"))
+    extra = reporting.results_long(
+        [_rec("compas", "unaware", perf=0.6, cf=0.3), _rec("compas", "pcf", perf=0.65, cf=0.0)],
+        "extra",
+        ("unaware", "pcf"),
+    )
     t = reporting.results_table(extra, "extra")
     assert list(t.frame.index.get_level_values("method")) == ["Unaware MLP", "Plug-in PCF"]  # the requested order
     assert list(t.frame.columns) == ["accuracy ↑", "CF-MSE ↓", "CF-MSE (sg) ↓"]
@@ -329,8 +379,10 @@ def test_comparison_and_results_tables_render():
 
 
 def test_format_table_lets_words_wrap_and_keeps_numbers_on_one_line():
-    frame = pd.DataFrame({"text": ["a long text cell", "p = 0.02 (paired t)"], "number": ["0.812 ± 0.001", "0.44 → 0.26"]},
-                         index=["LTN(acc+CF): p = 6", "1 : 3"])
+    frame = pd.DataFrame(
+        {"text": ["a long text cell", "p = 0.02 (paired t)"], "number": ["0.812 ± 0.001", "0.44 → 0.26"]},
+        index=["LTN(acc+CF): p = 6", "1 : 3"],
+    )
     html = reporting.format_table(frame).html
     assert "nowrap" not in html and "cffair-compact" in html
     # numbers and signs: non-breaking spaces; words (also words with numbers): ordinary spaces
@@ -343,10 +395,21 @@ def test_format_table_lets_words_wrap_and_keeps_numbers_on_one_line():
 
 
 def test_tidy_table_keeps_renames_and_formats_the_named_columns():
-    raw = pd.DataFrame({"fit_seconds": [64.891, np.nan, 5.0], "rows": [45222.0, np.nan, 6167.0], "same_as": [np.nan, "compas", np.nan]},
-                       index=["adult", "compas_age", "compas"])
-    t = reporting.tidy_table(raw, {"rows": ("rows", "{:,.0f}"), "fit_seconds": ("fit (s)", "{:.1f}")}, "Flow",
-                             index={"adult": "Adult", "compas": "COMPAS"}, index_name="dataset")
+    raw = pd.DataFrame(
+        {
+            "fit_seconds": [64.891, np.nan, 5.0],
+            "rows": [45222.0, np.nan, 6167.0],
+            "same_as": [np.nan, "compas", np.nan],
+        },
+        index=["adult", "compas_age", "compas"],
+    )
+    t = reporting.tidy_table(
+        raw,
+        {"rows": ("rows", "{:,.0f}"), "fit_seconds": ("fit (s)", "{:.1f}")},
+        "Flow",
+        index={"adult": "Adult", "compas": "COMPAS"},
+        index_name="dataset",
+    )
     assert list(t.frame.columns) == ["rows", "fit (s)"]
     assert list(t.frame.index) == ["Adult", "COMPAS"]  # the row without values is dropped
     assert t.frame.loc["Adult"].tolist() == ["45,222", "64.9"]
@@ -356,11 +419,18 @@ def test_tidy_table_keeps_renames_and_formats_the_named_columns():
 
 
 def test_delta_summary_sets_differences_beyond_two_combined_sds_in_bold():
-    comp = pd.DataFrame({
-        "dataset": ["adult", "adult", "compas"], "metric": ["accuracy", "cf_mse", "accuracy"], "method": ["ltn_acc"] * 3,
-        "ours_mean": [0.80, 0.10, 0.70], "ours_sd": [0.003, 0.01, np.nan], "paper_mean": [0.78, 0.09, 0.70],
-        "paper_sd": [0.004, 0.01, 0.01], "delta": [0.02, 0.01, 0.0],
-    })
+    comp = pd.DataFrame(
+        {
+            "dataset": ["adult", "adult", "compas"],
+            "metric": ["accuracy", "cf_mse", "accuracy"],
+            "method": ["ltn_acc"] * 3,
+            "ours_mean": [0.80, 0.10, 0.70],
+            "ours_sd": [0.003, 0.01, np.nan],
+            "paper_mean": [0.78, 0.09, 0.70],
+            "paper_sd": [0.004, 0.01, 0.01],
+            "delta": [0.02, 0.01, 0.0],
+        }
+    )
     t = reporting.delta_summary(comp, "Δ")
     # 0.02 > 2·√(0.003² + 0.004²) = 0.01 → bold; 0.01 < 2·√(0.01² + 0.01²) ≈ 0.028 → not; 0 never
     assert t.frame.loc[("Adult", "accuracy ↑"), ("LTN", "acc")] == "+0.020"
@@ -375,8 +445,12 @@ def test_delta_summary_sets_differences_beyond_two_combined_sds_in_bold():
 
 
 def test_subgroup_frame_reads_per_subgroup_cf_mse():
-    recs = [_rec("adult", "ltn_acc", by_subgroup={"Male, White": 0.3, "Female, White": 0.1}),
-            _rec("adult", "ltn_acc_cf", tag="w2-1"), _rec("adult", "ltn_acc_cf", cf_source="gan"), _rec("compas", "ltn_acc")]
+    recs = [
+        _rec("adult", "ltn_acc", by_subgroup={"Male, White": 0.3, "Female, White": 0.1}),
+        _rec("adult", "ltn_acc_cf", tag="w2-1"),
+        _rec("adult", "ltn_acc_cf", cf_source="gan"),
+        _rec("compas", "ltn_acc"),
+    ]
     sg = reporting.subgroup_frame(recs, dataset="adult")
     assert sorted(sg["subgroup"]) == ["Female, White", "Male, White"]
     assert sg.set_index("subgroup").loc["Male, White", "cf_mse"] == 0.3
@@ -386,20 +460,38 @@ def _cke_record(fold=0):
     steps = [
         {"step": 0, "axiom": "-", "accuracy": 0.75, "cf_mse": 0.06, "cf_mse_worst_subgroup": 0.07},
         {"step": 1, "axiom": "A5[Male, race]", "accuracy": 0.76, "cf_mse": 0.05, "cf_mse_worst_subgroup": 0.08},
-        {"step": 2, "axiom": "A5[Female, marital-status]", "accuracy": 0.755, "cf_mse": 0.055, "cf_mse_worst_subgroup": 0.09},
+        {
+            "step": 2,
+            "axiom": "A5[Female, marital-status]",
+            "accuracy": 0.755,
+            "cf_mse": 0.055,
+            "cf_mse_worst_subgroup": 0.09,
+        },
     ]
-    before = [{"group": "Male", "feature": "race", "frequency": 0.3, "others_max": 0.1, "imbalance": 0.2},
-              {"group": "Female", "feature": "race", "frequency": 0.1, "others_max": 0.3, "imbalance": -0.2},
-              {"group": "Female", "feature": "marital-status", "frequency": 0.05, "others_max": 0.045, "imbalance": 0.005}]
+    before = [
+        {"group": "Male", "feature": "race", "frequency": 0.3, "others_max": 0.1, "imbalance": 0.2},
+        {"group": "Female", "feature": "race", "frequency": 0.1, "others_max": 0.3, "imbalance": -0.2},
+        {"group": "Female", "feature": "marital-status", "frequency": 0.05, "others_max": 0.045, "imbalance": 0.005},
+    ]
     after = [{"group": "Male", "feature": "race", "frequency": 0.12, "others_max": 0.1, "imbalance": 0.02}]
-    cke = {"threshold": 0.01, "candidates": [{"group": "Male", "feature": "race", "imbalance": 0.2, "frequency": 0.3}],
-           "imbalances_before": before, "imbalances_after": after, "steps": steps,
-           "undesirable_ratio_before": {}, "undesirable_ratio_after": {}}
+    cke = {
+        "threshold": 0.01,
+        "candidates": [{"group": "Male", "feature": "race", "imbalance": 0.2, "frequency": 0.3}],
+        "imbalances_before": before,
+        "imbalances_after": after,
+        "steps": steps,
+        "undesirable_ratio_before": {},
+        "undesirable_ratio_after": {},
+    }
     return _rec("adult", "ltn_acc_cf_cke", fold, perf=0.755, cf=0.055, cke=cke)
 
 
 def test_table3_comparison_pairs_our_kth_axiom_with_the_papers():
-    recs = [_rec("adult", "ltn_acc", perf=0.778, cf=0.183, worst=0.224), _rec("adult", "ltn_acc_cf", perf=0.75, cf=0.06, worst=0.07), _cke_record()]
+    recs = [
+        _rec("adult", "ltn_acc", perf=0.778, cf=0.183, worst=0.224),
+        _rec("adult", "ltn_acc_cf", perf=0.75, cf=0.06, worst=0.07),
+        _cke_record(),
+    ]
     t = reporting.table3_comparison(recs)
     stages = list(dict.fromkeys(t.index.get_level_values("stage")))
     assert stages == ["LTN(acc)", "LTN(acc+CF)", "+ CKE axiom 1", "+ CKE axiom 2", "+ CKE axiom 3"]
@@ -424,10 +516,18 @@ def test_cke_candidates_and_undesirable_ratio():
 
 
 def test_query_tables():
-    q = {"eq2": [{"subgroup": "Male, White", "beta": 3.0, "sat": 0.25,
-                  "query_row": [{"D": 0.01, "age": 23.0, "education": "HS-grad"}],
-                  "neighbours": [{"D": 0.99, "distance": 0.5, "index": 3, "age": 24.0, "education": "HS-grad"}]}],
-         "eq3": {"Male, White": 0.9, "Female, White": 0.7}}
+    q = {
+        "eq2": [
+            {
+                "subgroup": "Male, White",
+                "beta": 3.0,
+                "sat": 0.25,
+                "query_row": [{"D": 0.01, "age": 23.0, "education": "HS-grad"}],
+                "neighbours": [{"D": 0.99, "distance": 0.5, "index": 3, "age": 24.0, "education": "HS-grad"}],
+            }
+        ],
+        "eq3": {"Male, White": 0.9, "Female, White": 0.7},
+    }
     rec = _rec("adult", "ltn_acc_cf", queries=q, by_subgroup={"Male, White": 0.05, "Female, White": 0.2})
     t = reporting.query_table(rec, columns=("age", "education"))
     assert t.shape == (2, 4)
@@ -455,8 +555,12 @@ def test_table5_frame_puts_both_evaluations_side_by_side():
             r["metrics_own_counterfactuals"] = {**r["metrics"], "cf_mse": r["metrics"]["cf_mse"] / 2}
             recs.append(r)
     t = reporting.table5_frame(recs)
-    assert list(t.columns) == [("GAN", "GAN's CFs"), ("GAN", "CNF's CFs"),
-                               ("LTN(acc+CF) on GAN CFs", "GAN's CFs"), ("LTN(acc+CF) on GAN CFs", "CNF's CFs")]
+    assert list(t.columns) == [
+        ("GAN", "GAN's CFs"),
+        ("GAN", "CNF's CFs"),
+        ("LTN(acc+CF) on GAN CFs", "GAN's CFs"),
+        ("LTN(acc+CF) on GAN CFs", "CNF's CFs"),
+    ]
     assert t.loc[("COMPAS", "CF-MSE ↓"), ("GAN", "GAN's CFs")] == "0.100"
     assert t.loc[("Lawschool", "MSE ↓"), ("GAN", "CNF's CFs")] == "0.700"
     with pytest.raises(DataError):
@@ -498,10 +602,27 @@ def test_evaluate_claims_on_the_papers_own_numbers():
 
 
 def test_evaluate_claims_cke_and_queries():
-    recs = [_rec("adult", "ltn_acc_cf", 0, queries={"eq2": [{"subgroup": s, "beta": 3.0, "sat": 0.3, "query_row": [{"D": 0.0}],
-                                                               "neighbours": [{"D": 1.0, "distance": 1.0}]}
-                                                              for s in reporting.TABLE4_PAPER_SAT], "eq3": {}}),
-            _cke_record()]
+    recs = [
+        _rec(
+            "adult",
+            "ltn_acc_cf",
+            0,
+            queries={
+                "eq2": [
+                    {
+                        "subgroup": s,
+                        "beta": 3.0,
+                        "sat": 0.3,
+                        "query_row": [{"D": 0.0}],
+                        "neighbours": [{"D": 1.0, "distance": 1.0}],
+                    }
+                    for s in reporting.TABLE4_PAPER_SAT
+                ],
+                "eq3": {},
+            },
+        ),
+        _cke_record(),
+    ]
     claims = {c.key: c for c in book.evaluate_claims(recs)}
     # x̂ chosen as the person whose nearest differently decided neighbour is closest: true by construction
     assert claims["Q4.1"].verdict == "by construction" and "paper 0.217" in claims["Q4.1"].note
@@ -516,11 +637,16 @@ def test_paired_folds_keeps_only_folds_where_every_method_ran():
         return {"config": {"dataset": ds, "fold": fold, "setting": setting, "cf_source": cf, "tag": tag}}
 
     records = [
-        rec("adult", 0, "ltn_acc"), rec("adult", 0, "cnf"), rec("adult", 0, "ltn_acc_cf_cke"), rec("adult", 0, "unaware"),
-        rec("adult", 1, "ltn_acc"), rec("adult", 1, "cnf"),            # complete (CKE and the extras are fold-0 only)
-        rec("adult", 2, "ltn_acc"),                                     # interrupted: no cnf
-        rec("compas", 0, "ltn_acc"), rec("compas", 0, "ltn_acc_cf_cke"),
-        rec("compas", 1, "ltn_acc"),                                    # COMPAS runs CKE on every fold
+        rec("adult", 0, "ltn_acc"),
+        rec("adult", 0, "cnf"),
+        rec("adult", 0, "ltn_acc_cf_cke"),
+        rec("adult", 0, "unaware"),
+        rec("adult", 1, "ltn_acc"),
+        rec("adult", 1, "cnf"),  # complete (CKE and the extras are fold-0 only)
+        rec("adult", 2, "ltn_acc"),  # interrupted: no cnf
+        rec("compas", 0, "ltn_acc"),
+        rec("compas", 0, "ltn_acc_cf_cke"),
+        rec("compas", 1, "ltn_acc"),  # COMPAS runs CKE on every fold
     ]
     kept = {(r["config"]["dataset"], r["config"]["fold"]) for r in reporting.paired_folds(records)}
     assert kept == {("adult", 0), ("adult", 1), ("compas", 0)}

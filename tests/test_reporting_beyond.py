@@ -13,26 +13,67 @@ from cffair.errors import DataError
 from cffair.reporting.style import MAX_WIDTH_IN
 from cffair_book import beyond as rb
 
-VARIANTS = ("acc", "acc_cf", "acc_cf_w3-1", "acc_cf_w1-3", "acc_cf_sg", "acc_cf_joint", "acc_dp", "acc_eo", "acc_lip",
-            "adaptive_sg", "adaptive_budget")
+VARIANTS = (
+    "acc",
+    "acc_cf",
+    "acc_cf_w3-1",
+    "acc_cf_w1-3",
+    "acc_cf_sg",
+    "acc_cf_joint",
+    "acc_dp",
+    "acc_eo",
+    "acc_lip",
+    "adaptive_sg",
+    "adaptive_budget",
+)
 
 
 def _variant(k: int, joint: dict[str, float]) -> dict:
-    return {"metrics": {"accuracy": 0.8 - 0.01 * k, "cf_mse": 0.2 - 0.01 * k, "cf_mse_worst_subgroup": 0.3 - 0.01 * k,
-                        "worst_subgroup": "A"},
-            "notions": {"dp_gap": 0.3 - 0.02 * k, "dp_gap_soft": 0.2, "tpr_gap": 0.1, "fpr_gap": 0.2, "eo_gap": 0.2 - 0.01 * k,
-                        "lip_violation": 0.1, "lip_excess": 0.01},
-            "intersections": {"joint": joint, "sex": joint}, "seconds": 10.0 + k}
+    return {
+        "metrics": {
+            "accuracy": 0.8 - 0.01 * k,
+            "cf_mse": 0.2 - 0.01 * k,
+            "cf_mse_worst_subgroup": 0.3 - 0.01 * k,
+            "worst_subgroup": "A",
+        },
+        "notions": {
+            "dp_gap": 0.3 - 0.02 * k,
+            "dp_gap_soft": 0.2,
+            "tpr_gap": 0.1,
+            "fpr_gap": 0.2,
+            "eo_gap": 0.2 - 0.01 * k,
+            "lip_violation": 0.1,
+            "lip_excess": 0.01,
+        },
+        "intersections": {"joint": joint, "sex": joint},
+        "seconds": 10.0 + k,
+    }
 
 
 def _record(fold: int, n_negative: int, rate: float, cost: float, small_joint: float = 0.1) -> dict:
-    variants = {v: _variant(k, {"A": small_joint if v == "acc_cf_joint" else 0.2, "B": 0.3}) for k, v in enumerate(VARIANTS)}
-    models = {v: {"n_negative": n_negative, "recourse_rate": rate, "mean_cost": cost, "query": 0.3,
-                  "by": {"sex": {"F": {"n_negative": n_negative, "recourse_rate": rate, "mean_cost": cost, "query": 0.3}}},
-                  "examples": []} for v in VARIANTS}
-    return {"config": {"dataset": "adult", "fold": fold, "setting": "beyond"}, "timings": {"cpu": 60.0},
-            "beyond": {"variants": variants, "intersections": {"test_rows": {"A": 10, "B": 30}, "test_pairs": {"joint": {"A": 10, "B": 30}}},
-                       "recourse": {"models": models}}}
+    variants = {
+        v: _variant(k, {"A": small_joint if v == "acc_cf_joint" else 0.2, "B": 0.3}) for k, v in enumerate(VARIANTS)
+    }
+    models = {
+        v: {
+            "n_negative": n_negative,
+            "recourse_rate": rate,
+            "mean_cost": cost,
+            "query": 0.3,
+            "by": {"sex": {"F": {"n_negative": n_negative, "recourse_rate": rate, "mean_cost": cost, "query": 0.3}}},
+            "examples": [],
+        }
+        for v in VARIANTS
+    }
+    return {
+        "config": {"dataset": "adult", "fold": fold, "setting": "beyond"},
+        "timings": {"cpu": 60.0},
+        "beyond": {
+            "variants": variants,
+            "intersections": {"test_rows": {"A": 10, "B": 30}, "test_pairs": {"joint": {"A": 10, "B": 30}}},
+            "recourse": {"models": models},
+        },
+    }
 
 
 RECORDS = [_record(0, 10, 0.5, 2.0), _record(1, 30, 1.0, 1.0)]
@@ -65,8 +106,11 @@ def test_sentences_say_which_axiom_protects_the_small_intersections() -> None:
 
 def test_figures_fit_the_column_and_refuse_missing_data() -> None:
     f = rb.beyond_frame(RECORDS)
-    for fig in (rb.plot_notions(f), rb.plot_adaptive(rb.adaptive_frame(f)),
-                rb.plot_recourse(rb.recourse_frame(RECORDS, "sex"), "adult")):
+    for fig in (
+        rb.plot_notions(f),
+        rb.plot_adaptive(rb.adaptive_frame(f)),
+        rb.plot_recourse(rb.recourse_frame(RECORDS, "sex"), "adult"),
+    ):
         assert fig.get_figwidth() <= MAX_WIDTH_IN
     with pytest.raises(DataError, match="no 'acc' variant for 'adult'"):
         rb.plot_notions(f[f["variant"] != "acc"])

@@ -20,13 +20,40 @@ from cffair.reporting import verdicts as V
 JITTER = np.array([0.004, -0.003, 0.001, -0.002, 0.0])
 
 
-def _rec(dataset, setting, fold=0, *, repeat=0, tag="", options=None, w_acc=1.0, w_cf=1.0, perf=0.7, cf=0.1, worst=0.2,
-         cf_source="cnf", **extra):
-    metrics = {"cf_mse": cf, "cf_mse_worst_subgroup": worst, "worst_subgroup": "g1", "n_pairs": 100,
-               "cf_mse_by_subgroup": {"g0": cf / 2, "g1": worst}}
+def _rec(
+    dataset,
+    setting,
+    fold=0,
+    *,
+    repeat=0,
+    tag="",
+    options=None,
+    w_acc=1.0,
+    w_cf=1.0,
+    perf=0.7,
+    cf=0.1,
+    worst=0.2,
+    cf_source="cnf",
+    **extra,
+):
+    metrics = {
+        "cf_mse": cf,
+        "cf_mse_worst_subgroup": worst,
+        "worst_subgroup": "g1",
+        "n_pairs": 100,
+        "cf_mse_by_subgroup": {"g0": cf / 2, "g1": worst},
+    }
     metrics["mse" if dataset == "lawschool" else "accuracy"] = perf
-    cfg = {"dataset": dataset, "fold": fold, "setting": setting, "profile": "full", "cf_source": cf_source, "seed": 0, "tag": tag,
-           "weights": {"acc": w_acc, "cf": w_cf, "cf_sg": 1.0, "cke": 1.0}}
+    cfg = {
+        "dataset": dataset,
+        "fold": fold,
+        "setting": setting,
+        "profile": "full",
+        "cf_source": cf_source,
+        "seed": 0,
+        "tag": tag,
+        "weights": {"acc": w_acc, "cf": w_cf, "cf_sg": 1.0, "cke": 1.0},
+    }
     if options:
         cfg["options"] = dict(options)
     if repeat:
@@ -46,7 +73,9 @@ def _paired(p, mean, larger=True, n=5):
 
 # ---------------------------------------------------------------------------- decide: Holm within a claim
 def test_decide_all_rejected_in_the_claimed_direction_holds():
-    d = V.decide([_paired(0.001, 0.1), _paired(0.02, 0.1), _paired(0.04, 0.1)])  # 0.001 < 0.05/3, 0.02 < 0.05/2, 0.04 < 0.05
+    d = V.decide(
+        [_paired(0.001, 0.1), _paired(0.02, 0.1), _paired(0.04, 0.1)]
+    )  # 0.001 < 0.05/3, 0.02 < 0.05/2, 0.04 < 0.05
     assert d.verdict == V.HOLDS and d.components == (V.HOLDS,) * 3
     assert d.basis == V.Basis("corrected t-test, Holm over 3", "5 per comparison")
 
@@ -120,7 +149,10 @@ def test_a_comparison_uses_every_repetition_with_the_correction_for_repeated_cv(
 
 def test_more_folds_decide_what_five_cannot():
     # a small, steady gap: inconclusive on 5 corrected folds, holds on 15
-    five, fifteen = _claims(_q1_records(["lawschool"], 0.004))["Q1.1"], _claims(_q1_records(["lawschool"], 0.004, repeats=3))["Q1.1"]
+    five, fifteen = (
+        _claims(_q1_records(["lawschool"], 0.004))["Q1.1"],
+        _claims(_q1_records(["lawschool"], 0.004, repeats=3))["Q1.1"],
+    )
     assert (five.verdict, fifteen.verdict) == (V.INCONCLUSIVE, V.HOLDS)
 
 
@@ -141,8 +173,11 @@ def _q2_records(gap_compas):
     for d in ("compas", "compas_age"):
         for f in range(5):
             j = JITTER[f]
-            recs += [_rec(d, "ltn_acc_cf", f, perf=0.67 + gap_compas + j), _rec(d, "ltn_acc_cf_sg", f, perf=0.60),
-                     _rec(d, "cnf", f, perf=0.67)]
+            recs += [
+                _rec(d, "ltn_acc_cf", f, perf=0.67 + gap_compas + j),
+                _rec(d, "ltn_acc_cf_sg", f, perf=0.60),
+                _rec(d, "cnf", f, perf=0.67),
+            ]
     return recs
 
 
@@ -167,7 +202,7 @@ def test_a_subgroup_comparison_counts_compas_age():
 def _grid(dataset, perf_slope, cf_slope, points=7, fine=True):
     """Weight-grid records of ``dataset``: performance (accuracy, or −MSE) and CF-MSE linear in log₂(acc/CF)."""
     recs = []
-    ratios = [3.0 ** k for k in range(-(points // 2), points // 2 + 1)][:points]
+    ratios = [3.0**k for k in range(-(points // 2), points // 2 + 1)][:points]
     for ratio in ratios:
         a, c = (ratio, 1.0) if ratio >= 1 else (1.0, 1 / ratio)
         x = math.log2(a / c)
@@ -176,28 +211,48 @@ def _grid(dataset, perf_slope, cf_slope, points=7, fine=True):
             perf = 0.8 - perf_slope * x  # MSE: lower is better
         for f in range(2):
             tag = "" if a == c else f"w{a:g}-{c:g}"
-            recs.append(_rec(dataset, "ltn_acc_cf", f, tag=tag, options={"fair_p": 1.0} if fine else None, w_acc=a, w_cf=c,
-                             perf=perf, cf=0.05 + cf_slope * x))
+            recs.append(
+                _rec(
+                    dataset,
+                    "ltn_acc_cf",
+                    f,
+                    tag=tag,
+                    options={"fair_p": 1.0} if fine else None,
+                    w_acc=a,
+                    w_cf=c,
+                    perf=perf,
+                    cf=0.05 + cf_slope * x,
+                )
+            )
     return recs
 
 
 def test_b1_holds_when_most_datasets_show_both_trends():
-    recs = _grid("adult", 0.01, 0.01, points=3, fine=False) + _grid("compas", 0.01, 0.01) + _grid("lawschool", 0.01, 0.01)
+    recs = (
+        _grid("adult", 0.01, 0.01, points=3, fine=False) + _grid("compas", 0.01, 0.01) + _grid("lawschool", 0.01, 0.01)
+    )
     c = _claims(recs)["B.1"]
     assert c.verdict == V.HOLDS and "both trends on 2 of 3 datasets" in c.note and "too few to test" in c.note
     assert c.test == "exact Spearman, Holm over 4" and "7 points on Lawschool" in c.folds
 
 
 def test_b1_one_dataset_of_three_is_not_most():
-    recs = _grid("adult", 0.01, 0.01, points=3, fine=False) + _grid("compas", 0.01, 0.01) + _grid("lawschool", 0.01, 0.01, points=3,
-                                                                                                     fine=False)
+    recs = (
+        _grid("adult", 0.01, 0.01, points=3, fine=False)
+        + _grid("compas", 0.01, 0.01)
+        + _grid("lawschool", 0.01, 0.01, points=3, fine=False)
+    )
     c = _claims(recs)["B.1"]
     assert c.verdict == V.INCONCLUSIVE and "both trends on 1 of 3 datasets, against them on 0" in c.note
 
 
 def test_b1_does_not_hold_when_most_datasets_go_against_it():
     # the performance trend runs the other way on COMPAS and Lawschool (Lawschool's ρ −1.00 of the records)
-    recs = _grid("adult", 0.01, 0.01, points=3, fine=False) + _grid("compas", -0.01, 0.01) + _grid("lawschool", -0.01, 0.01)
+    recs = (
+        _grid("adult", 0.01, 0.01, points=3, fine=False)
+        + _grid("compas", -0.01, 0.01)
+        + _grid("lawschool", -0.01, 0.01)
+    )
     c = _claims(recs)["B.1"]
     assert c.verdict == V.FAILS and "against them on 2" in c.note
 
@@ -205,16 +260,32 @@ def test_b1_does_not_hold_when_most_datasets_go_against_it():
 def test_b1_shows_compas_age_without_counting_it():
     recs = _grid("compas", 0.01, 0.01) + _grid("compas_age", 0.01, 0.01)
     c = _claims(recs)["B.1"]
-    assert c.verdict == V.HOLDS and "both trends on 1 of 1 datasets" in c.note and "COMPAS(age) is shown, not counted" in c.note
+    assert (
+        c.verdict == V.HOLDS
+        and "both trends on 1 of 1 datasets" in c.note
+        and "COMPAS(age) is shown, not counted" in c.note
+    )
 
 
 # ---------------------------------------------------------------------------- Q3.6: every Lawschool CKE run
 def _law_cke(setting, found):
     cand = [{"group": "Female", "feature": "race", "frequency": 0.14, "imbalance": 0.040}] if found else []
-    imb = [{"group": "Female", "feature": "race", "frequency": 0.14, "others_max": 0.10, "imbalance": 0.040 if found else 0.0045}]
-    steps = [{"step": 0, "axiom": "-", "mse": 0.756, "cf_mse": 0.001, "accuracy": math.nan, "cf_mse_worst_subgroup": 0.002}]
+    imb = [
+        {
+            "group": "Female",
+            "feature": "race",
+            "frequency": 0.14,
+            "others_max": 0.10,
+            "imbalance": 0.040 if found else 0.0045,
+        }
+    ]
+    steps = [
+        {"step": 0, "axiom": "-", "mse": 0.756, "cf_mse": 0.001, "accuracy": math.nan, "cf_mse_worst_subgroup": 0.002}
+    ]
     if found:
-        steps.append({"step": 1, "axiom": "A5[Female, race]", "mse": 0.811, "cf_mse": 0.0006, "cf_mse_worst_subgroup": 0.001})
+        steps.append(
+            {"step": 1, "axiom": "A5[Female, race]", "mse": 0.811, "cf_mse": 0.0006, "cf_mse_worst_subgroup": 0.001}
+        )
     cke = {"threshold": 0.01, "candidates": cand, "imbalances_before": imb, "imbalances_after": imb, "steps": steps}
     return _rec("lawschool", setting, 0, cke=cke, perf=0.76, n_train=100)
 
@@ -265,14 +336,26 @@ def test_compas_age_repeats_compas_exactly_where_the_rule_says():
     by = {}
     for r in _committed():
         c = r["config"]
-        if c["dataset"] in ("compas", "compas_age") and not c.get("options") and not c.get("tag") and not c.get("repeat"):
+        if (
+            c["dataset"] in ("compas", "compas_age")
+            and not c.get("options")
+            and not c.get("tag")
+            and not c.get("repeat")
+        ):
             m = r["metrics"]
-            by.setdefault((c["setting"], c.get("cf_source", "cnf"), c["fold"]), {})[c["dataset"]] = (m["accuracy"], m["cf_mse"])
+            by.setdefault((c["setting"], c.get("cf_source", "cnf"), c["fold"]), {})[c["dataset"]] = (
+                m["accuracy"],
+                m["cf_mse"],
+            )
     pairs = {k: v for k, v in by.items() if len(v) == 2}
     assert pairs
     for (setting, src, fold), v in pairs.items():
         e = V.Evidence.of([])
-        assert (v["compas"] == v["compas_age"]) == (not e.counts("compas_age", (setting,), "cf_mse")), (setting, src, fold)
+        assert (v["compas"] == v["compas_age"]) == (not e.counts("compas_age", (setting,), "cf_mse")), (
+            setting,
+            src,
+            fold,
+        )
 
 
 def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_records():

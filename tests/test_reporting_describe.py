@@ -19,10 +19,16 @@ from cffair.errors import DataError
 
 def _spec(**changes):
     spec = dict(
-        target="y", target_kind="binary", favourable=0, favourable_top_fraction=0.4, sensitive="race",
+        target="y",
+        target_kind="binary",
+        favourable=0,
+        favourable_top_fraction=0.4,
+        sensitive="race",
         features={"race": "binary", "age": "integer", "priors": "integer", "charge": "categorical"},
-        subgroups=(SimpleNamespace(column="race", bins=None, labels=None),
-                   SimpleNamespace(column="age", bins=(0, 30, 99), labels=("<=30", ">30"))),
+        subgroups=(
+            SimpleNamespace(column="race", bins=None, labels=None),
+            SimpleNamespace(column="age", bins=(0, 30, 99), labels=("<=30", ">30")),
+        ),
         immutable=("race", "age"),
     )
     spec.update(changes)
@@ -51,7 +57,9 @@ def test_describe_spec_of_a_score_target_without_subgroups():
 
 
 def test_spec_frame_puts_datasets_side_by_side_and_fills_missing_kinds():
-    frame = reporting.spec_frame({"compas": _spec(), "lawschool": _spec(features={"race": "binary", "z": "continuous"})})
+    frame = reporting.spec_frame(
+        {"compas": _spec(), "lawschool": _spec(features={"race": "binary", "z": "continuous"})}
+    )
     assert list(frame.columns) == ["COMPAS", "Lawschool"]
     assert frame.loc["categorical features", "Lawschool"] == "—"
     assert frame.loc["continuous features", "COMPAS"] == "—"
@@ -71,15 +79,28 @@ def test_data_files_frame_hashes_the_bytes(tmp_path):
 
 # ---------------------------------------------------------------------------- summaries
 SUMMARIES = {
-    "compas": {"rows": 6167, "paper_rows": 6172, "features_by_kind": {"binary": ["race", "sex"], "integer": ["age"]},
-               "target": "two-year-recid", "target_kind": "binary", "target_balance": {"positive_rate": 0.4551},
-               "sensitive": "race", "groups": {"Non-Caucasian": 4000, "Caucasian": 2167},
-               "subgroups": {"Non-Caucasian": 4000, "Caucasian": 2167}},
-    "lawschool": {"rows": 300, "paper_rows": 300, "features_by_kind": {"continuous": ["LSAT"]},
-                  "target": "ZFYA", "target_kind": "score",
-                  "target_balance": {"mean": 0.1, "std": 0.95, "min": -3.35, "max": 3.48},
-                  "sensitive": "sex", "groups": {"Male": 200, "Female": 100},
-                  "subgroups": {"Male, White": 150, "Female, White": 90, "Male, Black": 50, "Female, Black": 10}},
+    "compas": {
+        "rows": 6167,
+        "paper_rows": 6172,
+        "features_by_kind": {"binary": ["race", "sex"], "integer": ["age"]},
+        "target": "two-year-recid",
+        "target_kind": "binary",
+        "target_balance": {"positive_rate": 0.4551},
+        "sensitive": "race",
+        "groups": {"Non-Caucasian": 4000, "Caucasian": 2167},
+        "subgroups": {"Non-Caucasian": 4000, "Caucasian": 2167},
+    },
+    "lawschool": {
+        "rows": 300,
+        "paper_rows": 300,
+        "features_by_kind": {"continuous": ["LSAT"]},
+        "target": "ZFYA",
+        "target_kind": "score",
+        "target_balance": {"mean": 0.1, "std": 0.95, "min": -3.35, "max": 3.48},
+        "sensitive": "sex",
+        "groups": {"Male": 200, "Female": 100},
+        "subgroups": {"Male, White": 150, "Female, White": 90, "Male, Black": 50, "Female, Black": 10},
+    },
 }
 
 
@@ -116,8 +137,10 @@ def test_short_source_and_graph_title():
     assert reporting.describe.short_source(src) == "Kusner et al. (2017)"
     assert reporting.describe.short_source("Zhang, Wu and Wu (2016), ...") == "Zhang et al. (2016)"
     assert reporting.describe.short_source("cffair authors") == "cffair"
-    assert reporting.describe.graph_title("compas", "Russell, Kusner (2017)", verified=False) == \
-        "COMPAS: causal graph after Russell et al. (2017)  [UNVERIFIED]"
+    assert (
+        reporting.describe.graph_title("compas", "Russell, Kusner (2017)", verified=False)
+        == "COMPAS: causal graph after Russell et al. (2017)  [UNVERIFIED]"
+    )
 
 
 def test_graph_summary_frame():
@@ -144,7 +167,9 @@ def test_layered_positions_centre_layers_and_zigzag_single_nodes():
 
 
 def test_clip_to_box_meets_the_box_border():
-    assert reporting.describe.clip_to_box((0, 0), (4, 1), (1, 0.5)) == pytest.approx((1.0, 0.25))  # leaves through the right side
+    assert reporting.describe.clip_to_box((0, 0), (4, 1), (1, 0.5)) == pytest.approx(
+        (1.0, 0.25)
+    )  # leaves through the right side
     assert reporting.describe.clip_to_box((0, 0), (1, 4), (1, 0.5)) == pytest.approx((0.125, 0.5))  # through the top
     assert reporting.describe.clip_to_box((2, 2), (2, -5), (1, 0.5)) == pytest.approx((2.0, 1.5))  # straight down
     assert reporting.describe.clip_to_box((1, 1), (1, 1), (1, 1)) == (1, 1)
@@ -163,7 +188,10 @@ def test_node_roles():
 
 
 def test_plot_causal_graph_layers_draws_every_edge_between_the_label_boxes():
-    nodes, edges = ["race", "sex", "LSAT", "UGPA"], [("race", "LSAT"), ("race", "UGPA"), ("sex", "LSAT"), ("sex", "UGPA")]
+    nodes, edges = (
+        ["race", "sex", "LSAT", "UGPA"],
+        [("race", "LSAT"), ("race", "UGPA"), ("sex", "LSAT"), ("sex", "UGPA")],
+    )
     fig = reporting.plot_causal_graph(nodes, edges, sensitive="sex", immutable=["race", "sex"], title="toy")
     ax = fig.axes[0]
     from matplotlib.text import Annotation

@@ -51,7 +51,9 @@ def check_book_rules(fig, *, series_colours: list[str] | None = None) -> None:
     assert texts
     smallest = min(t.get_fontsize() for t in texts)
     displayed_px = smallest * style.DPI / 72 * shown / natural
-    assert displayed_px >= style.BODY_PX - 0.05, f"smallest text {smallest} pt shows at {displayed_px:.1f} px (< {style.BODY_PX})"
+    assert displayed_px >= style.BODY_PX - 0.05, (
+        f"smallest text {smallest} pt shows at {displayed_px:.1f} px (< {style.BODY_PX})"
+    )
     rows: dict[float, int] = {}
     for ax in _panels(fig):
         y = round(ax.get_position().y0, 3)
@@ -107,7 +109,9 @@ def test_ordinal_order_puts_bands_in_numeric_order():
 
 
 # ---------------------------------------------------------------------------- Q1 / Q3
-def _subgroup_frame(folds: int, labels=("Male, White", "Female, White", "Male, Black", "Female, Black")) -> pd.DataFrame:
+def _subgroup_frame(
+    folds: int, labels=("Male, White", "Female, White", "Male, Black", "Female, Black")
+) -> pd.DataFrame:
     rng = np.random.default_rng(4)
     rows = []
     for sg in labels:
@@ -164,12 +168,22 @@ def _compas_frame(folds: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(0)
     rows = []
     bands = ["31-45", "46-60", "<=30", ">60"]  # text order, as the records list them
-    for d, groups in (("compas", ["Caucasian", "Non-Caucasian"]),
-                      ("compas_age", [f"{r}, {b}" for r in ("Caucasian", "Non-Caucasian") for b in bands])):
+    for d, groups in (
+        ("compas", ["Caucasian", "Non-Caucasian"]),
+        ("compas_age", [f"{r}, {b}" for r in ("Caucasian", "Non-Caucasian") for b in bands]),
+    ):
         for g in groups:
             for i, s in enumerate(reporting.FIGURE4_SETTINGS):
                 for f in range(folds):
-                    rows.append({"dataset": d, "subgroup": g, "method": s, "fold": f, "cf_mse": 0.3 - 0.05 * i + rng.uniform(0, 0.02)})
+                    rows.append(
+                        {
+                            "dataset": d,
+                            "subgroup": g,
+                            "method": s,
+                            "fold": f,
+                            "cf_mse": 0.3 - 0.05 * i + rng.uniform(0, 0.02),
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -187,7 +201,9 @@ def test_plot_cf_mse_settings_splits_compas_age_by_race_with_age_bands_in_order(
     expected = caucasian_young.groupby("method")["cf_mse"].mean().reindex(reporting.FIGURE4_SETTINGS).to_numpy()
     ys = [np.asarray(line.get_ydata(), dtype=float) for line in panels[1].lines if len(line.get_ydata()) == 5]
     assert any(np.allclose(y, expected) for y in ys)
-    assert [t.get_text() for t in panels[2].get_xticklabels()] == [reporting.method_name(s) for s in reporting.FIGURE4_SETTINGS]
+    assert [t.get_text() for t in panels[2].get_xticklabels()] == [
+        reporting.method_name(s) for s in reporting.FIGURE4_SETTINGS
+    ]
     check_book_rules(fig, series_colours=[h.get_color() for h in handles])
     plt.close(fig)
 
@@ -205,8 +221,24 @@ def test_plot_undesirable_ratio_hatches_before_and_shows_fold_means():
     for d in ("compas", "compas_age"):
         for group, before, after in (("Caucasian", 0.4, 0.2), ("Non-Caucasian", 0.5, 0.25)):
             for fold in range(2):
-                rows += [{"dataset": d, "feature": "age", "group": group, "stage": "before", "ratio": before + 0.01 * fold, "fold": fold},
-                         {"dataset": d, "feature": "age", "group": group, "stage": "after", "ratio": after + 0.01 * fold, "fold": fold}]
+                rows += [
+                    {
+                        "dataset": d,
+                        "feature": "age",
+                        "group": group,
+                        "stage": "before",
+                        "ratio": before + 0.01 * fold,
+                        "fold": fold,
+                    },
+                    {
+                        "dataset": d,
+                        "feature": "age",
+                        "group": group,
+                        "stage": "after",
+                        "ratio": after + 0.01 * fold,
+                        "fold": fold,
+                    },
+                ]
     fig = reporting.plot_undesirable_ratio(pd.DataFrame(rows), threshold=0.1)
     panels = _panels(fig)
     assert [ax.get_title() for ax in panels] == ["COMPAS: age", "COMPAS(age): age"]
@@ -222,16 +254,37 @@ def test_plot_undesirable_ratio_hatches_before_and_shows_fold_means():
 
 
 # ---------------------------------------------------------------------------- Q2 / appendix B
-def _records(methods=("ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"), datasets=("adult", "compas", "compas_age", "lawschool"), folds=2):
+def _records(
+    methods=("ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"),
+    datasets=("adult", "compas", "compas_age", "lawschool"),
+    folds=2,
+):
     recs = []
     for d in datasets:
         for k, m in enumerate(methods):
             for f in range(folds):
-                metrics = {"cf_mse": 0.01 * (k + 1) + 0.001 * f, "cf_mse_worst_subgroup": 0.1, "worst_subgroup": "g",
-                           "cf_mse_by_subgroup": {}, ("mse" if d == "lawschool" else "accuracy"): 0.7 + 0.01 * k + 0.002 * f}
-                recs.append({"config": {"dataset": d, "fold": f, "setting": m, "profile": "quick", "cf_source": "cnf", "seed": 0,
-                                        "tag": "", "weights": {"acc": 1.0, "cf": 1.0, "cf_sg": 1.0, "cke": 1.0}},
-                             "metrics": metrics})
+                metrics = {
+                    "cf_mse": 0.01 * (k + 1) + 0.001 * f,
+                    "cf_mse_worst_subgroup": 0.1,
+                    "worst_subgroup": "g",
+                    "cf_mse_by_subgroup": {},
+                    ("mse" if d == "lawschool" else "accuracy"): 0.7 + 0.01 * k + 0.002 * f,
+                }
+                recs.append(
+                    {
+                        "config": {
+                            "dataset": d,
+                            "fold": f,
+                            "setting": m,
+                            "profile": "quick",
+                            "cf_source": "cnf",
+                            "seed": 0,
+                            "tag": "",
+                            "weights": {"acc": 1.0, "cf": 1.0, "cf_sg": 1.0, "cke": 1.0},
+                        },
+                        "metrics": metrics,
+                    }
+                )
     return recs
 
 
@@ -243,12 +296,18 @@ def test_plot_tradeoff_two_panels_a_row_a_marker_per_method_points_at_fold_means
     assert panels[3].get_ylabel() == "MSE ↓" and panels[0].get_ylabel() == "accuracy ↑"
     legend = fig.legends[0]
     assert [t.get_text() for t in legend.get_texts()] == ["LTN(acc)", "LTN(acc+CF)", "CNF", "GAN", "Plug-in PCF"]
-    dots = [line for line in panels[0].lines if len(line.get_xdata()) == 1 and line.get_marker() not in ("", "None", "|", "_")]
+    dots = [
+        line
+        for line in panels[0].lines
+        if len(line.get_xdata()) == 1 and line.get_marker() not in ("", "None", "|", "_")
+    ]
     assert len({line.get_marker() for line in dots}) == 5  # a distinct marker per method
     points = sorted((round(float(line.get_xdata()[0]), 6), round(float(line.get_ydata()[0]), 6)) for line in dots)
     expected = sorted((round(0.01 * (k + 1) + 0.0005, 6), round(0.7 + 0.01 * k + 0.001, 6)) for k in range(5))
     assert points == expected
-    check_book_rules(fig, series_colours=reporting.style.setting_colours(["ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"]))
+    check_book_rules(
+        fig, series_colours=reporting.style.setting_colours(["ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"])
+    )
     plt.close(fig)
     with pytest.raises(DataError, match="no records"):
         reporting.plot_tradeoff(frame.iloc[:0])
@@ -259,8 +318,16 @@ def test_plot_weight_trend_a_row_per_dataset_points_at_fold_means():
     for d in ("compas", "lawschool"):
         for r, (p, c) in {-1.0: (0.64, 0.02), 0.0: (0.66, 0.05), 1.0: (0.68, 0.2)}.items():
             for f in range(3):
-                rows.append({"dataset": d, "log2_ratio": r, "fold": f, "accuracy": p + 0.01 * f if d == "compas" else np.nan,
-                             "mse": p + 0.01 * f if d == "lawschool" else np.nan, "cf_mse": c + 0.001 * f})
+                rows.append(
+                    {
+                        "dataset": d,
+                        "log2_ratio": r,
+                        "fold": f,
+                        "accuracy": p + 0.01 * f if d == "compas" else np.nan,
+                        "mse": p + 0.01 * f if d == "lawschool" else np.nan,
+                        "cf_mse": c + 0.001 * f,
+                    }
+                )
     fig = reporting.plot_weight_trend(pd.DataFrame(rows))
     panels = _panels(fig)
     assert len(panels) == 4
@@ -275,16 +342,41 @@ def test_plot_weight_trend_a_row_per_dataset_points_at_fold_means():
 
 
 # ---------------------------------------------------------------------------- the datasets page
-SIZES = pd.DataFrame({
-    "dataset": ["COMPAS", "COMPAS", "COMPAS(age)", "COMPAS(age)", "COMPAS(age)", "COMPAS(age)", "Lawschool", "Lawschool", "Lawschool", "Lawschool"],
-    "subgroup": ["Non-Caucasian", "Caucasian", "Caucasian, 31-45", "Caucasian, >60", "Caucasian, <=30", "Non-Caucasian, <=30",
-                 "Male, White", "Female, White", "Male, Black", "Female, Black"],
-    "rows": [4000, 2000, 700, 90, 800, 2000, 150, 90, 50, 10],
-})
+SIZES = pd.DataFrame(
+    {
+        "dataset": [
+            "COMPAS",
+            "COMPAS",
+            "COMPAS(age)",
+            "COMPAS(age)",
+            "COMPAS(age)",
+            "COMPAS(age)",
+            "Lawschool",
+            "Lawschool",
+            "Lawschool",
+            "Lawschool",
+        ],
+        "subgroup": [
+            "Non-Caucasian",
+            "Caucasian",
+            "Caucasian, 31-45",
+            "Caucasian, >60",
+            "Caucasian, <=30",
+            "Non-Caucasian, <=30",
+            "Male, White",
+            "Female, White",
+            "Male, Black",
+            "Female, Black",
+        ],
+        "rows": [4000, 2000, 700, 90, 800, 2000, 150, 90, 50, 10],
+    }
+)
 
 
 def test_plot_subgroup_sizes_bars_are_row_counts_bands_in_order():
-    fig = reporting.plot_subgroup_sizes(SIZES, titles={"Lawschool": "Lawschool (sex)"}, legend_titles={"Lawschool": "sex", "COMPAS(age)": "race"})
+    fig = reporting.plot_subgroup_sizes(
+        SIZES, titles={"Lawschool": "Lawschool (sex)"}, legend_titles={"Lawschool": "sex", "COMPAS(age)": "race"}
+    )
     compas, age, law = _panels(fig)
     assert [t.get_text() for t in compas.get_yticklabels()] == ["Non-Caucasian", "Caucasian"]  # largest first
     assert sorted(b.get_width() for b in _bars(compas)) == [2000, 4000]
@@ -302,12 +394,15 @@ def test_plot_subgroup_sizes_bars_are_row_counts_bands_in_order():
 
 
 def test_causal_graphs_follow_the_book_rules():
-    nodes, edges = ["race", "sex", "LSAT", "UGPA"], [("race", "LSAT"), ("race", "UGPA"), ("sex", "LSAT"), ("sex", "UGPA")]
+    nodes, edges = (
+        ["race", "sex", "LSAT", "UGPA"],
+        [("race", "LSAT"), ("race", "UGPA"), ("sex", "LSAT"), ("sex", "UGPA")],
+    )
     fig = reporting.plot_causal_graph(nodes, edges, sensitive="sex", immutable=["race", "sex"], title="toy")
     check_book_rules(fig)
     plt.close(fig)
     many = [f"feature-{i}" for i in range(12)]
-    dense = [(a, b) for i, a in enumerate(many) for b in many[i + 1:]]
+    dense = [(a, b) for i, a in enumerate(many) for b in many[i + 1 :]]
     fig = reporting.plot_causal_graph(many, dense)
     assert fig.axes[0].get_images()  # 66 edges: the adjacency matrix
     check_book_rules(fig)

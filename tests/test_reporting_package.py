@@ -18,24 +18,86 @@ PACKAGE = ROOT / "cffair" / "reporting"
 BOOK = ROOT / "cffair_book"
 
 # Each module may import only from modules of a lower layer (of its own package).
-LAYERS = {"names": 0, "stats": 0, "paper": 1, "style": 1, "records": 2, "describe": 2, "tables": 3, "figures": 3,
-          "verdicts": 3, "report": 4}
+LAYERS = {
+    "names": 0,
+    "stats": 0,
+    "paper": 1,
+    "style": 1,
+    "records": 2,
+    "describe": 2,
+    "tables": 3,
+    "figures": 3,
+    "verdicts": 3,
+    "report": 4,
+}
 # The book package sits above the whole of cffair.reporting.
-BOOK_LAYERS = {"layout": 0, "wording": 0, "reproduction": 0, "scaling": 0, "teaching": 0, "investigations": 1, "why": 1, "beyond": 1,
-               "registry": 1, "pages": 2, "course": 3, "claims": 2, "rulers": 3, "dependence": 4}
+BOOK_LAYERS = {
+    "layout": 0,
+    "wording": 0,
+    "reproduction": 0,
+    "scaling": 0,
+    "teaching": 0,
+    "investigations": 1,
+    "why": 1,
+    "beyond": 1,
+    "registry": 1,
+    "pages": 2,
+    "course": 3,
+    "claims": 2,
+    "rulers": 3,
+    "dependence": 4,
+}
 
 # The library user's part of the API of the single-module cffair.reporting before it became a package
 # (the claims moved to the book package with the rest of what the book says).
 OLD_API = [
-    "RESULT_COLUMNS", "METHOD_NAMES", "DATASET_NAMES", "METRIC_NAMES", "TABLE_METHODS", "Q1_SETTINGS", "FIGURE4_SETTINGS",
-    "EXTRA_BASELINES", "TABLE4_PAPER_SAT", "HIGHER_IS_BETTER", "HTMLTable", "abbreviate_subgroup",
-    "check_results", "cke_candidates", "compare", "comparison_table",
-    "eq3_table", "performance_metric", "plot_tradeoff", "plot_weight_trend", "query_sat_table",
-    "query_table", "records_frame", "results_long", "results_table", "subgroup_frame",
-    "table3_comparison", "table5_frame", "table6_frame", "undesirable_ratio_frame", "weight_grid_frame", "dataset_name",
-    "format_cell", "format_delta", "format_table", "method_name", "metric_name", "paper_table", "paper_tables",
-    "paper_value", "plot_cf_mse_settings", "plot_subgroup_cf_mse", "plot_undesirable_ratio", "side_by_side",
-    "summarise_folds", "paired_folds", "folds_per_dataset",
+    "RESULT_COLUMNS",
+    "METHOD_NAMES",
+    "DATASET_NAMES",
+    "METRIC_NAMES",
+    "TABLE_METHODS",
+    "Q1_SETTINGS",
+    "FIGURE4_SETTINGS",
+    "EXTRA_BASELINES",
+    "TABLE4_PAPER_SAT",
+    "HIGHER_IS_BETTER",
+    "HTMLTable",
+    "abbreviate_subgroup",
+    "check_results",
+    "cke_candidates",
+    "compare",
+    "comparison_table",
+    "eq3_table",
+    "performance_metric",
+    "plot_tradeoff",
+    "plot_weight_trend",
+    "query_sat_table",
+    "query_table",
+    "records_frame",
+    "results_long",
+    "results_table",
+    "subgroup_frame",
+    "table3_comparison",
+    "table5_frame",
+    "table6_frame",
+    "undesirable_ratio_frame",
+    "weight_grid_frame",
+    "dataset_name",
+    "format_cell",
+    "format_delta",
+    "format_table",
+    "method_name",
+    "metric_name",
+    "paper_table",
+    "paper_tables",
+    "paper_value",
+    "plot_cf_mse_settings",
+    "plot_subgroup_cf_mse",
+    "plot_undesirable_ratio",
+    "side_by_side",
+    "summarise_folds",
+    "paired_folds",
+    "folds_per_dataset",
 ]
 
 
@@ -69,7 +131,9 @@ def test_every_module_is_in_a_layer_and_under_600_lines(folder, layers):
 def test_imports_run_one_way(module):
     for imported in _internal_imports(PACKAGE / f"{module}.py"):
         assert imported in LAYERS, f"{module} imports {imported}, which is not a module of the package"
-        assert LAYERS[imported] < LAYERS[module], f"{module} (layer {LAYERS[module]}) imports {imported} (layer {LAYERS[imported]})"
+        assert LAYERS[imported] < LAYERS[module], (
+            f"{module} (layer {LAYERS[module]}) imports {imported} (layer {LAYERS[imported]})"
+        )
 
 
 @pytest.mark.parametrize("module", sorted(BOOK_LAYERS))
@@ -77,12 +141,16 @@ def test_the_book_packages_imports_run_one_way(module):
     for imported in _internal_imports(BOOK / f"{module}.py", "cffair_book"):
         assert imported in BOOK_LAYERS, f"{module} imports {imported}, which is not a module of the book package"
         assert BOOK_LAYERS[imported] < BOOK_LAYERS[module], (
-            f"{module} (layer {BOOK_LAYERS[module]}) imports {imported} (layer {BOOK_LAYERS[imported]})")
+            f"{module} (layer {BOOK_LAYERS[module]}) imports {imported} (layer {BOOK_LAYERS[imported]})"
+        )
 
 
 def test_the_library_never_imports_the_book_package():
-    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "cffair").rglob("*.py")
-                 if re.search(r"^\s*(from|import) cffair_book\b", p.read_text(encoding="utf-8"), flags=re.M)]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "cffair").rglob("*.py")
+        if re.search(r"^\s*(from|import) cffair_book\b", p.read_text(encoding="utf-8"), flags=re.M)
+    ]
     assert not offenders, f"the installed library imports the book package: {offenders}"
 
 
@@ -98,8 +166,10 @@ def test_the_package_reexports_what_a_library_user_needs_and_nothing_is_missing(
     exported = set(reporting.__all__) - set(LAYERS)
     assert exported <= names  # every re-export is a module's public name, the same object
     for name in exported:
-        assert any(getattr(importlib.import_module(f"cffair.reporting.{m}"), name, None) is getattr(reporting, name)
-                   for m in LAYERS)
+        assert any(
+            getattr(importlib.import_module(f"cffair.reporting.{m}"), name, None) is getattr(reporting, name)
+            for m in LAYERS
+        )
     assert set(OLD_API) <= exported
     assert len(exported) < 100  # trimmed from the 211 re-exports of the book's whole argument
 
@@ -114,8 +184,13 @@ def test_the_book_package_reexports_its_modules_public_names():
 
 
 def test_every_reporting_name_the_book_and_tests_use_exists():
-    files = [*ROOT.glob("notebooks/*.md"), *ROOT.glob("book/*.md"), ROOT / "intro.md", *ROOT.glob("benchmarks/*.py"),
-             *ROOT.glob("tests/*.py")]
+    files = [
+        *ROOT.glob("notebooks/*.md"),
+        *ROOT.glob("book/*.md"),
+        ROOT / "intro.md",
+        *ROOT.glob("benchmarks/*.py"),
+        *ROOT.glob("tests/*.py"),
+    ]
     for prefix, namespace, skip in (("reporting", reporting, (*LAYERS, "py")), ("book", book, (*BOOK_LAYERS, "yml"))):
         used: dict[str, set[str]] = {}
         for path in files:
@@ -145,8 +220,26 @@ def test_every_claim_links_to_an_existing_notebook():
 
 def test_the_claims_registry_in_the_books_order():
     assert list(book.CLAIM_CHECKS) == [
-        "Q1.1", "Q1.2", "Q1.3", "Q1.4", "Q1.5", "Q1.6", "Q2.1", "Q2.2", "Q2.3", "Q2.4",
-        "Q3.1", "Q3.2", "Q3.3", "Q3.4", "Q3.5", "Q3.6", "Q4.1", "A.1", "A.2", "B.1",
+        "Q1.1",
+        "Q1.2",
+        "Q1.3",
+        "Q1.4",
+        "Q1.5",
+        "Q1.6",
+        "Q2.1",
+        "Q2.2",
+        "Q2.3",
+        "Q2.4",
+        "Q3.1",
+        "Q3.2",
+        "Q3.3",
+        "Q3.4",
+        "Q3.5",
+        "Q3.6",
+        "Q4.1",
+        "A.1",
+        "A.2",
+        "B.1",
     ]
     claims = book.evaluate_claims([], base="../")
     assert [c.key for c in claims] == list(book.CLAIM_CHECKS)
@@ -179,8 +272,11 @@ def test_no_html_literal_carries_an_inline_style_and_every_class_has_a_rule():
     sources = {p: p.read_text(encoding="utf-8") for p in [*PACKAGE.glob("*.py"), *BOOK.glob("*.py")]}
     styled = [str(p.relative_to(ROOT)) for p, s in sources.items() if re.search(r"<[a-z]+[^>]*\bstyle=", s)]
     assert not styled, f"HTML with inline style= in {styled}: give it a class and a rule in _static/cffair.css"
-    classes = set().union(*map(_html_classes, sources.values())) | {"cffair-compact", "cffair-badge-complete",
-                                                                     "cffair-badge-partial"}
+    classes = set().union(*map(_html_classes, sources.values())) | {
+        "cffair-compact",
+        "cffair-badge-complete",
+        "cffair-badge-partial",
+    }
     hooks = {"cffair-evidence"}  # a cell that looks like any other (a name to find it by, no rule of its own)
     undefined = sorted(c for c in classes - hooks if f".{c}" not in book_css)
     assert not undefined, f"classes without a rule in _static/cffair.css: {undefined}"

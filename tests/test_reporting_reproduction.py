@@ -9,14 +9,33 @@ import pytest
 import cffair_book as book
 from cffair.errors import DataError
 
-PROVENANCE = {"commit": "0123456789abcdef", "dirty": False, "finished": "2026-01-01T00:00:00Z", "machine": {"cpus": 2},
-              "stage_seconds": {"counterfactuals": 30.0, "experiments": 7200.0, "notebooks": 45.0}}
-FULL_RUN = {"commit": "fedcba9876543210", "records": 260, "records_wanted": 264, "wall_seconds": 7260.0, "target_seconds": 7200,
-            "target_met": False, "machine": {"cpus": 2}, "core_seconds_total": 14400.0,
-            "core_seconds": {"adult": {"GAN": 10.4, "LTN": 5.0}, "compas": {"GAN": 1.0, "LTN": 0.6}},
-            "quick": {"wall_seconds": 90.0, "target_seconds": 600}}
-LTN = {"rows": 36000, "features": 101, "ratio_acc_to_bound": 1.01, "ratio_acc_cf_to_bound": 1.11, "target_ratio": 1.5,
-       "seconds_per_epoch": {"acc": 0.115, "acc_cf": 0.305}}
+PROVENANCE = {
+    "commit": "0123456789abcdef",
+    "dirty": False,
+    "finished": "2026-01-01T00:00:00Z",
+    "machine": {"cpus": 2},
+    "stage_seconds": {"counterfactuals": 30.0, "experiments": 7200.0, "notebooks": 45.0},
+}
+FULL_RUN = {
+    "commit": "fedcba9876543210",
+    "records": 260,
+    "records_wanted": 264,
+    "wall_seconds": 7260.0,
+    "target_seconds": 7200,
+    "target_met": False,
+    "machine": {"cpus": 2},
+    "core_seconds_total": 14400.0,
+    "core_seconds": {"adult": {"GAN": 10.4, "LTN": 5.0}, "compas": {"GAN": 1.0, "LTN": 0.6}},
+    "quick": {"wall_seconds": 90.0, "target_seconds": 600},
+}
+LTN = {
+    "rows": 36000,
+    "features": 101,
+    "ratio_acc_to_bound": 1.01,
+    "ratio_acc_cf_to_bound": 1.11,
+    "target_ratio": 1.5,
+    "seconds_per_epoch": {"acc": 0.115, "acc_cf": 0.305},
+}
 
 
 def test_load_provenance_and_benchmarks(tmp_path):
@@ -41,8 +60,9 @@ def test_provenance_notes_only_when_there_is_something_to_say():
     assert book.provenance_notes(PROVENANCE) == ""
     dirty = book.provenance_notes({**PROVENANCE, "dirty": True})
     assert dirty.startswith("The provenance says *dirty*")
-    partial = book.provenance_notes({**PROVENANCE, "complete": False, "note": "Stopped at 2 h.",
-                                          "records_per_fold": {"0": 55, "1": 33}})
+    partial = book.provenance_notes(
+        {**PROVENANCE, "complete": False, "note": "Stopped at 2 h.", "records_per_fold": {"0": 55, "1": 33}}
+    )
     assert "**The committed run is incomplete.** Stopped at 2 h." in partial and "fold 0: 55, fold 1: 33" in partial
 
 
@@ -54,9 +74,17 @@ def test_core_seconds_frame_adds_totals():
 
 
 def test_flow_ltn_and_baseline_frames():
-    cf = {"datasets": {"adult": {"fit_seconds": 64.9, "config": {"x": 1}, "immutable_interventions": [1, 2],
-                                 "husband_sex_flip": {"flow": {"Wife": 0.9, "Husband": 0.1}, "women": {"Wife": 0.5}}},
-                       "compas_age": {"same_as": "compas"}}}
+    cf = {
+        "datasets": {
+            "adult": {
+                "fit_seconds": 64.9,
+                "config": {"x": 1},
+                "immutable_interventions": [1, 2],
+                "husband_sex_flip": {"flow": {"Wife": 0.9, "Husband": 0.1}, "women": {"Wife": 0.5}},
+            },
+            "compas_age": {"same_as": "compas"},
+        }
+    }
     flows = book.flow_benchmark_frame(cf)
     assert flows.loc["adult", "fit_seconds"] == 64.9 and "config" not in flows.columns
     assert flows.loc["compas_age", "same_as"] == "compas"
@@ -64,17 +92,28 @@ def test_flow_ltn_and_baseline_frames():
     assert flip.loc["Husband", "women"] == 0 and flip.loc["Wife", "flow"] == 0.9
     assert book.husband_flip_frame({"datasets": {}}).empty
     assert book.ltn_seconds_frame(LTN)["seconds per epoch"].tolist() == [0.115, 0.305]
-    base = {"totals": {"gan": {"s_per_fold": {"adult": 100.4, "compas": 9.6}}, "dcevae": {"s_per_fold": {"adult": 50.0, "compas": 5.0}}}}
+    base = {
+        "totals": {
+            "gan": {"s_per_fold": {"adult": 100.4, "compas": 9.6}},
+            "dcevae": {"s_per_fold": {"adult": 50.0, "compas": 5.0}},
+        }
+    }
     frame = book.baseline_seconds_frame(base)
     assert frame.loc["gan"].tolist() == [100.0, 10.0] and list(frame.index) == ["gan", "dcevae"]
 
 
 def test_gan_mmd_frame_in_milliseconds_by_batch_size():
-    bench = {"batches": {"2048": {"seconds": {"autograd": 0.115, "cffair": 0.033}, "speedup": 3.48, "max_abs_diff_grad": 2e-9},
-                         "512": {"seconds": {"autograd": 0.004, "cffair": 0.002}, "speedup": 2.0, "max_abs_diff_grad": 1e-9}}}
+    bench = {
+        "batches": {
+            "2048": {"seconds": {"autograd": 0.115, "cffair": 0.033}, "speedup": 3.48, "max_abs_diff_grad": 2e-9},
+            "512": {"seconds": {"autograd": 0.004, "cffair": 0.002}, "speedup": 2.0, "max_abs_diff_grad": 1e-9},
+        }
+    }
     frame = book.gan_mmd_frame(bench)
     assert list(frame.index) == [512, 2048]  # numeric order, not the JSON's string order
-    assert frame.loc[2048, "autograd (ms)"] == pytest.approx(115.0) and frame.loc[2048, "cffair (ms)"] == pytest.approx(33.0)
+    assert frame.loc[2048, "autograd (ms)"] == pytest.approx(115.0) and frame.loc[2048, "cffair (ms)"] == pytest.approx(
+        33.0
+    )
     assert frame.loc[512, "speed-up"] == 2.0
     with pytest.raises(DataError, match="bench_gan_mmd.py"):
         book.gan_mmd_frame({})
@@ -96,10 +135,17 @@ def test_a_resumed_run_says_so_and_its_whole_run_is_projected():
     note = book.provenance_notes(resumed)
     assert "**This run resumed a regeneration:** it computed 45 of the grid's 368 records" in note
     assert book.provenance_notes({**PROVENANCE, "records_computed": 368, "records_in_grid": 368}) == ""
-    projected = {**FULL_RUN, "wall_seconds": None, "projected_seconds": 9000.0,
-                 "task_graph": {"tasks": 3, "critical_path": {"task": "adult/fold0/ltn+gan", "seconds": 600.0},
-                                "makespan_seconds": {"1": 1500.0, "2": 900.0, "4": 600.0},
-                                "lower_bound_seconds": {"1": 1500.0, "2": 750.0, "4": 600.0}}}
+    projected = {
+        **FULL_RUN,
+        "wall_seconds": None,
+        "projected_seconds": 9000.0,
+        "task_graph": {
+            "tasks": 3,
+            "critical_path": {"task": "adult/fold0/ltn+gan", "seconds": 600.0},
+            "makespan_seconds": {"1": 1500.0, "2": 900.0, "4": 600.0},
+            "lower_bound_seconds": {"1": 1500.0, "2": 750.0, "4": 600.0},
+        },
+    }
     facts = book.reproduction_facts(PROVENANCE, {"full_run": projected})
     assert facts["full_minutes"] == 150.0 and facts["full_wall_kind"].startswith("projected")
     assert facts["full_critical_task"] == "adult/fold0/ltn+gan" and facts["full_critical_minutes"] == 10.0
@@ -130,12 +176,20 @@ def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, comput
 
     bench = _bench_full_run()
     assert [bench.part_of(s) for s in ("pcf", "beyond", "ltn_acc_cf_cke", "gan")] == [
-        "unaware / level 3 / PCF", "beyond the paper", "LTN CKE", "GAN"]
+        "unaware / level 3 / PCF",
+        "beyond the paper",
+        "LTN CKE",
+        "GAN",
+    ]
     src = project_root() / "results" / "full" / "records"
     (tmp_path / "full" / "records").mkdir(parents=True)
     for path in sorted(src.glob("full__compas__*__fold0.json"))[:6]:
         shutil.copy(path, tmp_path / "full" / "records" / path.name)
-    prov = {"commit": "abc", "machine": {"cpus": 2}, "stage_seconds": {"counterfactuals": 10.0, "experiments": 50.0, "notebooks": 5.0}}
+    prov = {
+        "commit": "abc",
+        "machine": {"cpus": 2},
+        "stage_seconds": {"counterfactuals": 10.0, "experiments": 50.0, "notebooks": 5.0},
+    }
     if computed is not None:  # a resume; without the fields, an older provenance of a whole run
         prov.update(records_computed=computed, records_in_grid=368)
     (tmp_path / "full" / "provenance.json").write_text(json.dumps(prov))

@@ -15,14 +15,40 @@ from cffair.errors import DataError
 from cffair_book import why
 
 
-def _rec(dataset, setting, fold=0, *, cf_source="cnf", perf=0.7, cf=0.1, worst=0.2, flips=None, by_subgroup=None, own=None, **extra):
-    metrics = {"cf_mse": cf, "cf_mse_worst_subgroup": worst, "worst_subgroup": "g1", "n_pairs": 100,
-               "cf_mse_by_subgroup": by_subgroup or {"g0": cf / 2, "g1": worst}}
+def _rec(
+    dataset,
+    setting,
+    fold=0,
+    *,
+    cf_source="cnf",
+    perf=0.7,
+    cf=0.1,
+    worst=0.2,
+    flips=None,
+    by_subgroup=None,
+    own=None,
+    **extra,
+):
+    metrics = {
+        "cf_mse": cf,
+        "cf_mse_worst_subgroup": worst,
+        "worst_subgroup": "g1",
+        "n_pairs": 100,
+        "cf_mse_by_subgroup": by_subgroup or {"g0": cf / 2, "g1": worst},
+    }
     if flips is not None:
         metrics["cf_flip_rate"] = flips
     metrics["mse" if dataset == "lawschool" else "accuracy"] = perf
-    cfg = {"dataset": dataset, "fold": fold, "setting": setting, "profile": "full", "cf_source": cf_source, "seed": 0, "tag": "",
-           "weights": {"acc": 1.0, "cf": 1.0, "cf_sg": 1.0, "cke": 1.0}}
+    cfg = {
+        "dataset": dataset,
+        "fold": fold,
+        "setting": setting,
+        "profile": "full",
+        "cf_source": cf_source,
+        "seed": 0,
+        "tag": "",
+        "weights": {"acc": 1.0, "cf": 1.0, "cf_sg": 1.0, "cke": 1.0},
+    }
     rec = {"config": cfg, "metrics": metrics, **extra}
     if own is not None:
         rec["metrics_own_counterfactuals"] = {**metrics, **own}
@@ -36,7 +62,9 @@ def _adult_subgroup_records(drop_of):
     recs = []
     for fold in range(2):
         recs.append(_rec("adult", "ltn_acc", fold, by_subgroup=before))
-        recs.append(_rec("adult", "ltn_acc_cf", fold, by_subgroup={g: b - drop_of(b, shares[g]) for g, b in before.items()}))
+        recs.append(
+            _rec("adult", "ltn_acc_cf", fold, by_subgroup={g: b - drop_of(b, shares[g]) for g, b in before.items()})
+        )
     return recs, shares, before
 
 
@@ -65,13 +93,25 @@ def test_no_finding_without_both_settings():
 
 # ---------------------------------------------------------------------------- Q3.5
 def _cke_run(cf, worst):
-    steps = [{"step": k, "axiom": "-" if k == 0 else f"A5[Male, f{k}]", "accuracy": 0.8, "cf_mse": c, "cf_mse_worst_subgroup": w,
-              "worst_subgroup": "Male, Other" if k % 2 else "Female, Other"} for k, (c, w) in enumerate(zip(cf, worst, strict=True))]
+    steps = [
+        {
+            "step": k,
+            "axiom": "-" if k == 0 else f"A5[Male, f{k}]",
+            "accuracy": 0.8,
+            "cf_mse": c,
+            "cf_mse_worst_subgroup": w,
+            "worst_subgroup": "Male, Other" if k % 2 else "Female, Other",
+        }
+        for k, (c, w) in enumerate(zip(cf, worst, strict=True))
+    ]
     return _rec("adult", "ltn_acc_cf_cke", 0, cke={"steps": steps, "candidates": [], "threshold": 0.01})
 
 
 def test_cke_steps_within_the_parents_fold_noise():
-    folds = [_rec("adult", "ltn_acc_cf", f, cf=c, worst=w) for f, (c, w) in enumerate([(0.04, 0.10), (0.05, 0.20), (0.06, 0.15)])]
+    folds = [
+        _rec("adult", "ltn_acc_cf", f, cf=c, worst=w)
+        for f, (c, w) in enumerate([(0.04, 0.10), (0.05, 0.20), (0.06, 0.15)])
+    ]
     run = _cke_run([0.050, 0.053, 0.049], [0.11, 0.14, 0.12])
     text = why.cke_steps_finding([*folds, run], "adult")
     # largest steps 0.004 (CF-MSE) and 0.030 (worst); fold sds 0.010 and 0.050
@@ -93,8 +133,12 @@ def test_the_threshold_is_compared_with_a_lower_bound_of_the_sampling_error():
     share = ds.frame[ds.spec.sensitive].astype(str).value_counts(normalize=True)
     groups = list(share.index)
     ratio = {groups[0]: 0.267, groups[1]: 0.242}
-    cke = {"threshold": 0.01, "undesirable_ratio_before": ratio,
-           "candidates": [{"feature": "race", "group": groups[0], "frequency": 0.267, "imbalance": 0.025}], "steps": []}
+    cke = {
+        "threshold": 0.01,
+        "undesirable_ratio_before": ratio,
+        "candidates": [{"feature": "race", "group": groups[0], "frequency": 0.267, "imbalance": 0.025}],
+        "steps": [],
+    }
     rec = _rec("lawschool", "ltn_acc_cf_cke", 0, cke=cke, n_train=17432)
     se = math.sqrt(sum(p * (1 - p) / (share[g] * 17432) for g, p in ratio.items()))
     text = why.cke_threshold_finding([rec], "lawschool")
@@ -110,11 +154,16 @@ def test_gan_twins_flips_per_flip_and_the_gap_before_the_fairness_stage():
     for f in range(3):
         recs.append(_rec("compas", "ltn_acc", f, perf=0.66 + 0.001 * f))
         recs.append(_rec("compas", "gan", f, perf=0.70 + 0.002 * f, own={"cf_mse": 0.01, "cf_flip_rate": 0.10}))
-        recs.append(_rec("compas", "ltn_acc_cf", f, cf_source="gan", perf=0.65, own={"cf_mse": 0.04, "cf_flip_rate": 0.05}))
+        recs.append(
+            _rec("compas", "ltn_acc_cf", f, cf_source="gan", perf=0.65, own={"cf_mse": 0.04, "cf_flip_rate": 0.05})
+        )
     found = why.gan_twins_finding(recs, ["compas"])
     # CF-MSE per flip: LTN 0.04 / 0.05 = 0.8, GAN 0.01 / 0.10 = 0.1
     assert "LTN flips 5.0% of decisions at 0.800 CF-MSE per flip, the GAN 10.0% at 0.100" in found["flips"]
-    assert "LTN(acc) accuracy 0.661 before the fairness stage" in found["accuracy"] and "the GAN better" in found["accuracy"]
+    assert (
+        "LTN(acc) accuracy 0.661 before the fairness stage" in found["accuracy"]
+        and "the GAN better" in found["accuracy"]
+    )
     # an older record without the flip rate: per flip is read from the records that have it, and says on how many folds
     old = _rec("compas", "ltn_acc_cf", 3, cf_source="gan", perf=0.65, own={"cf_mse": 0.5})
     mixed = why.gan_twins_finding([*recs, old], ["compas"])["flips"]
@@ -127,9 +176,13 @@ def test_gan_twins_flips_per_flip_and_the_gap_before_the_fairness_stage():
 
 def test_a_failing_claim_carries_its_investigation():
     recs, _, _ = _adult_subgroup_records(lambda b, s: 0.8 * b)
-    after = {r["config"]["fold"]: r["metrics"]["cf_mse_by_subgroup"] for r in recs if r["config"]["setting"] == "ltn_acc_cf"}
+    after = {
+        r["config"]["fold"]: r["metrics"]["cf_mse_by_subgroup"] for r in recs if r["config"]["setting"] == "ltn_acc_cf"
+    }
     # the subgroup axioms make every subgroup worse than A4 alone: Q1.5's second half fails
-    recs += [_rec("adult", "ltn_acc_cf_sg", f, by_subgroup={g: v + 0.01 for g, v in a.items()}) for f, a in after.items()]
+    recs += [
+        _rec("adult", "ltn_acc_cf_sg", f, by_subgroup={g: v + 0.01 for g, v in a.items()}) for f, a in after.items()
+    ]
     q15 = next(c for c in book.evaluate_claims(recs) if c.key == "Q1.5")
     assert q15.verdict == reporting.FAILS
     assert ". Investigation: over Adult's 10 subgroups the drop" in q15.note
@@ -163,8 +216,14 @@ def _frontier_records(offset):
     return recs
 
 
-@pytest.mark.parametrize(("offset", "where"), [(lambda f: 0.01 + 0.001 * f, "above it"), (lambda f: -0.01 - 0.001 * f, "below it"),
-                                                (lambda f: 0.004 * (-1) ** f, "on it, within fold noise")])
+@pytest.mark.parametrize(
+    ("offset", "where"),
+    [
+        (lambda f: 0.01 + 0.001 * f, "above it"),
+        (lambda f: -0.01 - 0.001 * f, "below it"),
+        (lambda f: 0.004 * (-1) ** f, "on it, within fold noise"),
+    ],
+)
 def test_frontier_finding_reads_the_global_line_at_the_subgroup_runs_cf_mse(offset, where):
     recs = _frontier_records(offset)
     text = why.frontier_finding(recs, ["compas"])
@@ -188,7 +247,12 @@ def test_q14_appends_the_frontier_finding_when_it_does_not_hold():
 
 # ---------------------------------------------------------------------------- Q2.2, Q2.3
 def _shared(datasets, ltn, cnf):
-    return [_rec(d, m, f, perf=v[f], cf=0.02) for d in datasets for m, v in (("ltn_acc_cf", ltn), ("cnf", cnf)) for f in range(len(v))]
+    return [
+        _rec(d, m, f, perf=v[f], cf=0.02)
+        for d in datasets
+        for m, v in (("ltn_acc_cf", ltn), ("cnf", cnf))
+        for f in range(len(v))
+    ]
 
 
 def test_shared_runs_finding_says_the_variant_cannot_differ_and_quotes_the_papers_two_runs():
@@ -220,7 +284,9 @@ def _drop_records(before):
     recs = []
     for fold in range(2):
         recs.append(_rec("adult", "ltn_acc", fold, by_subgroup=before))
-        recs.append(_rec("adult", "ltn_acc_cf", fold, by_subgroup={g: 0.2 * b for g, b in before.items()}))  # drop 0.8 × before
+        recs.append(
+            _rec("adult", "ltn_acc_cf", fold, by_subgroup={g: 0.2 * b for g, b in before.items()})
+        )  # drop 0.8 × before
     return recs
 
 
@@ -246,7 +312,7 @@ def test_another_subgroups_largest_drop_is_named_with_its_numbers():
     assert top != largest
     text = why.subgroup_drop_finding(_drop_records(before), "adult")
     assert "follows the CF-MSE a subgroup had before:" in text
-    assert (f"the largest drop is {top}'s, {frame.loc[top, 'before']:.3f} → {frame.loc[top, 'after']:.3f}" in text)
+    assert f"the largest drop is {top}'s, {frame.loc[top, 'before']:.3f} → {frame.loc[top, 'after']:.3f}" in text
     assert "also has the largest drop" not in text
 
 
@@ -259,11 +325,14 @@ def test_a4s_weight_is_worded_by_what_the_drop_follows():
     assert "and the drop follows that weight" in size_text and "can only lose" not in size_text
 
 
-@pytest.mark.parametrize(("gaps", "words"), [
-    ((0.014, -0.013), "its gap changes sign between these two runs"),
-    ((0.014, 0.020), "its gap keeps its sign between these two runs"),
-    ((0.0, 0.020), "its gap is zero in one of these two runs"),
-])
+@pytest.mark.parametrize(
+    ("gaps", "words"),
+    [
+        ((0.014, -0.013), "its gap changes sign between these two runs"),
+        ((0.014, 0.020), "its gap keeps its sign between these two runs"),
+        ((0.0, 0.020), "its gap is zero in one of these two runs"),
+    ],
+)
 def test_the_papers_gap_is_worded_by_its_signs(monkeypatch, gaps, words):
     """The paper's accuracy gap LTN(acc+CF) − CNF on COMPAS and COMPAS(age), made up for each branch."""
     gap = dict(zip(("compas", "compas_age"), gaps))

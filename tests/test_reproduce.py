@@ -31,7 +31,11 @@ def test_a_real_grid_on_a_dask_local_cluster_equals_the_joblib_run(tmp_path, mon
 
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("CFFAIR_DASK_SCHEDULER", raising=False)
-    grid = [c for c in paper_grid("quick", ["compas"], ["q1", "q2"]) if c.setting in ("ltn_acc", "ltn_acc_cf", "cnf", "unaware")]
+    grid = [
+        c
+        for c in paper_grid("quick", ["compas"], ["q1", "q2"])
+        if c.setting in ("ltn_acc", "ltn_acc_cf", "cnf", "unaware")
+    ]
     known = {d: {"counterfactuals": h} for d, h in prepare_counterfactuals("quick", ["compas"]).items()}
     local, dask = ResultsStore(tmp_path / "joblib"), ResultsStore(tmp_path / "dask")
     R.run_grid(grid, local, jobs=1, progress=False, known_inputs=known)
@@ -70,7 +74,9 @@ def _alive(pid: int) -> bool:
 
 def test_workers_stop_when_the_main_process_is_killed(tmp_path):
     script = tmp_path / "grid.py"
-    script.write_text(textwrap.dedent(SLOW_GRID.format(tests=str(project_root() / "tests"), root=str(tmp_path / "store"))))
+    script.write_text(
+        textwrap.dedent(SLOW_GRID.format(tests=str(project_root() / "tests"), root=str(tmp_path / "store")))
+    )
     main = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, start_new_session=True)
     try:
         deadline = time.time() + 120
@@ -109,9 +115,14 @@ def test_spot_check_one_committed_record_recomputed_from_scratch(tmp_path, monke
     from cffair.pipeline import run_group
 
     scratch = ResultsStore(tmp_path / "scratch")
-    [rec] = [r for r in run_group([ExperimentConfig("compas", 0, "ltn_acc", profile="full"), cfg], scratch)
-             if r["config"]["setting"] == "ltn_acc_cf"]
-    gaps = {m: abs(rec["metrics"][m] - committed["metrics"][m]) for m in ("accuracy", "cf_mse", "cf_mse_worst_subgroup")}
+    [rec] = [
+        r
+        for r in run_group([ExperimentConfig("compas", 0, "ltn_acc", profile="full"), cfg], scratch)
+        if r["config"]["setting"] == "ltn_acc_cf"
+    ]
+    gaps = {
+        m: abs(rec["metrics"][m] - committed["metrics"][m]) for m in ("accuracy", "cf_mse", "cf_mse_worst_subgroup")
+    }
     close = all(g <= SPOT_TOLERANCE for g in gaps.values())
     print(json.dumps({"state": state, "reasons": reasons[:5], "gaps": gaps}, indent=1))
     if state == "fresh":
@@ -133,7 +144,9 @@ def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
     stale = {c.key for c in cfgs[:2]}
     ran = []
     monkeypatch.setattr(cffair.pipeline, "prepare_inputs", lambda *a, **k: {})
-    monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale" if cfg.key in stale else "fresh", []))
+    monkeypatch.setattr(
+        R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale" if cfg.key in stale else "fresh", [])
+    )
     monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: ran.append(len(cfgs)))
     prov = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, notebooks=False)
     assert prov["records_computed"] == 2 and prov["records_in_grid"] == len(cfgs) == ran[0]

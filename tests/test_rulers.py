@@ -91,12 +91,14 @@ def test_a_method_whose_scores_use_the_twins_gets_each_rulers_own(fold):
             if not all(r.tobytes() in known for r in X):
                 raise ValueError("a row outside the twins this score function was given")
             return base(X)
+
         return fn
 
     m = ruled.evaluate(score_for(ruled.pairs_test), score_for=score_for)
     # each other ruler's own pairs, once (the paper ruler's numbers are the top level's)
     assert len(given) == 3 and given[1] is ruled.ruler_pairs_test["copy"]
     assert given[2] is ruled.ruler_pairs_test["identical"]
+
     # this score does not depend on the twins: the same numbers, except that a method whose scores need the
     # twins (score_for) gets no calibrated CF-MSE (it cannot score the training rows)
     def uncalibrated(rulers):
@@ -117,7 +119,12 @@ def test_each_ruler_declares_a_valid_flow_and_the_producer_says_the_same():
         flow = ruler_config(name, "quick")
         FlowConfig.from_dict(flow)  # a valid config
         prod = keys.producer(RULERS[name].input, cfg, "d")
-        assert prod["config"] == {"dataset": "adult", "flow": flow, "seed": RULERS[name].seed, "interventions": "sensitive"}
+        assert prod["config"] == {
+            "dataset": "adult",
+            "flow": flow,
+            "seed": RULERS[name].seed,
+            "interventions": "sensitive",
+        }
     assert FlowConfig.from_dict(ruler_config("default", "quick")).categorical == "gumbel"
     independent = FlowConfig.from_dict(ruler_config("independent", "full"))
     assert (independent.categorical, independent.transforms, independent.hidden) == ("flow", 2, (64, 64))

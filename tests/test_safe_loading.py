@@ -72,10 +72,18 @@ def _assert_refused(call, marker: Path, *needles: str) -> str:
     return msg
 
 
-@pytest.mark.parametrize("fmt", [None, artefacts.LEARNER_FORMAT, artefacts.FLOW_FORMAT], ids=["plain", "learner", "flow"])
+@pytest.mark.parametrize(
+    "fmt", [None, artefacts.LEARNER_FORMAT, artefacts.FLOW_FORMAT], ids=["plain", "learner", "flow"]
+)
 @pytest.mark.parametrize(
     "loader",
-    [LTNLearner.load, checkpoint_extra, CausalFlow.load, artefacts.learner_state, lambda p: artefacts.load_flow(p, CausalFlow)],
+    [
+        LTNLearner.load,
+        checkpoint_extra,
+        CausalFlow.load,
+        artefacts.learner_state,
+        lambda p: artefacts.load_flow(p, CausalFlow),
+    ],
     ids=["LTNLearner.load", "checkpoint_extra", "CausalFlow.load", "learner_state", "load_flow"],
 )
 def test_a_crafted_pickle_runs_nothing_and_is_refused(tmp_path, loader, fmt):
@@ -108,18 +116,25 @@ def test_truncated_old_newer_and_tampered_checkpoints_give_one_line_errors(tmp_p
     # the old format: the plain state dict of cffair.LTNLearner/1, without any hash of its data
     old = tmp_path / "old.pt"
     torch.save({**learner.state_dict(), "extra": {}}, old)
-    _assert_refused(lambda: LTNLearner.load(old), marker, "older cffair", "write it again with `cffair train --save PATH`")
+    _assert_refused(
+        lambda: LTNLearner.load(old), marker, "older cffair", "write it again with `cffair train --save PATH`"
+    )
     # a newer layout
     payload = torch.load(good, weights_only=True)
     torch.save({**payload, "format_version": 99}, tmp_path / "new.pt")
     _assert_refused(lambda: LTNLearner.load(tmp_path / "new.pt"), marker, "layout 99", "reads layout 2")
     # another artefact kind
     torch.save({**payload, "cffair_format": "cffair.CausalFlow", "format_version": 2}, tmp_path / "kind.pt")
-    _assert_refused(lambda: LTNLearner.load(tmp_path / "kind.pt"), marker, "holds a cffair.CausalFlow, not a LTN checkpoint")
+    _assert_refused(
+        lambda: LTNLearner.load(tmp_path / "kind.pt"), marker, "holds a cffair.CausalFlow, not a LTN checkpoint"
+    )
     # tampered metadata and weights
     torch.save({**payload, "meta": payload["meta"][:-5]}, tmp_path / "meta.pt")
     _assert_refused(lambda: LTNLearner.load(tmp_path / "meta.pt"), marker, "metadata is unreadable")
-    wrong = {**payload, "tensors": {**payload["tensors"], "model": {k: v[:1] for k, v in payload["tensors"]["model"].items()}}}
+    wrong = {
+        **payload,
+        "tensors": {**payload["tensors"], "model": {k: v[:1] for k, v in payload["tensors"]["model"].items()}},
+    }
     torch.save(wrong, tmp_path / "shape.pt")
     _assert_refused(lambda: LTNLearner.load(tmp_path / "shape.pt"), marker, "does not fit a learner", "size mismatch")
     _assert_refused(lambda: LTNLearner.load(tmp_path / "missing.pt"), marker, "does not exist")
@@ -150,20 +165,36 @@ def _mixed(n: int = 300, seed: int = 0):
     a = rng.integers(18, 70, n)
     c = (s + (a > 40) + rng.integers(0, 2, n)) % 3
     x = 0.3 * c - s + rng.normal(size=n)
-    frame = pd.DataFrame({
-        "s": np.where(s == 1, "M", "F"), "a": a, "c": np.array(["u", "v", "w"])[c],
-        "e": pd.Categorical(np.array(["lo", "mid", "hi"])[np.clip(c + rng.integers(-1, 2, n), 0, 2)],
-                            categories=["lo", "mid", "hi"], ordered=True),
-        "x": x, "y": rng.integers(0, 2, n),
-    })
-    spec = DatasetSpec(name="mixed", target="y", target_kind="binary", sensitive="s",
-                       features={"s": "binary", "a": "integer", "c": "categorical", "e": "ordinal", "x": "continuous"},
-                       graph={"name": "mixed", "edges": {"s": ["c", "x"], "a": ["c"], "c": ["e", "x"]}})
+    frame = pd.DataFrame(
+        {
+            "s": np.where(s == 1, "M", "F"),
+            "a": a,
+            "c": np.array(["u", "v", "w"])[c],
+            "e": pd.Categorical(
+                np.array(["lo", "mid", "hi"])[np.clip(c + rng.integers(-1, 2, n), 0, 2)],
+                categories=["lo", "mid", "hi"],
+                ordered=True,
+            ),
+            "x": x,
+            "y": rng.integers(0, 2, n),
+        }
+    )
+    spec = DatasetSpec(
+        name="mixed",
+        target="y",
+        target_kind="binary",
+        sensitive="s",
+        features={"s": "binary", "a": "integer", "c": "categorical", "e": "ordinal", "x": "continuous"},
+        graph={"name": "mixed", "edges": {"s": ["c", "x"], "a": ["c"], "c": ["e", "x"]}},
+    )
     return prepare(frame, spec), spec
 
 
-@pytest.mark.parametrize("config", [{}, {"categorical": "flow", "ordered": "midpoint", "transforms": 2}, {"root_context": False}],
-                         ids=["default", "paper-like", "no-context"])
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"categorical": "flow", "ordered": "midpoint", "transforms": 2}, {"root_context": False}],
+    ids=["default", "paper-like", "no-context"],
+)
 def test_flow_round_trip_is_bit_for_bit_and_leaves_the_rng_alone(tmp_path, config):
     frame, spec = _mixed()
     model = CausalFlow(spec, config={**FAST, **config}).fit(frame, seed=0)
@@ -174,7 +205,10 @@ def test_flow_round_trip_is_bit_for_bit_and_leaves_the_rng_alone(tmp_path, confi
     assert torch.equal(before, torch.get_rng_state())  # rebuilding the networks drew no random number
     assert np.array_equal(back.abduct(frame), model.abduct(frame))
     for feature, value in (("s", "M"), ("a", 30)):
-        (got, rows, sample), (want, rows0, sample0) = back.counterfactual(frame, feature, value), model.counterfactual(frame, feature, value)
+        (got, rows, sample), (want, rows0, sample0) = (
+            back.counterfactual(frame, feature, value),
+            model.counterfactual(frame, feature, value),
+        )
         pd.testing.assert_frame_equal(got, want, check_exact=True)
         assert np.array_equal(rows, rows0) and np.array_equal(sample, sample0)
     assert back._dtypes == model._dtypes and back.columns == model.columns
@@ -234,7 +268,9 @@ def generated(tmp_path):
 
     frame, spec = _mixed()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", CounterfactualWarning)  # a 4-epoch flow freezes a descendant: not the point here
+        warnings.simplefilter(
+            "ignore", CounterfactualWarning
+        )  # a 4-epoch flow freezes a descendant: not the point here
         cfs = generate((frame, spec), config=FAST, cache_dir=False, progress=False)
     cfs.save(tmp_path / "cf.parquet")
     return frame, spec, cfs, tmp_path
@@ -335,17 +371,24 @@ def test_data_fingerprint_names_what_changed():
     assert artefacts.describe_data_changes(fp, same) == []
     shuffled = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
     assert artefacts.describe_data_changes(fp, artefacts.data_fingerprint(shuffled, spec, graph)) == [
-        "the same rows in another order (reordered or shuffled)"]
+        "the same rows in another order (reordered or shuffled)"
+    ]
     edited = frame.copy()
     edited.loc[7, "x"] += 1.0
     assert artefacts.describe_data_changes(fp, artefacts.data_fingerprint(edited, spec, graph)) == [
-        "values of column(s) ['x'] changed"]
+        "values of column(s) ['x'] changed"
+    ]
     assert artefacts.describe_data_changes(fp, artefacts.data_fingerprint(frame.iloc[:-1], spec, graph)) == [
-        "it had 300 rows and now has 299"]
-    other = DatasetSpec.from_dict({**spec.to_dict(), "graph": {"name": "g", "edges": {"s": ["c"], "a": ["c"], "c": ["e", "x"]}}})
+        "it had 300 rows and now has 299"
+    ]
+    other = DatasetSpec.from_dict(
+        {**spec.to_dict(), "graph": {"name": "g", "edges": {"s": ["c"], "a": ["c"], "c": ["e", "x"]}}}
+    )
     changes = artefacts.describe_data_changes(fp, artefacts.data_fingerprint(frame, other, other.load_graph()))
     assert changes == ["the causal graph changed"]
-    with pytest.raises(DataError, match="the data changed since checkpoint m.pt was made: the same rows in another order"):
+    with pytest.raises(
+        DataError, match="the data changed since checkpoint m.pt was made: the same rows in another order"
+    ):
         artefacts.check_data_fingerprint(fp, shuffled, spec, graph, what="checkpoint m.pt", fix="retrain")
     with pytest.raises(DataError, match="carries no hashes"):
         artefacts.check_data_fingerprint(None, frame, what="checkpoint m.pt", fix="retrain")
@@ -410,7 +453,17 @@ def trained(tmp_path_factory):
     _loans().to_csv(csv, index=False)
     spec.write_text(SPEC_YAML)
     ckpt = tmp / "m.pt"
-    common = ["--data", str(csv), "--spec", str(spec), "--flow-epochs", "2", "--cache-dir", str(tmp / "cache"), "--quiet"]
+    common = [
+        "--data",
+        str(csv),
+        "--spec",
+        str(spec),
+        "--flow-epochs",
+        "2",
+        "--cache-dir",
+        str(tmp / "cache"),
+        "--quiet",
+    ]
     assert main(["train", *common, "--setting", "acc", "--pretrain-epochs", "40", "--save", str(ckpt)]) == 0
     return tmp, csv, ckpt, common
 
@@ -426,8 +479,11 @@ def _ask(name: str, ckpt: Path, capsys) -> tuple[int, str, str]:
     from cffair.cli import main
 
     capsys.readouterr()
-    argv = [*QUERIES[name][:2], "--checkpoint", str(ckpt), *QUERIES[name][2:]] if name != "recourse" else \
-        ["recourse", "--checkpoint", str(ckpt), "--quiet", *QUERIES[name][1:]]
+    argv = (
+        [*QUERIES[name][:2], "--checkpoint", str(ckpt), *QUERIES[name][2:]]
+        if name != "recourse"
+        else ["recourse", "--checkpoint", str(ckpt), "--quiet", *QUERIES[name][1:]]
+    )
     if name == "cf":
         argv.append("--quiet")
     rc = main(argv)
@@ -486,8 +542,25 @@ def test_a_counterfactual_file_with_permuted_row_ids_is_refused_by_train(trained
 
     tmp, csv, _, common = trained
     out = tmp / "cf.parquet"
-    assert main(["counterfactuals", "generate", "--data", str(csv), "--spec", str(tmp / "loans.yaml"), "--flow-epochs", "2",
-                 "--out", str(out), "--no-cache", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "counterfactuals",
+                "generate",
+                "--data",
+                str(csv),
+                "--spec",
+                str(tmp / "loans.yaml"),
+                "--flow-epochs",
+                "2",
+                "--out",
+                str(out),
+                "--no-cache",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     good = CounterfactualSet.load(out)
     train = ["train", *common, "--setting", "acc_cf", "--pretrain-epochs", "40", "--fair-epochs", "5"]
     capsys.readouterr()
@@ -510,7 +583,10 @@ def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_tr
     LTNLearner.load(ckpt).save(other, extra={**state["extra"], "counterfactuals_content": "0" * 16})
     rc, out, err = _ask("cf", other, capsys)
     assert rc == 0 and "sat =" in out
-    assert "cffair: warning: the counterfactuals regenerated for checkpoint" in err and "content hash 0000000000000000" in err
+    assert (
+        "cffair: warning: the counterfactuals regenerated for checkpoint" in err
+        and "content hash 0000000000000000" in err
+    )
 
 
 def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_path):
@@ -528,7 +604,9 @@ def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_p
         cfs = generate_from(back, (frame, spec))
         again = generate_from(model, (frame, spec))
     pd.testing.assert_frame_equal(cfs.frame, again.frame, check_exact=True)  # the reloaded flow is the same flow
-    assert cfs.meta["data_hash"] == frame_hash(frame[spec.feature_names]) == cfs.meta["flow_data_hash"] == model.data_hash
+    assert (
+        cfs.meta["data_hash"] == frame_hash(frame[spec.feature_names]) == cfs.meta["flow_data_hash"] == model.data_hash
+    )
     assert cfs.meta["graph_hash"] == stable_hash(spec.load_graph().to_dict())
     enc = Encoder(spec).fit(frame)
     assert len(cfs.pairs(frame, enc, "s")) == len(cfs)
@@ -551,7 +629,9 @@ def test_training_rows_that_encode_differently_are_refused(trained, capsys):
     for name in QUERIES:
         rc, out, err = _ask(name, other, capsys)
         assert rc == 2 and out == "", (name, err)
-        assert len(err.strip().splitlines()) == 1 and "encode differently now (hash ffffffffffffffff at training" in err, err
+        assert (
+            len(err.strip().splitlines()) == 1 and "encode differently now (hash ffffffffffffffff at training" in err
+        ), err
 
 
 @pytest.mark.slow

@@ -29,12 +29,14 @@ import pytest
 # ---------------------------------------------------------------------------- files
 _RNG = np.random.default_rng(7)
 _N = 40
-BASE = pd.DataFrame({
-    "gender": _RNG.choice(["F", "M"], _N),
-    "age": _RNG.integers(18, 70, _N),
-    "income": _RNG.normal(40.0, 10.0, _N).round(2),
-    "approved": _RNG.integers(0, 2, _N),
-})
+BASE = pd.DataFrame(
+    {
+        "gender": _RNG.choice(["F", "M"], _N),
+        "age": _RNG.integers(18, 70, _N),
+        "income": _RNG.normal(40.0, 10.0, _N).round(2),
+        "approved": _RNG.integers(0, 2, _N),
+    }
+)
 
 
 def _csv(frame: pd.DataFrame = BASE, sep: str = ",", index: bool = False) -> str:
@@ -50,16 +52,19 @@ def _with(column: str, row: int, value: object) -> pd.DataFrame:
 
 def _not_utf8_line_3() -> bytes:
     lines = _csv().splitlines()
-    lines[2] = "Jos\xe9" + lines[2][lines[2].index(","):]
+    lines[2] = "Jos\xe9" + lines[2][lines[2].index(",") :]
     return ("\n".join(lines) + "\n").encode("latin-1")
 
 
 ONEHOT = BASE.drop(columns="income").assign(
-    **{f"color_{c}": (np.arange(_N) % 3 == i).astype(int) for i, c in enumerate(["red", "blue", "green"])})
+    **{f"color_{c}": (np.arange(_N) % 3 == i).astype(int) for i, c in enumerate(["red", "blue", "green"])}
+)
 
 GRAPH = "graph:\n  edges:\n    gender: [income]\n    age: [income]\n"
-SPEC = ("target: approved\ntarget_kind: binary\nsensitive: gender\n"
-        "features: {gender: binary, age: integer, income: continuous}\n")
+SPEC = (
+    "target: approved\ntarget_kind: binary\nsensitive: gender\n"
+    "features: {gender: binary, age: integer, income: continuous}\n"
+)
 SPEC_INFERRED = "target: approved\ntarget_kind: binary\nsensitive: gender\n"
 
 # the tiny dataset of the shared checkpoint
@@ -68,11 +73,20 @@ _TN = 160
 _sex = _T.choice(["Female", "Male"], _TN)
 _edu = (_T.normal(12.0, 2.0, _TN) + 2.0 * (_sex == "Male")).round(2)
 _hours = np.clip(2 * _edu + _T.normal(10, 5, _TN), 5, 80).round(1)
-TINY = pd.DataFrame({"sex": _sex, "age": _T.integers(18, 70, _TN), "education": _edu, "hours-per-week": _hours,
-                     "y": ((_hours + _T.normal(0, 5, _TN)) > 40).astype(int)})
-TINY_SPEC = ("name: tiny\ntarget: y\ntarget_kind: binary\nsensitive: sex\n"
-             "features: {sex: binary, age: integer, education: continuous, hours-per-week: continuous}\nimmutable: [age]\n"
-             "graph:\n  edges:\n    sex: [education, hours-per-week]\n    age: [education]\n    education: [hours-per-week]\n")
+TINY = pd.DataFrame(
+    {
+        "sex": _sex,
+        "age": _T.integers(18, 70, _TN),
+        "education": _edu,
+        "hours-per-week": _hours,
+        "y": ((_hours + _T.normal(0, 5, _TN)) > 40).astype(int),
+    }
+)
+TINY_SPEC = (
+    "name: tiny\ntarget: y\ntarget_kind: binary\nsensitive: sex\n"
+    "features: {sex: binary, age: integer, education: continuous, hours-per-week: continuous}\nimmutable: [age]\n"
+    "graph:\n  edges:\n    sex: [education, hours-per-week]\n    age: [education]\n    education: [hours-per-week]\n"
+)
 
 
 # ---------------------------------------------------------------------------- checks of accepted results
@@ -142,110 +156,343 @@ QUERY = ("query", "cf", "--checkpoint", "{ckpt}", "--quiet", "--where")
 
 CASES: list[Case] = [
     # ------------------------------------------------------------------ CSV dialects
-    Case("semicolon CSV, separator sniffed", "CSV dialects", DESCRIBE, "accepted",
-         files={"data.csv": _csv(sep=";"), "spec.yaml": SPEC_INFERRED}, check=_described(_N, _BASE_KINDS)),
-    Case("tab CSV with --sep tab", "CSV dialects", (*DESCRIBE, "--sep", "tab"), "accepted",
-         files={"data.csv": _csv(sep="\t"), "spec.yaml": SPEC}, check=_described(_N, _BASE_KINDS)),
-    Case("semicolon CSV read with --sep ','", "CSV dialects", (*DESCRIBE, "--sep", ","), "error",
-         ("missing from", "separator ',' (comma)", "';' (semicolon)", "--sep semicolon"),
-         files={"data.csv": _csv(sep=";"), "spec.yaml": SPEC}),
-    Case("pandas index column Unnamed: 0, features inferred", "CSV dialects", DESCRIBE, "error",
-         ("'Unnamed: 0'", "index=False", "model input"),
-         files={"data.csv": _csv(index=True), "spec.yaml": SPEC_INFERRED}),
-    Case("pandas index column Unnamed: 0, features listed", "CSV dialects", DESCRIBE, "accepted",
-         files={"data.csv": _csv(index=True), "spec.yaml": SPEC}, check=_described(_N, _BASE_KINDS)),
-    Case("a single 1e308", "CSV dialects", DESCRIBE, "error", ("'income'", "1e+308", "line 7", "float32"),
-         files={"data.csv": _csv(_with("income", 5, 1e308)), "spec.yaml": SPEC}),
-    Case("infinity", "CSV dialects", DESCRIBE, "error", ("'income'", "infinite", "line 5"),
-         files={"data.csv": _csv(_with("income", 3, "inf")), "spec.yaml": SPEC}),
-    Case("missing value", "CSV dialects", DESCRIBE, "error", ("NaN", "'age'", "line 4"),
-         files={"data.csv": _csv(_with("age", 2, "")), "spec.yaml": SPEC}),
-    Case("one-hot group as binary features", "CSV dialects", DESCRIBE, "warned",
-         ("['color_red', 'color_blue', 'color_green']", "one-hot", "decode_onehot(frame, 'color')"),
-         files={"data.csv": _csv(ONEHOT), "spec.yaml": SPEC_INFERRED},
-         check=_described(_N, {"binary": ["gender", "color_red", "color_blue", "color_green"], "integer": ["age"]})),
-    Case("column named twice in the header", "CSV dialects", DESCRIBE, "error", ("more than once", "'income'"),
-         files={"data.csv": _csv(BASE.assign(dup=BASE["income"])).replace(",dup", ",income", 1), "spec.yaml": SPEC}),
-    Case("empty file", "CSV dialects", DESCRIBE, "error", ("is empty", "header line"),
-         files={"data.csv": "", "spec.yaml": SPEC}),
-    Case("not UTF-8", "CSV dialects", DESCRIBE, "error", ("not UTF-8", "line 3"),
-         files={"data.csv": _not_utf8_line_3(), "spec.yaml": SPEC}),
+    Case(
+        "semicolon CSV, separator sniffed",
+        "CSV dialects",
+        DESCRIBE,
+        "accepted",
+        files={"data.csv": _csv(sep=";"), "spec.yaml": SPEC_INFERRED},
+        check=_described(_N, _BASE_KINDS),
+    ),
+    Case(
+        "tab CSV with --sep tab",
+        "CSV dialects",
+        (*DESCRIBE, "--sep", "tab"),
+        "accepted",
+        files={"data.csv": _csv(sep="\t"), "spec.yaml": SPEC},
+        check=_described(_N, _BASE_KINDS),
+    ),
+    Case(
+        "semicolon CSV read with --sep ','",
+        "CSV dialects",
+        (*DESCRIBE, "--sep", ","),
+        "error",
+        ("missing from", "separator ',' (comma)", "';' (semicolon)", "--sep semicolon"),
+        files={"data.csv": _csv(sep=";"), "spec.yaml": SPEC},
+    ),
+    Case(
+        "pandas index column Unnamed: 0, features inferred",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("'Unnamed: 0'", "index=False", "model input"),
+        files={"data.csv": _csv(index=True), "spec.yaml": SPEC_INFERRED},
+    ),
+    Case(
+        "pandas index column Unnamed: 0, features listed",
+        "CSV dialects",
+        DESCRIBE,
+        "accepted",
+        files={"data.csv": _csv(index=True), "spec.yaml": SPEC},
+        check=_described(_N, _BASE_KINDS),
+    ),
+    Case(
+        "a single 1e308",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("'income'", "1e+308", "line 7", "float32"),
+        files={"data.csv": _csv(_with("income", 5, 1e308)), "spec.yaml": SPEC},
+    ),
+    Case(
+        "infinity",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("'income'", "infinite", "line 5"),
+        files={"data.csv": _csv(_with("income", 3, "inf")), "spec.yaml": SPEC},
+    ),
+    Case(
+        "missing value",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("NaN", "'age'", "line 4"),
+        files={"data.csv": _csv(_with("age", 2, "")), "spec.yaml": SPEC},
+    ),
+    Case(
+        "one-hot group as binary features",
+        "CSV dialects",
+        DESCRIBE,
+        "warned",
+        ("['color_red', 'color_blue', 'color_green']", "one-hot", "decode_onehot(frame, 'color')"),
+        files={"data.csv": _csv(ONEHOT), "spec.yaml": SPEC_INFERRED},
+        check=_described(_N, {"binary": ["gender", "color_red", "color_blue", "color_green"], "integer": ["age"]}),
+    ),
+    Case(
+        "column named twice in the header",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("more than once", "'income'"),
+        files={"data.csv": _csv(BASE.assign(dup=BASE["income"])).replace(",dup", ",income", 1), "spec.yaml": SPEC},
+    ),
+    Case(
+        "empty file",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("is empty", "header line"),
+        files={"data.csv": "", "spec.yaml": SPEC},
+    ),
+    Case(
+        "not UTF-8",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("not UTF-8", "line 3"),
+        files={"data.csv": _not_utf8_line_3(), "spec.yaml": SPEC},
+    ),
     # ------------------------------------------------------------------ spec/YAML
-    Case("valid spec", "spec/YAML", DESCRIBE, "accepted", files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH},
-         check=_described(_N, _BASE_KINDS)),
-    Case("key 'sensitive' given twice", "spec/YAML", DESCRIBE, "error", ("'sensitive' is given twice", "lines 3 and 4"),
-         files={"data.csv": _csv(), "spec.yaml": SPEC.replace("sensitive: gender\n", "sensitive: gender\nsensitive: age\n")}),
-    Case("feature listed twice with two kinds", "spec/YAML", DESCRIBE, "error",
-         ("feature 'age' is listed twice", "'integer' and as 'continuous'"),
-         files={"data.csv": _csv(),
-                "spec.yaml": SPEC.replace("features: {gender: binary, age: integer, income: continuous}",
-                                          "features:\n  gender: binary\n  age: integer\n  income: continuous\n  age: continuous")}),
-    Case("feature listed twice in a list", "spec/YAML", DESCRIBE, "error", ("lists ['age'] more than once",),
-         files={"data.csv": _csv(), "spec.yaml": SPEC_INFERRED + "features: [gender, age, income, age]\n"}),
-    Case("unknown key", "spec/YAML", DESCRIBE, "error", ("unknown spec key(s) ['sensitve']",),
-         files={"data.csv": _csv(), "spec.yaml": SPEC + "sensitve: age\n"}),
-    Case("invalid YAML", "spec/YAML", DESCRIBE, "error", ("not valid YAML", "line 4"),
-         files={"data.csv": _csv(), "spec.yaml": SPEC.replace("sensitive: gender", "sensitive: [gender")}),
-    Case("sensitive attribute not a feature", "spec/YAML", DESCRIBE, "error", ("'gender' must be one of the features",),
-         files={"data.csv": _csv(), "spec.yaml": SPEC.replace("gender: binary, ", "")}),
+    Case(
+        "valid spec",
+        "spec/YAML",
+        DESCRIBE,
+        "accepted",
+        files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH},
+        check=_described(_N, _BASE_KINDS),
+    ),
+    Case(
+        "key 'sensitive' given twice",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("'sensitive' is given twice", "lines 3 and 4"),
+        files={
+            "data.csv": _csv(),
+            "spec.yaml": SPEC.replace("sensitive: gender\n", "sensitive: gender\nsensitive: age\n"),
+        },
+    ),
+    Case(
+        "feature listed twice with two kinds",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("feature 'age' is listed twice", "'integer' and as 'continuous'"),
+        files={
+            "data.csv": _csv(),
+            "spec.yaml": SPEC.replace(
+                "features: {gender: binary, age: integer, income: continuous}",
+                "features:\n  gender: binary\n  age: integer\n  income: continuous\n  age: continuous",
+            ),
+        },
+    ),
+    Case(
+        "feature listed twice in a list",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("lists ['age'] more than once",),
+        files={"data.csv": _csv(), "spec.yaml": SPEC_INFERRED + "features: [gender, age, income, age]\n"},
+    ),
+    Case(
+        "unknown key",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("unknown spec key(s) ['sensitve']",),
+        files={"data.csv": _csv(), "spec.yaml": SPEC + "sensitve: age\n"},
+    ),
+    Case(
+        "invalid YAML",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("not valid YAML", "line 4"),
+        files={"data.csv": _csv(), "spec.yaml": SPEC.replace("sensitive: gender", "sensitive: [gender")},
+    ),
+    Case(
+        "sensitive attribute not a feature",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("'gender' must be one of the features",),
+        files={"data.csv": _csv(), "spec.yaml": SPEC.replace("gender: binary, ", "")},
+    ),
     # ------------------------------------------------------------------ graph shapes
-    Case("edge into the sensitive attribute", "graph shapes", DESCRIBE, "error",
-         ("age -> gender", "into the sensitive attribute 'gender'", "must be a root"),
-         files={"data.csv": _csv(), "spec.yaml": SPEC + "graph:\n  edges:\n    age: [gender, income]\n    gender: [income]\n"}),
-    Case("parent given twice under edges", "graph shapes", DESCRIBE, "error", ("parent 'gender' is given twice under 'edges'",),
-         files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    gender: [age]\n"}),
-    Case("graph leaves a feature out", "graph shapes", DESCRIBE, "warned", ("leaves out the feature(s) ['age']",),
-         files={"data.csv": _csv(), "spec.yaml": SPEC + "graph:\n  edges:\n    gender: [income]\n"},
-         check=_described(_N, _BASE_KINDS)),
-    Case("edge into an immutable feature", "graph shapes", DESCRIBE, "accepted",
-         files={"data.csv": _csv(), "spec.yaml": SPEC + "immutable: [income]\n" + GRAPH}, check=_described(_N, _BASE_KINDS)),
-    Case("cycle", "graph shapes", DESCRIBE, "error", ("cycle",),
-         files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    income: [age]\n"}),
-    Case("target in the graph", "graph shapes", DESCRIBE, "error", ("target 'approved' is a node",),
-         files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    income: [approved]\n"}),
-    Case("graph node that is no column", "graph shapes", DESCRIBE, "error", ("['height']", "not columns of the data"),
-         files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    height: [income]\n"}),
+    Case(
+        "edge into the sensitive attribute",
+        "graph shapes",
+        DESCRIBE,
+        "error",
+        ("age -> gender", "into the sensitive attribute 'gender'", "must be a root"),
+        files={
+            "data.csv": _csv(),
+            "spec.yaml": SPEC + "graph:\n  edges:\n    age: [gender, income]\n    gender: [income]\n",
+        },
+    ),
+    Case(
+        "parent given twice under edges",
+        "graph shapes",
+        DESCRIBE,
+        "error",
+        ("parent 'gender' is given twice under 'edges'",),
+        files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    gender: [age]\n"},
+    ),
+    Case(
+        "graph leaves a feature out",
+        "graph shapes",
+        DESCRIBE,
+        "warned",
+        ("leaves out the feature(s) ['age']",),
+        files={"data.csv": _csv(), "spec.yaml": SPEC + "graph:\n  edges:\n    gender: [income]\n"},
+        check=_described(_N, _BASE_KINDS),
+    ),
+    Case(
+        "edge into an immutable feature",
+        "graph shapes",
+        DESCRIBE,
+        "accepted",
+        files={"data.csv": _csv(), "spec.yaml": SPEC + "immutable: [income]\n" + GRAPH},
+        check=_described(_N, _BASE_KINDS),
+    ),
+    Case(
+        "cycle",
+        "graph shapes",
+        DESCRIBE,
+        "error",
+        ("cycle",),
+        files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    income: [age]\n"},
+    ),
+    Case(
+        "target in the graph",
+        "graph shapes",
+        DESCRIBE,
+        "error",
+        ("target 'approved' is a node",),
+        files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    income: [approved]\n"},
+    ),
+    Case(
+        "graph node that is no column",
+        "graph shapes",
+        DESCRIBE,
+        "error",
+        ("['height']", "not columns of the data"),
+        files={"data.csv": _csv(), "spec.yaml": SPEC + GRAPH + "    height: [income]\n"},
+    ),
     # ------------------------------------------------------------------ options
     Case("--lr 1e6", "options", ("train", "--dataset", "compas", "--lr", "1e6"), "error", ("--lr", "(0, 1]", "1e6")),
     Case("--lr 0", "options", ("train", "--dataset", "compas", "--lr", "0"), "error", ("--lr", "(0, 1]")),
-    Case("--pretrain-epochs 0 with a fairness setting", "options",
-         ("train", "--dataset", "compas", "--setting", "acc_cf", "--pretrain-epochs", "0"), "error",
-         ("--pretrain-epochs 0", "constant predictor", "--allow-no-pretrain")),
-    Case("--pretrain-epochs 0 --allow-no-pretrain", "options",
-         ("train", "--dataset", "compas", "--setting", "acc_cf", "--pretrain-epochs", "0", "--allow-no-pretrain"), "accepted",
-         mode="check", check=_options_accepted(pretrain_epochs=0, allow_no_pretrain=True, setting="acc_cf")),
-    Case("--pretrain-epochs 0 with --setting acc", "options",
-         ("train", "--dataset", "compas", "--setting", "acc", "--pretrain-epochs", "0", "--allow-no-pretrain"), "error",
-         ("untrained",)),
-    Case("--fair-epochs 0 with a fairness setting", "options",
-         ("train", "--dataset", "compas", "--setting", "acc_cf_sg", "--fair-epochs", "0"), "error",
-         ("--fair-epochs 0", "--setting acc")),
-    Case("cke --cke-epochs 0", "options", ("cke", "--dataset", "compas", "--cke-epochs", "0"), "error", ("--cke-epochs", ">= 1")),
-    Case("reproduce with an empty --datasets", "options", ("reproduce", "--datasets"), "error", ("--datasets", "adult")),
+    Case(
+        "--pretrain-epochs 0 with a fairness setting",
+        "options",
+        ("train", "--dataset", "compas", "--setting", "acc_cf", "--pretrain-epochs", "0"),
+        "error",
+        ("--pretrain-epochs 0", "constant predictor", "--allow-no-pretrain"),
+    ),
+    Case(
+        "--pretrain-epochs 0 --allow-no-pretrain",
+        "options",
+        ("train", "--dataset", "compas", "--setting", "acc_cf", "--pretrain-epochs", "0", "--allow-no-pretrain"),
+        "accepted",
+        mode="check",
+        check=_options_accepted(pretrain_epochs=0, allow_no_pretrain=True, setting="acc_cf"),
+    ),
+    Case(
+        "--pretrain-epochs 0 with --setting acc",
+        "options",
+        ("train", "--dataset", "compas", "--setting", "acc", "--pretrain-epochs", "0", "--allow-no-pretrain"),
+        "error",
+        ("untrained",),
+    ),
+    Case(
+        "--fair-epochs 0 with a fairness setting",
+        "options",
+        ("train", "--dataset", "compas", "--setting", "acc_cf_sg", "--fair-epochs", "0"),
+        "error",
+        ("--fair-epochs 0", "--setting acc"),
+    ),
+    Case(
+        "cke --cke-epochs 0",
+        "options",
+        ("cke", "--dataset", "compas", "--cke-epochs", "0"),
+        "error",
+        ("--cke-epochs", ">= 1"),
+    ),
+    Case(
+        "reproduce with an empty --datasets", "options", ("reproduce", "--datasets"), "error", ("--datasets", "adult")
+    ),
     Case("reproduce with an empty --only", "options", ("reproduce", "--only"), "error", ("--only", "q1")),
-    Case("--sep with a built-in dataset", "options", ("train", "--dataset", "compas", "--sep", ";"), "error", ("--sep", "--data")),
-    Case("--sep of two characters", "options", (*DESCRIBE, "--sep", ";;"), "error", ("--sep", "';;'", "semicolon"),
-         files={"data.csv": _csv(), "spec.yaml": SPEC}),
-    Case("--fold outside --folds", "options", ("train", "--dataset", "compas", "--fold", "5", "--folds", "5"), "error",
-         ("--fold 5", "--folds 5")),
+    Case(
+        "--sep with a built-in dataset",
+        "options",
+        ("train", "--dataset", "compas", "--sep", ";"),
+        "error",
+        ("--sep", "--data"),
+    ),
+    Case(
+        "--sep of two characters",
+        "options",
+        (*DESCRIBE, "--sep", ";;"),
+        "error",
+        ("--sep", "';;'", "semicolon"),
+        files={"data.csv": _csv(), "spec.yaml": SPEC},
+    ),
+    Case(
+        "--fold outside --folds",
+        "options",
+        ("train", "--dataset", "compas", "--fold", "5", "--folds", "5"),
+        "error",
+        ("--fold 5", "--folds 5"),
+    ),
     Case("--folds 1", "options", ("train", "--dataset", "compas", "--folds", "1"), "error", ("--folds", "at least 2")),
     # ------------------------------------------------------------------ expressions
-    Case("__import__('os').system(...)", "expressions", (*QUERY, "__import__('os').system('touch {d}/marker')"), "error",
-         ("--where", "not part of the grammar", "character 17"), marker=True),
+    Case(
+        "__import__('os').system(...)",
+        "expressions",
+        (*QUERY, "__import__('os').system('touch {d}/marker')"),
+        "error",
+        ("--where", "not part of the grammar", "character 17"),
+        marker=True,
+    ),
     Case("__import__ call alone", "expressions", (*QUERY, "__import__('os')"), "error", ("function and method calls",)),
-    Case("@pd.io... local variable", "expressions",
-         ("recourse", "--checkpoint", "{d}/none.pt", "--where", "@pd.io.common.os.system('touch {d}/marker')"), "error",
-         ("--where", "'@'", "local variables"), marker=True),
-    Case("attribute chain x.__class__", "expressions", (*QUERY, "age.__class__.__base__"), "error", ("'.'", "attributes")),
+    Case(
+        "@pd.io... local variable",
+        "expressions",
+        ("recourse", "--checkpoint", "{d}/none.pt", "--where", "@pd.io.common.os.system('touch {d}/marker')"),
+        "error",
+        ("--where", "'@'", "local variables"),
+        marker=True,
+    ),
+    Case(
+        "attribute chain x.__class__", "expressions", (*QUERY, "age.__class__.__base__"), "error", ("'.'", "attributes")
+    ),
     Case("method call", "expressions", (*QUERY, "sex.str.lower() == 'female'"), "error", ("'.'", "character 4")),
-    Case("truncated comparison", "expressions", (*QUERY, "age <= "), "error", ("character 8", "expected a column name or a value")),
-    Case("unknown column", "expressions", (*QUERY, "agee > 30"), "error", ("unknown column 'agee'", "'hours-per-week'")),
+    Case(
+        "truncated comparison",
+        "expressions",
+        (*QUERY, "age <= "),
+        "error",
+        ("character 8", "expected a column name or a value"),
+    ),
+    Case(
+        "unknown column", "expressions", (*QUERY, "agee > 30"), "error", ("unknown column 'agee'", "'hours-per-week'")
+    ),
     Case("unknown value", "expressions", (*QUERY, "sex == 'Martian'"), "error", ("'Martian'", "['Female', 'Male']")),
-    Case("lower-case value", "expressions", (*QUERY, "sex == 'female'"), "accepted",
-         check=_selected(int((TINY["sex"] == "Female").sum()))),
-    Case("backticks, not, in", "expressions",
-         (*QUERY, "`hours-per-week` >= 40 and not sex in ['Male'] or age < 20"), "accepted",
-         check=_selected(int(TINY.eval("`hours-per-week` >= 40 and not sex in ['Male'] or age < 20").sum()))),
+    Case(
+        "lower-case value",
+        "expressions",
+        (*QUERY, "sex == 'female'"),
+        "accepted",
+        check=_selected(int((TINY["sex"] == "Female").sum())),
+    ),
+    Case(
+        "backticks, not, in",
+        "expressions",
+        (*QUERY, "`hours-per-week` >= 40 and not sex in ['Male'] or age < 20"),
+        "accepted",
+        check=_selected(int(TINY.eval("`hours-per-week` >= 40 and not sex in ['Male'] or age < 20").sum())),
+    ),
 ]
 
 
@@ -263,9 +510,28 @@ def checkpoint(tmp_path_factory) -> Path:
     (d / "tiny.yaml").write_text(TINY_SPEC)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rc = main(["train", "--data", str(d / "tiny.csv"), "--spec", str(d / "tiny.yaml"), "--folds", "2",
-                   "--pretrain-epochs", "3", "--fair-epochs", "2", "--flow-epochs", "3", "--cache-dir", str(d / "cache"),
-                   "--save", str(d / "m.pt"), "--quiet"])
+        rc = main(
+            [
+                "train",
+                "--data",
+                str(d / "tiny.csv"),
+                "--spec",
+                str(d / "tiny.yaml"),
+                "--folds",
+                "2",
+                "--pretrain-epochs",
+                "3",
+                "--fair-epochs",
+                "2",
+                "--flow-epochs",
+                "3",
+                "--cache-dir",
+                str(d / "cache"),
+                "--save",
+                str(d / "m.pt"),
+                "--quiet",
+            ]
+        )
     assert rc == 0
     return d / "m.pt"
 
@@ -326,7 +592,9 @@ def table(cases: list[Case] = CASES) -> str:
     """Markdown: per category, the number of cases and of each outcome, then every case."""
     order = list(dict.fromkeys(c.category for c in cases))
     out = io.StringIO()
-    out.write("| category | cases | clear error (exit 2) | accepted with one warning | accepted |\n|---|---:|---:|---:|---:|\n")
+    out.write(
+        "| category | cases | clear error (exit 2) | accepted with one warning | accepted |\n|---|---:|---:|---:|---:|\n"
+    )
     for cat in order:
         cs = [c for c in cases if c.category == cat]
         n = {o: sum(c.outcome == o for c in cs) for o in ("error", "warned", "accepted")}

@@ -139,7 +139,9 @@ def test_scores_of_the_truth_and_of_leaving_rows_unchanged():
     data = synthetic.load("adult_like", n=800, seed=0)
     S = data.spec.sensitive
     nodes = {c: data.spec.features[c] for c in data.graph.descendants(S)}
-    perfect = compare_with_truth(data.frame, data.sensitive_twins, data.sensitive_twins, nodes).set_index(["node", "metric"])["value"]
+    perfect = compare_with_truth(data.frame, data.sensitive_twins, data.sensitive_twins, nodes).set_index(
+        ["node", "metric"]
+    )["value"]
     for node, kind in nodes.items():
         if kind != "continuous":
             assert perfect[(node, "agreement")] == 1.0 and perfect[(node, "changed")] == perfect[(node, "changed_true")]
@@ -148,7 +150,9 @@ def test_scores_of_the_truth_and_of_leaving_rows_unchanged():
         if kind in ("binary", "ordinal", "categorical"):
             assert perfect[(node, "table_gap")] == 0.0
     unchanged = data.frame[data.spec.feature_names].assign(row_id=np.arange(800))
-    still = compare_with_truth(data.frame, unchanged, data.sensitive_twins, nodes).set_index(["node", "metric"])["value"]
+    still = compare_with_truth(data.frame, unchanged, data.sensitive_twins, nodes).set_index(["node", "metric"])[
+        "value"
+    ]
     for node, kind in nodes.items():
         if kind != "continuous":
             assert still[(node, "changed")] == 0.0 and still[(node, "agreement_moved")] == 0.0
@@ -190,7 +194,11 @@ def test_default_treatment_recovers_the_nominal_child(nominal):
     assert default[("c", "agreement_moved")] > paper[("c", "agreement_moved")] + 0.2
     # ... and the library says so, naming the frozen columns, for the paper's treatment only
     assert not warned
-    assert len(paper_warned) == 1 and "do(s := ·) leaves 'c' (" in paper_warned[0] and "categorical='flow'" in paper_warned[0]
+    assert (
+        len(paper_warned) == 1
+        and "do(s := ·) leaves 'c' (" in paper_warned[0]
+        and "categorical='flow'" in paper_warned[0]
+    )
 
 
 @pytest.mark.parametrize("name, node", [("binary_child", "b"), ("ordinal_child", "o")])

@@ -35,7 +35,9 @@ def test_every_record_is_written_by_one_task_after_its_dependencies():
 def test_the_gan_the_ltn_on_its_twins_and_each_cke_setting_are_tasks_of_their_own():
     tasks = _by_id(task_graph(paper_grid("full", ["adult"])))
     pre, gan = "full/adult/pretrain/fold0", "full/adult/gan/fold0"
-    assert tasks[pre].stage == "pretrain" and {c.setting for c in tasks[pre].configs} == {"ltn_acc"}  # the paper's, the twins study's
+    assert tasks[pre].stage == "pretrain" and {c.setting for c in tasks[pre].configs} == {
+        "ltn_acc"
+    }  # the paper's, the twins study's
     assert ExperimentConfig("adult", 0, "ltn_acc") in tasks[pre].configs
     assert tasks[gan].stage == "gan" and tasks[gan].deps == ()
     assert set(tasks["full/adult/ltn_acc_cf@gan/fold0"].deps) == {pre, gan}
@@ -52,8 +54,13 @@ def test_a_fresh_parent_becomes_a_producer_that_writes_no_record():
     cke = ExperimentConfig("compas", 0, "ltn_acc_cf_cke")
     on_gan = ExperimentConfig("compas", 0, "ltn_acc_cf", cf_source="gan")
     tasks = _by_id(task_graph([cke, on_gan]))
-    assert set(tasks) == {"full/compas/pretrain/fold0", "full/compas/ltn_acc_cf/fold0", "full/compas/gan/fold0",
-                          cke.key, on_gan.key}
+    assert set(tasks) == {
+        "full/compas/pretrain/fold0",
+        "full/compas/ltn_acc_cf/fold0",
+        "full/compas/gan/fold0",
+        cke.key,
+        on_gan.key,
+    }
     assert tasks["full/compas/ltn_acc_cf/fold0"].configs == () and tasks["full/compas/gan/fold0"].configs == ()
     assert tasks["full/compas/pretrain/fold0"].configs == ()
     # a variant of the fairness stage trains its own parent: it waits for the pre-training only
@@ -142,12 +149,14 @@ def test_a_failed_task_stops_the_run_and_its_dependents_never_start():
 # ---------------------------------------------------------------------------- real runs
 def _bodies(store):
     """Each record without what a rerun changes (wall times, and the checksum over them)."""
+
     def strip(x):
         if isinstance(x, dict):
             return {k: strip(v) for k, v in x.items() if k not in ("timings", "timings_detail", "seconds", "checksum")}
         if isinstance(x, list):
             return [strip(v) for v in x]
         return x
+
     return {ExperimentConfig.from_dict(r["config"]).key: strip(r) for r in store.records()}
 
 
@@ -160,7 +169,10 @@ def compas_fold(tmp_path_factory):
     root = tmp_path_factory.mktemp("split")
     mp = pytest.MonkeyPatch()
     mp.setenv("CFFAIR_CACHE", str(root / "cache"))
-    grid = [ExperimentConfig("compas", 0, s, profile="quick") for s in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "gan")]
+    grid = [
+        ExperimentConfig("compas", 0, s, profile="quick")
+        for s in ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "ltn_acc_cf_cke", "gan")
+    ]
     grid += [ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", cf_source="gan")]
     known = prepare_inputs("quick", ["compas"])
     one, split = ResultsStore(root / "one"), ResultsStore(root / "split")
@@ -176,7 +188,9 @@ def test_split_records_equal_the_one_process_records(compas_fold):
     a, b = _bodies(one), _bodies(split)
     assert len(a) == len(grid) and a == b
     assert {r["hash"] for r in one.records()} == {r["hash"] for r in split.records()}
-    assert sorted(p.suffix for p in (split.root / "stages").iterdir()) == [".ckpt"] * 4 + [".parquet"] * 2  # pre-training, the 3 plain fairness settings; the GAN twins
+    assert (
+        sorted(p.suffix for p in (split.root / "stages").iterdir()) == [".ckpt"] * 4 + [".parquet"] * 2
+    )  # pre-training, the 3 plain fairness settings; the GAN twins
 
 
 @pytest.mark.slow
@@ -198,13 +212,19 @@ def test_a_cke_setting_whose_parent_is_gone_recomputes_it_to_the_same_record(com
 
 # ---------------------------------------------------------------------------- the page's wording
 def _full_run(span16=900.0, span8=1700.0, crit=800.0, eff2=0.99, longest=500.0):
-    graph = {"tasks": 5, "core_seconds": 3000.0,
-             "critical_path": {"task": "full/adult/pretrain/fold0 → full/adult/ltn_acc_cf_cke/fold0",
-                               "tasks": ["full/adult/pretrain/fold0", "full/adult/ltn_acc_cf_cke/fold0"], "seconds": crit},
-             "longest_task": {"task": "full/adult/ltn_acc_cf_cke/fold0", "seconds": longest},
-             "makespan_seconds": {"1": 3000.0, "2": 1520.0, "8": span8, "16": span16},
-             "lower_bound_seconds": {"1": 3000.0, "2": 1500.0, "8": 800.0, "16": 800.0},
-             "efficiency": {"1": 1.0, "2": eff2, "8": 0.22, "16": 0.21}}
+    graph = {
+        "tasks": 5,
+        "core_seconds": 3000.0,
+        "critical_path": {
+            "task": "full/adult/pretrain/fold0 → full/adult/ltn_acc_cf_cke/fold0",
+            "tasks": ["full/adult/pretrain/fold0", "full/adult/ltn_acc_cf_cke/fold0"],
+            "seconds": crit,
+        },
+        "longest_task": {"task": "full/adult/ltn_acc_cf_cke/fold0", "seconds": longest},
+        "makespan_seconds": {"1": 3000.0, "2": 1520.0, "8": span8, "16": span16},
+        "lower_bound_seconds": {"1": 3000.0, "2": 1500.0, "8": 800.0, "16": 800.0},
+        "efficiency": {"1": 1.0, "2": eff2, "8": 0.22, "16": 0.21},
+    }
     before = {**graph, "tasks": 3, "makespan_seconds": {"1": 3000.0, "2": 1500.0, "8": 2700.0, "16": 2700.0}}
     return {"task_graph": graph, "task_graph_groups": before}
 
@@ -213,12 +233,19 @@ def test_the_scaling_summary_says_what_the_numbers_say():
     import cffair_book as book
 
     ok = book.graph_scaling_summary(_full_run())
-    assert "15.0 min on 16 workers, within the target of 15" in ok and "28.3 min on 8 workers, within the target of 30" in ok
+    assert (
+        "15.0 min on 16 workers, within the target of 15" in ok
+        and "28.3 min on 8 workers, within the target of 30" in ok
+    )
     assert "at or above the target of 95%" in ok and "More workers cannot" not in ok
     assert "8.3 min, within the 10 minutes" in ok and "down from 45.0 min with the 3 task groups" in ok
     bad = book.graph_scaling_summary(_full_run(span16=1100.0, span8=1900.0, crit=1100.0, eff2=0.9, longest=900.0))
     assert "over the target of 15" in bad and "over the target of 30" in bad and "below the target of 95%" in bad
-    assert "More workers cannot close the gap" in bad and "adult ltn_acc_cf_cke fold 0" in bad and "15.0 min, over the 10" in bad
+    assert (
+        "More workers cannot close the gap" in bad
+        and "adult ltn_acc_cf_cke fold 0" in bad
+        and "15.0 min, over the 10" in bad
+    )
     frame = book.graph_scaling_frame(_full_run())
     assert list(frame.index) == [1, 2, 8, 16] and frame.loc[16, "task graph (min)"] == 15.0
     assert frame.loc[16, "groups of before (min)"] == 45.0 and frame.loc[2, "efficiency"] == 0.99
@@ -227,11 +254,23 @@ def test_the_scaling_summary_says_what_the_numbers_say():
 def test_the_workers_summary_says_when_the_cores_or_the_load_bound_the_run():
     import cffair_book as book
 
-    run = {"records": 77, "tasks": 80, "cores": 8, "records_equal": True,
-           "runs": {"1": {"wall_seconds": 100.0, "load_before": [0.5, 0, 0], "load_after": [1.0, 0, 0]},
-                    "4": {"wall_seconds": 30.0, "load_before": [1.0, 0, 0], "load_after": [3.0, 0, 0]}}}
+    run = {
+        "records": 77,
+        "tasks": 80,
+        "cores": 8,
+        "records_equal": True,
+        "runs": {
+            "1": {"wall_seconds": 100.0, "load_before": [0.5, 0, 0], "load_after": [1.0, 0, 0]},
+            "4": {"wall_seconds": 30.0, "load_before": [1.0, 0, 0], "load_after": [3.0, 0, 0]},
+        },
+    }
     calm = book.workers_summary(run)
-    assert "a speed-up of 3.33" in calm and "are equal" in calm and "bounded by the cores" not in calm and "overloaded" not in calm
+    assert (
+        "a speed-up of 3.33" in calm
+        and "are equal" in calm
+        and "bounded by the cores" not in calm
+        and "overloaded" not in calm
+    )
     busy = book.workers_summary({**run, "cores": 2, "records_equal": False})
     assert "bounded by the cores (at most 2)" in busy and "overloaded (load 3.0 on 2 cores" in busy and "differ" in busy
     assert "not been measured" in book.workers_summary(None)

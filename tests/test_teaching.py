@@ -54,7 +54,9 @@ def test_toy_rejects_bad_input():
 
 # ---------------------------------------------------------------------------- connectives and quantifiers
 def test_connective_table_known_values():
-    t = teaching.connective_table(logic.Semantics(stable=False), [(0.9, 0.8), (0.5, 0.5), (1.0, 0.0)]).set_index(["a", "b"])
+    t = teaching.connective_table(logic.Semantics(stable=False), [(0.9, 0.8), (0.5, 0.5), (1.0, 0.0)]).set_index(
+        ["a", "b"]
+    )
     assert t.loc[(0.9, 0.8)].tolist() == pytest.approx([0.1, 0.72, 0.82, 0.82 * 0.92], abs=1e-4)
     assert t.loc[(0.5, 0.5), "a ↔ b"] == pytest.approx(0.5625)
     assert t.loc[(1.0, 0.0), "a → b"] == 0.0
@@ -72,9 +74,15 @@ def test_quantifier_table_known_values():
 
 # ---------------------------------------------------------------------------- figures
 def test_plot_history_draws_a_line_per_formula_and_marks_the_new_stage():
-    history = pd.DataFrame({"epoch": np.arange(1, 21), "stage": ["pretrain"] * 10 + ["fair"] * 10,
-                            "sat": np.linspace(0.5, 0.9, 20), "A1": np.linspace(0.4, 0.95, 20),
-                            "A4": [np.nan] * 10 + list(np.linspace(0.2, 0.8, 10))})
+    history = pd.DataFrame(
+        {
+            "epoch": np.arange(1, 21),
+            "stage": ["pretrain"] * 10 + ["fair"] * 10,
+            "sat": np.linspace(0.5, 0.9, 20),
+            "A1": np.linspace(0.4, 0.95, 20),
+            "A4": [np.nan] * 10 + list(np.linspace(0.2, 0.8, 10)),
+        }
+    )
     fig = teaching.plot_history(history)
     ax = fig.axes[0]
     drawn = [ln for ln in ax.lines if len(ln.get_xdata()) > 2]
@@ -103,7 +111,7 @@ def test_plot_equivalence_marks_the_half():
 # ---------------------------------------------------------------------------- one person and their twin
 def test_pick_twin_takes_the_largest_drop_of_the_gap():
     before = (np.array([0.9, 0.6, 0.2]), np.array([0.1, 0.5, 0.8]))  # gaps 0.8, 0.1, 0.6
-    after = (np.array([0.6, 0.6, 0.5]), np.array([0.4, 0.2, 0.5]))   # gaps 0.2, 0.4, 0.0
+    after = (np.array([0.6, 0.6, 0.5]), np.array([0.4, 0.2, 0.5]))  # gaps 0.2, 0.4, 0.0
     assert teaching.pick_twin(*before, *after) == 0  # drops 0.6, -0.3, 0.6: the first of the largest
     assert teaching.pick_twin(*before, after[0], np.array([0.3, 0.2, 0.5])) == 2  # drops 0.5, -0.3, 0.6
     with pytest.raises(DataError, match="equal, non-zero length"):
@@ -125,11 +133,16 @@ def test_twin_table_marks_what_changed():
 # ---------------------------------------------------------------------------- the chapters' boxes
 def test_verdict_line_tallies_verdicts_in_order():
     claims = [SimpleNamespace(holds=h) for h in (True, True, False, None)]
-    assert pages.verdict_line(claims, "Q1") == "Of the paper's 4 Q1 claims, 2 hold here, 1 does not hold and 1 is pending."
+    assert (
+        pages.verdict_line(claims, "Q1") == "Of the paper's 4 Q1 claims, 2 hold here, 1 does not hold and 1 is pending."
+    )
     assert pages.verdict_line([SimpleNamespace(holds=True)], "Q4") == "Of the paper's 1 Q4 claim, 1 holds here."
-    mixed = [SimpleNamespace(verdict=v, holds=None) for v in ("inconclusive", "holds", "inconclusive", "by construction")]
-    assert pages.verdict_line(mixed, "Q2") == ("Of the paper's 4 Q2 claims, 1 holds here, 2 are inconclusive and "
-                                               "1 holds by construction.")
+    mixed = [
+        SimpleNamespace(verdict=v, holds=None) for v in ("inconclusive", "holds", "inconclusive", "by construction")
+    ]
+    assert pages.verdict_line(mixed, "Q2") == (
+        "Of the paper's 4 Q2 claims, 1 holds here, 2 are inconclusive and 1 holds by construction."
+    )
     with pytest.raises(DataError, match="no claims"):
         pages.verdict_line([], "Q9")
     with pytest.raises(DataError, match="unknown verdict 'maybe'"):
@@ -143,12 +156,31 @@ def _bench(tmp_path, groups):
 
 
 def test_regenerate_facts_formats_measured_and_estimated_times(tmp_path):
-    path = _bench(tmp_path, {"q1": {"quick": {"wall_seconds": 48.4, "cpu_seconds": 150.0, "load_average": [1.2, 3.46]}, "full": {"estimate_seconds": 2 * 3600 + 360, "records": 60}},
-                             "q2": {"quick": {"wall_seconds": 130.0}, "full": {"estimate_seconds": 5400.0, "records": 180}}})
-    assert pages.regenerate_facts("q1", path) == {"quick": "48 s", "quick_cpu": "2 min", "full": "2.1 h", "records": "60",
-                                                  "measured": "2026-12-01", "load": "3.5", "commit": "abcdef1234"}
-    assert pages.regenerate_facts("q2", path)["load"] == "not recorded" == pages.regenerate_facts("q2", path)["quick_cpu"]
-    assert pages.regenerate_facts("q2", path)["quick"] == "2 min" and pages.regenerate_facts("q2", path)["full"] == "1.5 h"
+    path = _bench(
+        tmp_path,
+        {
+            "q1": {
+                "quick": {"wall_seconds": 48.4, "cpu_seconds": 150.0, "load_average": [1.2, 3.46]},
+                "full": {"estimate_seconds": 2 * 3600 + 360, "records": 60},
+            },
+            "q2": {"quick": {"wall_seconds": 130.0}, "full": {"estimate_seconds": 5400.0, "records": 180}},
+        },
+    )
+    assert pages.regenerate_facts("q1", path) == {
+        "quick": "48 s",
+        "quick_cpu": "2 min",
+        "full": "2.1 h",
+        "records": "60",
+        "measured": "2026-12-01",
+        "load": "3.5",
+        "commit": "abcdef1234",
+    }
+    assert (
+        pages.regenerate_facts("q2", path)["load"] == "not recorded" == pages.regenerate_facts("q2", path)["quick_cpu"]
+    )
+    assert (
+        pages.regenerate_facts("q2", path)["quick"] == "2 min" and pages.regenerate_facts("q2", path)["full"] == "1.5 h"
+    )
     assert pages.regenerate_facts("q3", path)["quick"] == "not measured yet"
     with pytest.raises(DataError, match="no measurement for 'q3'"):
         pages.regenerate_facts("q3", path, missing_ok=False)
@@ -162,7 +194,11 @@ def test_regenerate_facts_formats_measured_and_estimated_times(tmp_path):
     assert list(frame["chapter"])[0] == "[Q1: counterfactual fairness](notebooks/q1_counterfactual_fairness.md)"
     assert list(frame["command"])[1] == "`cffair reproduce --only q2 --mode quick`"
     assert len(frame) == len(pages.CHAPTERS)
-    assert list(frame["quick: wall-clock"]) == ["48 s (load 3.5)", "2 min", *["not measured yet"] * (len(pages.CHAPTERS) - 2)]
+    assert list(frame["quick: wall-clock"]) == [
+        "48 s (load 3.5)",
+        "2 min",
+        *["not measured yet"] * (len(pages.CHAPTERS) - 2),
+    ]
     assert list(frame["quick: CPU time"])[:2] == ["2 min", "not recorded"]
 
 
@@ -170,7 +206,9 @@ def test_provenance_badge_says_where_the_numbers_come_from():
     prov = {"commit": "de49a88069aee6c5", "finished": "2026-11-30T12:12:36Z", "machine": {"cpus": 2}}
     badge = pages.provenance_badge(prov, records=264, wanted=264)
     assert str(badge) == "results/full: commit de49a88 · 2026-11-30 · 264 of 264 records · 2 CPUs"
-    assert "cffair-badge-complete" in badge._repr_html_() and "style=" not in badge._repr_html_()  # complete: green (the CSS)
+    assert (
+        "cffair-badge-complete" in badge._repr_html_() and "style=" not in badge._repr_html_()
+    )  # complete: green (the CSS)
     partial = pages.provenance_badge(prov, records=200, wanted=264)
     assert "cffair-badge-partial" in partial._repr_html_() and "200 of 264 records" in str(partial)
     with pytest.raises(DataError, match="no commit"):
@@ -184,7 +222,9 @@ def test_the_toy_knowledge_base_trains_in_seconds_and_a4_lowers_the_gap():
     toy = teaching.toy_loans(n=300, seed=0)
     gaps = {}
     for setting in ("acc", "acc_cf"):
-        learner = LTNLearner(setting=setting, pretrain_epochs=150, fair_epochs=150, hidden=(8,), lr=0.01, progress=False)
+        learner = LTNLearner(
+            setting=setting, pretrain_epochs=150, fair_epochs=150, hidden=(8,), lr=0.01, progress=False
+        )
         learner.fit(toy.X, toy.y, pairs=(toy.X, toy.X_twin))
         gaps[setting] = float(np.mean((learner.predict_d(toy.X) - learner.predict_d(toy.X_twin)) ** 2))
     assert gaps["acc_cf"] < 0.5 * gaps["acc"]

@@ -46,7 +46,9 @@ def subgroup_data(n=1200, seed=0):
 def fit(setting, X, y, Xc, **kw):
     kw.setdefault("pretrain_epochs", 200)
     kw.setdefault("fair_epochs", 200)
-    return LTNLearner("binary", setting, progress=False, **kw).fit(X, y, pairs=(X, Xc), pair_subgroups=kw.pop("labels", None))
+    return LTNLearner("binary", setting, progress=False, **kw).fit(
+        X, y, pairs=(X, Xc), pair_subgroups=kw.pop("labels", None)
+    )
 
 
 def test_cf_axiom_at_least_halves_cf_mse():
@@ -85,14 +87,18 @@ def test_fairness_without_pretraining_is_refused():
 def test_collapse_without_pretraining_is_detected_and_pretraining_avoids_it():
     # imbalanced labels, 20 noise columns: A1 + A2 + A4 without pre-training end at a constant
     X, y, Xc = causal_data(1000, seed=2, threshold=2.5, noise_cols=20)
-    learner = LTNLearner("binary", "acc_cf", pretrain_epochs=0, fair_epochs=200, seed=2, lr=0.1, progress=False, allow_no_pretrain=True)
+    learner = LTNLearner(
+        "binary", "acc_cf", pretrain_epochs=0, fair_epochs=200, seed=2, lr=0.1, progress=False, allow_no_pretrain=True
+    )
     with pytest.warns(CollapseRiskWarning), pytest.warns(ConstantPredictorWarning):
         learner.fit(X, y, pairs=(X, Xc))
     assert learner.constant_
     assert learner.satisfactions()["sat"] == pytest.approx(2 / 3, abs=0.01)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConstantPredictorWarning)
-        ok = LTNLearner("binary", "acc_cf", pretrain_epochs=200, fair_epochs=200, seed=2, lr=0.1, progress=False).fit(X, y, pairs=(X, Xc))
+        ok = LTNLearner("binary", "acc_cf", pretrain_epochs=200, fair_epochs=200, seed=2, lr=0.1, progress=False).fit(
+            X, y, pairs=(X, Xc)
+        )
     assert not ok.constant_ and (ok.predict(X) == y).mean() > 0.8
 
 
@@ -126,7 +132,9 @@ def test_one_in_memory_checkpoint_branches_into_independent_settings():
     X, y, Xc = causal_data(300)
     state = LTNLearner("binary", "acc", pretrain_epochs=50, seed=7, progress=False).fit(X, y).state_dict()
     first = LTNLearner.load(state, setting="acc_cf", fair_epochs=30).fit(X, y, pairs=(X, Xc))
-    LTNLearner.load(state, setting="acc_cf_sg", fair_epochs=30).fit(X, y, pairs=(X, Xc), pair_subgroups=(X[:, 0] > 0).astype(str))
+    LTNLearner.load(state, setting="acc_cf_sg", fair_epochs=30).fit(
+        X, y, pairs=(X, Xc), pair_subgroups=(X[:, 0] > 0).astype(str)
+    )
     again = LTNLearner.load(state, setting="acc_cf", fair_epochs=30).fit(X, y, pairs=(X, Xc))
     np.testing.assert_array_equal(first.predict_d(X), again.predict_d(X))
 

@@ -31,7 +31,11 @@ def test_check_vector_canonical_forms():
         (np.zeros((3, 2)), {}, r"^y must be one value per row \(1-D\), got shape \(3, 2\)\.$"),
         ([1.0, 2.0], {"length": 3}, r"^y has 2 values but there are 3 rows; give one value per row\.$"),
         (["a", "b"], {}, r"^y must be numeric, got dtype <U1 \(e\.g\. \['a', 'b'\]\)\.$"),
-        ([0.0, 1.0, np.inf, np.nan], {}, r"^y contains 2 NaN or infinite value\(s\), the first \(infinite\) at row 2; drop or fill them first\.$"),
+        (
+            [0.0, 1.0, np.inf, np.nan],
+            {},
+            r"^y contains 2 NaN or infinite value\(s\), the first \(infinite\) at row 2; drop or fill them first\.$",
+        ),
     ],
 )
 def test_check_vector_messages(a, kwargs, message):
@@ -51,21 +55,27 @@ def test_check_matrix():
         check_matrix([1, 2, 3], "X")
     with pytest.raises(DataError, match=r"^X has 2 columns but 3 are expected; encode it with the same Encoder\.$"):
         check_matrix(np.zeros((4, 2)), "X", n_columns=3)
-    with pytest.raises(DataError, match=r"X contains 1 NaN or infinite value\(s\), the first \(NaN\) at row 1, column 0"):
+    with pytest.raises(
+        DataError, match=r"X contains 1 NaN or infinite value\(s\), the first \(NaN\) at row 1, column 0"
+    ):
         check_matrix([[0.0, 1.0], [np.nan, 2.0]], "X")
 
 
 def test_check_labels():
     np.testing.assert_array_equal(check_labels([0, 1, 1], "binary"), [0.0, 1.0, 1.0])
     assert check_labels([0.5, 2.0], "score").tolist() == [0.5, 2.0]
-    with pytest.raises(DataError, match=r"y: a binary target needs labels 0/1, got value\(s\) \[2\.0\]; use target_kind='score'"):
+    with pytest.raises(
+        DataError, match=r"y: a binary target needs labels 0/1, got value\(s\) \[2\.0\]; use target_kind='score'"
+    ):
         check_labels([0, 2], "binary")
 
 
 def test_load_yaml_errors(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: 1\nb: [x, y\n")
-    with pytest.raises(GraphError, match=r"graph file .*bad\.yaml is not valid YAML at line 3, column 1: .*starts on line 2"):
+    with pytest.raises(
+        GraphError, match=r"graph file .*bad\.yaml is not valid YAML at line 3, column 1: .*starts on line 2"
+    ):
         load_yaml(bad, what="graph file", error=GraphError)
     binary = tmp_path / "bin.yaml"
     binary.write_bytes(b"a: 1\nb: caf\xe9\n")

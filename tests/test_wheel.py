@@ -52,19 +52,50 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     env.update({"CFFAIR_CACHE": str(tmp / "cache"), "PYTHONNOUSERSITE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     env.pop("CFFAIR_DATASETS", None)
     env.pop("CFFAIR_RESULTS", None)
-    built = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-                  "-w", str(tmp / "dist"), str(src)], tmp, env)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(tmp / "dist"),
+            str(src),
+        ],
+        tmp,
+        env,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = (tmp / "dist").glob("cffair-*.whl")
 
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=False, symlinks=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    purelib = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp, env).stdout.strip())
+    purelib = Path(
+        _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp, env).stdout.strip()
+    )
     deps = [p for p in site.getsitepackages() + [sysconfig.get_paths()["purelib"]] if Path(p).is_dir()]
     (purelib / "_cffair_test_dependencies.pth").write_text("\n".join(dict.fromkeys(deps)) + "\n", encoding="utf-8")
-    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
-                 str(wheel)], tmp, env)
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        tmp,
+        env,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
 
     work = tmp / "work"
@@ -76,7 +107,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 def test_cffair_imports_from_the_wheel_not_the_checkout(installed: tuple[Path, dict[str, str], Path]) -> None:
     python, env, work = installed
-    where = _run([str(python), "-c", "import cffair, json; print(json.dumps([cffair.__file__, cffair.__version__]))"], work, env)
+    where = _run(
+        [str(python), "-c", "import cffair, json; print(json.dumps([cffair.__file__, cffair.__version__]))"], work, env
+    )
     assert where.returncode == 0, where.stderr
     path, version = json.loads(where.stdout)
     assert Path(path).is_relative_to(python.parents[1]), f"cffair was imported from {path}, not from the virtualenv"
@@ -92,8 +125,28 @@ def test_cffair_run_on_the_credit_example_from_the_wheel(installed: tuple[Path, 
     assert prepared.returncode == 0, prepared.stderr[-3000:]
     cffair_cmd = str(python.parent / "cffair")
     out = work / "runs" / "credit"
-    ran = _run([cffair_cmd, "run", "--data", "credit.csv", "--spec", "spec.yaml", "--settings", "acc_cf",
-                "--baselines", "unaware", "--folds", "2", "--quick", "--out", str(out), "--quiet"], work, env)
+    ran = _run(
+        [
+            cffair_cmd,
+            "run",
+            "--data",
+            "credit.csv",
+            "--spec",
+            "spec.yaml",
+            "--settings",
+            "acc_cf",
+            "--baselines",
+            "unaware",
+            "--folds",
+            "2",
+            "--quick",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        work,
+        env,
+    )
     assert ran.returncode == 0, (ran.stdout[-2000:], ran.stderr[-3000:])
     assert ran.stdout.strip().splitlines()[-1] == f"report: {out.resolve() / 'report.html'}"
     report = (out / "report.html").read_text(encoding="utf-8")

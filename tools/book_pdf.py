@@ -68,10 +68,23 @@ def print_pdf(page: Path, out: Path, *, binary: str, budget_ms: int = 60000, tim
     try:
         with tempfile.TemporaryDirectory(prefix="cffair-pdf-") as profile:
             proc = subprocess.run(
-                [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-pdf-header-footer",
-                 f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}",
-                 "--run-all-compositor-stages-before-draw", f"--print-to-pdf={tmp}", copy.resolve().as_uri()],
-                capture_output=True, text=True, timeout=timeout)
+                [
+                    binary,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--no-pdf-header-footer",
+                    f"--user-data-dir={profile}",
+                    f"--virtual-time-budget={budget_ms}",
+                    "--run-all-compositor-stages-before-draw",
+                    f"--print-to-pdf={tmp}",
+                    copy.resolve().as_uri(),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
         if proc.returncode != 0 or not tmp.is_file() or tmp.read_bytes()[:5] != b"%PDF-":
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
             raise RuntimeError(f"Chromium did not print {page} (exit {proc.returncode}): {tail[0]}")
@@ -87,8 +100,11 @@ def main(argv: list[str]) -> int:
         return 2
     page, out = Path(argv[0]), Path(argv[1])
     if not page.is_file():
-        print(f"book_pdf: {page} does not exist; build the book as one page first "
-              "(jupyter-book build . --builder singlehtml, as `make pdf` does).", file=sys.stderr)
+        print(
+            f"book_pdf: {page} does not exist; build the book as one page first "
+            "(jupyter-book build . --builder singlehtml, as `make pdf` does).",
+            file=sys.stderr,
+        )
         return 2
     binary = chromium()
     if binary is None:

@@ -29,8 +29,13 @@ OUT = ROOT / "benchmarks" / "results" / "kill_reproduce.json"
 
 def reproduce(results: Path, env: dict[str, str]) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "cffair", "reproduce", "--mode", "quick", "--no-notebooks", "--jobs", "2"]
-    return subprocess.Popen(cmd, env={**env, "CFFAIR_RESULTS": str(results)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        cmd,
+        env={**env, "CFFAIR_RESULTS": str(results)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def records(store: Path) -> dict[str, dict]:
@@ -69,20 +74,35 @@ def main() -> int:
                 finished = False
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
-            stored = len(list((tmp / "killed" / "quick" / "records").glob("*.json"))) if (tmp / "killed" / "quick").exists() else 0
+            stored = (
+                len(list((tmp / "killed" / "quick" / "records").glob("*.json")))
+                if (tmp / "killed" / "quick").exists()
+                else 0
+            )
             kills.append({"after_s": round(delay, 1), "finished_first": finished, "records_stored": stored})
         assert reproduce(tmp / "killed", env).wait() == 0, "the resumed run failed"
         ref, got = records(tmp / "reference" / "quick"), records(tmp / "killed" / "quick")
-        leftovers = [str(p.relative_to(tmp)) for p in (tmp / "killed").rglob("*") if p.name.endswith(".tmp") or ".corrupt" in p.name]
-        result = {"kills": kills, "uninterrupted_s": round(full, 1), "records": len(ref),
-                  "same_records": set(ref) == set(got), "equal_metrics": sum(ref[h] == got.get(h) for h in ref),
-                  "leftover_or_corrupt_files": leftovers}
+        leftovers = [
+            str(p.relative_to(tmp))
+            for p in (tmp / "killed").rglob("*")
+            if p.name.endswith(".tmp") or ".corrupt" in p.name
+        ]
+        result = {
+            "kills": kills,
+            "uninterrupted_s": round(full, 1),
+            "records": len(ref),
+            "same_records": set(ref) == set(got),
+            "equal_metrics": sum(ref[h] == got.get(h) for h in ref),
+            "leftover_or_corrupt_files": leftovers,
+        }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=2) + "\n")
     ok = result["same_records"] and result["equal_metrics"] == result["records"] and not leftovers
     killed = sum(not k["finished_first"] for k in kills)
-    print(f"kill -9: {killed} of {args.kills} runs killed mid-way; after resuming {result['equal_metrics']} of "
-          f"{result['records']} records equal to an uninterrupted run; {len(leftovers)} leftover or corrupt files")
+    print(
+        f"kill -9: {killed} of {args.kills} runs killed mid-way; after resuming {result['equal_metrics']} of "
+        f"{result['records']} records equal to an uninterrupted run; {len(leftovers)} leftover or corrupt files"
+    )
     return 0 if ok else 1
 
 

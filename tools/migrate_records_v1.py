@@ -31,7 +31,10 @@ def main(old_root: str, contents_file: str, results: str = "results/full") -> No
     code = tree.code_fingerprint(["cffair.pipeline"], stop=["cffair.causal.flow", "cffair.causal"])
     producer_code = tree.code_fingerprint(["cffair.causal.flow"])
     prov = json.loads((Path(results) / "provenance.json").read_text())
-    packages = {k: prov["packages"].get(k) for k in ("torch", "numpy", "zuko", "ltntorch", "scikit-learn", "pandas", "fairlearn")}
+    packages = {
+        k: prov["packages"].get(k)
+        for k in ("torch", "numpy", "zuko", "ltntorch", "scikit-learn", "pandas", "fairlearn")
+    }
     old = json.loads(Path(contents_file).read_text())
     n = 0
     for path in sorted((Path(results) / "records").glob("*.json")):
@@ -43,22 +46,61 @@ def main(old_root: str, contents_file: str, results: str = "results/full") -> No
         cfg = ExperimentConfig.from_dict(rec["config"])
         data = old[cfg.dataset]["data"]
         conf = {**cfg.to_dict(), "profile_values": profile(cfg.profile).to_dict()}
-        inputs = {"counterfactuals": {"content": old[cfg.dataset]["content"], "producer": {
-            "code": producer_code, "data": data, "packages": packages,
-            "config": {"dataset": cfg.dataset, "flow": {"epochs": 1000, "categorical": "flow"}, "seed": 0, "interventions": "immutable"}}}}
+        inputs = {
+            "counterfactuals": {
+                "content": old[cfg.dataset]["content"],
+                "producer": {
+                    "code": producer_code,
+                    "data": data,
+                    "packages": packages,
+                    "config": {
+                        "dataset": cfg.dataset,
+                        "flow": {"epochs": 1000, "categorical": "flow"},
+                        "seed": 0,
+                        "interventions": "immutable",
+                    },
+                },
+            }
+        }
         if cfg.method == "ltn" and (cfg.setting != "ltn_acc" or cfg.tag):
             prof = profile(cfg.profile)
-            inputs["pretrained"] = {"content": None, "producer": {"code": code, "data": data, "packages": packages, "config": {
-                "dataset": cfg.dataset, "fold": cfg.fold, "seed": cfg.seed, "pretrain_epochs": prof.pretrain_epochs,
-                "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": prof.n_folds}}}
+            inputs["pretrained"] = {
+                "content": None,
+                "producer": {
+                    "code": code,
+                    "data": data,
+                    "packages": packages,
+                    "config": {
+                        "dataset": cfg.dataset,
+                        "fold": cfg.fold,
+                        "seed": cfg.seed,
+                        "pretrain_epochs": prof.pretrain_epochs,
+                        "lr": prof.lr,
+                        "max_rows": prof.max_rows,
+                        "n_folds": prof.n_folds,
+                    },
+                },
+            }
         if cfg.method == "ltn" and cfg.cf_source == "gan":
             gan = ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed)
-            inputs["gan_counterfactuals"] = {"content": None, "producer": {
-                "code": code, "data": data, "packages": packages,
-                "config": {**gan.to_dict(), "profile_values": profile(cfg.profile).to_dict()}}}
+            inputs["gan_counterfactuals"] = {
+                "content": None,
+                "producer": {
+                    "code": code,
+                    "data": data,
+                    "packages": packages,
+                    "config": {**gan.to_dict(), "profile_values": profile(cfg.profile).to_dict()},
+                },
+            }
         fingerprint = {"code": code, "data": data, "config": conf, "packages": packages, "inputs": inputs}
-        extra = {k: v for k, v in rec.items() if k not in ("config", "hash", "data_hash", "code_version", "cffair_version", "metrics", "timings")}
-        new = make_record(cfg, fingerprint, rec["metrics"], rec["timings"], made_by_code_version=OLD_CODE_VERSION, **extra)
+        extra = {
+            k: v
+            for k, v in rec.items()
+            if k not in ("config", "hash", "data_hash", "code_version", "cffair_version", "metrics", "timings")
+        }
+        new = make_record(
+            cfg, fingerprint, rec["metrics"], rec["timings"], made_by_code_version=OLD_CODE_VERSION, **extra
+        )
         new["cffair_version"] = rec.get("cffair_version", new["cffair_version"])
         from cffair.experiments.store import checksum
 

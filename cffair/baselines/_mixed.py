@@ -94,7 +94,7 @@ def reconstruction_loss(logits: torch.Tensor, target: torch.Tensor, blocks: Sequ
         raise ValueError(f"logits {tuple(logits.shape)} and target {tuple(target.shape)} differ in shape.")
     total = logits.new_zeros(())
     for b in blocks:
-        lo, ta = logits[:, b.start:b.stop], target[:, b.start:b.stop]
+        lo, ta = logits[:, b.start : b.stop], target[:, b.start : b.stop]
         if b.kind == "numeric":
             total = total + 0.5 * ((lo - ta) ** 2).sum(dim=1).mean()
         elif b.kind == "binary":
@@ -113,16 +113,16 @@ def decode(logits: torch.Tensor, blocks: Sequence[Block], hard: bool = True) -> 
     """
     out = logits.clone()
     for b in blocks:
-        lo = logits[:, b.start:b.stop]
+        lo = logits[:, b.start : b.stop]
         if b.kind == "numeric":
             continue
         if b.kind == "binary":
-            out[:, b.start:b.stop] = (lo > 0).to(lo.dtype) if hard else torch.sigmoid(lo)
+            out[:, b.start : b.stop] = (lo > 0).to(lo.dtype) if hard else torch.sigmoid(lo)
         else:
             if hard:
-                out[:, b.start:b.stop] = F.one_hot(lo.argmax(dim=1), b.width).to(lo.dtype)
+                out[:, b.start : b.stop] = F.one_hot(lo.argmax(dim=1), b.width).to(lo.dtype)
             else:
-                out[:, b.start:b.stop] = torch.softmax(lo, dim=1)
+                out[:, b.start : b.stop] = torch.softmax(lo, dim=1)
     return out
 
 
@@ -148,7 +148,9 @@ def binary_sensitive(frame: pd.DataFrame, encoder, method: str) -> slice:
     require_binary_sensitive(frame, spec, method)
     s = encoder.slices[spec.sensitive]
     if s.stop - s.start != 1:  # pragma: no cover - Encoder gives binary features one column
-        raise DataError(f"the encoded sensitive attribute {spec.sensitive!r} spans {s.stop - s.start} columns; expected one.")
+        raise DataError(
+            f"the encoded sensitive attribute {spec.sensitive!r} spans {s.stop - s.start} columns; expected one."
+        )
     return s
 
 
@@ -156,13 +158,17 @@ def encode_frame(frame: pd.DataFrame, encoder) -> tuple[np.ndarray, np.ndarray]:
     """Encoded features and the target of a readable frame."""
     spec: DatasetSpec = encoder.spec
     if spec.target not in frame.columns:
-        raise DataError(f"the frame has no target column {spec.target!r}; these models need the labels to fit and to abduct.")
+        raise DataError(
+            f"the frame has no target column {spec.target!r}; these models need the labels to fit and to abduct."
+        )
     X = encoder.transform(frame)
     y = check_target(frame[spec.target].to_numpy(), len(frame), spec.target_kind, what=f"target {spec.target!r}")
     return X, y
 
 
-def minibatches(n: int, batch_size: int | None, generator: torch.Generator, drop_last: bool = False) -> Iterator[torch.Tensor]:
+def minibatches(
+    n: int, batch_size: int | None, generator: torch.Generator, drop_last: bool = False
+) -> Iterator[torch.Tensor]:
     """Shuffled index batches; one full batch when ``batch_size`` is ``None`` or ≥ ``n``.
 
     ``drop_last`` follows the originals (``len // batch_size`` batches), but never drops
@@ -174,5 +180,4 @@ def minibatches(n: int, batch_size: int | None, generator: torch.Generator, drop
     perm = torch.randperm(n, generator=generator)
     stop = (n // batch_size) * batch_size if drop_last else n
     for i in range(0, stop, batch_size):
-        yield perm[i:i + batch_size]
-
+        yield perm[i : i + batch_size]

@@ -130,7 +130,9 @@ def pair_labels(pairs: CFPairs, row_ids: np.ndarray, y: np.ndarray) -> np.ndarra
     found = row_ids[order][pos] == pairs.row_id
     if not found.all():
         missing = np.unique(pairs.row_id[~found])[:5].tolist()
-        raise DataError(f"counterfactual pairs refer to rows {missing} that are not among the labelled rows; select the pairs of the same fold.")
+        raise DataError(
+            f"counterfactual pairs refer to rows {missing} that are not among the labelled rows; select the pairs of the same fold."
+        )
     return np.asarray(y)[order][pos]
 
 
@@ -159,7 +161,9 @@ class AugmentedMLP(PredictMixin, BaseEstimator):
     def _target_kind(self) -> str:
         return self.target_kind
 
-    def fit(self, X: np.ndarray, y: np.ndarray, X_cf: np.ndarray | None = None, y_cf: np.ndarray | None = None) -> AugmentedMLP:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, X_cf: np.ndarray | None = None, y_cf: np.ndarray | None = None
+    ) -> AugmentedMLP:
         """Train on ``[X; X_cf]`` with labels ``[y; y_cf]``.
 
         Args:

@@ -148,8 +148,13 @@ class DCEVAENet(nn.Module):
         self.dec_y = nn.Sequential(nn.Linear(c.ur_dim + c.ud_dim + 1, h), act(), nn.Linear(h, 1))
         u = c.ur_dim + c.ud_dim
         self.discriminator = nn.Sequential(
-            nn.Linear(u + 1, h), nn.LeakyReLU(0.2), nn.Linear(h, h), nn.LeakyReLU(0.2),
-            nn.Linear(h, h), nn.LeakyReLU(0.2), nn.Linear(h, 2),
+            nn.Linear(u + 1, h),
+            nn.LeakyReLU(0.2),
+            nn.Linear(h, h),
+            nn.LeakyReLU(0.2),
+            nn.Linear(h, h),
+            nn.LeakyReLU(0.2),
+            nn.Linear(h, 2),
         )
         for m in self.modules():
             if isinstance(m, nn.Linear):
@@ -161,7 +166,9 @@ class DCEVAENet(nn.Module):
     def disc_parameters(self) -> list[nn.Parameter]:
         return list(self.discriminator.parameters())
 
-    def encode(self, r: torch.Tensor, d: torch.Tensor, a: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode(
+        self, r: torch.Tensor, d: torch.Tensor, a: torch.Tensor, y: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         hr = self.enc_r(torch.cat([r, a, y], 1))
         hd = self.enc_d(torch.cat([d, a, y], 1))
         mu = torch.cat([self.mu_r(hr), self.mu_d(hd)], 1)
@@ -208,8 +215,12 @@ class DCEVAE(BaseEstimator):
             )
         self.r_cols_ = [j for f in self.r_features_ for j in encoder.columns_of(f)]
         self.d_cols_ = [j for f in self.d_features_ for j in encoder.columns_of(f)]
-        self.r_blocks_: list[Block] = feature_blocks(encoder, self.r_features_, {j: i for i, j in enumerate(self.r_cols_)})
-        self.d_blocks_: list[Block] = feature_blocks(encoder, self.d_features_, {j: i for i, j in enumerate(self.d_cols_)})
+        self.r_blocks_: list[Block] = feature_blocks(
+            encoder, self.r_features_, {j: i for i, j in enumerate(self.r_cols_)}
+        )
+        self.d_blocks_: list[Block] = feature_blocks(
+            encoder, self.d_features_, {j: i for i, j in enumerate(self.d_cols_)}
+        )
         self.n_features_ = encoder.n_features_out
         self.target_kind_ = spec.target_kind
 
@@ -336,7 +347,7 @@ class DCEVAE(BaseEstimator):
         with torch.no_grad():
             mu, logvar = self.model_.encode(r, d, a, yt)  # type: ignore[union-attr]
             u = mu + self._randn(mu.shape, gen) * torch.exp(0.5 * logvar) if sample else mu
-            ud = u[:, c.ur_dim:]
+            ud = u[:, c.ur_dim :]
             d_cf = decode(self.model_.dec_d(torch.cat([ud, 1.0 - a], 1)), self.d_blocks_, hard=True)  # type: ignore[union-attr]
         out = X.copy()
         out[:, self.d_cols_] = d_cf.cpu().numpy()
@@ -364,7 +375,12 @@ class DCEVAE(BaseEstimator):
         rows = np.arange(len(frame)) if rows is None else np.asarray(rows, dtype=np.int64)
         cf = self.counterfactual_frame(frame.iloc[rows], sample=sample)
         cf["row_id"] = rows
-        meta = {"generator": "dcevae", "method": "Kim et al. 2021", "config": _jsonable(asdict(self._c)), "sample": sample}
+        meta = {
+            "generator": "dcevae",
+            "method": "Kim et al. 2021",
+            "config": _jsonable(asdict(self._c)),
+            "sample": sample,
+        }
         return CounterfactualSet.from_frames(frame, cf, self.spec_, self.spec_.sensitive, meta=meta)
 
 

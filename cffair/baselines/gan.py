@@ -222,7 +222,9 @@ class AdversarialVAE(nn.Module):
         self.head_x = nn.Linear(c.decoder_hidden, n_rest)
         self.head_y = nn.Linear(c.decoder_hidden, 1)
         h1, h2 = c.adversary_hidden
-        self.adversary = nn.Sequential(nn.Linear(c.latent_dim, h1), nn.Tanh(), nn.Linear(h1, h2), nn.ReLU(), nn.Linear(h2, 1))
+        self.adversary = nn.Sequential(
+            nn.Linear(c.latent_dim, h1), nn.Tanh(), nn.Linear(h1, h2), nn.ReLU(), nn.Linear(h2, 1)
+        )
 
     def vae_parameters(self) -> list[nn.Parameter]:
         return [p for n, p in self.named_parameters() if not n.startswith("adversary.")]
@@ -282,7 +284,9 @@ class GANBaseline(PredictMixin, BaseEstimator):
         self.target_kind_ = self.spec_.target_kind
         self.n_features_ = d
 
-    def _split(self, X: np.ndarray, y: np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    def _split(
+        self, X: np.ndarray, y: np.ndarray | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """``(x without s, s, y)`` on the device (moved once per stage)."""
         dev = self.device_
         xt = torch.from_numpy(np.ascontiguousarray(X[:, self.rest_cols_])).to(dev)
@@ -326,7 +330,9 @@ class GANBaseline(PredictMixin, BaseEstimator):
                 torch.autograd.backward(loss, inputs=adv_params)
             self.adv_opt_.step()
 
-    def _inference_step(self, x: torch.Tensor, s: torch.Tensor, y: torch.Tensor, inner_steps: int, gen: torch.Generator) -> float:
+    def _inference_step(
+        self, x: torch.Tensor, s: torch.Tensor, y: torch.Tensor, inner_steps: int, gen: torch.Generator
+    ) -> float:
         c, model = self._c, self.model_
         self.vae_opt_.zero_grad()
         mu, logvar = model.encode(x, s, y)  # type: ignore[union-attr]
@@ -377,7 +383,9 @@ class GANBaseline(PredictMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ counterfactual reconstructions
-    def _reconstruct_pair(self, x: torch.Tensor, s: torch.Tensor, y: torch.Tensor, sample: bool, hard: bool, gen: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    def _reconstruct_pair(
+        self, x: torch.Tensor, s: torch.Tensor, y: torch.Tensor, sample: bool, hard: bool, gen: torch.Generator | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Encoded factual and counterfactual reconstructions ``x̂(z, s)``, ``x̂(z, s')`` (full width)."""
         model = self.model_
         s_cf = 1.0 - s
@@ -421,7 +429,9 @@ class GANBaseline(PredictMixin, BaseEstimator):
             n_val = max(1, int(round(c.validation_fraction * len(x))))
             val_rows, train_rows = perm[:n_val].to(dev), perm[n_val:]
             with torch.no_grad():
-                vf, vc = self._reconstruct_pair(x[val_rows], s[val_rows], yt[val_rows], sample=False, hard=False, gen=None)  # type: ignore[index]
+                vf, vc = self._reconstruct_pair(
+                    x[val_rows], s[val_rows], yt[val_rows], sample=False, hard=False, gen=None
+                )  # type: ignore[index]
         best, best_state, since = float("inf"), None, 0
         t0 = time.perf_counter()
         k = c.n_cf_samples
@@ -446,8 +456,10 @@ class GANBaseline(PredictMixin, BaseEstimator):
             if val_rows is not None:
                 h.eval()
                 with torch.no_grad():
-                    v = float(predictor_loss(h(xfull[val_rows]), target[val_rows], self.target_kind_)
-                              + c.cf_weight * ((h(vc) - h(vf)) ** 2).mean())
+                    v = float(
+                        predictor_loss(h(xfull[val_rows]), target[val_rows], self.target_kind_)
+                        + c.cf_weight * ((h(vc) - h(vf)) ** 2).mean()
+                    )
                 self.history_.setdefault("validation", []).append(v)
                 if v < best - 1e-6:
                     best, since = v, 0
@@ -515,5 +527,7 @@ class GANBaseline(PredictMixin, BaseEstimator):
 def paper_config(dataset: str, **changes: Any) -> GANConfig:
     """The paper's GAN settings for a dataset (batch 2048 for Adult, 512 otherwise)."""
     if dataset not in PAPER_BATCH_SIZE:
-        raise DataError(f"no paper batch size for {dataset!r}; known: {sorted(PAPER_BATCH_SIZE)}. Pass batch_size yourself.")
+        raise DataError(
+            f"no paper batch size for {dataset!r}; known: {sorted(PAPER_BATCH_SIZE)}. Pass batch_size yourself."
+        )
     return GANConfig(batch_size=PAPER_BATCH_SIZE[dataset], **changes)

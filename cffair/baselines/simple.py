@@ -60,8 +60,9 @@ class _EncodedBaseline(PredictMixin, BaseEstimator):
 
     def _train(self, Z: np.ndarray, y: np.ndarray) -> None:
         kind = self._target_kind()
-        self.model_, self.history_ = train_mlp(Z, check_target(y, len(Z), kind), kind, self.config or MLPConfig(),
-                                               device=self.device)
+        self.model_, self.history_ = train_mlp(
+            Z, check_target(y, len(Z), kind), kind, self.config or MLPConfig(), device=self.device
+        )
 
 
 class UnawareMLP(_EncodedBaseline):
@@ -188,8 +189,14 @@ class PlugInCF(_EncodedBaseline):
 
     _pairs: CFPairs | None = None
 
-    def __init__(self, encoder, config: MLPConfig | None = None, weights: Literal["prior", "uniform"] = "prior", *,
-                 device: str = "cpu"):
+    def __init__(
+        self,
+        encoder,
+        config: MLPConfig | None = None,
+        weights: Literal["prior", "uniform"] = "prior",
+        *,
+        device: str = "cpu",
+    ):
         self.encoder = encoder
         self.config = config
         self.weights = weights
@@ -289,8 +296,8 @@ class PlugInCF(_EncodedBaseline):
         P[:, 0], G[:, 0] = self.base_score(X), self.group_of(X)
         start = 0
         for k, p in enumerate(partners):
-            P[k, 1:1 + len(p)] = f_flat[start:start + len(p)]
-            G[k, 1:1 + len(p)] = g_flat[start:start + len(p)]
+            P[k, 1 : 1 + len(p)] = f_flat[start : start + len(p)]
+            G[k, 1 : 1 + len(p)] = g_flat[start : start + len(p)]
             start += len(p)
         return self._mix(P, G)
 

@@ -29,8 +29,13 @@ __all__ = [
     "simulate_scm",
 ]
 
-_LAZY = {"CausalFlow": "cffair.causal.flow", "fit_flow": "cffair.causal.flow", "generate": "cffair.causal.flow",
-         "generate_from": "cffair.causal.flow", "simulate_scm": "cffair.synthetic"}
+_LAZY = {
+    "CausalFlow": "cffair.causal.flow",
+    "fit_flow": "cffair.causal.flow",
+    "generate": "cffair.causal.flow",
+    "generate_from": "cffair.causal.flow",
+    "simulate_scm": "cffair.synthetic",
+}
 
 
 def __getattr__(name: str) -> Any:

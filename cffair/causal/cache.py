@@ -67,8 +67,11 @@ def data_key(frame: pd.DataFrame, spec: DatasetSpec) -> list[Any]:
     from cffair.datasets import frame_hash
 
     features = frame[spec.feature_names]
-    levels = {c: [str(v) for v in features[c].cat.categories] for c in features.columns
-              if isinstance(features[c].dtype, pd.CategoricalDtype)}
+    levels = {
+        c: [str(v) for v in features[c].cat.categories]
+        for c in features.columns
+        if isinstance(features[c].dtype, pd.CategoricalDtype)
+    }
     return [frame_hash(features), {n: spec.features[n] for n in spec.feature_names}, levels]
 
 

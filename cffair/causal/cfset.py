@@ -173,7 +173,9 @@ class CounterfactualSet:
 
         path = Path(path)
         if not path.is_file():
-            raise CounterfactualError(f"counterfactual file {path} does not exist; generate it with `cffair counterfactuals generate`.")
+            raise CounterfactualError(
+                f"counterfactual file {path} does not exist; generate it with `cffair counterfactuals generate`."
+            )
         try:
             table = pq.read_table(path)
         except Exception as exc:  # pyarrow raises ArrowInvalid, OSError or others for a damaged file
@@ -199,7 +201,9 @@ class CounterfactualSet:
 
         check_content(frame, (table.schema.metadata or {}).get(CONTENT_KEY), path)
         if not isinstance(meta, dict):
-            raise CounterfactualError(f"counterfactual file {path} has metadata that is not a JSON object; generate it again.")
+            raise CounterfactualError(
+                f"counterfactual file {path} has metadata that is not a JSON object; generate it again."
+            )
         return cls(frame, meta)
 
     # ------------------------------------------------------------------ selection
@@ -378,7 +382,9 @@ class CounterfactualSet:
                 order that are not (see :meth:`check_rows`), naming the fix.
         """
         if feature not in spec.features:
-            raise CounterfactualError(f"intervened feature {feature!r} is not a feature of {spec.name!r}; features are {list(spec.features)}.")
+            raise CounterfactualError(
+                f"intervened feature {feature!r} is not a feature of {spec.name!r}; features are {list(spec.features)}."
+            )
         cf = counterfactual.reset_index(drop=True)
         n = len(cf)
         if row_id is None and "row_id" in cf.columns:
@@ -398,7 +404,9 @@ class CounterfactualSet:
         else:
             samples = np.asarray(list(sample) if not isinstance(sample, np.ndarray) else sample)
             if samples.shape != (n,):
-                raise CounterfactualError(f"'sample' has {samples.shape[0] if samples.ndim else 1} entries but there are {n} counterfactual rows.")
+                raise CounterfactualError(
+                    f"'sample' has {samples.shape[0] if samples.ndim else 1} entries but there are {n} counterfactual rows."
+                )
         data = _conform(cf, factual, spec, what="counterfactual frame")
         if value is None:
             values = data[feature].astype(str).to_numpy()
@@ -453,9 +461,13 @@ class CounterfactualSet:
         long = long.reset_index(drop=True)
         unknown = sorted(set(long["feature"].astype(str)) - set(spec.features))
         if unknown:
-            raise CounterfactualError(f"'feature' names {unknown}, which are not features of {spec.name!r} ({list(spec.features)}).")
+            raise CounterfactualError(
+                f"'feature' names {unknown}, which are not features of {spec.name!r} ({list(spec.features)})."
+            )
         if long["value"].isna().any():
-            raise CounterfactualError("the 'value' column has missing labels (NaN); every counterfactual row needs its intervention value label.")
+            raise CounterfactualError(
+                "the 'value' column has missing labels (NaN); every counterfactual row needs its intervention value label."
+            )
         n = len(long)
         ids = _as_row_ids(long["row_id"].to_numpy(), n, len(factual))
         samples = long["sample"].to_numpy() if "sample" in long.columns else np.zeros(n, dtype=np.int64)
@@ -506,7 +518,11 @@ class CounterfactualSet:
             except DataError as exc:
                 raise CounterfactualError(str(exc)) from None
         info = {"source_file": str(path), **dict(meta or {})}
-        out = cls.from_long(raw, factual, spec, meta=info) if feature is None else cls.from_frames(factual, raw, spec, feature, meta=info)
+        out = (
+            cls.from_long(raw, factual, spec, meta=info)
+            if feature is None
+            else cls.from_frames(factual, raw, spec, feature, meta=info)
+        )
         if getattr(spec, "graph", None) is not None:
             out.check_rows(factual, spec.load_graph())
         return out
@@ -525,11 +541,17 @@ class CounterfactualSet:
 def _as_row_ids(row_id: Any, n: int, n_factual: int) -> np.ndarray:
     ids = np.asarray(list(row_id) if not isinstance(row_id, np.ndarray) else row_id)
     if ids.shape != (n,):
-        raise CounterfactualError(f"'row_id' has {ids.size} entries but there are {n} counterfactual rows; give one row id per row.")
+        raise CounterfactualError(
+            f"'row_id' has {ids.size} entries but there are {n} counterfactual rows; give one row id per row."
+        )
     if pd.isna(ids).any() if ids.dtype.kind == "f" else False:
-        raise CounterfactualError("'row_id' has missing values (NaN); every counterfactual row must name its factual row.")
+        raise CounterfactualError(
+            "'row_id' has missing values (NaN); every counterfactual row must name its factual row."
+        )
     if ids.dtype.kind not in "iu" and not (ids.dtype.kind == "f" and np.all(ids == np.round(ids))):
-        raise CounterfactualError(f"'row_id' must hold whole numbers (positional factual row indices), got dtype {ids.dtype}.")
+        raise CounterfactualError(
+            f"'row_id' must hold whole numbers (positional factual row indices), got dtype {ids.dtype}."
+        )
     ids = check_vector(ids, "'row_id'", length=n, dtype=np.int64, error=CounterfactualError)
     bad = (ids < 0) | (ids >= n_factual)
     if bad.any():
@@ -553,7 +575,9 @@ def _conform(cf: pd.DataFrame, factual: pd.DataFrame, spec: Any, what: str) -> p
         s = cf[c]
         if s.isna().any():
             rows = np.flatnonzero(s.isna().to_numpy())[:5].tolist()
-            raise CounterfactualError(f"the {what} has missing values (NaN) in {c!r} at rows {rows}; counterfactuals must be complete rows.")
+            raise CounterfactualError(
+                f"the {what} has missing values (NaN) in {c!r} at rows {rows}; counterfactuals must be complete rows."
+            )
         ref = factual[c].dtype
         if isinstance(ref, pd.CategoricalDtype):
             labels = s.astype(str)
@@ -567,11 +591,15 @@ def _conform(cf: pd.DataFrame, factual: pd.DataFrame, spec: Any, what: str) -> p
             out[c] = pd.Categorical(labels, dtype=ref)
         else:
             if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-                raise CounterfactualError(f"the {what} has non-numeric values in the numeric feature {c!r}; e.g. {s.iloc[:3].tolist()}.")
+                raise CounterfactualError(
+                    f"the {what} has non-numeric values in the numeric feature {c!r}; e.g. {s.iloc[:3].tolist()}."
+                )
             v = check_vector(s, f"the {what}'s column {c!r}", error=CounterfactualError)
             if np.dtype(ref).kind in "iu":
                 if not np.allclose(v, np.round(v)):
-                    raise CounterfactualError(f"the {what} has fractional values in the integer feature {c!r}; round them first.")
+                    raise CounterfactualError(
+                        f"the {what} has fractional values in the integer feature {c!r}; round them first."
+                    )
                 out[c] = np.round(v).astype(ref)
             else:
                 out[c] = v.astype(ref)

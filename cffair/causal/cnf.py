@@ -103,7 +103,13 @@ class CausalFlow:
             col = frame[n]
             discrete = kind != "continuous"
             cats = [str(c) for c in col.cat.categories] if isinstance(col.dtype, pd.CategoricalDtype) else None
-            c = Column(n, kind, discrete, nominal=(kind == "categorical" and cats is not None and len(cats) >= 3), categories=cats)
+            c = Column(
+                n,
+                kind,
+                discrete,
+                nominal=(kind == "categorical" and cats is not None and len(cats) >= 3),
+                categories=cats,
+            )
             if kind == "continuous" and self.config.log_skewed:
                 v = col.to_numpy(dtype=np.float64)
                 c.log = bool(v.min() >= 0 and skewness(v) > 5)
@@ -132,11 +138,15 @@ class CausalFlow:
         if not self.context_nodes:
             return None
         idx = {n: i for i, n in enumerate(self.nodes)}
-        return torch.as_tensor(np.concatenate([self._rep(n, R[:, idx[n]]) for n in self.context_nodes], axis=1), dtype=torch.float32)
+        return torch.as_tensor(
+            np.concatenate([self._rep(n, R[:, idx[n]]) for n in self.context_nodes], axis=1), dtype=torch.float32
+        )
 
     def _flow_input(self, R: np.ndarray) -> torch.Tensor:
         idx = {n: i for i, n in enumerate(self.nodes)}
-        return torch.as_tensor(np.column_stack([self.columns[n].midpoint(R[:, idx[n]]) for n in self.flow_nodes]), dtype=torch.float32)
+        return torch.as_tensor(
+            np.column_stack([self.columns[n].midpoint(R[:, idx[n]]) for n in self.flow_nodes]), dtype=torch.float32
+        )
 
     def _classifier_input(self, node: str, R: np.ndarray) -> torch.Tensor:
         idx = {n: i for i, n in enumerate(self.nodes)}
@@ -246,7 +256,9 @@ class CausalFlow:
             self.fit_seconds = time.perf_counter() - t0
             return self
         opt = torch.optim.Adam(params, lr=self.config.lr)
-        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=self.config.lr_factor, patience=self.config.lr_patience)
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            opt, factor=self.config.lr_factor, patience=self.config.lr_patience
+        )
 
         # every head's inputs side by side, so that a batch is gathered once (spans: column ranges)
         H = torch.cat([clf_in[nm] for nm in heads], dim=1).to(dev) if heads else None
@@ -289,7 +301,9 @@ class CausalFlow:
             with torch.no_grad():
                 v = float(loss_on(val, val_noise))
             sched.step(v)
-            self.history.append({"epoch": epoch, "train": total / len(order), "val": v, "lr": opt.param_groups[0]["lr"]})
+            self.history.append(
+                {"epoch": epoch, "train": total / len(order), "val": v, "lr": opt.param_groups[0]["lr"]}
+            )
             if hasattr(bar, "set_postfix"):
                 bar.set_postfix(val=f"{v:.4f}", best=f"{min(best, v):.4f}")
             if v < best - self.config.min_delta:
@@ -378,7 +392,9 @@ class CausalFlow:
         if "threshold" in (self.config.ordered, new.ordered) and new.ordered != self.config.ordered:
             refit.append("ordered")
         if refit:
-            raise CounterfactualError(f"changing {sorted(set(refit))} needs another fitted flow; fit one with the new config instead.")
+            raise CounterfactualError(
+                f"changing {sorted(set(refit))} needs another fitted flow; fit one with the new config instead."
+            )
         other = copy.copy(self)
         other.config = new
         other.sampled_nodes = _sampled_nodes(self.flow_nodes, self.spec.features, new)
@@ -445,7 +461,9 @@ class CausalFlow:
         """
         self._check_fitted()
         if feature not in self.columns:
-            raise CounterfactualError(f"cannot intervene on {feature!r}: it is not a feature of {self.spec.name!r} ({self.nodes}).")
+            raise CounterfactualError(
+                f"cannot intervene on {feature!r}: it is not a feature of {self.spec.name!r} ({self.nodes})."
+            )
         col = self.columns[feature]
         if col.categories is not None and str(value) not in col.categories:
             raise CounterfactualError(f"{value!r} is not a value of {feature!r}; its values are {col.categories}.")
@@ -476,7 +494,11 @@ class CausalFlow:
             elif nm == feature:
                 out[nm] = _constant(factual[nm], value)
             else:
-                out[nm] = factual[nm].to_numpy() if not isinstance(factual[nm].dtype, pd.CategoricalDtype) else factual[nm].array
+                out[nm] = (
+                    factual[nm].to_numpy()
+                    if not isinstance(factual[nm].dtype, pd.CategoricalDtype)
+                    else factual[nm].array
+                )
         return pd.DataFrame(out)[list(self.spec.features)], row_index, sample
 
     def _predict(
@@ -514,7 +536,9 @@ class CausalFlow:
         for nm in desc:  # topological order: every parent is final before its child
             c = self.columns[nm]
             if nm in self.thresholds and nm in noise:
-                Rn[:, idx[nm]] = self.thresholds[nm].decode(self._classifier_input(nm, Rn), noise[nm]).numpy().astype(np.float64)
+                Rn[:, idx[nm]] = (
+                    self.thresholds[nm].decode(self._classifier_input(nm, Rn), noise[nm]).numpy().astype(np.float64)
+                )
                 continue
             if nm in noise:
                 logits = self.classifiers[nm](self._classifier_input(nm, Rn)).double()
@@ -551,14 +575,13 @@ class CausalFlow:
         return load_flow(path, CausalFlow)
 
 
-
-
 def _sampled_nodes(flow_nodes: list[str], kinds: Mapping[str, str], config: FlowConfig) -> list[str]:
     """Flow nodes abducted at a uniform point of their bin (treatment ``"sample"``)."""
     return [
         n
         for n in flow_nodes
-        if (kinds[n] in ORDERED_KINDS and config.ordered == "sample") or (kinds[n] == "integer" and config.integer == "sample")
+        if (kinds[n] in ORDERED_KINDS and config.ordered == "sample")
+        or (kinds[n] == "integer" and config.integer == "sample")
     ]
 
 

@@ -103,7 +103,9 @@ class FlowConfig:
         if self.flow not in ("maf", "nsf"):
             raise CounterfactualError(f"flow must be 'maf' or 'nsf', got {self.flow!r}.")
         if self.categorical not in CATEGORICAL_TREATMENTS:
-            raise CounterfactualError(f"categorical must be one of {list(CATEGORICAL_TREATMENTS)}, got {self.categorical!r}.")
+            raise CounterfactualError(
+                f"categorical must be one of {list(CATEGORICAL_TREATMENTS)}, got {self.categorical!r}."
+            )
         if self.categorical == "paper":
             object.__setattr__(self, "categorical", "flow")  # one spelling in cache keys and provenance
         if self.ordered not in ORDERED_TREATMENTS:
@@ -138,7 +140,9 @@ class FlowConfig:
             return raw
         unknown = set(raw) - set(cls.__dataclass_fields__)
         if unknown:
-            raise CounterfactualError(f"unknown flow config key(s) {sorted(unknown)}; allowed: {sorted(cls.__dataclass_fields__)}.")
+            raise CounterfactualError(
+                f"unknown flow config key(s) {sorted(unknown)}; allowed: {sorted(cls.__dataclass_fields__)}."
+            )
         args = dict(raw)
         if "hidden" in args:
             args["hidden"] = tuple(int(h) for h in args["hidden"])

@@ -135,7 +135,9 @@ def fit_flow(
     frame, spec = _as_dataset(dataset)
     cfg = FlowConfig.from_dict(config)
     graph = spec.load_graph()
-    key = stable_hash("flow", data_key(frame, spec), graph.to_dict(), cfg.to_dict(), seed, source_version(), __version__)
+    key = stable_hash(
+        "flow", data_key(frame, spec), graph.to_dict(), cfg.to_dict(), seed, source_version(), __version__
+    )
     path = None if cache is False else cache_dir(cache) / "flows" / f"{spec.name}-{key}.pt"
     model = read_cached(path, CausalFlow.load, "fitted flow", expect=CausalFlow)
     if model is not None:
@@ -191,14 +193,25 @@ def generate(
     graph = spec.load_graph()
     data_hash = frame_hash(frame[spec.feature_names])
     version = source_version()
-    key = stable_hash("cfset", data_key(frame, spec), graph.to_dict(), cfg.to_dict(), seed, [(i.feature, i.label) for i in todo], version, __version__)
+    key = stable_hash(
+        "cfset",
+        data_key(frame, spec),
+        graph.to_dict(),
+        cfg.to_dict(),
+        seed,
+        [(i.feature, i.label) for i in todo],
+        version,
+        __version__,
+    )
     root = None if cache_dir is False else _cache_root(cache_dir)
     path = None if root is None else root / "counterfactuals" / f"{spec.name}-{key}.parquet"
     cfs = read_cached(path, CounterfactualSet.load, "counterfactual set", expect=CounterfactualSet)
     if cfs is not None:
         _warn_frozen(frame, spec, cfs, graph, cfg)
         return cfs
-    model = fit_flow((frame, spec), cfg, seed=seed, cache=False if root is None else root, progress=progress, device=device)
+    model = fit_flow(
+        (frame, spec), cfg, seed=seed, cache=False if root is None else root, progress=progress, device=device
+    )
     cfs = _build(model, frame, spec, todo, seed, progress, {"data_hash": data_hash})
     if path is not None:
         cfs.save(path)
@@ -233,7 +246,13 @@ def generate_from(
 
 
 def _build(
-    model: CausalFlow, frame: pd.DataFrame, spec: DatasetSpec, todo: list[Intervention], seed: int, progress: bool, extra: Mapping[str, Any]
+    model: CausalFlow,
+    frame: pd.DataFrame,
+    spec: DatasetSpec,
+    todo: list[Intervention],
+    seed: int,
+    progress: bool,
+    extra: Mapping[str, Any],
 ) -> CounterfactualSet:
     from cffair import __version__
     from cffair.utils import stable_hash
@@ -309,7 +328,9 @@ def frozen_descendants(
     return out
 
 
-def _warn_frozen(frame: pd.DataFrame, spec: DatasetSpec, cfs: CounterfactualSet, graph: CausalGraph, config: FlowConfig) -> None:
+def _warn_frozen(
+    frame: pd.DataFrame, spec: DatasetSpec, cfs: CounterfactualSet, graph: CausalGraph, config: FlowConfig
+) -> None:
     found = frozen_descendants(frame, cfs, graph)
     if not found:
         return
@@ -320,14 +341,20 @@ def _warn_frozen(frame: pd.DataFrame, spec: DatasetSpec, cfs: CounterfactualSet,
     kinds = {spec.features.get(col) for cols in found.values() for col in cols}
     hints = []
     if "categorical" in kinds and config.categorical == "flow":
-        hints.append("integer-coded nominal nodes (categorical='flow', the paper's treatment) freeze this way: "
-                     "compare with categorical='gumbel' (the default)")
+        hints.append(
+            "integer-coded nominal nodes (categorical='flow', the paper's treatment) freeze this way: "
+            "compare with categorical='gumbel' (the default)"
+        )
     if kinds & {"binary", "ordinal"} and config.ordered != "threshold":
-        hints.append(f"binary and ordinal nodes in the flow (ordered={config.ordered!r}) freeze this way: "
-                     "compare with ordered='threshold' (the default)")
+        hints.append(
+            f"binary and ordinal nodes in the flow (ordered={config.ordered!r}) freeze this way: "
+            "compare with ordered='threshold' (the default)"
+        )
     if not hints:
-        hints.append("the true effect may be that small; if not, the flow may be under-fitted (more epochs) "
-                     "or the graph may miss an edge")
+        hints.append(
+            "the true effect may be that small; if not, the flow may be under-fitted (more epochs) "
+            "or the graph may miss an edge"
+        )
     warnings.warn(
         f"counterfactuals leave descendants of the intervened feature unchanged in more than {100 * FROZEN_SHARE:.0f} % "
         f"of rows: {'; '.join(parts)}. " + _sentence("; ".join(hints)),
@@ -341,7 +368,9 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-def _one_intervention(model: CausalFlow, frame: pd.DataFrame, spec: DatasetSpec, iv: Intervention, seed: int) -> CounterfactualSet:
+def _one_intervention(
+    model: CausalFlow, frame: pd.DataFrame, spec: DatasetSpec, iv: Intervention, seed: int
+) -> CounterfactualSet:
     col = frame[iv.feature]
     if isinstance(col.dtype, pd.CategoricalDtype):
         keep = np.flatnonzero(col.astype(str).to_numpy() != str(iv.value))
@@ -353,7 +382,14 @@ def _one_intervention(model: CausalFlow, frame: pd.DataFrame, spec: DatasetSpec,
 
 
 def _empty_long(frame: pd.DataFrame, spec: DatasetSpec) -> pd.DataFrame:
-    head = pd.DataFrame({"row_id": np.zeros(0, np.int64), "feature": pd.array([], dtype="str"), "value": pd.array([], dtype="str"), "sample": np.zeros(0, np.int64)})
+    head = pd.DataFrame(
+        {
+            "row_id": np.zeros(0, np.int64),
+            "feature": pd.array([], dtype="str"),
+            "value": pd.array([], dtype="str"),
+            "sample": np.zeros(0, np.int64),
+        }
+    )
     return pd.concat([head, frame.iloc[:0][spec.feature_names].reset_index(drop=True)], axis=1)
 
 

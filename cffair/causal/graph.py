@@ -126,8 +126,7 @@ class CausalGraph:
         except graphlib.CycleError as exc:
             cycle = " -> ".join(exc.args[1]) if len(exc.args) > 1 else "?"
             raise GraphError(
-                f"the causal graph is not acyclic: it contains the cycle {cycle}. "
-                "Remove or reverse one of these edges."
+                f"the causal graph is not acyclic: it contains the cycle {cycle}. Remove or reverse one of these edges."
             ) from None
         topo: list[str] = []
         rank = {n: i for i, n in enumerate(order)}
@@ -174,7 +173,9 @@ class CausalGraph:
                 edges.append((str(pair[0]), str(pair[1])))
         nodes = data.get("nodes") or []
         if isinstance(nodes, (str, Mapping)) or not isinstance(nodes, Sequence):
-            raise GraphError(f"the graph's 'nodes' must be a list of column names, got {nodes!r}; write e.g. nodes: [{nodes}].")
+            raise GraphError(
+                f"the graph's 'nodes' must be a list of column names, got {nodes!r}; write e.g. nodes: [{nodes}]."
+            )
         verified = data.get("verified", True)
         if not isinstance(verified, bool):
             raise GraphError(f"the graph's 'verified' must be true or false, got {verified!r}.")
@@ -342,8 +343,13 @@ class CausalGraph:
         """A copy with extra parentless, childless nodes appended."""
         extra = [n for n in nodes if n not in self.nodes]
         return CausalGraph.from_edges(
-            self.edges, nodes=[*self.nodes, *extra], name=self.name, source=self.source,
-            verified=self.verified, notes=self.notes, origin=self.origin,
+            self.edges,
+            nodes=[*self.nodes, *extra],
+            name=self.name,
+            source=self.source,
+            verified=self.verified,
+            notes=self.notes,
+            origin=self.origin,
         )
 
     def _check_node(self, node: str) -> None:
@@ -374,7 +380,9 @@ def load_graph(name_or_path: str | Path | Mapping[str, Any]) -> CausalGraph:
         res = folder / f"{name_or_path}.yaml"
         if not res.is_file():
             available = sorted(p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml"))
-            raise GraphError(f"no packaged causal graph named {str(name_or_path)!r}; available: {available}, or give a path to a YAML file.")
+            raise GraphError(
+                f"no packaged causal graph named {str(name_or_path)!r}; available: {available}, or give a path to a YAML file."
+            )
         with resources.as_file(res) as packaged:
             data = load_yaml(packaged, what="graph file", error=GraphError)
         origin = f"packaged graph {str(name_or_path)!r}"

@@ -55,7 +55,11 @@ def sensitive_interventions(frame: pd.DataFrame, spec: Any) -> list[Intervention
     """The sensitive attribute set to each of its values (rows at that value are skipped later):
     for a binary attribute this is the flip, for a multi-valued one "all other values"."""
     s = spec.sensitive
-    cats = [str(c) for c in frame[s].cat.categories] if isinstance(frame[s].dtype, pd.CategoricalDtype) else sorted(map(str, frame[s].unique()))
+    cats = (
+        [str(c) for c in frame[s].cat.categories]
+        if isinstance(frame[s].dtype, pd.CategoricalDtype)
+        else sorted(map(str, frame[s].unique()))
+    )
     return [Intervention(s, c, c) for c in cats]
 
 
@@ -69,7 +73,9 @@ def feature_interventions(
 ) -> list[Intervention]:
     """The paper's rule (section 6.2) for one feature: frequent categories or percentiles."""
     if feature not in spec.features:
-        raise CounterfactualError(f"cannot intervene on {feature!r}: it is not a feature of {spec.name!r} ({list(spec.features)}).")
+        raise CounterfactualError(
+            f"cannot intervene on {feature!r}: it is not a feature of {spec.name!r} ({list(spec.features)})."
+        )
     kind = spec.features[feature]
     col = frame[feature]
     if kind in ("continuous", "integer"):
@@ -98,16 +104,22 @@ def user_interventions(frame: pd.DataFrame, spec: Any, values: Mapping[str, Iter
     out: list[Intervention] = []
     for feature, vs in values.items():
         if feature not in spec.features:
-            raise CounterfactualError(f"cannot intervene on {feature!r}: it is not a feature of {spec.name!r} ({list(spec.features)}).")
+            raise CounterfactualError(
+                f"cannot intervene on {feature!r}: it is not a feature of {spec.name!r} ({list(spec.features)})."
+            )
         kind = spec.features[feature]
         for v in [vs] if isinstance(vs, (str, int, float)) else list(vs):
             if kind in ("continuous", "integer"):
                 try:
                     num = float(v)
                 except (TypeError, ValueError):
-                    raise CounterfactualError(f"intervention value {v!r} for the numeric feature {feature!r} is not a number.") from None
+                    raise CounterfactualError(
+                        f"intervention value {v!r} for the numeric feature {feature!r} is not a number."
+                    ) from None
                 if kind == "integer" and num != round(num):
-                    raise CounterfactualError(f"intervention value {v!r} for the integer feature {feature!r} is not a whole number.")
+                    raise CounterfactualError(
+                        f"intervention value {v!r} for the integer feature {feature!r} is not a whole number."
+                    )
                 val: Any = int(round(num)) if kind == "integer" else num
             else:
                 cats = [str(c) for c in frame[feature].cat.categories]
@@ -149,5 +161,7 @@ def resolve(
         feats = list(interventions)
     out: list[Intervention] = []
     for f in feats:
-        out.extend(sensitive_interventions(frame, spec) if f == spec.sensitive else feature_interventions(frame, spec, f))
+        out.extend(
+            sensitive_interventions(frame, spec) if f == spec.sensitive else feature_interventions(frame, spec, f)
+        )
     return out

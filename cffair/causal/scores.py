@@ -24,7 +24,9 @@ import pandas as pd
 CATEGORY_KINDS = ("binary", "ordinal", "categorical")
 
 
-def transition_table(before: pd.Series | np.ndarray, after: pd.Series | np.ndarray, categories: Iterable[str]) -> pd.DataFrame:
+def transition_table(
+    before: pd.Series | np.ndarray, after: pd.Series | np.ndarray, categories: Iterable[str]
+) -> pd.DataFrame:
     """``P(x' = b | x = a)``: rows ``a`` (factual), columns ``b`` (counterfactual), rows sum to 1
     (a value never seen as factual gives a row of NaN).
 
@@ -42,7 +44,9 @@ def transition_table(before: pd.Series | np.ndarray, after: pd.Series | np.ndarr
         return counts.div(np.where(totals > 0, totals, np.nan), axis=0)
 
 
-def table_gap(generated: pd.DataFrame, true: pd.DataFrame, counts: pd.Series | None = None, min_count: int = 20) -> float:
+def table_gap(
+    generated: pd.DataFrame, true: pd.DataFrame, counts: pd.Series | None = None, min_count: int = 20
+) -> float:
     """Largest absolute difference between two transition tables over the factual values with at
     least ``min_count`` rows (``counts``; default every row present in both)."""
     rows = [r for r in true.index if (counts is None or counts.get(r, 0) >= min_count)]
@@ -100,14 +104,28 @@ def compare_with_truth(
             g, tg, fg = draws_vs_truth(generated, col)
             out.append((col, kind, "agreement", float(np.mean(_s(g) == _s(tg)))))
             moved = _s(tg) != _s(fg)
-            out.append((col, kind, "agreement_moved", float(np.mean(_s(g)[moved] == _s(tg)[moved])) if moved.any() else float("nan")))
+            out.append(
+                (
+                    col,
+                    kind,
+                    "agreement_moved",
+                    float(np.mean(_s(g)[moved] == _s(tg)[moved])) if moved.any() else float("nan"),
+                )
+            )
             out.append((col, kind, "changed_true", float(np.mean(_s(t) != _s(f)))))
             out.append((col, kind, "changed", float(np.mean(_s(g) != _s(fg)))))
             if oracle is not None:
                 o, to, _ = draws_vs_truth(oracle, col)
                 out.append((col, kind, "agreement_oracle", float(np.mean(_s(o) == _s(to)))))
                 o_moved = _s(to) != _s(factual[col].to_numpy()[oracle["row_id"].to_numpy()])
-                out.append((col, kind, "agreement_moved_oracle", float(np.mean(_s(o)[o_moved] == _s(to)[o_moved])) if o_moved.any() else float("nan")))
+                out.append(
+                    (
+                        col,
+                        kind,
+                        "agreement_moved_oracle",
+                        float(np.mean(_s(o)[o_moved] == _s(to)[o_moved])) if o_moved.any() else float("nan"),
+                    )
+                )
         if kind in CATEGORY_KINDS:
             cats = [str(c) for c in factual[col].cat.categories]
             counts = pd.Series(_s(f)).value_counts()
@@ -116,7 +134,9 @@ def compare_with_truth(
             out.append((col, kind, "table_gap", table_gap(transition_table(fg, g, cats), true_t, counts, min_count)))
             if oracle is not None:
                 o, _, fo = draws_vs_truth(oracle, col)
-                out.append((col, kind, "table_gap_oracle", table_gap(transition_table(fo, o, cats), true_t, counts, min_count)))
+                out.append(
+                    (col, kind, "table_gap_oracle", table_gap(transition_table(fo, o, cats), true_t, counts, min_count))
+                )
     return pd.DataFrame(out, columns=["node", "kind", "metric", "value"])
 
 

@@ -69,7 +69,9 @@ def _import_first(names: str | tuple[str, ...]) -> ModuleType | None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``cffair`` argument parser with every command group of :data:`COMMAND_MODULES`."""
-    parser = _Parser(prog="cffair", description="cffair: counterfactual fairness with Logic Tensor Networks (Heilmann et al.).")
+    parser = _Parser(
+        prog="cffair", description="cffair: counterfactual fairness with Logic Tensor Networks (Heilmann et al.)."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for names in COMMAND_MODULES:
         module = _import_first(names)
@@ -103,8 +105,10 @@ def _message(exc: BaseException) -> str:
     if isinstance(exc, CffairError):
         return _one_line(exc)
     if isinstance(exc, UnicodeDecodeError):
-        return (f"a file is not UTF-8 text ({exc.reason} at byte {exc.start}: {exc.object[exc.start:exc.end]!r}); "
-                "save it as UTF-8 and try again")
+        return (
+            f"a file is not UTF-8 text ({exc.reason} at byte {exc.start}: {exc.object[exc.start : exc.end]!r}); "
+            "save it as UTF-8 and try again"
+        )
     if isinstance(exc, OSError) and exc.filename is not None:
         from cffair._io import storage_error
 
@@ -136,8 +140,14 @@ def _one_line_warnings() -> Iterator[None]:
     and again by the flow)."""
     shown: set[str] = set()
 
-    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-             file: Any = None, line: str | None = None) -> None:
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
         text = _one_line(message)
         if text not in shown:
             shown.add(text)

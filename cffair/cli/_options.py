@@ -166,12 +166,16 @@ def learning_rate(text: str) -> float:
 def backend_name(text: str) -> str:
     """A joblib backend of :data:`BACKENDS`."""
     if text not in BACKENDS:
-        raise argparse.ArgumentTypeError(f"unknown backend {text!r}; choose one of {', '.join(BACKENDS)} (default loky)")
+        raise argparse.ArgumentTypeError(
+            f"unknown backend {text!r}; choose one of {', '.join(BACKENDS)} (default loky)"
+        )
     return text
 
 
-DEVICE_HELP = ("where models train: cpu (default), cuda (or cuda:N, an accelerator; an error if there is none) "
-               "or auto (cuda when present, else cpu)")
+DEVICE_HELP = (
+    "where models train: cpu (default), cuda (or cuda:N, an accelerator; an error if there is none) "
+    "or auto (cuda when present, else cpu)"
+)
 
 
 def device(text: str) -> str:
@@ -200,13 +204,19 @@ def weights(text: str) -> dict[str, float]:
                 f"unknown axiom group {key!r} in {part!r}; the groups are {', '.join(WEIGHT_GROUPS)}, e.g. acc=1,cf=2"
             )
         if key in out:
-            raise argparse.ArgumentTypeError(f"axiom group {key!r} is given twice; give each group once, e.g. acc=1,cf=2")
+            raise argparse.ArgumentTypeError(
+                f"axiom group {key!r} is given twice; give each group once, e.g. acc=1,cf=2"
+            )
         try:
             w = float(val)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"the weight of {key!r} must be a number, got {val!r}; e.g. {key}=2") from None
+            raise argparse.ArgumentTypeError(
+                f"the weight of {key!r} must be a number, got {val!r}; e.g. {key}=2"
+            ) from None
         if not math.isfinite(w) or w < 0:
-            raise argparse.ArgumentTypeError(f"the weight of {key!r} must be a finite number >= 0, got {val!r}; e.g. {key}=2")
+            raise argparse.ArgumentTypeError(
+                f"the weight of {key!r} must be a finite number >= 0, got {val!r}; e.g. {key}=2"
+            )
         out[key] = w
     return out
 
@@ -231,7 +241,7 @@ SEPARATOR_NAMES: dict[str, str] = {"comma": ",", "semicolon": ";", "tab": "\t", 
 def separator(text: str) -> str:
     """A CSV column separator: one character (``;``), ``\\t``, or a name of :data:`SEPARATOR_NAMES`."""
     value = SEPARATOR_NAMES.get(text.strip().lower(), "\t" if text == "\\t" else text)
-    if len(value) != 1 or value in "\"\n\r" or value.isalnum():
+    if len(value) != 1 or value in '"\n\r' or value.isalnum():
         raise argparse.ArgumentTypeError(
             f"expected one separator character or one of {', '.join(SEPARATOR_NAMES)}, got {text!r}; e.g. --sep ';' or --sep tab"
         )

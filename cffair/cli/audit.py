@@ -48,19 +48,44 @@ from cffair.cli._options import OptionError, non_negative_int
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``audit`` to the ``cffair`` command line."""
-    p = sub.add_parser("audit", help="counterfactual fairness (CF-MSE, flip rate, per subgroup) of a model trained elsewhere")
+    p = sub.add_parser(
+        "audit", help="counterfactual fairness (CF-MSE, flip rate, per subgroup) of a model trained elsewhere"
+    )
     add_data_args(p, seed_help="seed of the flow, the twins and the bootstrap")
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--model", metavar="SKOPS", help="a scikit-learn model saved with skops.io.dump (predict_proba on readable rows)")
-    which.add_argument("--predictions", metavar="CSV", help="column d: one prediction per data row (needs --twins and --twin-predictions)")
-    p.add_argument("--trust", action="append", default=[], metavar="TYPE",
-                   help="a type the skops file may load beyond skops' defaults (repeatable; check it first)")
-    p.add_argument("--twins", metavar="PARQUET", help="counterfactuals from a file (default: made by the causal flow, cached)")
-    p.add_argument("--twin-predictions", metavar="CSV", help="column d_cf: one prediction per row of --twins, in its order")
-    p.add_argument("--n-boot", type=non_negative_int, default=200, help="bootstrap resamples per subgroup (default 200; 0: none)")
-    p.add_argument("--flow-fit", choices=["audit", "default"], default="audit",
-                   help="how the twins' flow is fitted: 'audit' (default; batches of 4096, several times faster on Adult) "
-                        "or 'default' (the library's batches of 256, as cffair counterfactuals generate fits it)")
+    which.add_argument(
+        "--model",
+        metavar="SKOPS",
+        help="a scikit-learn model saved with skops.io.dump (predict_proba on readable rows)",
+    )
+    which.add_argument(
+        "--predictions",
+        metavar="CSV",
+        help="column d: one prediction per data row (needs --twins and --twin-predictions)",
+    )
+    p.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="a type the skops file may load beyond skops' defaults (repeatable; check it first)",
+    )
+    p.add_argument(
+        "--twins", metavar="PARQUET", help="counterfactuals from a file (default: made by the causal flow, cached)"
+    )
+    p.add_argument(
+        "--twin-predictions", metavar="CSV", help="column d_cf: one prediction per row of --twins, in its order"
+    )
+    p.add_argument(
+        "--n-boot", type=non_negative_int, default=200, help="bootstrap resamples per subgroup (default 200; 0: none)"
+    )
+    p.add_argument(
+        "--flow-fit",
+        choices=["audit", "default"],
+        default="audit",
+        help="how the twins' flow is fitted: 'audit' (default; batches of 4096, several times faster on Adult) "
+        "or 'default' (the library's batches of 256, as cffair counterfactuals generate fits it)",
+    )
     p.add_argument("--out", metavar="JSON", help="also write the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_flow_args(p)
@@ -71,15 +96,21 @@ def _check(args: argparse.Namespace) -> None:
     check_data_args(args)
     if args.predictions:
         if not (args.twins and args.twin_predictions):
-            raise OptionError("--predictions needs --twins TWINS.parquet (the twins the model was run on) and "
-                              "--twin-predictions T.csv (its predictions for them).")
+            raise OptionError(
+                "--predictions needs --twins TWINS.parquet (the twins the model was run on) and "
+                "--twin-predictions T.csv (its predictions for them)."
+            )
         for opt, path in (("--predictions", args.predictions), ("--twin-predictions", args.twin_predictions)):
             if not Path(path).is_file():
                 raise OptionError(f"{opt} {path}: no such file.")
     elif args.twin_predictions:
-        raise OptionError("--twin-predictions goes with --predictions, not with --model (the model predicts the twins itself).")
+        raise OptionError(
+            "--twin-predictions goes with --predictions, not with --model (the model predicts the twins itself)."
+        )
     if args.model and not Path(args.model).is_file():
-        raise OptionError(f"--model {args.model}: no such file; save a scikit-learn model with skops.io.dump(model, path).")
+        raise OptionError(
+            f"--model {args.model}: no such file; save a scikit-learn model with skops.io.dump(model, path)."
+        )
     if args.twins and not Path(args.twins).is_file():
         raise OptionError(f"--twins {args.twins}: no such file.")
 
@@ -98,7 +129,9 @@ def load_skops(path: str, trust: list[str]) -> Any:
     try:
         untrusted = sio.get_untrusted_types(file=path)
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise OptionError(f"--model {path}: not a skops file ({exc}); save the model with skops.io.dump(model, path).") from None
+        raise OptionError(
+            f"--model {path}: not a skops file ({exc}); save the model with skops.io.dump(model, path)."
+        ) from None
     unknown = sorted(set(untrusted) - set(trust))
     if unknown:
         raise OptionError(
@@ -128,24 +161,48 @@ def _audit(args: argparse.Namespace) -> int:
         kind = ds.spec.target_kind
         method = getattr(model, "predict_proba" if kind == "binary" else "predict", None)
         if method is None:
-            raise OptionError(f"--model {args.model}: a {type(model).__name__} has no "
-                              f"{'predict_proba' if kind == 'binary' else 'predict'} for a {kind} target.")
-        result = audit(method, ds, twins=twins, flow_config=flow_config(args), flow_fit=args.flow_fit,
-                       cache_dir=cache_root(args), seed=args.seed, n_boot=args.n_boot, progress=not args.quiet)
+            raise OptionError(
+                f"--model {args.model}: a {type(model).__name__} has no "
+                f"{'predict_proba' if kind == 'binary' else 'predict'} for a {kind} target."
+            )
+        result = audit(
+            method,
+            ds,
+            twins=twins,
+            flow_config=flow_config(args),
+            flow_fit=args.flow_fit,
+            cache_dir=cache_root(args),
+            seed=args.seed,
+            n_boot=args.n_boot,
+            progress=not args.quiet,
+        )
     else:
         assert twins is not None
-        result = audit_scores(_column(args.predictions, "d"), _column(args.twin_predictions, "d_cf"), twins, ds,
-                              seed=args.seed, n_boot=args.n_boot)
+        result = audit_scores(
+            _column(args.predictions, "d"),
+            _column(args.twin_predictions, "d_cf"),
+            twins,
+            ds,
+            seed=args.seed,
+            n_boot=args.n_boot,
+        )
     by = result.by_subgroup.reset_index()
-    summary = {"cf_mse": result.cf_mse, "cf_flip_rate": result.cf_flip_rate, "threshold": result.threshold,
-               "pairs": result.n_pairs, "rows": result.n_rows,
-               "by_subgroup": json.loads(by.to_json(orient="records"))}
+    summary = {
+        "cf_mse": result.cf_mse,
+        "cf_flip_rate": result.cf_flip_rate,
+        "threshold": result.threshold,
+        "pairs": result.n_pairs,
+        "rows": result.n_rows,
+        "by_subgroup": json.loads(by.to_json(orient="records")),
+    }
     if args.out:
         from cffair.utils import atomic_path
 
         with atomic_path(args.out) as tmp:
             tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    print(f"CF-MSE {result.cf_mse:.4f}, CF flip rate {result.cf_flip_rate:.4f} over {result.n_pairs} person-twin pairs "
-          f"of {result.n_rows} rows (decision threshold {result.threshold:.3g})")
+    print(
+        f"CF-MSE {result.cf_mse:.4f}, CF flip rate {result.cf_flip_rate:.4f} over {result.n_pairs} person-twin pairs "
+        f"of {result.n_rows} rows (decision threshold {result.threshold:.3g})"
+    )
     print(by.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     return 0

@@ -29,7 +29,9 @@ from cffair.cli._options import DEVICE_HELP, device, patience, positive_int, see
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``counterfactuals generate`` to the ``cffair`` command line."""
-    p = sub.add_parser("counterfactuals", help="generate counterfactuals with a causal normalising flow (paper section 6.2)")
+    p = sub.add_parser(
+        "counterfactuals", help="generate counterfactuals with a causal normalising flow (paper section 6.2)"
+    )
     csub = p.add_subparsers(dest="counterfactuals_command", required=True, metavar="COMMAND")
     g = csub.add_parser("generate", help="fit the flow (cached) and write a counterfactual set (parquet)")
     which = g.add_mutually_exclusive_group(required=True)
@@ -44,17 +46,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="sensitive attribute only; plus the immutable features (CKE, section 4.3); or every feature",
     )
     g.add_argument("--seed", type=seed, default=0, help="seed of the flow's training and the Gumbel draws (default 0)")
-    g.add_argument("--epochs", "--flow-epochs", dest="epochs", type=positive_int,
-                   help="maximum training epochs (default 1000, the paper's)")
-    g.add_argument("--patience", type=patience, default=argparse.SUPPRESS,
-                   help="early-stopping patience in epochs; 0 or none trains every epoch (the paper)")
+    g.add_argument(
+        "--epochs",
+        "--flow-epochs",
+        dest="epochs",
+        type=positive_int,
+        help="maximum training epochs (default 1000, the paper's)",
+    )
+    g.add_argument(
+        "--patience",
+        type=patience,
+        default=argparse.SUPPRESS,
+        help="early-stopping patience in epochs; 0 or none trains every epoch (the paper)",
+    )
     add_treatment_args(g)
-    g.add_argument("--no-root-context", action="store_true", help="transform root nodes instead of conditioning on them")
+    g.add_argument(
+        "--no-root-context", action="store_true", help="transform root nodes instead of conditioning on them"
+    )
     g.add_argument("--cache-dir", help="cache folder (default $CFFAIR_CACHE or ~/.cache/cffair)")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     g.add_argument("--out", help="output parquet (default: counterfactuals/<dataset>-<interventions>-seed<N>.parquet)")
     g.add_argument("--quiet", action="store_true", help="no progress bars")
-    g.add_argument("--device", type=device, default="cpu", help="where the flow trains: " + DEVICE_HELP.removeprefix("where models train: "))
+    g.add_argument(
+        "--device",
+        type=device,
+        default="cpu",
+        help="where the flow trains: " + DEVICE_HELP.removeprefix("where models train: "),
+    )
     g.set_defaults(func=_generate, check=_check)
 
 

@@ -44,25 +44,46 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``fit``, ``predict`` and ``twins`` to the ``cffair`` command line."""
     f = sub.add_parser("fit", help="train a self-contained model on every row of your CSV (flow + LTN) and save it")
     f.add_argument("--data", required=True, metavar="CSV", help="your data: a CSV file with a header line")
-    f.add_argument("--spec", required=True, metavar="YAML", help="its spec (target, sensitive, features, subgroups, graph)")
+    f.add_argument(
+        "--spec", required=True, metavar="YAML", help="its spec (target, sensitive, features, subgroups, graph)"
+    )
     add_sep_arg(f)
-    f.add_argument("--setting", default="acc_cf", choices=["acc", "acc_cf", "acc_cf_sg"],
-                   help="axioms: accuracy only, + counterfactual fairness (A4, default), + subgroup fairness (A4_1..n)")
+    f.add_argument(
+        "--setting",
+        default="acc_cf",
+        choices=["acc", "acc_cf", "acc_cf_sg"],
+        help="axioms: accuracy only, + counterfactual fairness (A4, default), + subgroup fairness (A4_1..n)",
+    )
     f.add_argument("--lr", type=learning_rate, default=None, help="Adam learning rate (default 1e-3; the paper's 0.1)")
-    f.add_argument("--pretrain-epochs", type=positive_int, default=1500, help="epochs on the accuracy axioms first (default 1500)")
-    f.add_argument("--fair-epochs", type=positive_int, default=500, help="epochs with the fairness axioms added (default 500)")
-    f.add_argument("--weights", type=weights, default=None, metavar="GROUP=W,...", help="axiom-group weights, e.g. acc=1,cf=2")
-    f.add_argument("--flow-epochs", type=positive_int, default=None, help="maximum epochs of the causal flow (default 1000)")
+    f.add_argument(
+        "--pretrain-epochs", type=positive_int, default=1500, help="epochs on the accuracy axioms first (default 1500)"
+    )
+    f.add_argument(
+        "--fair-epochs", type=positive_int, default=500, help="epochs with the fairness axioms added (default 500)"
+    )
+    f.add_argument(
+        "--weights", type=weights, default=None, metavar="GROUP=W,...", help="axiom-group weights, e.g. acc=1,cf=2"
+    )
+    f.add_argument(
+        "--flow-epochs", type=positive_int, default=None, help="maximum epochs of the causal flow (default 1000)"
+    )
     f.add_argument("--seed", type=seed, default=0, help="seed of the flow, the twins and the model (default 0)")
     f.add_argument("--out", required=True, metavar="MODEL", help="the model file to write (e.g. credit.cffair)")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
     f.add_argument("--device", type=device, default="cpu", help=DEVICE_HELP)
     f.set_defaults(func=_fit, check=_check_fit)
 
-    for name, what in (("predict", "decisions and outputs of a saved model for new rows"),
-                       ("twins", "each new row beside its counterfactual twins, with the model's outputs")):
+    for name, what in (
+        ("predict", "decisions and outputs of a saved model for new rows"),
+        ("twins", "each new row beside its counterfactual twins, with the model's outputs"),
+    ):
         p = sub.add_parser(name, help=what)
-        p.add_argument("--model", required=True, metavar="MODEL", help="a model written by `cffair fit` (or cffair.model.save_model)")
+        p.add_argument(
+            "--model",
+            required=True,
+            metavar="MODEL",
+            help="a model written by `cffair fit` (or cffair.model.save_model)",
+        )
         p.add_argument("--data", required=True, metavar="CSV", help="new rows: a CSV with the spec's feature columns")
         add_sep_arg(p)
         p.add_argument("--out", metavar="CSV", help="write the table here (default: print it)")
@@ -94,9 +115,15 @@ def _fit(args: argparse.Namespace) -> int:
 
     frame, spec = datasets.from_csv(args.data, args.spec, **({"sep": args.sep} if args.sep else {}))
     cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
-    options: dict[str, Any] = {"setting": args.setting, "pretrain_epochs": args.pretrain_epochs, "fair_epochs": args.fair_epochs,
-                               "group_weights": args.weights, "seed": args.seed, "progress": not args.quiet,
-                               "device": args.device}
+    options: dict[str, Any] = {
+        "setting": args.setting,
+        "pretrain_epochs": args.pretrain_epochs,
+        "fair_epochs": args.fair_epochs,
+        "group_weights": args.weights,
+        "seed": args.seed,
+        "progress": not args.quiet,
+        "device": args.device,
+    }
     if args.lr is not None:
         options["lr"] = args.lr
     if args.flow_epochs is not None:
@@ -144,8 +171,13 @@ def _predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     rows = _new_rows(args)
     name, d = _outputs(model, rows)
-    table = pd.DataFrame({"row": range(len(rows)), "decision": model.predict(rows) if model.spec_.target_kind == "binary"
-                          else d >= _threshold(model, d), name: d})
+    table = pd.DataFrame(
+        {
+            "row": range(len(rows)),
+            "decision": model.predict(rows) if model.spec_.target_kind == "binary" else d >= _threshold(model, d),
+            name: d,
+        }
+    )
     _emit(table, args.out)
     return 0
 

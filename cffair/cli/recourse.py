@@ -43,28 +43,52 @@ def parse_actions(text: str) -> tuple[Any, ...]:
     for item in text.split(","):
         name, _, direction = item.strip().partition(":")
         if not name:
-            raise argparse.ArgumentTypeError(f"expected FEATURE[:DIRECTION],... got {text!r}; e.g. education:increase,hours-per-week")
+            raise argparse.ArgumentTypeError(
+                f"expected FEATURE[:DIRECTION],... got {text!r}; e.g. education:increase,hours-per-week"
+            )
         direction = direction or "any"
         if direction not in DIRECTIONS:
-            raise argparse.ArgumentTypeError(f"direction of {name!r} must be one of {', '.join(DIRECTIONS)}, got {direction!r}; "
-                                             "e.g. education:increase")
+            raise argparse.ArgumentTypeError(
+                f"direction of {name!r} must be one of {', '.join(DIRECTIONS)}, got {direction!r}; "
+                "e.g. education:increase"
+            )
         out.append(Action(name, direction))  # type: ignore[arg-type]
     return tuple(out)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``recourse`` to the ``cffair`` command line."""
-    r = sub.add_parser("recourse", help="the cheapest actionable interventions that make a trained model's decision favourable")
+    r = sub.add_parser(
+        "recourse", help="the cheapest actionable interventions that make a trained model's decision favourable"
+    )
     r.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save` (binary target)")
     who = r.add_mutually_exclusive_group(required=True)
     who.add_argument("--row", type=non_negative_int, action="append", help="positional row id of a person (repeatable)")
-    who.add_argument("--where", type=where_expression, help="rows selecting the people, e.g. \"sex == 'Female' and age <= 30\" (comparisons, and/or/not, in [...]; "
-                     "`odd-name` for other column names; see cffair.expressions)")
-    r.add_argument("--limit", type=positive_int, default=200, help="with --where, at most this many people (default 200)")
-    r.add_argument("--actions", type=parse_actions, default=None,
-                   help="actionable features FEATURE[:increase|decrease],... (default: the dataset's, cffair.recourse.RECOURSE_ACTIONS)")
-    r.add_argument("--max-features", type=int, choices=[1, 2], default=2, help="intervene on at most this many features (default 2)")
-    r.add_argument("--budget", type=positive_float, default=2.0, help="cost c at which the query's Cheap(a) reaches 0 (default 2)")
+    who.add_argument(
+        "--where",
+        type=where_expression,
+        help="rows selecting the people, e.g. \"sex == 'Female' and age <= 30\" (comparisons, and/or/not, in [...]; "
+        "`odd-name` for other column names; see cffair.expressions)",
+    )
+    r.add_argument(
+        "--limit", type=positive_int, default=200, help="with --where, at most this many people (default 200)"
+    )
+    r.add_argument(
+        "--actions",
+        type=parse_actions,
+        default=None,
+        help="actionable features FEATURE[:increase|decrease],... (default: the dataset's, cffair.recourse.RECOURSE_ACTIONS)",
+    )
+    r.add_argument(
+        "--max-features",
+        type=int,
+        choices=[1, 2],
+        default=2,
+        help="intervene on at most this many features (default 2)",
+    )
+    r.add_argument(
+        "--budget", type=positive_float, default=2.0, help="cost c at which the query's Cheap(a) reaches 0 (default 2)"
+    )
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--quiet", action="store_true", help="no progress output")
     r.set_defaults(func=_recourse)
@@ -82,7 +106,9 @@ def _recourse(args: argparse.Namespace) -> int:
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
     if spec.target_kind != "binary":
-        raise RecourseError(f"recourse needs a binary target with a favourable label; {spec.name!r} has a score target.")
+        raise RecourseError(
+            f"recourse needs a binary target with a favourable label; {spec.name!r} has a score target."
+        )
     train, encoder = fold_encoder(ds, extra)
     check_training_rows(learner, ds, extra, encoder, args.checkpoint)
     if args.row:
@@ -95,15 +121,20 @@ def _recourse(args: argparse.Namespace) -> int:
     config = extra.get("counterfactual_config") or extra.get("flow_config") or {}
     _check_generator(args, extra)
     flow = fit_flow(ds, config, seed=extra.get("seed", 0), cache=extra.get("cache_dir"), progress=not args.quiet)
-    search = RecourseSearch(flow, spec, encoder, frame.iloc[train], args.actions, max_features=args.max_features,
-                            seed=extra.get("seed", 0))
+    search = RecourseSearch(
+        flow, spec, encoder, frame.iloc[train], args.actions, max_features=args.max_features, seed=extra.get("seed", 0)
+    )
     people = frame.iloc[ids].reset_index(drop=True)
     table = search.run(people, {"D": learner.predict_d}, favourable=int(spec.favourable))
     best = table.best("D")
     neg = table.negative("D")
     out: dict[str, Any] = {
-        "dataset": spec.name, "actions": table.meta["actions"], "max_features": args.max_features, "budget": args.budget,
-        "people": int(len(ids)), "unfavourable": int(neg.sum()),
+        "dataset": spec.name,
+        "actions": table.meta["actions"],
+        "max_features": args.max_features,
+        "budget": args.budget,
+        "people": int(len(ids)),
+        "unfavourable": int(neg.sum()),
         "recourse_rate": float(best["found"].mean()) if len(best) else None,
         "query": table.query("D", args.budget) if neg.any() else None,
         "rows": [],
@@ -113,8 +144,15 @@ def _recourse(args: argparse.Namespace) -> int:
         rec: dict[str, Any] = {"row": int(row_id), "D": float(table.d_factual["D"][p]), "favourable": not bool(neg[p])}
         if p in found:
             b = found[p]
-            rec.update({"found": bool(b["found"]), "action": b["action"] or None, "cost": _num(b["cost"]),
-                        "D_after": _num(b["d_after"]), "query": table.query("D", args.budget, people=[p])})
+            rec.update(
+                {
+                    "found": bool(b["found"]),
+                    "action": b["action"] or None,
+                    "cost": _num(b["cost"]),
+                    "D_after": _num(b["d_after"]),
+                    "query": table.query("D", args.budget, people=[p]),
+                }
+            )
         out["rows"].append(rec)
     if args.json:
         print(json.dumps(out, indent=2, default=str))
@@ -150,14 +188,18 @@ def _num(v: Any) -> float | None:
 
 
 def _print(out: dict[str, Any], args: argparse.Namespace) -> None:
-    print(f"{out['dataset']}: recourse on {', '.join(out['actions'])} (at most {out['max_features']} at once; "
-          f"cost: normalised L1, one unit = one sd or one category switch)")
+    print(
+        f"{out['dataset']}: recourse on {', '.join(out['actions'])} (at most {out['max_features']} at once; "
+        f"cost: normalised L1, one unit = one sd or one category switch)"
+    )
     if args.where:
         n, k = out["people"], out["unfavourable"]
         print(f"  {n} people selected by {args.where!r}, {k} decided unfavourably")
         if k:
             costs = [r["cost"] for r in out["rows"] if r.get("found")]
-            print(f"  recourse exists for {out['recourse_rate']:.1%}; mean cost {np.mean(costs) if costs else float('nan'):.2f}")
+            print(
+                f"  recourse exists for {out['recourse_rate']:.1%}; mean cost {np.mean(costs) if costs else float('nan'):.2f}"
+            )
             print(f"  query ∀x∈T̂⁻_C ∃a: Fav(D(x_a)) ∧ Cheap(a) with c = {out['budget']:g}: sat = {out['query']:.3f}")
         return
     for r in out["rows"]:
@@ -165,7 +207,11 @@ def _print(out: dict[str, Any], args: argparse.Namespace) -> None:
         if r["favourable"]:
             print(f"{head}, already favourable: no recourse needed")
         elif r["found"]:
-            print(f"{head}, unfavourable. Cheapest: {r['action']}  (cost {r['cost']:.2f}, D after {r['D_after']:.3f}); "
-                  f"query sat = {r['query']:.3f}")
+            print(
+                f"{head}, unfavourable. Cheapest: {r['action']}  (cost {r['cost']:.2f}, D after {r['D_after']:.3f}); "
+                f"query sat = {r['query']:.3f}"
+            )
         else:
-            print(f"{head}, unfavourable. No intervention on these features (at most {out['max_features']} at once) works.")
+            print(
+                f"{head}, unfavourable. No intervention on these features (at most {out['max_features']} at once) works."
+            )

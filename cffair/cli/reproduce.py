@@ -28,18 +28,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=["quick", "full"], default="quick")
     p.add_argument("--only", nargs="*", choices=list(registry.groups()), help="question groups to run (default: all)")
     p.add_argument("--jobs", type=positive_int, default=2, help="worker processes (one torch thread each)")
-    p.add_argument("--datasets", nargs="*", default=list(registry.dataset_names()), choices=list(registry.dataset_names()))
+    p.add_argument(
+        "--datasets", nargs="*", default=list(registry.dataset_names()), choices=list(registry.dataset_names())
+    )
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--no-notebooks", action="store_true", help="only compute results")
-    p.add_argument("--device", type=device, default="cpu",
-                   help=DEVICE_HELP + "; each worker takes one device, which enters no record's fingerprint")
-    p.add_argument("--lock-timeout", type=_seconds, default=0.0, metavar="SECONDS",
-                   help="when another `cffair reproduce` is writing the same results folder, wait this long for it "
-                        "(inf: until it finishes); default 0: stop at once and say so")
+    p.add_argument(
+        "--device",
+        type=device,
+        default="cpu",
+        help=DEVICE_HELP + "; each worker takes one device, which enters no record's fingerprint",
+    )
+    p.add_argument(
+        "--lock-timeout",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="when another `cffair reproduce` is writing the same results folder, wait this long for it "
+        "(inf: until it finishes); default 0: stop at once and say so",
+    )
     c = p.add_argument_group("a SLURM cluster (needs the slurm extra; see cffair.cluster)")
-    c.add_argument("--cluster", choices=["local", "slurm"], default="local",
-                   help="slurm: the workers are --jobs SLURM jobs (implies --backend dask); local (default): this machine")
-    c.add_argument("--cluster-config", metavar="YAML", help="SLURM settings (queue, account, walltime, memory, ...) from a file")
+    c.add_argument(
+        "--cluster",
+        choices=["local", "slurm"],
+        default="local",
+        help="slurm: the workers are --jobs SLURM jobs (implies --backend dask); local (default): this machine",
+    )
+    c.add_argument(
+        "--cluster-config", metavar="YAML", help="SLURM settings (queue, account, walltime, memory, ...) from a file"
+    )
     c.add_argument("--queue", help="SLURM partition")
     c.add_argument("--account", help="SLURM account")
     c.add_argument("--walltime", help="per worker job, [D-]HH:MM[:SS] (default 02:00:00)")
@@ -58,19 +75,33 @@ def _check_reproduce(args: argparse.Namespace) -> None:
     from cffair.cli._options import OptionError
 
     if not args.datasets:
-        raise OptionError(f"--datasets was given without a dataset, so there is nothing to reproduce; name one or more of "
-                          f"{', '.join(registry.dataset_names())}, or leave --datasets out for all of them.")
+        raise OptionError(
+            f"--datasets was given without a dataset, so there is nothing to reproduce; name one or more of "
+            f"{', '.join(registry.dataset_names())}, or leave --datasets out for all of them."
+        )
     if args.only is not None and not args.only:
-        raise OptionError(f"--only was given without a question group, so there is nothing to reproduce; name one or more of "
-                          f"{', '.join(registry.groups())}, or leave --only out for all of them.")
-    slurm_options = [o for o in ("cluster_config", "queue", "account", "walltime", "memory", "scheduler_host") if getattr(args, o)]
+        raise OptionError(
+            f"--only was given without a question group, so there is nothing to reproduce; name one or more of "
+            f"{', '.join(registry.groups())}, or leave --only out for all of them."
+        )
+    slurm_options = [
+        o for o in ("cluster_config", "queue", "account", "walltime", "memory", "scheduler_host") if getattr(args, o)
+    ]
     if args.cluster == "slurm":
         if args.backend not in (None, "dask"):
-            raise OptionError(f"--cluster slurm runs through the dask backend; drop --backend {args.backend} (or give --backend dask).")
+            raise OptionError(
+                f"--cluster slurm runs through the dask backend; drop --backend {args.backend} (or give --backend dask)."
+            )
         from cffair.cluster import SlurmConfig
 
-        args.slurm = SlurmConfig.load(args.cluster_config, queue=args.queue, account=args.account, walltime=args.walltime,
-                                      memory=args.memory, scheduler_host=args.scheduler_host)  # checked before any work
+        args.slurm = SlurmConfig.load(
+            args.cluster_config,
+            queue=args.queue,
+            account=args.account,
+            walltime=args.walltime,
+            memory=args.memory,
+            scheduler_host=args.scheduler_host,
+        )  # checked before any work
     elif slurm_options:
         raise OptionError(f"--{slurm_options[0].replace('_', '-')} is a SLURM setting; add --cluster slurm.")
 
@@ -90,9 +121,17 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from cffair.reproduce import reproduce
 
     slurm = getattr(args, "slurm", None)
-    prov = reproduce(args.mode, args.only, jobs=args.jobs, datasets=args.datasets, notebooks=not args.no_notebooks,
-                     backend="dask" if slurm is not None else args.backend, lock_timeout=args.lock_timeout, cluster=slurm,
-                     device=args.device)
+    prov = reproduce(
+        args.mode,
+        args.only,
+        jobs=args.jobs,
+        datasets=args.datasets,
+        notebooks=not args.no_notebooks,
+        backend="dask" if slurm is not None else args.backend,
+        lock_timeout=args.lock_timeout,
+        cluster=slurm,
+        device=args.device,
+    )
     print(json.dumps(prov["stage_seconds"], indent=2))
     return 0
 
@@ -107,7 +146,8 @@ def _cmd_results(args: argparse.Namespace) -> int:
 
         raise ResultsMissingError(
             f"no results store at {store.root}: nothing was computed in mode {args.mode} there; run "
-            f"`cffair reproduce --mode {args.mode}`, or set CFFAIR_RESULTS to the folder that holds {args.mode}/")
+            f"`cffair reproduce --mode {args.mode}`, or set CFFAIR_RESULTS to the folder that holds {args.mode}/"
+        )
     st = status(store, paper_grid(args.mode, only=args.only))
     counts = st["state"].value_counts().to_dict()
     print(f"results/{args.mode}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
@@ -120,7 +160,9 @@ def _cmd_results(args: argparse.Namespace) -> int:
             for _, row in stale.iterrows():
                 print(f"  {row['key']}: " + "; ".join(row["reasons"]))
     for _, row in st[st["state"] == "corrupt"].iterrows():
-        print(f"corrupt: {row['path']}: {row['reasons'][0]} (moved aside and recomputed by the next `cffair reproduce`)")
+        print(
+            f"corrupt: {row['path']}: {row['reasons'][0]} (moved aside and recomputed by the next `cffair reproduce`)"
+        )
     listed = set(st["path"])
     for c in (c for c in store.corrupt() if str(c.path) not in listed):  # files of configs outside this grid
         print(f"corrupt: {c.path}: {c.reason}")

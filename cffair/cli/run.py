@@ -44,8 +44,10 @@ def _setting(text: str) -> str:
 
 def _baseline(text: str) -> str:
     if text not in registry.baselines():
-        raise argparse.ArgumentTypeError(f"unknown baseline {text!r}; choose from {', '.join(registry.baselines())} "
-                                         "(or give --baselines alone for none)")
+        raise argparse.ArgumentTypeError(
+            f"unknown baseline {text!r}; choose from {', '.join(registry.baselines())} "
+            "(or give --baselines alone for none)"
+        )
     return text
 
 
@@ -68,38 +70,89 @@ def _out_dir(text: str) -> str:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``run`` to the ``cffair`` command line."""
-    p = sub.add_parser("run", help="the paper's protocol on your own CSV (counterfactuals, LTN settings, CKE, baselines) and a report",
-                       description="Run the paper's protocol on a CSV of your own and write report.html into the results folder.")
+    p = sub.add_parser(
+        "run",
+        help="the paper's protocol on your own CSV (counterfactuals, LTN settings, CKE, baselines) and a report",
+        description="Run the paper's protocol on a CSV of your own and write report.html into the results folder.",
+    )
     p.add_argument("--data", required=True, metavar="CSV", help="your data: a CSV file with a header line")
-    p.add_argument("--spec", required=True, metavar="YAML", help="its spec (target, sensitive, features, subgroups, immutable, graph)")
+    p.add_argument(
+        "--spec",
+        required=True,
+        metavar="YAML",
+        help="its spec (target, sensitive, features, subgroups, immutable, graph)",
+    )
     p.add_argument("--graph", metavar="YAML", help="a causal graph file replacing the spec's 'graph'")
     add_sep_arg(p)
-    p.add_argument("--settings", nargs="+", type=_setting, metavar="SETTING",
-                   help=f"LTN settings ({', '.join(registry.method(s).short for s in registry.ltn_settings())}; default all, without the CKE ones if the spec lists no immutable feature)")
-    p.add_argument("--baselines", nargs="*", type=_baseline, metavar="BASELINE",
-                   help=f"baselines ({', '.join(registry.baselines())}; default {' '.join(registry.paper_baselines())}, Table 1's; the option alone: none)")
-    p.add_argument("--folds", type=folds, default=5, help="cross-validation folds, every one is run (default 5, the paper's)")
-    p.add_argument("--quick", action="store_true", help="quick profile: few epochs, at most 1,500 training rows (checks that it runs)")
+    p.add_argument(
+        "--settings",
+        nargs="+",
+        type=_setting,
+        metavar="SETTING",
+        help=f"LTN settings ({', '.join(registry.method(s).short for s in registry.ltn_settings())}; default all, without the CKE ones if the spec lists no immutable feature)",
+    )
+    p.add_argument(
+        "--baselines",
+        nargs="*",
+        type=_baseline,
+        metavar="BASELINE",
+        help=f"baselines ({', '.join(registry.baselines())}; default {' '.join(registry.paper_baselines())}, Table 1's; the option alone: none)",
+    )
+    p.add_argument(
+        "--folds", type=folds, default=5, help="cross-validation folds, every one is run (default 5, the paper's)"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="quick profile: few epochs, at most 1,500 training rows (checks that it runs)",
+    )
     p.add_argument("--jobs", type=positive_int, default=1, help="worker processes, one torch thread each (default 1)")
     p.add_argument("--out", type=_out_dir, metavar="DIR", help="results folder (default cffair-results/NAME-PROFILE)")
     p.add_argument("--name", help="the dataset's name in records (default: the spec's name, else the CSV's file name)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the models (folds and counterfactuals use seed 0; default 0)")
+    p.add_argument(
+        "--seed", type=seed, default=0, help="seed of the models (folds and counterfactuals use seed 0; default 0)"
+    )
     p.add_argument("--categorical", choices=["flow", "gumbel"], default=None, help=CATEGORICAL_HELP)
-    p.add_argument("--flow-hidden", type=_hidden, metavar="WIDTHS",
-                   help="hidden layers of the flow's masked network, e.g. 64,64,64 (default 32,32,32, the paper's); "
-                        "widen it for a graph with many distinct parent sets")
-    p.add_argument("--counterfactuals-only", action="store_true",
-                   help="stop after the counterfactuals: check the flow's warnings before the long run")
+    p.add_argument(
+        "--flow-hidden",
+        type=_hidden,
+        metavar="WIDTHS",
+        help="hidden layers of the flow's masked network, e.g. 64,64,64 (default 32,32,32, the paper's); "
+        "widen it for a graph with many distinct parent sets",
+    )
+    p.add_argument(
+        "--counterfactuals-only",
+        action="store_true",
+        help="stop after the counterfactuals: check the flow's warnings before the long run",
+    )
     t = p.add_argument_group("training of the LTN settings (default: the profile's)")
-    t.add_argument("--lr", type=learning_rate, default=None,
-                   help="Adam learning rate (full profile 1e-3, the paper's 0.1); lower it when the report flags a constant predictor")
-    t.add_argument("--fair-epochs", "--epochs", dest="fair_epochs", type=positive_int, default=None,
-                   help="epochs of the fairness stage, after the 1500 of pre-training (full profile 500)")
-    t.add_argument("--weights", type=weights, default=None, metavar="GROUP=W,...",
-                   help="axiom-group weights, e.g. acc=1,cf=2 (appendix B; groups left out keep 1)")
-    p.add_argument("--save-models", action="store_true",
-                   help="then train the acc, acc_cf and acc_cf_sg settings on every row and save them in <out>/models/ "
-                        "(for `cffair predict` and `cffair twins`)")
+    t.add_argument(
+        "--lr",
+        type=learning_rate,
+        default=None,
+        help="Adam learning rate (full profile 1e-3, the paper's 0.1); lower it when the report flags a constant predictor",
+    )
+    t.add_argument(
+        "--fair-epochs",
+        "--epochs",
+        dest="fair_epochs",
+        type=positive_int,
+        default=None,
+        help="epochs of the fairness stage, after the 1500 of pre-training (full profile 500)",
+    )
+    t.add_argument(
+        "--weights",
+        type=weights,
+        default=None,
+        metavar="GROUP=W,...",
+        help="axiom-group weights, e.g. acc=1,cf=2 (appendix B; groups left out keep 1)",
+    )
+    p.add_argument(
+        "--save-models",
+        action="store_true",
+        help="then train the acc, acc_cf and acc_cf_sg settings on every row and save them in <out>/models/ "
+        "(for `cffair predict` and `cffair twins`)",
+    )
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--quiet", action="store_true", help="no progress bars or messages")
     p.add_argument("--device", type=device, default="cpu", help=DEVICE_HELP)
@@ -125,22 +178,44 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_own(run: Any, args: argparse.Namespace) -> Any:
-    return run(args.data, args.spec, args.graph, settings=args.settings, baselines=args.baselines, folds=args.folds,
-               quick=args.quick, seed=args.seed, jobs=args.jobs, out=args.out, name=args.name, categorical=args.categorical,
-               backend=args.backend, flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
-               counterfactuals_only=args.counterfactuals_only, sep=args.sep, save_models=args.save_models,
-               lr=args.lr, fair_epochs=args.fair_epochs, weights=args.weights, progress=not args.quiet)
+    return run(
+        args.data,
+        args.spec,
+        args.graph,
+        settings=args.settings,
+        baselines=args.baselines,
+        folds=args.folds,
+        quick=args.quick,
+        seed=args.seed,
+        jobs=args.jobs,
+        out=args.out,
+        name=args.name,
+        categorical=args.categorical,
+        backend=args.backend,
+        flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
+        counterfactuals_only=args.counterfactuals_only,
+        sep=args.sep,
+        save_models=args.save_models,
+        lr=args.lr,
+        fair_epochs=args.fair_epochs,
+        weights=args.weights,
+        progress=not args.quiet,
+    )
 
 
 def _print_result(result: Any, method_frame: Any) -> int:
     if result.report is None:
-        print(f"{result.plan.name}: counterfactuals generated ({result.stage_seconds['counterfactuals']:.0f} s), "
-              f"{len(result.warnings)} warning(s); run again without --counterfactuals-only for the protocol")
+        print(
+            f"{result.plan.name}: counterfactuals generated ({result.stage_seconds['counterfactuals']:.0f} s), "
+            f"{len(result.warnings)} warning(s); run again without --counterfactuals-only for the protocol"
+        )
         print(f"run: {result.out / 'run.json'}")
         return 0
     shown, _ = method_frame(result.records, result.plan.methods)
-    print(f"{result.plan.name}: {result.plan.folds} folds, profile {result.plan.profile}; "
-          f"{result.computed} of {len(result.records)} records computed, the others were fresh")
+    print(
+        f"{result.plan.name}: {result.plan.folds} folds, profile {result.plan.profile}; "
+        f"{result.computed} of {len(result.records)} records computed, the others were fresh"
+    )
     print(shown.to_string())
     for path in (result.models or {}).values():
         print(f"model: {path}")

@@ -65,27 +65,47 @@ from cffair.cli._options import (
     where_expression,
 )
 
-LR_HELP = ("Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
-           "fairness stages to a constant predictor on these data)")
+LR_HELP = (
+    "Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
+    "fairness stages to a constant predictor on these data)"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``train``, ``query`` and ``cke`` to the ``cffair`` command line."""
-    t = sub.add_parser("train", help="train the LTN on one fold and print accuracy/MSE, CF-MSE and worst-subgroup CF-MSE")
+    t = sub.add_parser(
+        "train", help="train the LTN on one fold and print accuracy/MSE, CF-MSE and worst-subgroup CF-MSE"
+    )
     _model_args(t)
-    t.add_argument("--setting", default="acc_cf", choices=["acc", "acc_cf", "acc_cf_sg"], help="axiom setting (section 7.1)")
+    t.add_argument(
+        "--setting", default="acc_cf", choices=["acc", "acc_cf", "acc_cf_sg"], help="axiom setting (section 7.1)"
+    )
     t.add_argument("--save", metavar="PATH", help="write the trained learner (checkpoint) here")
     t.add_argument("--json", action="store_true", help="print the evaluation as JSON")
     t.set_defaults(func=_train, check=_check_model_args)
 
-    c = sub.add_parser("cke", help="counterfactual knowledge extraction (section 4.3): imbalances and the axioms A5 they add")
+    c = sub.add_parser(
+        "cke", help="counterfactual knowledge extraction (section 4.3): imbalances and the axioms A5 they add"
+    )
     _model_args(c)
-    c.add_argument("--setting", default="acc_cf", choices=["acc_cf", "acc_cf_sg"], help="the model CKE starts from (Table 3)")
-    c.add_argument("--threshold", type=probability, default=None,
-                   help="imbalance at or above which an axiom is proposed (default: the paper's, 0.1 COMPAS, 0.01 otherwise)")
-    c.add_argument("--max-axioms", type=non_negative_int, default=None, help="add at most this many axioms (default: all)")
-    c.add_argument("--cke-epochs", type=positive_int, default=None, help="epochs per added axiom, >= 1 (default 500, the paper's)")
-    c.add_argument("--dry-run", action="store_true", help="only extract: print the imbalances and the axioms it would add")
+    c.add_argument(
+        "--setting", default="acc_cf", choices=["acc_cf", "acc_cf_sg"], help="the model CKE starts from (Table 3)"
+    )
+    c.add_argument(
+        "--threshold",
+        type=probability,
+        default=None,
+        help="imbalance at or above which an axiom is proposed (default: the paper's, 0.1 COMPAS, 0.01 otherwise)",
+    )
+    c.add_argument(
+        "--max-axioms", type=non_negative_int, default=None, help="add at most this many axioms (default: all)"
+    )
+    c.add_argument(
+        "--cke-epochs", type=positive_int, default=None, help="epochs per added axiom, >= 1 (default 500, the paper's)"
+    )
+    c.add_argument(
+        "--dry-run", action="store_true", help="only extract: print the imbalances and the axioms it would add"
+    )
     c.add_argument("--save", metavar="PATH", help="write the learner after CKE (checkpoint) here")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.set_defaults(func=_cke, check=_check_model_args)
@@ -95,15 +115,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = qsub.add_parser("similar", help="equation (2): a similar point in my subgroup with a different outcome?")
     s.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save`")
     s.add_argument("--row", type=non_negative_int, required=True, help="positional row id of x̂ in the dataset")
-    s.add_argument("--beta", type=positive_float, default=3.0, help="similarity radius β on encoded rows (Table 4: 3 or 5)")
+    s.add_argument(
+        "--beta", type=positive_float, default=3.0, help="similarity radius β on encoded rows (Table 4: 3 or 5)"
+    )
     s.add_argument("--k", type=positive_int, default=3, help="number of witnesses to show")
     s.set_defaults(func=_query_similar)
     qc = qsub.add_parser("cf", help="equation (3): counterfactual fairness of a subgroup")
     qc.add_argument("--checkpoint", required=True, help="a checkpoint written by `cffair train --save`")
-    qc.add_argument("--where", required=True, type=where_expression, help="rows selecting T_C, e.g. \"age <= 30 and sex == 'Female'\" (comparisons, and/or/not, in [...]; "
-                    "`odd-name` for other column names; see cffair.expressions)")
-    qc.add_argument("--counterfactuals", metavar="PARQUET",
-                    help="counterfactual parquet (default: the checkpoint's, or generate/cached)")
+    qc.add_argument(
+        "--where",
+        required=True,
+        type=where_expression,
+        help="rows selecting T_C, e.g. \"age <= 30 and sex == 'Female'\" (comparisons, and/or/not, in [...]; "
+        "`odd-name` for other column names; see cffair.expressions)",
+    )
+    qc.add_argument(
+        "--counterfactuals",
+        metavar="PARQUET",
+        help="counterfactual parquet (default: the checkpoint's, or generate/cached)",
+    )
     add_flow_args(qc)
     qc.add_argument("--quiet", action="store_true", help="no progress bars")
     qc.set_defaults(func=_query_cf)
@@ -112,21 +142,42 @@ def register(sub: argparse._SubParsersAction) -> None:
 # ---------------------------------------------------------------------------- options
 def _model_args(p: argparse.ArgumentParser) -> None:
     add_data_args(p)
-    p.add_argument("--fold", type=non_negative_int, default=0, help="fold of the seeded split (0 .. folds-1; default 0)")
-    p.add_argument("--folds", type=folds, default=5,
-                   help="number of folds of the seeded stratified split (default 5, the paper's)")
-    p.add_argument("--pretrain-epochs", type=non_negative_int, default=None,
-                   help="epochs on the accuracy axioms (default 1500, the paper's); cached and shared by every setting")
-    p.add_argument("--allow-no-pretrain", action="store_true",
-                   help="accept --pretrain-epochs 0 with a fairness setting (the fairness axioms then start from an untrained "
-                        "model, the collapse to a constant predictor the pre-training exists to prevent)")
-    p.add_argument("--fair-epochs", type=non_negative_int, default=None,
-                   help="epochs after adding the fairness axioms (default 500; >= 1 with a fairness setting)")
+    p.add_argument(
+        "--fold", type=non_negative_int, default=0, help="fold of the seeded split (0 .. folds-1; default 0)"
+    )
+    p.add_argument(
+        "--folds", type=folds, default=5, help="number of folds of the seeded stratified split (default 5, the paper's)"
+    )
+    p.add_argument(
+        "--pretrain-epochs",
+        type=non_negative_int,
+        default=None,
+        help="epochs on the accuracy axioms (default 1500, the paper's); cached and shared by every setting",
+    )
+    p.add_argument(
+        "--allow-no-pretrain",
+        action="store_true",
+        help="accept --pretrain-epochs 0 with a fairness setting (the fairness axioms then start from an untrained "
+        "model, the collapse to a constant predictor the pre-training exists to prevent)",
+    )
+    p.add_argument(
+        "--fair-epochs",
+        type=non_negative_int,
+        default=None,
+        help="epochs after adding the fairness axioms (default 500; >= 1 with a fairness setting)",
+    )
     p.add_argument("--lr", type=learning_rate, default=None, help=LR_HELP)
-    p.add_argument("--weights", type=weights, default={},
-                   help="axiom group weights (groups acc, cf, cf_sg, cke), e.g. acc=1,cf=2 (appendix B)")
-    p.add_argument("--counterfactuals", metavar="PARQUET",
-                   help="counterfactual parquet (default: generate with the causal flow, cached)")
+    p.add_argument(
+        "--weights",
+        type=weights,
+        default={},
+        help="axiom group weights (groups acc, cf, cf_sg, cke), e.g. acc=1,cf=2 (appendix B)",
+    )
+    p.add_argument(
+        "--counterfactuals",
+        metavar="PARQUET",
+        help="counterfactual parquet (default: generate with the causal flow, cached)",
+    )
     add_flow_args(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--device", type=device, default="cpu", help=DEVICE_HELP)
@@ -135,21 +186,31 @@ def _model_args(p: argparse.ArgumentParser) -> None:
 def _check_model_args(args: argparse.Namespace) -> None:
     check_data_args(args)
     if args.fold >= args.folds:
-        raise OptionError(f"--fold {args.fold} does not exist with --folds {args.folds}; choose --fold 0 .. {args.folds - 1}.")
+        raise OptionError(
+            f"--fold {args.fold} does not exist with --folds {args.folds}; choose --fold 0 .. {args.folds - 1}."
+        )
     fair = args.setting != "acc"
     if args.pretrain_epochs == 0 and not fair:
-        raise OptionError("--pretrain-epochs 0 with --setting acc leaves the model untrained (the acc setting is the "
-                          "pre-training); give --pretrain-epochs 1 or more (default 1500, the paper's).")
+        raise OptionError(
+            "--pretrain-epochs 0 with --setting acc leaves the model untrained (the acc setting is the "
+            "pre-training); give --pretrain-epochs 1 or more (default 1500, the paper's)."
+        )
     if args.pretrain_epochs == 0 and not args.allow_no_pretrain:
-        raise OptionError(f"--pretrain-epochs 0 with --setting {args.setting} starts the fairness axioms from an untrained model, "
-                          "which collapses it to a constant predictor (what the pre-training on the accuracy axioms prevents); "
-                          "give --pretrain-epochs 1 or more (default 1500), or add --allow-no-pretrain to do it anyway.")
+        raise OptionError(
+            f"--pretrain-epochs 0 with --setting {args.setting} starts the fairness axioms from an untrained model, "
+            "which collapses it to a constant predictor (what the pre-training on the accuracy axioms prevents); "
+            "give --pretrain-epochs 1 or more (default 1500), or add --allow-no-pretrain to do it anyway."
+        )
     if args.fair_epochs == 0 and fair:
-        raise OptionError(f"--fair-epochs 0 with --setting {args.setting} never trains on the fairness axioms, so the result is "
-                          "the pre-trained model; give --fair-epochs 1 or more (default 500), or use --setting acc.")
+        raise OptionError(
+            f"--fair-epochs 0 with --setting {args.setting} never trains on the fairness axioms, so the result is "
+            "the pre-trained model; give --fair-epochs 1 or more (default 500), or use --setting acc."
+        )
     if args.counterfactuals and not Path(args.counterfactuals).is_file():
-        raise OptionError(f"--counterfactuals {args.counterfactuals}: no such file; "
-                          "write one with `cffair counterfactuals generate --out`.")
+        raise OptionError(
+            f"--counterfactuals {args.counterfactuals}: no such file; "
+            "write one with `cffair counterfactuals generate --out`."
+        )
     check_output_file(getattr(args, "save", None), "--save")
     check_cache_writable(args)
 
@@ -184,15 +245,36 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
                 f"dataset {ds.spec.name} has no immutable feature other than the sensitive attribute {ds.spec.sensitive!r}, "
                 "so CKE has nothing to intervene on; list immutable features under `immutable:` in its spec."
             )
-    cfs = counterfactuals(ds, args.counterfactuals, interventions=interventions, config=flow_config(args), seed=args.seed,
-                          cache=cache_root(args), quiet=args.quiet)
+    cfs = counterfactuals(
+        ds,
+        args.counterfactuals,
+        interventions=interventions,
+        config=flow_config(args),
+        seed=args.seed,
+        cache=cache_root(args),
+        quiet=args.quiet,
+    )
     d = prepare_fold(ds, args.fold, args.folds, args.seed, cfs)
     spec = d.spec
     kw = _learner_kwargs(args)
-    pre = pretrained(d.X_train, d.y_train, spec.target_kind, lr=kw["lr"], epochs=kw["pretrain_epochs"], seed=args.seed,
-                     sensitive=spec.sensitive, cache_dir=cache_root(args), name=f"{spec.name}-fold{args.fold}of{args.folds}",
-                     progress=not args.quiet, device=args.device)
-    info = {"from_cache": pre.from_cache, "path": None if pre.path is None else str(pre.path), "epochs": kw["pretrain_epochs"]}
+    pre = pretrained(
+        d.X_train,
+        d.y_train,
+        spec.target_kind,
+        lr=kw["lr"],
+        epochs=kw["pretrain_epochs"],
+        seed=args.seed,
+        sensitive=spec.sensitive,
+        cache_dir=cache_root(args),
+        name=f"{spec.name}-fold{args.fold}of{args.folds}",
+        progress=not args.quiet,
+        device=args.device,
+    )
+    info = {
+        "from_cache": pre.from_cache,
+        "path": None if pre.path is None else str(pre.path),
+        "epochs": kw["pretrain_epochs"],
+    }
     if not args.quiet:
         if pre.from_cache:
             where = f"read from the cache ({pre.path})"
@@ -203,8 +285,15 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, A
         learner = pre.learner
         learner.group_weights = dict(args.weights)
     else:
-        learner = LTNLearner.load(pre.learner.state_dict(), setting=args.setting, lr=kw["lr"], fair_epochs=kw["fair_epochs"],
-                                  group_weights=args.weights, progress=not args.quiet, device=args.device)
+        learner = LTNLearner.load(
+            pre.learner.state_dict(),
+            setting=args.setting,
+            lr=kw["lr"],
+            fair_epochs=kw["fair_epochs"],
+            group_weights=args.weights,
+            progress=not args.quiet,
+            device=args.device,
+        )
         learner.fit(d.X_train, d.y_train, pairs=d.pairs_train, pair_subgroups=d.pair_subgroups(d.pairs_train))
     return learner, d, cfs, info
 
@@ -217,10 +306,18 @@ def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
     source, spec = data_source(args)
     absolute = (lambda p: str(Path(p).resolve())) if spec else (lambda p: p)
     return {
-        "dataset": absolute(source), "spec": spec and str(Path(spec).resolve()), "sep": args.sep, "fold": args.fold, "folds": args.folds,
-        "seed": args.seed, "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
-        "cache_dir": args.cache_dir, "flow_config": flow_config(args), "counterfactual_config": cfs.meta.get("config"),
-        "data": checkpoint_data(ds), "counterfactuals_content": content_hash(cfs.frame),
+        "dataset": absolute(source),
+        "spec": spec and str(Path(spec).resolve()),
+        "sep": args.sep,
+        "fold": args.fold,
+        "folds": args.folds,
+        "seed": args.seed,
+        "counterfactuals": args.counterfactuals and str(Path(args.counterfactuals).resolve()),
+        "cache_dir": args.cache_dir,
+        "flow_config": flow_config(args),
+        "counterfactual_config": cfs.meta.get("config"),
+        "data": checkpoint_data(ds),
+        "counterfactuals_content": content_hash(cfs.frame),
         "generator_version": cfs.meta.get("generator_version"),
     }
 
@@ -228,8 +325,12 @@ def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
 def _cf_info(cfs: Any) -> dict[str, Any]:
     """How the counterfactuals were made (shown in ``--json`` output)."""
     meta = cfs.meta or {}
-    return {"generator": meta.get("generator"), "categorical": (meta.get("config") or {}).get("categorical"),
-            "flow_epochs_run": meta.get("flow_epochs_run"), "seed": meta.get("seed")}
+    return {
+        "generator": meta.get("generator"),
+        "categorical": (meta.get("config") or {}).get("categorical"),
+        "flow_epochs_run": meta.get("flow_epochs_run"),
+        "seed": meta.get("seed"),
+    }
 
 
 def _evaluate(learner: Any, d: dict[str, Any]) -> dict[str, Any]:
@@ -240,8 +341,16 @@ def _train(args: argparse.Namespace) -> int:
     learner, d, cfs, pre = _fit(args, "sensitive")
     spec = d.spec
     res = _evaluate(learner, d)
-    res.update({"dataset": spec.name, "setting": args.setting, "fold": args.fold, "lr": learner.lr, "pretraining": pre,
-                "counterfactuals": _cf_info(cfs)})
+    res.update(
+        {
+            "dataset": spec.name,
+            "setting": args.setting,
+            "fold": args.fold,
+            "lr": learner.lr,
+            "pretraining": pre,
+            "counterfactuals": _cf_info(cfs),
+        }
+    )
     if args.save:
         learner.save(args.save, extra=_extra(args, cfs, (d.frame, spec)))
     if args.json:
@@ -272,20 +381,39 @@ def _cke(args: argparse.Namespace) -> int:
     if args.dry_run:
         report = cke.extract(learner.predict_d, pairs_by_feature, groups, spec, args.threshold)
         chosen = report.candidates[: args.max_axioms] if args.max_axioms is not None else report.candidates
-        steps = pd.DataFrame([{"step": 0, "axiom": "-", **{k: v for k, v in _evaluate(learner, d).items() if np.isscalar(v)}}])
+        steps = pd.DataFrame(
+            [{"step": 0, "axiom": "-", **{k: v for k, v in _evaluate(learner, d).items() if np.isscalar(v)}}]
+        )
     else:
-        steps, report = cke.cke_loop(learner, d.X_train, pairs_by_feature, groups, spec, evaluate_fn=lambda m: _evaluate(m, d),
-                                     threshold=args.threshold, max_axioms=args.max_axioms)
+        steps, report = cke.cke_loop(
+            learner,
+            d.X_train,
+            pairs_by_feature,
+            groups,
+            spec,
+            evaluate_fn=lambda m: _evaluate(m, d),
+            threshold=args.threshold,
+            max_axioms=args.max_axioms,
+        )
         chosen = report.candidates[: len(steps) - 1]
-    axioms = [{"name": ax.name, "group": c.group, "feature": c.feature, "imbalance": c.imbalance, "formula": ax.formula}
-              for c, ax in zip(chosen, report.axioms(spec.target_kind, spec.sensitive, chosen), strict=True)]
+    axioms = [
+        {"name": ax.name, "group": c.group, "feature": c.feature, "imbalance": c.imbalance, "formula": ax.formula}
+        for c, ax in zip(chosen, report.axioms(spec.target_kind, spec.sensitive, chosen), strict=True)
+    ]
     if args.save and not args.dry_run:
         learner.save(args.save, extra=_extra(args, cfs, (frame, spec)))
     out = {
-        "dataset": spec.name, "setting": args.setting, "fold": args.fold, "threshold": report.threshold,
-        "added": not args.dry_run, "axioms": axioms, "imbalances": report.imbalances.to_dict(orient="records"),
+        "dataset": spec.name,
+        "setting": args.setting,
+        "fold": args.fold,
+        "threshold": report.threshold,
+        "added": not args.dry_run,
+        "axioms": axioms,
+        "imbalances": report.imbalances.to_dict(orient="records"),
         "undesirable_ratio": {str(k): float(v) for k, v in report.undesirable_ratio.items()},
-        "steps": steps.to_dict(orient="records"), "pretraining": pre, "counterfactuals": _cf_info(cfs),
+        "steps": steps.to_dict(orient="records"),
+        "pretraining": pre,
+        "counterfactuals": _cf_info(cfs),
     }
     if args.json:
         print(json.dumps(out, indent=2, default=str))
@@ -297,14 +425,18 @@ def _cke(args: argparse.Namespace) -> int:
 def _print_cke(out: dict[str, Any], report: Any) -> None:
     import pandas as pd
 
-    print(f"{out['dataset']}  CKE on {out['setting']}  fold {out['fold']}  (threshold {out['threshold']:g}, training rows)")
+    print(
+        f"{out['dataset']}  CKE on {out['setting']}  fold {out['fold']}  (threshold {out['threshold']:g}, training rows)"
+    )
     print("imbalances of undesirable explanations (frequency of the group minus the largest of the others)")
     if report.imbalances.empty:
         print("  none: no negatively predicted row has a counterfactual explanation")
     for r in report.imbalances.itertuples():
         mark = "*" if r.imbalance >= report.threshold else " "
-        print(f" {mark}{r.group:<24} {r.feature:<20} frequency {r.frequency:.3f}  "
-              f"others {r.others_max:.3f}  imbalance {r.imbalance:+.3f}")
+        print(
+            f" {mark}{r.group:<24} {r.feature:<20} frequency {r.frequency:.3f}  "
+            f"others {r.others_max:.3f}  imbalance {r.imbalance:+.3f}"
+        )
     if out["axioms"]:
         print(f"axioms A5 {'added, in this order' if out['added'] else 'it would add (--dry-run)'}:")
     else:
@@ -332,8 +464,16 @@ def _query_similar(args: argparse.Namespace) -> int:
     members = np.flatnonzero(labels == labels[args.row])
     X = enc.transform(frame.iloc[members])
     x_hat = enc.transform(frame.iloc[[args.row]])[0]
-    res = similar_different(learner.model_, X, x_hat, beta=args.beta, target_kind=spec.target_kind,
-                            semantics=learner.semantics_, encoder=enc, k=args.k)
+    res = similar_different(
+        learner.model_,
+        X,
+        x_hat,
+        beta=args.beta,
+        target_kind=spec.target_kind,
+        semantics=learner.semantics_,
+        encoder=enc,
+        k=args.k,
+    )
     print(f"subgroup {labels[args.row]!r} ({len(members):,} rows), β = {args.beta}: sat = {res.sat:.3f}")
     print("x̂:")
     print(res.query_row.to_string(index=False))
@@ -379,13 +519,28 @@ def _query_cf(args: argparse.Namespace) -> int:
     # regenerate as at training time unless an option here says otherwise
     config = {**(extra.get("flow_config") or {}), **flow_config(args)}
     cache = cache_root(args) if (args.cache_dir or args.no_cache) else extra.get("cache_dir")
-    cfs = counterfactuals(ds, args.counterfactuals or extra.get("counterfactuals"), interventions="sensitive", config=config,
-                          seed=extra.get("seed", 0), cache=cache, quiet=args.quiet)
+    cfs = counterfactuals(
+        ds,
+        args.counterfactuals or extra.get("counterfactuals"),
+        interventions="sensitive",
+        config=config,
+        seed=extra.get("seed", 0),
+        cache=cache,
+        quiet=args.quiet,
+    )
     _check_same_counterfactuals(args, extra, cfs)
     pairs = cfs.pairs(frame, enc, spec.sensitive)
     mask = np.isin(pairs.row_id, selected)
-    sat = subgroup_cf(learner.model_, pairs.x, pairs.x_cf, mask, spec.target_kind, learner.semantics_,
-                      name=args.where, sensitive=spec.sensitive)
+    sat = subgroup_cf(
+        learner.model_,
+        pairs.x,
+        pairs.x_cf,
+        mask,
+        spec.target_kind,
+        learner.semantics_,
+        name=args.where,
+        sensitive=spec.sensitive,
+    )
     link = "↔" if spec.target_kind == "binary" else "Eq"
     print(f"∀x∈T_C, ∀x′∈cf(x, {spec.sensitive}): D(x) {link} D(x′)   with T_C: {args.where}")
     print(f"  {int(mask.sum()):,} pairs from {len(selected):,} rows: sat = {sat:.4f}")

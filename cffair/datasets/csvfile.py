@@ -24,8 +24,23 @@ from cffair.errors import DataError
 #: ``pandas.read_csv`` options that keep one CSV record per frame row after the header, so
 #: that frame positions map to file lines. With any other option, rows are named by position.
 _LINE_SAFE_OPTIONS = frozenset(
-    {"encoding", "sep", "delimiter", "dtype", "na_values", "keep_default_na", "na_filter", "usecols", "quotechar",
-     "low_memory", "thousands", "decimal", "true_values", "false_values", "engine"}
+    {
+        "encoding",
+        "sep",
+        "delimiter",
+        "dtype",
+        "na_values",
+        "keep_default_na",
+        "na_filter",
+        "usecols",
+        "quotechar",
+        "low_memory",
+        "thousands",
+        "decimal",
+        "true_values",
+        "false_values",
+        "engine",
+    }
 )
 
 
@@ -69,9 +84,7 @@ def _check_header(path: Path, kwargs: Mapping[str, Any]) -> None:
     except UnicodeDecodeError:
         raise _not_utf8(path, encoding) from None
     if header is not None and not any(h.strip() for h in header):
-        raise DataError(
-            f"{path} is empty: a CSV file needs a header line naming the columns, then one line per row."
-        )
+        raise DataError(f"{path} is empty: a CSV file needs a header line naming the columns, then one line per row.")
     if header is None or "names" in kwargs or kwargs.get("header", "infer") not in ("infer", 0):
         return
     positions: dict[str, list[int]] = {}
@@ -137,9 +150,13 @@ def read_csv(path: str | Path, **read_csv_kwargs: Any) -> tuple[pd.DataFrame, Ro
     except UnicodeDecodeError:
         raise _not_utf8(path, _encoding(read_csv_kwargs)) from None
     except pd.errors.EmptyDataError:
-        raise DataError(f"{path} is empty: a CSV file needs a header line naming the columns, then one line per row.") from None
+        raise DataError(
+            f"{path} is empty: a CSV file needs a header line naming the columns, then one line per row."
+        ) from None
     except pd.errors.ParserError as exc:
-        raise DataError(f"{path} is not a well-formed CSV file: {str(exc).strip()}. Fix that line (a stray delimiter or quote).") from None
+        raise DataError(
+            f"{path} is not a well-formed CSV file: {str(exc).strip()}. Fix that line (a stray delimiter or quote)."
+        ) from None
     if len(frame) == 0:
         raise DataError(
             f"{path} has a header ({len(frame.columns)} columns: {list(frame.columns)[:8]}) but no data rows; "
@@ -175,8 +192,9 @@ def from_csv(path: str | Path, spec: Mapping[str, Any] | str | Path | DatasetSpe
     frame, where = read_csv(path, **options)
     checks.check_csv_columns(path, frame, raw.to_dict() if isinstance(raw, DatasetSpec) else raw, sep, sniffed)
     ds_spec = raw if isinstance(raw, DatasetSpec) else DatasetSpec.from_dict(raw, frame=frame)
-    checks.check_magnitudes(frame, [c for c in ds_spec.columns if ds_spec.features.get(c, "continuous") in NUMERIC_KINDS],
-                            where)
+    checks.check_magnitudes(
+        frame, [c for c in ds_spec.columns if ds_spec.features.get(c, "continuous") in NUMERIC_KINDS], where
+    )
     prepared = prepare(frame, ds_spec, where=where)
     checks.warn_onehot_groups(prepared, ds_spec, str(path))
     if ds_spec.graph is not None:

@@ -45,7 +45,9 @@ def make_folds(frame: pd.DataFrame, spec: DatasetSpec, n_splits: int = 5, seed: 
     The same frame, spec and seed give the same folds on every run and machine.
     """
     if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 2:
-        raise DataError(f"n_splits must be a whole number of at least 2 (cross-validation needs two folds), got {n_splits!r}.")
+        raise DataError(
+            f"n_splits must be a whole number of at least 2 (cross-validation needs two folds), got {n_splits!r}."
+        )
     if len(frame) < n_splits:
         raise DataError(f"cannot make {n_splits} folds from {len(frame)} rows.")
     labels = strata(frame, spec, n_splits)
@@ -88,7 +90,8 @@ def summary(frame: pd.DataFrame, spec: DatasetSpec) -> dict[str, Any]:
         "target": spec.target,
         "target_kind": spec.target_kind,
         "target_balance": (
-            {"positive_rate": float(y.mean())} if spec.target_kind == "binary"
+            {"positive_rate": float(y.mean())}
+            if spec.target_kind == "binary"
             else {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
         ),
         "sensitive": spec.sensitive,
@@ -96,4 +99,3 @@ def summary(frame: pd.DataFrame, spec: DatasetSpec) -> dict[str, Any]:
         "subgroups": spec.subgroup_labels(frame).value_counts().to_dict(),
         "immutable": list(spec.immutable),
     }
-

@@ -24,7 +24,11 @@ def row_locator(frame: pd.DataFrame) -> RowLocator:
 
 
 def _is_number_column(s: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s) and not isinstance(s.dtype, pd.CategoricalDtype)
+    return (
+        pd.api.types.is_numeric_dtype(s)
+        and not pd.api.types.is_bool_dtype(s)
+        and not isinstance(s.dtype, pd.CategoricalDtype)
+    )
 
 
 def prepare(frame: pd.DataFrame, spec: DatasetSpec, *, where: RowLocator | None = None) -> pd.DataFrame:
@@ -117,14 +121,18 @@ def prepare(frame: pd.DataFrame, spec: DatasetSpec, *, where: RowLocator | None 
         out[spec.target] = y.astype("int64")
     else:
         if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
-            raise DataError(f"target {spec.target!r} is declared score but is not numeric; declare target_kind: binary or convert it.")
+            raise DataError(
+                f"target {spec.target!r} is declared score but is not numeric; declare target_kind: binary or convert it."
+            )
         if y.nunique() <= 2:
             raise DataError(
                 f"target {spec.target!r} is declared score but has only {y.nunique()} distinct values; declare target_kind: binary."
             )
         out[spec.target] = y.astype("float64")
     if out[spec.sensitive].nunique() < 2:
-        raise DataError(f"the sensitive attribute {spec.sensitive!r} has a single value; counterfactual fairness needs at least two.")
+        raise DataError(
+            f"the sensitive attribute {spec.sensitive!r} has a single value; counterfactual fairness needs at least two."
+        )
     for sg in spec.subgroups:
         sg.check_covers(out[sg.column], where)
     return out.reset_index(drop=True)

@@ -46,7 +46,9 @@ def _read_csv(filename: str) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def decode_onehot(frame: pd.DataFrame, prefix: str, sep: str = "_", labels: Mapping[str, str] | None = None) -> pd.Series:
+def decode_onehot(
+    frame: pd.DataFrame, prefix: str, sep: str = "_", labels: Mapping[str, str] | None = None
+) -> pd.Series:
     """Turn the one-hot columns ``{prefix}{sep}{value}`` back into one categorical column.
 
     Raises:
@@ -60,7 +62,7 @@ def decode_onehot(frame: pd.DataFrame, prefix: str, sep: str = "_", labels: Mapp
     if not np.all(hot == 1):
         bad = np.flatnonzero(hot != 1)[:5].tolist()
         raise DataError(f"one-hot group {prefix!r} does not have exactly one 1 in rows {bad}.")
-    values = [c[len(prefix) + len(sep):] for c in cols]
+    values = [c[len(prefix) + len(sep) :] for c in cols]
     if labels:
         values = [labels.get(v, v) for v in values]
     codes = block.argmax(axis=1)
@@ -68,8 +70,22 @@ def decode_onehot(frame: pd.DataFrame, prefix: str, sep: str = "_", labels: Mapp
 
 
 _ADULT_EDUCATION_ORDER = (
-    "Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th", "HS-grad",
-    "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters", "Prof-school", "Doctorate",
+    "Preschool",
+    "1st-4th",
+    "5th-6th",
+    "7th-8th",
+    "9th",
+    "10th",
+    "11th",
+    "12th",
+    "HS-grad",
+    "Some-college",
+    "Assoc-voc",
+    "Assoc-acdm",
+    "Bachelors",
+    "Masters",
+    "Prof-school",
+    "Doctorate",
 )
 
 
@@ -145,7 +161,9 @@ def _compas_frame() -> pd.DataFrame:
             "juv-misd-count": raw["juv-misd-count"],
             "juv-other-count": raw["juv-other-count"],
             "priors-count": raw["priors-count"],
-            "c-charge-degree": decode_onehot(raw, "c-charge-degree", labels={"F": "Felony", "M": "Misdemeanour"}).astype(str),
+            "c-charge-degree": decode_onehot(
+                raw, "c-charge-degree", labels={"F": "Felony", "M": "Misdemeanour"}
+            ).astype(str),
             "two-year-recid": raw["two-year-recid"],
         }
     )
@@ -211,5 +229,6 @@ def load(name: str) -> Dataset:
         return Dataset(prepare(_compas_frame(), spec), spec)
     if name == "lawschool":
         return _load_lawschool()
-    raise DataError(f"unknown dataset {name!r}; choose one of {list(NAMES)} or load your own with from_csv(path, spec).")
-
+    raise DataError(
+        f"unknown dataset {name!r}; choose one of {list(NAMES)} or load your own with from_csv(path, spec)."
+    )

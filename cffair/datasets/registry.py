@@ -88,16 +88,30 @@ class Registration:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able mapping that :meth:`from_dict` reads back."""
-        return {"name": self.name, "data": self.data, "spec": self.spec, "graph": self.graph,
-                "flow": dict(self.flow), "read_csv": dict(self.read_csv)}
+        return {
+            "name": self.name,
+            "data": self.data,
+            "spec": self.spec,
+            "graph": self.graph,
+            "flow": dict(self.flow),
+            "read_csv": dict(self.read_csv),
+        }
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Registration:
         try:
-            return cls(name=str(raw["name"]), data=str(raw["data"]), spec=raw["spec"], graph=raw.get("graph"),
-                       flow=dict(raw.get("flow") or {}), read_csv=dict(raw.get("read_csv") or {}))
+            return cls(
+                name=str(raw["name"]),
+                data=str(raw["data"]),
+                spec=raw["spec"],
+                graph=raw.get("graph"),
+                flow=dict(raw.get("flow") or {}),
+                read_csv=dict(raw.get("read_csv") or {}),
+            )
         except (KeyError, TypeError) as exc:
-            raise DataError(f"a dataset registration needs 'name', 'data' and 'spec'; got {dict(raw)!r} ({exc}).") from None
+            raise DataError(
+                f"a dataset registration needs 'name', 'data' and 'spec'; got {dict(raw)!r} ({exc})."
+            ) from None
 
     def files(self) -> list[Path]:
         """The files this registration reads: the CSV, and the spec and the graph (this
@@ -134,10 +148,14 @@ def _from_env() -> dict[str, Registration]:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(f"${ENV_VAR} is not valid JSON ({exc.msg} at character {exc.pos}); unset it or register datasets "
-                        "with cffair.datasets.register(name, csv, spec).") from None
+        raise DataError(
+            f"${ENV_VAR} is not valid JSON ({exc.msg} at character {exc.pos}); unset it or register datasets "
+            "with cffair.datasets.register(name, csv, spec)."
+        ) from None
     if not isinstance(raw, dict):
-        raise DataError(f"${ENV_VAR} must hold a JSON object {{name: registration}}, got {type(raw).__name__}; unset it.")
+        raise DataError(
+            f"${ENV_VAR} must hold a JSON object {{name: registration}}, got {type(raw).__name__}; unset it."
+        )
     return {str(k): Registration.from_dict(v) for k, v in raw.items()}
 
 
@@ -198,8 +216,10 @@ def register(
         DataError, SpecError, GraphError: for a bad name, file, spec or graph.
     """
     if not isinstance(name, str) or not _NAME.match(name):
-        raise DataError(f"dataset name {name!r} must start with a letter or digit and hold only letters, digits, "
-                        "'_', '.' and '-' (it becomes part of file names); e.g. 'credit'.")
+        raise DataError(
+            f"dataset name {name!r} must start with a letter or digit and hold only letters, digits, "
+            "'_', '.' and '-' (it becomes part of file names); e.g. 'credit'."
+        )
     if is_builtin(name):
         raise DataError(f"{name!r} is a built-in dataset; register your data under another name, e.g. 'my_{name}'.")
     spec_ref: str | dict[str, Any]
@@ -279,7 +299,9 @@ def _read(reg: Registration) -> Dataset:
     else:
         for p in reg.files():
             if not p.is_file():
-                raise DataError(f"dataset {reg.name!r} is registered with {p}, which no longer exists; register it again.")
+                raise DataError(
+                    f"dataset {reg.name!r} is registered with {p}, which no longer exists; register it again."
+                )
         _LOADED[key] = from_csv(reg.data, _spec_of(reg), **reg.read_csv)
         while len(_LOADED) > _KEEP:
             _LOADED.popitem(last=False)
@@ -335,4 +357,3 @@ def data_hash(name: str, frame: pd.DataFrame | None = None) -> str:
             spec = _read(reg).spec
             _HASHES[key] = stable_hash(frame_hash(frame), _spec_hash_part(spec))
     return _HASHES[key]
-

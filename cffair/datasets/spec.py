@@ -90,9 +90,13 @@ class SubgroupColumn:
     def __post_init__(self) -> None:
         if self.bins is not None:
             if len(self.bins) < 2 or list(self.bins) != sorted(self.bins):
-                raise SpecError(f"subgroup bins for {self.column!r} must be at least two increasing edges, got {self.bins}.")
+                raise SpecError(
+                    f"subgroup bins for {self.column!r} must be at least two increasing edges, got {self.bins}."
+                )
             if len(set(self.bins)) != len(self.bins):
-                raise SpecError(f"subgroup bins for {self.column!r} repeat an edge: {list(self.bins)}; edges must increase strictly.")
+                raise SpecError(
+                    f"subgroup bins for {self.column!r} repeat an edge: {list(self.bins)}; edges must increase strictly."
+                )
             if self.labels is not None and len(self.labels) != len(self.bins) - 1:
                 raise SpecError(
                     f"subgroup {self.column!r} has {len(self.bins) - 1} bins but {len(self.labels)} labels; give one label per bin."
@@ -161,7 +165,9 @@ class SubgroupColumn:
         if isinstance(raw, Mapping):
             unknown = set(raw) - {"column", "bins", "labels"}
             if unknown:
-                raise SpecError(f"unknown subgroup key(s) {sorted(unknown)}; a subgroup entry has 'column' and optional 'bins' and 'labels'.")
+                raise SpecError(
+                    f"unknown subgroup key(s) {sorted(unknown)}; a subgroup entry has 'column' and optional 'bins' and 'labels'."
+                )
             if "column" not in raw:
                 raise SpecError(f"subgroup entry {dict(raw)} has no 'column'.")
             column = str(raw["column"])
@@ -183,7 +189,9 @@ def _parse_bins(raw: Any, column: str) -> tuple[float, ...] | None:
         return None
     example = "bins: [-.inf, 30, 60, .inf] (YAML writes infinity as .inf)"
     if isinstance(raw, (str, Mapping)) or not isinstance(raw, Sequence):
-        raise SpecError(f"the bins of subgroup {column!r} must be a list of numbers, got {raw!r}; write e.g. {example}.")
+        raise SpecError(
+            f"the bins of subgroup {column!r} must be a list of numbers, got {raw!r}; write e.g. {example}."
+        )
     bad = [b for b in raw if isinstance(b, bool) or not isinstance(b, (int, float))]
     if bad:
         raise SpecError(
@@ -250,11 +258,15 @@ class DatasetSpec:
             raise SpecError(f"unknown feature kind(s) {bad}; use one of {list(FEATURE_KINDS)}.")
         for key in ("immutable", "subgroups"):
             if isinstance(getattr(self, key), str):
-                raise SpecError(f"'{key}' must be a list, got the string {getattr(self, key)!r}; write [{getattr(self, key)}].")
+                raise SpecError(
+                    f"'{key}' must be a list, got the string {getattr(self, key)!r}; write [{getattr(self, key)}]."
+                )
         if self.target in self.features:
             raise SpecError(f"the target {self.target!r} is also listed as a feature; remove it from 'features'.")
         if self.sensitive not in self.features:
-            raise SpecError(f"the sensitive attribute {self.sensitive!r} must be one of the features {list(self.features)}.")
+            raise SpecError(
+                f"the sensitive attribute {self.sensitive!r} must be one of the features {list(self.features)}."
+            )
         if self.features[self.sensitive] not in CATEGORY_KINDS:
             raise SpecError(
                 f"the sensitive attribute {self.sensitive!r} is {self.features[self.sensitive]}; "
@@ -275,7 +287,9 @@ class DatasetSpec:
         if self.target_kind == "binary" and self.favourable not in (0, 1):
             raise SpecError(f"favourable must be 0 or 1 for a binary target, got {self.favourable!r}.")
         if isinstance(self.favourable_top_fraction, bool) or not isinstance(self.favourable_top_fraction, (int, float)):
-            raise SpecError(f"favourable_top_fraction must be a number in (0, 1), got {self.favourable_top_fraction!r}.")
+            raise SpecError(
+                f"favourable_top_fraction must be a number in (0, 1), got {self.favourable_top_fraction!r}."
+            )
         if not 0 < self.favourable_top_fraction < 1:
             raise SpecError(f"favourable_top_fraction must lie in (0, 1), got {self.favourable_top_fraction}.")
 
@@ -295,7 +309,9 @@ class DatasetSpec:
         try:
             return self.features[column]
         except KeyError:
-            raise SpecError(f"{column!r} is not a feature of {self.name!r}; features are {list(self.features)}.") from None
+            raise SpecError(
+                f"{column!r} is not a feature of {self.name!r}; features are {list(self.features)}."
+            ) from None
 
     def subgroup_labels(self, frame: pd.DataFrame) -> pd.Series:
         """Each row's subgroup as a readable label, e.g. ``"Male, White"``.
@@ -338,7 +354,9 @@ class DatasetSpec:
         from cffair.causal.graph import load_graph
 
         if self.graph is None:
-            raise SpecError(f"dataset {self.name!r} has no causal graph; set 'graph' in its spec to a packaged name or a YAML file.")
+            raise SpecError(
+                f"dataset {self.name!r} has no causal graph; set 'graph' in its spec to a packaged name or a YAML file."
+            )
         g = load_graph(self.graph)
         g.validate(self.features, target=self.target, sensitive=self.sensitive, stacklevel=3)
         return g.with_isolated(self.features)
@@ -349,7 +367,8 @@ class DatasetSpec:
         d = asdict(self)
         d["features"] = dict(self.features)
         d["subgroups"] = [
-            sg.column if sg.bins is None
+            sg.column
+            if sg.bins is None
             else {"column": sg.column, "bins": list(sg.bins), **({"labels": list(sg.labels)} if sg.labels else {})}
             for sg in self.subgroups
         ]
@@ -367,7 +386,9 @@ class DatasetSpec:
             SpecError: for unknown or missing keys and values of the wrong type, naming the key.
         """
         if not isinstance(raw, Mapping):
-            raise SpecError(f"a spec must be a mapping (target, target_kind, sensitive, ...), got {type(raw).__name__}.")
+            raise SpecError(
+                f"a spec must be a mapping (target, target_kind, sensitive, ...), got {type(raw).__name__}."
+            )
         allowed = set(cls.__dataclass_fields__)
         unknown = set(raw) - allowed
         if unknown:
@@ -386,7 +407,9 @@ class DatasetSpec:
                     features[col] = infer_kind(frame[col])
         missing_kinds = [c for c, k in features.items() if k is None]
         if missing_kinds:
-            raise SpecError(f"no kind given for feature(s) {missing_kinds}; give kinds or pass the data so they can be inferred.")
+            raise SpecError(
+                f"no kind given for feature(s) {missing_kinds}; give kinds or pass the data so they can be inferred."
+            )
         args = dict(raw)
         args["features"] = features
         subgroups = raw.get("subgroups")
@@ -400,7 +423,9 @@ class DatasetSpec:
         args.setdefault("name", "custom")
         graph = args.get("graph")
         if graph is not None and not isinstance(graph, (str, Path, Mapping)):
-            raise SpecError(f"'graph' must be a packaged graph name, a path to a YAML file or a mapping, got {graph!r}.")
+            raise SpecError(
+                f"'graph' must be a packaged graph name, a path to a YAML file or a mapping, got {graph!r}."
+            )
         if isinstance(graph, Path):
             args["graph"] = str(graph)
         return cls(**args)
@@ -423,7 +448,9 @@ def _parse_features(raw: Any) -> dict[str, Any]:
         if dup:
             raise SpecError(f"'features' lists {dup} more than once; list each column once.")
         return {c: None for c in names}
-    raise SpecError(f"'features' must be a mapping {{column: kind}} or a list of column names, got {type(raw).__name__} {raw!r}.")
+    raise SpecError(
+        f"'features' must be a mapping {{column: kind}} or a list of column names, got {type(raw).__name__} {raw!r}."
+    )
 
 
 class Dataset(NamedTuple):
@@ -478,7 +505,11 @@ def read_spec(spec: Mapping[str, Any] | str | Path | DatasetSpec) -> Mapping[str
             f"spec file {path} must hold a mapping (target: ..., target_kind: ..., sensitive: ...), "
             f"got {'nothing' if data is None else type(data).__name__}; see cffair.datasets for the format."
         )
-    if isinstance(data.get("graph"), str) and not Path(data["graph"]).is_absolute() and (path.parent / data["graph"]).exists():
+    if (
+        isinstance(data.get("graph"), str)
+        and not Path(data["graph"]).is_absolute()
+        and (path.parent / data["graph"]).exists()
+    ):
         data = {**data, "graph": str(path.parent / data["graph"])}
     return data
 

@@ -44,6 +44,7 @@ def __getattr__(name: str) -> tuple[str, ...]:
         return config._LIVE[name]()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "CKE_ALL_FOLDS",
     "OPTIONS",

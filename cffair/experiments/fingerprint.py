@@ -65,8 +65,12 @@ def package_versions(names: Iterable[str] = NUMERIC_PACKAGES) -> dict[str, str |
 
 
 # ============================================================================ differences
-def diff(stored: Mapping[str, Any], current: Mapping[str, Any], known_inputs: Mapping[str, str] | None = None,
-         exempt: Collection[str] | None = None) -> list[str]:
+def diff(
+    stored: Mapping[str, Any],
+    current: Mapping[str, Any],
+    known_inputs: Mapping[str, str] | None = None,
+    exempt: Collection[str] | None = None,
+) -> list[str]:
     """Why ``stored`` (a record's fingerprint) differs from ``current``; ``[]`` when it is fresh.
 
     Args:
@@ -89,8 +93,11 @@ def diff(stored: Mapping[str, Any], current: Mapping[str, Any], known_inputs: Ma
         exempt = _installed_exempt()
     reasons: list[str] = []
     if stored.get("config") != current.get("config"):
-        keys = sorted(k for k in set(stored.get("config", {})) | set(current.get("config", {}))
-                      if stored.get("config", {}).get(k) != current.get("config", {}).get(k))
+        keys = sorted(
+            k
+            for k in set(stored.get("config", {})) | set(current.get("config", {}))
+            if stored.get("config", {}).get(k) != current.get("config", {}).get(k)
+        )
         reasons.append("config (" + ", ".join(keys) + ")")
     if stored.get("data") != current.get("data"):
         reasons.append(f"data (rows hash {stored.get('data')} → {current.get('data')})")
@@ -119,6 +126,7 @@ def diff(stored: Mapping[str, Any], current: Mapping[str, Any], known_inputs: Ma
         sub = diff(old_i[name].get("producer", {}), new_i[name].get("producer", {}), exempt=exempt)
         if sub:
             shown = "; ".join(sub[:2]) + (f"; and {len(sub) - 2} more" if len(sub) > 2 else "")
-            reasons.append(f"input {name} was made by a changed stage ({shown}); "
-                           "regenerating it shows whether its content changed")
+            reasons.append(
+                f"input {name} was made by a changed stage ({shown}); regenerating it shows whether its content changed"
+            )
     return reasons

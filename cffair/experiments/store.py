@@ -36,8 +36,13 @@ def checksum(record: Mapping[str, Any]) -> str:
     return stable_hash({k: v for k, v in record.items() if k != "checksum"})
 
 
-def make_record(cfg: ExperimentConfig, fingerprint: Mapping[str, Any], metrics: Mapping[str, Any],
-                timings: Mapping[str, float], **extra: Any) -> dict[str, Any]:
+def make_record(
+    cfg: ExperimentConfig,
+    fingerprint: Mapping[str, Any],
+    metrics: Mapping[str, Any],
+    timings: Mapping[str, float],
+    **extra: Any,
+) -> dict[str, Any]:
     """A result record, ready for :meth:`ResultsStore.put`.
 
     Args:
@@ -132,8 +137,9 @@ class ResultsStore:
         return self.root.is_dir()
 
     @contextmanager
-    def lock(self, timeout: float = 0.0, *, who: str = "another cffair run",
-             say: Callable[[str], None] | None = None) -> Iterator[Path]:
+    def lock(
+        self, timeout: float = 0.0, *, who: str = "another cffair run", say: Callable[[str], None] | None = None
+    ) -> Iterator[Path]:
         """Hold the store's lock file while the block runs (see :func:`cffair._io.store_lock`).
 
         Args:

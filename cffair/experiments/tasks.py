@@ -34,8 +34,17 @@ from typing import Literal
 from cffair import registry
 from cffair.experiments.config import DATASETS, ExperimentConfig
 
-__all__ = ["Stage", "Task", "critical_path", "dependencies", "parent_config", "pretrain_config", "simulate", "task_graph",
-           "task_groups"]
+__all__ = [
+    "Stage",
+    "Task",
+    "critical_path",
+    "dependencies",
+    "parent_config",
+    "pretrain_config",
+    "simulate",
+    "task_graph",
+    "task_groups",
+]
 
 # not FINGERPRINT_EXEMPT: pretrain_config and parent_config say what an LTN setting continues from
 
@@ -81,7 +90,11 @@ def task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]
     """
     groups: dict[tuple, list[ExperimentConfig]] = {}
     for c in cfgs:
-        key: tuple = (c.profile, c.dataset, c.repeat, c.fold, "ltn", c.pretrain_options) if c.method in ("ltn", "gan") else (c.key,)
+        key: tuple = (
+            (c.profile, c.dataset, c.repeat, c.fold, "ltn", c.pretrain_options)
+            if c.method in ("ltn", "gan")
+            else (c.key,)
+        )
         groups.setdefault(key, []).append(c)
 
     def rank(group: list[ExperimentConfig]) -> tuple:
@@ -98,7 +111,9 @@ def pretrain_config(cfg: ExperimentConfig) -> ExperimentConfig:
     """The canonical config of the pre-training ``cfg`` continues from: its fold, seed and
     pre-training options, default weights, no tag."""
     default = ExperimentConfig(cfg.dataset, cfg.fold, "ltn_acc", profile=cfg.profile, n_folds=cfg.n_folds)
-    return replace(cfg, setting="ltn_acc", weights=default.weights, tag="", options=cfg.pretrain_options, cf_source="cnf")
+    return replace(
+        cfg, setting="ltn_acc", weights=default.weights, tag="", options=cfg.pretrain_options, cf_source="cnf"
+    )
 
 
 def parent_config(cfg: ExperimentConfig) -> ExperimentConfig | None:
@@ -112,8 +127,16 @@ def parent_config(cfg: ExperimentConfig) -> ExperimentConfig | None:
 def _gan_config(cfg: ExperimentConfig) -> ExperimentConfig:
     """The GAN whose twins an LTN config trains on: its fold, seed and ``gan_variant``."""
     variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")
-    return ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed, n_folds=cfg.n_folds,
-                            repeat=cfg.repeat, options=variant)
+    return ExperimentConfig(
+        cfg.dataset,
+        cfg.fold,
+        "gan",
+        profile=cfg.profile,
+        seed=cfg.seed,
+        n_folds=cfg.n_folds,
+        repeat=cfg.repeat,
+        options=variant,
+    )
 
 
 def _pretrain_id(cfg: ExperimentConfig) -> str:
@@ -128,8 +151,15 @@ def task_graph(cfgs: Sequence[ExperimentConfig], *, split: bool = True) -> list[
     """
     groups = task_groups(cfgs)
     if not split:
-        return [Task(_pretrain_id(g[0]).replace("/pretrain", "/ltn+gan", 1) if g[0].method in ("ltn", "gan") else g[0].key,
-                     "group", g[0], tuple(g)) for g in groups]
+        return [
+            Task(
+                _pretrain_id(g[0]).replace("/pretrain", "/ltn+gan", 1) if g[0].method in ("ltn", "gan") else g[0].key,
+                "group",
+                g[0],
+                tuple(g),
+            )
+            for g in groups
+        ]
     tasks: dict[str, Task] = {}
 
     def add(task: Task) -> str:
@@ -147,8 +177,14 @@ def task_graph(cfgs: Sequence[ExperimentConfig], *, split: bool = True) -> list[
         ltn = [c for c in g if c.method == "ltn"]
         pre = None
         if ltn:
-            pre = add(Task(_pretrain_id(ltn[0]), "pretrain", pretrain_config(ltn[0]),
-                           tuple(c for c in ltn if c.setting == "ltn_acc" and not c.tag)))
+            pre = add(
+                Task(
+                    _pretrain_id(ltn[0]),
+                    "pretrain",
+                    pretrain_config(ltn[0]),
+                    tuple(c for c in ltn if c.setting == "ltn_acc" and not c.tag),
+                )
+            )
         for c in (c for c in g if c.method == "gan"):
             add(Task(c.key, "gan", c, (c,)))
 
@@ -167,7 +203,11 @@ def task_graph(cfgs: Sequence[ExperimentConfig], *, split: bool = True) -> list[
             if parent is None:
                 add(Task(c.key, "cke", c, (c,), (pre, *gan_dep(c))))  # type: ignore[arg-type]
             else:
-                pid = parent.key if parent.key in tasks else add(Task(parent.key, "fair", parent, (), (pre, *gan_dep(parent))))  # type: ignore[arg-type]
+                pid = (
+                    parent.key
+                    if parent.key in tasks
+                    else add(Task(parent.key, "fair", parent, (), (pre, *gan_dep(parent))))
+                )  # type: ignore[arg-type]
                 add(Task(c.key, "cke", c, (c,), (pid,)))
         for c in (c for c in fair if c not in plain):  # the variants, in the grid's order
             add(Task(c.key, "fair", c, (c,), (pre, *gan_dep(c))))  # type: ignore[arg-type]

@@ -36,7 +36,16 @@ from cffair.pipeline.counterfactuals import (
 from cffair.pipeline.fold import FoldData
 from cffair.pipeline.keys import RUNNERS, finish, record_fingerprint
 
-__all__ = ["FoldData", "counterfactual_set", "flow_config", "prepare_counterfactuals", "prepare_inputs", "forget_fold", "run_group", "run_task"]
+__all__ = [
+    "FoldData",
+    "counterfactual_set",
+    "flow_config",
+    "prepare_counterfactuals",
+    "prepare_inputs",
+    "forget_fold",
+    "run_group",
+    "run_task",
+]
 
 if TYPE_CHECKING:
     from cffair.causal.cfset import CFPairs
@@ -63,8 +72,15 @@ def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[s
             gan = importlib.import_module(RUNNERS["gan"])
             gan_pairs = lambda c, test: gan.pairs(fd, test, cfg=c)  # noqa: E731
             gan_content = lambda c: gan.pairs_hash(gan.pairs(fd, False, cfg=c))  # noqa: E731
-        records += runner.run(ltn, fd, store, contents, lambda c, known: record_fingerprint(c, fd.data_hash, known),
-                              gan_pairs=gan_pairs, gan_content=gan_content)
+        records += runner.run(
+            ltn,
+            fd,
+            store,
+            contents,
+            lambda c, known: record_fingerprint(c, fd.data_hash, known),
+            gan_pairs=gan_pairs,
+            gan_content=gan_content,
+        )
     return records
 
 
@@ -130,10 +146,30 @@ def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
             gan_twins(task.target)  # stored for the LTN trained on them (appendix A)
         return records
     runner = importlib.import_module(RUNNERS["ltn"])
-    return runner.run_stage(task.stage, task.target, task.configs, fd, store, contents,
-                            lambda c, known: record_fingerprint(c, fd.data_hash, known), stages, key, gan_twins)
+    return runner.run_stage(
+        task.stage,
+        task.target,
+        task.configs,
+        fd,
+        store,
+        contents,
+        lambda c, known: record_fingerprint(c, fd.data_hash, known),
+        stages,
+        key,
+        gan_twins,
+    )
 
 
 def _baseline(c: ExperimentConfig, fd: FoldData, store: ResultsStore, contents: dict[str, str]) -> dict[str, Any]:
     metrics, timings, extra = importlib.import_module(RUNNERS[c.method]).run(c, fd)
-    return finish(c, store, fd.data_hash, contents, metrics, timings, n_train=int(len(fd.train)), n_test=int(len(fd.test)), **extra)
+    return finish(
+        c,
+        store,
+        fd.data_hash,
+        contents,
+        metrics,
+        timings,
+        n_train=int(len(fd.train)),
+        n_test=int(len(fd.test)),
+        **extra,
+    )

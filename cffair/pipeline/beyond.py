@@ -42,8 +42,19 @@ from cffair.utils import seed_everything
 __all__ = ["BUDGET_FRACTION", "RECOURSE_BUDGET", "RECOURSE_PEOPLE", "VARIANTS", "run"]
 
 #: The variants, in the order they are trained and shown.
-VARIANTS: tuple[str, ...] = ("acc", "acc_cf", "acc_cf_w3-1", "acc_cf_w1-3", "acc_cf_sg", "acc_cf_joint", "acc_dp", "acc_eo",
-                             "acc_lip", "adaptive_sg", "adaptive_budget")
+VARIANTS: tuple[str, ...] = (
+    "acc",
+    "acc_cf",
+    "acc_cf_w3-1",
+    "acc_cf_w1-3",
+    "acc_cf_sg",
+    "acc_cf_joint",
+    "acc_dp",
+    "acc_eo",
+    "acc_lip",
+    "adaptive_sg",
+    "adaptive_budget",
+)
 #: Recourse is searched for a random sample of at most this many test people (per profile).
 RECOURSE_PEOPLE: dict[str, int] = {"full": 1200, "quick": 150}
 #: The cost c at which ``Cheap`` of the recourse query reaches 0.
@@ -71,8 +82,17 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     timings["twins"] = round(time.perf_counter() - t0, 2)
 
     t0 = time.perf_counter()
-    base = pretrained(fd.X_train, fd.y_train, fd.spec.target_kind, lr=prof.lr, epochs=prof.pretrain_epochs, seed=cfg.seed,
-                      sensitive=fd.spec.sensitive, cache_dir=False, progress=False).learner  # the library's one pre-training
+    base = pretrained(
+        fd.X_train,
+        fd.y_train,
+        fd.spec.target_kind,
+        lr=prof.lr,
+        epochs=prof.pretrain_epochs,
+        seed=cfg.seed,
+        sensitive=fd.spec.sensitive,
+        cache_dir=False,
+        progress=False,
+    ).learner  # the library's one pre-training
     pretrained = base.state_dict()
     timings["pretrain"] = round(time.perf_counter() - t0, 2)
 
@@ -99,15 +119,19 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     recourse = _recourse(learners, data, cfg)
     timings["recourse"] = round(time.perf_counter() - t0, 2)
     timings["total"] = round(sum(timings.values()), 2)
-    timings["cpu"] = round(time.process_time() - cpu0, 2)  # core-seconds (one torch thread): wall time without contention
+    timings["cpu"] = round(
+        time.process_time() - cpu0, 2
+    )  # core-seconds (one torch thread): wall time without contention
 
     metrics = fd.evaluate(learners["acc_cf"].predict_d)
-    extra = {"beyond": {
-        "variants": variants,
-        "intersections": data.describe(),
-        "adaptive": adaptive,
-        "recourse": recourse,
-    }}
+    extra = {
+        "beyond": {
+            "variants": variants,
+            "intersections": data.describe(),
+            "adaptive": adaptive,
+            "recourse": recourse,
+        }
+    }
     return metrics, timings, extra
 
 
@@ -147,11 +171,18 @@ class _Data:
         self.levels = {a.column: I.levels(a, train_rows) for a in self.attrs}
 
     def describe(self) -> dict[str, Any]:
-        counts = {kind: pd.Series(self.test_labels[row_id]).value_counts().to_dict() for kind, (row_id, _) in self.test_twins.items()}
-        return {"attributes": [a.column for a in self.attrs], "levels": {k: {lv: _json(v) for lv, v in d.items()} for k, d in self.levels.items()},
-                "test_rows": pd.Series(self.test_labels).value_counts().to_dict(), "test_pairs": counts,
-                "train_rows": pd.Series(self.labels[self.fd.train]).value_counts().to_dict(),
-                "lipschitz": {"beta": self.beta, "k": 1, "test_pairs": int(len(self.near_test[0]))}}
+        counts = {
+            kind: pd.Series(self.test_labels[row_id]).value_counts().to_dict()
+            for kind, (row_id, _) in self.test_twins.items()
+        }
+        return {
+            "attributes": [a.column for a in self.attrs],
+            "levels": {k: {lv: _json(v) for lv, v in d.items()} for k, d in self.levels.items()},
+            "test_rows": pd.Series(self.test_labels).value_counts().to_dict(),
+            "test_pairs": counts,
+            "train_rows": pd.Series(self.labels[self.fd.train]).value_counts().to_dict(),
+            "lipschitz": {"beta": self.beta, "k": 1, "test_pairs": int(len(self.near_test[0]))},
+        }
 
 
 def _json(v: Any) -> Any:
@@ -186,7 +217,9 @@ def _knowledge_base(name: str, learner: Any, data: _Data, base: Any) -> tuple[An
     elif name == "acc_cf_joint":
         if data.joint_train is None:
             raise ValueError(f"{spec.name} has a single sensitive attribute: no joint twins for the joint axiom.")
-        axioms.append(intersectional.joint_cf_axiom(*data.joint_train, spec.target_kind, [a.column for a in data.attrs]))
+        axioms.append(
+            intersectional.joint_cf_axiom(*data.joint_train, spec.target_kind, [a.column for a in data.attrs])
+        )
     elif name == "acc_dp":
         terms.append(notions.demographic_parity_axiom(fd.X_train, data.s_train, spec.sensitive))
     elif name == "acc_eo":
@@ -215,7 +248,10 @@ def _score(learner: Any, data: _Data) -> dict[str, Any]:
     keep = ("accuracy", "mse", "cf_mse", "cf_mse_worst_subgroup", "worst_subgroup", "cf_mse_by_subgroup")
     out: dict[str, Any] = {"metrics": {k: m[k] for k in keep if k in m}}
     d_test = learner.predict_d(fd.X_test)
-    nt: dict[str, float] = {"dp_gap": notions.dp_gap(d_test, data.s_test), "dp_gap_soft": notions.dp_gap(d_test, data.s_test, None)}
+    nt: dict[str, float] = {
+        "dp_gap": notions.dp_gap(d_test, data.s_test),
+        "dp_gap_soft": notions.dp_gap(d_test, data.s_test, None),
+    }
     if fd.spec.target_kind == "binary":
         nt.update(notions.eo_gaps(d_test, fd.y_test, data.s_test))
     nt.update(notions.lipschitz_violation(d_test, *data.near_test))
@@ -251,19 +287,33 @@ def _recourse(learners: dict[str, Any], data: _Data, cfg: ExperimentConfig) -> d
     models: dict[str, Any] = {}
     for name in learners:
         best = table.best(name)
-        entry: dict[str, Any] = {"n_negative": int(len(best)), "recourse_rate": float(best["found"].mean()) if len(best) else None,
-                                 "mean_cost": _nan(best["cost"].mean()), "median_cost": _nan(best["cost"].median()),
-                                 "query": table.query(name, RECOURSE_BUDGET) if len(best) else None, "by": {}}
+        entry: dict[str, Any] = {
+            "n_negative": int(len(best)),
+            "recourse_rate": float(best["found"].mean()) if len(best) else None,
+            "mean_cost": _nan(best["cost"].mean()),
+            "median_cost": _nan(best["cost"].median()),
+            "query": table.query(name, RECOURSE_BUDGET) if len(best) else None,
+            "by": {},
+        }
         for col, g in groups.items():
             by = table.by_group(name, g)
             for grp in by.index:
                 members = g == grp
-                by.loc[grp, "query"] = table.query(name, RECOURSE_BUDGET, members) if (members & table.negative(name)).any() else np.nan
+                by.loc[grp, "query"] = (
+                    table.query(name, RECOURSE_BUDGET, members) if (members & table.negative(name)).any() else np.nan
+                )
             entry["by"][col] = {str(k): {c: _nan(v) for c, v in row.items()} for k, row in by.iterrows()}
         entry["examples"] = best[best["found"]].head(5)[["person", "cost", "action"]].to_dict(orient="records")
         models[name] = entry
-    return {"people": int(n), "eligible": int(len(cand)), "candidates": len(table.candidates), "evaluated": int(len(table.cost)),
-            "budget": RECOURSE_BUDGET, "actions": table.meta["actions"], "models": models}
+    return {
+        "people": int(n),
+        "eligible": int(len(cand)),
+        "candidates": len(table.candidates),
+        "evaluated": int(len(table.cost)),
+        "budget": RECOURSE_BUDGET,
+        "actions": table.meta["actions"],
+        "models": models,
+    }
 
 
 def _nan(v: Any) -> float | None:

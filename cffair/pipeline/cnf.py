@@ -24,6 +24,8 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
         fd = fd.with_twins(twins)
     seed_everything(cfg.seed)
     t0 = time.perf_counter()
-    model = AugmentedMLP(fd.spec.target_kind, mlp_config(cfg), device=current_device()).fit_pairs(fd.X_train, fd.y_train, fd.train, fd.pairs_train)
+    model = AugmentedMLP(fd.spec.target_kind, mlp_config(cfg), device=current_device()).fit_pairs(
+        fd.X_train, fd.y_train, fd.train, fd.pairs_train
+    )
     fit_time = time.perf_counter() - t0
     return fd.evaluate(model.predict_score), {"total": round(fit_time, 2)}, {}

@@ -65,14 +65,17 @@ def counterfactual_set(dataset: str, profile_name: str, progress: bool = False) 
     from cffair.devices import current_device
 
     config = flow_config(profile_name, dataset)
-    return generate(D.load(dataset), interventions="immutable", config=config, seed=0, progress=progress,
-                    device=current_device())
+    return generate(
+        D.load(dataset), interventions="immutable", config=config, seed=0, progress=progress, device=current_device()
+    )
 
 
 def content_hash(cfset: CounterfactualSet) -> str:
     """Hash of a counterfactual set's rows (what a consumer's numbers depend on)."""
     frame = cfset.frame
-    return stable_hash(list(map(str, frame.columns)), pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return stable_hash(
+        list(map(str, frame.columns)), pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()
+    )
 
 
 # ============================================================================ rulers (appendix C)
@@ -102,15 +105,31 @@ class Ruler:
 #: threshold model for binary and ordinal ones), seed 0. ``independent``: the paper's treatment
 #: again, but another fit: seed 1, two autoregressive transforms of hidden sizes (64, 64) instead
 #: of one of (32, 32, 32), so that the only difference to ``paper`` is the fit itself.
-RULERS: Mapping[str, Ruler] = MappingProxyType({
-    "paper": Ruler("paper", "counterfactuals", MappingProxyType(dict(PAPER_TREATMENT)), 0,
-                   "the paper's treatment: the very twins the methods train on"),
-    "default": Ruler("default", "counterfactuals_default", MappingProxyType({}), 0,
-                     "the library's default flow: Gumbel-max nominal nodes, threshold binary and ordinal nodes"),
-    "independent": Ruler("independent", "counterfactuals_independent",
-                         MappingProxyType({**PAPER_TREATMENT, "transforms": 2, "hidden": (64, 64)}), 1,
-                         "the paper's treatment from an independently fitted flow: seed 1, 2 transforms of (64, 64)"),
-})
+RULERS: Mapping[str, Ruler] = MappingProxyType(
+    {
+        "paper": Ruler(
+            "paper",
+            "counterfactuals",
+            MappingProxyType(dict(PAPER_TREATMENT)),
+            0,
+            "the paper's treatment: the very twins the methods train on",
+        ),
+        "default": Ruler(
+            "default",
+            "counterfactuals_default",
+            MappingProxyType({}),
+            0,
+            "the library's default flow: Gumbel-max nominal nodes, threshold binary and ordinal nodes",
+        ),
+        "independent": Ruler(
+            "independent",
+            "counterfactuals_independent",
+            MappingProxyType({**PAPER_TREATMENT, "transforms": 2, "hidden": (64, 64)}),
+            1,
+            "the paper's treatment from an independently fitted flow: seed 1, 2 transforms of (64, 64)",
+        ),
+    }
+)
 
 
 def ruler_inputs(dataset: str) -> tuple[str, ...]:
@@ -142,8 +161,14 @@ def ruler_set(dataset: str, profile_name: str, name: str, progress: bool = False
     from cffair.devices import current_device
 
     config = ruler_config(name, profile_name)
-    return generate(D.load(dataset), interventions="sensitive", config=config, seed=RULERS[name].seed, progress=progress,
-                    device=current_device())
+    return generate(
+        D.load(dataset),
+        interventions="sensitive",
+        config=config,
+        seed=RULERS[name].seed,
+        progress=progress,
+        device=current_device(),
+    )
 
 
 def ruler_sets(dataset: str, profile_name: str, paper: CounterfactualSet | None = None) -> dict[str, CounterfactualSet]:
@@ -151,11 +176,15 @@ def ruler_sets(dataset: str, profile_name: str, paper: CounterfactualSet | None 
     :func:`counterfactual_set`); empty for a registered dataset."""
     if not ruler_inputs(dataset):
         return {}
-    return {name: paper if name == "paper" and paper is not None else ruler_set(dataset, profile_name, name) for name in RULERS}
+    return {
+        name: paper if name == "paper" and paper is not None else ruler_set(dataset, profile_name, name)
+        for name in RULERS
+    }
 
 
-def prepare_inputs(profile_name: str, datasets: Sequence[str], jobs: int = 1, *,
-                   device: str | None = None) -> dict[str, dict[str, str]]:
+def prepare_inputs(
+    profile_name: str, datasets: Sequence[str], jobs: int = 1, *, device: str | None = None
+) -> dict[str, dict[str, str]]:
     """Fit each dataset's flows and generate its twins and rulers once, before the grid runs;
     ``{dataset: {input name: content hash}}`` (``counterfactuals`` and the dataset's
     :func:`ruler_inputs`), the ``known_inputs`` of :func:`cffair.reproduce.run_grid`. The flows

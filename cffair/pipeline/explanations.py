@@ -33,4 +33,6 @@ def explanation_set(dataset: str, profile_name: str, progress: bool = False) -> 
     """
     from cffair.causal.flow import generate
 
-    return generate(D.load(dataset), interventions="all", config=flow_config(profile_name, dataset), seed=0, progress=progress)
+    return generate(
+        D.load(dataset), interventions="all", config=flow_config(profile_name, dataset), seed=0, progress=progress
+    )

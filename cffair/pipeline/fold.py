@@ -30,8 +30,15 @@ __all__ = ["RULER_METRICS", "FoldData", "fold_rows"]
 
 #: What the evaluation keeps of each ruler: the counterfactual metrics (accuracy and MSE do not
 #: depend on the twins).
-RULER_METRICS: tuple[str, ...] = ("cf_mse", "cf_mse_by_subgroup", "cf_mse_worst_subgroup", "worst_subgroup", "cf_flip_rate",
-                                  "n_pairs", "calibrated_cf_mse")
+RULER_METRICS: tuple[str, ...] = (
+    "cf_mse",
+    "cf_mse_by_subgroup",
+    "cf_mse_worst_subgroup",
+    "worst_subgroup",
+    "cf_flip_rate",
+    "n_pairs",
+    "calibrated_cf_mse",
+)
 
 
 def fold_rows(frame: pd.DataFrame, spec: D.DatasetSpec, cfg: ExperimentConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -65,9 +72,14 @@ class FoldData:
     rulers: dict[str, CounterfactualSet] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, cfg: ExperimentConfig, cfset: CounterfactualSet | None = None,
-              rulers: dict[str, CounterfactualSet] | None = None, *,
-              dataset: tuple[pd.DataFrame, D.DatasetSpec] | None = None) -> FoldData:
+    def build(
+        cls,
+        cfg: ExperimentConfig,
+        cfset: CounterfactualSet | None = None,
+        rulers: dict[str, CounterfactualSet] | None = None,
+        *,
+        dataset: tuple[pd.DataFrame, D.DatasetSpec] | None = None,
+    ) -> FoldData:
         """The fold of ``cfg``: the one fold builder of the grid, ``cffair run`` and the commands
         that train on one fold (``cffair train``, ``cffair cke``).
 
@@ -116,8 +128,10 @@ class FoldData:
         ``twins``); the rulers stay, so ``metrics["rulers"]`` still holds every ruler, the paper's too.
         The encoded rows are shared with this fold, not recomputed."""
         if ruler not in self.rulers:
-            raise KeyError(f"this fold has no ruler {ruler!r}; it has {', '.join(self.rulers) or 'none'} "
-                           "(rulers exist for the paper's datasets only).")
+            raise KeyError(
+                f"this fold has no ruler {ruler!r}; it has {', '.join(self.rulers) or 'none'} "
+                "(rulers exist for the paper's datasets only)."
+            )
         other = replace(self, cfset=self.rulers[ruler])
         for name in ("encoder", "X_train", "X_test", "subgroups", "data_hash"):
             if name in self.__dict__:  # cached already: share it
@@ -147,11 +161,18 @@ class FoldData:
     @cached_property
     def ruler_pairs_test(self) -> dict[str, CFPairs]:
         """Each ruler's sensitive-flip pairs of the test rows (the fold's own pairs for its own twins)."""
-        return {name: self.pairs_test if twins is self.cfset else self.pairs(self.test, cfset=twins)
-                for name, twins in self.rulers.items()}
+        return {
+            name: self.pairs_test if twins is self.cfset else self.pairs(self.test, cfset=twins)
+            for name, twins in self.rulers.items()
+        }
 
-    def evaluate(self, score_fn: Callable[[np.ndarray], np.ndarray], pairs: CFPairs | None = None, *,
-                 score_for: Callable[[CFPairs], Callable[[np.ndarray], np.ndarray]] | None = None) -> dict[str, Any]:
+    def evaluate(
+        self,
+        score_fn: Callable[[np.ndarray], np.ndarray],
+        pairs: CFPairs | None = None,
+        *,
+        score_for: Callable[[CFPairs], Callable[[np.ndarray], np.ndarray]] | None = None,
+    ) -> dict[str, Any]:
         """The shared evaluation (section 6.5) on this fold's test rows and CNF test pairs.
 
         Without ``pairs`` and with rulers, ``metrics["rulers"]`` holds ``{ruler: {metric: value}}``
@@ -166,8 +187,15 @@ class FoldData:
         own = pairs or self.pairs_test
         # calibrated CF-MSE: Platt fitted on the training rows; not for a method whose scores need the twins (plug-in PCF)
         train = (self.X_train, self.y_train) if score_for is None else None
-        metrics = evaluate(score_fn, self.X_test, self.y_test, own, self.pair_subgroups(own), target_kind=self.spec.target_kind,
-                           train=train)
+        metrics = evaluate(
+            score_fn,
+            self.X_test,
+            self.y_test,
+            own,
+            self.pair_subgroups(own),
+            target_kind=self.spec.target_kind,
+            train=train,
+        )
         if pairs is None and self.rulers:
             metrics["rulers"] = {}
             for name, rp in self.ruler_pairs_test.items():
@@ -175,7 +203,14 @@ class FoldData:
                     m = metrics
                 else:
                     fn = score_fn if score_for is None else score_for(rp)
-                    m = evaluate(fn, self.X_test, self.y_test, rp, self.pair_subgroups(rp), target_kind=self.spec.target_kind,
-                             train=train)
+                    m = evaluate(
+                        fn,
+                        self.X_test,
+                        self.y_test,
+                        rp,
+                        self.pair_subgroups(rp),
+                        target_kind=self.spec.target_kind,
+                        train=train,
+                    )
                 metrics["rulers"][name] = {k: m[k] for k in RULER_METRICS if k in m}
         return metrics

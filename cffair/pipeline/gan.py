@@ -16,10 +16,26 @@ if TYPE_CHECKING:
     from cffair.baselines.gan import GANBaseline, GANConfig
     from cffair.causal.cfset import CFPairs
 
-__all__ = ["GAN_FULL_CHANGES", "QUICK_GAN", "RELEASED", "gan_config", "model", "pairs", "pairs_hash", "run", "source_config"]
+__all__ = [
+    "GAN_FULL_CHANGES",
+    "QUICK_GAN",
+    "RELEASED",
+    "gan_config",
+    "model",
+    "pairs",
+    "pairs_hash",
+    "run",
+    "source_config",
+]
 
 #: The quick profile's GAN (a few epochs: enough to exercise every path).
-QUICK_GAN = {"inference_epochs": 2, "predictor_epochs": 5, "inner_steps": 3, "first_epoch_inner_steps": 3, "n_cf_samples": 2}
+QUICK_GAN = {
+    "inference_epochs": 2,
+    "predictor_epochs": 5,
+    "inner_steps": 3,
+    "first_epoch_inner_steps": 3,
+    "n_cf_samples": 2,
+}
 #: The full profile's GAN: the paper's settings except these. One latent sample per row in the
 #: predictor's penalty (the release: 20) and early stopping of the predictor on a validation
 #: split (patience 20, best weights kept): on COMPAS fold 0 this changed accuracy 0.670 → 0.682
@@ -54,8 +70,16 @@ def source_config(cfg: ExperimentConfig) -> ExperimentConfig:
     if cfg.setting == "gan":
         return cfg
     variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")
-    return ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed, n_folds=cfg.n_folds,
-                            repeat=cfg.repeat, options=variant)
+    return ExperimentConfig(
+        cfg.dataset,
+        cfg.fold,
+        "gan",
+        profile=cfg.profile,
+        seed=cfg.seed,
+        n_folds=cfg.n_folds,
+        repeat=cfg.repeat,
+        options=variant,
+    )
 
 
 def model(fd: FoldData, cfg: ExperimentConfig | None = None) -> GANBaseline:
@@ -67,7 +91,7 @@ def model(fd: FoldData, cfg: ExperimentConfig | None = None) -> GANBaseline:
     fold = (cfg.dataset, cfg.fold, cfg.profile, cfg.repeat, cfg.n_folds)
     key = (*fold, cfg.seed, gan_config(cfg))
     if key not in _CACHE:
-        for k in [k for k in _CACHE if k[:len(fold)] != fold]:
+        for k in [k for k in _CACHE if k[: len(fold)] != fold]:
             del _CACHE[k]
         seed_everything(cfg.seed)
         _CACHE[key] = GANBaseline(gan_config(cfg), device=current_device()).fit(fd.frame.iloc[fd.train], fd.encoder)

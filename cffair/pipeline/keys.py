@@ -25,7 +25,16 @@ from cffair import registry
 from cffair.experiments.config import ExperimentConfig, profile
 from cffair.experiments.fingerprint import SourceTree, package_versions
 
-__all__ = ["DISPATCHER", "PRODUCERS", "RUNNERS", "expected_fingerprint", "finish", "input_names", "producer", "record_fingerprint"]
+__all__ = [
+    "DISPATCHER",
+    "PRODUCERS",
+    "RUNNERS",
+    "expected_fingerprint",
+    "finish",
+    "input_names",
+    "producer",
+    "record_fingerprint",
+]
 
 FINGERPRINT_EXEMPT = True  # says what a record depends on; changes no number
 
@@ -47,7 +56,9 @@ def code(method: str, tree: SourceTree | None = None) -> dict[str, str]:
     """``{module: hash}`` of the code a method's record runs (in ``tree``, default the installed one)."""
     if tree is None:
         return dict(_installed_code(method))
-    return tree.code_fingerprint([COMMON, RUNNERS[method]], stop=(*PRODUCERS, *OPTIONAL_PRODUCERS.values()), shallow=[DISPATCHER])
+    return tree.code_fingerprint(
+        [COMMON, RUNNERS[method]], stop=(*PRODUCERS, *OPTIONAL_PRODUCERS.values()), shallow=[DISPATCHER]
+    )
 
 
 @cache
@@ -92,7 +103,12 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
         return {
             "code": tree.code_fingerprint(PRODUCERS),
             "data": data_hash,
-            "config": {"dataset": cfg.dataset, "flow": flow_config(cfg.profile, cfg.dataset), "seed": 0, "interventions": "immutable"},
+            "config": {
+                "dataset": cfg.dataset,
+                "flow": flow_config(cfg.profile, cfg.dataset),
+                "seed": 0,
+                "interventions": "immutable",
+            },
             "packages": packages,
         }
     prof = profile(cfg.profile)
@@ -100,16 +116,29 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
         return {
             "code": code("ltn"),
             "data": data_hash,
-            "config": {"dataset": cfg.dataset, "fold": cfg.fold, "seed": cfg.seed, "pretrain_epochs": prof.pretrain_epochs,
-                       "lr": prof.lr, "max_rows": prof.max_rows, "n_folds": cfg.fold_count, **dict(cfg.pretrain_options),
-                       **({"repeat": cfg.repeat} if cfg.repeat else {})},  # absent for the paper's partition
+            "config": {
+                "dataset": cfg.dataset,
+                "fold": cfg.fold,
+                "seed": cfg.seed,
+                "pretrain_epochs": prof.pretrain_epochs,
+                "lr": prof.lr,
+                "max_rows": prof.max_rows,
+                "n_folds": cfg.fold_count,
+                **dict(cfg.pretrain_options),
+                **({"repeat": cfg.repeat} if cfg.repeat else {}),
+            },  # absent for the paper's partition
             "packages": packages,
         }
     if name == "counterfactuals_all":
         return {
             "code": SourceTree.installed().code_fingerprint([OPTIONAL_PRODUCERS[name]]),
             "data": data_hash,
-            "config": {"dataset": cfg.dataset, "flow": flow_config(cfg.profile, cfg.dataset), "seed": 0, "interventions": "all"},
+            "config": {
+                "dataset": cfg.dataset,
+                "flow": flow_config(cfg.profile, cfg.dataset),
+                "seed": 0,
+                "interventions": "all",
+            },
             "packages": packages,
         }
     if name in _ruler_inputs(cfg.dataset):
@@ -119,14 +148,26 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
         return {
             "code": SourceTree.installed().code_fingerprint(PRODUCERS),
             "data": data_hash,
-            "config": {"dataset": cfg.dataset, "flow": ruler_config(ruler.name, cfg.profile), "seed": ruler.seed,
-                       "interventions": "sensitive"},
+            "config": {
+                "dataset": cfg.dataset,
+                "flow": ruler_config(ruler.name, cfg.profile),
+                "seed": ruler.seed,
+                "interventions": "sensitive",
+            },
             "packages": packages,
         }
     if name == "gan_counterfactuals":
         variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")  # absent for the re-implementation
-        gan_cfg = ExperimentConfig(cfg.dataset, cfg.fold, "gan", profile=cfg.profile, seed=cfg.seed, n_folds=cfg.n_folds,
-                                   repeat=cfg.repeat, options=variant)
+        gan_cfg = ExperimentConfig(
+            cfg.dataset,
+            cfg.fold,
+            "gan",
+            profile=cfg.profile,
+            seed=cfg.seed,
+            n_folds=cfg.n_folds,
+            repeat=cfg.repeat,
+            options=variant,
+        )
         return {"code": code("gan"), "data": data_hash, "config": _config(gan_cfg), "packages": packages}
     raise KeyError(f"unknown input {name!r}")
 
@@ -155,8 +196,15 @@ def dataset_hash(name: str) -> str:
     return D.data_hash(name)
 
 
-def finish(cfg: ExperimentConfig, store: Any, data_hash: str, contents: Mapping[str, str | None], metrics: Mapping[str, Any],
-           timings: Mapping[str, float], **extra: Any) -> dict[str, Any]:
+def finish(
+    cfg: ExperimentConfig,
+    store: Any,
+    data_hash: str,
+    contents: Mapping[str, str | None],
+    metrics: Mapping[str, Any],
+    timings: Mapping[str, float],
+    **extra: Any,
+) -> dict[str, Any]:
     """Fingerprint, assemble and store a record; return it."""
     from cffair.experiments.store import make_record
 

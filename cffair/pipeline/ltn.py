@@ -84,9 +84,13 @@ def _diagnostics(learner: Any, fd: FoldData) -> dict[str, Any]:
     return {
         "saturation_train_pairs": diagnostics.saturation(np.concatenate([d_x, d_cf])),
         "cf_mse_per_flip_train": diagnostics.cf_mse_per_flip(d_x, d_cf),
-        "a4_gradient_share": {f"{p:g}": diagnostics.a4_gradient_share(d_x, d_cf, p=p, target_kind=kind) for p in DIAGNOSTIC_P},
-        "a4_gradient_share_by_logic": {name: diagnostics.a4_gradient_share(d_x, d_cf, target_kind=kind, semantics=Semantics(logic=name))
-                                       for name in fuzzy.LOGICS},
+        "a4_gradient_share": {
+            f"{p:g}": diagnostics.a4_gradient_share(d_x, d_cf, p=p, target_kind=kind) for p in DIAGNOSTIC_P
+        },
+        "a4_gradient_share_by_logic": {
+            name: diagnostics.a4_gradient_share(d_x, d_cf, target_kind=kind, semantics=Semantics(logic=name))
+            for name in fuzzy.LOGICS
+        },
     }
 
 
@@ -112,8 +116,20 @@ def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
 
 def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
     kw = _ltn_kwargs(cfg, fd)
-    return {k: kw[k] for k in ("lr", "clip_grad", "group_weights", "fair_epochs", "fair_p", "cke_epochs", "progress", "semantics",
-                               "device")}
+    return {
+        k: kw[k]
+        for k in (
+            "lr",
+            "clip_grad",
+            "group_weights",
+            "fair_epochs",
+            "fair_p",
+            "cke_epochs",
+            "progress",
+            "semantics",
+            "device",
+        )
+    }
 
 
 def _pretrain(cfg: ExperimentConfig, fd: FoldData) -> tuple[Any, float]:
@@ -126,9 +142,20 @@ def _pretrain(cfg: ExperimentConfig, fd: FoldData) -> tuple[Any, float]:
     t0 = time.perf_counter()
     # weights and later-stage options do not act on the accuracy axioms alone; the group shares pre-training options
     kw = _ltn_kwargs(pretrain_config(cfg), fd)
-    base = pretrained(fd.X_train, fd.y_train, kw["target_kind"], lr=kw["lr"], epochs=kw["pretrain_epochs"], seed=kw["seed"],
-                      semantics=kw["semantics"], sensitive=kw["sensitive"], clip_grad=kw["clip_grad"], cache_dir=False,
-                      progress=False, device=kw["device"]).learner
+    base = pretrained(
+        fd.X_train,
+        fd.y_train,
+        kw["target_kind"],
+        lr=kw["lr"],
+        epochs=kw["pretrain_epochs"],
+        seed=kw["seed"],
+        semantics=kw["semantics"],
+        sensitive=kw["sensitive"],
+        clip_grad=kw["clip_grad"],
+        cache_dir=False,
+        progress=False,
+        device=kw["device"],
+    ).learner
     return base, time.perf_counter() - t0
 
 
@@ -146,8 +173,18 @@ def _twins_of(cfg: ExperimentConfig, fd: FoldData) -> FoldData:
     return fd.with_twins(cfg.option_map["twins"]) if "twins" in cfg.option_map else fd
 
 
-def _finish(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore, fp: dict[str, Any], learner: Any, extra: dict[str, Any],
-            train_pairs: CFPairs, own_test: CFPairs | None, pre_time: float, t1: float) -> dict[str, Any]:
+def _finish(
+    cfg: ExperimentConfig,
+    fd: FoldData,
+    store: ResultsStore,
+    fp: dict[str, Any],
+    learner: Any,
+    extra: dict[str, Any],
+    train_pairs: CFPairs,
+    own_test: CFPairs | None,
+    pre_time: float,
+    t1: float,
+) -> dict[str, Any]:
     """Evaluate a trained setting (on its own twins, :func:`_twins_of`), store its record and return it."""
     metrics = _twins_of(cfg, fd).evaluate(learner.predict_d)
     if cfg.cf_source != "cnf" and own_test is not None:
@@ -157,17 +194,24 @@ def _finish(cfg: ExperimentConfig, fd: FoldData, store: ResultsStore, fp: dict[s
     timings = {"pretrain": round(pre_time, 2), "setting": round(time.perf_counter() - t1, 2)}
     timings["total"] = round(timings["pretrain"] + timings["setting"], 2)
     rec = make_record(
-        cfg, fp, metrics, timings,
+        cfg,
+        fp,
+        metrics,
+        timings,
         satisfaction={k: float(v) for k, v in learner.satisfactions().items()},
         history=_history(learner),
-        n_train=int(len(fd.train)), n_test=int(len(fd.test)), n_train_pairs=int(len(train_pairs.row_id)),
+        n_train=int(len(fd.train)),
+        n_test=int(len(fd.test)),
+        n_train_pairs=int(len(train_pairs.row_id)),
         **extra,
     )
     store.put(rec)
     return rec
 
 
-def _restamped(cfg: ExperimentConfig, store: ResultsStore, fp: dict[str, Any], known: dict[str, str]) -> dict[str, Any] | None:
+def _restamped(
+    cfg: ExperimentConfig, store: ResultsStore, fp: dict[str, Any], known: dict[str, str]
+) -> dict[str, Any] | None:
     """The stored record restamped when an upstream refactor gave the same inputs, else ``None``."""
     stored = store.get(cfg)
     if stored is not None and not diff(stored["fingerprint"], fp, known):
@@ -175,10 +219,15 @@ def _restamped(cfg: ExperimentConfig, store: ResultsStore, fp: dict[str, Any], k
     return None
 
 
-def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, contents: dict[str, str],
-        fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
-        gan_pairs: Callable[[ExperimentConfig, bool], CFPairs] | None = None,
-        gan_content: Callable[[ExperimentConfig], str] | None = None) -> list[dict[str, Any]]:
+def run(
+    group: list[ExperimentConfig],
+    fd: FoldData,
+    store: ResultsStore,
+    contents: dict[str, str],
+    fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
+    gan_pairs: Callable[[ExperimentConfig, bool], CFPairs] | None = None,
+    gan_content: Callable[[ExperimentConfig], str] | None = None,
+) -> list[dict[str, Any]]:
     """Run the LTN settings of one fold in this process and store a record each.
 
     Args:
@@ -196,7 +245,11 @@ def run(group: list[ExperimentConfig], fd: FoldData, store: ResultsStore, conten
     for cfg in sorted(group, key=lambda c: ("cke" in c.setting, c.setting)):
         if "counterfactuals_all" not in known and cfg.option_map.get("explain") == "all":
             known["counterfactuals_all"] = _content_all(fd)
-        own = known if cfg.cf_source != "gan" or gan_content is None else {**known, "gan_counterfactuals": gan_content(cfg)}
+        own = (
+            known
+            if cfg.cf_source != "gan" or gan_content is None
+            else {**known, "gan_counterfactuals": gan_content(cfg)}
+        )
         fp = fingerprint(cfg, own)
         again = _restamped(cfg, store, fp, own)
         if again is not None:
@@ -231,7 +284,9 @@ ProducerKey = Callable[[str, ExperimentConfig], str]
 GanTwins = Callable[[ExperimentConfig], tuple[CFPairs, CFPairs, str]]
 
 
-def _pretrained(cfg: ExperimentConfig, fd: FoldData, stages: StageStore, key: ProducerKey) -> tuple[dict[str, Any], float, Any]:
+def _pretrained(
+    cfg: ExperimentConfig, fd: FoldData, stages: StageStore, key: ProducerKey
+) -> tuple[dict[str, Any], float, Any]:
     """The pre-trained checkpoint of ``cfg``'s fold from the stage folder, or trained now and
     stored: ``(state, seconds it took, the learner if trained now else None)``."""
     name = key("pretrained", cfg)
@@ -249,9 +304,18 @@ def parent_key(cfg: ExperimentConfig) -> str | None:
     return None if cfg.tag or cfg.options else cfg.setting
 
 
-def run_stage(stage: str, target: ExperimentConfig, configs: Sequence[ExperimentConfig], fd: FoldData, store: ResultsStore,
-              contents: dict[str, str], fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
-              stages: StageStore, key: ProducerKey, gan_twins: GanTwins | None = None) -> list[dict[str, Any]]:
+def run_stage(
+    stage: str,
+    target: ExperimentConfig,
+    configs: Sequence[ExperimentConfig],
+    fd: FoldData,
+    store: ResultsStore,
+    contents: dict[str, str],
+    fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
+    stages: StageStore,
+    key: ProducerKey,
+    gan_twins: GanTwins | None = None,
+) -> list[dict[str, Any]]:
     """Run one stage of the LTN on one fold (a task of :func:`cffair.experiments.tasks.task_graph`)
     and store the records of ``configs`` (none for a task that only makes ``target``'s output).
 
@@ -288,9 +352,13 @@ def run_stage(stage: str, target: ExperimentConfig, configs: Sequence[Experiment
             t1 = time.perf_counter()
             learner = base
             if learner is None:  # the checkpoint came from the stage folder: the same weights and history
-                learner = LTNLearner.load(pretrained, setting="acc", progress=False).restore_axioms(fd.X_train, fd.y_train)
+                learner = LTNLearner.load(pretrained, setting="acc", progress=False).restore_axioms(
+                    fd.X_train, fd.y_train
+                )
             extra = {} if cfg.options else {"diagnostics": _diagnostics(learner, fd)}
-            records.append(_finish(cfg, fd, store, fp, learner, extra, _twins_of(cfg, fd).pairs_train, None, pre_time, t1))
+            records.append(
+                _finish(cfg, fd, store, fp, learner, extra, _twins_of(cfg, fd).pairs_train, None, pre_time, t1)
+            )
         return records
     if stage == "fair":
         if target.setting not in ("ltn_acc_cf", "ltn_acc_cf_sg"):
@@ -329,10 +397,15 @@ def run_stage(stage: str, target: ExperimentConfig, configs: Sequence[Experiment
         learner, extra = _run_cke(target, fd, parent_state, pretrained, train_pairs)
     else:
         raise ValueError(f"unknown LTN stage {stage!r}")
-    return [_finish(cfg, fd, store, fingerprint(cfg, known), learner, extra, train_pairs, own_test, pre_time, t1) for cfg in configs]
+    return [
+        _finish(cfg, fd, store, fingerprint(cfg, known), learner, extra, train_pairs, own_test, pre_time, t1)
+        for cfg in configs
+    ]
 
 
-def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state: Any, pretrained: Any, train_pairs: CFPairs) -> tuple[Any, dict[str, Any]]:
+def _run_cke(
+    cfg: ExperimentConfig, fd: FoldData, parent_state: Any, pretrained: Any, train_pairs: CFPairs
+) -> tuple[Any, dict[str, Any]]:
     """Counterfactual knowledge extraction on top of acc+CF (or acc+CF_sg), section 7.3."""
     from cffair import cke
     from cffair.training import LTNLearner
@@ -350,16 +423,28 @@ def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state: Any, pretrained:
     # with explanations on every attribute, the immutable ones come from the same set as the others
     source = _explanation_set(fd) if explain_all else fd.cfset
     pairs_by_feature = cke.pairs_from_cfset(source, fd.frame, fd.encoder, fd.spec, rows=fd.train)
-    pairs_all = cke.pairs_from_cfset(source, fd.frame, fd.encoder, fd.spec, rows=fd.train, features="all") if explain_all else None
+    pairs_all = (
+        cke.pairs_from_cfset(source, fd.frame, fd.encoder, fd.spec, rows=fd.train, features="all")
+        if explain_all
+        else None
+    )
     before_all = cke.extract(learner.predict_d, pairs_all, groups_train, fd.spec) if explain_all else None
     steps, report = cke.cke_loop(
-        learner, fd.X_train, pairs_by_feature, groups_train, fd.spec, evaluate_fn=lambda m: fd.evaluate(m.predict_d),
+        learner,
+        fd.X_train,
+        pairs_by_feature,
+        groups_train,
+        fd.spec,
+        evaluate_fn=lambda m: fd.evaluate(m.predict_d),
         top=opts.get("cke_top"),
     )
     after = cke.extract(learner.predict_d, pairs_by_feature, groups_train, fd.spec)
     out: dict[str, Any] = {
         "threshold": report.threshold,
-        "candidates": [{"group": c.group, "feature": c.feature, "imbalance": c.imbalance, "frequency": c.frequency} for c in report.candidates],
+        "candidates": [
+            {"group": c.group, "feature": c.feature, "imbalance": c.imbalance, "frequency": c.frequency}
+            for c in report.candidates
+        ],
         "imbalances_before": report.imbalances.to_dict(orient="records"),
         "imbalances_after": after.imbalances.to_dict(orient="records"),
         "undesirable_ratio_before": {str(k): float(v) for k, v in report.undesirable_ratio.items()},
@@ -367,7 +452,10 @@ def _run_cke(cfg: ExperimentConfig, fd: FoldData, parent_state: Any, pretrained:
         "steps": steps.to_dict(orient="records"),
     }
     if "cke_top" in opts:
-        out["forced"] = [{"group": c.group, "feature": c.feature, "imbalance": c.imbalance} for c in cke.top_candidates(report, opts["cke_top"])]
+        out["forced"] = [
+            {"group": c.group, "feature": c.feature, "imbalance": c.imbalance}
+            for c in cke.top_candidates(report, opts["cke_top"])
+        ]
     if explain_all:
         after_all = cke.extract(learner.predict_d, pairs_all, groups_train, fd.spec)
         out["explain_all"] = {
@@ -409,20 +497,42 @@ def _queries(learner: Any, fd: FoldData, rule: str = "nearest", seed: int = 0) -
         if rule == "nearest" and not (d_sg >= 0.5).any():
             continue  # no differently decided person to be near to
         x_hat = X_sg[queries.query_person(X_sg, d_sg, rule, seed)]
-        res = queries.similar_different(learner.model_, X_sg, x_hat, beta=beta, target_kind=fd.spec.target_kind,
-                                         encoder=fd.encoder, k=1)
+        res = queries.similar_different(
+            learner.model_, X_sg, x_hat, beta=beta, target_kind=fd.spec.target_kind, encoder=fd.encoder, k=1
+        )
         share, n_neg = queries.witness_share(X_sg, d_sg, beta)
-        out["eq2"].append({
-            "subgroup": name, "beta": beta, "sat": res.sat, "x_hat_rule": rule,
-            "witness_share": share, "n_negative": n_neg,
-            "query_row": _jsonable_rows(res.query_row), "neighbours": _jsonable_rows(res.rows),
-        })
+        out["eq2"].append(
+            {
+                "subgroup": name,
+                "beta": beta,
+                "sat": res.sat,
+                "x_hat_rule": rule,
+                "witness_share": share,
+                "n_negative": n_neg,
+                "query_row": _jsonable_rows(res.query_row),
+                "neighbours": _jsonable_rows(res.rows),
+            }
+        )
     pairs = fd.pairs_test
     psg = fd.pair_subgroups(pairs)
     for name in sorted(set(psg)):
-        out["eq3"][name] = queries.subgroup_cf(learner.model_, pairs.x, pairs.x_cf, psg == name, fd.spec.target_kind, name=name, sensitive=fd.spec.sensitive)
+        out["eq3"][name] = queries.subgroup_cf(
+            learner.model_,
+            pairs.x,
+            pairs.x_cf,
+            psg == name,
+            fd.spec.target_kind,
+            name=name,
+            sensitive=fd.spec.sensitive,
+        )
     return out
 
 
 def _jsonable_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: (v.item() if hasattr(v, "item") else (str(v) if not isinstance(v, (int, float, str, type(None))) else v)) for k, v in row.items()} for row in df.to_dict(orient="records")]
+    return [
+        {
+            k: (v.item() if hasattr(v, "item") else (str(v) if not isinstance(v, (int, float, str, type(None))) else v))
+            for k, v in row.items()
+        }
+        for row in df.to_dict(orient="records")
+    ]

@@ -40,7 +40,9 @@ def state_hash(state: dict[str, Any]) -> str:
     parts = []
     for k in sorted(state["model"]):
         v = state["model"][k]
-        parts.append(k.encode() + (v.detach().cpu().numpy().tobytes() if isinstance(v, torch.Tensor) else repr(v).encode()))
+        parts.append(
+            k.encode() + (v.detach().cpu().numpy().tobytes() if isinstance(v, torch.Tensor) else repr(v).encode())
+        )
     return stable_hash(*parts)
 
 

@@ -58,12 +58,14 @@ def data_files_frame(folder: str | Path, files: Mapping[str, str]) -> pd.DataFra
         path = Path(folder) / fname
         if not path.is_file():
             raise DataError(f"no data file {fname!r} in {folder} (for {name}); reinstall the package that ships it.")
-        rows.append({
-            "dataset": name,
-            "file": fname,
-            "size (bytes)": f"{path.stat().st_size:,}",
-            "SHA-256 (first 16 hex digits)": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
-        })
+        rows.append(
+            {
+                "dataset": name,
+                "file": fname,
+                "size (bytes)": f"{path.stat().st_size:,}",
+                "SHA-256 (first 16 hex digits)": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -74,7 +76,8 @@ def describe_spec(spec: Any) -> dict[str, str]:
     for col, kind in spec.features.items():
         kinds.setdefault(kind, []).append(col)
     subgroups = " × ".join(
-        sg.column if sg.bins is None else f"{sg.column} in bands ({', '.join(sg.labels or [])})" for sg in spec.subgroups
+        sg.column if sg.bins is None else f"{sg.column} in bands ({', '.join(sg.labels or [])})"
+        for sg in spec.subgroups
     )
     favourable = (
         f"{spec.target} = {spec.favourable}"
@@ -98,20 +101,24 @@ def spec_frame(specs: Mapping[str, Any]) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- summaries
-def row_counts_frame(summaries: Mapping[str, Mapping[str, Any]], notes: Mapping[str, str] | None = None) -> pd.DataFrame:
+def row_counts_frame(
+    summaries: Mapping[str, Mapping[str, Any]], notes: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Rows per dataset against the paper's count (``cffair.datasets.summary`` of each dataset),
     with the difference, the number of features and a note."""
     rows = []
     for name, s in summaries.items():
         paper = s.get("paper_rows")
-        rows.append({
-            "dataset": dataset_name(name),
-            "rows (cffair)": f"{s['rows']:,}",
-            "rows (paper)": f"{paper:,}" if paper is not None else "—",
-            "difference": "—" if paper is None else (f"{s['rows'] - paper:+,}" if s["rows"] != paper else "0"),
-            "features": sum(len(v) for v in s["features_by_kind"].values()),
-            "note": (notes or {}).get(name, ""),
-        })
+        rows.append(
+            {
+                "dataset": dataset_name(name),
+                "rows (cffair)": f"{s['rows']:,}",
+                "rows (paper)": f"{paper:,}" if paper is not None else "—",
+                "difference": "—" if paper is None else (f"{s['rows'] - paper:+,}" if s["rows"] != paper else "0"),
+                "features": sum(len(v) for v in s["features_by_kind"].values()),
+                "note": (notes or {}).get(name, ""),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -126,22 +133,28 @@ def balance_frame(summaries: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
             balance = f"mean {tb['mean']:.3f}, sd {tb['std']:.3f}, range [{tb['min']:.2f}, {tb['max']:.2f}]"
         groups = ", ".join(f"{g}: {n:,}" for g, n in s["groups"].items())
         smallest = min(s["subgroups"], key=s["subgroups"].get)
-        rows.append({
-            "dataset": dataset_name(name),
-            "target": s["target"],
-            "target balance": balance,
-            "groups of the sensitive attribute": f"{s['sensitive']} — {groups}",
-            "subgroups": len(s["subgroups"]),
-            "smallest subgroup": f"{smallest} ({s['subgroups'][smallest]:,})",
-        })
+        rows.append(
+            {
+                "dataset": dataset_name(name),
+                "target": s["target"],
+                "target balance": balance,
+                "groups of the sensitive attribute": f"{s['sensitive']} — {groups}",
+                "subgroups": len(s["subgroups"]),
+                "smallest subgroup": f"{smallest} ({s['subgroups'][smallest]:,})",
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def subgroup_sizes_frame(summaries: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     """Rows per subgroup: ``dataset`` (display name), ``subgroup``, ``rows`` and ``share`` (of the dataset)."""
     sizes = pd.concat(
-        [pd.DataFrame({"dataset": dataset_name(name), "subgroup": list(s["subgroups"]), "rows": list(s["subgroups"].values())})
-         for name, s in summaries.items()],
+        [
+            pd.DataFrame(
+                {"dataset": dataset_name(name), "subgroup": list(s["subgroups"]), "rows": list(s["subgroups"].values())}
+            )
+            for name, s in summaries.items()
+        ],
         ignore_index=True,
     )
     sizes["share"] = sizes["rows"] / sizes.groupby("dataset")["rows"].transform("sum")
@@ -151,10 +164,14 @@ def subgroup_sizes_frame(summaries: Mapping[str, Mapping[str, Any]]) -> pd.DataF
 def subgroup_sizes_table(sizes: pd.DataFrame) -> pd.DataFrame:
     """:func:`subgroup_sizes_frame` for reading: rows ``(dataset, subgroup)``, ``rows`` with
     thousands separators and the share of the dataset in per cent."""
-    shown = pd.DataFrame({
-        "dataset": sizes["dataset"], "subgroup": sizes["subgroup"],
-        "rows": sizes["rows"].map("{:,}".format), "share of the dataset": sizes["share"].map("{:.1%}".format),
-    })
+    shown = pd.DataFrame(
+        {
+            "dataset": sizes["dataset"],
+            "subgroup": sizes["subgroup"],
+            "rows": sizes["rows"].map("{:,}".format),
+            "share of the dataset": sizes["share"].map("{:.1%}".format),
+        }
+    )
     return shown.set_index(["dataset", "subgroup"])
 
 
@@ -176,11 +193,20 @@ def graph_title(dataset: str, source: str, verified: bool = True) -> str:
 def graph_summary_frame(graphs: Mapping[str, Any]) -> pd.DataFrame:
     """One row per graph (name → an object with ``nodes``, ``edges``, ``source``, ``verified``):
     its size, its source, and whether it was checked against that source."""
-    return pd.DataFrame([
-        {"graph": name, "nodes": len(g.nodes), "edges": len(g.edges), "source": g.source,
-         "status": "verified against the source" if g.verified else "UNVERIFIED: transcribed, not checked against the source"}
-        for name, g in graphs.items()
-    ])
+    return pd.DataFrame(
+        [
+            {
+                "graph": name,
+                "nodes": len(g.nodes),
+                "edges": len(g.edges),
+                "source": g.source,
+                "status": "verified against the source"
+                if g.verified
+                else "UNVERIFIED: transcribed, not checked against the source",
+            }
+            for name, g in graphs.items()
+        ]
+    )
 
 
 def node_roles(nodes: Iterable[str], sensitive: str | None, immutable: Iterable[str]) -> dict[str, str]:
@@ -208,7 +234,9 @@ def graph_layers(nodes: Sequence[str], edges: Iterable[tuple[str, str]]) -> list
     while len(placed) < len(rank):
         layer = sorted((n for n in rank if n not in placed and parents[n] <= placed), key=rank.__getitem__)
         if not layer:
-            raise DataError(f"the graph has a cycle among {sorted(set(rank) - placed)}; a causal graph must be acyclic.")
+            raise DataError(
+                f"the graph has a cycle among {sorted(set(rank) - placed)}; a causal graph must be acyclic."
+            )
         layers.append(layer)
         placed.update(layer)
     return layers
@@ -230,7 +258,9 @@ def layered_positions(layers: Sequence[Sequence[str]]) -> dict[str, tuple[float,
     return pos
 
 
-def clip_to_box(centre: tuple[float, float], towards: tuple[float, float], half: tuple[float, float]) -> tuple[float, float]:
+def clip_to_box(
+    centre: tuple[float, float], towards: tuple[float, float], half: tuple[float, float]
+) -> tuple[float, float]:
     """Where the ray from ``centre`` towards ``towards`` leaves the axis-aligned box of half
     width and half height ``half`` around ``centre`` (where an edge meets a node's label)."""
     dx, dy = towards[0] - centre[0], towards[1] - centre[1]

@@ -60,7 +60,8 @@ HIGHER_IS_BETTER: frozenset[str] = frozenset({"accuracy"})
 
 #: The paper's method order in each table (the method registry's :attr:`~cffair.registry.Method.tables`).
 TABLE_METHODS: Mapping[str, tuple[str, ...]] = registry.View(
-    lambda: {t: registry.table_methods(t) for t in ("table1", "table2", "table3")})
+    lambda: {t: registry.table_methods(t) for t in ("table1", "table2", "table3")}
+)
 
 #: The three axiom settings of Q1 (Figures 3 and 5) and the five of Figure 4.
 Q1_SETTINGS: tuple[str, ...] = registry.grid_methods("q1")
@@ -71,7 +72,14 @@ EXTRA_BASELINES: tuple[str, ...] = registry.extra_baselines()
 
 #: The order of datasets and metrics in every table (the paper's).
 DATASET_ORDER: tuple[str, ...] = tuple(DATASET_NAMES)
-METRIC_ORDER: tuple[str, ...] = ("accuracy", "mse", "cf_mse", "cf_mse_worst_subgroup", "cf_flip_rate", "calibrated_cf_mse")
+METRIC_ORDER: tuple[str, ...] = (
+    "accuracy",
+    "mse",
+    "cf_mse",
+    "cf_mse_worst_subgroup",
+    "cf_flip_rate",
+    "calibrated_cf_mse",
+)
 
 #: The scalar metrics of a result record.
 SCALAR_METRICS: tuple[str, ...] = METRIC_ORDER

@@ -32,7 +32,14 @@ TABLE4_PAPER_SAT: dict[str, float] = {
 
 #: The feature columns the paper's Table 4 shows (its "ed." is the education level).
 TABLE4_COLUMNS: tuple[str, ...] = (
-    "age", "workclass", "education", "marital-status", "occupation", "relationship", "hours-per-week", "native-country",
+    "age",
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "hours-per-week",
+    "native-country",
 )
 
 #: The A5 axioms the paper's Table 3 adds one after the other, in its notation.

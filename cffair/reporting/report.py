@@ -47,13 +47,16 @@ from cffair.reporting.tables import format_cell, format_table
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
+
 def _style() -> str:
     """The report's stylesheet (``cffair/data/report.css``, shipped with the package)."""
     return resources.files("cffair").joinpath("data/report.css").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- frames
-def method_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+def method_frame(
+    records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 3
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The Table 1-style comparison: one row per method (in ``methods`` order), one column per
     metric, cells ``mean ± sd`` over folds.
 
@@ -67,8 +70,11 @@ def method_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str], d
     metrics = [m for m in METRIC_ORDER if m in set(long["metric"])]
     present = [m for m in methods if m in set(long["method"])]
     cells = {(r.method, r.metric): format_cell(r.mean, r.sd, decimals) for r in long.itertuples()}
-    shown = pd.DataFrame([[cells.get((m, k), "—") for k in metrics] for m in present],
-                         index=[method_name(m) for m in present], columns=pd.Index([metric_name(k) for k in metrics], name="method"))
+    shown = pd.DataFrame(
+        [[cells.get((m, k), "—") for k in metrics] for m in present],
+        index=[method_name(m) for m in present],
+        columns=pd.Index([metric_name(k) for k in metrics], name="method"),
+    )
     return shown, long
 
 
@@ -82,7 +88,9 @@ def best_methods(long: pd.DataFrame) -> list[tuple[str, str]]:
     return out
 
 
-def subgroup_summary(records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
+def subgroup_summary(
+    records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 4
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """CF-MSE per subgroup: ``(shown, per_fold)`` where ``shown`` has one row per subgroup and
     one column per method (``mean ± sd`` over folds) and ``per_fold`` one row per record ×
     subgroup (:func:`~cffair.reporting.records.subgroup_frame`)."""
@@ -94,9 +102,14 @@ def subgroup_summary(records: Sequence[Mapping[str, Any]], methods: Sequence[str
     stats["sd"] = g.std(ddof=1).to_numpy()
     present = [m for m in methods if m in set(stats["method"])]
     subgroups = sorted(set(stats["subgroup"]), key=str)
-    cell = {(r.subgroup, r.method): format_cell(r.mean, r.sd if r.n > 1 else None, decimals) for r in stats.itertuples()}
-    shown = pd.DataFrame([[cell.get((s, m), "—") for m in present] for s in subgroups],
-                         index=subgroups, columns=pd.Index([method_name(m) for m in present], name="subgroup"))
+    cell = {
+        (r.subgroup, r.method): format_cell(r.mean, r.sd if r.n > 1 else None, decimals) for r in stats.itertuples()
+    }
+    shown = pd.DataFrame(
+        [[cell.get((s, m), "—") for m in present] for s in subgroups],
+        index=subgroups,
+        columns=pd.Index([method_name(m) for m in present], name="subgroup"),
+    )
     return shown, per_fold
 
 
@@ -116,15 +129,19 @@ def cke_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.Dat
     rows = []
     for (setting, group, feature), g in c.groupby(["setting", "group", "feature"], sort=False):
         sd = g["imbalance"].std(ddof=1) if len(g) > 1 else None
-        rows.append({
-            "setting": method_name(str(setting)), "group": group, "feature": feature,
-            "frequency": f"{g['frequency'].mean():.{decimals}f}",
-            "imbalance": format_cell(float(g["imbalance"].mean()), sd, decimals),
-            "axiom added": f"{int(g['candidate'].sum())} of {len(runs.get(str(setting), ())) or g['fold'].nunique()} folds",
-            "imbalance after": format_cell(float(g["imbalance_after"].mean()), None, decimals),
-            "threshold": f"{g['threshold'].iloc[0]:g}",
-            "_order": -float(g["imbalance"].mean()),
-        })
+        rows.append(
+            {
+                "setting": method_name(str(setting)),
+                "group": group,
+                "feature": feature,
+                "frequency": f"{g['frequency'].mean():.{decimals}f}",
+                "imbalance": format_cell(float(g["imbalance"].mean()), sd, decimals),
+                "axiom added": f"{int(g['candidate'].sum())} of {len(runs.get(str(setting), ())) or g['fold'].nunique()} folds",
+                "imbalance after": format_cell(float(g["imbalance_after"].mean()), None, decimals),
+                "threshold": f"{g['threshold'].iloc[0]:g}",
+                "_order": -float(g["imbalance"].mean()),
+            }
+        )
     out = pd.DataFrame(rows).sort_values(["setting", "_order"], kind="stable").drop(columns="_order")
     return out.set_index(["setting", "group", "feature"])
 
@@ -140,15 +157,24 @@ def eq3_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.Dat
         if cfg["setting"] != "ltn_acc_cf" or cfg.get("tag") or not q:
             continue
         by_sg = rec["metrics"].get("cf_mse_by_subgroup", {})
-        rows += [{"subgroup": sg, "fold": cfg["fold"], "sat": float(v), "cf_mse": by_sg.get(sg, np.nan)} for sg, v in q.items()]
+        rows += [
+            {"subgroup": sg, "fold": cfg["fold"], "sat": float(v), "cf_mse": by_sg.get(sg, np.nan)}
+            for sg, v in q.items()
+        ]
     if not rows:
         return pd.DataFrame()
     df = pd.DataFrame(rows)
     out = []
     for sg, g in df.groupby("subgroup", sort=True):
         n = len(g)
-        out.append({"subgroup": sg, "sat of (3)": format_cell(float(g["sat"].mean()), g["sat"].std(ddof=1) if n > 1 else None, decimals),
-                    "CF-MSE": format_cell(float(g["cf_mse"].mean()), None, 4), "_sat": float(g["sat"].mean())})
+        out.append(
+            {
+                "subgroup": sg,
+                "sat of (3)": format_cell(float(g["sat"].mean()), g["sat"].std(ddof=1) if n > 1 else None, decimals),
+                "CF-MSE": format_cell(float(g["cf_mse"].mean()), None, 4),
+                "_sat": float(g["sat"].mean()),
+            }
+        )
     return pd.DataFrame(out).sort_values("_sat").drop(columns="_sat").set_index("subgroup")
 
 
@@ -156,7 +182,9 @@ def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str])
     """Every record's numbers: one row per fold × method with the scalar metrics, the worst
     subgroup and the run's seconds."""
     frame = records_frame(records)
-    seconds = {(r["config"]["setting"], int(r["config"]["fold"])): (r.get("timings") or {}).get("total") for r in records}
+    seconds = {
+        (r["config"]["setting"], int(r["config"]["fold"])): (r.get("timings") or {}).get("total") for r in records
+    }
     frame["seconds"] = [seconds.get((s, int(f))) for s, f in zip(frame["setting"], frame["fold"], strict=True)]
     order = {m: i for i, m in enumerate(methods)}
     frame = frame[frame["method"].isin(methods)].copy()
@@ -196,8 +224,13 @@ def constant_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, f
 #: What the report compares every method with, in this order of preference.
 REFERENCE_SETTINGS: tuple[str, ...] = ("ltn_acc",)
 #: The metrics of the paired comparison with the reference, and whether larger is better.
-VERDICT_METRICS: tuple[tuple[str, bool], ...] = (("accuracy", True), ("mse", False), ("cf_mse", False),
-                                                  ("cf_flip_rate", False), ("calibrated_cf_mse", False))
+VERDICT_METRICS: tuple[tuple[str, bool], ...] = (
+    ("accuracy", True),
+    ("mse", False),
+    ("cf_mse", False),
+    ("cf_flip_rate", False),
+    ("calibrated_cf_mse", False),
+)
 
 
 def verdict_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> tuple[str | None, pd.DataFrame]:
@@ -227,8 +260,16 @@ def verdict_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) 
             test = paired(a, b, larger=larger, k=max(n_folds, 2))
             d = a - b
             better = int(((d > 0) if larger else (d < 0)).sum())
-            rows.append({"method": method_name(method), "metric": metric_name(metric), "difference": float(np.nanmean(d)),
-                         "better on": f"{better} of {len(folds)} folds", "p": test.p, "verdict": test.verdict})
+            rows.append(
+                {
+                    "method": method_name(method),
+                    "metric": metric_name(metric),
+                    "difference": float(np.nanmean(d)),
+                    "better on": f"{better} of {len(folds)} folds",
+                    "p": test.p,
+                    "verdict": test.verdict,
+                }
+            )
     return reference, pd.DataFrame(rows)
 
 
@@ -237,20 +278,20 @@ TERMS: dict[str, str] = {
     "accuracy": "the share of test rows whose decision (D(x) ≥ 0.5) equals the label.",
     "majority-class rate": "the share of the test rows' most common label: the accuracy of a model that always predicts it.",
     "CF-MSE": "the mean over test rows and their counterfactual twins of (D(x) − D(x′))², where x′ is x with the sensitive "
-              "attribute changed and its causal descendants adjusted (the paper's section 6.5); lower is fairer.",
+    "attribute changed and its causal descendants adjusted (the paper's section 6.5); lower is fairer.",
     "CF flip rate": "the share of person–twin pairs whose decision differs; lower is fairer.",
     "calibrated CF-MSE": "the CF-MSE after mapping each model's outputs to probabilities with a Platt calibrator fitted on its "
-                         "training rows. A model whose outputs sit at 0 and 1 pays about 1 for every flipped decision in CF-MSE, "
-                         "a soft model much less for the same flip; calibration puts both on one scale.",
+    "training rows. A model whose outputs sit at 0 and 1 pays about 1 for every flipped decision in CF-MSE, "
+    "a soft model much less for the same flip; calibration puts both on one scale.",
     "worst-subgroup CF-MSE": "the CF-MSE of the subgroup where it is largest.",
     "constant predictor": "a model whose test outputs hardly vary (sd below 0.001): trivially fair, and useless.",
     "p": "of the corrected resampled t-test over the folds (Nadeau and Bengio 2003), which allows for the overlap of "
-         "the folds' training sets; below 0.05 the difference is called beyond fold noise.",
+    "the folds' training sets; below 0.05 the difference is called beyond fold noise.",
 }
 
 
 def _terms() -> str:
-    return ('<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in TERMS.items()) + "</dl>")
+    return '<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in TERMS.items()) + "</dl>"
 
 
 def _verdict_sentence(row: Mapping[str, Any]) -> str:
@@ -261,7 +302,9 @@ def _verdict_sentence(row: Mapping[str, Any]) -> str:
         word = "worse than"
     else:
         word = "within fold noise of"
-    return f"{row['method']} is {word} the reference on {row['metric']} (better on {row['better on']}, p {row['p']:.3f})."
+    return (
+        f"{row['method']} is {word} the reference on {row['metric']} (better on {row['better on']}, p {row['p']:.3f})."
+    )
 
 
 # ---------------------------------------------------------------------------- figures
@@ -280,7 +323,9 @@ def _subgroup_figure(per_fold: pd.DataFrame, methods: Sequence[str], name: str) 
     from cffair.reporting.figures import plot_subgroup_cf_mse
 
     present = [m for m in methods if m in set(per_fold["method"])]
-    fig = plot_subgroup_cf_mse(per_fold, present, title=f"{name}: CF-MSE per subgroup (mean over folds, error bars: sd)")
+    fig = plot_subgroup_cf_mse(
+        per_fold, present, title=f"{name}: CF-MSE per subgroup (mean over folds, error bars: sd)"
+    )
     return figure_html(fig, "CF-MSE per subgroup and method")
 
 
@@ -291,7 +336,9 @@ def _undesirable_figure(records: Sequence[Mapping[str, Any]], dataset: str) -> s
     df = undesirable_ratio_frame(records, dataset, "ltn_acc_cf_cke")
     if df.empty:
         return None
-    fig = plot_undesirable_ratio(df, title=f"{dataset}: undesirable explanations before and after the CKE axioms (LTN(acc+CF+CKE))")
+    fig = plot_undesirable_ratio(
+        df, title=f"{dataset}: undesirable explanations before and after the CKE axioms (LTN(acc+CF+CKE))"
+    )
     return figure_html(fig, "ratio of undesirable counterfactual explanations per group, before and after CKE")
 
 
@@ -308,15 +355,19 @@ def _table(frame: pd.DataFrame, caption: str, **kwargs: Any) -> str:
 def _facts(ds: Any, info: Mapping[str, Any]) -> str:
     frame, spec = ds
     plan = info.get("plan", {})
-    subgroups = ", ".join(sg.column + (" (binned)" if sg.bins is not None else "") for sg in spec.subgroups) or f"{spec.sensitive} (its values)"
+    subgroups = (
+        ", ".join(sg.column + (" (binned)" if sg.bins is not None else "") for sg in spec.subgroups)
+        or f"{spec.sensitive} (its values)"
+    )
     items = {
         "data": f"{plan.get('data', '?')} ({len(frame):,} rows, {len(spec.features)} features)",
         "target": f"{spec.target} ({spec.target_kind}; favourable {spec.favourable if spec.target_kind == 'binary' else 'top ' + format(spec.favourable_top_fraction, '.0%')})",
-        "sensitive attribute": f"{spec.sensitive}: " + ", ".join(f"{k} ({v:,})" for k, v in frame[spec.sensitive].astype(str).value_counts().items()),
+        "sensitive attribute": f"{spec.sensitive}: "
+        + ", ".join(f"{k} ({v:,})" for k, v in frame[spec.sensitive].astype(str).value_counts().items()),
         "subgroups": subgroups,
         "immutable features": ", ".join(spec.immutable) or "none",
         "protocol": f"{plan.get('folds', '?')} folds, profile {plan.get('profile', '?')}, seed {plan.get('seed', 0)}, "
-                    f"counterfactual treatment: {'library default' if not plan.get('categorical') else 'categorical=' + str(plan['categorical'])}",
+        f"counterfactual treatment: {'library default' if not plan.get('categorical') else 'categorical=' + str(plan['categorical'])}",
         "results folder": plan.get("out", "?"),
     }
     return '<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in items.items()) + "</dl>"
@@ -324,13 +375,18 @@ def _facts(ds: Any, info: Mapping[str, Any]) -> str:
 
 def _checks(info: Mapping[str, Any], constant: Sequence[str]) -> str:
     items = [*info.get("plan", {}).get("notes", []), *info.get("warnings", [])]
-    items += [f"{c} predicts the same outcome for every test row (its accuracy is the majority share and its CF-MSE 0): "
-              "a constant predictor is trivially fair; lower the learning rate or the fairness weights." for c in constant]
+    items += [
+        f"{c} predicts the same outcome for every test row (its accuracy is the majority share and its CF-MSE 0): "
+        "a constant predictor is trivially fair; lower the learning rate or the fairness weights."
+        for c in constant
+    ]
     if not items:
         return '<div class="box ok"><p>No warning during the run.</p></div>'
     lis = "".join(f"<li>{_esc(x)}</li>" for x in items)
-    return (f'<div class="box"><p><strong>What to check</strong> ({len(items)}): the run finished, but look at these '
-            f"before reading the numbers (the book's chapter <em>Your own data</em> says what each means).</p><ul>{lis}</ul></div>")
+    return (
+        f'<div class="box"><p><strong>What to check</strong> ({len(items)}): the run finished, but look at these '
+        f"before reading the numbers (the book's chapter <em>Your own data</em> says what each means).</p><ul>{lis}</ul></div>"
+    )
 
 
 def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> str:
@@ -345,7 +401,9 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
     """
     frame, spec = ds
     plan = info.get("plan", {})
-    methods = [*plan.get("settings", []), *plan.get("baselines", [])] or list(dict.fromkeys(r["config"]["setting"] for r in records))
+    methods = [*plan.get("settings", []), *plan.get("baselines", [])] or list(
+        dict.fromkeys(r["config"]["setting"] for r in records)
+    )
     name = spec.name
     shown, long = method_frame(records, methods)
     n_folds = int(records_frame(records)["fold"].nunique())
@@ -364,57 +422,82 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
     ]
     majority = info.get("majority") or {}
     if majority and spec.target_kind == "binary":
-        parts.append(f"<p>Majority-class rate of the test rows: {np.mean([float(v) for v in majority.values()]):.3f} "
-                     "(mean over the folds): the accuracy of a model that always predicts the commoner label.</p>")
+        parts.append(
+            f"<p>Majority-class rate of the test rows: {np.mean([float(v) for v in majority.values()]):.3f} "
+            "(mean over the folds): the accuracy of a model that always predicts the commoner label.</p>"
+        )
     reference, verdicts = verdict_frame(records, methods)
     parts.append("<h2>What to conclude</h2>")
     if reference is None:
-        parts.append("<p>No accuracy-only LTN ran (setting <code>acc</code>), so there is no reference to compare with; "
-                     "add it to the settings.</p>")
+        parts.append(
+            "<p>No accuracy-only LTN ran (setting <code>acc</code>), so there is no reference to compare with; "
+            "add it to the settings.</p>"
+        )
     elif verdicts.empty:
         parts.append("<p>Only the reference ran; add other settings or baselines to compare with it.</p>")
     else:
-        parts.append(f"<p>Each method against {_esc(method_name(reference))} on the same folds (a paired comparison; "
-                     "a difference counts only if it is beyond fold noise, p &lt; 0.05):</p>")
-        parts.append("<ul>" + "".join(f"<li>{_esc(_verdict_sentence(r))}</li>" for r in verdicts.to_dict("records")) + "</ul>")
-        parts.append(_table(verdicts.assign(difference=verdicts["difference"].map(lambda v: f"{v:+.4f}"),
-                                            p=verdicts["p"].map(lambda v: f"{v:.3f}")),
-                            f"Paired comparison with {method_name(reference)} ({n_folds} folds)"))
+        parts.append(
+            f"<p>Each method against {_esc(method_name(reference))} on the same folds (a paired comparison; "
+            "a difference counts only if it is beyond fold noise, p &lt; 0.05):</p>"
+        )
+        parts.append(
+            "<ul>" + "".join(f"<li>{_esc(_verdict_sentence(r))}</li>" for r in verdicts.to_dict("records")) + "</ul>"
+        )
+        parts.append(
+            _table(
+                verdicts.assign(
+                    difference=verdicts["difference"].map(lambda v: f"{v:+.4f}"),
+                    p=verdicts["p"].map(lambda v: f"{v:.3f}"),
+                ),
+                f"Paired comparison with {method_name(reference)} ({n_folds} folds)",
+            )
+        )
     parts += ["<h2>Terms</h2>", _terms()]
     sg_shown, per_fold = subgroup_summary(records, methods)
     if not per_fold.empty:
-        parts += ["<h2>CF-MSE per subgroup</h2>",
-                  "<p>Which subgroups the counterfactual unfairness falls on (the paper's Figures 3 and 5).</p>",
-                  _subgroup_figure(per_fold, methods, name),
-                  _table(sg_shown, "CF-MSE per subgroup (mean ± sd over folds)")]
+        parts += [
+            "<h2>CF-MSE per subgroup</h2>",
+            "<p>Which subgroups the counterfactual unfairness falls on (the paper's Figures 3 and 5).</p>",
+            _subgroup_figure(per_fold, methods, name),
+            _table(sg_shown, "CF-MSE per subgroup (mean ± sd over folds)"),
+        ]
     cke = cke_frame(records)
     parts.append("<h2>Knowledge extraction (CKE)</h2>")
     if cke.empty:
         parts.append("<p>No CKE setting ran (settings <code>acc_cf_cke</code>, <code>acc_cf_sg_cke</code>).</p>")
     else:
-        parts += ["<p>For each sensitive group and immutable feature: how often a negatively predicted training row would get "
-                  "the favourable outcome by changing only that feature (an <em>undesirable</em> explanation, section 4.3), "
-                  "and the imbalance: that frequency minus the largest of the other groups'. An imbalance at or above the "
-                  "threshold adds an axiom A5 forbidding it.</p>",
-                  _table(cke, "Imbalances of undesirable explanations before CKE, and after its axioms")]
+        parts += [
+            "<p>For each sensitive group and immutable feature: how often a negatively predicted training row would get "
+            "the favourable outcome by changing only that feature (an <em>undesirable</em> explanation, section 4.3), "
+            "and the imbalance: that frequency minus the largest of the other groups'. An imbalance at or above the "
+            "threshold adds an axiom A5 forbidding it.</p>",
+            _table(cke, "Imbalances of undesirable explanations before CKE, and after its axioms"),
+        ]
         fig = _undesirable_figure(records, name)
         if fig:
             parts.append(fig)
     eq3 = eq3_frame(records)
     if not eq3.empty:
-        parts += ["<h2>Subgroup queries (equation 3)</h2>",
-                  "<p>The satisfaction of ∀x∈T_C, ∀x′∈cf(x, S): D(x) ↔ D(x′) for each subgroup T_C on LTN(acc+CF), "
-                  "lowest first: the subgroups where the model treats counterfactual twins least alike.</p>",
-                  _table(eq3, "Equation (3) per subgroup (mean ± sd over folds)")]
+        parts += [
+            "<h2>Subgroup queries (equation 3)</h2>",
+            "<p>The satisfaction of ∀x∈T_C, ∀x′∈cf(x, S): D(x) ↔ D(x′) for each subgroup T_C on LTN(acc+CF), "
+            "lowest first: the subgroups where the model treats counterfactual twins least alike.</p>",
+            _table(eq3, "Equation (3) per subgroup (mean ± sd over folds)"),
+        ]
     parts += ["<h2>Every run</h2>", _table(per_fold_frame(records, methods), "One row per fold × method")]
     secs = info.get("stage_seconds") or {}
     if secs:
-        parts.append("<p>Wall time: " + ", ".join(f"{_esc(k)} {float(v):,.1f} s" for k, v in secs.items())
-                     + f"; {int(info.get('computed', len(records)))} of {len(records)} records computed by this run, "
-                     "the others reused (fresh).</p>")
+        parts.append(
+            "<p>Wall time: "
+            + ", ".join(f"{_esc(k)} {float(v):,.1f} s" for k, v in secs.items())
+            + f"; {int(info.get('computed', len(records)))} of {len(records)} records computed by this run, "
+            "the others reused (fresh).</p>"
+        )
     body = "\n".join(parts)
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>cffair report: {_esc(name)}</title>\n'
-            f"<style>{_style()}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>cffair report: {_esc(name)}</title>\n'
+        f"<style>{_style()}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
 
 
 def write_report(path: str | Path, records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> Path:

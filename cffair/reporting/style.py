@@ -57,7 +57,9 @@ MARKERS: tuple[str, ...] = ("o", "s", "D", "^", "v", "P", "X", "*", "h", "<")
 
 #: Preferred palette position of each method, so a method keeps its colour across figures: the
 #: method registry's :attr:`~cffair.registry.Method.colour`.
-_PREFERRED: Mapping[str, int] = registry.View(lambda: {k: m.colour for k, m in registry.METHODS.items() if m.colour is not None})
+_PREFERRED: Mapping[str, int] = registry.View(
+    lambda: {k: m.colour for k, m in registry.METHODS.items() if m.colour is not None}
+)
 
 
 def palette(n: int = 10) -> list[str]:
@@ -108,11 +110,18 @@ def setting_markers(settings: Sequence[str]) -> list[str]:
 
 def _rc() -> dict[str, Any]:
     return {
-        "figure.dpi": DPI, "savefig.dpi": DPI,
-        "font.size": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT,
-        "xtick.labelsize": FONT_PT, "ytick.labelsize": FONT_PT, "legend.fontsize": FONT_PT,
-        "legend.title_fontsize": FONT_PT, "figure.titlesize": FONT_PT + 1,
-        "axes.spines.top": False, "axes.spines.right": False,
+        "figure.dpi": DPI,
+        "savefig.dpi": DPI,
+        "font.size": FONT_PT,
+        "axes.titlesize": FONT_PT,
+        "axes.labelsize": FONT_PT,
+        "xtick.labelsize": FONT_PT,
+        "ytick.labelsize": FONT_PT,
+        "legend.fontsize": FONT_PT,
+        "legend.title_fontsize": FONT_PT,
+        "figure.titlesize": FONT_PT + 1,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
     }
 
 
@@ -140,18 +149,37 @@ def book_style() -> Iterator[None]:
         matplotlib.interactive(interactive)
 
 
-def legend_below(fig: Figure, handles: Sequence[Any], labels: Sequence[str], *, ncol: int = 3,
-                 title: str | None = None, gap: Any = None) -> None:
+def legend_below(
+    fig: Figure,
+    handles: Sequence[Any],
+    labels: Sequence[str],
+    *,
+    ncol: int = 3,
+    title: str | None = None,
+    gap: Any = None,
+) -> None:
     """One legend for the whole figure, off the data: centred below the panels, or, given the
     last panel of a grid whose last row has an empty slot to its right (``gap``), in that slot."""
     kw = dict(frameon=False, title=title, fontsize=FONT_PT, title_fontsize=FONT_PT, handlelength=2.2)
     if gap is not None:
         box = gap.get_position()
-        fig.legend(list(handles), list(labels), loc="center left", bbox_to_anchor=(box.x1 + 0.1, (box.y0 + box.y1) / 2),
-                   ncol=1, **kw)
+        fig.legend(
+            list(handles),
+            list(labels),
+            loc="center left",
+            bbox_to_anchor=(box.x1 + 0.1, (box.y0 + box.y1) / 2),
+            ncol=1,
+            **kw,
+        )
         return
-    fig.legend(list(handles), list(labels), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=max(1, min(ncol, len(labels))),
-               **kw)
+    fig.legend(
+        list(handles),
+        list(labels),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=max(1, min(ncol, len(labels))),
+        **kw,
+    )
 
 
 def patch_handles(colours: Sequence[str], *, hatches: Sequence[str | None] | None = None) -> list[Any]:
@@ -167,8 +195,10 @@ def line_handles(colours: Sequence[str], markers: Sequence[str], linestyles: Seq
     from matplotlib.lines import Line2D
 
     linestyles = list(linestyles) if linestyles is not None else ["-"] * len(colours)
-    return [Line2D([], [], color=c, marker=m, linestyle=ls, markersize=8, linewidth=1.8)
-            for c, m, ls in zip(colours, markers, linestyles)]
+    return [
+        Line2D([], [], color=c, marker=m, linestyle=ls, markersize=8, linewidth=1.8)
+        for c, m, ls in zip(colours, markers, linestyles)
+    ]
 
 
 def finish(fig: Figure) -> Figure:

@@ -230,8 +230,16 @@ def folds_text(n: int, repetitions: int = 1) -> str:
     return f"{n} folds"
 
 
-def paired(a: Sequence[float], b: Sequence[float], *, larger: bool, alpha: float = ALPHA, test: str | None = None,
-           repetitions: int = 1, k: int = 5) -> Paired:
+def paired(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    larger: bool,
+    alpha: float = ALPHA,
+    test: str | None = None,
+    repetitions: int = 1,
+    k: int = 5,
+) -> Paired:
     """The verdict on "``a`` is larger (or smaller) than ``b``" from per-fold values paired by position.
 
     ``test`` defaults to the rules in force (:func:`current_rules`, the corrected test);
@@ -331,8 +339,12 @@ def decide(tests: Sequence[Paired], alpha: float = ALPHA, labels: Sequence[str] 
     name = _TEST_SHORT[tests[tested[0]].test] if tested else "sign of one fold"
     if tested and len(tested) > 1:
         name += f", Holm over {len(tested)}" if r.holm else f", {len(tested)} tests, no correction"
-    return Decision(verdict, tuple(comps), tuple(adjusted.get(i, math.nan) for i in range(len(tests))),
-                    Basis(name, _folds_basis(tests, labels)))
+    return Decision(
+        verdict,
+        tuple(comps),
+        tuple(adjusted.get(i, math.nan) for i in range(len(tests))),
+        Basis(name, _folds_basis(tests, labels)),
+    )
 
 
 def _folds_basis(tests: Sequence[Paired], labels: Sequence[str] | None) -> str:
@@ -440,8 +452,15 @@ class Evidence:
         """The evidence of some records."""
         recs = list(records)
         main = select_records(records_frame(recs), repeats=True)
-        return cls(recs, main, mean_by_method(main, "cf_mse"), mean_by_method(main, "cf_mse_worst_subgroup"),
-                   mean_by_method(main, "accuracy"), mean_by_method(main, "mse"), mean_by_method(main, "cf_flip_rate"))
+        return cls(
+            recs,
+            main,
+            mean_by_method(main, "cf_mse"),
+            mean_by_method(main, "cf_mse_worst_subgroup"),
+            mean_by_method(main, "accuracy"),
+            mean_by_method(main, "mse"),
+            mean_by_method(main, "cf_flip_rate"),
+        )
 
     def have(self, *methods: str) -> list[str]:
         """The datasets (in the paper's order) with a CF-MSE for every one of ``methods``."""
@@ -461,7 +480,9 @@ class Evidence:
         rows = self.main[(self.main["dataset"] == d) & (self.main["method"] == m)]
         col = performance_metric(d) if metric == "perf" else metric
         sign = -1.0 if metric == "perf" and col != "accuracy" else 1.0
-        index = pd.MultiIndex.from_arrays([rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"])
+        index = pd.MultiIndex.from_arrays(
+            [rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"]
+        )
         return pd.Series(rows[col].astype(float).to_numpy() * sign, index=index, name=col)
 
     def compare(self, d: str, a: str, b: str, metric: str, larger: bool) -> Paired:
