@@ -31,8 +31,9 @@ import pandas as pd
 
 from cffair import registry
 from cffair._io import ensure_dir, write_text_atomic
-from cffair.experiments.config import DATASETS, ExperimentConfig, Mode, paper_grid
+from cffair.experiments.config import DATASETS, ExperimentConfig, Mode
 from cffair.experiments.fingerprint import diff, package_versions
+from cffair.experiments.grid import paper_grid
 from cffair.experiments.store import ResultsStore
 from cffair.experiments.tasks import Task, task_graph, task_groups
 from cffair.utils import project_root, write_json_atomic

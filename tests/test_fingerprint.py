@@ -129,13 +129,13 @@ def test_a_grid_edit_stales_no_record_but_a_config_value_does():
     """The grid lives in an exempt module: cutting a study changes no record's code; a config's
     values still enter its fingerprint (the ``config`` part)."""
     tree = SourceTree.installed()
-    assert tree.exempt("cffair.experiments.config")
+    assert tree.exempt("cffair.experiments.config") and tree.exempt("cffair.experiments.grid")
     edited = _edited(
         tree,
-        "cffair.experiments.config",
+        "cffair.experiments.grid",
         lambda s: s.replace("Q2_ADULT: tuple[int, ...] = (0, 2)", "Q2_ADULT: tuple[int, ...] = (0,)"),
     )
-    assert edited.sources["cffair.experiments.config"] != tree.sources["cffair.experiments.config"]
+    assert edited.sources["cffair.experiments.grid"] != tree.sources["cffair.experiments.grid"]
     assert _codes(edited) == _codes(tree)
     a = keys._config(ExperimentConfig("compas", 0, "ltn_acc_cf"))
     b = keys._config(ExperimentConfig("compas", 0, "ltn_acc_cf", options={"fair_p": 6}))

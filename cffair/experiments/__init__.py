@@ -1,4 +1,4 @@
-"""Experiments as data: configs and the grid (:mod:`.config`), the results store
+"""Experiments as data: configs (:mod:`.config`) and the grid (:mod:`.grid`), the results store
 (:mod:`.store`) and record fingerprints (:mod:`.fingerprint`).
 
 What runs one fold is :mod:`cffair.pipeline`; what runs the grid, the notebooks and
@@ -10,10 +10,20 @@ from __future__ import annotations
 
 from cffair.experiments import config
 from cffair.experiments.config import (
-    CKE_ALL_FOLDS,
     OPTIONS,
     PRETRAIN_OPTIONS,
     PROFILES,
+    ConfigError,
+    ExperimentConfig,
+    Mode,
+    Profile,
+    option_text,
+    profile,
+    with_weights,
+)
+from cffair.experiments.fingerprint import SourceTree, diff, normalised_code, package_versions
+from cffair.experiments.grid import (
+    CKE_ALL_FOLDS,
     Q2_ADULT,
     Q2_VARIANTS,
     REPEATS,
@@ -22,19 +32,11 @@ from cffair.experiments.config import (
     STUDY_LOGICS,
     WEIGHT_GRID,
     WEIGHT_GRID_FINE,
-    ConfigError,
-    ExperimentConfig,
-    Mode,
-    Profile,
     investigation_grid,
-    option_text,
     paper_grid,
-    profile,
     repeat_grid,
     study_grid,
-    with_weights,
 )
-from cffair.experiments.fingerprint import SourceTree, diff, normalised_code, package_versions
 from cffair.experiments.store import Corrupt, ResultsStore, checksum, make_record
 
 
