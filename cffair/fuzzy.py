@@ -45,13 +45,16 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Literal
 
 import ltn
+import torch
 
-__all__ = ["DEFAULT_LOGIC", "LOGICS", "Logic", "logic"]
+__all__ = ["DEFAULT_LOGIC", "DEFAULT_SEMANTICS", "LOGICS", "Logic", "Semantics", "eq_score", "logic", "weighted_sat"]
 
 Connective = Callable[..., object]
 
@@ -116,3 +119,149 @@ def logic(name: str) -> Logic:
         return LOGICS[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown fuzzy logic {name!r}; choose one of {', '.join(LOGICS)}.") from None
+
+
+# ---------------------------------------------------------------------------- semantics
+#: A knowledge base's whole semantics (section 2.4): the logic's connectives, the quantifiers' exponents
+#: and the knowledge-base aggregation; :mod:`cffair.logic` builds the axioms on it.
+@dataclass(frozen=True)
+class Semantics:
+    """The fuzzy semantics of section 2.4 (the stable configuration of Badreddine et al. 2022).
+
+    Attributes:
+        p_forall: exponent of the universal quantifier ``AggregPMeanError`` (paper: 1).
+        p_exists: exponent of the existential quantifier ``AggregPMean`` (default 1, the mean).
+        p_kb: exponent of the knowledge-base aggregation :func:`weighted_sat` (default 1, a
+            weighted mean). The paper does not state it; ltntorch's ``SatAgg`` defaults to 2.
+        stable: use ltntorch's ε-projected (stable) operators.
+        logic: the connectives (:data:`cffair.fuzzy.LOGICS`): ``"product"`` (the paper's: product
+            t-norm, probabilistic sum, Reichenbach implication), ``"lukasiewicz"``, ``"godel"`` or
+            ``"goguen"``. Negation and quantifiers are the same in every logic.
+        pair_body: how the pair axioms of a binary target read ``D(x) ↔ D(x′)``: ``"equiv"`` (the
+            logic's equivalence, the paper's) or ``"eq"`` (the score equality :func:`eq_score`, which
+            does not push outputs to 0 or 1: a diagnostic of appendix C).
+    """
+
+    p_forall: float = 1.0
+    p_exists: float = 1.0
+    p_kb: float = 1.0
+    stable: bool = True
+    logic: str = DEFAULT_LOGIC
+    pair_body: Literal["equiv", "eq"] = "equiv"
+
+    def __post_init__(self) -> None:
+        for name in ("p_forall", "p_exists", "p_kb"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 1):
+                raise ValueError(f"{name} must be a finite number >= 1 (section 2.4), got {value!r}.")
+        logic(self.logic)  # a clear error for an unknown name
+        if self.pair_body not in ("equiv", "eq"):
+            raise ValueError(f"pair_body must be 'equiv' or 'eq', got {self.pair_body!r}.")
+
+    # ltntorch operators -------------------------------------------------------------
+    @property
+    def and_(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
+        """u ∧ v: the logic's t-norm (product: u·v)."""
+        return logic(self.logic).and_(self.stable)
+
+    @property
+    def or_(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
+        """u ∨ v: the logic's t-conorm (product: the probabilistic sum u + v − u·v)."""
+        return logic(self.logic).or_(self.stable)
+
+    @property
+    def not_(self) -> ltn.fuzzy_ops.NotStandard:
+        """¬u = 1 − u (every logic)."""
+        return ltn.fuzzy_ops.NotStandard()
+
+    @property
+    def implies(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
+        """u → v: the logic's implication (product: Reichenbach, 1 − u + u·v)."""
+        return logic(self.logic).implies(self.stable)
+
+    @property
+    def equiv(self) -> ltn.fuzzy_ops.Equiv:
+        """u ↔ v = (u → v) ∧ (v → u)."""
+        return ltn.fuzzy_ops.Equiv(self.and_, self.implies)
+
+    def iff(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """The body of a binary pair axiom: :attr:`equiv`, or :func:`eq_score` with ``pair_body="eq"``."""
+        return eq_score(u, v) if self.pair_body == "eq" else self.equiv(u, v)
+
+    @property
+    def forall_op(self) -> ltn.fuzzy_ops.AggregPMeanError:
+        """∀: 1 − (mean (1 − uᵢ)^p)^(1/p)."""
+        return ltn.fuzzy_ops.AggregPMeanError(p=self.p_forall, stable=self.stable)
+
+    @property
+    def exists_op(self) -> ltn.fuzzy_ops.AggregPMean:
+        """∃: (mean uᵢ^p)^(1/p)."""
+        return ltn.fuzzy_ops.AggregPMean(p=self.p_exists, stable=self.stable)
+
+    # plain-tensor helpers (the hot path) -----------------------------------------------
+    def forall(self, truths: torch.Tensor, p: float | None = None) -> torch.Tensor:
+        """∀ over a 1-D tensor of truth values (NaN when empty: callers skip empty domains).
+
+        ``p`` overrides :attr:`p_forall` for one formula (an axiom's own exponent).
+        """
+        if p is None or p == self.p_forall:
+            return self.forall_op(truths, dim=0)
+        return ltn.fuzzy_ops.AggregPMeanError(p=p, stable=self.stable)(truths, dim=0)
+
+    def exists(self, truths: torch.Tensor) -> torch.Tensor:
+        """∃ over a 1-D tensor of truth values."""
+        return self.exists_op(truths, dim=0)
+
+    # ltn machinery (queries and the oracle) -------------------------------------------
+    def ltn_forall(self, p: float | None = None) -> ltn.Quantifier:
+        op = self.forall_op if p is None else ltn.fuzzy_ops.AggregPMeanError(p=p, stable=self.stable)
+        return ltn.Quantifier(op, quantifier="f")
+
+    def ltn_exists(self) -> ltn.Quantifier:
+        return ltn.Quantifier(self.exists_op, quantifier="e")
+
+
+DEFAULT_SEMANTICS = Semantics()
+
+
+def eq_score(y_hat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Score equality predicate of section 4.1: ``Eq(ŷ, y) = 1 / (1 + 0.5 Σⱼ (ŷⱼ − yⱼ)²)``.
+
+    For 1-D inputs (one score per row) the sum has a single term; for 2-D inputs it runs over
+    the last dimension. Values lie in (0, 1]; 1 exactly when ŷ = y.
+    """
+    diff2 = (y_hat - y) ** 2
+    if diff2.ndim > 1:
+        diff2 = diff2.sum(dim=-1)
+    return 1.0 / (1.0 + 0.5 * diff2)
+
+
+def weighted_sat(
+    truths: torch.Tensor, weights: torch.Tensor | Sequence[float] | None = None, p: float = 2.0, stable: bool = True
+) -> torch.Tensor:
+    """Weighted knowledge-base satisfaction ``1 − (Σ wᵢ (1 − sᵢ)^p / Σ wᵢ)^(1/p)``.
+
+    With equal weights this is exactly ltntorch's ``SatAgg(AggregPMeanError(p, stable))``
+    (including its ε-projection when ``stable``). Weights scale each axiom's *error* in the
+    mean; they never multiply truth values.
+
+    Args:
+        truths: 1-D tensor of axiom satisfactions in [0, 1].
+        weights: non-negative weights (default: all 1), at least one positive.
+        p: the p-mean exponent (>= 1).
+        stable: apply ltntorch's ``pi_1`` projection (as ``AggregPMeanError`` does).
+    """
+    truths = torch.as_tensor(truths)
+    if truths.ndim != 1 or truths.numel() == 0:
+        raise ValueError(
+            f"weighted_sat needs a non-empty 1-D tensor of satisfactions, got shape {tuple(truths.shape)}."
+        )
+    w = torch.ones_like(truths) if weights is None else torch.as_tensor(weights, dtype=truths.dtype)
+    if w.shape != truths.shape:
+        raise ValueError(f"got {w.numel()} weights for {truths.numel()} axioms.")
+    if torch.any(w < 0) or not torch.any(w > 0):
+        raise ValueError(f"axiom weights must be >= 0 with at least one > 0, got {w.tolist()}.")
+    if stable:
+        truths = ltn.fuzzy_ops.pi_1(truths)
+    err = torch.sum(w * (1.0 - truths) ** p) / torch.sum(w)
+    return 1.0 - err ** (1.0 / p)

@@ -15,10 +15,10 @@ All operators are the *stable* ltntorch versions: they project truth values by �
 perfect model scores ≈ 0.9997, never exactly 1, and ``u ↔ u`` is not 1 for u = 0.5 (it is
 0.5625): axiom A4 also pushes outputs towards 0 or 1.
 
-What ltntorch lacks and this module adds:
+What ltntorch lacks and cffair adds (the first two in :mod:`cffair.fuzzy`, beside :class:`Semantics`):
 
-* :func:`eq_score`, the score equality predicate of section 4.1;
-* :func:`weighted_sat`, a *weighted* p-mean-error aggregation of a knowledge base
+* :func:`~cffair.fuzzy.eq_score`, the score equality predicate of section 4.1;
+* :func:`~cffair.fuzzy.weighted_sat`, a *weighted* p-mean-error aggregation of a knowledge base
   ``sat = 1 − (Σ wᵢ (1 − sᵢ)^p / Σ wᵢ)^(1/p)`` (weights enter the mean; truth values are never
   multiplied by weights, which would make sat = 1/w optimal);
 * :class:`Axiom` objects that carry their name, readable formula, group, weight and the data they
@@ -49,8 +49,7 @@ from torch import nn
 
 from cffair._validation import TargetKind, check_target_kind
 from cffair.errors import CffairWarning, DataError
-from cffair.fuzzy import DEFAULT_LOGIC
-from cffair.fuzzy import logic as fuzzy_logic
+from cffair.fuzzy import DEFAULT_SEMANTICS, Semantics, eq_score, weighted_sat
 
 AxiomGroup = Literal["acc", "cf", "cf_sg", "cke"]
 AxiomKind = Literal["holds", "fails", "eq_target", "iff", "eq_pair"]
@@ -60,146 +59,6 @@ GROUPS: tuple[str, ...] = ("acc", "cf", "cf_sg", "cke")
 
 class EmptyDomainWarning(CffairWarning):
     """A quantifier's domain is empty (its satisfaction would be NaN); the axiom was skipped."""
-
-
-# ---------------------------------------------------------------------------- semantics
-@dataclass(frozen=True)
-class Semantics:
-    """The fuzzy semantics of section 2.4 (the stable configuration of Badreddine et al. 2022).
-
-    Attributes:
-        p_forall: exponent of the universal quantifier ``AggregPMeanError`` (paper: 1).
-        p_exists: exponent of the existential quantifier ``AggregPMean`` (default 1, the mean).
-        p_kb: exponent of the knowledge-base aggregation :func:`weighted_sat` (default 1, a
-            weighted mean). The paper does not state it; ltntorch's ``SatAgg`` defaults to 2.
-        stable: use ltntorch's ε-projected (stable) operators.
-        logic: the connectives (:data:`cffair.fuzzy.LOGICS`): ``"product"`` (the paper's: product
-            t-norm, probabilistic sum, Reichenbach implication), ``"lukasiewicz"``, ``"godel"`` or
-            ``"goguen"``. Negation and quantifiers are the same in every logic.
-        pair_body: how the pair axioms of a binary target read ``D(x) ↔ D(x′)``: ``"equiv"`` (the
-            logic's equivalence, the paper's) or ``"eq"`` (the score equality :func:`eq_score`, which
-            does not push outputs to 0 or 1: a diagnostic of appendix C).
-    """
-
-    p_forall: float = 1.0
-    p_exists: float = 1.0
-    p_kb: float = 1.0
-    stable: bool = True
-    logic: str = DEFAULT_LOGIC
-    pair_body: Literal["equiv", "eq"] = "equiv"
-
-    def __post_init__(self) -> None:
-        for name in ("p_forall", "p_exists", "p_kb"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 1):
-                raise ValueError(f"{name} must be a finite number >= 1 (section 2.4), got {value!r}.")
-        fuzzy_logic(self.logic)  # a clear error for an unknown name
-        if self.pair_body not in ("equiv", "eq"):
-            raise ValueError(f"pair_body must be 'equiv' or 'eq', got {self.pair_body!r}.")
-
-    # ltntorch operators -------------------------------------------------------------
-    @property
-    def and_(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
-        """u ∧ v: the logic's t-norm (product: u·v)."""
-        return fuzzy_logic(self.logic).and_(self.stable)
-
-    @property
-    def or_(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
-        """u ∨ v: the logic's t-conorm (product: the probabilistic sum u + v − u·v)."""
-        return fuzzy_logic(self.logic).or_(self.stable)
-
-    @property
-    def not_(self) -> ltn.fuzzy_ops.NotStandard:
-        """¬u = 1 − u (every logic)."""
-        return ltn.fuzzy_ops.NotStandard()
-
-    @property
-    def implies(self) -> ltn.fuzzy_ops.BinaryConnectiveOperator:
-        """u → v: the logic's implication (product: Reichenbach, 1 − u + u·v)."""
-        return fuzzy_logic(self.logic).implies(self.stable)
-
-    @property
-    def equiv(self) -> ltn.fuzzy_ops.Equiv:
-        """u ↔ v = (u → v) ∧ (v → u)."""
-        return ltn.fuzzy_ops.Equiv(self.and_, self.implies)
-
-    def iff(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-        """The body of a binary pair axiom: :attr:`equiv`, or :func:`eq_score` with ``pair_body="eq"``."""
-        return eq_score(u, v) if self.pair_body == "eq" else self.equiv(u, v)
-
-    @property
-    def forall_op(self) -> ltn.fuzzy_ops.AggregPMeanError:
-        """∀: 1 − (mean (1 − uᵢ)^p)^(1/p)."""
-        return ltn.fuzzy_ops.AggregPMeanError(p=self.p_forall, stable=self.stable)
-
-    @property
-    def exists_op(self) -> ltn.fuzzy_ops.AggregPMean:
-        """∃: (mean uᵢ^p)^(1/p)."""
-        return ltn.fuzzy_ops.AggregPMean(p=self.p_exists, stable=self.stable)
-
-    # plain-tensor helpers (the hot path) -----------------------------------------------
-    def forall(self, truths: torch.Tensor, p: float | None = None) -> torch.Tensor:
-        """∀ over a 1-D tensor of truth values (NaN when empty: callers skip empty domains).
-
-        ``p`` overrides :attr:`p_forall` for one formula (an axiom's own exponent).
-        """
-        if p is None or p == self.p_forall:
-            return self.forall_op(truths, dim=0)
-        return ltn.fuzzy_ops.AggregPMeanError(p=p, stable=self.stable)(truths, dim=0)
-
-    def exists(self, truths: torch.Tensor) -> torch.Tensor:
-        """∃ over a 1-D tensor of truth values."""
-        return self.exists_op(truths, dim=0)
-
-    # ltn machinery (queries and the oracle) -------------------------------------------
-    def ltn_forall(self, p: float | None = None) -> ltn.Quantifier:
-        op = self.forall_op if p is None else ltn.fuzzy_ops.AggregPMeanError(p=p, stable=self.stable)
-        return ltn.Quantifier(op, quantifier="f")
-
-    def ltn_exists(self) -> ltn.Quantifier:
-        return ltn.Quantifier(self.exists_op, quantifier="e")
-
-
-DEFAULT_SEMANTICS = Semantics()
-
-
-def eq_score(y_hat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Score equality predicate of section 4.1: ``Eq(ŷ, y) = 1 / (1 + 0.5 Σⱼ (ŷⱼ − yⱼ)²)``.
-
-    For 1-D inputs (one score per row) the sum has a single term; for 2-D inputs it runs over
-    the last dimension. Values lie in (0, 1]; 1 exactly when ŷ = y.
-    """
-    diff2 = (y_hat - y) ** 2
-    if diff2.ndim > 1:
-        diff2 = diff2.sum(dim=-1)
-    return 1.0 / (1.0 + 0.5 * diff2)
-
-
-def weighted_sat(truths: torch.Tensor, weights: torch.Tensor | Sequence[float] | None = None, p: float = 2.0, stable: bool = True) -> torch.Tensor:
-    """Weighted knowledge-base satisfaction ``1 − (Σ wᵢ (1 − sᵢ)^p / Σ wᵢ)^(1/p)``.
-
-    With equal weights this is exactly ltntorch's ``SatAgg(AggregPMeanError(p, stable))``
-    (including its ε-projection when ``stable``). Weights scale each axiom's *error* in the
-    mean; they never multiply truth values.
-
-    Args:
-        truths: 1-D tensor of axiom satisfactions in [0, 1].
-        weights: non-negative weights (default: all 1), at least one positive.
-        p: the p-mean exponent (>= 1).
-        stable: apply ltntorch's ``pi_1`` projection (as ``AggregPMeanError`` does).
-    """
-    truths = torch.as_tensor(truths)
-    if truths.ndim != 1 or truths.numel() == 0:
-        raise ValueError(f"weighted_sat needs a non-empty 1-D tensor of satisfactions, got shape {tuple(truths.shape)}.")
-    w = torch.ones_like(truths) if weights is None else torch.as_tensor(weights, dtype=truths.dtype)
-    if w.shape != truths.shape:
-        raise ValueError(f"got {w.numel()} weights for {truths.numel()} axioms.")
-    if torch.any(w < 0) or not torch.any(w > 0):
-        raise ValueError(f"axiom weights must be >= 0 with at least one > 0, got {w.tolist()}.")
-    if stable:
-        truths = ltn.fuzzy_ops.pi_1(truths)
-    err = torch.sum(w * (1.0 - truths) ** p) / torch.sum(w)
-    return 1.0 - err ** (1.0 / p)
 
 
 # ---------------------------------------------------------------------------- axioms
@@ -287,7 +146,9 @@ class Axiom:
         """Number of elements (rows or pairs) in the quantifier's domain."""
         return int(self.x.shape[0])
 
-    def truths(self, d_x: torch.Tensor, d_cf: torch.Tensor | None = None, semantics: Semantics = DEFAULT_SEMANTICS) -> torch.Tensor:
+    def truths(
+        self, d_x: torch.Tensor, d_cf: torch.Tensor | None = None, semantics: Semantics = DEFAULT_SEMANTICS
+    ) -> torch.Tensor:
         """Truth value of the quantified formula for each element, from predicate outputs.
 
         This is the single home of each axiom's body: D(x) (A1), ¬D(x) (A2), Eq(D(x), y) (A3),
@@ -352,7 +213,9 @@ def _check_labels(y: np.ndarray | torch.Tensor, n: int, target_kind: TargetKind)
     if target_kind == "binary":
         bad = np.setdiff1d(np.unique(y), [0.0, 1.0])
         if len(bad):
-            raise DataError(f"a binary target needs labels 0/1, got value(s) {bad[:5].tolist()}; use target_kind='score' for a real-valued target.")
+            raise DataError(
+                f"a binary target needs labels 0/1, got value(s) {bad[:5].tolist()}; use target_kind='score' for a real-valued target."
+            )
     return y
 
 
@@ -372,7 +235,11 @@ def accuracy_axioms(x: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, 
     pos = torch.as_tensor(yy == 1)
     for name, formula, kind, mask in (("A1", "∀x∈T⁺: D(x)", "holds", pos), ("A2", "∀x∈T⁻: ¬D(x)", "fails", ~pos)):
         if not bool(mask.any()):
-            warnings.warn(f"axiom {name} ({formula}) has an empty domain (no such rows); skipped.", EmptyDomainWarning, stacklevel=2)
+            warnings.warn(
+                f"axiom {name} ({formula}) has an empty domain (no such rows); skipped.",
+                EmptyDomainWarning,
+                stacklevel=2,
+            )
             continue
         out.append(Axiom(name, formula, "acc", kind, xt[mask]))
     return out
@@ -387,15 +254,22 @@ def _body(target_kind: TargetKind) -> str:
     return "D(x) ↔ D(x′)" if target_kind == "binary" else "Eq(D(x), D(x′))"
 
 
-def cf_axiom(x: np.ndarray | torch.Tensor, x_cf: np.ndarray | torch.Tensor, target_kind: TargetKind, sensitive: str = "S",
-             p: float | None = None) -> Axiom:
+def cf_axiom(
+    x: np.ndarray | torch.Tensor,
+    x_cf: np.ndarray | torch.Tensor,
+    target_kind: TargetKind,
+    sensitive: str = "S",
+    p: float | None = None,
+) -> Axiom:
     """Axiom A4, section 4.2: ``∀x∈T, ∀x′∈cf(x, S): D(x) ↔ D(x′)`` (``Eq`` for scores).
 
     ``x`` and ``x_cf`` are diagonal pairs: row i of ``x_cf`` is a counterfactual of row i of
     ``x`` (repeat a factual row for each of its counterfactuals). ``p`` is the exponent of its
     ∀ (default: the knowledge base's ``p_forall``, the paper's 1).
     """
-    return Axiom("A4", f"∀x∈T, ∀x′∈cf(x, {sensitive}): {_body(target_kind)}", "cf", _pair_kind(target_kind), x, x_cf, p=p)
+    return Axiom(
+        "A4", f"∀x∈T, ∀x′∈cf(x, {sensitive}): {_body(target_kind)}", "cf", _pair_kind(target_kind), x, x_cf, p=p
+    )
 
 
 def subgroup_cf_axioms(
@@ -427,7 +301,9 @@ def subgroup_cf_axioms(
         for name, m in subgroups.items():
             m = np.asarray(m)
             if m.dtype != bool or m.shape != (n,):
-                raise DataError(f"subgroup mask {name!r} must be a boolean array with one entry per pair ({n}), got {m.dtype} {m.shape}.")
+                raise DataError(
+                    f"subgroup mask {name!r} must be a boolean array with one entry per pair ({n}), got {m.dtype} {m.shape}."
+                )
             masks[str(name)] = m
     else:
         labels = np.asarray(pd.Series(subgroups).astype(str))
@@ -437,7 +313,11 @@ def subgroup_cf_axioms(
     out = []
     for i, (name, m) in enumerate(masks.items(), start=1):
         if not m.any():
-            warnings.warn(f"subgroup {name!r} has no counterfactual pairs; its axiom A4_{i} is skipped.", EmptyDomainWarning, stacklevel=2)
+            warnings.warn(
+                f"subgroup {name!r} has no counterfactual pairs; its axiom A4_{i} is skipped.",
+                EmptyDomainWarning,
+                stacklevel=2,
+            )
             continue
         idx = torch.as_tensor(np.flatnonzero(m))
         out.append(
@@ -470,7 +350,9 @@ def cke_axiom(
     feature ``F = feature``: the feature must not matter for this group's outcome.
     """
     if len(x) == 0:
-        raise DataError(f"axiom A5 for ({group}, {feature}) has an empty domain: no negatively predicted rows with counterfactuals.")
+        raise DataError(
+            f"axiom A5 for ({group}, {feature}) has an empty domain: no negatively predicted rows with counterfactuals."
+        )
     return Axiom(
         f"A5[{group}, {feature}]",
         f"∀x∈T̂⁻_{{{sensitive}={group}}}, x′∈cf(x, {feature}): {_body(target_kind)}",
@@ -528,10 +410,16 @@ class KnowledgeBase:
         if axiom.name in self.names:
             raise ValueError(f"the knowledge base already has an axiom named {axiom.name!r}.")
         if axiom.size == 0:
-            warnings.warn(f"axiom {axiom.name} has an empty domain (its satisfaction is NaN); skipped.", EmptyDomainWarning, stacklevel=2)
+            warnings.warn(
+                f"axiom {axiom.name} has an empty domain (its satisfaction is NaN); skipped.",
+                EmptyDomainWarning,
+                stacklevel=2,
+            )
             return
         if self.axioms and axiom.x.shape[1] != self.axioms[0].x.shape[1]:
-            raise DataError(f"axiom {axiom.name} has {axiom.x.shape[1]} input columns, the others {self.axioms[0].x.shape[1]}.")
+            raise DataError(
+                f"axiom {axiom.name} has {axiom.x.shape[1]} input columns, the others {self.axioms[0].x.shape[1]}."
+            )
         self.axioms.append(axiom)
         self._compiled = None
 
@@ -563,8 +451,17 @@ class KnowledgeBase:
         """One row per axiom: name, group, formula, weight, domain size, exponent p of its ∀."""
         w = self.weights().tolist()
         return pd.DataFrame(
-            [{"name": a.name, "group": a.group, "formula": a.formula, "weight": wi, "size": a.size,
-              "p": a.p if a.p is not None else self.semantics.p_forall} for a, wi in zip(self.axioms, w)]
+            [
+                {
+                    "name": a.name,
+                    "group": a.group,
+                    "formula": a.formula,
+                    "weight": wi,
+                    "size": a.size,
+                    "p": a.p if a.p is not None else self.semantics.p_forall,
+                }
+                for a, wi in zip(self.axioms, w)
+            ]
         )
 
     def __len__(self) -> int:
@@ -591,10 +488,10 @@ class KnowledgeBase:
         index_cf: list[torch.Tensor | None] = []
         pos = 0
         for a in self.axioms:
-            index_x.append(inverse[pos: pos + a.size])
+            index_x.append(inverse[pos : pos + a.size])
             pos += a.size
             if a.is_pair:
-                index_cf.append(inverse[pos: pos + a.size])
+                index_cf.append(inverse[pos : pos + a.size])
                 pos += a.size
             else:
                 index_cf.append(None)
