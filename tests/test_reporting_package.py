@@ -27,6 +27,7 @@ LAYERS = {
     "describe": 2,
     "tables": 3,
     "figures": 3,
+    "datafigures": 4,
     "verdicts": 3,
     "report": 4,
 }

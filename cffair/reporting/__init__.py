@@ -26,7 +26,20 @@ the rest of each module's public names from the module (``reporting.describe.gra
 
 from __future__ import annotations
 
-from cffair.reporting import describe, figures, names, paper, records, report, stats, style, tables, verdicts
+from cffair.reporting import (
+    datafigures,
+    describe,
+    figures,
+    names,
+    paper,
+    records,
+    report,
+    stats,
+    style,
+    tables,
+    verdicts,
+)
+from cffair.reporting.datafigures import plot_causal_graph, plot_subgroup_sizes
 from cffair.reporting.describe import (
     adjacency_frame,
     balance_frame,
@@ -37,10 +50,8 @@ from cffair.reporting.describe import (
     subgroup_sizes_frame,
 )
 from cffair.reporting.figures import (
-    plot_causal_graph,
     plot_cf_mse_settings,
     plot_subgroup_cf_mse,
-    plot_subgroup_sizes,
     plot_tradeoff,
     plot_undesirable_ratio,
     plot_weight_trend,
@@ -230,6 +241,7 @@ __all__ = [
     "write_report",
     # the modules
     "describe",
+    "datafigures",
     "figures",
     "names",
     "paper",

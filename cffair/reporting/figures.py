@@ -14,26 +14,18 @@ off the data.
   sensitive group before and after the CKE axioms (Figure 4, bottom).
 * :func:`plot_tradeoff`, :func:`plot_weight_trend` — performance against CF-MSE (Table 1),
   and against the axiom weights (appendix B).
-* :func:`plot_subgroup_sizes`, :func:`plot_causal_graph` — the datasets page.
+
+The datasets page's figures (subgroup sizes, causal graphs) are :mod:`.datafigures`'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.describe import (
-    GRAPH_COLOURS,
-    adjacency_frame,
-    clip_to_box,
-    graph_layers,
-    layered_positions,
-    node_roles,
-)
 from cffair.reporting.names import (
     DATASET_ORDER,
     FIGURE4_SETTINGS,
@@ -64,10 +56,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 __all__ = [
-    "plot_causal_graph",
     "plot_cf_mse_settings",
     "plot_subgroup_cf_mse",
-    "plot_subgroup_sizes",
     "plot_tradeoff",
     "plot_undesirable_ratio",
     "plot_weight_trend",
@@ -146,12 +136,27 @@ def plot_subgroup_cf_mse(
     data["_setting"] = data[method].map(method_name)
     height = max(2.4, 0.22 * len(rows) * len(settings) + 0.9)
     with book_style():
-        g = sns.catplot(data=data, kind="bar", y="_row", x=value, hue="_setting", hue_order=names, order=rows,
-                        col="_panel" if len(panels) > 1 else None, col_order=panels if len(panels) > 1 else None,
-                        col_wrap=2 if len(panels) > 2 else None, errorbar="sd", capsize=0.25, saturation=1.0,
-                        err_kws={"linewidth": 1.0, "color": "#333333"}, palette=dict(zip(names, setting_colours(settings))),
-                        height=height, aspect=(_PANEL_W if len(panels) > 1 else MAX_WIDTH_IN) / height, legend=False,
-                        sharex=True)
+        g = sns.catplot(
+            data=data,
+            kind="bar",
+            y="_row",
+            x=value,
+            hue="_setting",
+            hue_order=names,
+            order=rows,
+            col="_panel" if len(panels) > 1 else None,
+            col_order=panels if len(panels) > 1 else None,
+            col_wrap=2 if len(panels) > 2 else None,
+            errorbar="sd",
+            capsize=0.25,
+            saturation=1.0,
+            err_kws={"linewidth": 1.0, "color": "#333333"},
+            palette=dict(zip(names, setting_colours(settings))),
+            height=height,
+            aspect=(_PANEL_W if len(panels) > 1 else MAX_WIDTH_IN) / height,
+            legend=False,
+            sharex=True,
+        )
         means = data.groupby(method)[value].mean()
         positive = means[means > 0]
         if log is None:
@@ -171,7 +176,9 @@ def plot_subgroup_cf_mse(
                 ax.set_xlim(left=0)
         g.tight_layout()
         # at most four legend entries a row: six in one row made the figure wider than the text column
-        legend_below(g.figure, patch_handles(setting_colours(settings)), names, ncol=len(settings) if len(settings) <= 4 else 3)
+        legend_below(
+            g.figure, patch_handles(setting_colours(settings)), names, ncol=len(settings) if len(settings) <= 4 else 3
+        )
         if title:  # above the panel titles, not on them
             g.figure.suptitle(title, y=1.0 + 0.25 / g.figure.get_figheight())
         return finish(g.figure)
@@ -232,12 +239,31 @@ def plot_cf_mse_settings(
     markers = [MARKERS[i % len(MARKERS)] for i in range(len(lines))]
     styles = [["-", "--", ":", "-."][i % 4] for i in range(len(lines))]
     with book_style():
-        g = sns.catplot(data=data, kind="point", x="_setting", order=names, y=value, hue="_line", hue_order=lines,
-                        col="_panel" if many else None, col_order=panels if many else None, col_wrap=2 if many else None,
-                        errorbar="sd", capsize=0.08, dodge=0.3 if len(lines) > 1 else False, markersize=7,
-                        err_kws={"linewidth": 1.2}, linewidth=1.8, markers=markers, linestyles=styles,
-                        palette=colours, height=height,
-                        aspect=(_PANEL_W if many else MAX_WIDTH_IN * 0.8) / height, legend=False, sharey=True)
+        g = sns.catplot(
+            data=data,
+            kind="point",
+            x="_setting",
+            order=names,
+            y=value,
+            hue="_line",
+            hue_order=lines,
+            col="_panel" if many else None,
+            col_order=panels if many else None,
+            col_wrap=2 if many else None,
+            errorbar="sd",
+            capsize=0.08,
+            dodge=0.3 if len(lines) > 1 else False,
+            markersize=7,
+            err_kws={"linewidth": 1.2},
+            linewidth=1.8,
+            markers=markers,
+            linestyles=styles,
+            palette=colours,
+            height=height,
+            aspect=(_PANEL_W if many else MAX_WIDTH_IN * 0.8) / height,
+            legend=False,
+            sharey=True,
+        )
         g.set_axis_labels("", "CF-MSE (lower is better)")
         g.set_titles("{col_name}" if many else "")
         for ax in g.axes.flat:
@@ -250,8 +276,13 @@ def plot_cf_mse_settings(
             g.axes.flat[0].set_title(panels[0])
         g.tight_layout()
         gap = g.axes.flat[-1] if many and len(panels) % 2 == 1 else None
-        legend_below(g.figure, line_handles([colours[x] for x in lines], markers, styles), lines, ncol=min(len(lines), 4),
-                     gap=gap)
+        legend_below(
+            g.figure,
+            line_handles([colours[x] for x in lines], markers, styles),
+            lines,
+            ncol=min(len(lines), 4),
+            gap=gap,
+        )
         if title:
             g.figure.suptitle(title)
         return finish(g.figure)
@@ -285,21 +316,40 @@ def plot_undesirable_ratio(
     _require(df, [feature, group, stage, value])
     data = df.copy()
     has_dataset = dataset in data.columns
-    data["_panel"] = [f"{dataset_name(d)}: {f}" if has_dataset else str(f)
-                      for d, f in zip(data[dataset] if has_dataset else data[feature], data[feature])]
+    data["_panel"] = [
+        f"{dataset_name(d)}: {f}" if has_dataset else str(f)
+        for d, f in zip(data[dataset] if has_dataset else data[feature], data[feature])
+    ]
     panels = list(dict.fromkeys(data["_panel"]))
-    stage_order = [s for s in stages if s in set(data[stage])] + [s for s in dict.fromkeys(data[stage]) if s not in stages]
+    stage_order = [s for s in stages if s in set(data[stage])] + [
+        s for s in dict.fromkeys(data[stage]) if s not in stages
+    ]
     groups = sorted(set(data[group].astype(str)))
     data[group] = data[group].astype(str)
     many = len(panels) > 1
     height = 3.2
     colours = series_colours(["_", *stage_order])  # after: blue-ish second colour, before: first
     with book_style():
-        g = sns.catplot(data=data, kind="bar", x=group, order=groups, y=value, hue=stage, hue_order=stage_order,
-                        col="_panel" if many else None, col_order=panels if many else None, col_wrap=2 if many else None,
-                        errorbar="sd", capsize=0.2, saturation=1.0, err_kws={"linewidth": 1.0, "color": "#333333"},
-                        palette={s: colours[s] for s in stage_order}, height=height,
-                        aspect=(_PANEL_W if many else MAX_WIDTH_IN * 0.7) / height, legend=False)
+        g = sns.catplot(
+            data=data,
+            kind="bar",
+            x=group,
+            order=groups,
+            y=value,
+            hue=stage,
+            hue_order=stage_order,
+            col="_panel" if many else None,
+            col_order=panels if many else None,
+            col_wrap=2 if many else None,
+            errorbar="sd",
+            capsize=0.2,
+            saturation=1.0,
+            err_kws={"linewidth": 1.0, "color": "#333333"},
+            palette={s: colours[s] for s in stage_order},
+            height=height,
+            aspect=(_PANEL_W if many else MAX_WIDTH_IN * 0.7) / height,
+            legend=False,
+        )
         g.set_axis_labels("sensitive group", "share with an undesirable\nexplanation")
         g.set_titles("{col_name}" if many else panels[0])
         for ax in g.axes.flat:
@@ -311,8 +361,10 @@ def plot_undesirable_ratio(
             if threshold is not None:
                 ax.axhline(threshold, color="#555555", linestyle="--", linewidth=1.2, label=f"threshold {threshold:g}")
             ax.set_ylim(bottom=0)
-        handles = patch_handles([colours[s] for s in stage_order],
-                                hatches=["//" if i == 0 and len(stage_order) > 1 else None for i in range(len(stage_order))])
+        handles = patch_handles(
+            [colours[s] for s in stage_order],
+            hatches=["//" if i == 0 and len(stage_order) > 1 else None for i in range(len(stage_order))],
+        )
         labels = [f"{s} CKE" for s in stage_order]
         if threshold is not None:
             handles += line_handles(["#555555"], [""], ["--"])
@@ -345,8 +397,13 @@ def plot_tradeoff(frame: pd.DataFrame, methods: Sequence[str] | None = None, *, 
     ncols = 2 if len(datasets) > 1 else 1
     nrows = -(-len(datasets) // ncols)
     with book_style():
-        fig, axes = plt.subplots(nrows, ncols, figsize=(MAX_WIDTH_IN if ncols == 2 else 0.7 * MAX_WIDTH_IN, 3.0 * nrows),
-                                 layout="constrained", squeeze=False)
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            figsize=(MAX_WIDTH_IN if ncols == 2 else 0.7 * MAX_WIDTH_IN, 3.0 * nrows),
+            layout="constrained",
+            squeeze=False,
+        )
         drawn: dict[str, object] = {}
         for ax, d in zip(axes.flat, datasets):
             perf = performance_metric(d)
@@ -357,13 +414,23 @@ def plot_tradeoff(frame: pd.DataFrame, methods: Sequence[str] | None = None, *, 
                     continue
                 x, y = part["cf_mse"].astype(float), part[perf].astype(float)
                 many = len(part) > 1
-                drawn[m] = ax.errorbar(x.mean(), y.mean(), xerr=x.std(ddof=1) if many else None, yerr=y.std(ddof=1) if many else None,
-                                       marker=markers[m], color=colours[m], markersize=8, capsize=2, linestyle="none",
-                                       markeredgecolor="white", markeredgewidth=0.6)
+                drawn[m] = ax.errorbar(
+                    x.mean(),
+                    y.mean(),
+                    xerr=x.std(ddof=1) if many else None,
+                    yerr=y.std(ddof=1) if many else None,
+                    marker=markers[m],
+                    color=colours[m],
+                    markersize=8,
+                    capsize=2,
+                    linestyle="none",
+                    markeredgecolor="white",
+                    markeredgewidth=0.6,
+                )
             ax.set_title(dataset_name(d))
             ax.set_xlabel("CF-MSE (lower is better)")
             ax.set_ylabel(metric_name(perf))
-        for ax in list(axes.flat)[len(datasets):]:
+        for ax in list(axes.flat)[len(datasets) :]:
             ax.set_visible(False)
         shown = [m for m in methods if m in drawn]
         legend_below(fig, [drawn[m] for m in shown], [method_name(m) for m in shown], ncol=3)
@@ -383,24 +450,54 @@ def plot_weight_trend(grid: pd.DataFrame, *, title: str | None = None) -> Figure
     import seaborn as sns
 
     _require(grid, ["dataset", "log2_ratio", "cf_mse"], "the weight grid")
-    datasets = [d for d in DATASET_ORDER if d in set(grid["dataset"])] + sorted(set(grid["dataset"]) - set(DATASET_ORDER))
+    datasets = [d for d in DATASET_ORDER if d in set(grid["dataset"])] + sorted(
+        set(grid["dataset"]) - set(DATASET_ORDER)
+    )
     if not datasets:
         raise DataError("the weight grid is empty.")
     kinds = ["performance", "CF-MSE"]
     long = pd.concat(
-        [pd.DataFrame({"dataset": dataset_name(d), "kind": k, "log2_ratio": g["log2_ratio"].astype(float),
-                       "value": g[performance_metric(d) if k == "performance" else "cf_mse"].astype(float)})
-         for d in datasets for k in kinds for g in [grid[grid["dataset"] == d]]],
+        [
+            pd.DataFrame(
+                {
+                    "dataset": dataset_name(d),
+                    "kind": k,
+                    "log2_ratio": g["log2_ratio"].astype(float),
+                    "value": g[performance_metric(d) if k == "performance" else "cf_mse"].astype(float),
+                }
+            )
+            for d in datasets
+            for k in kinds
+            for g in [grid[grid["dataset"] == d]]
+        ],
         ignore_index=True,
     )
     colours = series_colours(kinds)
     height = 2.4
     with book_style():
-        g = sns.relplot(data=long, kind="line", x="log2_ratio", y="value", row="dataset", col="kind", col_order=kinds,
-                        row_order=[dataset_name(d) for d in datasets], hue="kind", palette=colours, style="kind",
-                        markers=dict(zip(kinds, MARKERS)), dashes=False, markersize=8, errorbar="sd", err_style="bars",
-                        err_kws={"capsize": 3}, height=height, aspect=_PANEL_W / height, legend=False,
-                        facet_kws={"sharey": False, "sharex": True})
+        g = sns.relplot(
+            data=long,
+            kind="line",
+            x="log2_ratio",
+            y="value",
+            row="dataset",
+            col="kind",
+            col_order=kinds,
+            row_order=[dataset_name(d) for d in datasets],
+            hue="kind",
+            palette=colours,
+            style="kind",
+            markers=dict(zip(kinds, MARKERS)),
+            dashes=False,
+            markersize=8,
+            errorbar="sd",
+            err_style="bars",
+            err_kws={"capsize": 3},
+            height=height,
+            aspect=_PANEL_W / height,
+            legend=False,
+            facet_kws={"sharey": False, "sharex": True},
+        )
         g.set_titles("{row_name}")
         for (d, k), ax in zip([(d, k) for d in datasets for k in kinds], g.axes.flat):
             ax.set_ylabel(metric_name(performance_metric(d)) if k == "performance" else metric_name("cf_mse"))
@@ -409,155 +506,3 @@ def plot_weight_trend(grid: pd.DataFrame, *, title: str | None = None) -> Figure
         if title:
             g.figure.suptitle(title)
         return finish(g.figure)
-
-
-# ---------------------------------------------------------------------------- the datasets page
-def plot_subgroup_sizes(sizes: pd.DataFrame, *, titles: Mapping[str, str] | None = None,
-                        legend_titles: Mapping[str, str] | None = None) -> Figure:
-    """Rows per subgroup, one panel per dataset (one a row), bars on a log scale.
-
-    Two-part subgroups (``"Male, White"``) get a row per second part (race, age band in
-    order) and a colour per first part (sex, race), with that panel's legend to its right.
-
-    Args:
-        sizes: columns ``dataset``, ``subgroup`` and ``rows``
-            (:func:`~cffair.reporting.describe.subgroup_sizes_frame`); panels follow the order
-            of ``dataset``.
-        titles: a panel title per dataset (default: the dataset).
-        legend_titles: a legend title per dataset (e.g. its sensitive attribute).
-    """
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    _require(sizes, ["dataset", "subgroup", "rows"], "the subgroup sizes (build them with subgroup_sizes_frame())")
-    datasets = list(dict.fromkeys(sizes["dataset"]))
-    if not datasets:
-        raise DataError("no subgroup sizes to plot.")
-    layout = []
-    for d in datasets:
-        part = sizes[sizes["dataset"] == d].copy()
-        pieces = _split_labels(part["subgroup"])
-        if pieces is not None:
-            part["_hue"], part["_row"] = pieces[0].to_numpy(), pieces[1].to_numpy()
-        else:
-            part["_hue"], part["_row"] = "", part["subgroup"].astype(str)
-        numeric = all(str(r)[:1].isdigit() or str(r)[:1] in "<>≤≥" for r in part["_row"])
-        rows = ordinal_order(part["_row"]) if numeric else list(part.groupby("_row")["rows"].sum().sort_values(ascending=False).index)
-        layout.append((d, part, rows))
-    heights = [max(1.3, 0.34 * len(rows) * max(1, part["_hue"].nunique()) ** 0.5 + 0.7) for _, part, rows in layout]
-    with book_style():
-        fig, axes = plt.subplots(len(layout), 1, figsize=(MAX_WIDTH_IN, sum(heights) + 0.4), layout="constrained",
-                                 squeeze=False, gridspec_kw={"height_ratios": heights})
-        for ax, (d, part, rows) in zip(axes[:, 0], layout):
-            hues = sorted(set(part["_hue"]))
-            with_hue = hues != [""]
-            sns.barplot(data=part, y="_row", x="rows", order=rows, hue="_hue" if with_hue else None, hue_order=hues if with_hue else None,
-                        palette=series_colours(hues) if with_hue else None, color=None if with_hue else series_colours(["x"])["x"],
-                        orient="h", saturation=1.0, ax=ax, legend=with_hue)
-            ax.set_xscale("log", nonpositive="clip")  # bars start at the axis, not at 0
-            ax.set_xlim(10, 50_000)
-            ax.set_xlabel("rows (log scale)")
-            ax.set_ylabel("")
-            ax.set_title((titles or {}).get(d, str(d)), loc="left")
-            if with_hue:
-                sns.move_legend(ax, "center left", bbox_to_anchor=(1.01, 0.5), frameon=False,
-                                title=(legend_titles or {}).get(d))
-        return finish(fig)
-
-
-def plot_causal_graph(
-    nodes: Sequence[str],
-    edges: Iterable[tuple[str, str]],
-    *,
-    sensitive: str | None = None,
-    immutable: Iterable[str] = (),
-    title: str | None = None,
-    style: str = "auto",
-) -> Figure:
-    """A causal graph, coloured as the paper's Figure 2 (white: the sensitive attribute, grey:
-    other immutable features, blue: features a person could act on).
-
-    Args:
-        nodes, edges: the graph (``(parent, child)`` pairs).
-        style: ``"layers"`` draws the DAG in layers from left (roots) to right; ``"matrix"``
-            draws its adjacency matrix (a row per cause, a column per effect, both in
-            topological order); ``"auto"`` takes the layers when every edge joins neighbouring
-            layers and there are at most 20 edges (no edge crosses a node), else the matrix.
-    """
-    edges = list(edges)
-    if style not in ("auto", "layers", "matrix"):
-        raise DataError(f"unknown graph style {style!r}; use 'layers', 'matrix' or 'auto'.")
-    layers = graph_layers(nodes, edges)
-    if style == "auto":
-        layer_of = {n: i for i, layer in enumerate(layers) for n in layer}
-        short = all(layer_of[b] - layer_of[a] == 1 for a, b in edges)
-        style = "layers" if short and len(edges) <= 20 else "matrix"
-    colours = {n: GRAPH_COLOURS[role] for n, role in node_roles(nodes, sensitive, immutable).items()}
-    with book_style():
-        if style == "matrix":
-            return finish(_graph_matrix(nodes, edges, colours, title))
-        return finish(_graph_layers(edges, layers, colours, title))
-
-
-def _graph_layers(edges: list[tuple[str, str]], layers: list[list[str]], colours: Mapping[str, str],
-                  title: str | None) -> Figure:
-    import matplotlib.pyplot as plt
-
-    pos = layered_positions(layers)
-    xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
-    width = min(MAX_WIDTH_IN, max(4.5, 2.2 * len(layers) + 0.8))
-    height = max(2.4, 0.7 * max(len(layer) for layer in layers) + 1.0)
-    fig = plt.figure(figsize=(width, height))
-    # A fixed axes rectangle (no constrained layout), so that the label boxes measured below
-    # keep their size in data units when the figure is drawn.
-    ax = fig.add_axes((0.02, 0.02, 0.96, 0.84 if title else 0.96))
-    ax.set_xlim(min(xs) - 0.55, max(xs) + 0.55)
-    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
-    ax.axis("off")
-    texts = {n: ax.text(x, y, n, ha="center", va="center", fontsize=FONT_PT, zorder=3,
-                        bbox=dict(boxstyle="round,pad=0.3", fc=colours[n], ec="black", lw=0.8))
-             for n, (x, y) in pos.items()}
-    renderer = fig.canvas.get_renderer()
-    to_data = ax.transData.inverted()
-    pad = 0.3 * FONT_PT * fig.dpi / 72  # the bbox pad, in pixels
-    half: dict[str, tuple[float, float]] = {}
-    for n, t in texts.items():
-        box = t.get_window_extent(renderer)
-        (x0, y0), (x1, y1) = to_data.transform([(box.x0 - pad, box.y0 - pad), (box.x1 + pad, box.y1 + pad)])
-        half[n] = ((x1 - x0) / 2, (y1 - y0) / 2)
-    for a, b in edges:
-        start = clip_to_box(pos[a], pos[b], half[a])
-        end = clip_to_box(pos[b], pos[a], half[b])
-        ax.annotate("", xy=end, xytext=start, zorder=2,
-                    arrowprops=dict(arrowstyle="-|>", color="#6f6f6f", lw=0.9, shrinkA=0, shrinkB=0, mutation_scale=13))
-    if title:
-        fig.suptitle(title)
-    return fig
-
-
-def _graph_matrix(nodes: Sequence[str], edges: list[tuple[str, str]], colours: Mapping[str, str],
-                  title: str | None) -> Figure:
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import ListedColormap
-
-    adj = adjacency_frame(nodes, edges)
-    n = len(adj)
-    size = min(MAX_WIDTH_IN, max(4.0, 0.36 * n + 2.6))
-    fig, ax = plt.subplots(figsize=(size, size), layout="constrained")
-    ax.imshow(adj.to_numpy(dtype=float), cmap=ListedColormap(["white", "#0173b2"]), vmin=0, vmax=1, aspect="equal")
-    ax.set_xticks(np.arange(n), list(adj.columns), rotation=50, ha="left", rotation_mode="anchor")
-    ax.set_yticks(np.arange(n), list(adj.index))
-    ax.xaxis.tick_top()
-    ax.xaxis.set_label_position("top")
-    ax.set_xlabel("effect (child)")
-    ax.set_ylabel("cause (parent)")
-    ax.set_xticks(np.arange(n + 1) - 0.5, minor=True)
-    ax.set_yticks(np.arange(n + 1) - 0.5, minor=True)
-    ax.grid(which="major", visible=False)
-    ax.grid(which="minor", color="#d9d9d9", linewidth=0.8)
-    ax.tick_params(which="minor", length=0)
-    for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
-        label.set_bbox(dict(boxstyle="round,pad=0.2", fc=colours[label.get_text()], ec="black", lw=0.6))
-    edges_text = f"{int(adj.to_numpy().sum())} edges; a filled cell: the row's feature causes the column's"
-    fig.suptitle(f"{title}\n{edges_text}" if title else edges_text)
-    return fig
