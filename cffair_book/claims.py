@@ -24,8 +24,9 @@ import pandas as pd
 from cffair.registry import paper_baselines
 from cffair.reporting.names import DATASET_ORDER, Q1_SETTINGS, dataset_name, method_name, performance_metric
 from cffair.reporting.paper import TABLE4_PAPER_SAT
-from cffair.reporting.records import (cke_candidates, explanation_frame, find_record, fine_weight_frame, query_frame,
-                                      records_frame, select_records, subgroup_frame, variants_frame, weight_grid_frame)
+from cffair.reporting.investigation_frames import explanation_frame, fine_weight_frame, query_frame, variants_frame
+from cffair.reporting.records import (cke_candidates, find_record, records_frame, select_records, subgroup_frame,
+                                      weight_grid_frame)
 from cffair.reporting.stats import holm
 from cffair.reporting.tables import axiom_label
 from cffair.reporting.verdicts import (ALPHA, BY_CONSTRUCTION, FAILS, HOLDS, INCONCLUSIVE, MIN_TREND_POINTS, PENDING,

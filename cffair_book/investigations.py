@@ -1,9 +1,9 @@
 """The investigations of the claims that fail here: summaries, one-sentence findings and figures.
 
 Each investigation is a set of experiment configs (:func:`cffair.experiments.investigation_grid`)
-whose records the frames of :mod:`.records` shape (:func:`~.records.variants_frame`,
-:func:`~.records.explanation_frame`, :func:`~.records.threshold_sweep_frame`,
-:func:`~.records.query_frame`, :func:`~.records.fine_weight_frame`). This module turns them into
+whose records the frames of :mod:`cffair.reporting.investigation_frames` shape (:func:`~.variants_frame`,
+:func:`~.explanation_frame`, :func:`~.threshold_sweep_frame`,
+:func:`~.query_frame`, :func:`~.fine_weight_frame`). This module turns them into
 what a chapter's section "Why does this claim fail?" shows: a summary table, a sentence saying
 what was found (computed, so it changes with the numbers) and a figure. The claims
 (:mod:`.claims`) quote the same sentences in their notes.
@@ -58,7 +58,7 @@ Q2_METHODS: tuple[str, ...] = ("ltn_acc_cf", *paper_baselines())
 
 def q2_summary(variants: pd.DataFrame, dataset: str | None = None, methods: Sequence[str] = Q2_METHODS) -> pd.DataFrame:
     """Mean and sd over folds of performance, CF-MSE and flip rate per method and variant
-    (:func:`~.records.variants_frame`), lowest CF-MSE first within each dataset. Where a dataset
+    (:func:`~.variants_frame`), lowest CF-MSE first within each dataset. Where a dataset
     has LTN(acc+CF) variants, every row is read on the folds they ran on (Adult: fold 0), so
     that the baselines are compared on the same test rows; the paper's own LTN(acc+CF) run
     is left out there (the p = 1 variant is the same model).
@@ -310,7 +310,7 @@ def _largest(frame: pd.DataFrame) -> pd.Series:
 
 
 def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], dataset: str = "compas") -> dict[str, str]:
-    """What turning the largest immutable imbalance into an A5 axiom did (:func:`~.records.explanation_frame`
+    """What turning the largest immutable imbalance into an A5 axiom did (:func:`~.explanation_frame`
     of the runs with explanations on every attribute), as sentences keyed ``axiom`` (the axiom
     and its own imbalance), ``others`` (the other attributes' imbalances, priors count first),
     ``cf`` and ``accuracy`` (the model's); empty without such runs."""
@@ -406,7 +406,7 @@ def plot_explanation_imbalances(expl: pd.DataFrame, dataset: str = "compas", *, 
 
 def plot_threshold_sweep(sweep: pd.DataFrame, *, title: str | None = None) -> Figure:
     """How many (group, feature) imbalances reach each threshold (mean over folds), one line per
-    dataset and feature set (:func:`~.records.threshold_sweep_frame`); the paper's thresholds dotted."""
+    dataset and feature set (:func:`~.threshold_sweep_frame`); the paper's thresholds dotted."""
     import matplotlib.pyplot as plt
 
     if sweep.empty:
@@ -443,7 +443,7 @@ def plot_threshold_sweep(sweep: pd.DataFrame, *, title: str | None = None) -> Fi
 
 # ---------------------------------------------------------------------------- appendix B
 def weight_finding(fine: pd.DataFrame) -> str:
-    """One sentence on the finer weight grid (:func:`~.records.fine_weight_frame`): per dataset,
+    """One sentence on the finer weight grid (:func:`~.fine_weight_frame`): per dataset,
     Spearman's ρ of performance and of CF-MSE against log₂(acc weight / CF weight) over the
     points' fold means, with exact p-values ("" without records)."""
     parts = []
@@ -465,7 +465,7 @@ def weight_finding(fine: pd.DataFrame) -> str:
 
 # ---------------------------------------------------------------------------- Q4
 def query_summary(queries: pd.DataFrame, dataset: str = "adult") -> pd.DataFrame:
-    """Query (2) per subgroup and rule for choosing x̂ (:func:`~.records.query_frame`): β, the
+    """Query (2) per subgroup and rule for choosing x̂ (:func:`~.query_frame`): β, the
     satisfaction, whether a differently decided person within β was found, and the share of the
     subgroup's negatively predicted people for whom one is."""
     q = queries[queries["dataset"] == dataset]

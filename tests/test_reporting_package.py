@@ -24,6 +24,7 @@ LAYERS = {
     "paper": 1,
     "style": 1,
     "records": 2,
+    "investigation_frames": 3,
     "describe": 2,
     "tables": 3,
     "figures": 3,

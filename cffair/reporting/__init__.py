@@ -56,6 +56,13 @@ from cffair.reporting.figures import (
     plot_undesirable_ratio,
     plot_weight_trend,
 )
+from cffair.reporting.investigation_frames import (
+    explanation_frame,
+    fine_weight_frame,
+    query_frame,
+    threshold_sweep_frame,
+    variants_frame,
+)
 from cffair.reporting.names import (
     DATASET_NAMES,
     DATASET_ORDER,
@@ -82,20 +89,15 @@ from cffair.reporting.paper import (
 from cffair.reporting.records import (
     check_results,
     cke_candidates,
-    explanation_frame,
     find_record,
-    fine_weight_frame,
     folds_per_dataset,
     paired_folds,
-    query_frame,
     records_frame,
     results_long,
     select_records,
     subgroup_frame,
     summarise_folds,
-    threshold_sweep_frame,
     undesirable_ratio_frame,
-    variants_frame,
     weight_grid_frame,
 )
 from cffair.reporting.report import (
@@ -243,6 +245,7 @@ __all__ = [
     "describe",
     "datafigures",
     "figures",
+    "investigation_frames",
     "names",
     "paper",
     "records",

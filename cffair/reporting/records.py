@@ -1,7 +1,8 @@
 """Result records (one dataset × fold × setting, :mod:`cffair.pipeline`) as frames.
 
 Everything here shapes data; nothing draws or renders. The tables (:mod:`.tables`), figures
-(:mod:`.figures`) and the book's claims (``cffair_book.claims``) take the frames made here.
+(:mod:`.figures`) and the book's claims (``cffair_book.claims``) take the frames made here; the
+investigations' frames are :mod:`.investigation_frames`'.
 """
 
 from __future__ import annotations
@@ -24,11 +25,8 @@ from cffair.reporting.names import (
 )
 
 __all__ = [
-    "VARIANT_OPTIONS",
     "check_results",
     "cke_candidates",
-    "explanation_frame",
-    "fine_weight_frame",
     "find_record",
     "folds_per_dataset",
     "is_investigation",
@@ -36,7 +34,6 @@ __all__ = [
     "mean_sd",
     "options_text",
     "paired_folds",
-    "query_frame",
     "record_method",
     "record_repeat",
     "records_frame",
@@ -44,9 +41,7 @@ __all__ = [
     "select_records",
     "subgroup_frame",
     "summarise_folds",
-    "threshold_sweep_frame",
     "undesirable_ratio_frame",
-    "variants_frame",
     "weight_grid_frame",
 ]
 
@@ -74,7 +69,9 @@ def check_results(frame: pd.DataFrame, what: str = "results") -> pd.DataFrame:
     dup = frame.duplicated(keys, keep=False)
     if dup.any():
         first = frame.loc[dup, keys].drop_duplicates().head(3).to_dict("records")
-        raise DataError(f"{what} have several rows for the same cell, e.g. {first}; aggregate them first (summarise_folds).")
+        raise DataError(
+            f"{what} have several rows for the same cell, e.g. {first}; aggregate them first (summarise_folds)."
+        )
     out = frame[list(RESULT_COLUMNS)].copy()
     for c in keys:
         out[c] = out[c].astype(str)
@@ -185,16 +182,37 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
         if metrics is None:
             continue
         row: dict[str, Any] = {
-            "dataset": cfg["dataset"], "repeat": record_repeat(cfg), "fold": int(cfg["fold"]), "setting": cfg["setting"], "method": record_method(rec),
-            "cf_source": cfg.get("cf_source", "cnf"), "tag": cfg.get("tag", "") or "", "options": options_text(cfg),
+            "dataset": cfg["dataset"],
+            "repeat": record_repeat(cfg),
+            "fold": int(cfg["fold"]),
+            "setting": cfg["setting"],
+            "method": record_method(rec),
+            "cf_source": cfg.get("cf_source", "cnf"),
+            "tag": cfg.get("tag", "") or "",
+            "options": options_text(cfg),
         }
         for k, v in (cfg.get("weights") or {}).items():
             row[f"w_{k}"] = float(v)
         for k in (*SCALAR_METRICS, "worst_subgroup", "n_pairs"):
             row[k] = metrics.get(k, np.nan)
         rows.append(row)
-    cols = ["dataset", "repeat", "fold", "setting", "method", "cf_source", "tag", "options", "w_acc", "w_cf", "w_cf_sg", "w_cke", *SCALAR_METRICS,
-            "worst_subgroup", "n_pairs"]
+    cols = [
+        "dataset",
+        "repeat",
+        "fold",
+        "setting",
+        "method",
+        "cf_source",
+        "tag",
+        "options",
+        "w_acc",
+        "w_cf",
+        "w_cf_sg",
+        "w_cke",
+        *SCALAR_METRICS,
+        "worst_subgroup",
+        "n_pairs",
+    ]
     frame = pd.DataFrame(rows)
     for c in cols:
         if c not in frame.columns:
@@ -202,8 +220,13 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
     return frame[cols + [c for c in frame.columns if c not in cols]]
 
 
-def select_records(frame: pd.DataFrame, methods: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
-                   tagged: bool = False, repeats: bool = False) -> pd.DataFrame:
+def select_records(
+    frame: pd.DataFrame,
+    methods: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+    tagged: bool = False,
+    repeats: bool = False,
+) -> pd.DataFrame:
     """Rows of a :func:`records_frame` of some methods and datasets; weight-grid and investigation
     rows (a ``tag`` or ``options``) only if ``tagged``; the rows of repeated cross-validation
     (``repeat`` > 0, other partitions of the rows) only if ``repeats``: the book's tables and
@@ -250,43 +273,78 @@ def results_long(
     metrics = [m for m in SCALAR_METRICS if frame[m].notna().any()]
     long = summarise_folds(frame, metrics, by=("dataset", "method"), table=table).dropna(subset=["mean"])
     order = {m: i for i, m in enumerate(methods)}
-    long = long.sort_values(["dataset", "metric", "method"], kind="stable",
-                            key=lambda c: c.map(order) if c.name == "method" else order_key(c, DATASET_ORDER if c.name == "dataset" else METRIC_ORDER))
+    long = long.sort_values(
+        ["dataset", "metric", "method"],
+        kind="stable",
+        key=lambda c: (
+            c.map(order) if c.name == "method" else order_key(c, DATASET_ORDER if c.name == "dataset" else METRIC_ORDER)
+        ),
+    )
     return long.reset_index(drop=True)
 
 
-def subgroup_frame(records: Iterable[Mapping[str, Any]], settings: Sequence[str] = Q1_SETTINGS,
-                   dataset: str | None = None) -> pd.DataFrame:
+def subgroup_frame(
+    records: Iterable[Mapping[str, Any]], settings: Sequence[str] = Q1_SETTINGS, dataset: str | None = None
+) -> pd.DataFrame:
     """CF-MSE per subgroup, one row per record × subgroup: ``dataset, fold, method, subgroup,
     cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records, the paper's one
     partition: no repetition of cross-validation)."""
     rows = []
     for rec in records:
         cfg = rec["config"]
-        if cfg.get("tag") or cfg.get("options") or cfg.get("cf_source", "cnf") != "cnf" or cfg["setting"] not in settings \
-                or record_repeat(cfg):
+        if (
+            cfg.get("tag")
+            or cfg.get("options")
+            or cfg.get("cf_source", "cnf") != "cnf"
+            or cfg["setting"] not in settings
+            or record_repeat(cfg)
+        ):
             continue
         if dataset is not None and cfg["dataset"] != dataset:
             continue
         for sg, v in (rec["metrics"].get("cf_mse_by_subgroup") or {}).items():
-            rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "method": cfg["setting"], "subgroup": sg, "cf_mse": float(v)})
+            rows.append(
+                {
+                    "dataset": cfg["dataset"],
+                    "fold": int(cfg["fold"]),
+                    "method": cfg["setting"],
+                    "subgroup": sg,
+                    "cf_mse": float(v),
+                }
+            )
     return pd.DataFrame(rows, columns=["dataset", "fold", "method", "subgroup", "cf_mse"])
 
 
-def find_record(records: Iterable[Mapping[str, Any]], dataset: str, setting: str, fold: int | None = None,
-                cf_source: str = "cnf", tag: str = "", options: str = "") -> Mapping[str, Any] | None:
+def find_record(
+    records: Iterable[Mapping[str, Any]],
+    dataset: str,
+    setting: str,
+    fold: int | None = None,
+    cf_source: str = "cnf",
+    tag: str = "",
+    options: str = "",
+) -> Mapping[str, Any] | None:
     """The record of ``dataset``/``setting`` (on ``fold``, or the lowest fold if ``fold`` is None;
     ``options`` as :func:`options_text` gives them, ``""`` for the paper's; the paper's partition,
     not a repetition of cross-validation); None if absent."""
-    found = [r for r in records
-             if not record_repeat(r["config"]) and r["config"]["dataset"] == dataset and r["config"]["setting"] == setting
-             and r["config"].get("cf_source", "cnf") == cf_source and (r["config"].get("tag") or "") == tag
-             and options_text(r["config"]) == options and (fold is None or int(r["config"]["fold"]) == fold)]
+    found = [
+        r
+        for r in records
+        if not record_repeat(r["config"])
+        and r["config"]["dataset"] == dataset
+        and r["config"]["setting"] == setting
+        and r["config"].get("cf_source", "cnf") == cf_source
+        and (r["config"].get("tag") or "") == tag
+        and options_text(r["config"]) == options
+        and (fold is None or int(r["config"]["fold"]) == fold)
+    ]
     return min(found, key=lambda r: int(r["config"]["fold"])) if found else None
 
 
 # ---------------------------------------------------------------------------- CKE (Q3)
-def cke_candidates(records: Iterable[Mapping[str, Any]], settings: Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")) -> pd.DataFrame:
+def cke_candidates(
+    records: Iterable[Mapping[str, Any]], settings: Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
+) -> pd.DataFrame:
     """Every imbalance found by knowledge extraction: ``dataset, setting, fold, group, feature,
     frequency, imbalance, threshold, candidate`` (at or above the threshold, so an A5 axiom was
     added), and ``imbalance_after`` (the same pair's imbalance once the CKE axioms are trained)."""
@@ -300,29 +358,63 @@ def cke_candidates(records: Iterable[Mapping[str, Any]], settings: Sequence[str]
         for r in c.get("imbalances_before", []):
             if r["imbalance"] <= 0:
                 continue  # the other side of a pair: the group with the smaller frequency
-            rows.append({
-                "dataset": cfg["dataset"], "setting": cfg["setting"], "fold": int(cfg["fold"]),
-                "group": r["group"], "feature": r["feature"], "frequency": float(r["frequency"]),
-                "imbalance": float(r["imbalance"]), "threshold": float(c["threshold"]),
-                "candidate": bool(r["imbalance"] >= c["threshold"]),
-                "imbalance_after": float(after.get((r["group"], r["feature"]), np.nan)),
-            })
-    cols = ["dataset", "setting", "fold", "group", "feature", "frequency", "imbalance", "threshold", "candidate", "imbalance_after"]
+            rows.append(
+                {
+                    "dataset": cfg["dataset"],
+                    "setting": cfg["setting"],
+                    "fold": int(cfg["fold"]),
+                    "group": r["group"],
+                    "feature": r["feature"],
+                    "frequency": float(r["frequency"]),
+                    "imbalance": float(r["imbalance"]),
+                    "threshold": float(c["threshold"]),
+                    "candidate": bool(r["imbalance"] >= c["threshold"]),
+                    "imbalance_after": float(after.get((r["group"], r["feature"]), np.nan)),
+                }
+            )
+    cols = [
+        "dataset",
+        "setting",
+        "fold",
+        "group",
+        "feature",
+        "frequency",
+        "imbalance",
+        "threshold",
+        "candidate",
+        "imbalance_after",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
-def undesirable_ratio_frame(records: Iterable[Mapping[str, Any]], dataset: str, setting: str = "ltn_acc_cf_cke") -> pd.DataFrame:
+def undesirable_ratio_frame(
+    records: Iterable[Mapping[str, Any]], dataset: str, setting: str = "ltn_acc_cf_cke"
+) -> pd.DataFrame:
     """The data of Figure 4 (bottom): for each immutable feature and sensitive group, the share of
     the group's negatively predicted training rows with a counterfactual explanation on that
     feature, ``before`` and ``after`` the CKE axioms (columns ``fold, feature, group, stage, ratio``)."""
     rows = []
     for rec in records:
         cfg = rec["config"]
-        if cfg["dataset"] != dataset or cfg["setting"] != setting or "cke" not in rec or cfg.get("tag") or cfg.get("options"):
+        if (
+            cfg["dataset"] != dataset
+            or cfg["setting"] != setting
+            or "cke" not in rec
+            or cfg.get("tag")
+            or cfg.get("options")
+        ):
             continue
         for stage in ("before", "after"):
             for r in rec["cke"].get(f"imbalances_{stage}", []):
-                rows.append({"fold": int(cfg["fold"]), "feature": r["feature"], "group": r["group"], "stage": stage, "ratio": float(r["frequency"])})
+                rows.append(
+                    {
+                        "fold": int(cfg["fold"]),
+                        "feature": r["feature"],
+                        "group": r["group"],
+                        "stage": stage,
+                        "ratio": float(r["frequency"]),
+                    }
+                )
     return pd.DataFrame(rows, columns=["fold", "feature", "group", "stage", "ratio"])
 
 
@@ -331,8 +423,12 @@ def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The LTN(acc+CF) runs of the appendix-B weight grid plus the equal-weights run, one row per
     record: ``dataset, fold, w_acc, w_cf, log2_ratio`` (log₂ of acc weight / CF weight) and metrics."""
     frame = records_frame(records)
-    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"].fillna("") == "")
-                  & (frame["repeat"] == 0)]
+    frame = frame[
+        (frame["setting"] == "ltn_acc_cf")
+        & (frame["cf_source"] == "cnf")
+        & (frame["options"].fillna("") == "")
+        & (frame["repeat"] == 0)
+    ]
     tag = frame["tag"].fillna("").astype(str)  # no records: an all-NaN column
     frame = frame[(tag == "") | tag.str.startswith("w")].copy()
     frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
@@ -340,7 +436,9 @@ def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- paired folds
-def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tuple[str, str]] | None = None) -> list[Mapping[str, Any]]:
+def paired_folds(
+    records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tuple[str, str]] | None = None
+) -> list[Mapping[str, Any]]:
     """Keep, per dataset, only the folds on which every method has a record.
 
     A comparison of means is only paired if all methods average the same folds. An interrupted
@@ -353,6 +451,7 @@ def paired_folds(records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tupl
     protocol's (:data:`cffair.experiments.LTN_SETTINGS`, :data:`~cffair.experiments.BASELINES`)
     are kept on the folds kept, and never drop a fold themselves.
     """
+
     def key(r: Mapping[str, Any]) -> tuple[str, str, str, str]:
         c = r["config"]
         return (c["setting"], c.get("cf_source", "cnf"), c.get("tag", ""), options_text(c))
@@ -399,138 +498,3 @@ def folds_per_dataset(records: Sequence[Mapping[str, Any]]) -> dict[str, list[in
     for r in records:
         out.setdefault(r["config"]["dataset"], set()).add(int(r["config"]["fold"]))
     return {ds: sorted(f) for ds, f in sorted(out.items())}
-
-
-# ---------------------------------------------------------------------------- investigations
-#: Options of the LTN variants (Q2) shown as columns of :func:`variants_frame` (NaN: the profile's).
-VARIANT_OPTIONS: tuple[str, ...] = ("lr", "clip_grad", "fair_p", "fair_epochs")
-
-
-def _variant_label(cfg: Mapping[str, Any]) -> str:
-    opts = dict(cfg.get("options") or {})
-    w = cfg.get("weights") or {}
-    parts = []
-    if "lr" in opts:
-        parts.append(f"lr {opts['lr']:g}" + (f", clip {opts['clip_grad']:g}" if "clip_grad" in opts else ""))
-    if "fair_p" in opts and opts["fair_p"] != 1:
-        parts.append(f"p = {opts['fair_p']:g}")
-    if "fair_epochs" in opts:
-        parts.append(f"{opts['fair_epochs']} fairness epochs")
-    if float(w.get("acc", 1.0)) != 1.0 or float(w.get("cf", 1.0)) != 1.0:
-        parts.append(f"weights acc {float(w.get('acc', 1.0)):g} : CF {float(w.get('cf', 1.0)):g}")
-    return ", ".join(parts) or "reference (p = 1)"
-
-
-def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = None) -> pd.DataFrame:
-    """The Q2 investigation as a frame: one row per record of LTN(acc+CF) on the CNF
-    counterfactuals without an appendix-B weight tag of the paper's grid, and of each baseline.
-
-    Columns: ``dataset, fold, method, kind`` (``paper``: the committed protocol's record;
-    ``variant``: an investigation's LTN variant), ``label`` (``"p = 6"``, ``"lr 0.1"``, the method for baselines), the
-    options of :data:`VARIANT_OPTIONS`, ``w_acc, w_cf`` and the scalar metrics.
-    """
-    rows = []
-    for rec in records:
-        cfg = rec["config"]
-        if cfg.get("cf_source", "cnf") != "cnf" or (dataset is not None and cfg["dataset"] != dataset):
-            continue
-        ltn = cfg["setting"] == "ltn_acc_cf"
-        opts = cfg.get("options") or {}
-        if ltn and cfg.get("tag") and not opts:
-            continue  # the paper's appendix-B weight grid
-        if ltn and opts and set(opts) <= {"x_hat"}:
-            continue  # the paper's model again, asked query (2) another way (Q4)
-        if not ltn and (cfg["setting"].startswith("ltn") or opts):
-            continue
-        kind = "variant" if ltn and opts else "paper"
-        if not ltn and cfg.get("tag"):
-            continue
-        w = cfg.get("weights") or {}
-        row: dict[str, Any] = {"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "method": cfg["setting"], "kind": kind,
-                               "label": _variant_label(cfg) if ltn else cfg["setting"],
-                               **{k: opts.get(k, np.nan) for k in VARIANT_OPTIONS},
-                               "w_acc": float(w.get("acc", 1.0)), "w_cf": float(w.get("cf", 1.0))}
-        row.update({k: rec["metrics"].get(k, np.nan) for k in SCALAR_METRICS})
-        rows.append(row)
-    cols = ["dataset", "fold", "method", "kind", "label", *VARIANT_OPTIONS, "w_acc", "w_cf", *SCALAR_METRICS]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def explanation_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """The Q3 investigation: imbalances of counterfactual explanations on *every* attribute
-    (records with option ``explain="all"``), before and after the A5 axiom.
-
-    One row per dataset, fold, ``stage`` (``before``/``after``), group and feature: the share of
-    the group's negatively predicted training rows with an explanation on the feature
-    (``frequency``), its ``imbalance``, whether the feature is ``immutable`` (an A5 candidate)
-    and whether this (group, feature) was turned into the A5 axiom (``forced``).
-    """
-    rows = []
-    for rec in records:
-        c = (rec.get("cke") or {}).get("explain_all")
-        if not c:
-            continue
-        cfg = rec["config"]
-        forced = {(f["group"], f["feature"]) for f in rec["cke"].get("forced", [])}
-        for stage in ("before", "after"):
-            for r in c[f"imbalances_{stage}"]:
-                rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "stage": stage, "group": r["group"],
-                             "feature": r["feature"], "frequency": float(r["frequency"]), "imbalance": float(r["imbalance"]),
-                             "immutable": r["feature"] in c["immutable"], "forced": (r["group"], r["feature"]) in forced})
-    cols = ["dataset", "fold", "stage", "group", "feature", "frequency", "imbalance", "immutable", "forced"]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def threshold_sweep_frame(records: Iterable[Mapping[str, Any]], thresholds: Sequence[float]) -> pd.DataFrame:
-    """How many (group, feature) imbalances reach each threshold, before any A5 axiom.
-
-    Rows per dataset, fold, ``features`` (``"immutable"``: the paper's protocol, the
-    ``ltn_acc_cf_cke`` records; ``"every attribute"``: the records with explanations on every
-    attribute) and ``threshold``: ``n`` (pairs at or above it), and ``largest`` (the largest
-    imbalance of that record, the same for every threshold).
-    """
-    rows = []
-    for rec in records:
-        cfg = rec["config"]
-        cke = rec.get("cke")
-        if not cke or cfg["setting"] != "ltn_acc_cf_cke" or cfg.get("tag"):
-            continue
-        sources = []
-        if not cfg.get("options"):
-            sources.append(("immutable", cke.get("imbalances_before", [])))
-        if cke.get("explain_all"):
-            sources.append(("every attribute", cke["explain_all"]["imbalances_before"]))
-        for name, imb in sources:
-            values = np.array([float(r["imbalance"]) for r in imb]) if imb else np.zeros(0)
-            largest = float(values.max()) if len(values) else np.nan
-            for t in thresholds:
-                rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "features": name, "threshold": float(t),
-                             "n": int((values >= t).sum()), "largest": largest})
-    return pd.DataFrame(rows, columns=["dataset", "fold", "features", "threshold", "n", "largest"])
-
-
-def query_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Query (2) of every record that holds it: ``dataset, fold, rule`` (how x̂ was chosen:
-    ``nearest``, which makes the query true, or ``random``; records made before the rule was
-    stored used ``nearest``), ``subgroup, beta, sat, found`` (a differently decided person within
-    β), ``witness_share`` (the share of the subgroup's negatively predicted people for whom the
-    query finds one; NaN in older records) and ``n_negative``."""
-    rows = []
-    for rec in records:
-        cfg = rec["config"]
-        for q in (rec.get("queries") or {}).get("eq2", []):
-            rows.append({"dataset": cfg["dataset"], "fold": int(cfg["fold"]), "rule": q.get("x_hat_rule", "nearest"),
-                         "subgroup": q["subgroup"], "beta": float(q["beta"]), "sat": float(q["sat"]),
-                         "found": bool(q.get("neighbours")), "witness_share": float(q.get("witness_share", np.nan)),
-                         "n_negative": q.get("n_negative", np.nan)})
-    return pd.DataFrame(rows, columns=["dataset", "fold", "rule", "subgroup", "beta", "sat", "found", "witness_share", "n_negative"])
-
-
-def fine_weight_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Appendix B's finer weight grid (the investigation's LTN(acc+CF) runs with option
-    ``fair_p=1`` and equal or tagged weights): one row per record, like :func:`weight_grid_frame`."""
-    frame = records_frame(records)
-    frame = frame[(frame["setting"] == "ltn_acc_cf") & (frame["cf_source"] == "cnf") & (frame["options"] == "fair_p=1")
-                  & (frame["repeat"] == 0)].copy()
-    frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
-    return frame.sort_values(["dataset", "log2_ratio", "fold"]).reset_index(drop=True)
