@@ -28,7 +28,7 @@ from cffair.reporting.investigation_frames import explanation_frame, fine_weight
 from cffair.reporting.records import (cke_candidates, find_record, records_frame, select_records, subgroup_frame,
                                       weight_grid_frame)
 from cffair.reporting.stats import holm
-from cffair.reporting.tables import axiom_label
+from cffair.reporting.chapter_tables import axiom_label
 from cffair.reporting.verdicts import (ALPHA, BY_CONSTRUCTION, FAILS, HOLDS, INCONCLUSIVE, MIN_TREND_POINTS, PENDING,
                                        SHARED_DATASETS, VACUOUS, Basis, Evidence, Paired, combine, current_rules,
                                        decide, paired_series, spearman_exact)

@@ -533,12 +533,12 @@ def test_query_tables():
     assert t.shape == (2, 4)
     assert t.iloc[0]["D"] == "0.01" and t.iloc[0]["distance"] == "0"
     assert t.iloc[1]["age"] == "24" and t.iloc[1]["D"] == "0.99" and t.iloc[1]["distance"] == "0.50"
-    prof = reporting.tables.query_profiles(rec, columns=("age", "education"))
+    prof = reporting.query_profiles(rec, columns=("age", "education"))
     assert list(prof.index) == ["D", "distance", "age", "education"]
     assert list(prof.columns) == [("Male, White", "x̂"), ("Male, White", "nearest")]
     assert prof.loc["age", ("Male, White", "nearest")] == "24" and prof.loc["D", ("Male, White", "x̂")] == "0.01"
     with pytest.raises(DataError, match="no query for subgroup"):
-        reporting.tables.query_profiles(rec, subgroups=["Female, Black"])
+        reporting.query_profiles(rec, subgroups=["Female, Black"])
     sat = reporting.query_sat_table(rec)
     assert sat.loc["Male, White"].tolist() == ["3", "0.250", "0.217", "+0.033"]
     e = reporting.eq3_table(rec)

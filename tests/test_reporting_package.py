@@ -29,6 +29,7 @@ LAYERS = {
     "tables": 3,
     "figures": 3,
     "datafigures": 4,
+    "chapter_tables": 4,
     "verdicts": 3,
     "report": 4,
 }

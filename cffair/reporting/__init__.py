@@ -39,6 +39,16 @@ from cffair.reporting import (
     tables,
     verdicts,
 )
+from cffair.reporting.chapter_tables import (
+    axiom_label,
+    eq3_table,
+    query_profiles,
+    query_sat_table,
+    query_table,
+    table3_comparison,
+    table5_frame,
+    table6_frame,
+)
 from cffair.reporting.datafigures import plot_causal_graph, plot_subgroup_sizes
 from cffair.reporting.describe import (
     adjacency_frame,
@@ -117,18 +127,12 @@ from cffair.reporting.tables import (
     compare,
     comparison_table,
     delta_summary,
-    eq3_table,
     format_cell,
     format_delta,
     format_table,
     paper_table,
-    query_sat_table,
-    query_table,
     results_table,
     side_by_side,
-    table3_comparison,
-    table5_frame,
-    table6_frame,
     tidy_table,
 )
 from cffair.reporting.verdicts import (
@@ -198,11 +202,13 @@ __all__ = [
     "compare",
     "comparison_table",
     "delta_summary",
+    "axiom_label",
     "eq3_table",
     "format_cell",
     "format_delta",
     "format_table",
     "paper_table",
+    "query_profiles",
     "query_sat_table",
     "query_table",
     "results_table",
@@ -243,6 +249,7 @@ __all__ = [
     "write_report",
     # the modules
     "describe",
+    "chapter_tables",
     "datafigures",
     "figures",
     "investigation_frames",

@@ -6,7 +6,8 @@ Results of a reproduction use the same long format as the paper's numbers
 one row per method and one column per metric, each cell holding ours with the paper's value and
 Δ beneath it, optionally one table per dataset, so that no table is wider than the book's text
 column; :func:`delta_summary` condenses a long comparison into its Δs. :func:`format_table`
-turns any frame into an HTML table for the book (no jinja2 needed).
+turns any frame into an HTML table for the book (no jinja2 needed). The chapters' own tables
+(Tables 3–6: CKE steps, queries, appendices A and B) are :mod:`.chapter_tables`'.
 """
 
 from __future__ import annotations
@@ -26,20 +27,30 @@ from cffair.reporting.names import (
     HIGHER_IS_BETTER,
     METRIC_ORDER,
     TABLE_METHODS,
-    abbreviate_subgroup,
     dataset_name,
     method_name,
     metric_name,
     order_key,
-    performance_metric,
 )
-from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables
-from cffair.reporting.records import check_results, find_record, results_long, weight_grid_frame
+from cffair.reporting.paper import paper_tables
+from cffair.reporting.records import check_results
 
-__all__ = ["CAPTION_CLASS", "COMPACT_CLASS", "HTMLTable", "axiom_label", "best_cells", "compare", "comparison_table", "delta_summary",
-           "eq3_table", "format_cell", "format_delta", "format_table", "paper_table", "query_profiles",
-           "query_sat_table", "query_table", "results_table", "side_by_side", "table3_comparison", "table5_frame",
-           "table6_frame", "tidy_table"]
+__all__ = [
+    "CAPTION_CLASS",
+    "COMPACT_CLASS",
+    "HTMLTable",
+    "best_cells",
+    "compare",
+    "comparison_table",
+    "delta_summary",
+    "format_cell",
+    "format_delta",
+    "format_table",
+    "paper_table",
+    "results_table",
+    "side_by_side",
+    "tidy_table",
+]
 
 #: The classes of a compact table and of its caption (their rules: the book's ``_static/cffair.css``, the
 #: own-data report's ``cffair/data/report.css``).
@@ -200,8 +211,9 @@ def compare(
     merged["delta"] = merged["ours_mean"] - merged["paper_mean"]
     merged = merged.sort_values(
         by=keys,
-        key=lambda s: order_key(s, {"dataset": DATASET_ORDER, "metric": METRIC_ORDER,
-                                    "method": TABLE_METHODS.get(table, ())}[s.name]),
+        key=lambda s: order_key(
+            s, {"dataset": DATASET_ORDER, "metric": METRIC_ORDER, "method": TABLE_METHODS.get(table, ())}[s.name]
+        ),
         kind="stable",
     ).reset_index(drop=True)
     merged["ours"] = [format_cell(m, s, decimals) for m, s in zip(merged["ours_mean"], merged["ours_sd"])]
@@ -220,13 +232,19 @@ def side_by_side(comparison: pd.DataFrame, columns: Sequence[str] = ("ours", "pa
     if missing:
         raise DataError(f"the comparison lacks column(s) {missing}; build it with compare().")
     methods = list(dict.fromkeys(comparison["method"]))
-    long = comparison.melt(id_vars=["dataset", "metric", "method"], value_vars=list(columns), var_name="side", value_name="cell")
-    wide = long.pivot_table(index=["dataset", "metric"], columns=["method", "side"], values="cell", aggfunc="first", sort=False)
+    long = comparison.melt(
+        id_vars=["dataset", "metric", "method"], value_vars=list(columns), var_name="side", value_name="cell"
+    )
+    wide = long.pivot_table(
+        index=["dataset", "metric"], columns=["method", "side"], values="cell", aggfunc="first", sort=False
+    )
     wide = wide.reindex(columns=pd.MultiIndex.from_product([methods, list(columns)]))
     rows = list(dict.fromkeys(zip(comparison["dataset"], comparison["metric"])))
     wide = wide.reindex(pd.MultiIndex.from_tuples(rows))
     wide = wide.fillna("—")
-    wide.index = pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"])
+    wide.index = pd.MultiIndex.from_tuples(
+        [(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"]
+    )
     wide.columns = pd.MultiIndex.from_tuples([(method_name(m), s) for m, s in wide.columns], names=["method", ""])
     return wide
 
@@ -278,8 +296,15 @@ def _cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
     return first + "".join(f'<br><span class="cffair-sub">{line}</span>' for line in lines)
 
 
-def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = True, layout: str = "cells",
-                     split: bool = False, columns: Sequence[str] = ("ours", "paper", "Δ")) -> HTMLTable:
+def comparison_table(
+    comparison: pd.DataFrame,
+    caption: str,
+    *,
+    bold: bool = True,
+    layout: str = "cells",
+    split: bool = False,
+    columns: Sequence[str] = ("ours", "paper", "Δ"),
+) -> HTMLTable:
     """A :func:`compare` frame as the book shows it, our best per dataset and metric in bold.
 
     Args:
@@ -308,18 +333,30 @@ def comparison_table(comparison: pd.DataFrame, caption: str, *, bold: bool = Tru
 
     def render(keep: Sequence[str]) -> pd.DataFrame:
         column = _metric_columns(list(dict.fromkeys(met for d, met in wide.index if d in keep)))
-        body = {(d, meth): {column[met]: _cell(*(recs[(d, meth)].get((met, side)) for side in ("ours", "paper", "Δ")),
-                                                (d, met, meth) in best)
-                            for dd, met in wide.index if dd == d}
-                for d in keep for meth in methods}
+        body = {
+            (d, meth): {
+                column[met]: _cell(
+                    *(recs[(d, meth)].get((met, side)) for side in ("ours", "paper", "Δ")), (d, met, meth) in best
+                )
+                for dd, met in wide.index
+                if dd == d
+            }
+            for d in keep
+            for meth in methods
+        }
         frame = pd.DataFrame.from_dict(body, orient="index").reindex(columns=list(dict.fromkeys(column.values())))
-        frame.index = pd.MultiIndex.from_tuples(list(body), names=["dataset", "method"]) if len(keep) > 1 else \
-            pd.Index([meth for _, meth in body], name="method")
+        frame.index = (
+            pd.MultiIndex.from_tuples(list(body), names=["dataset", "method"])
+            if len(keep) > 1
+            else pd.Index([meth for _, meth in body], name="method")
+        )
         return frame
 
     if not split:
         return HTMLTable(format_table(render(datasets), caption, escape=False).html, text)
-    return HTMLTable("\n".join(format_table(render([d]), f"{caption} — {d}", escape=False).html for d in datasets), text)
+    return HTMLTable(
+        "\n".join(format_table(render([d]), f"{caption} — {d}", escape=False).html for d in datasets), text
+    )
 
 
 def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, k: float = 2.0) -> HTMLTable:
@@ -330,7 +367,11 @@ def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, 
     The returned table's ``frame`` holds the cells as text; ``frame.attrs["beyond"]`` the
     ``(row, column)`` labels of the bold cells.
     """
-    missing = [c for c in ("dataset", "metric", "method", "ours_mean", "ours_sd", "paper_sd", "delta") if c not in comparison.columns]
+    missing = [
+        c
+        for c in ("dataset", "metric", "method", "ours_mean", "ours_sd", "paper_sd", "delta")
+        if c not in comparison.columns
+    ]
     if missing:
         raise DataError(f"the comparison lacks column(s) {missing}; build it with compare().")
     comp = comparison.copy()
@@ -346,7 +387,9 @@ def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, 
     wide = comp.pivot_table(index=["dataset", "metric"], columns="method", values="cell", aggfunc="first", sort=False)
     rows = list(dict.fromkeys(zip(comp["dataset"], comp["metric"])))
     wide = wide.reindex(index=pd.MultiIndex.from_tuples(rows), columns=methods).fillna("—")
-    wide.index = pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"])
+    wide.index = pd.MultiIndex.from_tuples(
+        [(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"]
+    )
     wide.columns = pd.MultiIndex.from_tuples([column(m) for m in wide.columns])
     beyond = [((dataset_name(r.dataset), metric_name(r.metric)), column(r.method)) for r in comp.itertuples() if r.far]
     table = format_table(wide, caption, bold=beyond)
@@ -354,7 +397,9 @@ def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, 
     return table
 
 
-def results_table(long: pd.DataFrame, caption: str, *, decimals: int = 3, bold: bool = True, layout: str = "rows") -> HTMLTable:
+def results_table(
+    long: pd.DataFrame, caption: str, *, decimals: int = 3, bold: bool = True, layout: str = "rows"
+) -> HTMLTable:
     """A long results frame without paper numbers (e.g. the extra baselines), cells ``mean ± sd``,
     the best per dataset and metric in bold.
 
@@ -378,9 +423,13 @@ def results_table(long: pd.DataFrame, caption: str, *, decimals: int = 3, bold: 
     cell = {(r.dataset, r.metric, r.method): r.cell for r in long.itertuples()}
     if layout == "columns":
         rows = [(d, m) for d in datasets for m in metrics if any((d, m, x) in cell for x in methods)]
-        wide = pd.DataFrame([[cell.get((d, m, x), "—") for x in methods] for d, m in rows],
-                            index=pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in rows], names=["dataset", "metric"]),
-                            columns=[method_name(x) for x in methods])
+        wide = pd.DataFrame(
+            [[cell.get((d, m, x), "—") for x in methods] for d, m in rows],
+            index=pd.MultiIndex.from_tuples(
+                [(dataset_name(d), metric_name(m)) for d, m in rows], names=["dataset", "metric"]
+            ),
+            columns=[method_name(x) for x in methods],
+        )
         marks = [((dataset_name(d), metric_name(m)), method_name(x)) for d, m, x in best]
         return format_table(wide, caption, bold=marks)
     rows = [(d, x) for d in datasets for x in methods if any((d, m, x) in cell for m in metrics)]
@@ -393,185 +442,26 @@ def results_table(long: pd.DataFrame, caption: str, *, decimals: int = 3, bold: 
             if (d, m, x) in cell:
                 row[column[m]] = cell[(d, m, x)]
         body.append(row)
-    wide = pd.DataFrame(body, index=pd.MultiIndex.from_tuples([(dataset_name(d), method_name(x)) for d, x in rows],
-                                                             names=["dataset", "method"]), columns=labels)
+    wide = pd.DataFrame(
+        body,
+        index=pd.MultiIndex.from_tuples(
+            [(dataset_name(d), method_name(x)) for d, x in rows], names=["dataset", "method"]
+        ),
+        columns=labels,
+    )
     marks = [((dataset_name(d), method_name(x)), column[m]) for d, m, x in best]
     return format_table(wide, caption, bold=marks)
 
 
-# ---------------------------------------------------------------------------- Table 3 (CKE)
-def axiom_label(name: str) -> str:
-    """``"A5[Male, race]"`` → ``"(race, male)"`` (the paper's notation in Table 3); other names pass through."""
-    if name.startswith("A5[") and name.endswith("]"):
-        group, _, feature = name[3:-1].rpartition(", ")
-        return f"({feature}, {group.lower()})"
-    return name
-
-
-def table3_comparison(records: Sequence[Mapping[str, Any]], dataset: str = "adult", fold: int = 0,
-                      decimals: int = 3) -> pd.DataFrame:
-    """Table 3: the CKE steps of one run (``ltn_acc_cf_cke`` of ``dataset``/``fold``) next to the paper's.
-
-    Rows are ``(stage, ours|paper|Δ)``: the stages are LTN(acc), LTN(acc+CF), then one per added
-    A5 axiom (ours may differ from the paper's, so the ``axiom`` column names both, and the k-th
-    of ours is compared with the paper's k-th); the other columns are the metrics.
-
-    Raises:
-        DataError: if the records lack the CKE run.
-    """
-    cke_rec = find_record(records, dataset, "ltn_acc_cf_cke", fold)
-    if cke_rec is None or "cke" not in cke_rec:
-        raise DataError(f"no ltn_acc_cf_cke record with CKE steps for {dataset} fold {fold}; run the q3 group.")
-    perf = performance_metric(dataset)
-    metrics = [perf, "cf_mse", "cf_mse_worst_subgroup"]
-    paper = paper_tables()
-    paper = paper[(paper.table == "table3") & (paper.dataset == dataset)]
-    pval = {(r.method, r.metric): r.mean for r in paper.itertuples()}
-    stages: list[tuple[str, str, str, Mapping[str, Any] | None, str]] = []
-    for setting in ("ltn_acc", "ltn_acc_cf"):
-        rec = find_record(records, dataset, setting, fold)
-        stages.append((method_name(setting), "—", "—", rec["metrics"] if rec else None, setting))
-    paper_cke = [m for m in TABLE_METHODS["table3"] if m.startswith("cke_")]
-    steps = [s for s in cke_rec["cke"]["steps"] if int(s["step"]) > 0]
-    for k in range(max(len(steps), len(paper_cke))):
-        ours = steps[k] if k < len(steps) else None
-        pkey = paper_cke[k] if k < len(paper_cke) else ""
-        stages.append((f"+ CKE axiom {k + 1}", axiom_label(ours["axiom"]) if ours else "—",
-                       PAPER_TABLE3_AXIOMS.get(pkey, "—"), ours, pkey))
-    rows, index = [], []
-    for label, our_ax, paper_ax, m, pkey in stages:
-        ours = {met: float(m[met]) if m is not None and m.get(met) is not None else np.nan for met in metrics}
-        paper = {met: float(pval.get((pkey, met), np.nan)) for met in metrics}
-        for side in ("ours", "paper", "Δ"):
-            row: dict[str, Any] = {"axiom": {"ours": our_ax, "paper": paper_ax, "Δ": ""}[side]}
-            for met in metrics:
-                if side == "Δ":
-                    row[metric_name(met)] = format_delta(ours[met] - paper[met], decimals)
-                else:
-                    row[metric_name(met)] = format_cell((ours if side == "ours" else paper)[met], None, decimals)
-            rows.append(row)
-            index.append((label, side))
-    return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=["stage", ""]))
-
-
-# ---------------------------------------------------------------------------- Table 4 (queries)
-def query_sat_table(record: Mapping[str, Any], decimals: int = 3) -> pd.DataFrame:
-    """Table 4, satisfactions: per queried subgroup, β and the satisfaction of equation (2),
-    ours beside the paper's (:data:`TABLE4_PAPER_SAT`) with Δ = ours − paper."""
-    q = record.get("queries")
-    if not q:
-        raise DataError("the record has no 'queries' (they are stored on the adult ltn_acc_cf record).")
-    rows = []
-    for item in q.get("eq2", []):
-        paper = TABLE4_PAPER_SAT.get(item["subgroup"], np.nan)
-        rows.append({"subgroup": item["subgroup"], "β": f"{item['beta']:g}", "sat (ours)": format_cell(item["sat"], None, decimals),
-                     "sat (paper)": format_cell(paper, None, decimals), "Δ": format_delta(item["sat"] - paper, decimals)})
-    return pd.DataFrame(rows).set_index("subgroup")
-
-
-def query_table(record: Mapping[str, Any], columns: Sequence[str] = TABLE4_COLUMNS) -> pd.DataFrame:
-    """Table 4, example rows: per queried subgroup the query row x̂ and its nearest neighbour
-    with a different decision, decoded, with the prediction ``D`` and the distance to x̂."""
-    q = record.get("queries")
-    if not q:
-        raise DataError("the record has no 'queries' (they are stored on the adult ltn_acc_cf record).")
-    rows = []
-    for item in q.get("eq2", []):
-        for role, row in [("x̂ (query)", (item.get("query_row") or [None])[0]), ("nearest x", (item.get("neighbours") or [None])[0])]:
-            out: dict[str, Any] = {"subgroup": item["subgroup"], "row": role}
-            if row is None:
-                out.update({"D": "—", "distance": "—", **{c: "—" for c in columns}})
-            else:
-                out["D"] = f"{float(row['D']):.2f}"
-                out["distance"] = f"{float(row['distance']):.2f}" if "distance" in row else "0"
-                for c in columns:
-                    v = row.get(c, "—")
-                    out[c] = f"{v:.0f}" if isinstance(v, float) else str(v)
-            rows.append(out)
-    return pd.DataFrame(rows).set_index(["subgroup", "row"])
-
-
-def query_profiles(record: Mapping[str, Any], columns: Sequence[str] = TABLE4_COLUMNS, *,
-                   subgroups: Sequence[str] | None = None) -> pd.DataFrame:
-    """Table 4's example rows transposed, for reading down a column: one row per feature (and
-    ``D``, ``distance``), one column per queried subgroup × (x̂, nearest x). Pass ``subgroups``
-    to show some of them (two at a time fit the book's text column)."""
-    t = query_table(record, columns)
-    t = t.rename(index={"x̂ (query)": "x̂", "nearest x": "nearest"}, level="row")
-    wide = t.T
-    if subgroups is not None:
-        unknown = [g for g in subgroups if g not in set(wide.columns.get_level_values(0))]
-        if unknown:
-            raise DataError(f"no query for subgroup(s) {unknown}; queried: {list(dict.fromkeys(wide.columns.get_level_values(0)))}.")
-        wide = wide.loc[:, [c for c in wide.columns if c[0] in subgroups]]
-    wide.columns = wide.columns.set_names(["subgroup", ""])
-    wide.index.name = "feature"
-    return wide
-
-
-def eq3_table(record: Mapping[str, Any], decimals: int = 3) -> pd.DataFrame:
-    """Equation (3): the satisfaction of subgroup counterfactual fairness for every subgroup,
-    with the subgroup's test CF-MSE beside it."""
-    q = record.get("queries") or {}
-    by_sg = record["metrics"].get("cf_mse_by_subgroup", {})
-    rows = [{"subgroup": sg, "sat of (3)": round(float(v), decimals), "CF-MSE": by_sg.get(sg, np.nan)} for sg, v in (q.get("eq3") or {}).items()]
-    return pd.DataFrame(rows).sort_values("sat of (3)").set_index("subgroup")
-
-
-# ---------------------------------------------------------------------------- Table 5 (appendix A)
-def table5_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
-    """Table 5: the GAN method against LTN(acc+CF) trained on the GAN's counterfactuals, each
-    evaluated on the GAN's own counterfactual test pairs and on the CNF ones.
-
-    Rows ``(dataset, metric)``; columns ``(method, evaluated on)``; cells ``mean ± sd`` over folds.
-    Accuracy/MSE use the factual test rows only, so it is the same under both evaluations.
-    """
-    methods = ["gan", "ltn_acc_cf@gan"]
-    parts = []
-    for own, label in ((True, "GAN's CFs"), (False, "CNF's CFs")):
-        long = results_long(records, "table5", methods, own_counterfactuals=own)
-        parts.append(long.assign(side=label))
-    long = pd.concat(parts, ignore_index=True)
-    if long.empty:
-        raise DataError("no GAN records (setting 'gan', or cf_source 'gan') among the records; run the appendix_a group.")
-    long["cell"] = [format_cell(m, s, decimals) for m, s in zip(long["mean"], long["sd"])]
-    wide = long.pivot_table(index=["dataset", "metric"], columns=["method", "side"], values="cell", aggfunc="first", sort=False)
-    rows = sorted(wide.index, key=lambda r: (DATASET_ORDER.index(r[0]) if r[0] in DATASET_ORDER else 99, METRIC_ORDER.index(r[1])))
-    cols = [(m, s) for m in methods for s in ("GAN's CFs", "CNF's CFs") if (m, s) in wide.columns]
-    wide = wide.reindex(index=rows, columns=cols).fillna("—")
-    wide.index = pd.MultiIndex.from_tuples([(dataset_name(d), metric_name(m)) for d, m in wide.index], names=["dataset", "metric"])
-    wide.columns = pd.MultiIndex.from_tuples([(method_name(m), s) for m, s in wide.columns], names=["method", "evaluated on"])
-    return wide
-
-
-# ---------------------------------------------------------------------------- Table 6 (appendix B)
-def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
-    """Table 6: for each dataset and (accuracy weight, CF weight), performance (accuracy, or MSE
-    for Lawschool, in one column), CF-MSE and worst-subgroup CF-MSE (mean ± sd over folds) and
-    the worst subgroup (the most frequent over folds, abbreviated as in the paper's Figure 3)."""
-    grid = weight_grid_frame(records)
-    if grid.empty:
-        raise DataError("no weight-grid records; run the appendix_b group.")
-    perfs = sorted({performance_metric(d) for d in set(grid["dataset"])})
-    perf_label = dict(zip(perfs, _metric_columns([metric_name(m) for m in perfs]).values()))
-    rows = []
-    for (d, wa, wc), g in grid.groupby(["dataset", "w_acc", "w_cf"], sort=False):
-        cell = {"dataset": dataset_name(d), "weights acc : CF": f"{wa:g} : {wc:g}"}
-        flips = ("cf_flip_rate",) if "cf_flip_rate" in grid and grid["cf_flip_rate"].notna().any() else ()  # records before it lack it
-        for met in (performance_metric(d), "cf_mse", "cf_mse_worst_subgroup", *flips):
-            label = perf_label.get(met, metric_name(met))
-            cell[label] = format_cell(g[met].mean(), g[met].std(ddof=1) if len(g) > 1 else None, decimals)
-        worst = g["worst_subgroup"].dropna()
-        cell["worst subgroup"] = abbreviate_subgroup(worst.mode().iloc[0]) if len(worst) else "—"
-        cell["_order"] = (DATASET_ORDER.index(d) if d in DATASET_ORDER else 99, -float(np.log2(wa / wc)))
-        rows.append(cell)
-    out = pd.DataFrame(rows).sort_values("_order").drop(columns="_order")
-    return out.set_index(["dataset", "weights acc : CF"])
-
-
 # ---------------------------------------------------------------------------- any measured table
-def tidy_table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str]], caption: str | None = None, *,
-               index: Mapping[str, str] | None = None, index_name: str | None = None) -> HTMLTable:
+def tidy_table(
+    frame: pd.DataFrame,
+    columns: Mapping[str, tuple[str, str]],
+    caption: str | None = None,
+    *,
+    index: Mapping[str, str] | None = None,
+    index_name: str | None = None,
+) -> HTMLTable:
     """A raw frame (e.g. a benchmark's) as a clean table: only the named columns, each renamed
     to a label with its unit and formatted; rows without any value dropped.
 
@@ -590,6 +480,9 @@ def tidy_table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str]], capt
     raw = frame[list(columns)].dropna(how="all")
     out = pd.DataFrame(index=[(index or {}).get(str(i), str(i)) for i in raw.index])
     for c, (label, fmt) in columns.items():
-        out[label] = ["—" if v is None or (not isinstance(v, str) and pd.isna(v)) else (fmt.format(v) if fmt else str(v)) for v in raw[c]]
+        out[label] = [
+            "—" if v is None or (not isinstance(v, str) and pd.isna(v)) else (fmt.format(v) if fmt else str(v))
+            for v in raw[c]
+        ]
     out.index.name = index_name
     return format_table(out, caption)
