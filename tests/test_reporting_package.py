@@ -46,9 +46,12 @@ BOOK_LAYERS = {
     "registry": 1,
     "pages": 2,
     "course": 3,
-    "claims": 2,
-    "rulers": 3,
-    "dependence": 4,
+    "claim_tools": 2,
+    "claims_q1_q2": 3,
+    "claims_q3_b": 3,
+    "claims": 4,
+    "rulers": 5,
+    "dependence": 6,
 }
 
 # The library user's part of the API of the single-module cffair.reporting before it became a package

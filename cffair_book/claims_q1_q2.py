@@ -1,0 +1,259 @@
+"""The checks of Q1 (the CF and subgroup axioms) and Q2 (against the baselines), registered with
+:func:`~.registry.claim_check` (:mod:`.claims`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from cffair.registry import paper_baselines
+from cffair.reporting.investigation_frames import variants_frame
+from cffair.reporting.names import Q1_SETTINGS, dataset_name, method_name
+from cffair.reporting.records import (
+    subgroup_frame,
+)
+from cffair.reporting.verdicts import (
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    PENDING,
+    SHARED_DATASETS,
+    Basis,
+    Evidence,
+    decide,
+)
+from cffair.reporting.verdicts import fmt as _fmt
+from cffair.reporting.verdicts import p_text as _p
+from cffair_book.claim_tools import _UNCOUNTED, _change, _flips, _investigation, _per_dataset, _shared_note, _side
+from cffair_book.investigations import q2_finding
+from cffair_book.registry import (
+    claim_check,
+)
+from cffair_book.why import (
+    flip_ruler_finding,
+    frontier_finding,
+    shared_runs_finding,
+    subgroup_drop_finding,
+)
+
+
+# ---------------------------------------------------------------------------- Q1
+@claim_check("Q1.1")
+def _q1_cf_axiom_lowers_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
+    ds = e.have("ltn_acc", "ltn_acc_cf")
+    verdict, note, basis = _per_dataset(
+        e, ds, "ltn_acc_cf", "ltn_acc", "cf_mse", False, _change(e, e.cf, "ltn_acc", "ltn_acc_cf")
+    )
+    return (
+        verdict,
+        note
+        + "".join(
+            f"; {dataset_name(d)}{_flips(e, d, ('ltn_acc', 'ltn_acc_cf'))}"
+            for d in ds
+            if _flips(e, d, ("ltn_acc", "ltn_acc_cf")) and e.counts(d, ("ltn_acc", "ltn_acc_cf"))
+        ),
+        basis,
+    )
+
+
+@claim_check("Q1.2")
+def _q1_subgroup_axioms_lower_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
+    ds = e.have("ltn_acc_cf", "ltn_acc_cf_sg")
+    return _per_dataset(
+        e, ds, "ltn_acc_cf_sg", "ltn_acc_cf", "cf_mse", False, _change(e, e.cf, "ltn_acc_cf", "ltn_acc_cf_sg")
+    )
+
+
+@claim_check("Q1.3")
+def _q1_subgroup_axioms_lower_worst(e: Evidence) -> tuple[str, str, Basis]:
+    ds = [d for d in e.have("ltn_acc_cf", "ltn_acc_cf_sg") if d in ("compas", "lawschool")]
+    return _per_dataset(
+        e,
+        ds,
+        "ltn_acc_cf_sg",
+        "ltn_acc_cf",
+        "cf_mse_worst_subgroup",
+        False,
+        _change(e, e.worst, "ltn_acc_cf", "ltn_acc_cf_sg"),
+    )
+
+
+@claim_check("Q1.4")
+def _q1_subgroup_axioms_raise_accuracy(e: Evidence) -> tuple[str, str, Basis]:
+    ds = [d for d in e.have("ltn_acc_cf", "ltn_acc_cf_sg") if d in ("adult", "compas", "compas_age")]
+    verdict, note, basis = _per_dataset(
+        e,
+        ds,
+        "ltn_acc_cf_sg",
+        "ltn_acc_cf",
+        "perf",
+        True,
+        lambda d, r: f"{dataset_name(d)} {e.perf_text(d, 'ltn_acc_cf')} → {e.perf_text(d, 'ltn_acc_cf_sg')} ({_p(r)})",
+    )
+    return verdict, note + _investigation(None if verdict == HOLDS else frontier_finding(e.records, ds)), basis
+
+
+def _subgroup_means(e: Evidence, dataset: str) -> pd.DataFrame | None:
+    """Mean CF-MSE per subgroup (rows) and Q1 setting (columns) on ``dataset``; None without all three settings."""
+    sg = subgroup_frame(e.records, Q1_SETTINGS, dataset)
+    if sg.empty or not set(Q1_SETTINGS) <= set(sg["method"]):
+        return None
+    return sg.groupby(["subgroup", "method"])["cf_mse"].mean().unstack("method").dropna()
+
+
+def _ranking_basis(e: Evidence, dataset: str) -> Basis:
+    n = int(subgroup_frame(e.records, Q1_SETTINGS, dataset)["fold"].nunique())
+    return Basis("ranking of fold means, no test", f"{n} fold{'s' if n != 1 else ''}, means")
+
+
+@claim_check("Q1.5")
+def _q1_adult_white_males(e: Evidence) -> tuple[str, str, Basis]:
+    m = _subgroup_means(e, "adult")
+    if m is None:
+        return PENDING, "", Basis()
+    drop = (m["ltn_acc"] - m["ltn_acc_cf"]).sort_values(ascending=False)
+    others = m.drop(index="Male, White", errors="ignore")
+    better = int((others["ltn_acc_cf_sg"] < others["ltn_acc_cf"]).sum())
+    holds = bool(len(drop) and drop.index[0] == "Male, White" and better > len(others) / 2)
+    return (
+        (HOLDS if holds else FAILS),
+        (
+            f"largest drop acc → acc+CF: {drop.index[0]} "
+            f"({_fmt(drop.iloc[0])}; white males {_fmt(drop.get('Male, White'))}); "
+            f"acc+CF_sg below acc+CF in {better} of {len(others)} other subgroups"
+            + _investigation(None if holds else subgroup_drop_finding(e.records))
+        ),
+        _ranking_basis(e, "adult"),
+    )
+
+
+@claim_check("Q1.6")
+def _q1_lawschool_every_subgroup(e: Evidence) -> tuple[str, str, Basis]:
+    m = _subgroup_means(e, "lawschool")
+    if m is None:
+        return PENDING, "", Basis()
+    improved = int((m["ltn_acc_cf"] < m["ltn_acc"]).sum())
+    spread = m.max() - m.min()
+    holds = bool(improved == len(m) and spread["ltn_acc_cf_sg"] < spread["ltn_acc_cf"])
+    return (
+        (HOLDS if holds else FAILS),
+        (
+            f"acc+CF below acc in {improved} of {len(m)} subgroups; spread "
+            f"(max − min) of subgroup CF-MSE: acc+CF {_fmt(spread['ltn_acc_cf'])}, "
+            f"acc+CF_sg {_fmt(spread['ltn_acc_cf_sg'])}"
+        ),
+        _ranking_basis(e, "lawschool"),
+    )
+
+
+# ---------------------------------------------------------------------------- Q2
+_BASELINES = paper_baselines()
+
+
+@claim_check("Q2.1")
+def _q2_ltn_fairer_than_baselines(e: Evidence) -> tuple[str, str, Basis]:
+    ds = e.have("ltn_acc_cf", *_BASELINES)
+    tests, labels, shown = [], [], []
+    for d in ds:
+        if not e.counts(d, ("ltn_acc_cf", *_BASELINES), "cf_mse"):
+            shown.append(d)
+            continue
+        for b in _BASELINES:
+            tests.append(e.compare(d, "ltn_acc_cf", b, "cf_mse", False))
+            labels.append(dataset_name(d))
+    dec = decide(tests, labels=labels)
+    comp = iter(zip(tests, dec.components))
+    parts = []
+    for d in ds:
+        if d in shown:
+            parts.append(
+                f"{dataset_name(d)} LTN {_fmt(e.cf[(d, 'ltn_acc_cf')])} vs "
+                + "/".join(_fmt(e.cf[(d, b)]) for b in _BASELINES)
+                + _UNCOUNTED
+            )
+            continue
+        res = [next(comp) for _ in _BASELINES]
+        parts.append(
+            f"{dataset_name(d)} LTN {_fmt(e.cf[(d, 'ltn_acc_cf')])} vs "
+            + "/".join(
+                f"{method_name(b)} {_fmt(e.cf[(d, b)])} ({_p(t)}{'' if v == INCONCLUSIVE else ', ' + _side(v)})"
+                for b, (t, v) in zip(_BASELINES, res)
+            )
+            + _flips(e, d, ("ltn_acc_cf", *_BASELINES))
+        )
+    # Q2's variants (the Q2 page's twelve); appendix B's accuracy-weighted grid points are not Q2 variants
+    finding = q2_finding(
+        variants_frame([r for r in e.records if float((r["config"].get("weights") or {}).get("acc", 1.0)) == 1.0])
+    )
+    return (
+        dec.verdict,
+        "; ".join(parts) + _shared_note(shown, ("ltn_acc_cf", *_BASELINES)) + (f". {finding}" if finding else ""),
+        dec.basis,
+    )
+
+
+@claim_check("Q2.2")
+def _q2_fairness_costs_accuracy(e: Evidence) -> tuple[str, str, Basis]:
+    ds = e.have("ltn_acc_cf", "ltn_acc_cf_sg", "cnf")
+    best = {d: "ltn_acc_cf" if e.perf(d, "ltn_acc_cf") >= e.perf(d, "ltn_acc_cf_sg") else "ltn_acc_cf_sg" for d in ds}
+    res = {d: e.compare(d, best[d], "cnf", "perf", larger=(d == "compas")) for d in ds}
+    counted = [d for d in ds if e.counts(d, (best[d], "cnf"), "perf")]
+    dec = decide([res[d] for d in counted], labels=[dataset_name(d) for d in counted])
+    shown = [d for d in ds if d not in counted]
+    note = "; ".join(
+        f"{dataset_name(d)} best fair LTN {e.perf_text(d, best[d])} vs CNF {e.perf_text(d, 'cnf')} ({_p(r)})"
+        + ("" if d in counted else _UNCOUNTED)
+        for d, r in res.items()
+    )
+    note += "".join(
+        f"; {dataset_name(d)} is shown, not counted: its best fair LTN, {method_name(best[d])}, and CNF are the same "
+        f"runs as on {dataset_name(SHARED_DATASETS[d])}, so it would test {dataset_name(SHARED_DATASETS[d])}'s gap "
+        "again, against the opposite hypothesis"
+        for d in shown
+    )
+    return (
+        dec.verdict,
+        note + _investigation(None if dec.verdict == HOLDS or not shown else shared_runs_finding(e.records)),
+        dec.basis,
+    )
+
+
+@claim_check("Q2.3")
+def _q2_gan_accurate_but_unfair(e: Evidence) -> tuple[str, str, Basis]:
+    if "compas" not in e.have("ltn_acc_cf", "gan"):
+        return PENDING, "", Basis()
+    d = "compas"
+    acc, cf, worst = (e.compare(d, "gan", "ltn_acc_cf", m, True) for m in ("perf", "cf_mse", "cf_mse_worst_subgroup"))
+    dec = decide([acc, cf, worst])
+    return (
+        dec.verdict,
+        (
+            f"COMPAS accuracy GAN {_fmt(e.acc.get((d, 'gan')))} vs LTN {_fmt(e.acc.get((d, 'ltn_acc_cf')))} ({_p(acc)}), CF-MSE "
+            f"{_fmt(e.cf[(d, 'gan')])} vs {_fmt(e.cf[(d, 'ltn_acc_cf')])} ({_p(cf)}), worst {_fmt(e.worst[(d, 'gan')])} vs "
+            f"{_fmt(e.worst[(d, 'ltn_acc_cf')])} ({_p(worst)})"
+            + _flips(e, d, ("gan", "ltn_acc_cf"))
+            + _investigation(None if dec.components[1] == HOLDS else flip_ruler_finding(e.records, d))
+        ),
+        dec.basis,
+    )
+
+
+@claim_check("Q2.4")
+def _q2_dcevae_unfair(e: Evidence) -> tuple[str, str, Basis]:
+    ds = e.have("dcevae", "cnf", "ltn_acc_cf")
+    counted = [d for d in ds if e.counts(d, ("dcevae", "cnf", "ltn_acc_cf"), "cf_mse")]
+    tests = {(d, b): e.compare(d, "dcevae", b, "cf_mse", True) for d in counted for b in ("cnf", "ltn_acc_cf")}
+    dec = decide(list(tests.values()), labels=[dataset_name(d) for d, _ in tests])
+    return (
+        dec.verdict,
+        "; ".join(
+            f"{dataset_name(d)} CF-MSE {_fmt(e.cf[(d, 'dcevae')])} ({e.perf_text(d, 'dcevae')}; CNF {_fmt(e.cf[(d, 'cnf')])}"
+            + (f" ({_p(tests[(d, 'cnf')])})" if d in counted else "")
+            + f", LTN {_fmt(e.cf[(d, 'ltn_acc_cf')])}"
+            + (f" ({_p(tests[(d, 'ltn_acc_cf')])})" if d in counted else "")
+            + ")"
+            + ("" if d in counted else _UNCOUNTED)
+            for d in ds
+        )
+        + _shared_note([d for d in ds if d not in counted], ("dcevae", "cnf", "ltn_acc_cf")),
+        dec.basis,
+    )

@@ -1,0 +1,435 @@
+"""The checks of Q3 (knowledge extraction), Q4 (the queries) and appendices A and B, registered with
+:func:`~.registry.claim_check` (:mod:`.claims`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.reporting.chapter_tables import axiom_label
+from cffair.reporting.investigation_frames import explanation_frame, fine_weight_frame, query_frame
+from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
+from cffair.reporting.paper import TABLE4_PAPER_SAT
+from cffair.reporting.records import (
+    cke_candidates,
+    find_record,
+    records_frame,
+    select_records,
+    weight_grid_frame,
+)
+from cffair.reporting.stats import holm
+from cffair.reporting.verdicts import (
+    ALPHA,
+    BY_CONSTRUCTION,
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    MIN_TREND_POINTS,
+    PENDING,
+    SHARED_DATASETS,
+    VACUOUS,
+    Basis,
+    Evidence,
+    combine,
+    current_rules,
+    decide,
+    paired_series,
+    spearman_exact,
+)
+from cffair.reporting.verdicts import fmt as _fmt
+from cffair.reporting.verdicts import p_text as _p
+from cffair_book.claim_tools import _UNCOUNTED, _investigation, _per_dataset, _shared_note
+from cffair_book.investigations import cke_finding, query_finding
+from cffair_book.registry import (
+    claim_check,
+)
+from cffair_book.why import (
+    cke_steps_finding,
+    cke_threshold_finding,
+    gan_twins_finding,
+)
+
+
+# ---------------------------------------------------------------------------- Q3
+def _cke_runs(e: Evidence, dataset: str, setting: str = "ltn_acc_cf_cke") -> list[Mapping[str, Any]]:
+    """The protocol's CKE records of ``dataset`` that hold CKE results."""
+    return [
+        r
+        for r in e.records
+        if r["config"]["dataset"] == dataset
+        and r["config"]["setting"] == setting
+        and "cke" in r
+        and not r["config"].get("options")
+        and not r["config"].get("tag")
+        and not r["config"].get("repeat")
+    ]
+
+
+def _added(rec: Mapping[str, Any]) -> list[str]:
+    """The A5 axioms a CKE record added."""
+    return [s["axiom"] for s in rec["cke"]["steps"] if int(s["step"]) > 0]
+
+
+_COUNT = Basis("count over runs, no test")
+
+
+def _runs(n: int) -> str:
+    return f"{n} run{'s' if n != 1 else ''}"
+
+
+@claim_check("Q3.1")
+def _q3_compas_age_imbalance(e: Evidence) -> tuple[str, str, Basis]:
+    runs = _cke_runs(e, "compas")
+    if not runs:
+        return PENDING, "", Basis()
+    cands = cke_candidates(e.records)
+    compas_c = (
+        cands[(cands["dataset"] == "compas") & (cands["setting"] == "ltn_acc_cf_cke")] if not cands.empty else cands
+    )
+    found = compas_c[(compas_c["feature"] == "age") & (compas_c["group"] == "Non-Caucasian") & compas_c["candidate"]]
+    below = found["imbalance_after"] < found["threshold"]
+    holds = bool(len(found) > len(runs) / 2 and below.all())
+    top = compas_c.sort_values("imbalance", ascending=False).head(1)
+    finding = cke_finding(explanation_frame(e.records), e.records)
+    return (
+        (HOLDS if holds else FAILS),
+        (
+            f"(Non-Caucasian, age) above the threshold in {len(found)} of {len(runs)} runs"
+            + (f", below it after A5 in {int(below.sum())}" if len(found) else "")
+            + (
+                f"; largest imbalance {top['group'].iloc[0]}/{top['feature'].iloc[0]} {_fmt(top['imbalance'].iloc[0])}"
+                if len(top)
+                else ""
+            )
+            + (f". Investigation: {finding['axiom']}" if finding else "")
+        ),
+        Basis(_COUNT.test, _runs(len(runs))),
+    )
+
+
+def _compas_cke_runs(e: Evidence) -> list[Mapping[str, Any]]:
+    """COMPAS's CKE runs, each counted once: COMPAS(age)'s acc+CF+CKE runs are COMPAS's (no subgroups), its
+    acc+CF_sg+CKE runs are its own (unless the rules count COMPAS(age) everywhere)."""
+    out = []
+    for d in ("compas", "compas_age"):
+        for s in ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke"):
+            if e.counts(d, (s,)):
+                out += _cke_runs(e, d, s)
+    return out
+
+
+def _no_axiom_note(e: Evidence) -> str:
+    runs = _compas_cke_runs(e)
+    shared = not e.counts("compas_age", ("ltn_acc_cf_cke",))
+    return (
+        f"no A5 axiom was added in any of the {len(runs)} distinct COMPAS CKE runs (no imbalance reached the threshold 0.1"
+        + (
+            "; COMPAS(age)'s acc+CF+CKE runs are COMPAS's and count once"
+            if shared and any(r["config"]["dataset"] == "compas_age" for r in _compas_cke_runs(e))
+            else ""
+        )
+        + ")"
+    )
+
+
+def _compas_cke_datasets(e: Evidence) -> list[str]:
+    return [
+        d
+        for d in e.have("ltn_acc_cf", "ltn_acc_cf_cke", "ltn_acc_cf_sg", "ltn_acc_cf_sg_cke")
+        if d in ("compas", "compas_age")
+    ]
+
+
+def _any_axiom(e: Evidence) -> bool:
+    return any(
+        _added(r)
+        for d in _compas_cke_datasets(e)
+        for s in ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
+        for r in _cke_runs(e, d, s)
+    )
+
+
+@claim_check("Q3.2")
+def _q3_other_features_widen(e: Evidence) -> tuple[str, str, Basis]:
+    finding = cke_finding(explanation_frame(e.records), e.records)
+    if not _compas_cke_datasets(e):
+        return PENDING, "", Basis()
+    basis = Basis(_COUNT.test, _runs(len(_compas_cke_runs(e))))
+    if _any_axiom(e):
+        return (
+            PENDING,
+            "an A5 axiom was added, but the protocol's CKE records explain immutable features only; see the investigation",
+            basis,
+        )
+    return (
+        VACUOUS,
+        _no_axiom_note(e)
+        + "; age was never discouraged"
+        + (f". Investigation: {finding['others']}" if finding else ""),
+        basis,
+    )
+
+
+@claim_check("Q3.3")
+def _q3_cke_lowers_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
+    return _cke_effect(e, "cf_mse", larger=False, what="cf")
+
+
+@claim_check("Q3.4")
+def _q3_cke_costs_accuracy(e: Evidence) -> tuple[str, str, Basis]:
+    return _cke_effect(e, "accuracy", larger=False, what="accuracy")
+
+
+def _cke_effect(e: Evidence, metric: str, larger: bool, what: str) -> tuple[str, str, Basis]:
+    """Q3.3/Q3.4: the CKE setting against its parent, on the folds where an A5 axiom was added."""
+    ds = _compas_cke_datasets(e)
+    if not ds:
+        return PENDING, "", Basis()
+    finding = cke_finding(explanation_frame(e.records), e.records)
+    if not _any_axiom(e):
+        return (
+            VACUOUS,
+            _no_axiom_note(e)
+            + ", so every CKE setting equals its parent"
+            + (f". Investigation: {finding['axiom']}; {finding[what]}" if finding.get(what) else ""),
+            Basis(_COUNT.test, _runs(len(_compas_cke_runs(e)))),
+        )
+    tests, labels, notes = [], [], []
+    for d in ds:
+        for parent in ("ltn_acc_cf", "ltn_acc_cf_sg"):
+            if not e.counts(d, (parent, parent + "_cke"), metric):
+                continue
+            folds = [(0, int(r["config"]["fold"])) for r in _cke_runs(e, d, parent + "_cke") if _added(r)]
+            x, y = e.folds(d, parent + "_cke", metric), e.folds(d, parent, metric)
+            folds = [f for f in folds if f in x.index and f in y.index]
+            if not folds:
+                continue
+            r = paired_series(x.loc[folds], y.loc[folds], larger=larger)
+            tests.append(r)
+            labels.append(dataset_name(d))
+            notes.append(
+                f"{dataset_name(d)} {parent.removeprefix('ltn_')} {_fmt(y.loc[folds].mean())} → "
+                f"{_fmt(x.loc[folds].mean())} on the {len(folds)} folds with an A5 axiom ({_p(r)})"
+            )
+    dec = decide(tests, labels=labels)
+    return dec.verdict, "; ".join(notes), dec.basis
+
+
+@claim_check("Q3.5")
+def _q3_adult_cke_steps(e: Evidence) -> tuple[str, str, Basis]:
+    rec = find_record(e.records, "adult", "ltn_acc_cf_cke", 0)
+    if rec is None or "cke" not in rec:
+        return PENDING, "", Basis()
+    one = Basis("one run, no test", "1 run")
+    steps = rec["cke"]["steps"]
+    if len(steps) < 3:
+        return FAILS, f"only {len(steps) - 1} CKE axiom(s) extracted on Adult fold 0 (the paper adds 3)", one
+    accs = [float(s["accuracy"]) for s in steps]
+    cfs = [float(s["cf_mse"]) for s in steps]
+    ws = [float(s["cf_mse_worst_subgroup"]) for s in steps]
+    stable = max(accs) - min(accs) <= 0.02
+    cf_better = min(cfs[1:]) < cfs[0]
+    worse_after_first = all(ws[k] > ws[k - 1] for k in range(2, len(ws)))
+    holds = stable and cf_better and worse_after_first
+    return (
+        (HOLDS if holds else FAILS),
+        (
+            f"accuracy {min(accs):.3f}–{max(accs):.3f}; CF-MSE {' → '.join(_fmt(v) for v in cfs)}; "
+            f"worst subgroup {' → '.join(_fmt(v) for v in ws)}; axioms: "
+            + ", ".join(axiom_label(s["axiom"]) for s in steps[1:])
+            + _investigation(None if holds else cke_steps_finding(e.records))
+        ),
+        one,
+    )
+
+
+_LAW_CKE = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
+
+
+def _law_run_text(r: Mapping[str, Any]) -> str:
+    """One Lawschool CKE run for Q3.6's note: what it detected and what the A5 axiom did."""
+    c, cfg = r["cke"], r["config"]
+    name = f"{cfg['setting'].removeprefix('ltn_').removesuffix('_cke')} fold {cfg['fold']}"
+    t = float(c["threshold"])
+    if not c["candidates"]:
+        largest = max((abs(float(i["imbalance"])) for i in c.get("imbalances_before", [])), default=math.nan)
+        return f"{name}: nothing detected (largest imbalance {_fmt(largest)} < {t:g})"
+    top = max(c["candidates"], key=lambda i: abs(float(i["imbalance"])))
+    steps = c["steps"]
+    added = _added(r)
+    change = (
+        f"; {len(added)} A5 axiom{'s' if len(added) != 1 else ''} added, MSE {_fmt(float(steps[0]['mse']))} → "
+        f"{_fmt(float(steps[-1]['mse']))}"
+        if added and "mse" in steps[0]
+        else ""
+    )
+    return f"{name}: {top['feature']} detected for {top['group']} at {_fmt(abs(float(top['imbalance'])))} (threshold {t:g}){change}"
+
+
+@claim_check("Q3.6")
+def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
+    law = sorted(
+        (r for s in _LAW_CKE for r in _cke_runs(e, "lawschool", s)),
+        key=lambda r: (int(r["config"]["fold"]), r["config"]["setting"]),
+    )
+    if not law:
+        return PENDING, "", Basis()
+    found = [r for r in law if r["cke"]["candidates"]]
+    settings = sorted({r["config"]["setting"] for r in law})
+    return (
+        (HOLDS if not found else FAILS),
+        (
+            f"detections in {len(found)} of {len(law)} runs ({', '.join(_law_run_text(r) for r in law)})"
+            + (
+                ""
+                if len(settings) == len(_LAW_CKE)
+                else "; only " + ", ".join(s.removeprefix("ltn_") for s in settings) + " has records"
+            )
+            + "; the first half of the claim, after accuracy-only training, is not run"
+            + _investigation(cke_threshold_finding(e.records) if found else None)
+        ),
+        Basis(_COUNT.test, _runs(len(law))),
+    )
+
+
+# ---------------------------------------------------------------------------- Q4
+@claim_check("Q4.1")
+def _q4_existence_query(e: Evidence) -> tuple[str, str, Basis]:
+    q = query_frame(e.records)
+    q = q[q["dataset"] == "adult"]
+    if q.empty:
+        return PENDING, "", Basis()
+    drawn = q[q["rule"] == "random"]
+    if drawn.empty:
+        first = q[q["fold"] == q["fold"].min()]
+        return (
+            BY_CONSTRUCTION,
+            (
+                f"x̂ is the negatively predicted person whose nearest differently decided neighbour is closest, "
+                f"so the query finds a witness whenever anyone lies within β (fold {int(first['fold'].iloc[0])}): "
+                + "; ".join(
+                    f"{r.subgroup}: sat {_fmt(r.sat)} (paper {_fmt(TABLE4_PAPER_SAT.get(r.subgroup, np.nan))})"
+                    for r in first.itertuples()
+                )
+            ),
+            Basis("by construction, no test", "1 fold"),
+        )
+    found = int(drawn["found"].sum())
+    return (
+        (HOLDS if found == len(TABLE4_PAPER_SAT) and len(drawn) == len(TABLE4_PAPER_SAT) else FAILS),
+        ("x̂ drawn at random among each subgroup's negatively predicted people (§7.4). " + query_finding(q)),
+        Basis("count over subgroups, no test", f"{len(drawn)} subgroups, 1 fold"),
+    )
+
+
+# ---------------------------------------------------------------------------- appendices
+def _own_cf_folds(e: Evidence, d: str, m: str, metric: str = "cf_mse") -> pd.Series:
+    """Per-fold ``metric`` on the GAN's own counterfactual test pairs, indexed by ``(repeat, fold)``."""
+    own = select_records(records_frame(e.records, own_counterfactuals=True), repeats=True)
+    rows = own[(own["dataset"] == d) & (own["method"] == m)]
+    index = pd.MultiIndex.from_arrays([rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"])
+    return pd.Series(rows[metric].astype(float).to_numpy(), index=index)
+
+
+@claim_check("A.1")
+def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
+    res, shown = {}, []
+    for d in DATASET_ORDER:
+        x, y = _own_cf_folds(e, d, "ltn_acc_cf@gan"), _own_cf_folds(e, d, "gan")
+        if not set(x.index) & set(y.index):
+            continue
+        res[d] = (paired_series(x, y, larger=False), x, y)
+        if not e.counts(d, ("ltn_acc_cf@gan", "gan"), "cf_mse"):
+            shown.append(d)
+    counted = [d for d in res if d not in shown]
+    dec = decide([res[d][0] for d in counted], labels=[dataset_name(d) for d in counted])
+    notes = [
+        f"{dataset_name(d)} LTN {_fmt(x.mean())} vs GAN {_fmt(y.mean())} ({_p(r)})"
+        + ("" if d in counted else _UNCOUNTED)
+        for d, (r, x, y) in res.items()
+    ]
+    return (
+        dec.verdict,
+        "; ".join(notes)
+        + _shared_note(shown, ("ltn_acc_cf@gan", "gan"))
+        + _investigation(None if dec.verdict == HOLDS else gan_twins_finding(e.records)["flips"]),
+        dec.basis,
+    )
+
+
+@claim_check("A.2")
+def _a_accuracy_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
+    ds = [d for d in DATASET_ORDER if (d, "gan") in e.cf and (d, "ltn_acc_cf@gan") in e.cf]
+    verdict, note, basis = _per_dataset(
+        e,
+        ds,
+        "ltn_acc_cf@gan",
+        "gan",
+        "perf",
+        {d: not d.startswith("compas") for d in ds},
+        lambda d, r: (
+            f"{dataset_name(d)} LTN {e.perf_text(d, 'ltn_acc_cf@gan')} vs GAN {e.perf_text(d, 'gan')} ({_p(r)})"
+        ),
+    )
+    return verdict, note + _investigation(None if verdict == HOLDS else gan_twins_finding(e.records)["accuracy"]), basis
+
+
+@claim_check("B.1")
+def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
+    fine, coarse = fine_weight_frame(e.records), weight_grid_frame(e.records)
+    if fine.empty and (coarse.empty or coarse["log2_ratio"].nunique() <= 2):
+        return PENDING, "", Basis()
+    trends: dict[str, tuple[Any, Any, int]] = {}
+    parts, shown = [], []
+    for d in DATASET_ORDER:
+        gf, gc = fine[fine["dataset"] == d], coarse[coarse["dataset"] == d]  # the grid with more weight points
+        g = gf if gf["log2_ratio"].nunique() >= gc["log2_ratio"].nunique() and not gf.empty else gc
+        if g.empty:
+            continue
+        if not e.counts(d, ("ltn_acc_cf",), "perf"):
+            shown.append(d)
+        perf = performance_metric(d)
+        m = g.groupby("log2_ratio")[[perf, "cf_mse"]].mean()
+        sign = 1 if perf == "accuracy" else -1
+        t_perf = spearman_exact(m.index.to_numpy(), sign * m[perf].to_numpy())
+        t_cf = spearman_exact(m.index.to_numpy(), m["cf_mse"].to_numpy())
+        trends[d] = (t_perf, t_cf, int(g["fold"].nunique()))
+        parts.append(
+            f"{dataset_name(d)} ({len(m)} weight points{', too few to test' if len(m) < MIN_TREND_POINTS else ''}) "
+            f"ρ(performance) {t_perf.rho:+.2f} ({_p(t_perf.p)}), ρ(CF-MSE) {t_cf.rho:+.2f} ({_p(t_cf.p)})"
+            + (_UNCOUNTED if d in shown else "")
+        )
+    datasets = [d for d in trends if d not in shown]
+    tested = [d for d in datasets if trends[d][0].n >= MIN_TREND_POINTS]
+    ps = [t.p for d in tested for t in trends[d][:2]]
+    rejected = iter(holm(ps, ALPHA) if current_rules().holm else [p < ALPHA for p in ps])
+    per: dict[str, str] = {}
+    for d in tested:
+        sides = []
+        for t in trends[d][:2]:
+            sides.append((HOLDS if t.rho > 0 else FAILS) if next(rejected) and not math.isnan(t.rho) else INCONCLUSIVE)
+        per[d] = combine(sides)
+    n, shows, against = len(datasets), sum(v == HOLDS for v in per.values()), sum(v == FAILS for v in per.values())
+    verdict = HOLDS if shows > n / 2 else FAILS if n and against >= n / 2 else INCONCLUSIVE
+    words = {HOLDS: "both trends", FAILS: "against", INCONCLUSIVE: "undecided"}
+    decided = ", ".join(f"{dataset_name(d)} {words[v]}" for d, v in per.items()) or "none"
+    return (
+        verdict,
+        (
+            f"both trends on {shows} of {n} datasets, against them on {against} (tested: {decided}); "
+            + "; ".join(parts)
+            + "".join(
+                f"; {dataset_name(d)} is shown, not counted: its weight-grid runs are "
+                f"{dataset_name(SHARED_DATASETS[d])}'s"
+                for d in shown
+            )
+        ),
+        Basis(
+            "exact Spearman, Holm over " + str(len(ps)) if len(ps) > 1 else "exact Spearman",
+            "; ".join(f"{trends[d][0].n} points on {dataset_name(d)}" for d in datasets),
+        ),
+    )
