@@ -16,6 +16,7 @@ could differ; :func:`status` says for each stale record why.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -42,6 +43,7 @@ __all__ = [  # and NOTEBOOKS: {group: notebook} of the chapter registry (cffair.
     "Freshness",
     "freshness",
     "provenance",
+    "with_parts",
     "reproduce",
     "resolve_mode",
     "results_for",
@@ -416,6 +418,66 @@ def provenance(
     }
 
 
+def with_parts(
+    previous: Mapping[str, Any] | None,
+    current: Mapping[str, Any],
+    *,
+    groups: Sequence[str] | None,
+    jobs: int,
+    started: str,
+) -> dict[str, Any]:
+    """``current`` with the list of the regeneration's ``parts``: the invocations that made its records.
+
+    A run at the same clean commit as ``previous`` continues it (its part is appended: a regeneration
+    resumed, or run group by group with ``--only``); any other run starts a new list. Each part has
+    ``started``, ``finished``, ``wall_s`` (the sum of its stages), ``records_computed``,
+    ``records_in_grid``, ``groups`` (``None``: all) and ``jobs``; ``wall_seconds`` is the sum of the
+    parts' wall times and ``records_computed_total`` the records they computed between them.
+
+    >>> a = with_parts(None, {"commit": "c", "dirty": False, "stage_seconds": {"x": 2.0}, "finished": "t1",
+    ...                        "records_computed": 3}, groups=["q1"], jobs=2, started="t0")
+    >>> b = with_parts(a, {"commit": "c", "dirty": False, "stage_seconds": {"x": 5.0}, "finished": "t3",
+    ...                     "records_computed": 4}, groups=None, jobs=2, started="t2")
+    >>> len(b["parts"]), b["wall_seconds"], b["records_computed_total"]
+    (2, 7.0, 7)
+    >>> len(with_parts(b, {**b, "commit": "d"}, groups=None, jobs=2, started="t4")["parts"])
+    1
+    """
+    part = {
+        "started": started,
+        "finished": current.get("finished"),
+        "wall_s": round(sum(float(v) for v in dict(current.get("stage_seconds") or {}).values()), 1),
+        "records_computed": current.get("records_computed"),
+        "records_in_grid": current.get("records_in_grid"),
+        "groups": None if groups is None else list(groups),
+        "jobs": int(jobs),
+        "stage_seconds": dict(current.get("stage_seconds") or {}),
+    }
+    same = (
+        previous is not None
+        and previous.get("commit") == current.get("commit")
+        and not previous.get("dirty")
+        and not current.get("dirty")
+        and isinstance(previous.get("parts"), list)
+    )
+    parts = [*(previous["parts"] if same and previous is not None else []), part]
+    return {
+        **current,
+        "parts": parts,
+        "wall_seconds": round(sum(float(q["wall_s"]) for q in parts), 1),
+        "records_computed_total": sum(int(q["records_computed"] or 0) for q in parts),
+    }
+
+
+def _previous_provenance(path: Path) -> dict[str, Any] | None:
+    """The provenance a previous run left (``None`` when there is none or it cannot be read: a new list of parts)."""
+    try:
+        prev = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return prev if isinstance(prev, dict) else None
+
+
 # ============================================================================ notebooks' entry
 def results_root() -> Path:
     """Where result stores live: ``$CFFAIR_RESULTS`` or ``results/`` of the checkout.
@@ -506,6 +568,7 @@ def reproduce(
     writable_dir(cache_dir(), what="cache folder", hint="set CFFAIR_CACHE to a writable folder")
     store = ResultsStore(results_dir)
     with store.lock(lock_timeout, who="another `cffair reproduce`"):
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         times: dict[str, float] = {}
         t0 = time.perf_counter()
         known = prepare_inputs(mode, datasets, jobs=jobs, device=device)  # the twins and the rulers of appendix C
@@ -519,6 +582,8 @@ def reproduce(
             run_notebooks(mode, only)
             times["notebooks"] = round(time.perf_counter() - t0, 1)
         prov = provenance(times, computed=computed, in_grid=len(cfgs))
+        previous = _previous_provenance(results_dir / "provenance.json")
+        prov = with_parts(previous, prov, groups=None if only is None else list(only), jobs=jobs, started=started)
         write_json_atomic(results_dir / "provenance.json", prov, what="provenance")
     return prov
 

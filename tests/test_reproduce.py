@@ -151,3 +151,38 @@ def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
     prov = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, notebooks=False)
     assert prov["records_computed"] == 2 and prov["records_in_grid"] == len(cfgs) == ran[0]
     assert json.loads((tmp_path / "provenance.json").read_text())["records_computed"] == 2
+
+
+def test_provenance_lists_the_parts_of_a_regeneration_run_group_by_group(tmp_path, monkeypatch):
+    """Two invocations at the same clean commit are two parts of one regeneration: the provenance keeps
+    both, with the groups each ran and the sum of their wall times; a run at another commit starts anew."""
+    import cffair.pipeline
+
+    monkeypatch.setattr(cffair.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale", []))
+    monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: None)
+    monkeypatch.setattr(
+        R,
+        "provenance",
+        lambda times, **kw: {
+            "commit": "c1",
+            "dirty": False,
+            "stage_seconds": {"experiments": 10.0},
+            "finished": "t",
+            **{"records_computed": kw["computed"], "records_in_grid": kw["in_grid"]},
+        },
+    )
+    first = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, notebooks=False)
+    second = R.reproduce("quick", ["q2"], jobs=2, results_dir=tmp_path, notebooks=False)
+    stored = json.loads((tmp_path / "provenance.json").read_text())
+    assert [p["groups"] for p in stored["parts"]] == [["q1"], ["q2"]] and [p["jobs"] for p in stored["parts"]] == [1, 2]
+    assert stored["wall_seconds"] == 20.0 == 2 * first["wall_seconds"]
+    n1, n2 = len(paper_grid("quick", only=["q1"])), len(paper_grid("quick", only=["q2"]))
+    assert stored["records_computed_total"] == n1 + n2 == second["records_computed_total"]
+    monkeypatch.setattr(
+        R,
+        "provenance",
+        lambda times, **kw: {"commit": "c2", "dirty": False, "stage_seconds": {"experiments": 3.0}, "finished": "t"},
+    )
+    third = R.reproduce("quick", None, jobs=2, results_dir=tmp_path, notebooks=False)
+    assert len(third["parts"]) == 1 and third["parts"][0]["groups"] is None and third["wall_seconds"] == 3.0
