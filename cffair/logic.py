@@ -39,7 +39,7 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 import ltn
 import numpy as np
@@ -159,10 +159,10 @@ class Axiom:
         if self.kind == "fails":
             return semantics.not_(d_x)
         if self.kind == "eq_target":
-            return eq_score(d_x, self.y)
+            return eq_score(d_x, cast(torch.Tensor, self.y))  # __post_init__ requires y for A3
         if self.kind == "iff":
-            return semantics.iff(d_x, d_cf)
-        return eq_score(d_x, d_cf)
+            return semantics.iff(d_x, cast(torch.Tensor, d_cf))  # a pair axiom's caller passes D(x′)
+        return eq_score(d_x, cast(torch.Tensor, d_cf))
 
     def satisfaction(self, model: nn.Module, semantics: Semantics = DEFAULT_SEMANTICS) -> torch.Tensor:
         """∀ over the domain, evaluated directly with plain tensors (differentiable)."""
@@ -189,7 +189,7 @@ class Axiom:
             Not = ltn.Connective(semantics.not_)
             return Forall(x, Not(D(x))).value
         if self.kind == "eq_target":
-            y = ltn.Variable("y", self.y[:, None])
+            y = ltn.Variable("y", cast(torch.Tensor, self.y)[:, None])
             Eq = ltn.Predicate(func=lambda a, b: eq_score(a.reshape(-1), b.reshape(-1)))
             return Forall(ltn.diag(x, y), Eq(D(x), y)).value
         x_cf = ltn.Variable("x_cf", self.x_cf)
@@ -241,7 +241,7 @@ def accuracy_axioms(x: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, 
                 stacklevel=2,
             )
             continue
-        out.append(Axiom(name, formula, "acc", kind, xt[mask]))
+        out.append(Axiom(name, formula, "acc", cast(AxiomKind, kind), xt[mask]))
     return out
 
 
@@ -268,7 +268,13 @@ def cf_axiom(
     ∀ (default: the knowledge base's ``p_forall``, the paper's 1).
     """
     return Axiom(
-        "A4", f"∀x∈T, ∀x′∈cf(x, {sensitive}): {_body(target_kind)}", "cf", _pair_kind(target_kind), x, x_cf, p=p
+        "A4",
+        f"∀x∈T, ∀x′∈cf(x, {sensitive}): {_body(target_kind)}",
+        "cf",
+        _pair_kind(target_kind),
+        cast(torch.Tensor, x),  # Axiom converts arrays to tensors
+        cast(torch.Tensor, x_cf),
+        p=p,
     )
 
 
@@ -358,8 +364,8 @@ def cke_axiom(
         f"∀x∈T̂⁻_{{{sensitive}={group}}}, x′∈cf(x, {feature}): {_body(target_kind)}",
         "cke",
         _pair_kind(target_kind),
-        x,
-        x_cf,
+        cast(torch.Tensor, x),  # Axiom converts arrays to tensors
+        cast(torch.Tensor, x_cf),
         meta={"group": group, "feature": feature},
     )
 
@@ -481,7 +487,7 @@ class KnowledgeBase:
         for a in self.axioms:
             parts.append(a.x)
             if a.is_pair:
-                parts.append(a.x_cf)
+                parts.append(cast(torch.Tensor, a.x_cf))  # a pair axiom has x_cf (__post_init__)
         stacked = torch.cat(parts)
         unique, inverse = torch.unique(stacked, dim=0, return_inverse=True)
         index_x: list[torch.Tensor] = []

@@ -210,7 +210,8 @@ def paper_grid(
             cfgs += investigation_grid(profile_name, ds, fold, groups & set(registry.groups(investigations=True)))
             if groups & set(registry.groups(kind="study")):
                 cfgs += study_grid(profile_name, ds, fold)
-            if "beyond" in groups and ds in BEYOND_FOLDS and (BEYOND_FOLDS[ds] is None or fold in BEYOND_FOLDS[ds]):
+            beyond_folds = BEYOND_FOLDS.get(ds, ())
+            if "beyond" in groups and ds in BEYOND_FOLDS and (beyond_folds is None or fold in beyond_folds):
                 cfgs += [replace(base, setting=s) for s in registry.grid_methods("beyond")]
             for g in sorted(groups - _PROTOCOL_GROUPS):  # a chapter registered beyond the book's: its methods
                 cfgs += [

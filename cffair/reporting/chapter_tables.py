@@ -229,7 +229,7 @@ def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.
     perf_label = dict(zip(perfs, _metric_columns([metric_name(m) for m in perfs]).values()))
     rows = []
     for (d, wa, wc), g in grid.groupby(["dataset", "w_acc", "w_cf"], sort=False):
-        cell = {"dataset": dataset_name(d), "weights acc : CF": f"{wa:g} : {wc:g}"}
+        cell: dict[str, Any] = {"dataset": dataset_name(d), "weights acc : CF": f"{wa:g} : {wc:g}"}
         flips = (
             ("cf_flip_rate",) if "cf_flip_rate" in grid and grid["cf_flip_rate"].notna().any() else ()
         )  # records before it lack it

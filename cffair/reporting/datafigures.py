@@ -177,7 +177,7 @@ def _graph_layers(
         )
         for n, (x, y) in pos.items()
     }
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has it; the base class's stubs do not
     to_data = ax.transData.inverted()
     pad = 0.3 * FONT_PT * fig.dpi / 72  # the bbox pad, in pixels
     half: dict[str, tuple[float, float]] = {}

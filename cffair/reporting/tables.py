@@ -16,7 +16,7 @@ import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -292,8 +292,16 @@ def _cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
     first = f"<strong>{html.escape(ours)}</strong>" if bold else html.escape(ours)
     if paper is None:
         return first
-    lines = [f"paper {html.escape(paper)}"] + ([f"Δ {html.escape(delta)}"] if delta not in (None, "—") else [])
+    lines = [f"paper {html.escape(paper)}"] + (
+        [f"Δ {html.escape(delta)}"] if delta is not None and delta != "—" else []
+    )
     return first + "".join(f'<br><span class="cffair-sub">{line}</span>' for line in lines)
+
+
+def _cell_at(cells: Mapping[tuple[str, str], str], metric: str, bold: bool) -> str:
+    """The :func:`_cell` of one method's ``metric`` from its ``(metric, ours|paper|Δ)`` texts."""
+    ours, paper, delta = (cells.get((metric, side)) for side in ("ours", "paper", "Δ"))
+    return _cell(cast(str, ours), paper, delta, bold)
 
 
 def comparison_table(
@@ -335,11 +343,7 @@ def comparison_table(
         column = _metric_columns(list(dict.fromkeys(met for d, met in wide.index if d in keep)))
         body = {
             (d, meth): {
-                column[met]: _cell(
-                    *(recs[(d, meth)].get((met, side)) for side in ("ours", "paper", "Δ")), (d, met, meth) in best
-                )
-                for dd, met in wide.index
-                if dd == d
+                column[met]: _cell_at(recs[(d, meth)], met, (d, met, meth) in best) for dd, met in wide.index if dd == d
             }
             for d in keep
             for meth in methods
@@ -393,7 +397,7 @@ def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, 
     wide.columns = pd.MultiIndex.from_tuples([column(m) for m in wide.columns])
     beyond = [((dataset_name(r.dataset), metric_name(r.metric)), column(r.method)) for r in comp.itertuples() if r.far]
     table = format_table(wide, caption, bold=beyond)
-    table.frame.attrs["beyond"] = beyond
+    cast(pd.DataFrame, table.frame).attrs["beyond"] = beyond  # format_table keeps its frame
     return table
 
 
