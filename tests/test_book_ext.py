@@ -588,11 +588,13 @@ def test_bare_commands_on_known_text() -> None:
     assert len(book_checks.bare_commands("```bash\nCFFAIR_MODE=quick python x.py\n```\n")) == 1
 
 
-#: Pages whose commands the teacher's kit wrote; the chapters' Regenerate boxes are listed in the
-#: report to be rewritten with the chapters' prose.
-KIT_PAGES = ("intro", "book/course", "book/lab", "book/glossary", "book/discussion", "book/references")
+#: Every page of the book: its shell commands run as written after ``make install``.
+PAGES = sorted(
+    str(p.relative_to(ROOT).with_suffix(""))
+    for p in (ROOT / "intro.md", *(ROOT / "book").glob("*.md"), *(ROOT / "notebooks").glob("*.md"))
+)
 
 
-@pytest.mark.parametrize("page", KIT_PAGES)
-def test_the_kit_pages_commands_run_after_make_install(page: str) -> None:
+@pytest.mark.parametrize("page", PAGES)
+def test_every_pages_commands_run_after_make_install(page: str) -> None:
     assert book_checks.bare_commands((ROOT / f"{page}.md").read_text(encoding="utf-8")) == []
