@@ -525,6 +525,18 @@ def test_every_inline_citation_is_in_the_bibliography() -> None:
     assert not missing, f"author-year citations without an entry in book/references.bib: {missing}"
 
 
+def test_the_prose_cites_with_roles() -> None:
+    """An author-year citation in a page's prose is a {cite} role (linked to the bibliography), not plain text."""
+    toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    plain = {
+        page: sorted(found)
+        for page in toc
+        if (ROOT / f"{page}.md").is_file()
+        and (found := inline_citations((ROOT / f"{page}.md").read_text(encoding="utf-8")))
+    }
+    assert not plain, f"plain-text citations; write {{cite:p}}`key` or {{cite:t}}`key` instead: {plain}"
+
+
 # ============================================================================ pdf and Makefile
 def test_print_copy_opens_dropdowns_and_main_fails_clearly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
