@@ -49,10 +49,12 @@ pdf: install browser
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-## Lint: ruff's checks and ruff format's layout of the code, tests, benchmarks and tools (rules in pyproject.toml).
+## Lint: ruff's checks and ruff format's layout of the code, tests, benchmarks and tools, and mypy's types of the
+## library (rules in pyproject.toml).
 lint: install
 	$(VENV)/bin/ruff check cffair cffair_book tests benchmarks tools
 	$(VENV)/bin/ruff format --check cffair cffair_book tests benchmarks tools
+	$(VENV)/bin/mypy
 
 ## Run the whole test suite (lint, unit, property, doctests, notebooks in quick mode, book build, browser check).
 test: install browser lint

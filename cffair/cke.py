@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
+from cffair._validation import TargetKind
 from cffair.datasets import DatasetSpec
 from cffair.errors import DataError
 from cffair.logic import Axiom, cke_axiom
@@ -70,7 +71,7 @@ def favourable(d: np.ndarray, spec: DatasetSpec, score_threshold: float | None =
     """
     d = np.asarray(d, dtype=np.float64)
     if spec.target_kind == "binary":
-        return (d >= 0.5).astype(int) == int(spec.favourable)  # type: ignore[arg-type]
+        return cast(np.ndarray, (d >= 0.5).astype(int) == int(spec.favourable))  # type: ignore[arg-type]
     if score_threshold is None:
         raise ValueError("a score target needs score_threshold (the score of the best favourable_top_fraction).")
     return d >= score_threshold
@@ -216,7 +217,9 @@ class CKEReport:
     undesirable_ratio: pd.Series
     pairs_by_feature: Mapping[str, Any] = field(repr=False, default_factory=dict)
 
-    def axioms(self, target_kind: str, sensitive: str = "S", accept: Sequence[Candidate] | None = None) -> list[Axiom]:
+    def axioms(
+        self, target_kind: TargetKind, sensitive: str = "S", accept: Sequence[Candidate] | None = None
+    ) -> list[Axiom]:
         """Axioms A5 for the accepted candidates (default: all), in order of imbalance.
 
         Each quantifies over the group's negatively predicted rows (at extraction time) and
@@ -231,7 +234,7 @@ class CKEReport:
             sel = np.isin(np.asarray(p.row_id), neg_rows)
             out.append(
                 cke_axiom(np.asarray(p.x)[sel], np.asarray(p.x_cf)[sel], target_kind, c.group, c.feature, sensitive)
-            )  # type: ignore[arg-type]
+            )
         return out
 
 

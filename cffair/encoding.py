@@ -10,6 +10,8 @@ from __future__ import annotations
 
 __all__ = ["Encoder"]
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
@@ -160,7 +162,7 @@ class Encoder:
             DataError: the state does not fit the spec (other features or categories).
         """
         enc = cls(spec)
-        cats = state.get("categories")
+        cats: Any = state.get("categories")
         if not isinstance(cats, dict) or set(cats) != set(enc.categorical):
             raise DataError(
                 f"the encoder state names categorical features {sorted(cats or {})}, the spec {sorted(enc.categorical)}."

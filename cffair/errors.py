@@ -49,7 +49,7 @@ class StorageError(CffairError, OSError):
     def __init__(self, message: str, *, path: object = None, errno: int | None = None) -> None:
         super().__init__(message)
         self.path = path
-        self.errno = errno
+        self.errno = errno  # type: ignore[assignment]  # typeshed says int; OSError's errno is None when unknown
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -280,7 +280,9 @@ class _CounterfactualFairEstimator(BaseEstimator):
                 )
             order = np.argsort(pairs.row_id, kind="stable")  # in row order
             return pairs.row_id[order], pairs.x[order], pairs.x_cf[order]
-        twins = self.counterfactuals(frame[list(spec.features)].copy())  # type: ignore[operator]
+        # no flow: the twins come from the callable
+        twin_fn = cast(Callable[[pd.DataFrame], pd.DataFrame], self.counterfactuals)
+        twins = twin_fn(frame[list(spec.features)].copy())
         if not isinstance(twins, pd.DataFrame) or len(twins) != len(frame):
             raise DataError(
                 f"counterfactuals(rows) must return a DataFrame with one twin per row ({len(frame)}), "

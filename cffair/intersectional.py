@@ -45,7 +45,7 @@ __all__ = [
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -234,6 +234,7 @@ def joint_cf_axiom(x: Any, x_cf: Any, target_kind: TargetKind, attributes: Seque
     on diagonal (factual, joint twin) pairs; it belongs to the CF group (weight ``cf``)."""
     check_target_kind(target_kind)
     names = ", ".join(attributes)
+    kind: Literal["iff", "eq_pair"]
     body, kind = ("D(x) ↔ D(x′)", "iff") if target_kind == "binary" else ("Eq(D(x), D(x′))", "eq_pair")
     return Axiom(
         "A4∩", f"∀x∈T, ∀x′∈cf(x, {{{names}}}): {body}", "cf", kind, x, x_cf, meta={"attributes": list(attributes)}

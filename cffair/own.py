@@ -49,7 +49,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from cffair import datasets as D
 from cffair import registry
@@ -307,13 +307,13 @@ def plan(
     data_ref = _file_ref(data, "data file")
     if not isinstance(data_ref, str):
         raise ConfigError(f"data must be the path of a CSV file, got {type(data).__name__}.")
-    spec_ref = _file_ref(spec, "spec file")
+    spec_ref = cast("str | dict[str, Any]", _file_ref(spec, "spec file"))  # spec is not None: a file or a mapping
     graph_ref = _file_ref(graph, "graph file")
     profile = "quick" if quick else "full"
     if out is not None and Path(out).exists() and not Path(out).is_dir():
         raise ConfigError(f"out {out} is a file; give a folder for the results (it is created if missing).")
 
-    raw = D.read_spec(spec_ref)  # type: ignore[arg-type]
+    raw = D.read_spec(spec_ref)
     spec_name = raw.name if isinstance(raw, D.DatasetSpec) else raw.get("name")
     ds_name = name or (str(spec_name) if spec_name and spec_name != "custom" else Path(data_ref).stem)
     if D.is_builtin(ds_name):
@@ -366,7 +366,7 @@ def plan(
         profile,
         seed,
         jobs,
-        str(out_path.resolve()),  # type: ignore[arg-type]
+        str(out_path.resolve()),
         categorical,
         backend,
         tuple(notes),
@@ -535,7 +535,7 @@ def run(
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     # the report lists cffair's own warnings (data, graph, counterfactuals), not a library's chatter
     messages = [f"{w.category.__name__}: {w.message}" for w in found if issubclass(w.category, CffairWarning)]
-    info = {
+    info: dict[str, Any] = {
         "plan": p.to_dict(),
         "registration": reg.to_dict() if reg else None,
         "spec": ds.spec.to_dict(),

@@ -263,7 +263,12 @@ class RecourseTable:
         neg = self.negative(model)
         ok = self._fav(self.d[model]) & neg[self.person]
         order = np.lexsort(
-            (np.arange(len(self.cost)), [len(self.candidates[c]) for c in self.candidate], self.cost, self.person)
+            (  # type: ignore[arg-type]  # numpy's stubs take no tuple mixing arrays and a list
+                np.arange(len(self.cost)),
+                [len(self.candidates[c]) for c in self.candidate],
+                self.cost,
+                self.person,
+            )
         )
         order = order[ok[order]]
         first = order[np.unique(self.person[order], return_index=True)[1]] if len(order) else order
@@ -420,12 +425,12 @@ class RecourseSearch:
         kind = self.spec.features[a.feature]
         col = reference[a.feature]
         if kind in NUMERIC:
-            vals = (
+            points = (
                 a.values
                 if a.values is not None
                 else np.unique(np.quantile(col.to_numpy(dtype=float), np.linspace(0.05, 0.95, grid)))
             )
-            return [int(round(float(v))) if kind == "integer" else float(v) for v in vals]
+            return [int(round(float(v))) if kind == "integer" else float(v) for v in points]
         cats = (
             [str(c) for c in col.cat.categories]
             if isinstance(col.dtype, pd.CategoricalDtype)
@@ -440,10 +445,10 @@ class RecourseSearch:
     @property
     def candidates(self) -> list[Intervention]:
         """Every single intervention, then every pair on two different features."""
-        singles = [((a.feature, v),) for a in self.actions for v in self.values[a.feature]]
+        singles: list[Intervention] = [((a.feature, v),) for a in self.actions for v in self.values[a.feature]]
         if self.max_features == 1:
             return singles
-        pairs = [
+        pairs: list[Intervention] = [
             ((a.feature, v), (b.feature, w))
             for a, b in itertools.combinations(self.actions, 2)
             for v in self.values[a.feature]
@@ -545,7 +550,7 @@ class RecourseSearch:
                 mine = np.flatnonzero(part_of == p)
                 parts.append((k, cands[k], rows, twins.iloc[mine], who[idx[mine] - starts[p]]))
             out.add(parts)
-        person, candidate, cost, d = out.arrays()
+        person, candidate, cost, d_twins = out.arrays()
         return RecourseTable(
             people,
             d_fact,
@@ -553,7 +558,7 @@ class RecourseSearch:
             person,
             candidate,
             cost,
-            d,
+            d_twins,
             favourable,
             threshold,
             {"actions": [a.feature for a in self.actions], "max_features": self.max_features},

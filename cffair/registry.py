@@ -502,7 +502,7 @@ def registered(*entries: Method | Chapter) -> Iterator[None]:
     saved = dict(METHODS), dict(CHAPTERS)
     try:
         for e in entries:
-            (register_method if isinstance(e, Method) else register_chapter)(e)  # type: ignore[operator]
+            (register_method if isinstance(e, Method) else register_chapter)(e)  # type: ignore[arg-type]
         yield
     finally:
         METHODS.clear()

@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 import pandas as pd
 
@@ -488,7 +488,7 @@ def results_root() -> Path:
     return Path(os.environ.get("CFFAIR_RESULTS") or project_root() / "results")
 
 
-def resolve_mode(mode: str | None) -> str:
+def resolve_mode(mode: str | None) -> Literal["render", "quick", "full"]:
     """A notebook's mode: the papermill parameter, else ``$CFFAIR_MODE``, else ``render``.
 
     ``render`` reads the committed results of the full protocol; ``quick`` and ``full``
@@ -499,7 +499,7 @@ def resolve_mode(mode: str | None) -> str:
     mode = mode or os.environ.get("CFFAIR_MODE") or "render"
     if mode not in ("render", "quick", "full"):
         raise ConfigError(f"mode must be render, quick or full, got {mode!r}")
-    return mode
+    return cast('Literal["render", "quick", "full"]', mode)
 
 
 def results_for(

@@ -50,7 +50,7 @@ import pandas as pd
 from scipy import special, stats
 
 from cffair.causal.graph import CausalGraph
-from cffair.datasets import Dataset, DatasetSpec, prepare
+from cffair.datasets import Dataset, DatasetSpec, FeatureKind, prepare
 from cffair.errors import CounterfactualError
 
 Values = Mapping[str, np.ndarray]
@@ -77,7 +77,7 @@ class Node:
     """
 
     name: str
-    kind: str
+    kind: FeatureKind
     parents: tuple[str, ...]
     f: Mechanism
     scale: float | Mechanism = 1.0

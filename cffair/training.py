@@ -512,7 +512,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
     def satisfactions(self) -> dict[str, float]:
         """Current satisfaction of each axiom of the knowledge base (and ``"sat"``)."""
         self._check_fitted()
-        assert self.kb_ is not None
+        assert self.kb_ is not None and self.model_ is not None
         with torch.no_grad():
             sat, sats = self.kb_.sat(self.model_)
         return {"sat": float(sat), **{n: float(s) for n, s in zip(self.kb_.names, sats)}}

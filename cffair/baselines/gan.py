@@ -162,7 +162,7 @@ class _KernelMean(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx: Any, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx: Any, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         scale = -1.0 / float(u.shape[1] ** 2)
         left = torch.cat([u, (u * u).sum(1, keepdim=True), u.new_ones(len(u), 1)], dim=1)
         right = torch.cat([-2.0 * v, v.new_ones(len(v), 1), (v * v).sum(1, keepdim=True)], dim=1) * scale
@@ -413,8 +413,9 @@ class GANBaseline(PredictMixin, BaseEstimator):
         c, dev = self._c, self.device_
         X, y = encode_frame(frame, self.encoder_)
         x, s, yt = self._split(X, y)
+        assert yt is not None  # y was given
         xfull = torch.from_numpy(X).to(dev)
-        target = yt.squeeze(1)  # type: ignore[union-attr]
+        target = yt.squeeze(1)
         torch.manual_seed(c.seed + 1)
         layers: list[nn.Module] = [_mlp([X.shape[1], *c.predictor_hidden, 1]), nn.Flatten(0)]
         if self.target_kind_ == "binary":
@@ -431,7 +432,7 @@ class GANBaseline(PredictMixin, BaseEstimator):
             with torch.no_grad():
                 vf, vc = self._reconstruct_pair(
                     x[val_rows], s[val_rows], yt[val_rows], sample=False, hard=False, gen=None
-                )  # type: ignore[index]
+                )
         best, best_state, since = float("inf"), None, 0
         t0 = time.perf_counter()
         k = c.n_cf_samples
@@ -443,7 +444,7 @@ class GANBaseline(PredictMixin, BaseEstimator):
                 idx = train_rows[sub].to(dev)
                 with torch.no_grad():
                     rep = idx.repeat_interleave(k)
-                    xf, xc = self._reconstruct_pair(x[rep], s[rep], yt[rep], sample=True, hard=False, gen=gen)  # type: ignore[index]
+                    xf, xc = self._reconstruct_pair(x[rep], s[rep], yt[rep], sample=True, hard=False, gen=gen)
                 opt.zero_grad()
                 loss_y = predictor_loss(h(xfull[idx]), target[idx], self.target_kind_)
                 penalty = ((h(xc) - h(xf)) ** 2).mean()

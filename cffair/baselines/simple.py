@@ -32,7 +32,7 @@ the same CNF counterfactual pairs as every other method.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -45,18 +45,21 @@ from cffair.causal.cfset import CFPairs
 from cffair.contract import PredictMixin
 from cffair.errors import DataError
 
+if TYPE_CHECKING:
+    from cffair.encoding import Encoder
+
 
 class _EncodedBaseline(PredictMixin, BaseEstimator):
     """What the three share: the fitted encoder whose spec gives the target kind, the MLP's
     training settings and the device (:mod:`cffair.contract`)."""
 
-    encoder: object
+    encoder: Encoder
     config: MLPConfig | None
     device: str
     model_: nn.Module | None = None
 
     def _target_kind(self) -> str:
-        return self.encoder.spec.target_kind  # type: ignore[attr-defined]
+        return self.encoder.spec.target_kind
 
     def _train(self, Z: np.ndarray, y: np.ndarray) -> None:
         kind = self._target_kind()
@@ -99,6 +102,7 @@ class UnawareMLP(_EncodedBaseline):
     def predict_score(self, X: np.ndarray) -> np.ndarray:
         """P(y = 1) or the score; float64 ``(n,)``."""
         check_fitted(self)
+        assert self.model_ is not None
         return predict_mlp(self.model_, self.transform(X))
 
 
@@ -158,6 +162,7 @@ class ResidualMLP(_EncodedBaseline):
     def predict_score(self, X: np.ndarray) -> np.ndarray:
         """P(y = 1) or the score; float64 ``(n,)``."""
         check_fitted(self)
+        assert self.model_ is not None
         return predict_mlp(self.model_, self.transform(X))
 
 
@@ -225,6 +230,7 @@ class PlugInCF(_EncodedBaseline):
     def base_score(self, X: np.ndarray) -> np.ndarray:
         """The unconstrained predictor ``f`` (not counterfactually fair)."""
         check_fitted(self)
+        assert self.model_ is not None
         return predict_mlp(self.model_, check_encoded(X, self.encoder.n_features_out))
 
     # -------------------------------------------------------------- mixing

@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,8 @@ from cffair.causal.graph import CausalGraph
 from cffair.errors import CounterfactualError
 
 if TYPE_CHECKING:
+    from zuko.lazy import Flow  # zuko ships no type information: Any to mypy
+
     from cffair.datasets import DatasetSpec
 
 #: Kinds treated by ``FlowConfig.ordered``.
@@ -86,7 +88,7 @@ class CausalFlow:
         ]
         self.sampled_nodes = _sampled_nodes(self.flow_nodes, spec.features, self.config)
         self.columns: dict[str, Column] = {}
-        self.flow: nn.Module | None = None
+        self.flow: Flow | None = None
         self.classifiers: nn.ModuleDict = nn.ModuleDict()
         self.thresholds: nn.ModuleDict = nn.ModuleDict()
         self.history: list[dict[str, float]] = []
@@ -280,7 +282,7 @@ class CausalFlow:
                     loss = loss + nn.functional.cross_entropy(self.classifiers[nm](hb[:, a:b]), yb[:, k])
                 for nm in self.threshold_nodes:
                     a, b, k = spans[nm]
-                    loss = loss + self.thresholds[nm].nll(hb[:, a:b], yb[:, k])
+                    loss = loss + cast(ThresholdHead, self.thresholds[nm]).nll(hb[:, a:b], yb[:, k])
             return loss
 
         best, best_state, stale = math.inf, None, 0
@@ -483,7 +485,9 @@ class CausalFlow:
                 for nm in self.threshold_nodes:
                     if nm in desc:
                         observed = torch.as_tensor(R[:, idx[nm]], dtype=torch.int64)
-                        noise[nm] = self.thresholds[nm].posterior(self._classifier_input(nm, R), observed, gen)
+                        noise[nm] = cast(ThresholdHead, self.thresholds[nm]).posterior(
+                            self._classifier_input(nm, R), observed, gen
+                        )
                 sampled = self._sampled_noise(R, [nm for nm in self.sampled_nodes if nm in desc], gen)
                 Rn = self._predict(R, Rn, feature, desc, noise, sampled)
         out = {}
@@ -532,12 +536,15 @@ class CausalFlow:
                 c = self.columns[nm]
                 Rn[:, idx[nm]] = self._quantise(c, z[:, f_pos[nm]] * c.std + c.mean)
             return Rn
-        t = self.flow.transform.transforms[0] if self.flow is not None else None
+        t: Any = self.flow.transform.transforms[0] if self.flow is not None else None  # a zuko lazy transform
         for nm in desc:  # topological order: every parent is final before its child
             c = self.columns[nm]
             if nm in self.thresholds and nm in noise:
                 Rn[:, idx[nm]] = (
-                    self.thresholds[nm].decode(self._classifier_input(nm, Rn), noise[nm]).numpy().astype(np.float64)
+                    cast(ThresholdHead, self.thresholds[nm])
+                    .decode(self._classifier_input(nm, Rn), noise[nm])
+                    .numpy()
+                    .astype(np.float64)
                 )
                 continue
             if nm in noise:

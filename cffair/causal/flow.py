@@ -397,7 +397,7 @@ def _as_dataset(dataset: Any) -> tuple[pd.DataFrame, DatasetSpec]:
     if isinstance(dataset, str):
         from cffair.datasets import load
 
-        return tuple(load(dataset))  # type: ignore[return-value]
+        return tuple(load(dataset))
     try:
         frame, spec = dataset
     except (TypeError, ValueError):

@@ -310,9 +310,9 @@ class CausalGraph:
                 f"edges: {{{sensitive}: [{', '.join(_example_children(self, cols, sensitive))}]}}."
             )
         if sensitive is not None and self.parents(sensitive):
-            arrows = ", ".join(f"{p} -> {sensitive}" for p in self.parents(sensitive))
+            inward = ", ".join(f"{p} -> {sensitive}" for p in self.parents(sensitive))
             raise GraphError(
-                f"the causal graph{where} has the edge(s) {arrows} into the sensitive attribute {sensitive!r}; it must be a "
+                f"the causal graph{where} has the edge(s) {inward} into the sensitive attribute {sensitive!r}; it must be a "
                 "root: counterfactual fairness intervenes on it as a cause of the other features, and a feature that "
                 f"causes it is outside that model (probably an edge written backwards). Write them as "
                 f"{sensitive}: [{', '.join(self.parents(sensitive))}] under 'edges' (parent: [children]), or remove them."

@@ -27,7 +27,7 @@ __all__ = [
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from cffair.cli._options import OptionError, positive_int, seed, separator
 
@@ -149,7 +149,7 @@ def treatment_config(args: argparse.Namespace) -> dict[str, Any]:
     return config
 
 
-def cache_root(args: argparse.Namespace) -> str | None | bool:
+def cache_root(args: argparse.Namespace) -> str | None | Literal[False]:
     """``--cache-dir`` (None: the default folder), or ``False`` with ``--no-cache``."""
     return False if getattr(args, "no_cache", False) else getattr(args, "cache_dir", None)
 

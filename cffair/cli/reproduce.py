@@ -169,8 +169,8 @@ def _cmd_results(args: argparse.Namespace) -> int:
     missing = st.loc[st["state"] == "missing", "key"].tolist()
     if missing:
         print("missing:")
-        for k in missing[:50]:
-            print("  " + k)
+        for key in missing[:50]:
+            print("  " + key)
         if len(missing) > 50:
             print(f"  ... and {len(missing) - 50} more")
     return 0

@@ -30,7 +30,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -64,6 +64,9 @@ from cffair.cli._options import (
     weights,
     where_expression,
 )
+
+if TYPE_CHECKING:
+    from cffair.pipeline.fold import FoldData
 
 LR_HELP = (
     "Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
@@ -226,7 +229,7 @@ def _learner_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- training
-def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
+def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, FoldData, Any, dict[str, Any]]:
     """Load the data, get counterfactuals, pre-train (or read the cache) and fit ``args.setting``.
 
     Returns (learner, fold data, counterfactual set, information on the pre-training).
@@ -333,7 +336,7 @@ def _cf_info(cfs: Any) -> dict[str, Any]:
     }
 
 
-def _evaluate(learner: Any, d: dict[str, Any]) -> dict[str, Any]:
+def _evaluate(learner: Any, d: FoldData) -> dict[str, Any]:
     return d.evaluate(learner.predict_d)
 
 

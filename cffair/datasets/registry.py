@@ -273,7 +273,7 @@ def restore(snap: Mapping[str, Mapping[str, Any]] | None) -> None:
 
 def _stamp(reg: Registration) -> tuple:
     """What a loaded dataset depends on: the registration and its files' size and mtime."""
-    stamps = []
+    stamps: list[tuple[str, int | None, int | None]] = []
     for p in reg.files():
         try:
             st = p.stat()

@@ -181,7 +181,9 @@ class ResultsStore:
 
     def scan(self) -> tuple[list[dict[str, Any]], list[Corrupt]]:
         """Every readable record, and every corrupt file with its reason."""
-        good, bad = [], []
+        # records and Corrupt entries, as the return annotation says (mypy cannot follow the one append below)
+        good: list[Any] = []
+        bad: list[Any] = []
         for p in sorted((self.root / "records").glob("*.json")):
             rec = self._read(p)
             (bad if isinstance(rec, Corrupt) else good).append(rec)

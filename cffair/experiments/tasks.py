@@ -206,8 +206,8 @@ def task_graph(cfgs: Sequence[ExperimentConfig], *, split: bool = True) -> list[
                 pid = (
                     parent.key
                     if parent.key in tasks
-                    else add(Task(parent.key, "fair", parent, (), (pre, *gan_dep(parent))))
-                )  # type: ignore[arg-type]
+                    else add(Task(parent.key, "fair", parent, (), (pre, *gan_dep(parent))))  # type: ignore[arg-type]
+                )
                 add(Task(c.key, "cke", c, (c,), (pid,)))
         for c in (c for c in fair if c not in plain):  # the variants, in the grid's order
             add(Task(c.key, "fair", c, (c,), (pre, *gan_dep(c))))  # type: ignore[arg-type]

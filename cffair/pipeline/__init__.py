@@ -135,8 +135,8 @@ def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
         sets = {part: stages.twins(f"{name}-{part}") for part in ("train", "test")}
         for part, rows in (("train", fd.train), ("test", fd.test)):
             if sets[part] is None:  # fit (or reuse this process's) GAN of the fold
-                sets[part] = gan.model(fd, cfg).counterfactuals(fd.frame, rows=rows)
-                stages.put_twins(f"{name}-{part}", sets[part])
+                sets[part] = made = gan.model(fd, cfg).counterfactuals(fd.frame, rows=rows)
+                stages.put_twins(f"{name}-{part}", made)
         train, test = fd.pairs(fd.train, cfset=sets["train"]), fd.pairs(fd.test, cfset=sets["test"])
         return train, test, gan.pairs_hash(train)
 

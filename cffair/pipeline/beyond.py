@@ -93,14 +93,14 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
         cache_dir=False,
         progress=False,
     ).learner  # the library's one pre-training
-    pretrained = base.state_dict()
+    pretrained_state = base.state_dict()
     timings["pretrain"] = round(time.perf_counter() - t0, 2)
 
     learners: dict[str, Any] = {"acc": base}
     adaptive: dict[str, Any] = {}
     for name in [v for v in VARIANTS[1:] if _applies(v, data)]:
         t0 = time.perf_counter()
-        learner = LTNLearner.load(pretrained, lr=prof.lr, progress=False)
+        learner = LTNLearner.load(pretrained_state, lr=prof.lr, progress=False)
         kb, schedule = _knowledge_base(name, learner, data, base)
         learner.train_stage(kb, prof.fair_epochs, name, on_epoch=schedule)
         learners[name] = learner
@@ -208,6 +208,8 @@ def _knowledge_base(name: str, learner: Any, data: _Data, base: Any) -> tuple[An
     acc = accuracy_axioms(fd.X_train, fd.y_train, spec.target_kind)
     x, x_cf = np.asarray(data.pairs.x), np.asarray(data.pairs.x_cf)
     weights: dict[str, float] = {}
+    terms: list[notions.Term]
+    schedule: adaptive.RaiseLeastSatisfied | adaptive.CFBudget | None
     axioms, terms, schedule = list(acc), [], None
     if name in _WEIGHTS or name == "adaptive_budget":
         axioms.append(cf_axiom(x, x_cf, spec.target_kind, spec.sensitive))
@@ -271,6 +273,7 @@ def _recourse(learners: dict[str, Any], data: _Data, cfg: ExperimentConfig) -> d
     if spec.target_kind != "binary":
         return {}
     fav = spec.favourable
+    assert fav is not None  # a binary target's spec names its favourable label
     d = {n: learner.predict_d(fd.X_test) for n, learner in learners.items()}
     neg = np.zeros(len(fd.test), bool)
     for v in d.values():

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -428,7 +428,11 @@ def _run_cke(
         if explain_all
         else None
     )
-    before_all = cke.extract(learner.predict_d, pairs_all, groups_train, fd.spec) if explain_all else None
+    before_all = (
+        cke.extract(learner.predict_d, cast("dict[str, Any]", pairs_all), groups_train, fd.spec)
+        if explain_all
+        else None
+    )
     steps, report = cke.cke_loop(
         learner,
         fd.X_train,
@@ -457,6 +461,7 @@ def _run_cke(
             for c in cke.top_candidates(report, opts["cke_top"])
         ]
     if explain_all:
+        assert pairs_all is not None and before_all is not None  # both made above with explain_all
         after_all = cke.extract(learner.predict_d, pairs_all, groups_train, fd.spec)
         out["explain_all"] = {
             "features": sorted(pairs_all),

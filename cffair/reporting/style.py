@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from cffair import registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
+    from matplotlib.typing import LineStyleType, RcKeyType
 
 __all__ = [
     "BODY_PX",
@@ -108,7 +109,7 @@ def setting_markers(settings: Sequence[str]) -> list[str]:
     return out
 
 
-def _rc() -> dict[str, Any]:
+def _rc() -> dict[RcKeyType, Any]:
     return {
         "figure.dpi": DPI,
         "savefig.dpi": DPI,
@@ -196,7 +197,7 @@ def line_handles(colours: Sequence[str], markers: Sequence[str], linestyles: Seq
 
     linestyles = list(linestyles) if linestyles is not None else ["-"] * len(colours)
     return [
-        Line2D([], [], color=c, marker=m, linestyle=ls, markersize=8, linewidth=1.8)
+        Line2D([], [], color=c, marker=m, linestyle=cast("LineStyleType", ls), markersize=8, linewidth=1.8)
         for c, m, ls in zip(colours, markers, linestyles)
     ]
 
