@@ -345,7 +345,7 @@ def store_lock(
     who: str = "another cffair run",
     say: Callable[[str], None] | None = None,
 ) -> Iterator[Path]:
-    """Hold the lock of the results folder ``folder`` (the file :data:`LOCK_NAME` in it) while the block runs.
+    """Hold the lock of the results folder ``folder`` (the file ``LOCK_NAME`` in it) while the block runs.
 
     The lock is an OS lock (``flock``, through :mod:`filelock`): it is released when the holder
     exits, even when it is killed, so a stale lock never blocks a later run.

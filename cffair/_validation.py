@@ -264,7 +264,7 @@ def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
         error: the :class:`~cffair.errors.CffairError` subclass to raise.
 
     Raises:
-        error: if the file is missing, not UTF-8, not valid YAML (with the line and column
+        CffairError: ``error`` (a :class:`~cffair.errors.CffairError` subclass) if the file is missing, not UTF-8, not valid YAML (with the line and column
             of the problem, 1-based, as an editor shows them), or names a key twice in one
             mapping (YAML would keep the last silently; :func:`cffair.checks.safe_load_unique`).
     """

@@ -19,12 +19,12 @@ after every optimiser step with the per-formula satisfactions of that step:
 
 A weight lives where the knowledge base reads it: :attr:`cffair.logic.Axiom.weight` for axioms,
 :attr:`cffair.notions.Term.weight` for terms (:func:`set_weight`). Each schedule keeps its
-weights every ``record_every`` steps in :attr:`history` (epoch, name → weight).
+weights every ``record_every`` steps in ``history`` (epoch, name → weight).
 
 References:
-    | The Multiplicative Weights Update Method (Arora, Hazan & Kale, 2012)
+    | The Multiplicative Weights Update Method (Arora, Hazan & Kale, 2012) :cite:p:`arora2012`
     | Constrained optimization with Lagrangian multipliers for fairness: e.g. Cotter et al.
-      (2019), Optimization with Non-Differentiable Constraints, https://arxiv.org/abs/1809.04198
+      (2019), Optimization with Non-Differentiable Constraints, https://arxiv.org/abs/1809.04198 :cite:p:`cotter2019`
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class RaiseLeastSatisfied:
         names: the axioms (or terms) whose weights adapt, e.g. every A4_i.
         eta: step size η (0: the fixed schedule).
         max_ratio: no weight exceeds ``max_ratio`` times the mean adjusted weight.
-        record_every: keep the weights in :attr:`history` every this many steps.
+        record_every: keep the weights in ``history`` every this many steps.
     """
 
     def __init__(
@@ -147,7 +147,7 @@ class CFBudget:
         eta: step size η of ``λ ← λ · exp(η (c/b − 1))``.
         every: measure and update every this many steps.
         bounds: λ stays within these.
-        record_every: keep (epoch, λ, measured value) in :attr:`history` every this many steps.
+        record_every: keep (epoch, λ, measured value) in ``history`` every this many steps.
     """
 
     def __init__(

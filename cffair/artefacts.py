@@ -385,9 +385,9 @@ def data_fingerprint(frame: pd.DataFrame, spec: Any | None = None, graph: Any | 
     """Hashes of a data frame and what describes it, for an artefact to carry.
 
     Returns:
-        ``{"rows": hash of the frame in row order, "n_rows", "columns": {column: hash},
-        "row_set": hash of the rows regardless of their order, "spec": ..., "graph": ...}``
-        (``spec`` and ``graph`` only when given).
+        The hashes as a dict, with keys ``rows`` (the frame in row order), ``n_rows``, ``columns``
+        (one hash per column), ``row_set`` (the rows regardless of their order), and ``spec`` and
+        ``graph`` (only when given).
     """
     from cffair.utils import stable_hash
 

@@ -178,7 +178,7 @@ def by_subgroup(
     ``MetricFrame`` of its own, which on Adult's 180,888 pairs took 2.4 s per resample.
 
     Returns:
-        One row per subgroup (index ``subgroup``): ``n_pairs``, ``cf_mse``, ``cf_flip_rate`` and,
+        One row per subgroup (index ``subgroup``) with ``n_pairs``, ``cf_mse``, ``cf_flip_rate`` and,
         when ``n_boot > 0``, their interval (``*_low``, ``*_high``); the worst by CF-MSE first.
     """
     groups, g = np.unique(np.asarray(labels).astype(str), return_inverse=True)

@@ -112,7 +112,7 @@ def explanations(
             predictions of the rows in ``pairs_by_feature``).
 
     Returns:
-        One row per (negative row, feature, value): ``row_id``, ``group``, ``feature``,
+        One row per (negative row, feature, value) with ``row_id``, ``group``, ``feature``,
         ``value``, ``d_x``, ``d_cf`` (mean over samples), ``flipped`` (the explanation holds).
     """
     if not pairs_by_feature:
@@ -341,8 +341,8 @@ def cke_loop(
     (:func:`top_candidates`), instead of those at or above it.
 
     Returns:
-        (a table with one row per step: ``step``, ``axiom``, and the evaluation's scalar
-        metrics), and the extraction report.
+        A table with one row per step (``step``, ``axiom``, and the evaluation's scalar
+        metrics) and the extraction report.
     """
     report = extract(learner.predict_d, pairs_by_feature, groups, spec, threshold)
     pool = report.candidates if top is None else top_candidates(report, top)

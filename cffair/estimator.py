@@ -10,7 +10,7 @@ A1–A3; counterfactual fairness A4; subgroup fairness A4_1..n), with the paper'
 They follow scikit-learn's conventions, so they work in a :class:`~sklearn.pipeline.Pipeline`,
 :func:`~sklearn.model_selection.cross_val_score` and
 :class:`~sklearn.model_selection.GridSearchCV`: ``__init__`` only stores its parameters,
-:meth:`fit` validates them and the data, ``get_params(deep=True)``/``set_params`` and
+:meth:`~_CounterfactualFairEstimator.fit` validates them and the data, ``get_params(deep=True)``/``set_params`` and
 :func:`sklearn.base.clone` work, an unfitted estimator raises
 :class:`~sklearn.exceptions.NotFittedError`.
 
@@ -19,7 +19,7 @@ Where the twins come from (``counterfactuals``):
 * ``"flow"`` (default): a causal normalising flow (:func:`cffair.causal.fit_flow`) is fitted on
   the training rows' features only (never the target) and intervenes on the sensitive
   attribute of each training row; the fitted flow (``flow_``) also makes the twins of any
-  other rows (:meth:`~_CounterfactualFairEstimator.counterfactuals`), e.g. in a scorer.
+  other rows (:meth:`~_CounterfactualFairEstimator.counterfactuals_of`), e.g. in a scorer.
 * a callable ``f(rows) -> twins``: counterfactuals produced elsewhere (the method is agnostic to
   their source, section 1): given readable rows it returns a frame with the same features,
   one twin per row, aligned by position.
@@ -99,19 +99,23 @@ class _CounterfactualFairEstimator(BaseEstimator):
         setting: ``"acc"`` (accuracy axioms only), ``"acc_cf"`` (+ A4) or ``"acc_cf_sg"`` (+ A4_1..n).
         counterfactuals: ``"flow"`` or a callable (see the module docstring).
         flow_config: :class:`~cffair.causal.FlowConfig` fields for ``"flow"`` (e.g. ``{"epochs": 200}``).
-        lr, pretrain_epochs, fair_epochs, group_weights, fair_p, hidden: as
-            :class:`~cffair.training.LTNLearner`.
+        lr: as :class:`~cffair.training.LTNLearner`.
+        pretrain_epochs: as :class:`~cffair.training.LTNLearner`.
+        fair_epochs: as :class:`~cffair.training.LTNLearner`.
+        group_weights: as :class:`~cffair.training.LTNLearner`.
+        fair_p: as :class:`~cffair.training.LTNLearner`.
+        hidden: as :class:`~cffair.training.LTNLearner`.
         seed: seeds the flow, the twins and the predicate's initial weights.
         progress: show progress bars.
         device: where the flow and the predicate train (:mod:`cffair.devices`; not saved with
             the model, which loads on any machine).
 
     Attributes after :meth:`fit`:
-        spec_: the resolved spec. encoder_: the fitted :class:`~cffair.encoding.Encoder`.
-        learner_: the trained :class:`~cffair.training.LTNLearner`. flow_: the fitted causal
+        ``spec_``: the resolved spec. ``encoder_``: the fitted :class:`~cffair.encoding.Encoder`.
+        ``learner_``: the trained :class:`~cffair.training.LTNLearner`. ``flow_``: the fitted causal
         flow (``None`` for callable twins; fitted for ``setting="acc"`` too, so that the twins
-        of held-out rows can score it). n_features_in_,
-        feature_names_in_: the input columns.
+        of held-out rows can score it). ``n_features_in_``,
+        ``feature_names_in_``: the input columns.
     """
 
     _target_kind: TargetKind = "binary"

@@ -38,9 +38,12 @@ Traceback (most recent call last):
 ValueError: unknown fuzzy logic 'boolean'; choose one of product, lukasiewicz, godel, goguen.
 
 References:
-    Badreddine, Garcez, Serafini, Spranger (2022), Logic Tensor Networks, Artificial Intelligence 303.
-    Greco, Alberici, Palmonari, Cosentini (2023), Declarative encoding of fairness in logic tensor networks, ECAI 2023.
-    Hájek (1998), Metamathematics of Fuzzy Logic (the three basic t-norms and their residua).
+    | Badreddine, Garcez, Serafini, Spranger (2022), Logic Tensor Networks, Artificial Intelligence 303.
+      :cite:p:`badreddine2022`
+    | Greco, Alberici, Palmonari, Cosentini (2023), Declarative encoding of fairness in logic tensor networks,
+      ECAI 2023. :cite:p:`greco2023`
+    | Hájek (1998), Metamathematics of Fuzzy Logic (the three basic t-norms and their residua).
+      :cite:p:`hajek1998`
 """
 
 from __future__ import annotations

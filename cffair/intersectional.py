@@ -23,9 +23,9 @@ table that compares them.
 
 References:
     | Intersectional fairness: Kearns, Neel, Roth & Wu (2018), Preventing Fairness
-      Gerrymandering, https://arxiv.org/abs/1711.05144
+      Gerrymandering, https://arxiv.org/abs/1711.05144 :cite:p:`kearns2018`
     | Counterfactual fairness with several attributes: Kusner, Loftus, Russell & Silva (2017),
-      https://arxiv.org/abs/1703.06856
+      https://arxiv.org/abs/1703.06856 :cite:p:`kusner2017`
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ def cf_mse_by_intersection(
             one column ``cf_mse``.
 
     Returns:
-        One row per intersection: ``n_pairs`` (per kind) and the CF-MSE (per kind).
+        One row per intersection, with ``n_pairs`` (per kind) and the CF-MSE (per kind).
     """
     a = np.asarray(d_x, dtype=np.float64).reshape(-1)
     b = np.asarray(d_cf, dtype=np.float64).reshape(-1)

@@ -31,10 +31,10 @@ Metrics (hard decisions ``D(x) ≥ 0.5`` unless said otherwise): :func:`dp_gap`,
 
 References:
     | Equality of Opportunity in Supervised Learning (Hardt, Price & Srebro, 2016)
-      https://arxiv.org/abs/1610.02413
+      https://arxiv.org/abs/1610.02413 :cite:p:`hardt2016`
     | Fairness through Awareness (Dwork, Hardt, Pitassi, Reingold & Zemel, 2012)
-      https://arxiv.org/abs/1104.3913
-    | Neural-symbolic integration for fairness in AI (Wagner & d'Avila Garcez, 2021)
+      https://arxiv.org/abs/1104.3913 :cite:p:`dwork2012`
+    | Neural-symbolic integration for fairness in AI (Wagner & d'Avila Garcez, 2021) :cite:p:`wagner2021`
 """
 
 from __future__ import annotations

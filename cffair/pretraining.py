@@ -138,10 +138,15 @@ def pretrained(
     """The learner pre-trained on the accuracy axioms of ``(X, y)``, from the cache if it is there.
 
     Args:
-        X: encoded training rows; y: their labels or scores.
+        X: encoded training rows.
+        y: their labels or scores.
         target_kind: ``"binary"`` or ``"score"``.
-        lr, epochs, seed, hidden, semantics, clip_grad: as in :class:`~cffair.training.LTNLearner`
-            (``epochs`` is its ``pretrain_epochs``).
+        lr: as in :class:`~cffair.training.LTNLearner`.
+        epochs: the learner's ``pretrain_epochs``.
+        seed: as in :class:`~cffair.training.LTNLearner`.
+        hidden: as in :class:`~cffair.training.LTNLearner`.
+        semantics: as in :class:`~cffair.training.LTNLearner`.
+        clip_grad: as in :class:`~cffair.training.LTNLearner`.
         sensitive: name of the sensitive attribute (for the axioms' readable formulas).
         cache_dir: cache folder (default ``$CFFAIR_CACHE`` or ``~/.cache/cffair``); ``False``
             turns the cache off.

@@ -37,11 +37,11 @@ cheap action that works for me?".
 
 References:
     | Algorithmic recourse: from counterfactual explanations to interventions (Karimi,
-      Schölkopf & Valera, 2021) https://arxiv.org/abs/2002.06278
+      Schölkopf & Valera, 2021) https://arxiv.org/abs/2002.06278 :cite:p:`karimi2021`
     | Actionable Recourse in Linear Classification (Ustun, Spangher & Liu, 2019)
-      https://arxiv.org/abs/1809.06514
+      https://arxiv.org/abs/1809.06514 :cite:p:`ustun2019`
     | On the Fairness of Causal Algorithmic Recourse (von Kügelgen et al., 2022)
-      https://arxiv.org/abs/2010.06529
+      https://arxiv.org/abs/2010.06529 :cite:p:`vonkugelgen2022`
 """
 
 from __future__ import annotations

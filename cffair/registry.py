@@ -4,7 +4,7 @@ Everything that lists methods, question groups, notebooks or the paper's dataset
 the grid (:func:`cffair.experiments.paper_grid`), the configs' validation, the runner of each
 method (:data:`cffair.pipeline.keys.RUNNERS`), the tables' method orders and display names
 (:mod:`cffair.reporting.names`), the figures' colours, the notebooks :func:`cffair.reproduce.run_notebooks`
-runs, the chapters' "Regenerate" boxes (:mod:`cffair.pages`) and ``cffair run``'s defaults.
+runs, the chapters' "Regenerate" boxes (the book's pages) and ``cffair run``'s defaults.
 Adding a method or a chapter is one :func:`register_method` or :func:`register_chapter` call (or
 one entry below) next to the module that does the work; ``CONTRIBUTING.md`` has the recipes.
 
@@ -13,7 +13,7 @@ one entry below) next to the module that does the work; ``CONTRIBUTING.md`` has 
   short one (``acc_cf``, the learner's :attr:`~cffair.training.LTNLearner.setting`).
 * :data:`CHAPTERS`: question group → notebook → page title → what it regenerates; the command
   that regenerates it is :meth:`Chapter.command`.
-* :data:`DATASETS`: the paper's datasets (display name, kind of target, runs shared with another).
+* ``DATASETS``: the paper's datasets (display name, kind of target, runs shared with another).
 
 The registries are data: nothing here computes a number, so no record depends on this module's
 code (``FINGERPRINT_EXEMPT``); what a method computes is in its runner module.

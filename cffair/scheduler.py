@@ -34,6 +34,7 @@ class InlineExecutor(Executor):
     """Runs each submitted call at once in this process (one worker, no pickling)."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """Call ``fn`` with the arguments now; the future holds its result or its exception."""
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))

@@ -194,11 +194,11 @@ class LTNLearner(PredictMixin, BaseEstimator):
     only stores them (scikit-learn's convention; :func:`sklearn.base.clone` works).
 
     Attributes after :meth:`fit`:
-        model_: the predicate network ``D``.
-        kb_: the knowledge base of the last stage.
-        history_: one row per epoch: ``epoch``, ``stage``, ``sat`` and each axiom's satisfaction.
-        constant_: whether the predictor was found constant after the last stage.
-        semantics_: the semantics in use (``semantics``, or the default :class:`~cffair.logic.Semantics`).
+        ``model_``: the predicate network ``D``.
+        ``kb_``: the knowledge base of the last stage.
+        ``history_``: one row per epoch: ``epoch``, ``stage``, ``sat`` and each axiom's satisfaction.
+        ``constant_``: whether the predictor was found constant after the last stage.
+        ``semantics_``: the semantics in use (``semantics``, or the default :class:`~cffair.logic.Semantics`).
     """
 
     # fitted state before fit (class-level, so that __init__ sets only the parameters)

@@ -131,22 +131,38 @@ def missing_links(html: str, page: Path, html_root: Path, _cache: dict[Path, set
 
 
 # ----------------------------------------------------------------------------- 3. placeholders
+_NAN = "a nan instead of a number"
 _PLACEHOLDERS = (
     (re.compile(r"not measured", re.I), "“not measured” instead of a measurement"),
-    (re.compile(r"(?<![\w.'\"])(nan|NaN)(?![\w(])"), "a nan instead of a number"),
+    (re.compile(r"(?<![\w.'\"])(nan|NaN)(?![\w(])"), _NAN),
     (re.compile(r"<[\w.]+ object( at 0x[0-9a-fA-F]+)?>"), "a Python object's repr instead of its content"),
     (re.compile(r"<Figure size \d+x\d+ with \d+ Axes>"), "a figure's repr instead of the figure"),
     (re.compile(r"(?<![\w<])(<NA>|NaT)(?![\w>])"), "a pandas missing value instead of a number"),
 )
 
 
+def _without_docstrings(html: str) -> str:
+    """The page without the API reference's docstrings (autodoc's ``section#module-…`` and
+    ``dl.py``), where "NaN" is a word of the prose ("a NaN in the column"), not a missing number."""
+    soup = _soup(html)
+    for node in soup.select('section[id^="module-"], dl.py'):
+        node.decompose()
+    return str(soup)
+
+
 def placeholders(html: str) -> list[str]:
     """Text that stands where a number or a display should be: "not measured", ``nan`` (as a
-    word: not "nanoseconds", not ``np.nan`` in code), an object repr such as
-    ``<IPython.core.display.Markdown object>`` or ``<Figure size 640x480 with 1 Axes>``, or
-    pandas' ``<NA>`` / ``NaT``, in the page's prose and outputs."""
+    word: not "nanoseconds", not ``np.nan`` in code, not the word NaN of an API docstring), an
+    object repr such as ``<IPython.core.display.Markdown object>`` or ``<Figure size 640x480 with
+    1 Axes>``, or pandas' ``<NA>`` / ``NaT``, in the page's prose and outputs."""
     text = page_text(html)
-    return [f"{what}: “{_excerpt(text, m)}”" for pattern, what in _PLACEHOLDERS for m in pattern.finditer(text)]
+    prose = page_text(_without_docstrings(html))
+    return [
+        f"{what}: “{_excerpt(where, m)}”"
+        for pattern, what in _PLACEHOLDERS
+        for where in [prose if what == _NAN else text]
+        for m in pattern.finditer(where)
+    ]
 
 
 # ----------------------------------------------------------------------------- 4. width

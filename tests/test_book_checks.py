@@ -96,6 +96,16 @@ def test_placeholders_passes_numbers_and_code() -> None:
     assert bc.placeholders(good) == []
 
 
+def test_placeholders_reads_nan_in_an_api_docstring_as_a_word() -> None:
+    api = (
+        "<section id='module-cffair.metrics'><h2>cffair.metrics</h2><p>a missing value (NaN) is refused.</p>"
+        "<dl class='py function'><dt>cf_mse</dt><dd><p>NaN when no pair is given.</p></dd></dl></section>"
+    )
+    assert bc.placeholders(page(api)) == []
+    assert len(bc.placeholders(page(api + "<table><tbody><tr><td>nan</td></tr></tbody></table>"))) == 1
+    assert len(bc.placeholders(page(api.replace("(NaN)", "&lt;cffair.X object at 0x1f&gt;")))) == 1
+
+
 # ----------------------------------------------------------------------------- width
 def geometry(table: int, column: int = 688, *, accepted: bool = False) -> dict:
     return {

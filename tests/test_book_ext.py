@@ -8,6 +8,8 @@
   of solutions; and a small book built in both editions (slow);
 * cffair_book.course: the lab plan's 90 minutes and each wording of whether a live run fits;
 * the bibliography holds every author-year citation written in a page's text;
+* api_docs: re-exported and bare names resolve to the one object they mean, parameters documented
+  together stay one field, and the API reference documents every module of the library;
 * tools/book_pdf.py and the Makefile's book-student and pdf targets.
 """
 
@@ -27,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 sys.path.insert(0, str(ROOT / "tools"))
 
+import api_docs  # noqa: E402
 import book_checks  # noqa: E402
 import book_pdf  # noqa: E402
 import book_source  # noqa: E402
@@ -610,3 +613,76 @@ PAGES = sorted(
 @pytest.mark.parametrize("page", PAGES)
 def test_every_pages_commands_run_after_make_install(page: str) -> None:
     assert book_checks.bare_commands((ROOT / f"{page}.md").read_text(encoding="utf-8")) == []
+
+
+# ============================================================================ api_docs
+DOCUMENTED = [
+    "cffair.datasets.spec.DatasetSpec",
+    "cffair.datasets.registry.load",
+    "cffair.datasets.paper.load",
+    "cffair.reporting.names.RESULT_COLUMNS",
+    "cffair.experiments.store.ResultsStore",
+    "cffair.experiments.store.ResultsStore.put",
+    "cffair.registry.BASELINES",
+    "cffair.causal.cnf.CausalFlow.fit",
+    "cffair.training.LTNLearner.fit",
+]
+
+
+@pytest.mark.parametrize(
+    ("target", "module", "expected"),
+    [
+        ("cffair.datasets.DatasetSpec", None, "cffair.datasets.spec.DatasetSpec"),  # a package's re-export
+        ("~cffair.datasets.DatasetSpec", None, "cffair.datasets.spec.DatasetSpec"),
+        ("D.DatasetSpec", "cffair.causal.cnf", "cffair.datasets.spec.DatasetSpec"),  # behind a module alias
+        ("RESULT_COLUMNS", "cffair.reporting.tables", "cffair.reporting.names.RESULT_COLUMNS"),  # a bare name
+        ("ResultsStore.put", None, "cffair.experiments.store.ResultsStore.put"),  # a method by its class
+        ("cffair.experiments.BASELINES", None, "cffair.registry.BASELINES"),  # re-exported from elsewhere
+        ("cffair.datasets.load", None, None),  # two candidates: ambiguous, left to Sphinx's warning
+        ("fit", "cffair.training", None),  # two fits, none in the referring package's own module path
+        ("cffair.causal.Missing", None, None),
+        ("pandas.DataFrame", None, None),  # other libraries are never resolved to ours
+    ],
+)
+def test_api_references_resolve_to_the_one_object_they_mean(target: str, module: str | None, expected: str | None):
+    assert api_docs.resolve_target(target, DOCUMENTED, module=module) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (":param lo, hi: range of an integer node.", ":param lo,hi: range of an integer node."),
+        (":ivar n, m: sizes.", ":ivar n,m: sizes."),
+        ("   :type x, y: int", "   :type x,y: int"),
+        (":param lo: the lower end, inclusive.", ":param lo: the lower end, inclusive."),
+        ("a, b: in prose, not a field", "a, b: in prose, not a field"),
+    ],
+)
+def test_parameters_documented_together_stay_one_field(line: str, expected: str) -> None:
+    assert api_docs.join_parameter_names(line) == expected
+
+
+def test_the_api_reference_documents_every_module_of_the_library() -> None:
+    """A new module appears in the reference, or its package is documented with its members there;
+    the command line (documented by ``--help``) and entry points are the exceptions."""
+    import pkgutil
+
+    import cffair
+
+    documented = {}
+    for page in sorted((ROOT / "book" / "api").glob("*.md")):
+        for name, options in re.findall(r"\.\. automodule:: (\S+)((?:\n   :[^\n]*)*)", page.read_text(encoding="utf-8")):
+            assert name not in documented, f"{name} is documented twice ({documented.get(name)} and {page.name})"
+            documented[name] = ":members:" in options
+    modules = {m.name for m in pkgutil.walk_packages(cffair.__path__, "cffair.")}
+    exempt = {m for m in modules if m.startswith("cffair.cli") or m.endswith("__main__")}
+    missing = sorted(
+        m
+        for m in modules - exempt - set(documented)
+        if not documented.get(m.rsplit(".", 1)[0], False)  # its package, with members
+    )
+    assert not missing, f"modules missing from book/api/: {missing}"
+    assert not set(documented) - modules, "book/api/ names modules that do not exist"
+    toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    pages = {f"book/api/{p.stem}" for p in (ROOT / "book" / "api").glob("*.md")}
+    assert pages <= set(toc), f"API pages not in _toc.yml: {sorted(pages - set(toc))}"

@@ -394,8 +394,8 @@ class DCEVAEBaseline(PredictMixin, BaseEstimator):
         device: where both train (:mod:`cffair.devices`).
 
     Attributes after :meth:`fit`:
-        generator_: the fitted :class:`DCEVAE` (also ``generator``).
-        predictor_: the MLP (:class:`~cffair.baselines.augmented.AugmentedMLP`).
+        ``generator_``: the fitted :class:`DCEVAE` (also ``generator``).
+        ``predictor_``: the MLP (:class:`~cffair.baselines.augmented.AugmentedMLP`).
     """
 
     predictor_: AugmentedMLP | None = None

@@ -102,7 +102,7 @@ class GANConfig:
             when its validation objective has not improved for this many epochs and keep the
             best weights (a cheaper variant, see ``benchmarks/bench_baselines.py``).
         validation_fraction: share of the training rows held out for that early stopping.
-        batch_size: paper: 2048 (Adult), 512 (others); see :data:`PAPER_BATCH_SIZE`.
+        batch_size: paper: 2048 (Adult), 512 (others); see ``PAPER_BATCH_SIZE``.
         leak_adversary_grad: reproduce the original's gradient leak (default off).
         encoder_sees_counterfactual: feed ``s'`` to the encoder for counterfactuals (original) or ``s`` (default).
         seed: seed of initialisation, shuffling and sampling.

@@ -358,7 +358,7 @@ class CounterfactualSet:
         """Import counterfactuals made by any method as a factual/counterfactual pair of frames.
 
         Args:
-            factual: the dataset frame (as returned by :func:`cffair.datasets.load`); its dtypes
+            factual: the dataset frame (as returned by :func:`~cffair.datasets.registry.load`); its dtypes
                 and categories are what the counterfactual columns are checked against.
             counterfactual: one counterfactual per row, in the same order as ``factual``
                 (or with a ``row_id`` column / argument saying which factual row each belongs to).

@@ -366,7 +366,7 @@ class CausalFlow:
         return self._flow_input(R), self._context(R)
 
     def abduct(self, frame: pd.DataFrame) -> np.ndarray:
-        """The exogenous noise ``u = T(x)`` of each row (columns = :attr:`flow_nodes`)."""
+        """The exogenous noise ``u = T(x)`` of each row (columns = ``flow_nodes``)."""
         self._check_fitted()
         if self.flow is None:
             return np.zeros((len(frame), 0), dtype=np.float32)
@@ -457,7 +457,7 @@ class CausalFlow:
             seed: seed of the draws (Gumbel noise, points inside bins).
 
         Returns:
-            ``(counterfactual_frame, row_index, sample)``: the frame has the spec's feature
+            The triple ``(counterfactual_frame, row_index, sample)``. The frame has the spec's feature
             columns with ``frame``'s dtypes; ``row_index`` are positions in ``frame``.
             Non-descendants of ``feature`` are copied exactly and ``feature`` equals ``value``.
         """

@@ -13,9 +13,9 @@ posteriors of the discrete treatments (:class:`~cffair.causal.config.FlowConfig`
   counterfactual (treatment ``ordered="threshold"``).
 
 References:
-    | A* Sampling (Maddison, Tarlow & Minka, 2014) https://arxiv.org/abs/1411.0030
+    | A* Sampling (Maddison, Tarlow & Minka, 2014) https://arxiv.org/abs/1411.0030 :cite:p:`maddison2014`
     | Counterfactual Off-Policy Evaluation with Gumbel-Max Structural Causal Models
-      (Oberst & Sontag, 2019) https://arxiv.org/abs/1905.05824
+      (Oberst & Sontag, 2019) https://arxiv.org/abs/1905.05824 :cite:p:`oberst2019`
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Column:
 
     Attributes:
         name: the feature.
-        kind: its :data:`~cffair.datasets.FeatureKind`.
+        kind: its ``FeatureKind`` (:mod:`cffair.datasets.spec`).
         discrete: every kind but ``continuous``.
         nominal: one-hot where it is an input (``categorical`` kind with at least 3 values).
         log: modelled as ``log1p``.

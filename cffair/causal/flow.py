@@ -65,9 +65,9 @@ the model is :class:`~cffair.causal.cnf.CausalFlow`, the settings
 
 References:
     | Causal normalizing flows: from theory to practice (Javaloy et al., 2023)
-      https://arxiv.org/abs/2306.05415
+      https://arxiv.org/abs/2306.05415 :cite:p:`javaloy2023`
     | Counterfactual Off-Policy Evaluation with Gumbel-Max Structural Causal Models
-      (Oberst & Sontag, 2019) https://arxiv.org/abs/1905.05824
+      (Oberst & Sontag, 2019) https://arxiv.org/abs/1905.05824 :cite:p:`oberst2019`
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@ r"""The paper's datasets (section 6.1) and a user's own data, each with a :class
 
 Every loader returns a :class:`Dataset` ``(frame, spec)``: a readable pandas frame (one column
 per feature, categorical features as pandas categoricals with their real labels, the target
-last) and the spec that says how to read it. :func:`load` gives the paper's datasets,
+last) and the spec that says how to read it. :func:`~cffair.datasets.registry.load` gives the paper's datasets,
 :func:`from_csv` a user's own CSV file, and :func:`register` makes a user's CSV loadable by
 name (``load("credit")``) in this process and in the worker processes it starts, which is how
 ``cffair run`` runs the paper's protocol on it (:mod:`cffair.datasets.registry`).

@@ -226,7 +226,7 @@ class ExperimentConfig:
     Attributes:
         dataset: ``adult`` | ``compas`` | ``compas_age`` | ``lawschool``.
         fold: fold index (of ``profile.n_folds`` seeded stratified folds).
-        setting: an LTN setting (:data:`LTN_SETTINGS`) or a baseline (:data:`BASELINES`).
+        setting: an LTN setting (``LTN_SETTINGS``) or a baseline (``BASELINES``).
         profile: ``full`` (the paper's protocol) or ``quick``.
         weights: axiom-group weights (acc, cf, cf_sg, cke) for the LTN (appendix B).
         cf_source: which counterfactuals train the method (``cnf`` or ``gan``, appendix A);

@@ -161,14 +161,14 @@ def paper_grid(
     ``only`` picks question groups: ``q1`` (LTN acc / acc+CF / acc+CF_sg), ``q2`` (baselines),
     ``q3`` (CKE settings), ``q4`` (the queries, on the acc+CF records), ``appendix_a`` (LTN on
     the GAN's counterfactuals), ``appendix_b`` (axiom weights), ``appendix_c`` (Table 1's
-    configs, :data:`TABLE1_SETTINGS`, whose records also hold the scores on the rulers), and the
-    investigations of the claims that fail (:data:`INVESTIGATION_GROUPS`,
+    configs, ``TABLE1_SETTINGS``, whose records also hold the scores on the rulers), and the
+    investigations of the claims that fail (``INVESTIGATION_GROUPS``,
     :func:`investigation_grid`). Default: all.
 
     Where the full protocol is cut to fit the time budget (documented on the *Reproducing*
     page): the CKE settings of Adult and Lawschool run on fold 0 only (Table 3 of the paper is
     one run; Table 2, COMPAS, is 5-fold); the weight grid has the points of
-    :data:`WEIGHT_GRID`; the extra baselines (:data:`EXTRA_BASELINES`, not the paper's) run on
+    :data:`WEIGHT_GRID`; the extra baselines (``EXTRA_BASELINES``, not the paper's) run on
     fold 0 only.
 
     Which methods a group runs is the registry's (:attr:`cffair.registry.Method.groups`): Q1's
@@ -225,7 +225,7 @@ def paper_grid(
 
 def repeat_grid(profile_name: Mode, datasets: Sequence[str], groups: Iterable[str]) -> list[ExperimentConfig]:
     """The configs of the repetitions of cross-validation (:data:`REPEATS`, full profile only):
-    for each repetition r ≥ 1 of a dataset, every fold of :data:`REPEAT_SETTINGS` that ``groups``
+    for each repetition r ≥ 1 of a dataset, every fold of ``REPEAT_SETTINGS`` that ``groups``
     ask for (``q1``: the LTN settings; ``q2``: the baselines; ``appendix_a``: the GAN and
     LTN(acc+CF) on its twins)."""
     if profile_name != "full":

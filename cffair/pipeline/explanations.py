@@ -7,7 +7,7 @@ the sensitive attribute and the immutable features only, which is all the axioms
 second, separate stage adds interventions on every feature, from the same fitted flow, for the
 investigation of Q3 (explanations on every attribute; A5 axioms still only on immutable ones).
 
-It is an input of its own (``counterfactuals_all``, :data:`cffair.pipeline.keys.OPTIONAL_PRODUCERS`)
+It is an input of its own (``counterfactuals_all``, ``cffair.pipeline.keys.OPTIONAL_PRODUCERS``)
 of the records that use it (option ``explain="all"``), so the protocol's records and their
 inputs do not change.
 """

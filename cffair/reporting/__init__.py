@@ -11,7 +11,7 @@ verdicts ← report):
 * :mod:`.records` — result records as frames (:func:`records_frame`, :func:`results_long`,
   :func:`summarise_folds`, :func:`paired_folds`, ...): data shaping only.
 * :mod:`.describe` — the datasets and their causal graphs as frames.
-* :mod:`.tables` — tables (:func:`format_table`), ours next to the paper's (:func:`compare`,
+* :mod:`.tables` — tables (:func:`format_table`), ours next to the paper's (:func:`~cffair.reporting.tables.compare`,
   :func:`comparison_table`) and Tables 3–6.
 * :mod:`.style` — the figures' size, resolution, fonts, colour-blind palette and markers.
 * :mod:`.figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).

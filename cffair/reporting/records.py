@@ -448,7 +448,7 @@ def paired_folds(
     setting)`` pairs; default: the CKE settings of datasets outside
     :data:`cffair.experiments.CKE_ALL_FOLDS`). Only the paper's protocol sets the folds: the
     investigations' records (:func:`is_investigation`) and records of settings outside the
-    protocol's (:data:`cffair.experiments.LTN_SETTINGS`, :data:`~cffair.experiments.BASELINES`)
+    protocol's (``cffair.experiments.LTN_SETTINGS``, ``cffair.experiments.BASELINES``)
     are kept on the folds kept, and never drop a fold themselves.
     """
 

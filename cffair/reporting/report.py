@@ -61,7 +61,7 @@ def method_frame(
     metric, cells ``mean ± sd`` over folds.
 
     Returns:
-        ``(shown, long)``: the formatted frame (display names) and the long frame of numbers
+        The pair ``(shown, long)``, the formatted frame (display names) and the long frame of numbers
         (:func:`~cffair.reporting.records.results_long`) it was made from.
     """
     long = results_long(records, table="own", methods=list(methods))
@@ -203,7 +203,7 @@ CONSTANT_SD = 1e-3
 
 def constant_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float], tol: float = 1e-9) -> list[str]:
     """Records of a constant predictor, for every method: test outputs whose sd is below
-    :data:`CONSTANT_SD`, or (records without that number) a binary target's accuracy equal to
+    ``CONSTANT_SD``, or (records without that number) a binary target's accuracy equal to
     the share of the fold's majority class in its test rows (``majority``: fold → share) with no
     counterfactual difference at all (CF-MSE < 1e-8). ``"method fold k"`` for each."""
     out = []

@@ -17,7 +17,7 @@ folds for both methods). Three tests read them:
   table that shows which verdicts depend on the correction.
 * :func:`sign_flip_p` — the exact sign-flip (randomisation) test: under "no difference" each dᵢ is
   as likely positive as negative, so the p-value is the share of the 2ⁿ sign assignments whose
-  |mean| is at least the observed one. It assumes no normality, and shows what the folds can say
+  ``|mean|`` is at least the observed one. It assumes no normality, and shows what the folds can say
   without it: with 5 folds no p-value can go below 2/32 = 0.0625 (:func:`min_sign_flip_p`).
 
 :func:`holm` corrects several comparisons of one claim for their number (Holm 1979): sort the
@@ -154,7 +154,7 @@ def fold_test(d: Sequence[float], test: str = DEFAULT_TEST, k: int = 5) -> FoldT
 
 def sign_flip_p(d: Sequence[float], max_exact: int = MAX_EXACT) -> float:
     """The exact two-sided sign-flip p-value of the differences ``d``: the share of the 2ⁿ sign
-    assignments ε whose |mean(ε·|d|)| is at least |mean(d)| (ties count as at least).
+    assignments ε whose ``|mean(ε·|d|)|`` is at least ``|mean(d)|`` (ties count as at least).
 
     NaN for more than ``max_exact`` differences (2ⁿ assignments are too many to enumerate).
 

@@ -119,7 +119,7 @@ SUBGROUP_METHODS: tuple[str, ...] = ("ltn_acc_cf_sg", "ltn_acc_cf_sg_cke")
 #: The metrics computed over subgroups: on a shared dataset they differ for every method.
 SUBGROUP_METRICS: tuple[str, ...] = ("cf_mse_worst_subgroup",)
 
-#: How the verdicts are decided, shown below the claims table (:func:`claims_table`, ``rule=True``).
+#: How the verdicts are decided, shown below the claims table (the book's ``claims_table``, ``rule=True``).
 VERDICT_RULE = (
     "How a verdict is decided: a comparison of two methods uses the folds both ran on (every repetition of 5-fold "
     "cross-validation the records hold) and the corrected resampled t-test (Nadeau & Bengio 2003: the variance of the "
@@ -182,12 +182,18 @@ class Paired:
     than b" (``larger=True``) or "a is smaller than b".
 
     Attributes:
-        n: paired folds (over every repetition); mean, sd: of the per-fold differences a − b;
-        p: two-sided p-value of ``test`` (NaN for one fold); verdict: holds, does not hold or
-        inconclusive at level 0.05 (before any correction across a claim's comparisons);
-        larger: the claimed direction; test: ``"corrected"`` or ``"plain"``; p_plain, p_corrected:
-        both tests' p-values; p_sign: the exact sign-flip p-value; repetitions: how many
-        partitions (repetitions of cross-validation) the folds come from.
+        n: paired folds (over every repetition).
+        mean: the mean of the per-fold differences a − b.
+        sd: their standard deviation.
+        p: two-sided p-value of ``test`` (NaN for one fold).
+        verdict: holds, does not hold or inconclusive at level 0.05 (before any correction across
+            a claim's comparisons).
+        larger: the claimed direction.
+        test: ``"corrected"`` or ``"plain"``.
+        p_plain: the plain t-test's p-value.
+        p_corrected: the corrected resampled t-test's p-value.
+        p_sign: the exact sign-flip p-value.
+        repetitions: how many partitions (repetitions of cross-validation) the folds come from.
     """
 
     n: int
@@ -291,10 +297,12 @@ class Decision:
     """A claim's verdict from its comparisons (:func:`decide`).
 
     Attributes:
-        verdict: the claim's verdict; components: each comparison's verdict after the correction
-        (``holds`` / ``does not hold`` when rejected, else ``inconclusive``); adjusted: each one's
-        Holm-adjusted p-value (its p-value without the correction; NaN for one fold); basis:
-        the test and the paired folds.
+        verdict: the claim's verdict.
+        components: each comparison's verdict after the correction (``holds`` / ``does not hold``
+            when rejected, else ``inconclusive``).
+        adjusted: each one's Holm-adjusted p-value (its p-value without the correction; NaN for
+            one fold).
+        basis: the test and the paired folds.
     """
 
     verdict: str
@@ -399,7 +407,7 @@ def _ranks(v: np.ndarray) -> np.ndarray:
 
 def spearman_exact(x: Sequence[float], y: Sequence[float], max_points: int = 9) -> Trend:
     """Spearman's ρ with its exact permutation p-value (two-sided: the share of the n! orderings
-    of ``y`` whose |ρ| is at least the observed one).
+    of ``y`` whose ``|ρ|`` is at least the observed one).
 
     >>> t = spearman_exact([1, 2, 3, 4, 5, 6, 7], [0.1, 0.2, 0.25, 0.3, 0.5, 0.55, 0.9])
     >>> (t.rho, round(t.p, 4))
