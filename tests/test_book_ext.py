@@ -671,7 +671,9 @@ def test_the_api_reference_documents_every_module_of_the_library() -> None:
 
     documented = {}
     for page in sorted((ROOT / "book" / "api").glob("*.md")):
-        for name, options in re.findall(r"\.\. automodule:: (\S+)((?:\n   :[^\n]*)*)", page.read_text(encoding="utf-8")):
+        for name, options in re.findall(
+            r"\.\. automodule:: (\S+)((?:\n   :[^\n]*)*)", page.read_text(encoding="utf-8")
+        ):
             assert name not in documented, f"{name} is documented twice ({documented.get(name)} and {page.name})"
             documented[name] = ":members:" in options
     modules = {m.name for m in pkgutil.walk_packages(cffair.__path__, "cffair.")}

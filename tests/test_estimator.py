@@ -8,7 +8,6 @@ b = noise (not caused by S); y = [a + b + noise > 0.7] with labels "no"/"yes".
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -16,6 +15,7 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import estimator_checks as checks
+from toy_estimator import FAST, SPEC, flip_s, identity_twins, toy
 
 import cffair
 from cffair.errors import DataError, SpecError
@@ -26,41 +26,10 @@ from cffair.estimator import (
     cf_mse_scorer,
 )
 
-SPEC = {
-    "name": "toy",
-    "target": "y",
-    "target_kind": "binary",
-    "sensitive": "s",
-    "features": {"s": "binary", "a": "continuous", "b": "continuous"},
-    "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]},
-}
-FAST = {"pretrain_epochs": 60, "fair_epochs": 30, "flow_config": {"epochs": 15}}
-
-
-def toy(n: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    s = rng.integers(0, 2, n)
-    a = 1.5 * s + rng.normal(size=n)
-    b = rng.normal(size=n)
-    score = a + b + rng.normal(scale=0.5, size=n)
-    X = pd.DataFrame({"s": np.where(s == 1, "f", "m"), "a": a, "b": b})
-    return X, np.where(score > 0.7, "yes", "no"), score
-
 
 @pytest.fixture(scope="module")
-def fitted() -> tuple[CounterfactualFairClassifier, pd.DataFrame, np.ndarray]:
-    X, y, _ = toy()
-    return CounterfactualFairClassifier(SPEC, **FAST).fit(X, y), X, y
-
-
-def identity_twins(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows.copy()
-
-
-def flip_s(rows: pd.DataFrame) -> pd.DataFrame:
-    out = rows.copy()
-    out["s"] = np.where(out["s"].astype(str) == "f", "m", "f")
-    return out
+def fitted(toy_classifier):
+    return toy_classifier
 
 
 # ----------------------------------------------------------------------------- the contract

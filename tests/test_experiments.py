@@ -11,23 +11,16 @@ from dataclasses import replace
 import cloudpickle
 import numpy as np
 import pytest
+import toy_grid
+from toy_grid import toy_fingerprint
 
 from cffair import experiments as E
 from cffair import reproduce as R
 from cffair.utils import atomic_path
 
-cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers get the toy runner by value
-
-
-def toy_fingerprint(cfg):
-    """Stands in for a real fingerprint: the config and a fixed code hash (``$TOY_CODE`` changes it)."""
-    return {
-        "code": {"toy": os.environ.get("TOY_CODE", "1")},
-        "data": "toy",
-        "config": cfg.to_dict(),
-        "packages": {},
-        "inputs": {},
-    }
+# workers get the toy runner and its fingerprint by value
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+cloudpickle.register_pickle_by_value(toy_grid)
 
 
 def toy_runner(group, store):

@@ -177,15 +177,6 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private, writable cache (``$CFFAIR_CACHE``)."""
-    path = tmp_path / "cache"
-    monkeypatch.setenv("CFFAIR_CACHE", str(path))
-    monkeypatch.delenv("CFFAIR_DEBUG", raising=False)
-    return path
-
-
 # ============================================================================ the helper itself
 def test_a_writer_that_raises_midway_leaves_the_old_file(tmp_path: Path) -> None:
     target = tmp_path / "record.json"
@@ -305,7 +296,7 @@ def test_permission_denied(tmp_path: Path) -> None:
 def test_train_save_read_only_and_file_in_the_way_fail_before_training(
     tiny: Path,
     tmp_path: Path,
-    cache: Path,
+    private_cache: Path,
     mounts: Mounts,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -322,10 +313,12 @@ def test_train_save_read_only_and_file_in_the_way_fail_before_training(
     _one_line_error(code, err, f"{tmp_path / 'runs'} is a file, not a folder")
     code, err = _cli(["train", *_data(tiny), *TRAIN, "--save", str(tmp_path)], capsys)
     _one_line_error(code, err, "it is a folder")
-    assert _tree(ro) == {} and not cache.exists()
+    assert _tree(ro) == {} and not private_cache.exists()
 
 
-def test_train_save_on_a_full_disk(tiny: Path, cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_save_on_a_full_disk(
+    tiny: Path, private_cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str]
+) -> None:
     full = mounts.tmpfs("full", full=True)
     code, err = _cli(["train", *_data(tiny), *TRAIN, "--no-cache", "--save", str(full / "m.pt")], capsys)
     _one_line_error(code, err, f"cannot write {full / 'm.pt'}", "no space", "free some space")
@@ -364,7 +357,7 @@ def test_train_save_without_permission(tiny: Path, tmp_path: Path) -> None:
 def test_counterfactuals_out_read_only_and_file_in_the_way(
     tiny: Path,
     tmp_path: Path,
-    cache: Path,
+    private_cache: Path,
     mounts: Mounts,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -381,11 +374,11 @@ def test_counterfactuals_out_read_only_and_file_in_the_way(
         ["counterfactuals", "generate", *_data(tiny), *GENERATE, "--out", str(tmp_path / "cf" / "a.parquet")], capsys
     )
     _one_line_error(code, err, f"{tmp_path / 'cf'} is a file, not a folder")
-    assert _tree(ro) == {} and not cache.exists()
+    assert _tree(ro) == {} and not private_cache.exists()
 
 
 def test_counterfactuals_out_on_a_full_disk(
-    tiny: Path, cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str]
+    tiny: Path, private_cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str]
 ) -> None:
     full = mounts.tmpfs("full", files={"cf.parquet": "old"}, full=True)
     before = _tree(full)
@@ -420,7 +413,7 @@ def test_a_cold_cache_that_cannot_be_written(
 def test_run_out_read_only_and_file_in_the_way(
     tiny: Path,
     tmp_path: Path,
-    cache: Path,
+    private_cache: Path,
     mounts: Mounts,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -444,7 +437,7 @@ def test_run_out_read_only_and_file_in_the_way(
 
 
 def test_run_out_on_a_full_disk(
-    tiny: Path, cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tiny: Path, private_cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from cffair.datasets import registry
 
@@ -475,7 +468,7 @@ def _store_files(results: Path) -> dict[str, bytes]:
 
 
 def test_results_on_a_read_only_store(
-    mounts: Mounts, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    mounts: Mounts, private_cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ro = mounts.tmpfs("results", files={"quick/records/.keep": ""}, readonly=True)
     monkeypatch.setenv("CFFAIR_RESULTS", str(ro))
@@ -484,23 +477,23 @@ def test_results_on_a_read_only_store(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert out.startswith("results/quick: ") and "missing" in out and "Traceback" not in err
-    assert _tree(ro) == before and not cache.exists()
+    assert _tree(ro) == before and not private_cache.exists()
 
 
-def test_results_on_a_missing_store_says_so_and_creates_nothing(tmp_path: Path, cache: Path) -> None:
+def test_results_on_a_missing_store_says_so_and_creates_nothing(tmp_path: Path, private_cache: Path) -> None:
     results = tmp_path / "nowhere"
     out = subprocess.run(
         [sys.executable, "-m", "cffair.cli", "results", "--mode", "full"],
         capture_output=True,
         text=True,
-        env=_env(CFFAIR_RESULTS=str(results), CFFAIR_CACHE=str(cache)),
+        env=_env(CFFAIR_RESULTS=str(results), CFFAIR_CACHE=str(private_cache)),
         timeout=300,
         check=False,
     )
     _one_line_error(
         out.returncode, out.stderr, f"no results store at {results / 'full'}", "cffair reproduce --mode full"
     )
-    assert not results.exists() and not cache.exists() and out.stdout == ""
+    assert not results.exists() and not private_cache.exists() and out.stdout == ""
 
 
 def test_a_store_opened_for_reading_creates_nothing(tmp_path: Path) -> None:
@@ -528,7 +521,7 @@ def _holder(folder: Path, seconds: float) -> subprocess.Popen[str]:
 
 
 def test_a_second_reproduce_into_the_same_folder_is_refused(
-    tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, private_cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("work started although another run holds the results folder")

@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from test_estimator import FAST, SPEC, flip_s, toy
+from toy_estimator import FAST, SPEC, flip_s, toy
 
 from cffair.errors import ArtefactError
 from cffair.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
@@ -16,9 +16,8 @@ from cffair.model import load_model, save_model
 
 
 @pytest.fixture(scope="module")
-def fitted():
-    X, y, _ = toy(200)
-    return CounterfactualFairClassifier(SPEC, **FAST).fit(X, y), X, y
+def fitted(toy_classifier):
+    return toy_classifier
 
 
 def test_round_trip_predicts_and_makes_twins_bit_for_bit(fitted, tmp_path) -> None:

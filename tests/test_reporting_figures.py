@@ -9,8 +9,6 @@ ordinal bands in order, markers distinct, the panels expected).
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")  # tests only
@@ -19,54 +17,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.colors import to_hex
-from matplotlib.text import Text
-from PIL import Image
+from figure_rules import PALETTE, check_book_rules, data_panels
 
 from cffair import reporting
 from cffair.errors import DataError
 from cffair.reporting import style
 from cffair.reporting.names import ordinal_order
-
-PALETTE = set(style.palette(10))
-
-
-# ---------------------------------------------------------------------------- the book's rules
-def _panels(fig) -> list:
-    return [ax for ax in fig.axes if ax.get_visible() and ax.has_data()]
-
-
-def _saved_width_px(fig) -> int:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight")  # as the notebook's inline backend saves it
-    buf.seek(0)
-    return Image.open(buf).size[0]
-
-
-def check_book_rules(fig, *, series_colours: list[str] | None = None) -> None:
-    assert fig.dpi == style.DPI
-    natural = _saved_width_px(fig)
-    shown = min(natural, style.COLUMN_PX)
-    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    assert texts
-    smallest = min(t.get_fontsize() for t in texts)
-    displayed_px = smallest * style.DPI / 72 * shown / natural
-    assert displayed_px >= style.BODY_PX - 0.05, (
-        f"smallest text {smallest} pt shows at {displayed_px:.1f} px (< {style.BODY_PX})"
-    )
-    rows: dict[float, int] = {}
-    for ax in _panels(fig):
-        y = round(ax.get_position().y0, 3)
-        rows[y] = rows.get(y, 0) + 1
-    assert max(rows.values(), default=0) <= 2, f"panels per row: {rows}"
-    renderer = fig.canvas.get_renderer()
-    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
-    for legend in legends:
-        box = legend.get_window_extent(renderer)
-        for ax in _panels(fig):
-            assert not box.overlaps(ax.get_window_extent(renderer)), "a legend lies over a panel"
-    for c in series_colours or []:
-        assert to_hex(c) in PALETTE, f"colour {c} is not in the colour-blind palette"
 
 
 def _bars(ax) -> list:
@@ -125,7 +81,7 @@ def _subgroup_frame(
 def test_plot_subgroup_cf_mse_bars_are_fold_means_one_panel_per_sex(folds):
     df = _subgroup_frame(folds)
     fig = reporting.plot_subgroup_cf_mse(df)
-    panels = _panels(fig)
+    panels = data_panels(fig)
     assert [ax.get_title() for ax in panels] == ["Female", "Male"]
     means = df.groupby(["method", "subgroup"])["cf_mse"].mean()
     assert {t.get_text() for t in panels[0].get_yticklabels()} == {"White", "Black"}  # shared by both panels
@@ -149,10 +105,10 @@ def test_plot_subgroup_cf_mse_log_axis_when_settings_differ_by_orders_of_magnitu
     df = _subgroup_frame(2)
     df.loc[df.method == "ltn_acc_cf_sg", "cf_mse"] /= 1000
     fig = reporting.plot_subgroup_cf_mse(df)
-    assert all(ax.get_xscale() == "log" for ax in _panels(fig))
+    assert all(ax.get_xscale() == "log" for ax in data_panels(fig))
     plt.close(fig)
     fig = reporting.plot_subgroup_cf_mse(_subgroup_frame(2), log=None)
-    assert all(ax.get_xscale() == "linear" for ax in _panels(fig))
+    assert all(ax.get_xscale() == "linear" for ax in data_panels(fig))
     plt.close(fig)
 
 
@@ -190,7 +146,7 @@ def _compas_frame(folds: int = 3) -> pd.DataFrame:
 def test_plot_cf_mse_settings_splits_compas_age_by_race_with_age_bands_in_order():
     df = _compas_frame()
     fig = reporting.plot_cf_mse_settings(df)
-    panels = _panels(fig)
+    panels = data_panels(fig)
     assert [ax.get_title() for ax in panels] == ["COMPAS", "COMPAS(age): Caucasian", "COMPAS(age): Non-Caucasian"]
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["<=30", "31-45", "46-60", ">60", "Caucasian", "Non-Caucasian"]
@@ -211,7 +167,7 @@ def test_plot_cf_mse_settings_splits_compas_age_by_race_with_age_bands_in_order(
 def test_plot_cf_mse_settings_without_subgroups_draws_one_line():
     df = pd.DataFrame({"method": list(reporting.Q1_SETTINGS), "cf_mse": [0.3, 0.1, 0.05]})
     fig = reporting.plot_cf_mse_settings(df, settings=reporting.Q1_SETTINGS)
-    assert len(_panels(fig)) == 1
+    assert len(data_panels(fig)) == 1
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["overall"]
     plt.close(fig)
 
@@ -240,7 +196,7 @@ def test_plot_undesirable_ratio_hatches_before_and_shows_fold_means():
                     },
                 ]
     fig = reporting.plot_undesirable_ratio(pd.DataFrame(rows), threshold=0.1)
-    panels = _panels(fig)
+    panels = data_panels(fig)
     assert [ax.get_title() for ax in panels] == ["COMPAS: age", "COMPAS(age): age"]
     bars = _bars(panels[0])
     assert sorted(round(b.get_height(), 6) for b in bars) == [0.205, 0.255, 0.405, 0.505]
@@ -291,7 +247,7 @@ def _records(
 def test_plot_tradeoff_two_panels_a_row_a_marker_per_method_points_at_fold_means():
     frame = reporting.records_frame(_records())
     fig = reporting.plot_tradeoff(frame)
-    panels = _panels(fig)
+    panels = data_panels(fig)
     assert [ax.get_title() for ax in panels] == ["Adult", "COMPAS", "COMPAS(age)", "Lawschool"]
     assert panels[3].get_ylabel() == "MSE ↓" and panels[0].get_ylabel() == "accuracy ↑"
     legend = fig.legends[0]
@@ -329,7 +285,7 @@ def test_plot_weight_trend_a_row_per_dataset_points_at_fold_means():
                     }
                 )
     fig = reporting.plot_weight_trend(pd.DataFrame(rows))
-    panels = _panels(fig)
+    panels = data_panels(fig)
     assert len(panels) == 4
     assert [ax.get_ylabel() for ax in panels] == ["accuracy ↑", "CF-MSE ↓", "MSE ↓", "CF-MSE ↓"]
     assert [ax.get_title() for ax in panels] == ["COMPAS", "COMPAS", "Lawschool", "Lawschool"]
@@ -377,7 +333,7 @@ def test_plot_subgroup_sizes_bars_are_row_counts_bands_in_order():
     fig = reporting.plot_subgroup_sizes(
         SIZES, titles={"Lawschool": "Lawschool (sex)"}, legend_titles={"Lawschool": "sex", "COMPAS(age)": "race"}
     )
-    compas, age, law = _panels(fig)
+    compas, age, law = data_panels(fig)
     assert [t.get_text() for t in compas.get_yticklabels()] == ["Non-Caucasian", "Caucasian"]  # largest first
     assert sorted(b.get_width() for b in _bars(compas)) == [2000, 4000]
     assert [t.get_text() for t in age.get_yticklabels()] == ["<=30", "31-45", ">60"]  # bands in order

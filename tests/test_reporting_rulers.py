@@ -13,7 +13,7 @@ matplotlib.use("Agg")  # tests only
 import numpy as np
 import pandas as pd
 import pytest
-from test_reporting_figures import check_book_rules
+from figure_rules import check_book_rules
 
 import cffair_book as book
 from cffair.errors import DataError

@@ -50,7 +50,7 @@ import os, sys, time
 sys.path.insert(0, {tests!r})
 from cffair import reproduce as R
 from cffair.experiments import ExperimentConfig, ResultsStore
-from test_experiments import toy_fingerprint
+from toy_grid import toy_fingerprint
 
 def sleeper(group, store):
     (store.root / f"worker-{{os.getpid()}}.pid").write_text(str(os.getpid()))

@@ -1,8 +1,11 @@
-"""The shape of the library: imports run one way, modules stay small, pages define no helpers."""
+"""The shape of the library: imports run one way, modules stay small, pages define no helpers;
+and the tests' shared conftest keeps a developer's settings out of the run."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +92,26 @@ def test_book_pages_and_notebooks_define_no_hidden_helpers():
             if hidden and re.search(r"^\s*(def|class) \w+", body, flags=re.M):
                 offenders.append(f"{p.relative_to(root)}:{text[: cell.start()].count(chr(10)) + 1}")
     assert not offenders, f"hidden cells define helpers (move them into the library): {offenders}"
+
+
+def test_the_shared_conftest_takes_developer_settings_out_of_the_environment(tmp_path: Path) -> None:
+    """A setting a developer exported (``CFFAIR_BACKEND=dask``) does not reach the tests."""
+    import subprocess
+    import sys
+
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(
+        "import os\n\n"
+        "def test_probe(private_cache):\n"
+        "    assert 'CFFAIR_BACKEND' not in os.environ and 'CFFAIR_MODE' not in os.environ\n"
+        "    assert os.environ['CFFAIR_CACHE'] == str(private_cache) and not private_cache.exists()\n"
+    )
+    env = {**os.environ, "CFFAIR_BACKEND": "dask", "CFFAIR_MODE": "full", "PYTHONPATH": str(project_root() / "tests")}
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider", str(probe)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
