@@ -79,7 +79,9 @@ from cffair_book.investigations import (
 )
 from cffair_book.layout import NOTEBOOK_PAGES
 from cffair_book.reproduction import (
+    STEP_NAMES,
     baseline_seconds_frame,
+    command_times_frame,
     core_seconds_frame,
     flow_benchmark_frame,
     gan_mmd_frame,
@@ -204,6 +206,8 @@ __all__ = [
     "ltn_seconds_frame",
     "provenance_notes",
     "reproduction_facts",
+    "STEP_NAMES",
+    "command_times_frame",
     "graph_scaling_frame",
     "graph_scaling_summary",
     "workers_summary",

@@ -18,7 +18,9 @@ import pandas as pd
 from cffair.errors import DataError
 
 __all__ = [
+    "STEP_NAMES",
     "baseline_seconds_frame",
+    "command_times_frame",
     "core_seconds_frame",
     "flow_benchmark_frame",
     "gan_mmd_frame",
@@ -187,13 +189,46 @@ def baseline_seconds_frame(baselines: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame({m: v["s_per_fold"] for m, v in baselines["totals"].items()}).T.round(0)
 
 
+#: What each step of ``tools/time_fresh_clone.py`` does, for a reader.
+STEP_NAMES = {
+    "book": "install everything, then build the book (render mode)",
+    "quick": "quick reproduction: every chapter's results and notebook, cold caches",
+    "test": "the whole test suite (lint, types, tests, book build, browser check)",
+}
+
+
+def command_times_frame(fresh_clone: Mapping[str, Any]) -> pd.DataFrame:
+    """The README's commands timed in a fresh clone (``benchmarks/results/fresh_clone.json``):
+    one row per step with its command, wall-clock minutes, whether it passed, and the machine's
+    1-minute load average before and after (how busy the machine was besides).
+
+    >>> run = {"steps": [{"step": "book", "command": "make book", "seconds": 150.0, "exit": 0,
+    ...                   "load_before": [0.1, 0.2], "load_after": [1.9, 1.5]}]}
+    >>> row = command_times_frame(run).iloc[0]
+    >>> row["command"], float(row["minutes"]), row["passed"], row["load"]
+    ('make book', 2.5, 'yes', '0.1 → 1.9')
+    """
+    rows = [
+        {
+            "step": STEP_NAMES.get(s["step"], s["step"]),
+            "command": s["command"],
+            "minutes": round(float(s["seconds"]) / 60, 1),
+            "passed": "yes" if int(s["exit"]) == 0 else f"no (exit {int(s['exit'])})",
+            "load": f"{s['load_before'][0]:.1f} → {s['load_after'][0]:.1f}",
+        }
+        for s in fresh_clone["steps"]
+    ]
+    return pd.DataFrame(rows, columns=["step", "command", "minutes", "passed", "load"])
+
+
 def reproduction_facts(
     provenance: Mapping[str, Any] | None, benchmarks: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
     """The numbers the Reproducing page quotes, by name (for ``glue``).
 
     ``run_*``: the committed run's provenance; ``ltn_*``: ``ltn.json``; ``full_*`` and
-    ``quick_*``: ``full_run.json``. A missing input leaves its names out, so a page that
+    ``quick_*``: ``full_run.json``; ``clone_*``: ``fresh_clone.json`` (``clone_quick_minutes``,
+    ``clone_test_load``, … per step). A missing input leaves its names out, so a page that
     quotes them fails to build rather than showing a stale number.
     """
     facts: dict[str, Any] = {}
@@ -251,4 +286,10 @@ def reproduction_facts(
                 quick_minutes=float(run["quick"]["wall_seconds"]) / 60,
                 quick_target_minutes=float(run["quick"]["target_seconds"]) / 60,
             )
+    clone = benchmarks.get("fresh_clone")
+    if clone is not None:
+        facts.update(clone_commit=str(clone.get("commit") or "")[:10], clone_finished=str(clone.get("finished", "")))
+        for step in clone["steps"]:
+            facts[f"clone_{step['step']}_minutes"] = float(step["seconds"]) / 60
+            facts[f"clone_{step['step']}_load"] = float(step["load_before"][0])
     return facts

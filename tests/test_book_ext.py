@@ -688,3 +688,22 @@ def test_the_api_reference_documents_every_module_of_the_library() -> None:
     toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
     pages = {f"book/api/{p.stem}" for p in (ROOT / "book" / "api").glob("*.md")}
     assert pages <= set(toc), f"API pages not in _toc.yml: {sorted(pages - set(toc))}"
+
+
+# ============================================================================ tools/time_fresh_clone.py
+def test_fresh_clone_timing_records_every_step_even_after_a_failure(tmp_path: Path) -> None:
+    import time_fresh_clone
+
+    ran: list[str] = []
+
+    def fake(cmd, cwd, env):
+        ran.append(" ".join(cmd))
+        assert cwd == tmp_path and env["MARK"] == "1"
+        return 2 if cmd[1] == "book" else 0
+
+    rows = time_fresh_clone.time_steps(tmp_path, ["book", "quick", "test"], run=fake, env={"MARK": "1"})
+    assert ran == ["make book", "make reproduce MODE=quick JOBS=2", "make test"]
+    assert [r["exit"] for r in rows] == [2, 0, 0] and all(r["seconds"] >= 0 for r in rows)
+    assert all(len(r["load_before"]) == 2 and len(r["load_after"]) == 2 for r in rows)
+    with pytest.raises(ValueError, match="unknown step"):
+        time_fresh_clone.time_steps(tmp_path, ["lint"], run=fake)

@@ -211,3 +211,30 @@ def test_group_seconds_frame_ranks_the_studies_by_cost():
     assert frame.loc["q2", "share"] == pytest.approx(0.6) and frame["share"].sum() == pytest.approx(1.0)
     with pytest.raises(DataError, match="no group_seconds"):
         book.group_seconds_frame(FULL_RUN)
+
+
+def _clone_run() -> dict:
+    steps = [
+        {"step": "book", "command": "make book", "seconds": 156.0, "exit": 0, "load_before": [0.2, 0.1],
+         "load_after": [1.8, 1.0]},
+        {"step": "quick", "command": "make reproduce MODE=quick JOBS=2", "seconds": 294.0, "exit": 0,
+         "load_before": [1.8, 1.0], "load_after": [2.1, 1.9]},
+        {"step": "test", "command": "make test", "seconds": 1500.0, "exit": 2, "load_before": [2.1, 1.9],
+         "load_after": [2.0, 2.0]},
+    ]  # fmt: skip
+    return {"commit": "0123456789abcdef", "finished": "2026-12-03T14:00:00Z", "machine": {"cpus": 2}, "steps": steps}
+
+
+def test_command_times_say_minutes_pass_or_fail_and_the_load() -> None:
+    frame = book.command_times_frame(_clone_run())
+    assert frame["minutes"].tolist() == [2.6, 4.9, 25.0]
+    assert frame["passed"].tolist() == ["yes", "yes", "no (exit 2)"]
+    assert frame["load"].tolist() == ["0.2 → 1.8", "1.8 → 2.1", "2.1 → 2.0"]
+    assert frame["step"].iloc[1] == book.STEP_NAMES["quick"]
+
+
+def test_reproduction_facts_quote_the_fresh_clone_only_when_it_was_timed() -> None:
+    facts = book.reproduction_facts(None, {"fresh_clone": _clone_run()})
+    assert facts["clone_quick_minutes"] == pytest.approx(4.9) and facts["clone_test_load"] == 2.1
+    assert facts["clone_commit"] == "0123456789"
+    assert not any(k.startswith("clone_") for k in book.reproduction_facts(None, {}))
