@@ -134,16 +134,18 @@ def _claims(claims: Iterable[Claim | Mapping[str, Any]]) -> list[Claim]:
 def claims_table(
     claims: Iterable[Claim | Mapping[str, Any]], caption: str | None = None, *, rule: bool = True
 ) -> HTMLTable:
-    """Render claims as an HTML table with columns claim, where shown, status, test, paired folds, note.
+    """Render claims as an HTML table, one line per claim: key, status, claim, where shown.
 
     Each claim is a :class:`Claim` or a mapping with its fields (``claim``, ``where``,
     ``holds`` or ``verdict``, ``note``, ``rule``, ``test``, ``folds``). ``where`` given as
-    ``(text, href)`` becomes a link. The columns ``test`` and ``paired folds`` appear when any
-    claim has them; a claim's ``rule`` opens its note. ``rule`` adds a last row stating how the
-    verdicts are decided (:data:`VERDICT_RULE`).
+    ``(text, href)`` becomes a link. What the verdict rests on is folded beneath the claim
+    (``<details>``, titled with where the paper makes the claim): its rule, its test and paired
+    folds, and its note. The layout is the claims page's (``table.cffair-claims-list``): it fits
+    its column at 1280 px and stacks each claim at phone width. ``rule`` adds a last row, also
+    folded, stating how the verdicts are decided (:data:`VERDICT_RULE`). The frame has the
+    columns claim, where, status (test and paired folds when any claim has them) and note.
     """
     records = _claims(claims)
-    with_source = any(c.source for c in records)
     with_basis = any(c.test or c.folds for c in records)
     rows = []
     for i, c in enumerate(records, start=1):
@@ -153,31 +155,36 @@ def claims_table(
         else:
             where = html.escape(c.where)
         label, css = _STATUS[c.verdict]
-        note = (f"<em>Rule:</em> {html.escape(c.rule)}<br>" if c.rule else "") + html.escape(c.note)
+        parts = [f"<p><em>Rule:</em> {html.escape(c.rule)}</p>"] if c.rule else []
+        if c.test or c.folds:
+            parts.append(
+                f"<p><em>Test:</em> {html.escape(c.test or '—')}; <em>paired folds:</em> {html.escape(c.folds or '—')}</p>"
+            )
+        if c.note:
+            parts.append(f"<p>{html.escape(c.note)}</p>")
+        source = f" (paper: {html.escape(c.source)})" if c.source else ""
+        folded = f"<details><summary>numbers{source}</summary>{''.join(parts)}</details>" if parts else ""
         rows.append(
-            "  <tr>"
-            f"<td>{html.escape(c.key) if c.key else i}</td><td>{html.escape(c.claim)}</td>"
-            + (f"<td>{html.escape(c.source)}</td>" if with_source else "")
-            + f"<td>{where}</td>"
-            f'<td class="{css} cffair-nowrap">{label}</td>'
-            + (f"<td>{html.escape(c.test)}</td><td>{html.escape(c.folds)}</td>" if with_basis else "")
-            + f"<td>{note}</td>"
-            "</tr>"
+            f'  <tr><td class="cffair-key">{html.escape(c.key) if c.key else i}</td>'
+            f'<td class="{css} cffair-verdict">{label}</td>'
+            f'<td class="cffair-claim">{html.escape(c.claim)}{folded}</td>'
+            f'<td class="cffair-evidence">{where}</td></tr>'
         )
     cap = f'  <caption class="{CAPTION_CLASS}">{html.escape(caption)}</caption>\n' if caption else ""
-    n_cols = 5 + with_source + 2 * with_basis
+    foot = (
+        '  <tfoot><tr><td colspan="4"><details><summary>How the verdicts are decided</summary>'
+        f"{html.escape(VERDICT_RULE)}</details></td></tr></tfoot>\n"
+        if rule
+        else ""
+    )
     table_html = (
-        '<table class="cffair-table cffair-claims table">\n'
+        '<table class="cffair-table cffair-claims-list table">\n'
         + cap
-        + "  <thead><tr><th>#</th><th>claim</th>"
-        + ("<th>in the paper</th>" if with_source else "")
-        + "<th>where shown</th><th>status</th>"
-        + ("<th>test</th><th>paired folds</th>" if with_basis else "")
-        + "<th>note</th></tr></thead>\n"
+        + "  <thead><tr><th>#</th><th>status</th><th>claim</th><th>where shown</th></tr></thead>\n"
         + "  <tbody>\n"
         + "\n".join(rows)
         + "\n  </tbody>\n"
-        + (f'  <tfoot><tr><td colspan="{n_cols}">{html.escape(VERDICT_RULE)}</td></tr></tfoot>\n' if rule else "")
+        + foot
         + "</table>"
     )
     frame = pd.DataFrame(

@@ -598,7 +598,7 @@ def test_evaluate_claims_on_the_papers_own_numbers():
     assert claims["Q3.5"].holds is None and claims["A.1"].holds is None and claims["Q3.5"].note
     assert claims["Q1.1"].where == ("Q1", "notebooks/q1_counterfactual_fairness.html")
     html = book.claims_table(list(claims.values())).html
-    assert "<th>in the paper</th>" in html and "<td>Q2.3</td>" in html
+    assert '<td class="cffair-key">Q2.3</td>' in html and "<summary>numbers (paper: " in html
 
 
 def test_evaluate_claims_cke_and_queries():

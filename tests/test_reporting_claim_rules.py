@@ -306,7 +306,8 @@ def test_the_claims_table_shows_rule_test_and_paired_folds_and_the_robustness_ta
     recs = _q2_records(0.02) + _q1_records(["lawschool"], 0.05, repeats=3)
     claims = book.evaluate_claims(recs)
     t = book.claims_table(claims)
-    assert "<th>test</th><th>paired folds</th>" in t.html and "<em>Rule:</em>" in t.html
+    assert "<em>Test:</em>" in t.html and "<em>paired folds:</em>" in t.html and "<em>Rule:</em>" in t.html
+    assert t.html.count("<details>") == len(claims) + 1  # each claim's numbers, and how verdicts are decided
     assert list(t.frame.columns) == ["claim", "where", "status", "test", "paired folds", "note"]
     assert all(c.rule for c in claims)  # every claim states its rule
     f = book.robustness_frame(recs)
