@@ -37,20 +37,7 @@ from cffair_book.beyond import (
     plot_recourse,
     recourse_frame,
 )
-from cffair_book.claims import (
-    CLAIM_CHECKS,
-    ROBUSTNESS_RULES,
-    Claim,
-    ClaimCheck,
-    ClaimsTally,
-    claim_check,
-    claim_status,
-    claims_table,
-    claims_tally,
-    evaluate_claims,
-    robustness_frame,
-    robustness_table,
-)
+from cffair_book.claims import CLAIM_CHECKS, evaluate_claims, robustness_frame, robustness_table
 from cffair_book.dependence import (
     DEPENDENCE_LEVELS,
     HEADLINE_CLAIMS,
@@ -78,6 +65,16 @@ from cffair_book.investigations import (
     weight_finding,
 )
 from cffair_book.layout import NOTEBOOK_PAGES
+from cffair_book.registry import (
+    ROBUSTNESS_RULES,
+    Claim,
+    ClaimCheck,
+    ClaimsTally,
+    claim_check,
+    claim_status,
+    claims_table,
+    claims_tally,
+)
 from cffair_book.reproduction import (
     STEP_NAMES,
     baseline_seconds_frame,

@@ -32,8 +32,9 @@ from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, per
 from cffair.reporting.records import records_frame, select_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair.reporting.tables import HTMLTable, format_cell, format_table
-from cffair_book.claims import claim_status, evaluate_claims
+from cffair_book.claims import evaluate_claims
 from cffair_book.layout import BENCHMARK_RESULTS
+from cffair_book.registry import claim_status
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
