@@ -80,6 +80,25 @@ class RegistryError(CffairError, ValueError):
     """A registry entry is malformed, or a name is not registered."""
 
 
+E = TypeVar("E")
+
+
+def _register(table: dict[str, E], key: str, entry: E, what: str, *, replace: bool) -> E:
+    """Add ``entry`` under ``key`` (after the others), refusing a taken key unless ``replace``."""
+    if key in table and not replace:
+        raise RegistryError(f"{what} {key!r} is already registered; pass replace=True to redefine it.")
+    table[key] = entry
+    return entry
+
+
+def _lookup(table: Mapping[str, E], key: str, what: str) -> E:
+    """The entry ``key``, or an error that lists the registered keys."""
+    try:
+        return table[key]
+    except KeyError:
+        raise RegistryError(f"unknown {what} {key!r}; the registered ones are {', '.join(table)}.") from None
+
+
 # ============================================================================ methods
 @dataclass(frozen=True)
 class Method:
@@ -178,18 +197,12 @@ def register_method(m: Method, *, replace: bool = False) -> Method:
     Raises:
         RegistryError: if the key is taken (pass ``replace=True`` to redefine it).
     """
-    if m.key in METHODS and not replace:
-        raise RegistryError(f"method {m.key!r} is already registered; pass replace=True to redefine it.")
-    METHODS[m.key] = m
-    return m
+    return _register(METHODS, m.key, m, "method", replace=replace)
 
 
 def method(key: str) -> Method:
     """The registered method ``key``, with a clear error for anything else."""
-    try:
-        return METHODS[key]
-    except KeyError:
-        raise RegistryError(f"unknown method {key!r}; the registered ones are {', '.join(setting_keys())}.") from None
+    return _lookup(METHODS, key, "method")
 
 
 def _keys(kind: str | None = None, **where: object) -> tuple[str, ...]:
@@ -379,18 +392,12 @@ def register_chapter(c: Chapter, *, replace: bool = False) -> Chapter:
     Raises:
         RegistryError: if the group is taken (pass ``replace=True`` to redefine it).
     """
-    if c.group in CHAPTERS and not replace:
-        raise RegistryError(f"question group {c.group!r} is already registered; pass replace=True to redefine it.")
-    CHAPTERS[c.group] = c
-    return c
+    return _register(CHAPTERS, c.group, c, "question group", replace=replace)
 
 
 def chapter(group: str) -> Chapter:
     """The chapter of question group ``group``, with a clear error for anything else."""
-    try:
-        return CHAPTERS[group]
-    except KeyError:
-        raise RegistryError(f"unknown question group {group!r}; choose from {', '.join(CHAPTERS)}.") from None
+    return _lookup(CHAPTERS, group, "question group")
 
 
 def groups(*, kind: str | None = None, investigations: bool | None = None) -> tuple[str, ...]:
