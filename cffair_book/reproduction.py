@@ -23,6 +23,7 @@ __all__ = [
     "command_times_frame",
     "core_seconds_frame",
     "flow_benchmark_frame",
+    "group_label",
     "gan_mmd_frame",
     "group_seconds_frame",
     "husband_flip_frame",
@@ -154,14 +155,34 @@ def core_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     return cs.round(0).astype(int)
 
 
+def group_label(group: str) -> str:
+    """A question group as a reader knows it: its chapter's title, or, for an investigation or a
+    study, the chapter it is part of and what it is (``"Q2: baselines — why claims fail"``).
+
+    >>> group_label("q1"), group_label("q2_why"), group_label("appendix_c_studies")
+    ('Q1: counterfactual fairness', 'Q2: baselines — why claims fail', 'Appendix C: three rulers — studies')
+    """
+    from cffair.registry import chapter
+
+    c = chapter(group)
+    if c.kind == "chapter":
+        return c.title or group
+    part = {"investigation": "why claims fail", "study": "studies"}[c.kind]
+    return f"{chapter(c.of).title} — {part}"
+
+
 def group_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
-    """Core-seconds and share of the full run per group of the grid (``full_run.json``), largest first."""
+    """Core-seconds and share of the full run per group of the grid (``full_run.json``), largest
+    first: one row per group, named as a reader knows it (:func:`group_label`), with the
+    ``--only`` argument that regenerates it."""
     groups = full_run.get("group_seconds")
     if not groups:
         raise DataError("full_run.json has no group_seconds; run benchmarks/bench_full_run.py.")
-    frame = pd.Series(groups, dtype=float, name="core-seconds").sort_values(ascending=False).to_frame()
-    frame["share"] = frame["core-seconds"] / frame["core-seconds"].sum()
-    frame.index.name = "group"
+    seconds = pd.Series(groups, dtype=float).sort_values(ascending=False)
+    frame = pd.DataFrame(
+        {"--only": seconds.index, "core-seconds": seconds.to_numpy(), "share": (seconds / seconds.sum()).to_numpy()},
+        index=pd.Index([group_label(g) for g in seconds.index], name="part of the book"),
+    )
     return frame
 
 

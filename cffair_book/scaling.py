@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.reporting.names import dataset_name, method_name
 
 __all__ = ["TARGETS", "graph_scaling_frame", "graph_scaling_summary", "workers_summary"]
 
@@ -49,10 +50,23 @@ def graph_scaling_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     return frame.sort_index()
 
 
+#: Task kinds that are not a method's key, as a reader reads them.
+_TASK_KINDS = {"pretrain": "LTN pre-training", "ltn+gan": "LTN settings and GAN"}
+
+
 def _short(task_id: str) -> str:
-    """``full/adult/ltn_acc_cf/fold0`` → ``adult ltn_acc_cf fold 0``."""
+    """A task id in display names: ``full/adult/ltn_acc_cf/fold0`` → ``Adult LTN(acc+CF) fold 0``,
+    ``full/compas/pretrain/fold2`` → ``COMPAS LTN pre-training fold 2``.
+
+    >>> _short("full/adult/ltn_acc_cf_cke/fold0"), _short("full/lawschool/pretrain/fold3")
+    ('Adult LTN(acc+CF+CKE) fold 0', 'Lawschool LTN pre-training fold 3')
+    """
     parts = task_id.split("/")[1:]
-    return " ".join(p.replace("fold", "fold ") if p.startswith("fold") else p for p in parts)
+    if len(parts) < 3:
+        return " ".join(parts)
+    dataset, kind, *rest = parts
+    shown = [dataset_name(dataset), _TASK_KINDS.get(kind) or method_name(kind)]
+    return " ".join(shown + [p.replace("fold", "fold ") if p.startswith("fold") else p for p in rest])
 
 
 def _verdict(value: float, target: float) -> str:

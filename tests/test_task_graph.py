@@ -243,7 +243,7 @@ def test_the_scaling_summary_says_what_the_numbers_say():
     assert "over the target of 15" in bad and "over the target of 30" in bad and "below the target of 95%" in bad
     assert (
         "More workers cannot close the gap" in bad
-        and "adult ltn_acc_cf_cke fold 0" in bad
+        and "Adult LTN(acc+CF+CKE) fold 0" in bad
         and "15.0 min, over the 10" in bad
     )
     frame = book.graph_scaling_frame(_full_run())
