@@ -135,6 +135,15 @@ def _ties(values: pd.Series, decimals: int = 4) -> list[str]:
 _SUITE_METRICS = {"table_gap": "transition-table gap ↓", "cf_mse_ratio": "CF-MSE ÷ true (→ 1)"}
 
 
+def model_label(name: str) -> str:
+    """A structural model of the suite (:data:`cffair.synthetic.MODELS`) as the tables name it.
+
+    >>> model_label("nominal_child"), model_label("adult_like")
+    ('nominal child', 'Adult-like')
+    """
+    return "Adult-like" if name == "adult_like" else name.replace("_", " ")
+
+
 def synthetic_table(
     scores: pd.DataFrame,
     caption: str | None = None,
@@ -164,6 +173,9 @@ def synthetic_table(
             v = row[label][generated]
             v = (v if m == "table_gap" else (v - 1).abs()).dropna()
             bold += [(idx, (label, t)) for t in (_ties(v, 3) if len(v) else [])]
+    shown = [(model_label(m), iv) for m, iv in frame.index]
+    frame.index = pd.MultiIndex.from_tuples(shown, names=["model", "intervention"])
+    bold = [((model_label(m), iv), col) for (m, iv), col in bold]
     return format_table(frame, caption, bold=bold)
 
 
