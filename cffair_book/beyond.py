@@ -319,7 +319,7 @@ def plot_notions(
             ax.xaxis.tick_top()
             ax.tick_params(length=0)
             ax.grid(False)
-            ax.set_ylabel(ds)
+            ax.set_ylabel(dataset_name(ds))
         fig.tight_layout()
     return finish(fig)
 
@@ -384,7 +384,7 @@ def plot_adaptive(adaptive: pd.DataFrame, datasets: Sequence[str] | None = None)
                     linestyle="none",
                     zorder=2,
                 )
-            ax.set_title(ds)
+            ax.set_title(dataset_name(ds))
             ax.set_xlabel("CF-MSE")
         axes[0, 0].set_ylabel("accuracy")
         fig.tight_layout()

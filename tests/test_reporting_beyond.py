@@ -7,6 +7,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # tests only; notebooks never set a backend
 
+import pandas as pd
 import pytest
 
 from cffair.errors import DataError
@@ -118,3 +119,21 @@ def test_figures_fit_the_column_and_refuse_missing_data() -> None:
         rb.beyond_frame([{"config": {"setting": "ltn_acc", "dataset": "adult", "fold": 0}}])
     with pytest.raises(DataError, match="no recourse rows of 'compas'"):
         rb.plot_recourse(rb.recourse_frame(RECORDS, "sex"), "compas")
+
+
+def test_the_figures_name_datasets_as_the_tables_do() -> None:
+    """Panels are titled "COMPAS", not the dataset's key "compas"."""
+    import matplotlib.pyplot as plt
+
+    from cffair_book import beyond
+
+    adaptive = pd.DataFrame(
+        [
+            {"dataset": "compas", "variant": v, "cf_mse_mean": 0.01 * i, "accuracy_mean": 0.6 + 0.01 * i}
+            | {"cf_mse_std": 0.0, "accuracy_std": 0.0}
+            for i, v in enumerate(beyond.ADAPTIVE_VARIANTS)
+        ]
+    )
+    fig = beyond.plot_adaptive(adaptive)
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == ["COMPAS"]
+    plt.close(fig)
