@@ -51,6 +51,7 @@ from cffair_book.dependence import (
     saturation_frame,
     saturation_table,
 )
+from cffair_book.gan_study import GAN_VARIANTS, gan_paper_finding, gan_runs, gan_spread_frame, gan_spread_table
 from cffair_book.investigations import (
     cke_finding,
     pareto_front,
@@ -197,6 +198,11 @@ __all__ = [
     "core_seconds_frame",
     "flow_benchmark_frame",
     "gan_mmd_frame",
+    "GAN_VARIANTS",
+    "gan_paper_finding",
+    "gan_runs",
+    "gan_spread_frame",
+    "gan_spread_table",
     "group_label",
     "group_seconds_frame",
     "husband_flip_frame",

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import cffair_book as book
 from cffair_book import dependence as dep
 
 FOLDS = range(5)
@@ -243,3 +245,67 @@ def test_the_dependence_table_has_one_column_per_factor_and_marks_changes():
     titles = set(dep.FACTOR_TITLES.values())
     assert sum(html.count(f">{t}<") for t in titles) == len(titles)  # one header per factor, not per level
     assert f"{row['label']}: holds → inconclusive" in html
+
+
+# ---------------------------------------------------------------------------- the GAN study's spread
+def _gan(ds, fold, seed, cf_mse, *, released=False, acc=0.65, repeat=0, other=None):
+    options = {"gan_variant": "released"} if released else {}
+    options |= other or {}
+    return {
+        "config": {"dataset": ds, "fold": fold, "seed": seed, "setting": "gan", "tag": f"seed{seed}" if seed else "",
+                   "options": options, "repeat": repeat},
+        "metrics": {"accuracy": acc, "mse": 1 - acc, "cf_mse": cf_mse},
+    }  # fmt: skip
+
+
+def test_gan_spread_separates_folds_from_seeds_and_keeps_only_the_variants() -> None:
+    recs = [_gan("compas", f, s, 0.01 * (f + 1) + 0.002 * s) for f in range(5) for s in range(3)]
+    recs += [_gan("compas", f, 0, 0.09, released=True) for f in range(5)]
+    recs += [
+        _gan("compas", 0, 0, 0.5, other={"semantics": "godel"}),
+        _gan("compas", 0, 0, 0.5, repeat=1),
+    ]  # not the study
+    frame = book.gan_spread_frame(recs)
+    assert frame["variant"].tolist() == ["", "released"] and frame["runs"].tolist() == [15, 5]
+    ours = frame.iloc[0]
+    assert ours["cf_mse"] == pytest.approx(0.032)  # mean of 0.01..0.05 plus 0.002 on average
+    assert ours["cf_mse fold sd"] == pytest.approx(np.std([0.012, 0.022, 0.032, 0.042, 0.052], ddof=1))
+    assert ours["cf_mse seed sd"] == pytest.approx(0.002)  # seeds 0, 1, 2 add 0, 0.002, 0.004
+    assert np.isnan(frame.iloc[1]["cf_mse seed sd"]) and frame.iloc[1]["cf_mse fold sd"] == pytest.approx(0.0)
+    assert ours["cf_mse paper"] == pytest.approx(0.107) and ours["metric"] == "accuracy"
+    table = book.gan_spread_table(frame, "GAN")
+    assert table.frame["runs (folds × seeds)"].tolist() == ["15 (5 × 3)", "5 (5 × 1)"]
+    assert "as released" in table.html and table.frame["CF-MSE, paper"].tolist() == ["0.107", "0.107"]
+    assert book.gan_spread_table(book.gan_spread_frame([])) is None
+
+
+@pytest.mark.parametrize(
+    ("ours", "released", "sd", "words"),
+    [
+        (0.003, 0.090, 0.010, ["the GAN as released comes closer", "differ by more than their spread"]),
+        (0.100, 0.300, 0.010, ["the GAN re-implemented comes closer", "differ by more than"]),
+        (0.100, 0.114, 0.050, ["the GAN re-implemented comes closer", "differ by less than their spread"]),
+        (0.100, 0.114, np.nan, ["no spread over folds to compare"]),
+    ],
+)
+def test_the_gan_finding_is_worded_by_the_numbers(ours, released, sd, words) -> None:
+    frame = pd.DataFrame(
+        [
+            {"dataset": "compas", "variant": "", "cf_mse": ours, "cf_mse fold sd": sd, "cf_mse paper": 0.107},
+            {
+                "dataset": "compas",
+                "variant": "released",
+                "cf_mse": released,
+                "cf_mse fold sd": sd,
+                "cf_mse paper": 0.107,
+            },
+        ]
+    )
+    text = book.gan_paper_finding(frame)
+    assert text.startswith("On COMPAS") and all(w in text for w in words), text
+    assert book.gan_paper_finding(frame[frame["variant"] == ""]) == ""  # one variant: nothing to compare
+
+
+def test_the_gan_spread_leaves_out_compas_age_whose_runs_are_compas() -> None:
+    frame = book.gan_spread_frame([_gan("compas", 0, 0, 0.01), _gan("compas_age", 0, 0, 0.01)])
+    assert frame["dataset"].tolist() == ["compas"]

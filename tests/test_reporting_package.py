@@ -43,6 +43,7 @@ BOOK_LAYERS = {
     "investigations": 1,
     "why": 1,
     "beyond": 1,
+    "gan_study": 1,
     "registry": 1,
     "pages": 2,
     "course": 3,
@@ -183,7 +184,7 @@ def test_the_package_reexports_what_a_library_user_needs_and_nothing_is_missing(
 def test_the_book_package_reexports_its_modules_public_names():
     import importlib
 
-    for m in ("claims", "why", "investigations", "rulers", "beyond", "reproduction", "dependence"):
+    for m in ("claims", "why", "investigations", "rulers", "beyond", "reproduction", "dependence", "gan_study"):
         module = importlib.import_module(f"cffair_book.{m}")
         for name in module.__all__:
             assert getattr(book, name) is getattr(module, name), f"cffair_book lacks {m}.{name}"
