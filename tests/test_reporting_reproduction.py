@@ -203,6 +203,23 @@ def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, comput
         assert out["wall_seconds"] == 65.0 and out["parallel_efficiency"]["experiments_wall_seconds"] == 50.0
     else:
         assert out["wall_seconds"] is None and "parallel_efficiency" not in out
+    assert 0 < out["paper_protocol"]["records"] <= out["records"] and out["paper_protocol"]["projected_seconds"] > 0
+    assert out["paper_protocol"]["target_seconds"] == 7200 and out["target_seconds"] == 3.5 * 3600
+
+
+def test_bench_full_run_sums_the_parts_of_a_regeneration_that_covered_the_grid() -> None:
+    bench = _bench_full_run()
+    paper = list(bench.paper_groups())
+    parts = [
+        {"groups": [*paper, "q2_why"], "wall_s": 6000.0, "records_computed": 474, "records_in_grid": 474},
+        {"groups": ["appendix_c", "beyond"], "wall_s": 5000.0, "records_computed": 168, "records_in_grid": 168},
+    ]
+    out = bench.regeneration_parts({"parts": parts}, 642)
+    assert out["count"] == 2 and out["wall_seconds"] == 11000.0 and out["whole"]
+    assert out["paper_part"] == {"groups": [*paper, "q2_why"], "wall_seconds": 6000.0, "records": 474}
+    assert not bench.regeneration_parts({"parts": parts[:1]}, 642)["whole"]  # part 2 still to run
+    resumed = [{**parts[0], "records_computed": 100}]  # a part that resumed: not the paper's whole part
+    assert bench.regeneration_parts({"parts": resumed}, 474)["paper_part"] is None
 
 
 def test_group_seconds_frame_ranks_the_studies_by_cost():
@@ -239,3 +256,23 @@ def test_reproduction_facts_quote_the_fresh_clone_only_when_it_was_timed() -> No
     assert facts["clone_quick_minutes"] == pytest.approx(4.9) and facts["clone_test_load"] == 2.1
     assert facts["clone_commit"] == "0123456789"
     assert not any(k.startswith("clone_") for k in book.reproduction_facts(None, {}))
+
+
+@pytest.mark.parametrize(
+    ("records", "seconds", "words"),
+    [(216, 5789.0, "within its target"), (216, 7300.0, "over its target"), (200, 5000.0, "not yet comparable with")],
+)
+def test_the_paper_protocol_line_follows_its_numbers(records, seconds, words) -> None:
+    run = {
+        "machine": {"cpus": 2},
+        "paper_protocol": {
+            "records": records,
+            "records_wanted": 216,
+            "projected_seconds": seconds,
+            "measured_part_seconds": None,
+            "target_seconds": 7200,
+        },
+    }
+    line = book.paper_protocol_line(run)
+    assert words in line and "measured" not in line  # no part ran the paper's chapters whole
+    assert book.paper_protocol_line({"machine": {"cpus": 2}}) == ""
