@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.registry import DATASETS
-from cffair.reporting.names import DATASET_ORDER, dataset_name, metric_name, performance_metric
+from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
 from cffair.reporting.paper import paper_value
 from cffair.reporting.tables import HTMLTable, format_table
 
@@ -131,8 +131,8 @@ def gan_spread_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLTab
     shown = pd.DataFrame(
         {
             "runs (folds × seeds)": [f"{r.runs} ({r.folds} × {r.seeds})" for r in frame.itertuples()],
-            "accuracy or MSE": [
-                f"{metric_name(m)}: {_pm(v, s)}"
+            "accuracy (MSE) ± over folds": [
+                ("MSE " if m == "mse" else "") + _pm(v, s)
                 for m, v, s in zip(frame["metric"], frame["performance"], frame["performance fold sd"], strict=True)
             ],
             "paper": [_pm(v, np.nan) for v in frame["performance paper"]],
