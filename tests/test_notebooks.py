@@ -96,7 +96,7 @@ def test_notebook_opens_with_its_question_objectives_and_time_to_run(name: str) 
 @pytest.mark.parametrize("name", sorted(RESULT_NOTEBOOKS))
 def test_result_notebook_structure(name: str) -> None:
     """A ``parameters`` cell with ``mode = None`` (removed from the page: papermill's hook, not
-    the reader's), then the cell that resolves the mode (folded); every other code cell folded
+    the reader's), then the cell that resolves the mode (folded with its output); every other code cell folded
     away or removed too."""
     import jupytext
 
@@ -106,14 +106,14 @@ def test_result_notebook_structure(name: str) -> None:
     assert len(params) == 1, "exactly one cell tagged 'parameters'"
     assert code[params[0]].source.strip() == "mode = None"
     assert "remove-cell" in code[params[0]].metadata.get("tags", []), "the parameters cell is removed from the page"
-    assert "hide-input" in code[params[0] + 1].metadata.get("tags", []), "the loading cell is folded"
+    assert "hide-cell" in code[params[0] + 1].metadata.get("tags", []), "the loading cell is folded, output too"
     nxt = code[params[0] + 1].source
     assert "reproduce.resolve_mode(mode)" in nxt and "reproduce.results_for(mode" in nxt
     assert 'matplotlib.use("Agg")' not in "".join(c.source for c in code)
     # Plotting and table code is folded away too.
     for c in code[params[0] + 2 :]:
         tags = c.metadata.get("tags", [])
-        assert {"hide-input", "remove-input", "remove-cell"} & set(tags), (
+        assert {"hide-input", "hide-cell", "remove-input", "remove-cell"} & set(tags), (
             f"cell {c.source[:60]!r} should be tagged hide-input"
         )
 

@@ -88,7 +88,7 @@ def test_book_pages_and_notebooks_define_no_hidden_helpers():
         text = p.read_text(encoding="utf-8")
         for cell in re.finditer(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S):
             body = cell.group(1)
-            hidden = re.search(r"^:tags:.*(hide-input|remove-input|remove-cell)", body, flags=re.M)
+            hidden = re.search(r"^:tags:.*(hide-input|hide-cell|remove-input|remove-cell)", body, flags=re.M)
             if hidden and re.search(r"^\s*(def|class) \w+", body, flags=re.M):
                 offenders.append(f"{p.relative_to(root)}:{text[: cell.start()].count(chr(10)) + 1}")
     assert not offenders, f"hidden cells define helpers (move them into the library): {offenders}"
