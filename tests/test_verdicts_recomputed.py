@@ -155,3 +155,33 @@ def test_the_recomputation_decides_known_answers() -> None:
                 "cf_mse": recs[(d, "ltn_acc", 0, f)]["cf_mse"] + (0.01 if f % 2 else -0.01)
             }
     assert recompute("Q1.1", recs) == "inconclusive"
+
+
+def test_the_front_pages_results_box_says_the_recomputed_headline_verdicts() -> None:
+    """The results box of the front page, built from the book's claims, names each headline claim
+    the recomputation decides (Q1.1, Q2.1) with the recomputed verdict."""
+    if not any(RECORDS.glob("*.json")):
+        pytest.skip("no committed full records")
+    import re
+
+    import cffair_book as book
+    from cffair import reporting
+    from cffair_book import pages
+
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(RECORDS.glob("*.json"))]
+    box = pages.results_box(book.evaluate_claims(reporting.paired_folds(records)), claims_page="claims.html").html
+    words = {"holds": None, "does not hold": "does not hold", "inconclusive": "is inconclusive"}
+    mine = _plain_records()
+    checked = 0
+    for key in ("Q1.1", "Q2.1"):
+        verdict = recompute(key, mine)
+        if verdict is None:
+            continue
+        line = next(li for li in re.findall(r"<li>(.*?)</li>", box) if f">{key}</a>" in li)
+        if words[verdict] is None:
+            assert re.search(r"\bholds? here\b", line) and "does not hold" not in line, line
+        else:
+            assert f">{key}</a> {words[verdict]}" in line, line
+        checked += 1
+    if not checked:
+        pytest.skip("the committed records decide no headline claim yet")
