@@ -25,7 +25,7 @@ recourse through minimal interventions, not nearest counterfactual explanations)
 Validity: an intervention works if ``D(x_a)`` is favourable (``≥ 0.5`` for ``favourable=1``,
 ``< 0.5`` for ``favourable=0``), ``D(x_a)`` averaged over the causal model's draws if it draws.
 
-The **recourse query** (:meth:`RecourseTable.query`), in the style of equation (2):
+The **recourse query** (:meth:`RecourseTable.query`), in the style of equation (2)::
 
     ∀x∈T̂⁻_C ∃a∈A(x): Fav(D(x_a)) ∧ Cheap(a),    Cheap(a) = max(0, 1 − cost(a)/c)
 
