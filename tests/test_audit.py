@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+import toy_estimator
 import yaml
 from fairlearn.metrics import MetricFrame
 from sklearn.linear_model import LogisticRegression
@@ -25,15 +26,7 @@ from cffair.cli import main
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import DataError
 
-SPEC = {
-    "name": "toy",
-    "target": "y",
-    "target_kind": "binary",
-    "sensitive": "s",
-    "features": {"s": "binary", "a": "continuous", "b": "continuous"},
-    "subgroups": ["s"],
-    "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]},
-}
+SPEC = {**toy_estimator.SPEC, "subgroups": ["s"]}  # the estimator tests' toy model, with its subgroups
 
 
 def toy(n: int = 200, seed: int = 0) -> tuple[pd.DataFrame, DatasetSpec, CounterfactualSet]:
