@@ -240,6 +240,7 @@ def run_grid(
     known_inputs: Mapping[str, Mapping[str, str]] | None = None,
     cluster: Any = None,
     device: str | None = None,
+    on_stored: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:
     """Run every config whose record is missing, stale or corrupt; return the store's frame of ``cfgs``.
 
@@ -260,6 +261,7 @@ def run_grid(
         device: where each task trains (:mod:`cffair.devices`): ``"cpu"``, ``"auto"`` or
             ``"cuda"``; default :func:`~cffair.devices.current_device` (``"cpu"`` unless set); with several accelerators, task ``k`` gets ``cuda:(k mod count)``, one
             device per task. Checked before any work; it enters no fingerprint.
+        on_stored: called in this process after each task with the number of records it stored.
     """
     from tqdm.auto import tqdm
 
@@ -294,6 +296,8 @@ def run_grid(
 
     def done(task: Task, n: int) -> None:
         bar.update(n)
+        if on_stored is not None:
+            on_stored(n)
 
     try:
         if client is not None:
@@ -385,7 +389,8 @@ def provenance(
     """Commit, package versions, machine, wall time per stage, and how much of the grid the run computed.
 
     ``dirty`` says whether the library, notebooks or book differed from the commit; the run's
-    own output (``results/``) does not count. ``records_computed`` of ``records_in_grid``: a run
+    own output (``results/``) does not count. ``records_code`` hashes the code the records run
+    (:func:`records_code`). ``records_computed`` of ``records_in_grid``: a run
     that resumed a regeneration computes only the records that were not fresh, so its stage
     times are not those of a whole run.
     """
@@ -415,7 +420,28 @@ def provenance(
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         **({} if computed is None else {"records_computed": int(computed)}),
         **({} if in_grid is None else {"records_in_grid": int(in_grid)}),
+        "records_code": records_code(),
     }
+
+
+def records_code() -> str:
+    """One hash of the code every record of the grid runs: each method's fingerprinted modules
+    (:func:`cffair.pipeline.keys.code`). Two invocations with the same value compute the same
+    records, whatever their commits (a docstring, the book or a test may differ between them)."""
+    from cffair.pipeline.keys import RUNNERS, code
+    from cffair.utils import stable_hash
+
+    return stable_hash(json.dumps({m: code(m) for m in sorted(RUNNERS)}, sort_keys=True))
+
+
+def _closed(part: Mapping[str, Any]) -> dict[str, Any]:
+    """A part as it stands; one left running by an invocation that was killed is closed at its
+    last record (``finished`` = ``last_record``, ``interrupted`` true)."""
+    part = dict(part)
+    if part.get("finished") is None:
+        part["finished"] = part.get("last_record") or part.get("started")
+        part["interrupted"] = True
+    return part
 
 
 def with_parts(
@@ -425,42 +451,61 @@ def with_parts(
     groups: Sequence[str] | None,
     jobs: int,
     started: str,
+    running: bool = False,
 ) -> dict[str, Any]:
     """``current`` with the list of the regeneration's ``parts``: the invocations that made its records.
 
-    A run at the same clean commit as ``previous`` continues it (its part is appended: a regeneration
-    resumed, or run group by group with ``--only``); any other run starts a new list. Each part has
-    ``started``, ``finished``, ``wall_s`` (the sum of its stages), ``records_computed``,
-    ``records_in_grid``, ``groups`` (``None``: all) and ``jobs``; ``wall_seconds`` is the sum of the
-    parts' wall times and ``records_computed_total`` the records they computed between them.
+    A clean run whose records' code (``records_code``, else the commit when either lacks it) is that
+    of a clean ``previous`` continues it (its part is appended: a regeneration resumed, or run group
+    by group with ``--only``); any other run starts a new list. Each part has ``started``,
+    ``finished``, ``wall_s`` (the sum of its stages), ``records_computed``, ``records_in_grid``,
+    ``groups`` (``None``: all), ``jobs`` and ``commit``; ``wall_seconds`` is the sum of the parts' wall
+    times and ``records_computed_total`` the records they computed between them.
+
+    ``running``: the invocation is still going (it rewrites its provenance after each task): its
+    part has ``finished`` ``None`` and ``last_record`` the time of this write. A later invocation
+    closes such a part at its last record (:func:`_closed`), so a killed part still counts, up to
+    the last record it stored.
 
     >>> a = with_parts(None, {"commit": "c", "dirty": False, "stage_seconds": {"x": 2.0}, "finished": "t1",
     ...                        "records_computed": 3}, groups=["q1"], jobs=2, started="t0")
     >>> b = with_parts(a, {"commit": "c", "dirty": False, "stage_seconds": {"x": 5.0}, "finished": "t3",
-    ...                     "records_computed": 4}, groups=None, jobs=2, started="t2")
-    >>> len(b["parts"]), b["wall_seconds"], b["records_computed_total"]
-    (2, 7.0, 7)
+    ...                     "records_computed": 4}, groups=None, jobs=2, started="t2", running=True)
+    >>> len(b["parts"]), b["wall_seconds"], b["records_computed_total"], b["parts"][-1]["finished"]
+    (2, 7.0, 7, None)
+    >>> c = with_parts(b, {**b, "finished": "t5"}, groups=None, jobs=2, started="t4")
+    >>> [(q["finished"], q.get("interrupted", False)) for q in c["parts"]]
+    [('t1', False), ('t3', True), ('t5', False)]
     >>> len(with_parts(b, {**b, "commit": "d"}, groups=None, jobs=2, started="t4")["parts"])
     1
     """
     part = {
         "started": started,
-        "finished": current.get("finished"),
+        "finished": None if running else current.get("finished"),
         "wall_s": round(sum(float(v) for v in dict(current.get("stage_seconds") or {}).values()), 1),
         "records_computed": current.get("records_computed"),
         "records_in_grid": current.get("records_in_grid"),
         "groups": None if groups is None else list(groups),
         "jobs": int(jobs),
+        "commit": current.get("commit"),
         "stage_seconds": dict(current.get("stage_seconds") or {}),
     }
+    if running:
+        part["last_record"] = current.get("finished")
+
+    def same_code(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+        if a.get("records_code") and b.get("records_code"):
+            return bool(a["records_code"] == b["records_code"])
+        return bool(a.get("commit") == b.get("commit"))
+
     same = (
         previous is not None
-        and previous.get("commit") == current.get("commit")
+        and same_code(previous, current)
         and not previous.get("dirty")
         and not current.get("dirty")
         and isinstance(previous.get("parts"), list)
     )
-    parts = [*(previous["parts"] if same and previous is not None else []), part]
+    parts = [*(_closed(q) for q in (previous or {}).get("parts", []) if same), part]
     return {
         **current,
         "parts": parts,
@@ -569,22 +614,45 @@ def reproduce(
     store = ResultsStore(results_dir)
     with store.lock(lock_timeout, who="another `cffair reproduce`"):
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        previous = _previous_provenance(results_dir / "provenance.json")
+        groups = None if only is None else list(only)
         times: dict[str, float] = {}
+
+        def write(computed: int, *, running: bool) -> dict[str, Any]:
+            prov = provenance(times, computed=computed, in_grid=len(cfgs))
+            prov = with_parts(previous, prov, groups=groups, jobs=jobs, started=started, running=running)
+            write_json_atomic(results_dir / "provenance.json", prov, what="provenance")
+            return prov
+
         t0 = time.perf_counter()
         known = prepare_inputs(mode, datasets, jobs=jobs, device=device)  # the twins and the rulers of appendix C
         times["counterfactuals"] = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
-        run_grid(cfgs, store, jobs=jobs, backend=backend, known_inputs=known, cluster=cluster, device=device)
+        done = [0]
+
+        def stored(n: int) -> None:  # after each task: the part so far, in case this invocation is killed
+            done[0] += n
+            times["experiments"] = round(time.perf_counter() - t0, 1)
+            write(done[0], running=True)
+
+        write(0, running=True)
+        run_grid(
+            cfgs,
+            store,
+            jobs=jobs,
+            backend=backend,
+            known_inputs=known,
+            cluster=cluster,
+            device=device,
+            on_stored=stored,
+        )
         times["experiments"] = round(time.perf_counter() - t0, 1)
         if notebooks:
             t0 = time.perf_counter()
             run_notebooks(mode, only)
             times["notebooks"] = round(time.perf_counter() - t0, 1)
-        prov = provenance(times, computed=computed, in_grid=len(cfgs))
-        previous = _previous_provenance(results_dir / "provenance.json")
-        prov = with_parts(previous, prov, groups=None if only is None else list(only), jobs=jobs, started=started)
-        write_json_atomic(results_dir / "provenance.json", prov, what="provenance")
+        prov = write(computed, running=False)
     return prov
 
 

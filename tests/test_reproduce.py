@@ -186,3 +186,63 @@ def test_provenance_lists_the_parts_of_a_regeneration_run_group_by_group(tmp_pat
     )
     third = R.reproduce("quick", None, jobs=2, results_dir=tmp_path, notebooks=False)
     assert len(third["parts"]) == 1 and third["parts"][0]["groups"] is None and third["wall_seconds"] == 3.0
+
+
+def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path, monkeypatch):
+    """An invocation killed after two of its tasks leaves a part that counts the records it stored,
+    up to its last one; the next invocation closes that part (``interrupted``) and adds its own, and
+    the regeneration's wall time is the sum of both."""
+    import itertools
+
+    import cffair.pipeline
+
+    clock = itertools.count()
+    monkeypatch.setattr(cffair.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale", []))
+    monkeypatch.setattr(
+        R,
+        "provenance",
+        lambda times, **kw: {
+            "commit": "c1",
+            "records_code": "same code",
+            "dirty": False,
+            "stage_seconds": dict(times),
+            "finished": f"t{next(clock)}",
+            "records_computed": kw["computed"],
+        },
+    )
+
+    def killed(cfgs, store, *, on_stored, **kw):
+        R.time.sleep(0.1)
+        on_stored(3)
+        on_stored(4)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(R, "run_grid", killed)
+    with pytest.raises(KeyboardInterrupt):
+        R.reproduce("quick", ["q1"], jobs=2, results_dir=tmp_path, notebooks=False)
+    left = json.loads((tmp_path / "provenance.json").read_text())
+    [part] = left["parts"]
+    assert part["finished"] is None and part["records_computed"] == 7 and part["last_record"] == "t2"
+    assert part["stage_seconds"]["experiments"] > 0 and part["wall_s"] >= part["stage_seconds"]["experiments"]
+
+    monkeypatch.setattr(R, "run_grid", lambda cfgs, store, *, on_stored, **kw: on_stored(5))
+    # another commit with the same records' code continues the regeneration
+    monkeypatch.setattr(
+        R,
+        "provenance",
+        lambda times, **kw: {
+            "commit": "c2",
+            "records_code": "same code",
+            "dirty": False,
+            "stage_seconds": {"experiments": 2.0},
+            "finished": f"t{next(clock)}",
+            "records_computed": kw["computed"],
+        },
+    )
+    final = R.reproduce("quick", ["q1"], jobs=2, results_dir=tmp_path, notebooks=False)
+    first, second = final["parts"]
+    assert first["interrupted"] and first["finished"] == "t2" and first["records_computed"] == 7
+    assert not second.get("interrupted") and second["finished"] is not None and second["commit"] == "c2"
+    assert final["wall_seconds"] == round(first["wall_s"] + second["wall_s"], 1)
+    assert json.loads((tmp_path / "provenance.json").read_text()) == json.loads(json.dumps(final))
