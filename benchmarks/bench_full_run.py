@@ -69,46 +69,61 @@ def paper_groups() -> tuple[str, ...]:
 def regeneration_parts(prov: dict[str, Any], grid_size: int) -> dict[str, Any]:
     """What the provenance's ``parts`` say about the run: how many invocations made it, their wall
     times and their sum, whether together they computed the whole grid (then the sum is the whole
-    run's measured wall time), and the part that ran the paper's chapters, if one did.
+    run's measured wall time), and the paper's chapters' share, if they were run together.
+
+    ``paper_part`` sums the parts that ran the paper's chapters as one ``--only`` list (a first
+    invocation and the ones that resumed it), once their records cover that list's grid; ``parts``
+    is how many invocations that took and ``interrupted`` how many of them were killed before the
+    end (:func:`cffair.reproduce.with_parts` closes those at their last record).
 
     >>> prov = {"parts": [
     ...     {"groups": ["q1", "q2", "q3", "q4", "appendix_a", "appendix_b", "q2_why"], "wall_s": 100.0,
-    ...      "records_computed": 6, "records_in_grid": 6},
+    ...      "records_computed": 2, "records_in_grid": 6, "interrupted": True},
+    ...     {"groups": ["q1", "q2", "q3", "q4", "appendix_a", "appendix_b", "q2_why"], "wall_s": 50.0,
+    ...      "records_computed": 4, "records_in_grid": 6},
     ...     {"groups": ["beyond"], "wall_s": 40.0, "records_computed": 4, "records_in_grid": 4}]}
     >>> out = regeneration_parts(prov, 10)
-    >>> out["count"], out["wall_seconds"], out["whole"], out["paper_part"]["wall_seconds"]
-    (2, 140.0, True, 100.0)
+    >>> out["count"], out["wall_seconds"], out["whole"], out["paper_part"]["wall_seconds"], out["paper_part"]["parts"]
+    (3, 190.0, True, 150.0, 2)
     >>> regeneration_parts(prov, 12)["whole"]
     False
     """
     parts = list(prov.get("parts") or [])
     computed = sum(int(p.get("records_computed") or 0) for p in parts)
     paper = set(paper_groups())
-    paper_part = next(
-        (
-            p
-            for p in parts
-            if p.get("groups") is not None
-            and paper <= set(p["groups"])
-            and int(p.get("records_computed") or 0) >= int(p.get("records_in_grid") or 0)
-        ),
-        None,
-    )
+    runs = [p for p in parts if p.get("groups") is not None and paper <= set(p["groups"])]
+    same = [p for p in runs if runs and p["groups"] == runs[-1]["groups"]]
+    records = sum(int(p.get("records_computed") or 0) for p in same)
+    covered = bool(same) and records >= int(same[-1].get("records_in_grid") or 0)
     return {
         "count": len(parts),
         "wall_seconds": round(sum(float(p.get("wall_s") or 0.0) for p in parts), 1),
         "records_computed": computed,
         "whole": bool(parts) and computed >= grid_size,
+        "interrupted": sum(bool(p.get("interrupted")) for p in parts),
         "parts": [
-            {k: p.get(k) for k in ("groups", "wall_s", "records_computed", "records_in_grid", "started", "finished")}
+            {
+                k: p.get(k)
+                for k in (
+                    "groups",
+                    "wall_s",
+                    "records_computed",
+                    "records_in_grid",
+                    "started",
+                    "finished",
+                    "interrupted",
+                )
+            }
             for p in parts
         ],
         "paper_part": None
-        if paper_part is None
+        if not covered
         else {
-            "groups": paper_part["groups"],
-            "wall_seconds": float(paper_part.get("wall_s") or 0.0),
-            "records": int(paper_part.get("records_computed") or 0),
+            "groups": same[-1]["groups"],
+            "wall_seconds": round(sum(float(p.get("wall_s") or 0.0) for p in same), 1),
+            "records": records,
+            "parts": len(same),
+            "interrupted": sum(bool(p.get("interrupted")) for p in same),
         },
     }
 

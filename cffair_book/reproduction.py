@@ -261,6 +261,9 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
     ...        "parts": {"paper_part": {"groups": ["q1", "q2_why"], "records": 474}}}
     >>> print(paper_protocol_line(run))
     The paper's protocol alone (its chapters, one repetition of cross-validation, 216 of 216 records) takes 96 min on 2 cores, projected from its records' own seconds: within its target of 2.0 h. The part of the regeneration that ran its chapters with their investigations and repetitions (474 records) took 140 min, measured.
+    >>> run["parts"]["paper_part"].update(parts=2, interrupted=1)
+    >>> print(paper_protocol_line(run).split(". ")[-1])
+    The parts of the regeneration that ran its chapters with their investigations and repetitions (474 records) took 140 min, measured, the sum of 2 invocations (1 of them stopped before the end and resumed).
     """
     paper = full_run.get("paper_protocol")
     if not paper or paper.get("projected_seconds") is None:
@@ -278,9 +281,15 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
     )
     part = (full_run.get("parts") or {}).get("paper_part")
     if paper.get("measured_part_seconds") is not None and part:
+        count = int(part.get("parts") or 1)
+        killed = int(part.get("interrupted") or 0)
+        how = "measured" if count == 1 else f"measured, the sum of {count} invocations"
+        if killed:
+            how += f" ({killed} of them stopped before the end and resumed)"
         text += (
-            " The part of the regeneration that ran its chapters with their investigations and repetitions "
-            f"({part['records']} records) took {float(paper['measured_part_seconds']) / 60:.0f} min, measured."
+            f" The {'part' if count == 1 else 'parts'} of the regeneration that ran its chapters with their "
+            f"investigations and repetitions ({part['records']} records) took "
+            f"{float(paper['measured_part_seconds']) / 60:.0f} min, {how}."
         )
     return text
 

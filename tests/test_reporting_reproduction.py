@@ -216,10 +216,19 @@ def test_bench_full_run_sums_the_parts_of_a_regeneration_that_covered_the_grid()
     ]
     out = bench.regeneration_parts({"parts": parts}, 642)
     assert out["count"] == 2 and out["wall_seconds"] == 11000.0 and out["whole"]
-    assert out["paper_part"] == {"groups": [*paper, "q2_why"], "wall_seconds": 6000.0, "records": 474}
+    assert out["paper_part"] == {
+        "groups": [*paper, "q2_why"],
+        "wall_seconds": 6000.0,
+        "records": 474,
+        "parts": 1,
+        "interrupted": 0,
+    }
     assert not bench.regeneration_parts({"parts": parts[:1]}, 642)["whole"]  # part 2 still to run
-    resumed = [{**parts[0], "records_computed": 100}]  # a part that resumed: not the paper's whole part
-    assert bench.regeneration_parts({"parts": resumed}, 474)["paper_part"] is None
+    killed = {**parts[0], "records_computed": 100, "wall_s": 2000.0, "interrupted": True}
+    assert bench.regeneration_parts({"parts": [killed]}, 474)["paper_part"] is None  # 100 of its 474 records
+    resumed = bench.regeneration_parts({"parts": [killed, {**parts[0], "records_computed": 374}, parts[1]]}, 642)
+    assert resumed["paper_part"]["wall_seconds"] == 8000.0 and resumed["paper_part"]["records"] == 474
+    assert resumed["paper_part"]["parts"] == 2 and resumed["interrupted"] == 1 and resumed["whole"]
 
 
 def test_group_seconds_frame_ranks_the_studies_by_cost():
