@@ -43,10 +43,10 @@ def torch_cpu_setup() -> None:
     On two shared cores, two intra-op threads were 3–20× slower than one; parallelism in
     cffair comes from processes (``cffair reproduce --jobs``).
 
-    The floating-point unit's handling of denormal floats is left alone: flushing them to zero
-    changes the whole process (every library in it), and on Adult fold 0 (1500 pre-training +
-    500 acc+CF epochs) it gave no speed-up (time without ÷ time with: 1.03×, 0.96×) and the
-    same metrics.
+    The floating-point unit's handling of denormal floats is left alone here: flushing them to
+    zero process-wide would change every library in the process. The LTN learner flushes them
+    only while it trains (:func:`cffair.training.flushed_denormals`), where its saturated
+    predicate makes them common.
     """
     import torch
 

@@ -24,3 +24,28 @@ def test_torch_cpu_setup_uses_one_thread_and_keeps_denormals():
     assert int(threads) == 1
     assert float(before) == pytest.approx(2e-39, rel=1e-3)  # the CPU computes with denormals...
     assert float(after) == float(before)  # ...and still does after the setup: no process-wide flush to zero
+
+
+FLUSH_PROBE = """
+import numpy as np, torch
+from cffair.training import LTNLearner, _flushing_denormals
+from cffair.logic import KnowledgeBase
+rng = np.random.default_rng(0)
+X = rng.normal(size=(64, 3)).astype(np.float32); y = (X[:, 0] > 0).astype(float)
+preset = {preset}
+if preset:
+    torch.set_flush_denormal(True)
+seen = []
+L = LTNLearner("binary", "acc", pretrain_epochs=2, progress=False).fit(X, y)
+L.train_stage(L.kb_, 3, "probe", on_epoch=lambda epoch, sats: seen.append(_flushing_denormals()))
+print(seen, _flushing_denormals())
+"""
+
+
+@pytest.mark.parametrize("preset", [False, True])
+def test_the_learner_flushes_denormals_only_while_it_trains(preset):
+    """Inside every training step denormals are flushed to zero; after the stage the process's own
+    setting is back, whichever it was (in a fresh process, so nothing leaks between tests)."""
+    code = FLUSH_PROBE.format(preset=preset)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[True,", "True,", "True]", str(preset)]
