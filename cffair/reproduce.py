@@ -342,11 +342,8 @@ _WATCHDOG: list[threading.Thread] = []
 
 
 def _watch_parent(parent: int, every: float = 1.0) -> None:
-    """Exit this worker process as soon as ``parent`` (the process that runs the grid) is gone.
-
-    loky's workers outlive a killed main process for minutes otherwise, each holding a dataset
-    and a model (about 1.3 GB on Adult).
-    """
+    """Exit this worker process as soon as ``parent`` is gone (loky's workers outlive a killed main
+    process for minutes otherwise, each holding a dataset and a model: about 1.3 GB on Adult)."""
     if _WATCHDOG or os.getppid() != parent:  # not a direct child (a Dask worker): its nanny handles this
         return
 
@@ -388,11 +385,9 @@ def provenance(
 ) -> dict[str, Any]:
     """Commit, package versions, machine, wall time per stage, and how much of the grid the run computed.
 
-    ``dirty`` says whether the library, notebooks or book differed from the commit; the run's
-    own output (``results/``) does not count. ``records_code`` hashes the code the records run
-    (:func:`records_code`). ``records_computed`` of ``records_in_grid``: a run
-    that resumed a regeneration computes only the records that were not fresh, so its stage
-    times are not those of a whole run.
+    ``dirty``: the library, notebooks or book differed from the commit (``results/`` does not count);
+    ``records_code`` hashes the code the records run; ``records_computed`` of ``records_in_grid``: a
+    resumed run computes only the records that were not fresh, so its stage times are not a whole run's.
     """
     from importlib import metadata
 
@@ -425,9 +420,7 @@ def provenance(
 
 
 def records_code() -> str:
-    """One hash of the code every record of the grid runs: each method's fingerprinted modules
-    (:func:`cffair.pipeline.keys.code`). Two invocations with the same value compute the same
-    records, whatever their commits (a docstring, the book or a test may differ between them)."""
+    """One hash of the code every record of the grid runs (each method's fingerprinted modules)."""
     from cffair.pipeline.keys import RUNNERS, code
     from cffair.utils import stable_hash
 
@@ -435,8 +428,7 @@ def records_code() -> str:
 
 
 def _closed(part: Mapping[str, Any]) -> dict[str, Any]:
-    """A part as it stands; one left running by an invocation that was killed is closed at its
-    last record (``finished`` = ``last_record``, ``interrupted`` true)."""
+    """A part; one a killed invocation left running ends at its last record, ``interrupted``."""
     part = dict(part)
     if part.get("finished") is None:
         part["finished"] = part.get("last_record") or part.get("started")
@@ -453,31 +445,11 @@ def with_parts(
     started: str,
     running: bool = False,
 ) -> dict[str, Any]:
-    """``current`` with the list of the regeneration's ``parts``: the invocations that made its records.
-
-    A clean run whose records' code (``records_code``, else the commit when either lacks it) is that
-    of a clean ``previous`` continues it (its part is appended: a regeneration resumed, or run group
-    by group with ``--only``); any other run starts a new list. Each part has ``started``,
-    ``finished``, ``wall_s`` (the sum of its stages), ``records_computed``, ``records_in_grid``,
-    ``groups`` (``None``: all), ``jobs`` and ``commit``; ``wall_seconds`` is the sum of the parts' wall
-    times and ``records_computed_total`` the records they computed between them.
-
-    ``running``: the invocation is still going (it rewrites its provenance after each task): its
-    part has ``finished`` ``None`` and ``last_record`` the time of this write. A later invocation
-    closes such a part at its last record (:func:`_closed`), so a killed part still counts, up to
-    the last record it stored.
-
-    >>> a = with_parts(None, {"commit": "c", "dirty": False, "stage_seconds": {"x": 2.0}, "finished": "t1",
-    ...                        "records_computed": 3}, groups=["q1"], jobs=2, started="t0")
-    >>> b = with_parts(a, {"commit": "c", "dirty": False, "stage_seconds": {"x": 5.0}, "finished": "t3",
-    ...                     "records_computed": 4}, groups=None, jobs=2, started="t2", running=True)
-    >>> len(b["parts"]), b["wall_seconds"], b["records_computed_total"], b["parts"][-1]["finished"]
-    (2, 7.0, 7, None)
-    >>> c = with_parts(b, {**b, "finished": "t5"}, groups=None, jobs=2, started="t4")
-    >>> [(q["finished"], q.get("interrupted", False)) for q in c["parts"]]
-    [('t1', False), ('t3', True), ('t5', False)]
-    >>> len(with_parts(b, {**b, "commit": "d"}, groups=None, jobs=2, started="t4")["parts"])
-    1
+    """``current`` with the regeneration's ``parts`` (each invocation's groups, start, end, ``wall_s``,
+    records, jobs, commit); a clean run whose ``records_code`` (else commit) is a clean ``previous``'s
+    continues its list, any other starts one. ``wall_seconds`` sums the parts. ``running``: the part is
+    still going (``finished`` None, ``last_record`` now); a later call closes it (``_closed``).
+    Tested in ``tests/test_reproduce.py``.
     """
     part = {
         "started": started,
@@ -494,9 +466,8 @@ def with_parts(
         part["last_record"] = current.get("finished")
 
     def same_code(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-        if a.get("records_code") and b.get("records_code"):
-            return bool(a["records_code"] == b["records_code"])
-        return bool(a.get("commit") == b.get("commit"))
+        both = a.get("records_code") and b.get("records_code")
+        return bool(a["records_code"] == b["records_code"] if both else a.get("commit") == b.get("commit"))
 
     same = (
         previous is not None
@@ -637,16 +608,8 @@ def reproduce(
             write(done[0], running=True)
 
         write(0, running=True)
-        run_grid(
-            cfgs,
-            store,
-            jobs=jobs,
-            backend=backend,
-            known_inputs=known,
-            cluster=cluster,
-            device=device,
-            on_stored=stored,
-        )
+        grid = {"backend": backend, "known_inputs": known, "cluster": cluster, "device": device}
+        run_grid(cfgs, store, jobs=jobs, on_stored=stored, **grid)
         times["experiments"] = round(time.perf_counter() - t0, 1)
         if notebooks:
             t0 = time.perf_counter()

@@ -33,14 +33,9 @@ Schedule choices made here (the paper leaves them open):
   test accuracy 0.587 at 0.1 against 0.682 at 1e-3. The paper's value is one argument away:
   ``LTNLearner(..., lr=0.1)``, or ``cffair train --lr 0.1``; the constant-predictor warning
   below still guards it.
-* **Denormal floats flushed to zero while training** (:func:`flushed_denormals`, CPU only, the
-  process's own setting restored after each stage): the pre-trained ``D`` is about 97 %
-  saturated, so the gradients of its saturated outputs fall below float32's smallest normal
-  number (1.2e-38), where x86 arithmetic is many times slower. Measured on Adult fold 0 from the
-  stored pre-training, 30 acc+CF epochs on one thread: 14.0 s with denormals against 5.9 s
-  flushed (2.4×). Such gradients move Adam by about ``g / eps`` < 1e-30, so flushing them changes
-  no weight that matters; it is part of the training code, so every path (the grid, ``cffair
-  train``, a user's script) trains the same way.
+* **Denormal floats flushed to zero while training** (:func:`flushed_denormals`, CPU only): the
+  saturated predicate's gradients are denormal, which x86 computes many times slower; the
+  trained model is bit-identical (``benchmarks/bench_denormals.py``).
 * Without pre-training, A1 + A2 + A4 collapse to "always positive" (sat ≈ 0.667): fitting a
   fairness setting with ``pretrain_epochs=0`` raises unless ``allow_no_pretrain=True``, and a
   constant predictor is detected after every stage (:class:`ConstantPredictorWarning`).
