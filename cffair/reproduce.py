@@ -569,11 +569,14 @@ def reproduce(
     ever) and then raises :class:`~cffair.errors.StoreLockedError`, instead of doing the same
     work twice. The results folder and the cache are checked to be writable before any work.
     ``device`` (:mod:`cffair.devices`) is where the flows and every task train; it is checked
-    first and enters no record's fingerprint.
+    first and enters no record's fingerprint. The flows and twins used are kept in the results folder's
+    ``inputs/`` and put back into the cache before anything is fitted (:mod:`cffair.experiments.kept_inputs`),
+    so that a run resumed on another machine reads the same twins.
     """
     from cffair._io import writable_dir
     from cffair.causal.cache import cache_dir
     from cffair.devices import resolve_device
+    from cffair.experiments import kept_inputs
     from cffair.pipeline import prepare_inputs
 
     resolve_device(device)  # a missing accelerator stops here, before any work
@@ -595,8 +598,10 @@ def reproduce(
             write_json_atomic(results_dir / "provenance.json", prov, what="provenance")
             return prov
 
-        t0 = time.perf_counter()
+        t0, since = time.perf_counter(), time.time()
+        restored = kept_inputs.restore(results_dir / "inputs", cache_dir())
         known = prepare_inputs(mode, datasets, jobs=jobs, device=device)  # the twins and the rulers of appendix C
+        kept_inputs.keep(results_dir / "inputs", cache_dir(), known, since=since, restored=restored)
         times["counterfactuals"] = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
@@ -629,14 +634,9 @@ def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path |
     out_dir = ensure_dir(Path(out_dir or root / "_build" / "executed"), what="folder of executed notebooks")
     outs = []
     notebooks = registry.notebooks()
-    for name in tqdm(
-        list(dict.fromkeys(notebooks[k] for k in only or notebooks)), desc="notebooks"
-    ):  # each notebook once
-        src = root / "notebooks" / f"{name}.md"
-        ipynb = out_dir / f"{name}.input.ipynb"
-        write_text_atomic(
-            ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook"
-        )  # as jupytext.write
+    for name in tqdm(list(dict.fromkeys(notebooks[k] for k in only or notebooks)), desc="notebooks"):  # each once
+        src, ipynb = root / "notebooks" / f"{name}.md", out_dir / f"{name}.input.ipynb"
+        write_text_atomic(ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook")
         out = out_dir / f"{name}.ipynb"
         pm.execute_notebook(
             str(ipynb),
