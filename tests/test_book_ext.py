@@ -707,3 +707,26 @@ def test_fresh_clone_timing_records_every_step_even_after_a_failure(tmp_path: Pa
     assert all(len(r["load_before"]) == 2 and len(r["load_after"]) == 2 for r in rows)
     with pytest.raises(ValueError, match="unknown step"):
         time_fresh_clone.time_steps(tmp_path, ["lint"], run=fake)
+
+
+# ============================================================================ tools/moved_numbers.py
+def test_moved_numbers_flags_a_mean_that_moved_past_the_fold_sd_and_reads_why_from_the_fingerprints() -> None:
+    import moved_numbers
+
+    def rec(fold: int, acc: float, twins: str, torch: str = "2") -> dict:
+        fp = {"code": {"m": "1"}, "packages": {"torch": torch}, "inputs": {"counterfactuals": {"content": twins}}}
+        return {
+            "config": {"dataset": "d", "setting": "s", "fold": fold},
+            "metrics": {"accuracy": acc},
+            "fingerprint": fp,
+        }
+
+    old = moved_numbers.groups([rec(0, 0.70, "a"), rec(1, 0.72, "a"), rec(2, 0.74, "a")])
+    # the means differ by 0.05, the folds' sd is 0.02: moved, because the twins changed on two folds
+    new = moved_numbers.groups([rec(0, 0.75, "b"), rec(1, 0.77, "b"), rec(2, 0.79, "a")])
+    [row] = moved_numbers.moved(old, new, metrics=["accuracy"])
+    assert (row["old"], row["new"], row["folds"]) == (0.72, 0.77, 3)
+    assert row["reasons"] == {"input counterfactuals: its content changed": 2}
+    # a shift inside the folds' spread is not a moved number, whatever the fingerprints say
+    near = moved_numbers.groups([rec(0, 0.71, "b", "3"), rec(1, 0.73, "b", "3"), rec(2, 0.75, "b", "3")])
+    assert moved_numbers.moved(old, near, metrics=["accuracy"]) == []
