@@ -9,6 +9,8 @@ of one person beside their twin.
   and ``a ↔ a`` with ltntorch's operators (the ½ ↔ ½ = 0.5625 subtlety).
 * :func:`pick_twin`, :func:`twin_table` — one person and their twin, feature by feature, with
   the decisions of two models.
+* :func:`docstring_table` — a table of a library docstring (the spec file's keys) as a frame, so that
+  a page shows the reference's own text as a table, not as raw reStructuredText.
 
 The boxes that open and close each chapter are made by :mod:`cffair_book.pages`.
 
@@ -17,6 +19,7 @@ matplotlib and seaborn are imported inside the plotting functions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ToyLoans",
     "connective_table",
+    "docstring_table",
     "pick_twin",
     "plot_equivalence",
     "plot_history",
@@ -275,3 +279,31 @@ def twin_table(
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "feature"
     return out
+
+
+def docstring_table(doc: str, heading: str) -> pd.DataFrame:
+    r"""The first table under ``heading`` in a reStructuredText docstring, as a frame of its text.
+
+    The table's first row is the header; inline markup (double-backquoted literals, Sphinx roles such
+    as ``:mod:``) is read as its text, and a cell that wraps over several lines is one string. docutils
+    parses it (the parser Sphinx gives the API reference), so the page and the reference show one text.
+
+    >>> rule = "===== ==========="
+    >>> doc = "\n".join(["Keys", "----", "", rule, "key   meaning", rule,
+    ...                  "``a`` the first,", "      wrapped", "``b`` :mod:`m`", rule, ""])
+    >>> docstring_table(doc, "Keys").to_dict("records")
+    [{'key': 'a', 'meaning': 'the first, wrapped'}, {'key': 'b', 'meaning': 'm'}]
+    """
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    if heading not in doc:
+        raise KeyError(f"the docstring has no heading {heading!r}")
+    # Sphinx's roles (:class:, :mod:) are unknown to plain docutils: each is read as its target's name
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", doc[doc.index(heading) :])
+    tree = publish_doctree(text, settings_overrides={"report_level": 5, "halt_level": 5})
+    table = next(iter(tree.findall(nodes.table)), None)
+    if table is None:
+        raise KeyError(f"no table under the heading {heading!r}")
+    rows = [[" ".join(e.astext().split()) for e in row.findall(nodes.entry)] for row in table.findall(nodes.row)]
+    return pd.DataFrame(rows[1:], columns=rows[0])
