@@ -112,38 +112,12 @@ def reason_counts(st: pd.DataFrame) -> list[tuple[str, int]]:
     return counts.most_common()
 
 
-def summarise_reasons(st: pd.DataFrame, top: int = 6) -> list[str]:
-    """Staleness reasons of the records in ``st`` in a few lines: code changes grouped by kind
-    (changed, now run, no longer run), then every other reason with its record count."""
-    import re
-
-    groups: dict[str, Counter[str]] = {"changed": Counter(), "now runs": Counter(), "no longer runs": Counter()}
-    other: Counter[str] = Counter()
-    for rs in st.loc[st["state"] != "fresh", "reasons"]:
-        for r in rs:
-            m = re.fullmatch(r"code of (\S+) (changed|now runs|no longer runs)", r)
-            if m:
-                groups[m.group(2)][m.group(1)] += 1
-            else:
-                other[r] += 1
-    words = {"changed": "the code changed in", "now runs": "they now also run", "no longer runs": "they no longer run"}
-    lines = []
-    for kind, counter in groups.items():
-        if counter:
-            names = [m for m, _ in counter.most_common()]
-            shown = ", ".join(names[:top]) + (f" and {len(names) - top} more" if len(names) > top else "")
-            lines.append(f"{words[kind]} {len(names)} module{'s' if len(names) > 1 else ''}: {shown}")
-    for reason, k in other.most_common(top):
-        lines.append(f"{reason} ({k} records)")
-    if len(other) > top:
-        lines.append(
-            f"… and {len(other) - top} more reasons: `cffair results --mode full --all` lists them per record."
-        )
-    return lines
-
-
 class Freshness:
-    """How many of a page's records are fresh, and why the others are not (shown in a box)."""
+    """The records behind a page: one row per record (:func:`status`) and the store they are read from.
+
+    The book shows it as a box (``cffair_book.pages.freshness_box``); ``cffair results`` prints the
+    same counts and reasons.
+    """
 
     def __init__(self, st: pd.DataFrame, where: str) -> None:
         self.status = st
@@ -151,52 +125,16 @@ class Freshness:
 
     @property
     def counts(self) -> dict[str, int]:
+        """``{state: number of records}``."""
         return self.status["state"].value_counts().to_dict()
 
     @property
     def fresh(self) -> bool:
+        """Whether there are records and every one is fresh."""
         return bool(len(self.status)) and (self.status["state"] == "fresh").all()
 
-    def lines(self, top: int = 6) -> list[str]:
-        n = len(self.status)
-        if self.fresh:
-            return [
-                f"All {n} records behind this page are fresh: today's code, data and packages would give the same numbers."
-            ]
-        c = self.counts
-        head = (
-            f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
-            f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
-            "the numbers below are the committed ones. Why:"
-        )
-        out = [head] + summarise_reasons(self.status, top)
-        missing = int(c.get("missing", 0))
-        if missing:
-            out.append(f"{missing} records are missing.")
-        return out
-
-    def _repr_markdown_(self) -> str:
-        kind = "tip" if self.fresh else "warning"
-        title = "Results are current" if self.fresh else "Some results are stale"
-        lines = self.lines()
-        body = lines[0] + ("\n\n" + "\n".join(f"- {x}" for x in lines[1:]) if len(lines) > 1 else "")
-        return f":::{{{kind}}} {title}\n{body}\n:::\n"
-
-    def _repr_html_(self) -> str:
-        import html
-
-        lines = [html.escape(x) for x in self.lines()]
-        cls = "tip" if self.fresh else "warning"
-        title = "Results are current" if self.fresh else "Some results are stale"
-        items = "".join(f"<li>{x}</li>" for x in lines[1:])
-        return (
-            f'<div class="admonition {cls}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
-            + (f"<ul>{items}</ul>" if items else "")
-            + "</div>"
-        )
-
     def __repr__(self) -> str:
-        return "\n".join(self.lines())
+        return f"Freshness({', '.join(f'{v} {k}' for k, v in sorted(self.counts.items()))} in {self.where})"
 
 
 def freshness(only: Sequence[str], mode: str | None = None, datasets: Sequence[str] = DATASETS) -> Freshness:

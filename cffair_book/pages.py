@@ -1,5 +1,6 @@
-"""What the book's pages put around their results: the tally of a chapter's "Verdict" box, the
-measured times of its "Regenerate" box, and the provenance badge of the Reproducing page.
+"""What the book's pages put around their results: the box that says whether a chapter's records
+are fresh, the tally of its "Verdict" box, the measured times of its "Regenerate" box, and the
+provenance badge of the Reproducing page.
 
 The regeneration times come from ``benchmarks/results/regenerate.json``
 (``benchmarks/bench_regenerate.py``): quick mode measured cold for each question group, full
@@ -33,8 +34,11 @@ __all__ = [
     "claim_verdict_sentence",
     "HTMLBlock",
     "claims_list",
+    "freshness_box",
+    "freshness_lines",
     "headline_claims",
     "results_box",
+    "stale_reasons",
     "verdict_line",
 ]
 
@@ -481,3 +485,72 @@ def claims_list(claims: Iterable[Any]) -> Any:
         + "\n  </tbody>\n</table>"
     )
     return HTMLTable(table, pd.DataFrame(frame))
+
+
+# ============================================================================ the freshness box
+def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
+    """Why the records of ``status`` (:func:`cffair.reproduce.status`) are stale, in a few lines: code
+    changes grouped by kind (changed, now run, no longer run), then every other reason with its count.
+
+    >>> st = pd.DataFrame({"state": ["stale", "stale", "fresh"], "reasons": [
+    ...     ["code of cffair.a changed", "input counterfactuals: its content changed"],
+    ...     ["code of cffair.a changed", "code of cffair.b changed"], []]})
+    >>> stale_reasons(st)
+    ['the code changed in 2 modules: cffair.a, cffair.b', 'input counterfactuals: its content changed (1 record)']
+    """
+    kinds: dict[str, dict[str, int]] = {"changed": {}, "now runs": {}, "no longer runs": {}}
+    other: dict[str, int] = {}
+    for reasons in status.loc[status["state"] != "fresh", "reasons"]:
+        for r in reasons:
+            m = re.fullmatch(r"code of (\S+) (changed|now runs|no longer runs)", r)
+            into = kinds[m.group(2)] if m else other
+            key = m.group(1) if m else r
+            into[key] = into.get(key, 0) + 1
+    words = {"changed": "the code changed in", "now runs": "they now also run", "no longer runs": "they no longer run"}
+    lines = []
+    for kind, counter in kinds.items():
+        if counter:
+            names = sorted(counter, key=lambda n: -counter[n])
+            shown = ", ".join(names[:top]) + (f" and {len(names) - top} more" if len(names) > top else "")
+            lines.append(f"{words[kind]} {len(names)} module{'s' if len(names) > 1 else ''}: {shown}")
+    ranked = sorted(other.items(), key=lambda kv: -kv[1])
+    lines += [f"{reason} ({k} record{'s' if k != 1 else ''})" for reason, k in ranked[:top]]
+    if len(ranked) > top:
+        lines.append(
+            f"… and {len(ranked) - top} more reasons: `cffair results --mode full --all` lists them per record."
+        )
+    return lines
+
+
+def freshness_lines(freshness: Any, top: int = 6) -> list[str]:
+    """What the freshness box says of a page's records (:class:`cffair.reproduce.Freshness`): one
+    line when all are fresh; else how many are not and why, one reason a line."""
+    n = len(freshness.status)
+    if freshness.fresh:
+        return [
+            f"All {n} records behind this page are fresh: today's code, data and packages would give the same numbers."
+        ]
+    c = freshness.counts
+    head = (
+        f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
+        f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
+        "the numbers below are the committed ones. Why:"
+    )
+    out = [head, *stale_reasons(freshness.status, top)]
+    missing = int(c.get("missing", 0))
+    if missing:
+        out.append(f"{missing} record{'s are' if missing != 1 else ' is'} missing.")
+    return out
+
+
+def freshness_box(freshness: Any, top: int = 6) -> HTMLBlock:
+    """The box under a chapter's loading cell: a tip when every record behind the page is fresh, a
+    warning with the reasons when not (:func:`freshness_lines`)."""
+    lines = [html.escape(x) for x in freshness_lines(freshness, top)]
+    kind, title = ("tip", "Results are current") if freshness.fresh else ("warning", "Some results are stale")
+    items = "".join(f"<li>{x}</li>" for x in lines[1:])
+    return HTMLBlock(
+        f'<div class="admonition {kind}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
+        + (f"<ul>{items}</ul>" if items else "")
+        + "</div>"
+    )

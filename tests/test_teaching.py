@@ -228,3 +228,32 @@ def test_the_toy_knowledge_base_trains_in_seconds_and_a4_lowers_the_gap():
         learner.fit(toy.X, toy.y, pairs=(toy.X, toy.X_twin))
         gaps[setting] = float(np.mean((learner.predict_d(toy.X) - learner.predict_d(toy.X_twin)) ** 2))
     assert gaps["acc_cf"] < 0.5 * gaps["acc"]
+
+
+def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when_not() -> None:
+    from cffair.reproduce import Freshness
+
+    fresh = Freshness(pd.DataFrame({"state": ["fresh", "fresh"], "reasons": [[], []]}), "results/full")
+    box = str(pages.freshness_box(fresh))
+    assert 'class="admonition tip"' in box and "All 2 records behind this page are fresh" in box
+    stale = Freshness(
+        pd.DataFrame(
+            {
+                "state": ["fresh", "stale", "stale", "missing"],
+                "reasons": [
+                    [],
+                    ["code of cffair.training changed"],
+                    ["input counterfactuals: its content changed"],
+                    [],
+                ],
+            }
+        ),
+        "results/full",
+    )
+    box = str(pages.freshness_box(stale))
+    assert 'class="admonition warning"' in box and "3 of 4 records behind this page are not" in box
+    assert "(1 missing, 2 stale)" in box
+    assert "<li>the code changed in 1 module: cffair.training</li>" in box
+    assert "<li>input counterfactuals: its content changed (1 record)</li>" in box
+    assert "<li>1 record is missing.</li>" in box
+    assert repr(stale) == "Freshness(1 fresh, 1 missing, 2 stale in results/full)"
