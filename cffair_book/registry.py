@@ -30,7 +30,6 @@ from cffair.reporting.verdicts import (
     INCONCLUSIVE,
     PENDING,
     VACUOUS,
-    VERDICT_RULE,
     VERDICTS,
     Basis,
     Evidence,
@@ -39,7 +38,7 @@ from cffair.reporting.verdicts import (
     rules,
 )
 from cffair_book.layout import NOTEBOOK_PAGES
-from cffair_book.wording import claim_entry
+from cffair_book.wording import claim_entry, verdict_rule
 
 __all__ = [
     "CLAIM_CHECKS",
@@ -142,7 +141,7 @@ def claims_table(
     (``<details>``, titled with where the paper makes the claim): its rule, its test and paired
     folds, and its note. The layout is the claims page's (``table.cffair-claims-list``): it fits
     its column at 1280 px and stacks each claim at phone width. ``rule`` adds a last row, also
-    folded, stating how the verdicts are decided (:data:`VERDICT_RULE`). The frame has the
+    folded, stating how the verdicts are decided (:func:`~cffair_book.wording.verdict_rule`). The frame has the
     columns claim, where, status (test and paired folds when any claim has them) and note.
     """
     records = _claims(claims)
@@ -173,7 +172,7 @@ def claims_table(
     cap = f'  <caption class="{CAPTION_CLASS}">{html.escape(caption)}</caption>\n' if caption else ""
     foot = (
         '  <tfoot><tr><td colspan="4"><details><summary>How the verdicts are decided</summary>'
-        f"{html.escape(VERDICT_RULE)}</details></td></tr></tfoot>\n"
+        f"{html.escape(verdict_rule())}</details></td></tr></tfoot>\n"
         if rule
         else ""
     )

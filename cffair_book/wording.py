@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["WORDING_FILE", "claim_entry", "claims_wording", "joined", "movement", "note", "sign_change"]
+__all__ = ["WORDING_FILE", "claim_entry", "claims_wording", "joined", "movement", "note", "sign_change", "verdict_rule"]
 
 #: The claims' sentences, rules and note templates.
 WORDING_FILE: Path = Path(__file__).with_name("claims.yaml")
@@ -30,6 +30,12 @@ def claims_wording(path: str | Path = WORDING_FILE) -> dict[str, Any]:
     if missing:
         raise ValueError(f"{path} lacks the section(s) {sorted(missing)}; it needs rules, notes and claims.")
     return data
+
+
+def verdict_rule(path: str | Path = WORDING_FILE) -> str:
+    """How every verdict is decided, in one paragraph (``rules.how_decided`` of ``claims.yaml``):
+    shown below the claims table and on the claims page."""
+    return str(claims_wording(path)["rules"]["how_decided"])
 
 
 def claim_entry(key: str, path: str | Path = WORDING_FILE) -> tuple[str, str, str, str]:

@@ -79,7 +79,6 @@ __all__ = [
     "SUBGROUP_METRICS",
     "VACUOUS",
     "VERDICTS",
-    "VERDICT_RULE",
     "Basis",
     "Decision",
     "Evidence",
@@ -118,21 +117,6 @@ SHARED_DATASETS: dict[str, str] = {k: d.shares_runs_with for k, d in DATASETS.it
 SUBGROUP_METHODS: tuple[str, ...] = ("ltn_acc_cf_sg", "ltn_acc_cf_sg_cke")
 #: The metrics computed over subgroups: on a shared dataset they differ for every method.
 SUBGROUP_METRICS: tuple[str, ...] = ("cf_mse_worst_subgroup",)
-
-#: How the verdicts are decided, shown below the claims table (the book's ``claims_table``, ``rule=True``).
-VERDICT_RULE = (
-    "How a verdict is decided: a comparison of two methods uses the folds both ran on (every repetition of 5-fold "
-    "cross-validation the records hold) and the corrected resampled t-test (Nadeau & Bengio 2003: the variance of the "
-    "per-fold differences is inflated by test/train = 1/4, since the training sets of 5 folds overlap); the exact "
-    "sign-flip p is shown beside it (with 5 folds it cannot go below 0.0625). The comparisons of one claim are corrected "
-    "together with Holm's procedure at 0.05: all rejected in the claimed direction → holds; any rejected in the opposite "
-    "direction → does not hold; otherwise inconclusive. A comparison on one fold (the paper's single-run Table 3) is "
-    "decided by its sign. COMPAS(age) runs the same rows, folds and models as COMPAS; it is counted only where its "
-    "subgroups make it differ (a subgroup axiom or a worst-subgroup metric), elsewhere shown but not counted. A trend over "
-    "weights is decided by an exact Spearman test over at least five weight points. Claims about counts and rankings "
-    "are decided as their rules say. Vacuous: the claim's precondition never occurred (e.g. no A5 axiom was added). By "
-    "construction: our procedure makes the claim true whatever the model."
-)
 
 
 # ---------------------------------------------------------------------------- the rules in force
