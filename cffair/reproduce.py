@@ -348,13 +348,40 @@ def provenance(
         "dirty": bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")),
         "packages": pkgs,
         "python": sys.version.split()[0],
-        "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count()},
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor(),
+            "cpus": os.cpu_count(),
+            **cpu(),
+        },
         "stage_seconds": dict(stage_times),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         **({} if computed is None else {"records_computed": int(computed)}),
         **({} if in_grid is None else {"records_in_grid": int(in_grid)}),
         "records_code": records_code(),
     }
+
+
+#: The vector instruction sets a CPU's floating-point kernels may use (a flow fitted on CPUs with other sets
+#: may give other twins: :mod:`cffair.experiments.kept_inputs`).
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "amx_tile")
+
+
+def cpu(cpuinfo: str | None = None) -> dict[str, Any]:
+    r"""The CPU's model name and which of :data:`SIMD_FLAGS` it has, from ``/proc/cpuinfo`` (``{}`` elsewhere).
+
+    >>> cpu("model name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx avx2 fma\n")
+    {'cpu_model': 'AMD EPYC', 'cpu_simd': ['sse4_2', 'avx', 'avx2', 'fma']}
+    """
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return {}
+    fields = dict(line.split(":", 1) for line in cpuinfo.splitlines() if ":" in line)
+    fields = {k.strip(): v.strip() for k, v in fields.items()}
+    flags = set(fields.get("flags", "").split())
+    return {"cpu_model": fields.get("model name", ""), "cpu_simd": [f for f in SIMD_FLAGS if f in flags]}
 
 
 def records_code() -> str:
