@@ -8,7 +8,7 @@ A record is fresh only while the content of its twins is unchanged, so a reprodu
 another machine would recompute every record of such a dataset, and a grid run in parts on two
 machines would mix twins.
 
-:func:`cffair.reproduce.reproduce_all` therefore keeps, in the results folder, the cached files
+:func:`cffair.reproduce.reproduce` therefore keeps, in the results folder, the cached files
 of the flows and twins it used (:func:`keep`), and puts them back into the cache before the
 next invocation fits anything (:func:`restore`). A file keeps its cache name, a hash of everything
 that determines it (the generator's normalised code, the data, the flow settings, the seed,
@@ -85,7 +85,7 @@ def keep(
     (:func:`cffair.pipeline.counterfactuals.content_hash`) is one of ``contents[dataset]``, the
     hashes :func:`cffair.pipeline.prepare_inputs` returned. Flows carry no content hash the grid
     knows: a flow of a run's dataset is kept when this invocation wrote it (modified after
-    ``since``, a :func:`time.time`, less two seconds for file systems that store coarse times) or
+    ``since``, a ``time.time()``, less two seconds for file systems that store coarse times) or
     :func:`restore` brought it from the store. Files of datasets
     the run did not touch are left alone; other files of its datasets (older code, other
     settings) are removed from the store.
