@@ -152,7 +152,7 @@ _BASELINES = paper_baselines()
 @claim_check("Q2.1")
 def _q2_ltn_fairer_than_baselines(e: Evidence) -> tuple[str, str, Basis]:
     ds = e.have("ltn_acc_cf", *_BASELINES)
-    tests, labels, shown = [], [], []
+    tests, labels, names, shown = [], [], [], []
     for d in ds:
         if not e.counts(d, ("ltn_acc_cf", *_BASELINES), "cf_mse"):
             shown.append(d)
@@ -160,7 +160,8 @@ def _q2_ltn_fairer_than_baselines(e: Evidence) -> tuple[str, str, Basis]:
         for b in _BASELINES:
             tests.append(e.compare(d, "ltn_acc_cf", b, "cf_mse", False))
             labels.append(dataset_name(d))
-    dec = decide(tests, labels=labels)
+            names.append(f"{method_name(b)} on {dataset_name(d)}")
+    dec = decide(tests, labels=labels, names=names)
     comp = iter(zip(tests, dec.components))
     parts = []
     for d in ds:

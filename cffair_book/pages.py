@@ -401,8 +401,9 @@ class HTMLBlock:
 
 def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance") -> HTMLBlock:
     """The front page's results box, worded by the verdicts: the tally, the headline claims that
-    hold, one line for each headline claim that does not (with the first numbers of its note),
-    and a link to the full table (``claims_page``, an href relative to the page).
+    hold, one line for each headline claim that does not (the comparisons that went against a
+    claim that does not hold, else the first numbers of its note), and a link to the full table
+    (``claims_page``, an href relative to the page).
 
     Raises:
         DataError: if there are no claims or one has an unknown verdict.
@@ -434,7 +435,11 @@ def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The re
                 f"Of the {what}, {_and([link(c) for c in held])} {'holds' if len(held) == 1 else 'hold'} here."
             )
         for c in other:
-            reason = f" Ours: {esc(_reason(c.note))}." if c.note else ""
+            against = list(getattr(c, "against", ()) or ())
+            if _verdict_of(c) == "does not hold" and against:
+                reason = f" Against it: {esc(_and(against))}."
+            else:
+                reason = f" Ours: {esc(_reason(c.note))}." if c.note else ""
             lines.append(f"{link(c)} {esc(_VERDICT_WORDS[_verdict_of(c)][0])}: “{esc(c.claim.rstrip('.'))}”.{reason}")
     lines.append(
         f'Every claim, its verdict and the numbers behind it: <a href="{esc(claims_page, quote=True)}">the claims '

@@ -81,6 +81,7 @@ class Claim:
             over 3"``), or ``"count over runs"``, ``"exact Spearman"`` …
         folds: the paired folds each comparison uses (``"5 per comparison"``, ``"15 (3 × 5) on
             COMPAS; 5 on Adult"``), or the runs / points the verdict reads.
+        against: the comparisons that went against the claim (``"CNF on Adult"``), from its test.
     """
 
     claim: str
@@ -93,6 +94,7 @@ class Claim:
     rule: str = ""
     test: str = ""
     folds: str = ""
+    against: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.verdict and self.holds in _FROM_HOLDS:
@@ -315,6 +317,7 @@ def evaluate_claims(records: Sequence[Mapping[str, Any]], base: str = "", rules_
                     rule=c.rule,
                     test=basis.test if verdict != PENDING else "",
                     folds=basis.folds if verdict != PENDING else "",
+                    against=basis.against if verdict != PENDING else (),
                 )
             )
     return claims

@@ -119,3 +119,17 @@ def test_claim_verdict_sentence_says_the_verdict_of_its_claim():
     assert pages.claim_verdict_sentence(claims, "Q4.1").endswith("claim Q4.1 holds by construction.")
     with pytest.raises(DataError, match="no claim 'Q9.1'"):
         pages.claim_verdict_sentence(claims, "Q9.1")
+
+
+def test_results_box_names_what_went_against_a_claim_that_does_not_hold():
+    """A headline claim that does not hold is explained by the comparisons its test rejected against it
+    (``Claim.against``); without them, by the first numbers of its note."""
+    failed = SimpleNamespace(
+        **{**vars(_claim("Q2.1", "does not hold")), "against": ("CNF on Adult", "GAN on Lawschool")}
+    )
+    box = str(pages.results_box([_claim("Q1.1", "holds"), failed], claims_page="c.html"))
+    assert "Q2.1</a> does not hold: “Claim Q2.1 says something”. Against it: CNF on Adult and GAN on Lawschool." in box
+    assert "Ours:" not in box
+    inconclusive = SimpleNamespace(**{**vars(_claim("Q2.1", "inconclusive")), "against": ()})
+    box = str(pages.results_box([_claim("Q1.1", "holds"), inconclusive], claims_page="c.html"))
+    assert "Q2.1</a> is inconclusive: “Claim Q2.1 says something”. Ours: Adult 0.045 vs 0.014." in box

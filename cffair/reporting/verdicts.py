@@ -267,10 +267,13 @@ def paired(
 @dataclass(frozen=True)
 class Basis:
     """What a claim's verdict rests on: the test (``"corrected t-test, Holm over 6"``, ``"count
-    over runs"``) and the paired folds (``"5 per comparison"``, ``"15 (3 × 5) on COMPAS, …"``)."""
+    over runs"``), the paired folds (``"5 per comparison"``, ``"15 (3 × 5) on COMPAS, …"``) and
+    which comparisons went against the claim."""
 
     test: str = ""
     folds: str = ""
+    #: the comparisons rejected against the claim, by name (``"CNF on Adult"``), in the tests' order
+    against: tuple[str, ...] = ()
 
 
 _TEST_SHORT = {"corrected": "corrected t-test", "plain": "plain t-test"}
@@ -295,7 +298,13 @@ class Decision:
     basis: Basis
 
 
-def decide(tests: Sequence[Paired], alpha: float = ALPHA, labels: Sequence[str] | None = None) -> Decision:
+def decide(
+    tests: Sequence[Paired],
+    alpha: float = ALPHA,
+    labels: Sequence[str] | None = None,
+    *,
+    names: Sequence[str] | None = None,
+) -> Decision:
     """A claim's verdict from its comparisons, by the rules in force.
 
     With Holm (the default rules) the comparisons with a p-value (two or more folds) are one
@@ -303,11 +312,16 @@ def decide(tests: Sequence[Paired], alpha: float = ALPHA, labels: Sequence[str] 
     counts in the direction of its sign. A comparison on one fold counts by its sign. Then: every
     comparison rejected in the claimed direction → holds; any rejected in the opposite direction →
     does not hold; none at all → pending; otherwise inconclusive. ``labels`` (one per test, e.g.
-    the dataset) name the folds in :attr:`Decision.basis` when they differ.
+    the dataset) name the folds in :attr:`Decision.basis` when they differ; ``names`` (one per test,
+    default ``labels``) name the comparisons rejected against the claim (:attr:`Basis.against`).
 
     >>> t = [paired([1, 2, 3, 4, 5.5], [0, 0, 0, 0, 0], larger=True), paired([1, -1, 1, -1, 0.5], [0] * 5, larger=True)]
     >>> decide(t).verdict
     'inconclusive'
+    >>> against = [paired([0.0] * 5, [10, 10.5, 11, 9.5, 10.2], larger=True), t[1]]
+    >>> d = decide(against, names=["A vs B", "A vs C"])
+    >>> d.verdict, d.basis.against
+    ('does not hold', ('A vs B',))
     """
     tests = list(tests)
     if not tests:
@@ -331,11 +345,13 @@ def decide(tests: Sequence[Paired], alpha: float = ALPHA, labels: Sequence[str] 
     name = _TEST_SHORT[tests[tested[0]].test] if tested else "sign of one fold"
     if tested and len(tested) > 1:
         name += f", Holm over {len(tested)}" if r.holm else f", {len(tested)} tests, no correction"
+    called = names if names is not None else labels
+    against = tuple(dict.fromkeys(called[i] if called else str(i) for i, c in enumerate(comps) if c == FAILS))
     return Decision(
         verdict,
         tuple(comps),
         tuple(adjusted.get(i, math.nan) for i in range(len(tests))),
-        Basis(name, _folds_basis(tests, labels)),
+        Basis(name, _folds_basis(tests, labels), against),
     )
 
 
