@@ -35,7 +35,7 @@ from cffair._io import ensure_dir, write_text_atomic
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode
 from cffair.experiments.fingerprint import diff, package_versions
 from cffair.experiments.grid import paper_grid
-from cffair.experiments.store import ResultsStore
+from cffair.experiments.store import ResultsStore, machine
 from cffair.experiments.tasks import Task, task_graph, task_groups
 from cffair.utils import project_root, write_json_atomic
 
@@ -352,7 +352,7 @@ def provenance(
             "platform": platform.platform(),
             "processor": platform.processor(),
             "cpus": os.cpu_count(),
-            **cpu(),
+            **machine(),
         },
         "stage_seconds": dict(stage_times),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -360,28 +360,6 @@ def provenance(
         **({} if in_grid is None else {"records_in_grid": int(in_grid)}),
         "records_code": records_code(),
     }
-
-
-#: The vector instruction sets a CPU's floating-point kernels may use (a flow fitted on CPUs with other sets
-#: may give other twins: :mod:`cffair.experiments.kept_inputs`).
-SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "amx_tile")
-
-
-def cpu(cpuinfo: str | None = None) -> dict[str, Any]:
-    r"""The CPU's model name and which of :data:`SIMD_FLAGS` it has, from ``/proc/cpuinfo`` (``{}`` elsewhere).
-
-    >>> cpu("model name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx avx2 fma\n")
-    {'cpu_model': 'AMD EPYC', 'cpu_simd': ['sse4_2', 'avx', 'avx2', 'fma']}
-    """
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            return {}
-    fields = dict(line.split(":", 1) for line in cpuinfo.splitlines() if ":" in line)
-    fields = {k.strip(): v.strip() for k, v in fields.items()}
-    flags = set(fields.get("flags", "").split())
-    return {"cpu_model": fields.get("model name", ""), "cpu_simd": [f for f in SIMD_FLAGS if f in flags]}
 
 
 def records_code() -> str:

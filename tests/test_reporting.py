@@ -650,3 +650,19 @@ def test_paired_folds_keeps_only_folds_where_every_method_ran():
     ]
     kept = {(r["config"]["dataset"], r["config"]["fold"]) for r in reporting.paired_folds(records)}
     assert kept == {("adult", 0), ("adult", 1), ("compas", 0)}
+
+
+def test_paired_folds_lets_no_tagged_variant_drop_a_fold():
+    """Another seed of a baseline (appendix C's GAN study) or a weight point run on fold 0 first must
+    not drop folds 1-4 of the paper's protocol while its other folds are still being computed; the
+    variant is kept on the folds kept."""
+
+    def rec(fold, setting, tag=""):
+        return {"config": {"dataset": "compas", "fold": fold, "setting": setting, "cf_source": "cnf", "tag": tag}}
+
+    records = [rec(f, s) for f in range(3) for s in ("ltn_acc", "cnf", "gan")] + [rec(0, "gan", "seed1")]
+    kept = reporting.paired_folds(records)
+    assert {r["config"]["fold"] for r in kept} == {0, 1, 2}
+    assert [r["config"]["fold"] for r in kept if r["config"]["tag"] == "seed1"] == [0]
+    # an untagged method missing on a fold still drops it
+    assert {r["config"]["fold"] for r in reporting.paired_folds(records[:-2])} == {0, 1}

@@ -9,6 +9,7 @@ more; Q3.6 over every Lawschool CKE run of both fairness settings.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -331,13 +332,22 @@ def _committed():
     return recs
 
 
+#: How far two runs of the same code on the same inputs may differ when two CPUs computed them: the
+#: committed records of COMPAS and COMPAS(age) made on different machines differ by up to 0.0016 in
+#: accuracy (2 of 1,233 test rows) and 0.001 in CF-MSE (CHANGELOG, 0.2.0); on one CPU they are equal.
+ACROSS_MACHINES = 0.005
+
+
 def test_compas_age_repeats_compas_exactly_where_the_rule_says():
     """The rule's premise, on the committed records: every run that uses no subgroups is the same on
     COMPAS and COMPAS(age) (per-fold accuracy and CF-MSE), and the subgroup axioms' runs are not.
 
-    Only runs computed by the same code are compared: while a regeneration is under way, the committed
-    records mix runs from the old code and the new (``cffair results`` reads the older ones stale)."""
-    by, code = {}, {}
+    Only runs of the same code on the same inputs (the twins by their content) are compared: while a
+    regeneration is under way, the committed records mix runs of the old code and the new. Runs that
+    one CPU computed (the records' ``machine``) must be equal to the bit; runs that do not say which
+    CPU computed them (records older than that field) may have been computed on two, and must agree
+    within :data:`ACROSS_MACHINES`."""
+    by, fp = {}, {}
     for r in _committed():
         c = r["config"]
         if (
@@ -346,21 +356,26 @@ def test_compas_age_repeats_compas_exactly_where_the_rule_says():
             and not c.get("tag")
             and not c.get("repeat")
         ):
-            m = r["metrics"]
-            by.setdefault((c["setting"], c.get("cf_source", "cnf"), c["fold"]), {})[c["dataset"]] = (
-                m["accuracy"],
-                m["cf_mse"],
-            )
-            code[(c["setting"], c.get("cf_source", "cnf"), c["fold"], c["dataset"])] = r["fingerprint"]["code"]
-    pairs = {k: v for k, v in by.items() if len(v) == 2 and code[(*k, "compas")] == code[(*k, "compas_age")]}
+            key = (c["setting"], c.get("cf_source", "cnf"), c["fold"])
+            by.setdefault(key, {})[c["dataset"]] = (r["metrics"]["accuracy"], r["metrics"]["cf_mse"])
+            inputs = {n: i.get("content") for n, i in r["fingerprint"].get("inputs", {}).items()}
+            fp[(*key, c["dataset"])] = (r["fingerprint"]["code"], inputs, r.get("machine"))
+    pairs = {k: v for k, v in by.items() if len(v) == 2 and fp[(*k, "compas")][:2] == fp[(*k, "compas_age")][:2]}
     assert pairs
+    exact = 0
     for (setting, src, fold), v in pairs.items():
-        e = V.Evidence.of([])
-        assert (v["compas"] == v["compas_age"]) == (not e.counts("compas_age", (setting,), "cf_mse")), (
-            setting,
-            src,
-            fold,
+        shared = not V.Evidence.of([]).counts("compas_age", (setting,), "cf_mse")
+        one_cpu = fp[(setting, src, fold, "compas")][2] is not None and (
+            fp[(setting, src, fold, "compas")][2] == fp[(setting, src, fold, "compas_age")][2]
         )
+        if not shared:
+            assert v["compas"] != v["compas_age"], (setting, src, fold)
+        elif one_cpu:
+            exact += 1
+            assert v["compas"] == v["compas_age"], (setting, src, fold)
+        else:
+            gap = max(abs(a - b) for a, b in zip(v["compas"], v["compas_age"]))
+            assert gap <= ACROSS_MACHINES, (setting, src, fold, gap)
 
 
 def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_records():
@@ -370,9 +385,31 @@ def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_re
         if c.verdict != V.PENDING:
             assert c.test and c.folds, c.key
     by = {c.key: c for c in claims}
-    assert by["Q2.1"].folds == "5 per comparison" and "COMPAS(age) is shown, not counted" in by["Q2.1"].note
+    # the paired folds the claim names are those the records pair: per dataset, the folds of the paper's
+    # protocol (every repetition) on which LTN(acc+CF) and the three baselines all have a record
+    paired = reporting.paired_folds(_committed())
+    n = {
+        d: len(
+            {
+                (r["config"].get("repeat", 0), r["config"]["fold"])
+                for r in paired
+                if r["config"]["dataset"] == d
+                and r["config"]["setting"] == "ltn_acc_cf"
+                and r["config"].get("cf_source", "cnf") == "cnf"
+                and not r["config"].get("options")
+                and not r["config"].get("tag")
+            }
+        )
+        for d in ("adult", "compas", "lawschool")
+    }
+    folds = by["Q2.1"].folds
+    if len(set(n.values())) == 1:
+        assert folds == f"{n['adult']} per comparison", (folds, n)
+    else:
+        for d, k in n.items():
+            assert re.search(rf"\b{k}\b[^;]* on [^;]*\b{reporting.dataset_name(d)}\b", folds), (folds, n)
+    assert "COMPAS(age) is shown, not counted" in by["Q2.1"].note
     # the claim's note counts the Q2 variants as the Q2 page does (the page's own records and sentence)
-    import re
 
     from cffair import reproduce
 

@@ -45,6 +45,10 @@ def make_record(
 ) -> dict[str, Any]:
     """A result record, ready for :meth:`ResultsStore.put`.
 
+    The record names the CPU that computed it (:func:`machine`), outside its fingerprint: the same
+    code on the same inputs gives the same numbers on one kind of CPU, and may differ in the last
+    digits, which training can amplify, on another.
+
     Args:
         fingerprint: what the record's numbers depend on (code, data, config, packages,
             inputs); its hash is the record's ``hash``.
@@ -56,6 +60,7 @@ def make_record(
         "fingerprint": dict(fingerprint),
         "hash": stable_hash(fingerprint),
         "cffair_version": __version__,
+        "machine": machine(),
         "metrics": dict(metrics),
         "timings": dict(timings),
         **extra,
@@ -63,6 +68,28 @@ def make_record(
     record = json.loads(json.dumps(record, default=_json_default))  # exactly what is stored
     record["checksum"] = checksum(record)
     return record
+
+
+#: The vector instruction sets a CPU's floating-point kernels may use: the same code may round differently,
+#: and so train to other numbers, on CPUs with other sets.
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "amx_tile")
+
+
+def machine(cpuinfo: str | None = None) -> dict[str, Any]:
+    r"""The CPU's model name and which of :data:`SIMD_FLAGS` it has, from ``/proc/cpuinfo`` (``{}`` elsewhere).
+
+    >>> machine("model name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx avx2 fma\n")
+    {'cpu_model': 'AMD EPYC', 'cpu_simd': ['sse4_2', 'avx', 'avx2', 'fma']}
+    """
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8") as f:
+                cpuinfo = f.read()
+        except OSError:
+            return {}
+    fields = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in cpuinfo.splitlines() if ":" in line)}
+    flags = set(fields.get("flags", "").split())
+    return {"cpu_model": fields.get("model name", ""), "cpu_simd": [f for f in SIMD_FLAGS if f in flags]}
 
 
 def _json_default(obj: Any) -> Any:

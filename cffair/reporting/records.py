@@ -448,8 +448,9 @@ def paired_folds(
     setting)`` pairs; default: the CKE settings of datasets outside
     :data:`cffair.experiments.CKE_ALL_FOLDS`). Only the paper's protocol sets the folds: the
     investigations' records (:func:`is_investigation`) and records of settings outside the
-    protocol's (``cffair.experiments.LTN_SETTINGS``, ``cffair.experiments.BASELINES``)
-    are kept on the folds kept, and never drop a fold themselves.
+    protocol's (``cffair.experiments.LTN_SETTINGS``, ``cffair.experiments.BASELINES``) or with a
+    tag (another seed, a weight point: ``"seed1"``, ``"w1-3"``) are kept on the folds kept, and
+    never drop a fold themselves.
     """
 
     def key(r: Mapping[str, Any]) -> tuple[str, str, str, str]:
@@ -477,8 +478,8 @@ def paired_folds(
     by_ds: dict[tuple[str, int], dict[int, set[tuple[str, str, str, str]]]] = {}
     for r in records:
         c = r["config"]
-        if is_investigation(c) or c["setting"] not in protocol:
-            continue  # the investigations run on the folds they name (e.g. Adult fold 0 only)
+        if is_investigation(c) or c["setting"] not in protocol or c.get("tag"):
+            continue  # the investigations and tagged variants run on the folds they name (e.g. Adult fold 0 only)
         by_ds.setdefault((c["dataset"], record_repeat(c)), {}).setdefault(c["fold"], set()).add(key(r))
     keep: dict[tuple[str, int], set[int]] = {}
     for (ds, rep), folds in by_ds.items():
