@@ -27,16 +27,10 @@ from typing import Any
 
 import numpy as np
 
-#: Scalar metrics compared (the tables' and claims' numbers).
-METRICS = (
-    "accuracy",
-    "mse",
-    "cf_mse",
-    "cf_mse_worst_subgroup",
-    "cf_flip_rate",
-    "calibrated_cf_mse",
-    "saturation",
-)
+from cffair.reporting.names import SCALAR_METRICS
+
+#: Scalar metrics compared: the tables' and claims' numbers, and the predicate's saturation.
+METRICS = (*SCALAR_METRICS, "saturation")
 
 
 def group_key(config: Mapping[str, Any]) -> str:
