@@ -45,7 +45,7 @@ def make_record(
 ) -> dict[str, Any]:
     """A result record, ready for :meth:`ResultsStore.put`.
 
-    The record names the CPU that computed it (:func:`machine`), outside its fingerprint: the same
+    The record names the CPU that computed it (:func:`~cffair.experiments.store.machine`), outside its fingerprint: the same
     code on the same inputs gives the same numbers on one kind of CPU, and may differ in the last
     digits, which training can amplify, on another.
 
