@@ -23,7 +23,7 @@ from cffair._io import ensure_dir, storage_error, store_lock
 from cffair.experiments.config import ExperimentConfig
 from cffair.utils import project_root, stable_hash, write_json_atomic
 
-__all__ = ["Corrupt", "ResultsStore", "checksum", "make_record"]
+__all__ = ["SIMD_FLAGS", "Corrupt", "ResultsStore", "checksum", "machine", "make_record"]
 
 FINGERPRINT_EXEMPT = True  # storing records changes no number
 
