@@ -234,7 +234,7 @@ def _q2_gan_accurate_but_unfair(e: Evidence) -> tuple[str, str, Basis]:
         return PENDING, "", Basis()
     d = "compas"
     acc, cf, worst = (e.compare(d, "gan", "ltn_acc_cf", m, True) for m in ("perf", "cf_mse", "cf_mse_worst_subgroup"))
-    dec = decide([acc, cf, worst])
+    dec = decide([acc, cf, worst], names=["accuracy on COMPAS", "CF-MSE on COMPAS", "worst-subgroup CF-MSE on COMPAS"])
     return (
         dec.verdict,
         (

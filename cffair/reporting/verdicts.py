@@ -313,7 +313,8 @@ def decide(
     comparison rejected in the claimed direction → holds; any rejected in the opposite direction →
     does not hold; none at all → pending; otherwise inconclusive. ``labels`` (one per test, e.g.
     the dataset) name the folds in :attr:`Decision.basis` when they differ; ``names`` (one per test,
-    default ``labels``) name the comparisons rejected against the claim (:attr:`Basis.against`).
+    default ``labels``) name the comparisons rejected against the claim (:attr:`Basis.against`;
+    empty when the tests have neither).
 
     >>> t = [paired([1, 2, 3, 4, 5.5], [0, 0, 0, 0, 0], larger=True), paired([1, -1, 1, -1, 0.5], [0] * 5, larger=True)]
     >>> decide(t).verdict
@@ -346,7 +347,7 @@ def decide(
     if tested and len(tested) > 1:
         name += f", Holm over {len(tested)}" if r.holm else f", {len(tested)} tests, no correction"
     called = names if names is not None else labels
-    against = tuple(dict.fromkeys(called[i] if called else str(i) for i, c in enumerate(comps) if c == FAILS))
+    against = tuple(dict.fromkeys(called[i] for i, c in enumerate(comps) if c == FAILS)) if called else ()
     return Decision(
         verdict,
         tuple(comps),
