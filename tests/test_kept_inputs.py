@@ -34,31 +34,38 @@ def _old(path, seconds=3600.0):
     os.utime(path, (t, t))
 
 
-def test_keep_chooses_twins_by_content_and_flows_by_this_run_and_prunes_only_the_runs_datasets(tmp_path):
+def test_keep_chooses_twins_by_content_keeps_flows_and_prunes_only_the_runs_twins(tmp_path):
     cache, store = tmp_path / "cache", tmp_path / "store"
     used, other = _twins(1.0), _twins(2.0)
     for name, cfs in {"toy-aaa": used, "toy-bbb": other, "adult-ccc": other}.items():
         cfs.save(cache / "counterfactuals" / f"{name}.parquet")
     (cache / "flows").mkdir()
-    for name in ("toy-new", "toy-old", "toy-back", "adult-new"):
+    for name in ("toy-new", "toy-old", "toy-back", "toy-hit", "adult-new"):
         (cache / "flows" / f"{name}.pt").write_bytes(name.encode())
-    _old(cache / "flows" / "toy-old.pt")
-    _old(cache / "flows" / "toy-back.pt")
-    # the store holds a file of an older run of toy and one of a dataset this run does not touch
-    for name in ("counterfactuals/toy-stale.parquet", "flows/lawschool-zzz.pt"):
+    for name in ("toy-old", "toy-back", "toy-hit"):
+        _old(cache / "flows" / f"{name}.pt")
+    # the store holds twins of an older run of toy, a flow of a dataset this run does not touch, and a
+    # flow of toy that the cache also holds unchanged (a cache hit: the run may have read it)
+    for name in ("counterfactuals/toy-stale.parquet", "flows/lawschool-zzz.pt", "flows/toy-hit.pt"):
         (store / name).parent.mkdir(parents=True, exist_ok=True)
         (store / name).write_bytes(b"x")
     since = time.time() - 60
     kept = K.keep(
         store, cache, {"toy": {"counterfactuals": content_hash(used)}}, since=since, restored={"flows/toy-back.pt"}
     )
-    assert sorted(kept.kept) == ["counterfactuals/toy-aaa.parquet", "flows/toy-back.pt", "flows/toy-new.pt"]
+    assert sorted(kept.kept) == [
+        "counterfactuals/toy-aaa.parquet",
+        "flows/toy-back.pt",
+        "flows/toy-hit.pt",
+        "flows/toy-new.pt",
+    ]
     assert kept.removed == ("counterfactuals/toy-stale.parquet",)
     on_disk = sorted(str(p.relative_to(store)) for p in store.rglob("*") if p.is_file())
     assert on_disk == [
         "counterfactuals/toy-aaa.parquet",
         "flows/lawschool-zzz.pt",
         "flows/toy-back.pt",
+        "flows/toy-hit.pt",
         "flows/toy-new.pt",
     ]
     # what is kept reads back as the very twins the run used

@@ -12,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import machines
 import pytest
 
 from cffair import reproduce as R
@@ -95,22 +96,11 @@ def test_workers_stop_when_the_main_process_is_killed(tmp_path):
             os.killpg(main.pid, signal.SIGKILL)
 
 
-#: The spot check's tolerance: the same code, data, seed and packages on another x86-64 CPU may
-#: differ in the last bits of float32 sums; 5e-4 on accuracy and CF-MSE is far below any
-#: difference the book reads (its tables show three decimals).
-SPOT_TOLERANCE = 5e-4
-#: How far a record may be from its recomputation when another kind of CPU computed it (or the record does
-#: not say which, made before records named their ``machine``): the same code on the same twins rounds
-#: differently there and trains to slightly other numbers. Measured: COMPAS fold 0, LTN(acc+CF), made on
-#: one machine and recomputed on another, 0.0049 in accuracy (6 of 1,234 test rows), 0.0008 in CF-MSE.
-ACROSS_MACHINES = 0.01
-
-
 def test_spot_check_one_committed_record_recomputed_from_scratch(tmp_path, monkeypatch):
     """COMPAS fold 0, LTN(acc+CF), full profile, recomputed from nothing: if the committed record
     is fresh, its numbers must match; if they do not match, the record must read stale (the guard
-    against a fingerprint that calls a changed result fresh). Match means to :data:`SPOT_TOLERANCE`
-    when the record was made on a CPU of this kind, within :data:`ACROSS_MACHINES` otherwise."""
+    against a fingerprint that calls a changed result fresh). Match means to :data:`machines.ONE_CPU`
+    when the record was made on a CPU of this kind, within :data:`machines.ACROSS_MACHINES` otherwise."""
     cfg = ExperimentConfig("compas", 0, "ltn_acc_cf", profile="full")
     committed_store = ResultsStore(project_root() / "results" / "full")
     committed = committed_store.get(cfg)
@@ -129,8 +119,8 @@ def test_spot_check_one_committed_record_recomputed_from_scratch(tmp_path, monke
     gaps = {
         m: abs(rec["metrics"][m] - committed["metrics"][m]) for m in ("accuracy", "cf_mse", "cf_mse_worst_subgroup")
     }
-    one_cpu = committed.get("machine") is not None and committed["machine"] == rec["machine"]
-    close = all(g <= (SPOT_TOLERANCE if one_cpu else ACROSS_MACHINES) for g in gaps.values())
+    one_cpu = machines.one_cpu(committed.get("machine"), rec["machine"])
+    close = all(g <= machines.tolerance(committed.get("machine"), rec["machine"]) for g in gaps.values())
     print(json.dumps({"state": state, "reasons": reasons[:5], "gaps": gaps, "one_cpu": one_cpu}, indent=1))
     if state == "fresh":
         assert close, f"the committed record reads fresh but recomputing it differs by {gaps}"

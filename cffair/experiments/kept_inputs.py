@@ -83,12 +83,14 @@ def keep(
 
     Twins are found by content: a parquet file of a run's dataset is kept when its rows' hash
     (:func:`cffair.pipeline.counterfactuals.content_hash`) is one of ``contents[dataset]``, the
-    hashes :func:`cffair.pipeline.prepare_inputs` returned. Flows carry no content hash the grid
-    knows: a flow of a run's dataset is kept when this invocation wrote it (modified after
-    ``since``, a ``time.time()``, less two seconds for file systems that store coarse times) or
-    :func:`restore` brought it from the store. Files of datasets
-    the run did not touch are left alone; other files of its datasets (older code, other
-    settings) are removed from the store.
+    hashes :func:`cffair.pipeline.prepare_inputs` returned; other twins of its datasets (older
+    code, other settings) are removed from the store. Flows carry no content hash the grid knows,
+    and a flow read from the cache leaves no trace, so a flow is kept when this invocation wrote it
+    (modified after ``since``, a ``time.time()``, less two seconds for file systems that store
+    coarse times), when :func:`restore` brought it from the store, or when the store already holds
+    it; flows are never removed (they are small, and an invocation that found them in its cache
+    cannot tell that the twins of another part of the grid did not come from them). Files of
+    datasets the run did not touch are left alone.
 
     Args:
         store: the results folder's ``inputs/``.
@@ -115,7 +117,7 @@ def keep(
                 except CounterfactualError:  # a damaged cache file: the run did not use it
                     wanted = False
             else:
-                wanted = src.stat().st_mtime >= since - 2.0 or name in restored
+                wanted = src.stat().st_mtime >= since - 2.0 or name in restored or (store / name).exists()
             if wanted:
                 kept.append(name)
                 if not (store / name).exists():
@@ -124,7 +126,7 @@ def keep(
         f"{kind}/{f.name}"
         for kind, suffix in KINDS.items()
         for f in (sorted((store / kind).glob(f"*{suffix}")) if (store / kind).is_dir() else [])
-        if _dataset_of(f.name) in contents and f"{kind}/{f.name}" not in kept
+        if kind != "flows" and _dataset_of(f.name) in contents and f"{kind}/{f.name}" not in kept
     ]
     for name in removed:
         (store / name).unlink()
