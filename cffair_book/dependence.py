@@ -426,23 +426,26 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
             f"on {title}."
         )
     elif rev.empty:
+        k = moved["claim"].nunique()
         text += (
-            f"no verdict reverses, but {moved['claim'].nunique()} of the {n} claims move between a verdict and "
+            f"no verdict reverses, but {k} of the {n} claims {_verb(k, 'moves', 'move')} between a verdict and "
             f"inconclusive ({_changes(moved)}): {title} moves margins, not the ranking."
         )
     else:
+        k, m = rev["claim"].nunique(), moved["claim"].nunique()
         text += (
-            f"{rev['claim'].nunique()} of the {n} claims reverse ({_changes(rev)})"
-            + (
-                f" and {moved['claim'].nunique()} more move to or from inconclusive ({_changes(moved)})"
-                if len(moved)
-                else ""
-            )
+            f"{k} of the {n} claims {_verb(k, 'reverses', 'reverse')} ({_changes(rev)})"
+            + (f" and {m} more {_verb(m, 'moves', 'move')} to or from inconclusive ({_changes(moved)})" if m else "")
             + f": this part of the paper's ranking belongs to {title}, not to the methods."
         )
     if len(missing):
         text += f" Not in the records yet: {_levels_text(missing)}."
     return text
+
+
+def _verb(count: int, singular: str, plural: str) -> str:
+    """The verb agreeing with ``count`` things: ``_verb(1, "moves", "move")`` is ``"moves"``."""
+    return singular if count == 1 else plural
 
 
 def _changes(rows: pd.DataFrame) -> str:

@@ -121,7 +121,8 @@ def test_a_semantics_under_which_a4_stops_working_reverses_q1_1():
     row = frame[(frame["claim"] == "Q1.1")].iloc[0]
     assert row["changed"] and row["reverses"]
     text = dep.factor_paragraph(frame, "semantics")
-    assert "reverse (Q1.1 holds → does not hold with Łukasiewicz" in text and "belongs to the fuzzy semantics" in text
+    assert "2 of the 6 claims reverse (Q1.1 holds → does not hold with Łukasiewicz" in text
+    assert "belongs to the fuzzy semantics" in text
 
 
 def test_a_semantics_that_only_blurs_q1_1_moves_a_margin():
@@ -133,7 +134,9 @@ def test_a_semantics_that_only_blurs_q1_1_moves_a_margin():
     frame = dep.dependence_frame(recs, SEM)
     assert verdict(frame, "Q1.1", "lukasiewicz") == ("holds", "inconclusive")
     text = dep.factor_paragraph(frame, "semantics")
-    assert "no verdict reverses, but" in text and "moves margins, not the ranking" in text
+    assert (
+        "no verdict reverses, but 6 of the 6 claims move between" in text and "moves margins, not the ranking" in text
+    )
 
 
 def test_the_sound_twins_world_trains_on_them_where_a_method_learns_from_twins_and_scores_the_rest_on_them():
@@ -309,3 +312,30 @@ def test_the_gan_finding_is_worded_by_the_numbers(ours, released, sd, words) -> 
 def test_the_gan_spread_leaves_out_compas_age_whose_runs_are_compas() -> None:
     frame = book.gan_spread_frame([_gan("compas", 0, 0, 0.01), _gan("compas_age", 0, 0, 0.01)])
     assert frame["dataset"].tolist() == ["compas"]
+
+
+def test_the_factor_paragraph_agrees_in_number_with_what_it_counts():
+    def row(claim, base, verdict, reverses):
+        return {
+            "claim": claim,
+            "factor": "ruler",
+            "level": "flip_rate",
+            "label": "flip rate",
+            "base": base,
+            "verdict": verdict,
+            "changed": base != verdict,
+            "reverses": reverses,
+            "datasets": "COMPAS",
+        }
+
+    one_each = pd.DataFrame(
+        [
+            row("Q1.1", "holds", "does not hold", True),
+            row("Q2.1", "does not hold", "inconclusive", False),
+            row("Q2.3", "holds", "holds", False),
+        ]
+    )
+    text = dep.factor_paragraph(one_each, "ruler")
+    assert "1 of the 3 claims reverses (Q1.1 holds → does not hold with flip rate) and 1 more moves to or from" in text
+    only_moved = one_each.iloc[1:]
+    assert "but 1 of the 2 claims moves between a verdict and inconclusive" in dep.factor_paragraph(only_moved, "ruler")
