@@ -44,7 +44,7 @@ from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, met
 from cffair.reporting.paper import paper_value
 from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame, weight_grid_frame
 from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
-from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, Evidence, fmt, p_text, paired
+from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, Evidence, fmt, folds_text, p_text, paired
 from cffair_book.wording import note, sign_change
 
 if TYPE_CHECKING:
@@ -384,7 +384,12 @@ def shared_runs_finding(
     got = {(d, m): e.folds(d, m, "accuracy").sort_index() for d in (variant, base) for m in methods}
     if any(v.empty for v in got.values()):
         return ""
-    same = all(got[(variant, m)].equals(got[(base, m)]) for m in methods)
+    # compared on the folds both datasets have: the base may hold more repetitions of cross-validation
+    shared = {m: got[(variant, m)].index.intersection(got[(base, m)].index) for m in methods}
+    same = all(
+        len(shared[m]) and got[(variant, m)].loc[shared[m]].equals(got[(base, m)].loc[shared[m]]) for m in methods
+    )
+    n_shared = min(len(shared[m]) for m in methods)
     res = e.compare(base, a, b, "accuracy", larger=True)
     paper_gap = {
         d: paper_value("table1", d, "accuracy", a)[0] - paper_value("table1", d, "accuracy", b)[0]
@@ -393,8 +398,8 @@ def shared_runs_finding(
     gap = {d: f"{paper_gap[d]:+.3f}".replace("-", "−") for d in (base, variant)}
     twins = {d: paper_value("table1", d, "cf_mse", "ltn_acc")[0] for d in (base, variant)}
     ours = (
-        f"here they are the same runs on both (identical per-fold accuracies), so the gap {method_name(a)} − {method_name(b)} "
-        f"is {res.text} on both"
+        f"here they are the same runs on both (identical accuracies on the {folds_text(n_shared)} both hold), so the gap "
+        f"{method_name(a)} − {method_name(b)} on {dataset_name(base)} is {res.text}"
         if same
         else f"here the two datasets' runs differ; on {dataset_name(base)} the gap {method_name(a)} − {method_name(b)} is {res.text}"
     )
