@@ -7,11 +7,19 @@ the causal flow of Adult is fitted on each too. It records the wall seconds of e
 ratio, and the largest difference of the shared evaluation's numbers between the two (the
 device path follows the CPU's random stream, so only floating-point rounding should differ).
 
+Where device time is short, ``--cpu-methods`` names the methods also trained on the CPU there;
+every other method's CPU side is the committed full record of Adult fold 0 (``results/full``: its
+seconds, on the CPU the record names, one thread as in the grid, and its numbers), and the row
+says so (``cpu_source``). One method trained on both CPUs (the record's and this machine's) tells
+how far the two CPUs' speeds differ. The file is rewritten after each method, so a run stopped at a
+time limit keeps what it measured.
+
 Without a CUDA device it says so and exits 0 (``make bench`` runs it everywhere): the
 accelerator's speed then stays unmeasured. Writes ``benchmarks/results/devices.json``
 atomically where one is present.
 
-Run: ``python benchmarks/bench_devices.py [--profile full|quick] [--methods ltn_acc cnf ...]``.
+Run: ``python benchmarks/bench_devices.py [--profile full|quick] [--methods ltn_acc cnf ...]
+[--cpu-methods ltn_acc] [--out devices.json]``.
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ import torch
 from cffair.devices import current_device, use_device
 from cffair.utils import torch_cpu_setup, write_json_atomic
 
-RESULTS = Path(__file__).resolve().parent / "results" / "devices.json"
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "devices.json"
 METHODS = ("ltn_acc", "ltn_acc_cf", "cnf", "gan", "dcevae", "unaware", "level3", "pcf")
 DEVICES = ("cpu", "cuda")
 
@@ -73,11 +82,31 @@ def _largest_difference(a: dict[str, Any], b: dict[str, Any]) -> float:
     return max((abs(a[k] - b[k]) for k in keys), default=0.0)
 
 
+def committed_record(method: str, profile_name: str, root: Path = ROOT / "results") -> dict[str, Any] | None:
+    """The committed record of ``method`` on Adult fold 0 of the profile (``None`` if there is none).
+
+    >>> committed_record("no_such_method", "full") is None
+    True
+    """
+    from cffair.experiments import ExperimentConfig, ResultsStore
+
+    store = ResultsStore(root / profile_name, create=False)
+    try:
+        return store.get(ExperimentConfig("adult", 0, method, profile=profile_name))
+    except Exception:  # an unknown method or no store: nothing committed to compare with
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=["full", "quick"], default="full")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
+    parser.add_argument(
+        "--cpu-methods", nargs="*", choices=METHODS, default=None, help="also trained on the CPU (default: all)"
+    )
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    cpu_methods = set(args.methods if args.cpu_methods is None else args.cpu_methods)
     if not torch.cuda.is_available():
         print(
             f"bench_devices: no CUDA device on this machine (torch {torch.__version__}); the accelerator's speed "
@@ -99,37 +128,50 @@ def main(argv: list[str] | None = None) -> int:
     fd = FoldData.build(
         ExperimentConfig("adult", 0, "cnf", profile=args.profile), counterfactual_set("adult", args.profile)
     )
-    rows = []
-    for method in args.methods:
-        seconds, metrics = {}, {}
-        for dev in DEVICES:
-            with use_device(dev):
-                t0 = time.perf_counter()
-                metrics[dev] = run_method(method, fd, args.profile)
-                seconds[dev] = round(time.perf_counter() - t0, 2)
-        rows.append(
-            {
-                "method": method,
-                "cpu_s": seconds["cpu"],
-                "cuda_s": seconds["cuda"],
-                "speedup": round(seconds["cpu"] / max(seconds["cuda"], 1e-9), 2),
-                "largest_metric_difference": _largest_difference(metrics["cpu"], metrics["cuda"]),
-            }
-        )
-        print(rows[-1], file=sys.stderr)
-    out = {
+    from cffair.experiments.store import machine
+
+    out: dict[str, Any] = {
         "profile": args.profile,
         "fold": "adult/fold0",
         "flow_fit_s": flow,
-        "methods": rows,
+        "methods": [],
         "machine": {
             "cpu": platform.processor() or platform.machine(),
+            **machine(),
             "gpu": torch.cuda.get_device_name(0),
             "torch": torch.__version__,
             "cpu_threads": torch.get_num_threads(),
         },
     }
-    write_json_atomic(RESULTS, out, what="benchmark results")
+    for method in args.methods:
+        seconds, metrics = {}, {}
+        record = committed_record(method, args.profile)
+        for dev in DEVICES:
+            if dev == "cpu" and method not in cpu_methods:
+                if record is None:
+                    continue
+                seconds[dev], metrics[dev] = record["timings"]["total"], record["metrics"]
+                continue
+            with use_device(dev):
+                t0 = time.perf_counter()
+                metrics[dev] = run_method(method, fd, args.profile)
+                seconds[dev] = round(time.perf_counter() - t0, 2)
+        row: dict[str, Any] = {
+            "method": method,
+            "cpu_source": "here" if method in cpu_methods else ("record" if record is not None else "none"),
+            "cpu_s": seconds.get("cpu"),
+            "cuda_s": seconds["cuda"],
+            "speedup": round(seconds["cpu"] / max(seconds["cuda"], 1e-9), 2) if "cpu" in seconds else None,
+            "largest_metric_difference": _largest_difference(metrics["cpu"], metrics["cuda"])
+            if "cpu" in metrics
+            else None,
+        }
+        if record is not None:
+            row["record_s"] = record["timings"]["total"]
+            row["record_machine"] = record.get("machine")
+        out["methods"].append(row)
+        print(row, file=sys.stderr)
+        write_json_atomic(args.out, out, what="benchmark results")  # after each method: a time limit keeps these
     return 0
 
 

@@ -115,7 +115,13 @@ from cffair_book.rulers import (
     synthetic_table,
     transition_tables,
 )
-from cffair_book.scaling import graph_scaling_frame, graph_scaling_summary, workers_summary
+from cffair_book.scaling import (
+    accelerator_summary,
+    devices_frame,
+    graph_scaling_frame,
+    graph_scaling_summary,
+    workers_summary,
+)
 from cffair_book.why import (
     cke_steps_finding,
     cke_threshold_finding,
@@ -220,6 +226,8 @@ __all__ = [
     "graph_scaling_frame",
     "graph_scaling_summary",
     "workers_summary",
+    "accelerator_summary",
+    "devices_frame",
     "scaling_frame",
     "stage_seconds_frame",
     "DEPENDENCE_LEVELS",

@@ -3,7 +3,9 @@
 Inputs: ``benchmarks/results/full_run.json`` (``task_graph``: the split graph replayed by the
 scheduler's policy; ``task_graph_groups``: the task groups of before; ``task_graph_grid``: the
 whole grid of today's checkout) and ``benchmarks/results/workers.json`` (the quick grid on 4
-Dask workers against 1). The sentences are chosen from the numbers, never written beside them.
+Dask workers against 1), and ``benchmarks/results/devices.json`` (one Adult fold of every method
+on an accelerator against the CPU). The sentences are chosen from the numbers, never written beside
+them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting.names import dataset_name, method_name
 
-__all__ = ["TARGETS", "graph_scaling_frame", "graph_scaling_summary", "workers_summary"]
+__all__ = [
+    "TARGETS",
+    "accelerator_summary",
+    "devices_frame",
+    "graph_scaling_frame",
+    "graph_scaling_summary",
+    "workers_summary",
+]
 
 #: The targets of issue #28: ``{workers: minutes}`` of the full grid's experiments, and the
 #: parallel efficiency two workers must keep.
@@ -167,4 +176,90 @@ def workers_summary(workers: Mapping[str, Any] | None) -> str:
             f"The machine was overloaded (load {busy:.1f} on {cores} cores, the run's own workers and other work "
             "together), so these times measure the machine as much as the scheduler."
         )
+    return " ".join(out)
+
+
+def devices_frame(devices: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per method of ``devices.json``: CPU and accelerator seconds, the speed-up, where the
+    CPU time was measured, and the largest difference of the shared evaluation's numbers.
+
+    >>> row = {"method": "cnf", "cpu_s": 150.0, "cuda_s": 3.0, "speedup": 50.0, "cpu_source": "record",
+    ...        "largest_metric_difference": 0.02}
+    >>> [str(v) for v in devices_frame({"methods": [row]}).loc["CNF"]]
+    ['150.0', '3.0', '50.0', 'committed record', '0.02']
+    """
+    source = {"here": "same machine", "record": "committed record", "none": "—"}
+    rows = {
+        method_name(r["method"]): {
+            "CPU s": r.get("cpu_s"),
+            "accelerator s": r["cuda_s"],
+            "speed-up": r.get("speedup"),
+            "CPU measured on": source[r.get("cpu_source", "here")],
+            "largest difference": r.get("largest_metric_difference"),
+        }
+        for r in devices["methods"]
+    }
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "method"
+    return frame
+
+
+def accelerator_summary(devices: Mapping[str, Any] | None) -> str:
+    """What the accelerator measurement found, or that there is none, in a few sentences.
+
+    >>> accelerator_summary(None)[:44]
+    'Accelerator speed is unmeasured on this chec'
+    >>> d = {"machine": {"gpu": "G", "cpu_model": "C"}, "flow_fit_s": {"cpu": 20.0, "cuda": 30.0}, "methods": [
+    ...     {"method": "cnf", "cpu_s": 150.0, "cuda_s": 3.0, "speedup": 50.0, "cpu_source": "record"},
+    ...     {"method": "gan", "cpu_s": 180.0, "cuda_s": 150.0, "speedup": 1.2, "cpu_source": "here", "record_s": 120.0}]}
+    >>> print(accelerator_summary(d))  # doctest: +NORMALIZE_WHITESPACE
+    One Adult fold (fold 0) of each method trained on G: from 1.2× (GAN) to 50× (CNF) faster than on one CPU
+    thread. The causal flow's fit is slower there (30 s against 20 s). For 1 of the 2 methods the CPU time
+    is the committed record's (one thread of the machine that made it), not measured beside the accelerator.
+    GAN, trained on both, took 180 s on a CPU thread of the accelerator's machine and 120 s in its record,
+    so the accelerator machine's thread is 0.67 times as fast.
+    >>> d["methods"][1]["record_s"] = 170.0
+    >>> accelerator_summary(d).endswith("so their threads are about as fast (within 10 %).")
+    True
+    """
+    if not devices or not devices.get("methods"):
+        return (
+            "Accelerator speed is unmeasured on this checkout: no accelerator was available where these benchmarks "
+            "ran. `python benchmarks/bench_devices.py` times one Adult fold of every method on `cuda` against `cpu` "
+            "where one is present."
+        )
+    rows = [r for r in devices["methods"] if r.get("speedup")]
+    lo, hi = min(rows, key=lambda r: r["speedup"]), max(rows, key=lambda r: r["speedup"])
+
+    def times(r: Mapping[str, Any]) -> str:
+        return f"{r['speedup']:.2g}×" if r["speedup"] < 10 else f"{r['speedup']:.0f}×"
+
+    out = [
+        f"One Adult fold (fold 0) of each method trained on {devices['machine']['gpu']}: from {times(lo)} "
+        f"({method_name(lo['method'])}) to {times(hi)} ({method_name(hi['method'])}) faster than on one CPU thread."
+    ]
+    flow = devices.get("flow_fit_s") or {}
+    if flow.get("cpu") and flow.get("cuda"):
+        cpu, acc = float(flow["cpu"]), float(flow["cuda"])
+        word = "slower" if acc > cpu else "faster"
+        out.append(f"The causal flow's fit is {word} there ({acc:.0f} s against {cpu:.0f} s).")
+    recorded = [r for r in rows if r.get("cpu_source") == "record"]
+    if recorded:
+        out.append(
+            f"For {len(recorded)} of the {len(rows)} methods the CPU time is the committed record's (one thread of "
+            "the machine that made it), not measured beside the accelerator."
+        )
+        both = [r for r in rows if r.get("cpu_source") == "here" and r.get("record_s")]
+        if both:
+            r = both[0]
+            ratio = float(r["cpu_s"]) / float(r["record_s"])
+            alike = (
+                "so their threads are about as fast (within 10 %)"
+                if abs(ratio - 1) <= 0.1
+                else f"so the accelerator machine's thread is {1 / ratio:.2f} times as fast"
+            )
+            out.append(
+                f"{method_name(r['method'])}, trained on both, took {float(r['cpu_s']):.0f} s on a CPU thread of the "
+                f"accelerator's machine and {float(r['record_s']):.0f} s in its record, {alike}."
+            )
     return " ".join(out)
