@@ -272,11 +272,19 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
     out["task_graph_grid"] = whole_grid(records)
     workers = int((prov.get("machine") or {}).get("cpus") or 2)
     exp_wall = stages.get("experiments")
-    if exp_wall and whole:
+    if parts["count"]:
+        # a run in parts: each list of groups run together against the experiments' wall time of its parts
+        per_list = parts_efficiency(prov["parts"], records, workers)
+        if per_list:
+            out["parallel_efficiency_parts"] = per_list
+            # the measurement to show: an exact one first, then the longest
+            out["parallel_efficiency"] = max(per_list, key=lambda e: (e["exact"], e["experiments_wall_seconds"]))
+    elif exp_wall and whole:
         out["parallel_efficiency"] = {
             "workers": workers,
             "experiments_wall_seconds": exp_wall,
             "efficiency": round(out["task_graph"]["core_seconds"] / (workers * exp_wall), 3),
+            "exact": True,
         }
     quick = quick or results / "quick" / "provenance.json"
     if quick.exists():
@@ -289,6 +297,55 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
             "target_met": q_wall <= TARGET_QUICK_S,
             "finished": q.get("finished"),
         }
+    return out
+
+
+def parts_efficiency(parts: list[dict[str, Any]], records: list[dict[str, Any]], workers: int) -> list[dict[str, Any]]:
+    """The parallel efficiency of a run in parts, per list of groups run together: the core-seconds of
+    that list's records (pre-training once per fold) ÷ (workers × the experiments' wall seconds of its
+    parts). A list's records are those of its grid that no earlier list's grid holds (a study's
+    ``--only`` list also names records the paper's chapters computed before it), and its core-seconds
+    what they add to the earlier lists' (a fold's pre-training, reused, counts once). Only lists whose
+    parts computed at least those records count. ``exact`` is false when they computed more (some
+    were computed again, e.g. after their twins changed): the wall time then holds work no record
+    shows, and the efficiency is a lower bound.
+
+    >>> parts_efficiency([{"groups": ["q1"], "stage_seconds": {"experiments": 10.0}, "records_computed": 1,
+    ...                    "records_in_grid": 2}], [], 2)
+    []
+    """
+    out = []
+    lists: list[list[str]] = []
+    for p in parts:
+        if p.get("groups") is not None and p["groups"] not in lists:
+            lists.append(p["groups"])
+    earlier: set[str] = set()
+    for groups in lists:
+        same = [p for p in parts if p.get("groups") == groups]
+        wall = sum(float((p.get("stage_seconds") or {}).get("experiments") or 0.0) for p in same)
+        computed = sum(int(p.get("records_computed") or 0) for p in same)
+        keys = {c.key for c in paper_grid("full", only=groups)} - earlier
+        earlier |= keys
+        mine = [r for r in records if _key(r) in keys]
+        before = [r for r in records if _key(r) in earlier - keys]
+        if not wall or not mine or computed < len(keys):
+            continue
+        # what this list added: work an earlier list did (a fold's shared pre-training) is not counted again
+        core = float(projection(*task_seconds(before + mine))["core_seconds"]) - (
+            float(projection(*task_seconds(before))["core_seconds"]) if before else 0.0
+        )
+        out.append(
+            {
+                "groups": groups,
+                "parts": len(same),
+                "workers": workers,
+                "records": len(mine),
+                "experiments_wall_seconds": round(wall, 1),
+                "core_seconds": round(core, 1),
+                "efficiency": round(core / (workers * wall), 3),
+                "exact": computed == len(keys),
+            }
+        )
     return out
 
 

@@ -19,6 +19,7 @@ from cffair.errors import DataError
 
 __all__ = [
     "STEP_NAMES",
+    "efficiency_scope",
     "baseline_seconds_frame",
     "command_times_frame",
     "core_seconds_frame",
@@ -57,6 +58,26 @@ def load_provenance(results_dir: str | Path) -> dict[str, Any] | None:
     """
     path = Path(results_dir) / "provenance.json"
     return _read_json(path) if path.is_file() else None
+
+
+def efficiency_scope(efficiency: Mapping[str, Any]) -> str:
+    """Which run a parallel efficiency measures, for "In …, the two workers were busy for x %".
+
+    >>> efficiency_scope({"efficiency": 0.9})
+    'the committed full run'
+    >>> efficiency_scope({"groups": ["appendix_c", "beyond"], "parts": 2, "records": 168, "exact": True})
+    'the 2 invocations that computed the 168 records of appendix_c, beyond'
+    >>> efficiency_scope({"groups": ["q1"], "parts": 1, "records": 5, "exact": False})[-74:]
+    'records of q1 (it computed some records twice: the share is a lower bound)'
+    """
+    if "groups" not in efficiency:
+        return "the committed full run"
+    n = int(efficiency["parts"])
+    who = "the invocation" if n == 1 else f"the {n} invocations"
+    text = f"{who} that computed the {int(efficiency['records'])} records of {', '.join(efficiency['groups'])}"
+    if not efficiency.get("exact", True):
+        text += f" ({'it' if n == 1 else 'they'} computed some records twice: the share is a lower bound)"
+    return text
 
 
 def load_benchmarks(folder: str | Path) -> dict[str, dict[str, Any]]:
@@ -384,7 +405,10 @@ def reproduction_facts(
                 full_critical_minutes=float(graph["critical_path"]["seconds"]) / 60,
             )
         if run.get("parallel_efficiency"):
-            facts.update(full_efficiency=float(run["parallel_efficiency"]["efficiency"]))
+            facts.update(
+                full_efficiency=float(run["parallel_efficiency"]["efficiency"]),
+                full_efficiency_scope=efficiency_scope(run["parallel_efficiency"]),
+            )
         local = run.get("local_workers")
         if local and "speedup_2_over_1" in local:
             facts.update(

@@ -285,3 +285,23 @@ def test_the_paper_protocol_line_follows_its_numbers(records, seconds, words) ->
     line = book.paper_protocol_line(run)
     assert words in line and "measured" not in line  # no part ran the paper's chapters whole
     assert book.paper_protocol_line({"machine": {"cpus": 2}}) == ""
+
+
+def test_parts_efficiency_on_the_committed_run_counts_each_record_once_and_flags_recomputed_work() -> None:
+    """Each list of groups run together owns the records no earlier list's grid holds: together they are
+    the whole grid; a list whose parts computed more records than it owns is a lower bound (not exact)."""
+    from cffair.experiments import ResultsStore, paper_grid
+    from cffair.utils import project_root
+
+    bench = _bench_full_run()
+    full = project_root() / "results" / "full"
+    prov = json.loads((full / "provenance.json").read_text())
+    if len(prov.get("parts") or []) < 2:
+        pytest.skip("the committed run is not in parts")
+    records = list(ResultsStore(full, create=False).records())
+    lists = bench.parts_efficiency(prov["parts"], records, 2)
+    assert sum(e["records"] for e in lists) == len({c.key for c in paper_grid("full")})
+    for e in lists:
+        computed = sum(int(p["records_computed"]) for p in prov["parts"] if p.get("groups") == e["groups"])
+        assert e["exact"] == (computed == e["records"])
+        assert 0 < e["efficiency"] <= 1.05 or not e["exact"]
