@@ -28,10 +28,12 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m pip check
 	@touch $@
 
-## Build the book (render mode: reads the committed results; warnings are errors).
+## Build the book (render mode: reads the committed results; warnings are errors). --all: every page is
+## executed again, since Sphinx's incremental build would keep a page whose source is unchanged although
+## the records it reads changed.
 book: install
 	rm -rf _build/html
-	CFFAIR_MODE=render $(VENV)/bin/jupyter-book build . -W -n --keep-going
+	CFFAIR_MODE=render $(VENV)/bin/jupyter-book build . -W -n --keep-going --all
 
 ## The student edition: the same book without solutions and discussion notes (book/_ext/course_kit.py).
 book-student: install
