@@ -215,7 +215,7 @@ def accelerator_summary(devices: Mapping[str, Any] | None) -> str:
     >>> print(accelerator_summary(d))  # doctest: +NORMALIZE_WHITESPACE
     One Adult fold (fold 0) of each method trained on G: from 1.2× (GAN) to 50× (CNF) faster than on one CPU
     thread. The causal flow's fit is slower there (30 s against 20 s). For 1 of the 2 methods the CPU time
-    is the committed record's (one thread of the machine that made it), not measured beside the accelerator.
+    is the committed record's (one thread of the machine that made it) rather than a run beside the accelerator.
     GAN, trained on both, took 180 s on a CPU thread of the accelerator's machine and 120 s in its record,
     so the accelerator machine's thread is 0.67 times as fast.
     >>> d["methods"][1]["record_s"] = 170.0
@@ -247,7 +247,7 @@ def accelerator_summary(devices: Mapping[str, Any] | None) -> str:
     if recorded:
         out.append(
             f"For {len(recorded)} of the {len(rows)} methods the CPU time is the committed record's (one thread of "
-            "the machine that made it), not measured beside the accelerator."
+            "the machine that made it) rather than a run beside the accelerator."
         )
         both = [r for r in rows if r.get("cpu_source") == "here" and r.get("record_s")]
         if both:
