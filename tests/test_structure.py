@@ -115,3 +115,50 @@ def test_the_shared_conftest_takes_developer_settings_out_of_the_environment(tmp
         text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+#: An HTML tag in a string: what the book's pages say, not the library (issue #22).
+_HTML_TAG = re.compile(
+    r"</?(p|div|span|strong|em|b|i|table|thead|tbody|tr|td|th|a|br|ul|ol|li|h[1-6]|details|summary|style)(\s[^<>]*)?/?>"
+)
+#: The library modules that may write HTML: the table renderer (cells: bold best values, the paper's
+#: value beneath ours) and the own-data report, a self-contained HTML file by design.
+HTML_ALLOWED = {"cffair/reporting/tables.py", "cffair/reporting/report.py"}
+
+
+def _html_literals(source: str) -> list[tuple[int, str]]:
+    """Non-docstring string constants of a module's source that hold an HTML tag: ``(line, text)``.
+
+    >>> _html_literals("def f():\\n    '<p>a docstring</p>'\\nx = '<p>a page</p>'\\ny = 'a <= b'\\n")
+    [(3, '<p>a page</p>')]
+    """
+    import ast
+
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and _HTML_TAG.search(node.value)
+    ]
+
+
+def test_html_is_written_only_by_the_table_renderer_and_the_report_template():
+    root = project_root()
+    found = {
+        f"{path.relative_to(root)}:{line}": text[:80]
+        for path in sorted((root / "cffair").rglob("*.py"))
+        if str(path.relative_to(root)) not in HTML_ALLOWED
+        for line, text in _html_literals(path.read_text(encoding="utf-8"))
+    }
+    assert not found, f"HTML in the library outside {sorted(HTML_ALLOWED)}: {found}"
