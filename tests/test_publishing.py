@@ -114,3 +114,28 @@ def test_make_lab_starts_jupyterlab_from_the_locked_environment() -> None:
     lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
     for package in ("jupyterlab", "jupytext", "ghp-import"):
         assert re.search(rf"^{package}==\d", lock, re.M | re.I), f"{package} is not pinned in requirements.lock"
+
+
+def test_the_readme_states_the_measured_fresh_clone_times() -> None:
+    """The README's minutes for `make book`, `make reproduce MODE=quick` and `make test` are the last
+    fresh-clone measurement's (benchmarks/results/fresh_clone.json), to one decimal."""
+    import json
+
+    text = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    steps = {
+        s["step"]: s
+        for s in json.loads((ROOT / "benchmarks" / "results" / "fresh_clone.json").read_text())["steps"]
+        if s["exit"] == 0
+    }
+    said = {
+        "book": r"`make book` took ([\d.]+) minutes",
+        "quick": r"`make reproduce MODE=quick JOBS=2` then ([\d.]+) minutes",
+        "test": r"`make test` ([\d.]+) minutes",
+    }
+    for step, pattern in said.items():
+        found = re.search(pattern, text)
+        assert found, f"the README no longer states the {step} step's time ({pattern})"
+        if step in steps:
+            assert float(found.group(1)) == round(steps[step]["seconds"] / 60, 1), (step, found.group(1))
+    quick = re.search(r"every result \(([\d.]+) min on 2 cores\)", text)
+    assert quick and "quick" in steps and float(quick.group(1)) == round(steps["quick"]["seconds"] / 60, 1)
