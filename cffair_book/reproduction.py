@@ -109,7 +109,16 @@ def provenance_notes(provenance: Mapping[str, Any]) -> str:
             "that of the commit."
         )
     computed, in_grid = provenance.get("records_computed"), provenance.get("records_in_grid")
-    if computed is not None and in_grid and computed < in_grid:
+    parts = provenance.get("parts") or []
+    if computed is not None and in_grid and computed < in_grid and len(parts) > 1:
+        hours = sum(float(p.get("wall_s") or 0.0) for p in parts) / 3600
+        notes.append(
+            f"**This run is the last of {len(parts)} invocations of one regeneration** (each a `cffair reproduce` "
+            f"that continued the records the others stored): it computed {computed} of its {in_grid} records (the "
+            f"others were fresh already), so the times above are this invocation's. The invocations' wall times sum "
+            f"to {hours:.1f} h."
+        )
+    elif computed is not None and in_grid and computed < in_grid:
         notes.append(
             f"**This run resumed a regeneration:** it computed {computed} of the grid's {in_grid} records (the others "
             "were fresh already), so the times above are those of the resume, not of a whole run. What a whole run "

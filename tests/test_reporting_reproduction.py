@@ -305,3 +305,10 @@ def test_parts_efficiency_on_the_committed_run_counts_each_record_once_and_flags
         computed = sum(int(p["records_computed"]) for p in prov["parts"] if p.get("groups") == e["groups"])
         assert e["exact"] == (computed == e["records"])
         assert 0 < e["efficiency"] <= 1.05 or not e["exact"]
+
+
+def test_the_last_part_of_a_regeneration_says_so_and_sums_the_parts():
+    parts = [{"wall_s": 5400.0}, {"wall_s": 1800.0}, {"wall_s": 1800.0}]
+    note = book.provenance_notes({**PROVENANCE, "records_computed": 98, "records_in_grid": 288, "parts": parts})
+    assert "**This run is the last of 3 invocations of one regeneration**" in note
+    assert "computed 98 of its 288 records" in note and "sum to 2.5 h" in note and "resumed" not in note
