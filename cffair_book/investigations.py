@@ -168,7 +168,7 @@ def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
     if ref is not None:
         fewer = ref["cf_flip_rate"] < c["cf_flip_rate"]
         parts.append(
-            f"the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
+            f"the reference LTN(acc+CF) (p = 1, run beside the variants) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
             f"{c['cf_mse']:.3f}"
             + (
                 f", {'but' if fewer else 'and'} flips {_pct(ref['cf_flip_rate'])} of the decisions "

@@ -329,7 +329,7 @@ def test_variants_frame_finding_and_summary():
         and a.loc["cnf", "cf_mse"] == pytest.approx(0.01)
     )
     finding = book.q2_finding(v)
-    assert "the reference LTN(acc+CF) (p = 1, today's code) has CF-MSE 0.027 against CNF's 0.006" in finding
+    assert "the reference LTN(acc+CF) (p = 1, run beside the variants) has CF-MSE 0.027 against CNF's 0.006" in finding
     assert "flips 3.0 % of the decisions against CNF's 8.0 %" in finding
     assert "1 of 4 variants reach CNF's CF-MSE (“p = 6”)" in finding and "lr 0.1" in finding
     assert "CF-MSE per changed decision is 0.90 (nearly full 0 ↔ 1 jumps) for the LTN and 0.07 (small shifts" in finding
