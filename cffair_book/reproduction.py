@@ -66,15 +66,16 @@ def efficiency_scope(efficiency: Mapping[str, Any]) -> str:
     >>> efficiency_scope({"efficiency": 0.9})
     'the committed full run'
     >>> efficiency_scope({"groups": ["appendix_c", "beyond"], "parts": 2, "records": 168, "exact": True})
-    'the 2 invocations that computed the 168 records of appendix_c, beyond'
-    >>> efficiency_scope({"groups": ["q1"], "parts": 1, "records": 5, "exact": False})[-74:]
-    'records of q1 (it computed some records twice: the share is a lower bound)'
+    'the 2 invocations that computed the 168 records of Appendix C: three rulers; Beyond the paper'
+    >>> efficiency_scope({"groups": ["q1"], "parts": 1, "records": 5, "exact": False})[-69:]
+    'fairness (it computed some records twice: the share is a lower bound)'
     """
     if "groups" not in efficiency:
         return "the committed full run"
     n = int(efficiency["parts"])
     who = "the invocation" if n == 1 else f"the {n} invocations"
-    text = f"{who} that computed the {int(efficiency['records'])} records of {', '.join(efficiency['groups'])}"
+    groups = "; ".join(group_label(g) for g in efficiency["groups"])
+    text = f"{who} that computed the {int(efficiency['records'])} records of {groups}"
     if not efficiency.get("exact", True):
         text += f" ({'it' if n == 1 else 'they'} computed some records twice: the share is a lower bound)"
     return text
