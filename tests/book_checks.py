@@ -335,6 +335,39 @@ def build_stamp(html: str, version: str) -> list[str]:
     return problems
 
 
+# ----------------------------------------------------------------------------- all of a page's checks
+#: The checks a built page goes through, in the order :func:`page_problems` runs them.
+CHECKS = (
+    "raw_markup",
+    "missing_links",
+    "placeholders",
+    "too_wide",
+    "repeated_admonitions",
+    "heading_verdict_mismatch",
+    "build_stamp",
+)
+
+
+def page_problems(
+    html: str,
+    page: Path,
+    html_root: Path,
+    geometry: Mapping[str, Any],
+    version: str,
+    cache: dict[Path, set[str]] | None = None,
+) -> dict[str, list[str]]:
+    """Each of :data:`CHECKS`' problems on one built page (``geometry`` as :data:`GEOMETRY_JS` measured it)."""
+    return {
+        "raw_markup": raw_markup(html),
+        "missing_links": missing_links(html, page, html_root, cache),
+        "placeholders": placeholders(html),
+        "too_wide": too_wide(geometry),
+        "repeated_admonitions": repeated_admonitions(html),
+        "heading_verdict_mismatch": heading_verdict_mismatch(html),
+        "build_stamp": build_stamp(html, version),
+    }
+
+
 # ----------------------------------------------------------------------------- 8. commands
 _SHELL_BLOCK = re.compile(r"^```(?:bash|console|shell|sh)\s*\n(.*?)^```", re.S | re.M)
 _ENV_COMMAND = re.compile(r"^\s*(?:[A-Z_]+=\S+\s+)*(cffair|python|jupyter|jupyter-book|pip|pytest)\b")

@@ -610,16 +610,10 @@ def content_problems(report: PageReport, html_root: Path, cache: dict[Path, set[
     built, placeholders instead of numbers, content wider than the column at 1280 px, the same
     admonition twice, and headings that contradict the page's verdicts."""
     file = html_root / f"{report.page}.html"
-    html = file.read_text(encoding="utf-8")
-    return (
-        book_checks.raw_markup(html)
-        + book_checks.missing_links(html, file, html_root, cache)
-        + book_checks.placeholders(html)
-        + book_checks.too_wide(report.geometry)
-        + book_checks.repeated_admonitions(html)
-        + book_checks.heading_verdict_mismatch(html)
-        + book_checks.build_stamp(html, _version())
+    found = book_checks.page_problems(
+        file.read_text(encoding="utf-8"), file, html_root, report.geometry, _version(), cache
     )
+    return [problem for check in book_checks.CHECKS for problem in found[check]]
 
 
 def _version() -> str:

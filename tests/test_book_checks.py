@@ -250,25 +250,20 @@ def test_heading_verdict_mismatch_passes_agreeing_headings() -> None:
     assert bc.claim_verdicts(claims("", "≈ inconclusive")) == {"B.1": "inconclusive"}
 
 
-def test_book_defects_counts_each_check_on_a_page_with_the_defect_and_none_on_a_clean_one(tmp_path):
-    """tools/book_defects.py (before/after counts of the defect classes) counts what the checks find."""
-    import importlib.util
-
-    root = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("book_defects", root / "tools" / "book_defects.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+def test_page_problems_runs_every_check_and_finds_each_defect_on_a_page_that_has_it(tmp_path):
+    """``page_problems`` (the browser test's and ``tools/book_defects.py``'s list of checks) reports
+    every check, finds each defect of a bad page, and nothing on a clean one."""
     bad = (
         '<html><body><article class="bd-article"><p>| a | b |<br>|---|---|</p>'
         '<a href="gone.html">x</a><p>not measured yet</p></article></body></html>'
     )
     (tmp_path / "p.html").write_text(bad)
     geometry = {"column": 700, "boxes": [{"kind": "table", "width": 900, "what": "t"}]}
-    found = tool.page_problems(bad, tmp_path / "p.html", tmp_path, geometry, "1.0", {})
-    assert set(found) == set(tool.CHECKS)
+    found = bc.page_problems(bad, tmp_path / "p.html", tmp_path, geometry, "1.0", {})
+    assert set(found) == set(bc.CHECKS)
     for check in ("raw_markup", "missing_links", "placeholders", "too_wide", "build_stamp"):
         assert found[check], check
-    clean = tool.page_problems(
+    clean = bc.page_problems(
         '<html><body><article class="bd-article"><p>fine</p></article>'
         "<footer>cffair 1.0 · built 2026-12-04</footer></body></html>",
         tmp_path / "p.html",

@@ -32,36 +32,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import book_checks  # noqa: E402
 
-#: The checks counted, in the order the browser test runs them.
-CHECKS = (
-    "raw_markup",
-    "missing_links",
-    "placeholders",
-    "too_wide",
-    "repeated_admonitions",
-    "heading_verdict_mismatch",
-    "build_stamp",
-)
-
-
-def page_problems(html: str, file: Path, html_root: Path, geometry: dict, version: str, cache: dict) -> dict[str, list]:
-    """Each check's problems on one page (``geometry`` as :data:`book_checks.GEOMETRY_JS` measured it).
-
-    >>> page = '<html><body><article class="bd-article"><p>| a | b |<br>|---|---|</p></article></body></html>'
-    >>> found = page_problems(page, Path("p.html"), Path("."), {"column": 700, "boxes": []}, "1.0", {})
-    >>> len(found["raw_markup"]) > 0, found["repeated_admonitions"]
-    (True, [])
-    """
-    return {
-        "raw_markup": book_checks.raw_markup(html),
-        "missing_links": book_checks.missing_links(html, file, html_root, cache),
-        "placeholders": book_checks.placeholders(html),
-        "too_wide": book_checks.too_wide(geometry),
-        "repeated_admonitions": book_checks.repeated_admonitions(html),
-        "heading_verdict_mismatch": book_checks.heading_verdict_mismatch(html),
-        "build_stamp": book_checks.build_stamp(html, version),
-    }
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -92,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     args.shots.mkdir(parents=True, exist_ok=True)
     per_check: Counter[str] = Counter()
     pages_with: Counter[str] = Counter()
-    examples: dict[str, list[str]] = {c: [] for c in CHECKS}
+    examples: dict[str, list[str]] = {c: [] for c in book_checks.CHECKS}
     cache: dict = {}
     with tempfile.TemporaryDirectory(prefix="cffair-chromium-") as profile:
         browser = tb.Chromium(binary, Path(profile))
@@ -104,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
                     browser, html_root, page, args.shots / f"{name}.png", args.shots / f"{name}__390px.png"
                 )
                 file = html_root / f"{page}.html"
-                found = page_problems(
+                found = book_checks.page_problems(
                     file.read_text(encoding="utf-8"), file, html_root, report.geometry, args.version, cache
                 )
                 for check, problems in found.items():
@@ -116,11 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     out = {
         "html": str(args.html),
         "pages": len(pages),
-        "problems": {c: per_check[c] for c in CHECKS},
-        "pages_with": {c: pages_with[c] for c in CHECKS},
-        "examples": {c: examples[c][:5] for c in CHECKS},
+        "problems": {c: per_check[c] for c in book_checks.CHECKS},
+        "pages_with": {c: pages_with[c] for c in book_checks.CHECKS},
+        "examples": {c: examples[c][:5] for c in book_checks.CHECKS},
     }
-    for c in CHECKS:
+    for c in book_checks.CHECKS:
         print(f"{c:26s} {per_check[c]:4d} problems on {pages_with[c]:3d} of {len(pages)} pages")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n")
