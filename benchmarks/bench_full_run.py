@@ -331,9 +331,7 @@ def parts_efficiency(parts: list[dict[str, Any]], records: list[dict[str, Any]],
         if not wall or not mine or computed < len(keys):
             continue
         # what this list added: work an earlier list did (a fold's shared pre-training) is not counted again
-        core = float(projection(*task_seconds(before + mine))["core_seconds"]) - (
-            float(projection(*task_seconds(before))["core_seconds"]) if before else 0.0
-        )
+        core = sum(task_seconds(before + mine)[1].values()) - sum(task_seconds(before)[1].values())
         out.append(
             {
                 "groups": groups,
