@@ -221,6 +221,9 @@ def accelerator_summary(devices: Mapping[str, Any] | None) -> str:
     >>> d["methods"][1]["record_s"] = 170.0
     >>> accelerator_summary(d).endswith("so their threads are about as fast (within 10 %).")
     True
+    >>> d["flow_fit_s"]["cuda"] = 10.0
+    >>> "The causal flow's fit is faster there (10 s against 20 s)." in accelerator_summary(d)
+    True
     """
     if not devices or not devices.get("methods"):
         return (
