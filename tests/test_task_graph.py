@@ -246,6 +246,19 @@ def test_the_scaling_summary_says_what_the_numbers_say():
         and "Adult LTN(acc+CF+CKE) fold 0" in bad
         and "15.0 min, over the 10" in bad
     )
+    # more work than 16 workers finish in 15 min, on a short critical path: the work is the bound
+    heavy = _full_run(span16=1100.0, crit=600.0)
+    heavy["task_graph"]["core_seconds"] = 16 * 1000.0
+    text = book.graph_scaling_summary(heavy)
+    assert "On 16 workers the bound is the work, not the graph: 16,000 core-seconds ÷ 16 is 16.7 min" in text
+    assert "More workers cannot" not in text
+    # the whole grid: counts of borrowed timings only where there are any
+    grid = {"records": 10, "imputed": 0, "imputed_plain": 0, "left_out": 0, "makespan_seconds": {"8": 600, "16": 300}}
+    assert "(10 records, each timed by its own record): 10.0 min on 8 workers" in book.graph_scaling_summary(
+        {**_full_run(), "task_graph_grid": grid}
+    )
+    some = book.graph_scaling_summary({**_full_run(), "task_graph_grid": {**grid, "imputed": 2}})
+    assert "(10 records; 2 without a record take their twin's seconds on the paper's partition)" in some
     frame = book.graph_scaling_frame(_full_run())
     assert list(frame.index) == [1, 2, 8, 16] and frame.loc[16, "task graph (min)"] == 15.0
     assert frame.loc[16, "groups of before (min)"] == 45.0 and frame.loc[2, "efficiency"] == 0.99
