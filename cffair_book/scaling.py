@@ -197,16 +197,16 @@ def devices_frame(devices: Mapping[str, Any]) -> pd.DataFrame:
     >>> row = {"method": "cnf", "cpu_s": 150.0, "cuda_s": 3.0, "speedup": 50.0, "cpu_source": "record",
     ...        "largest_metric_difference": 0.02}
     >>> [str(v) for v in devices_frame({"methods": [row]}).loc["CNF"]]
-    ['150.0', '3.0', '50.0', 'committed record', '0.02']
+    ['150.0', '3.0', '50.0', 'record', '0.02']
     """
-    source = {"here": "same machine", "record": "committed record", "none": "—"}
+    source = {"here": "beside", "record": "record", "none": "—"}
     rows = {
         method_name(r["method"]): {
-            "CPU s": r.get("cpu_s"),
-            "accelerator s": r["cuda_s"],
+            "CPU (s)": r.get("cpu_s"),
+            "GPU (s)": r["cuda_s"],
             "speed-up": r.get("speedup"),
-            "CPU measured on": source[r.get("cpu_source", "here")],
-            "largest difference": r.get("largest_metric_difference"),
+            "CPU time": source[r.get("cpu_source", "here")],
+            "max Δ": r.get("largest_metric_difference"),
         }
         for r in devices["methods"]
     }
