@@ -27,7 +27,7 @@ from cffair.cli import main
 from cffair.datasets import registry
 from cffair.experiments import ConfigError, ExperimentConfig, ResultsStore
 from cffair.reporting import METRIC_ORDER, method_name, metric_name
-from cffair.reporting.report import constant_runs, method_frame
+from cffair.reporting.report import collapsed_runs, method_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 CREDIT = ROOT / "examples" / "credit"
@@ -219,22 +219,30 @@ def test_method_frame_numbers_are_fold_means() -> None:
     assert shown.loc["CNF", metric_name("cf_mse")] == f"0.200 ± {np.std([0.1, 0.3], ddof=1):.3f}"
 
 
-def test_constant_runs_are_flagged() -> None:
+def test_collapsed_runs_are_flagged_with_the_reason() -> None:
+    """Accuracy at or below the majority rate is collapsed, whatever its CF-MSE (records without
+    the rate read it from the run's folds)."""
     recs = [
         {"config": {"setting": "ltn_acc_cf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0}},
         {"config": {"setting": "ltn_acc", "fold": 0}, "metrics": {"accuracy": 0.80, "cf_mse": 0.0}},
-        {"config": {"setting": "ltn_acc_cf_sg", "fold": 1}, "metrics": {"accuracy": 0.70, "cf_mse": 0.01}},
+        {"config": {"setting": "ltn_acc_cf_sg", "fold": 1}, "metrics": {"accuracy": 0.69, "cf_mse": 0.01}},
+        {
+            "config": {"setting": "gan", "fold": 1},
+            "metrics": {"accuracy": 0.3, "majority_rate": 0.7, "positive_rate": 1.0},
+        },
     ]
-    assert constant_runs(recs, {0: 0.78, 1: 0.70}) == ["LTN(acc+CF) fold 0"]
+    flagged = collapsed_runs(recs, {0: 0.78, 1: 0.70})
+    assert [c for c, _ in flagged] == ["LTN(acc+CF) fold 0", "LTN(acc+CF_sg) fold 1", "GAN fold 1"]
+    assert "majority-class rate 0.780" in flagged[0][1] and "100.0% of the rows one decision" in flagged[2][1]
 
 
-def test_constant_runs_use_the_spread_of_the_outputs_for_every_method() -> None:
+def test_collapsed_runs_use_the_spread_of_the_outputs_for_every_method() -> None:
     """A GAN whose outputs barely move is constant even with a CF-MSE above 0."""
     recs = [
         {"config": {"setting": "gan", "fold": 0}, "metrics": {"accuracy": 0.6, "cf_mse": 1e-6, "prediction_sd": 2e-4}},
-        {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0, "prediction_sd": 0.2}},
+        {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.85, "cf_mse": 0.0, "prediction_sd": 0.2}},
     ]
-    assert constant_runs(recs, {0: 0.78}) == ["GAN fold 0"]
+    assert [c for c, _ in collapsed_runs(recs, {0: 0.78})] == ["GAN fold 0"]
 
 
 def _rec(setting: str, fold: int, acc: float, cf: float) -> dict:

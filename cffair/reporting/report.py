@@ -17,7 +17,7 @@ __all__ = [
     "best_methods",
     "cke_frame",
     "verdict_frame",
-    "constant_runs",
+    "collapsed_runs",
     "eq3_frame",
     "figure_html",
     "method_frame",
@@ -197,27 +197,21 @@ def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str])
     return shown.set_index(["fold", "method"])
 
 
-#: A predictor whose test outputs spread less than this (sd) is constant.
-CONSTANT_SD = 1e-3
+def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float]) -> list[tuple[str, str]]:
+    """``("method fold k", why)`` for every record of a collapsed model, whatever the method, by the one
+    degenerate-model screen (:func:`cffair.screen.screen_metrics`: constant or near-constant
+    decisions, or accuracy at or below the majority rate). A record made before the majority rate
+    was recorded reads it from ``majority`` (fold → share of the majority class in its test rows)."""
+    from cffair.screen import screen_metrics
 
-
-def constant_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float], tol: float = 1e-9) -> list[str]:
-    """Records of a constant predictor, for every method: test outputs whose sd is below
-    ``CONSTANT_SD``, or (records without that number) a binary target's accuracy equal to
-    the share of the fold's majority class in its test rows (``majority``: fold → share) with no
-    counterfactual difference at all (CF-MSE < 1e-8). ``"method fold k"`` for each."""
     out = []
     for r in records:
-        m, fold = r["metrics"], int(r["config"]["fold"])
-        if "prediction_sd" in m:
-            if float(m["prediction_sd"]) < CONSTANT_SD:
-                out.append(f"{method_name(r['config']['setting'])} fold {fold}")
-            continue
-        acc = m.get("accuracy")
-        if acc is None or fold not in majority:
-            continue
-        if abs(float(acc) - float(majority[fold])) <= tol and float(m.get("cf_mse", 1.0)) < 1e-8:
-            out.append(f"{method_name(r['config']['setting'])} fold {fold}")
+        m, fold = dict(r["metrics"]), int(r["config"]["fold"])
+        if "accuracy" in m and "majority_rate" not in m and fold in majority:
+            m["majority_rate"] = float(majority[fold])
+        verdict = screen_metrics(m)
+        if verdict.collapsed:
+            out.append((f"{method_name(r['config']['setting'])} fold {fold}", verdict.reason))
     return out
 
 
@@ -373,12 +367,12 @@ def _facts(ds: Any, info: Mapping[str, Any]) -> str:
     return '<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in items.items()) + "</dl>"
 
 
-def _checks(info: Mapping[str, Any], constant: Sequence[str]) -> str:
+def _checks(info: Mapping[str, Any], collapsed: Sequence[tuple[str, str]]) -> str:
     items = [*info.get("plan", {}).get("notes", []), *info.get("warnings", [])]
     items += [
-        f"{c} predicts the same outcome for every test row (its accuracy is the majority share and its CF-MSE 0): "
-        "a constant predictor is trivially fair; lower the learning rate or the fairness weights."
-        for c in constant
+        f"{c} is a collapsed model: {why}. It is no better than always predicting one outcome, so its fairness "
+        "numbers mean nothing; lower the learning rate or the fairness weights."
+        for c, why in collapsed
     ]
     if not items:
         return '<div class="box ok"><p>No warning during the run.</p></div>'
@@ -413,7 +407,7 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
         f"the LTN settings pre-trained once per fold, and the baselines, each evaluated on the same counterfactual test pairs. "
         f"Written {_esc(time.strftime('%Y-%m-%d %H:%M'))} from {len(records)} records.</p>",
         _facts(ds, info),
-        _checks(info, constant_runs(records, {int(k): v for k, v in (info.get("majority") or {}).items()})),
+        _checks(info, collapsed_runs(records, {int(k): v for k, v in (info.get("majority") or {}).items()})),
         "<h2>Accuracy and counterfactual fairness</h2>",
         "<p>Mean ± sample sd over the folds, the best of each column in bold. CF-MSE is the mean squared difference between "
         "the prediction for a test row and for its counterfactual twin with the sensitive attribute flipped (lower is fairer); "
