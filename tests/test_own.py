@@ -542,3 +542,37 @@ def test_a_bad_training_option_is_refused_before_any_work(
     assert "learning rate must lie in (0, 1]" in capsys.readouterr().err
     assert main([*base, "--weights", "cf=-1"]) == 2
     assert "weights" in capsys.readouterr().err.lower()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"lr": 0.01}, {"fair_epochs": 50}, {"weights": {"cf": 2.0}}, {}],
+    ids=["lr", "fair_epochs", "weights", "defaults"],
+)
+@pytest.mark.parametrize("baselines", [(), ("cnf",)], ids=["alone", "with-baselines"])
+def test_every_method_of_a_run_is_in_every_table_whatever_its_options(options, baselines) -> None:
+    """`cffair run --lr/--fair-epochs/--weights` (alone or with baselines) had its LTN rows dropped
+    from the report's tables (their records carry options, which the book's tables leave out)."""
+    from dataclasses import replace
+
+    from cffair.reporting.report import method_frame, subgroup_summary
+
+    settings = ("ltn_acc", "ltn_acc_cf")
+    recs = []
+    for fold in range(3):
+        for m in (*settings, *baselines):
+            cfg = ExperimentConfig("mine", fold, m, profile="quick", n_folds=3)
+            if m in settings and options:
+                ltn = {k: v for k, v in options.items() if k != "weights"}
+                cfg = replace(
+                    cfg,
+                    options=tuple(sorted(ltn.items())),
+                    weights=tuple(sorted({**cfg.weight_map, **options.get("weights", {})}.items())),
+                )
+            metrics = {"accuracy": 0.8 + fold / 100, "cf_mse": 0.05, "cf_mse_worst_subgroup": 0.07}
+            recs.append({"config": cfg.to_dict(), "metrics": {**metrics, "cf_mse_by_subgroup": {"a": 0.05}}})
+    methods = [*settings, *baselines]
+    shown, _ = method_frame(recs, methods)
+    assert list(shown.index) == [method_name(m) for m in methods]
+    by_subgroup, _ = subgroup_summary(recs, methods)
+    assert list(by_subgroup.columns) == [method_name(m) for m in methods]

@@ -258,16 +258,20 @@ def results_long(
     datasets: Sequence[str] | None = None,
     *,
     own_counterfactuals: bool = False,
+    tagged: bool = False,
 ) -> pd.DataFrame:
     """Our records aggregated over folds into a long results frame (:data:`RESULT_COLUMNS`).
 
     ``methods`` defaults to the paper's methods of ``table`` (:data:`TABLE_METHODS`); weight-grid
-    records (those with a ``tag``) are left out. Each dataset gets its performance metric
+    and investigation records (those with a ``tag`` or ``options``) are left out unless ``tagged``
+    (a run of your own data chose its learning rate, epochs or weights: its records are the run). Each dataset gets its performance metric
     (accuracy or MSE), CF-MSE and worst-subgroup CF-MSE; ``sd`` is the sample sd over folds
     (NaN for a single fold).
     """
     methods = list(methods if methods is not None else TABLE_METHODS.get(table, ()))
-    frame = select_records(records_frame(records, own_counterfactuals=own_counterfactuals), methods, datasets)
+    frame = select_records(
+        records_frame(records, own_counterfactuals=own_counterfactuals), methods, datasets, tagged=tagged
+    )
     if frame.empty:
         return pd.DataFrame(columns=list(RESULT_COLUMNS))
     metrics = [m for m in SCALAR_METRICS if frame[m].notna().any()]
@@ -284,17 +288,20 @@ def results_long(
 
 
 def subgroup_frame(
-    records: Iterable[Mapping[str, Any]], settings: Sequence[str] = Q1_SETTINGS, dataset: str | None = None
+    records: Iterable[Mapping[str, Any]],
+    settings: Sequence[str] = Q1_SETTINGS,
+    dataset: str | None = None,
+    *,
+    tagged: bool = False,
 ) -> pd.DataFrame:
     """CF-MSE per subgroup, one row per record × subgroup: ``dataset, fold, method, subgroup,
-    cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records, the paper's one
-    partition: no repetition of cross-validation)."""
+    cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records unless
+    ``tagged``, the paper's one partition: no repetition of cross-validation)."""
     rows = []
     for rec in records:
         cfg = rec["config"]
         if (
-            cfg.get("tag")
-            or cfg.get("options")
+            (not tagged and (cfg.get("tag") or cfg.get("options")))
             or cfg.get("cf_source", "cnf") != "cnf"
             or cfg["setting"] not in settings
             or record_repeat(cfg)

@@ -64,7 +64,7 @@ def method_frame(
         The pair ``(shown, long)``, the formatted frame (display names) and the long frame of numbers
         (:func:`~cffair.reporting.records.results_long`) it was made from.
     """
-    long = results_long(records, table="own", methods=list(methods))
+    long = results_long(records, table="own", methods=list(methods), tagged=True)
     if long.empty:
         raise DataError(f"no records of the methods {list(methods)}; run them first.")
     metrics = [m for m in METRIC_ORDER if m in set(long["metric"])]
@@ -94,7 +94,7 @@ def subgroup_summary(
     """CF-MSE per subgroup: ``(shown, per_fold)`` where ``shown`` has one row per subgroup and
     one column per method (``mean ± sd`` over folds) and ``per_fold`` one row per record ×
     subgroup (:func:`~cffair.reporting.records.subgroup_frame`)."""
-    per_fold = subgroup_frame(records, settings=tuple(methods))
+    per_fold = subgroup_frame(records, settings=tuple(methods), tagged=True)
     if per_fold.empty:
         return pd.DataFrame(), per_fold
     g = per_fold.groupby(["subgroup", "method"], sort=False)["cf_mse"]
