@@ -576,3 +576,55 @@ def test_every_method_of_a_run_is_in_every_table_whatever_its_options(options, b
     assert list(shown.index) == [method_name(m) for m in methods]
     by_subgroup, _ = subgroup_summary(recs, methods)
     assert list(by_subgroup.columns) == [method_name(m) for m in methods]
+
+
+def _runs(table: dict[str, tuple[float, float, float]], folds: int = 3) -> list[dict]:
+    """Records of methods with (accuracy, CF-MSE, flip rate) on every fold (a little fold noise)."""
+    return [
+        {
+            "config": {"dataset": "d", "fold": f, "setting": m, "cf_source": "cnf", "tag": ""},
+            "metrics": {
+                "accuracy": a + f / 1000,
+                "cf_mse": c,
+                "cf_flip_rate": r,
+                "majority_rate": 0.6,
+                "positive_rate": 0.4,
+                "prediction_sd": 0.2,
+            },
+        }
+        for f in range(folds)
+        for m, (a, c, r) in table.items()
+    ]
+
+
+def test_the_recommendation_is_chosen_by_the_numbers() -> None:
+    from cffair.reporting.report import recommendation
+
+    ltn_wins = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.01, 0.02), "gan": (0.79, 0.05, 0.1)})
+    line = recommendation(ltn_wins, ["ltn_acc", "ltn_acc_cf", "gan"])
+    assert (
+        "LTN(acc) is the most accurate" in line
+        and "LTN(acc+CF) the fairest on CF-MSE (0.0100), CF flip rate (0.0200)" in line
+    )
+    assert line.endswith("here the LTN pays off on every fairness score.")
+
+    gan_wins = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.05, 0.1), "gan": (0.81, 0.01, 0.02)})
+    line = recommendation(gan_wins, ["ltn_acc", "ltn_acc_cf", "gan"])
+    assert "GAN is the most accurate" in line and line.endswith("so the LTN does not pay off on this data.")
+
+    split = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.01, 0.1), "gan": (0.79, 0.05, 0.02)})
+    assert recommendation(split, ["ltn_acc", "ltn_acc_cf", "gan"]).endswith("pays off on CF-MSE only.")
+
+
+def test_the_recommendation_never_names_a_collapsed_method() -> None:
+    from cffair.reporting.report import recommendation
+
+    recs = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.05, 0.1), "gan": (0.79, 0.02, 0.05)})
+    for r in recs:  # the fairest method says yes to everyone on one fold: collapsed
+        if r["config"]["setting"] == "gan" and r["config"]["fold"] == 1:
+            r["metrics"].update(positive_rate=1.0, accuracy=0.4)
+    line = recommendation(recs, ["ltn_acc", "ltn_acc_cf", "gan"])
+    assert "(GAN collapsed and is left out)" in line and "GAN is" not in line and "GAN the" not in line
+    assert "LTN(acc+CF) the fairest" in line
+    everyone = [dict(r, metrics={**r["metrics"], "positive_rate": 1.0}) for r in recs]
+    assert recommendation(everyone, ["ltn_acc", "ltn_acc_cf", "gan"]).startswith("Every method collapsed")
