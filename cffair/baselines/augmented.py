@@ -31,7 +31,7 @@ from cffair._validation import TargetKind, check_target_kind
 from cffair.baselines._mixed import check_encoded, check_fitted, check_target, minibatches, model_device
 from cffair.causal.cfset import CFPairs
 from cffair.contract import PredictMixin
-from cffair.devices import resolve_device
+from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import DataError
 from cffair.models import make_mlp
 
@@ -72,6 +72,7 @@ def predictor_loss(out: torch.Tensor, y: torch.Tensor, target_kind: str) -> torc
     return F.mse_loss(out, y)
 
 
+@flushed_denormals()
 def train_mlp(
     X: np.ndarray, y: np.ndarray, target_kind: str, config: MLPConfig, *, device: str = "cpu"
 ) -> tuple[nn.Module, list[float]]:
