@@ -23,6 +23,7 @@ from cffair.reporting.names import (
     TABLE_METHODS,
     order_key,
 )
+from cffair.screen import screen_metrics
 
 __all__ = [
     "check_results",
@@ -167,8 +168,10 @@ def record_repeat(config: Mapping[str, Any]) -> int:
 def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
     """One row per record: ``dataset, repeat, fold, setting, method, cf_source, tag, options, w_acc, w_cf,
     w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
-    ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``). A metric a
-    record lacks is NaN (the flip rate of records made before it existed).
+    ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``), and ``collapsed``
+    with ``collapse_reason``: the verdict of the one degenerate-model screen
+    (:func:`cffair.screen.screen_metrics`) on the record's metrics. A metric a record lacks is NaN
+    (the flip rate of records made before it existed).
 
     Args:
         own_counterfactuals: take the metrics evaluated on the GAN's own counterfactual test
@@ -195,6 +198,8 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
             row[f"w_{k}"] = float(v)
         for k in (*SCALAR_METRICS, "worst_subgroup", "n_pairs"):
             row[k] = metrics.get(k, np.nan)
+        verdict = screen_metrics(metrics)
+        row["collapsed"], row["collapse_reason"] = verdict.collapsed, verdict.reason
         rows.append(row)
     cols = [
         "dataset",
@@ -212,6 +217,8 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
         *SCALAR_METRICS,
         "worst_subgroup",
         "n_pairs",
+        "collapsed",
+        "collapse_reason",
     ]
     frame = pd.DataFrame(rows)
     for c in cols:
