@@ -378,14 +378,14 @@ def claims_speed_line(result: Mapping[str, Any]) -> str:
     ...     "after_disk": {"cpu": {"median": 0.6, "min": 0.59, "max": 0.6}, "wall": {"median": 1.0, "min": 0.8,
     ...                    "max": 1.2}, "evaluations": 0, "dataset_parses": 0, "load": [[4.1, 4.2]]}},
     ...     "exact_tests": {"spearman_exact_7": {"ratio_cpu": 418.0, "same_value": True},
-    ...                     "sign_flip_p_15": {"ratio_cpu": 260.0, "same_value": True}}}
+    ...                     "sign_flip_p_15": {"ratio_cpu": 260.0, "same_value": True}}, "machine": {"cpus": 2}}
     >>> print(claims_speed_line(r))  # doctest: +NORMALIZE_WHITESPACE
     The Reproducing page's robustness cell decided the claims 8 times and parsed the datasets 16 times: 22.0 s of
     CPU (21.0–23.0 over 3 rounds; 35.0 s wall, 29.0–39.0). Today it decides each of its 4 rule sets once and
     parses 2 datasets once: 2.7 s of CPU (2.6–3.0; 4.1 s wall, 3.3–5.5), 8.1× less; with the evaluations already in the build's
     claims cache (a second build of the same inputs) 0.6 s (37×). Both give the same table. Alone, Spearman's
     exact test on 7 points is 418× faster and the sign-flip test on 15 differences 260×, with the same values.
-    (Load average 4.1–5.5 on the machine.)
+    (Load average 4.1–5.5 on 2 cores.)
     """
     v = result["variants"]
     before, after, disk = v["before"], v["after"], v["after_disk"]
@@ -408,7 +408,8 @@ def claims_speed_line(result: Mapping[str, Any]) -> str:
             f"15 differences {sf['ratio_cpu']:.0f}×, with {values}."
         )
     loads = [x for name in ("before", "after", "after_disk") for pair in v[name].get("load", []) for x in pair]
-    load = f" (Load average {min(loads):.1f}–{max(loads):.1f} on the machine.)" if loads else ""
+    cores = result.get("machine", {}).get("cpus")
+    load = f" (Load average {min(loads):.1f}–{max(loads):.1f} on {cores or 'its'} cores.)" if loads else ""
     return (
         f"The Reproducing page's robustness cell decided the claims {before['evaluations']} times and parsed the "
         f"datasets {before['dataset_parses']} times: {cpu(before, True)}. Today it decides each of its "
