@@ -19,8 +19,8 @@ functions count by identity too (a check registered again by a test is another k
 build (``CFFAIR_MODE=render``) uses ``_build/claims-cache`` of the checkout, and every other run
 keeps evaluations in memory only. A check defined outside ``cffair_book`` (a test's) is kept in
 memory only: its code is not in :func:`code_version`. A file that cannot be read, or whose stored
-key differs, is a miss. :func:`disabled` turns both caches off for a ``with`` block (the
-benchmark's "before").
+key differs, is a miss; records that cannot be pickled are evaluated every time. :func:`disabled`
+turns both caches off for a ``with`` block (the benchmark's "before").
 """
 
 from __future__ import annotations
@@ -185,7 +185,10 @@ def evaluations(
         evaluate: runs every check on ``records`` under one rule set.
     """
     records = list(records)
-    data = records_key(records)
+    try:
+        data = records_key(records)
+    except (pickle.PicklingError, TypeError, AttributeError):  # records that do not pickle: no key, no cache
+        return [evaluate(records, r) for r in rules]
     stated = json.dumps([[k, f.__module__, f.__qualname__, list(s)] for k, f, s in checks])
     ids = tuple(id(f) for _, f, _ in checks)
     folder = cache_dir()

@@ -174,6 +174,15 @@ def test_checks_outside_the_book_stay_in_memory_and_disabled_evaluates_every_tim
     assert len(runs) == 3
 
 
+def test_records_that_do_not_pickle_are_evaluated_every_time(disk: Path) -> None:
+    recs = [{"config": {"dataset": "adult"}, "metrics": {"accuracy": 0.8}, "hook": lambda: None}]
+    runs: list[Rules] = []
+    evaluate = _counting(runs)
+    for _ in range(2):
+        assert C.evaluations(recs, [Rules()], _checks(_probe), "c", evaluate)[0][0].note == "0.8 corrected"
+    assert len(runs) == 2 and not disk.exists()
+
+
 def test_where_the_disk_cache_lives(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv(C.ENV_VAR, raising=False)
     monkeypatch.delenv("CFFAIR_MODE", raising=False)
