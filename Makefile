@@ -30,10 +30,13 @@ $(STAMP): requirements.lock pyproject.toml
 
 ## Build the book (render mode: reads the committed results; warnings are errors). --all: every page is
 ## executed again, since Sphinx's incremental build would keep a page whose source is unchanged although
-## the records it reads changed.
+## the records it reads changed. The stamp (cffair_book/build_stamp.py: the inputs hashed before and after)
+## lets `make test` browse this book instead of building it again while the inputs stay the same.
 book: install
 	rm -rf _build/html
+	$(PY) cffair_book/build_stamp.py start _build/html
 	CFFAIR_MODE=render $(VENV)/bin/jupyter-book build . -W -n --keep-going --all
+	$(PY) cffair_book/build_stamp.py finish _build/html
 
 ## The student edition: the same book without solutions and discussion notes (book/_ext/course_kit.py).
 book-student: install
@@ -59,6 +62,8 @@ lint: install
 	$(VENV)/bin/mypy
 
 ## Run the whole test suite (lint, unit, property, doctests, notebooks in quick mode, book build, browser check).
+## The book test browses `make book`'s _build/html when its stamp matches the inputs at hand, else builds its own
+## (CFFAIR_BOOK_REBUILD=1: always builds).
 test: install browser lint
 	$(PY) -m pytest -q
 

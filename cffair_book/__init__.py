@@ -79,6 +79,7 @@ from cffair_book.registry import (
 from cffair_book.reproduction import (
     STEP_NAMES,
     baseline_seconds_frame,
+    claims_speed_line,
     command_times_frame,
     core_seconds_frame,
     denormals_line,
@@ -205,6 +206,7 @@ __all__ = [
     "recourse_frame",
     "baseline_seconds_frame",
     "core_seconds_frame",
+    "claims_speed_line",
     "denormals_line",
     "flow_benchmark_frame",
     "gan_mmd_frame",

@@ -23,7 +23,11 @@ admonition twice, no heading that names a verdict the page's claims table does n
 a footer that names the version and the build date.
 
 ``CFFAIR_BOOK_HTML=_build/html`` browses a book already built instead of building it again
-(the build test then only checks that every page of the toc is there).
+(the build test then only checks that every page of the toc is there). Without it, a book that
+``make book`` built into ``_build/html`` from the inputs at hand is browsed the same way: its stamp
+(:mod:`cffair_book.build_stamp`) must match every file git tracks or would track, the installed
+packages and the ``CFFAIR_*`` settings now, and ``make book`` builds with the same ``-W -n``, so a
+stamped book is one this test would have built. ``CFFAIR_BOOK_REBUILD=1`` builds anyway.
 
 Without Chromium the browser test is skipped with a message, except under CI (``CI`` set),
 where a missing Chromium is a failure.
@@ -54,6 +58,7 @@ import pytest
 import yaml
 
 from cffair import registry
+from cffair_book import build_stamp
 
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
@@ -197,6 +202,11 @@ def built_book(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
         if not (html / "intro.html").is_file():
             pytest.fail(f"CFFAIR_BOOK_HTML={prebuilt} is not a built book (no intro.html in it).")
         return BuildResult(0, "", html, 0.0)
+    made = ROOT / "_build" / "html"
+    if not os.environ.get("CFFAIR_BOOK_REBUILD"):  # `make book` built it from the inputs at hand: browse it
+        same, why = build_stamp.reusable(made, ROOT, {**os.environ, "CFFAIR_MODE": "render"})
+        if same:
+            return BuildResult(0, f"browsing {made}: {why}", made, 0.0)
     out = tmp_path_factory.mktemp("book")
     env = {**os.environ, "CFFAIR_MODE": "render", "PYTHONWARNINGS": os.environ.get("PYTHONWARNINGS", "")}
     start = time.perf_counter()

@@ -12,7 +12,8 @@ The package is split into :mod:`~cffair.datasets.spec` (the spec and its file),
 :mod:`~cffair.datasets.csvfile` (reading a CSV), :mod:`~cffair.datasets.paper` (the paper's
 datasets), :mod:`~cffair.datasets.registry` (datasets by name, built-in or registered) and
 :mod:`~cffair.datasets.folds` (cross-validation); every public name is importable from
-``cffair.datasets`` itself.
+``cffair.datasets`` itself. :mod:`~cffair.datasets.memo` keeps the paper's datasets parsed once per
+process for code outside the result records (the book's pages).
 
 The spec file
 -------------
