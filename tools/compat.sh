@@ -46,6 +46,13 @@ for v in "${VERSIONS[@]}"; do
   results+=("{\"python\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import sys; print(sys.version.split()[0])')\", \"torch\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import torch; print(torch.__version__)')\", \"exit\": $rc, \"summary\": \"$summary\"}")
   [ $rc -eq 0 ] || { grep -E "^(FAILED|ERROR)" "$log" | head -20; status=1; }
 done
+# the datasets on a bare interpreter: the wheel alone (no checkout, no other cffair dependency than the four the
+# datasets need) in fresh virtualenvs of the same versions, each dataset loaded with the checkout's row hashes
+fresh_log="$COMPAT_DIR/fresh.pytest.log"
+CFFAIR_COMPAT=1 "$PY" -m pytest -q -p no:cacheprovider tests/test_wheel.py -k fresh_python > "$fresh_log" 2>&1
+rc=$?
+echo "compat datasets from the wheel alone: $(grep -E '^[0-9]+ (passed|failed|skipped)|^=+ .*(passed|failed|skipped)' "$fresh_log" | tail -1) (exit $rc; log $fresh_log)"
+[ $rc -eq 0 ] || status=1
 # shown on the book's Reproducing page
 ( IFS=,; printf '{"command": "make compat", "date": "%s", "commit": "%s", "runs": [%s]}\n' "$(date -u +%Y-%m-%d)" \
     "$(git rev-parse --short HEAD)" "${results[*]}" ) > benchmarks/results/compat.json
