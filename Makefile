@@ -93,5 +93,13 @@ publish:
 	@test -f _build/html/index.html || { echo "make publish: no built book in _build/html; run 'make book' first."; exit 1; }
 	$(VENV)/bin/ghp-import --no-jekyll --push --force --remote $(REMOTE) --branch gh-pages _build/html
 
+## Release VERSION: one version in pyproject.toml, cffair/__init__.py, CITATION.cff and .zenodo.json, the
+## changelog's unreleased heading finalised, a commit and an annotated tag v$(VERSION) (tools/release.py;
+## a clean tree only; pushes nothing).
+.PHONY: release
+release:
+	@test -n "$(VERSION)" || { echo "make release: name the version, as in make release VERSION=x.y.z"; exit 2; }
+	python3 tools/release.py $(VERSION)
+
 clean:
 	rm -rf _build .pytest_cache
