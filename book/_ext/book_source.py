@@ -11,6 +11,8 @@
   footer says where the source is: the repository, or that archive when there is no remote.
 * **Version and date**: the footer of every page names ``cffair.__version__``, the commit and
   the build date (``SOURCE_DATE_EPOCH`` when set, for reproducible builds; else today, UTC).
+* **How to cite**: the footer ends with the citation of this version and of the paper, from
+  ``CITATION.cff`` (:mod:`citation`).
 
 The pure functions (:func:`web_url`, :func:`source_footer`, :func:`launch_settings`) are tested
 in ``tests/test_book_ext.py``.
@@ -26,6 +28,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+import citation
 
 #: Where launch buttons go when the book has a repository on GitHub.
 BINDER_URL = "https://mybinder.org"
@@ -138,7 +142,7 @@ def _configure(app: Any, config: Any) -> None:
     theme["launch_buttons"] = launch_settings(url, dict(theme.get("launch_buttons") or {}))
     commit = git("rev-parse", "--short=10", "HEAD", cwd=root)
     app.cffair_source = {"url": url, "commit": commit, "version": _version(), "date": build_date(),
-                         "archive": None, "root": root}
+                         "archive": None, "root": root, "citation": citation.read_citation(root)}
     config.html_theme_options = theme
 
 
@@ -165,6 +169,8 @@ def _footer(app: Any, pagename: str, templatename: str, context: dict[str, Any],
     root = "../" * pagename.count("/")
     line = source_footer(version=info["version"], date=info["date"], commit=info["commit"], url=info["url"],
                          archive=info["archive"]).replace("{root}", root)
+    if info.get("citation"):
+        line += citation.citation_footer(info["citation"], info["version"])
     theme = context.get("theme_extra_footer") or ""
     context["theme_extra_footer"] = theme + line
 
