@@ -4,7 +4,6 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.cffair-installed
-BOOK_PTH := $(VENV)/.cffair-book-on-path
 JOBS ?= 2
 MODE ?= quick
 
@@ -12,13 +11,9 @@ REMOTE ?= origin
 
 .PHONY: install book book-student pdf test test-fast reproduce bench browser lab publish clean compat test-slurm lint
 
-install: $(STAMP) $(BOOK_PTH)
-
-## The book package (cffair_book/, not part of the wheel) on the environment's path, for the notebooks
-## wherever Jupyter Book, papermill or JupyterLab runs them: a .pth file naming this checkout.
-$(BOOK_PTH): $(STAMP)
-	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'cffair_book.pth').write_text('$(CURDIR)\\n')"
-	@touch $@
+## The editable install of this checkout: the library (cffair/) and the book package (cffair_book/), which the
+## notebooks import wherever Jupyter Book, papermill or JupyterLab runs them.
+install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11) on PATH"; exit 1; }

@@ -9,6 +9,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,6 +25,7 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 import book_source  # noqa: E402
 import citation  # noqa: E402
+import ipynb_download  # noqa: E402
 
 
 # ============================================================================ the citation in the footer
@@ -57,3 +61,82 @@ def test_every_page_footer_ends_with_the_citation() -> None:
     context = {}
     book_source._footer(app, "intro", "page.html", context, None)
     assert "How to cite" not in context["theme_extra_footer"] and "cffair 0.2.0" in context["theme_extra_footer"]
+
+
+# ============================================================================ the install cell of a downloaded notebook
+BUILD = {"version": "0.2.0", "date": "2030-01-02", "url": "https://github.com/o/cffair", "ref": "v0.2.0"}
+
+
+def _run_cell(cell: str, tmp_path: Path, *, hide_book: bool, results: bool, mode: str | None = None) -> dict:
+    """Run an install cell in a fresh interpreter of this environment, with pip replaced by a recorder and,
+    with ``hide_book``, the book package made unfindable (as on a host where cffair is not installed)."""
+    prelude = (
+        "import importlib.util, json, os, subprocess\n"
+        "calls = []\n"
+        "subprocess.run = lambda cmd, **kw: calls.append(cmd)\n"
+        + (
+            "_find = importlib.util.find_spec\n"
+            "importlib.util.find_spec = lambda n, *a, **k: None if n == 'cffair_book' else _find(n, *a, **k)\n"
+            if hide_book
+            else ""
+        )
+    )
+    store = tmp_path / "results"
+    if results:
+        (store / "full").mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "CFFAIR_MODE"}
+    env.update({"PYTHONPATH": str(ROOT), "CFFAIR_RESULTS": str(store)})
+    if mode:
+        env["CFFAIR_MODE"] = mode
+    script = prelude + "error = None\ntry:\n    exec(CELL)\nexcept RuntimeError as exc:\n    error = str(exc)\n"
+    script += "print(json.dumps({'calls': calls, 'mode': os.environ.get('CFFAIR_MODE'), 'error': error}))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", f"CELL = {cell!r}\n" + script], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_install_cell_installs_this_version_only_where_the_book_package_is_missing(tmp_path: Path) -> None:
+    cell = ipynb_download.install_cell(BUILD)
+    # a notebook host: pip installs the project at the tag, with the notebooks' extra
+    host = _run_cell(cell, tmp_path, hide_book=True, results=False)
+    assert host["calls"] == [
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "cffair[notebooks] @ git+https://github.com/o/cffair@v0.2.0",
+        ]
+    ]
+    assert host["mode"] == "quick"  # no committed results there: the chapter computes a small version
+    # the project's environment (the book package importable, committed results present): nothing happens
+    here = _run_cell(cell, tmp_path, hide_book=False, results=True)
+    assert here == {"calls": [], "mode": None, "error": None}
+    # a mode the reader chose is kept
+    assert _run_cell(cell, tmp_path, hide_book=False, results=False, mode="render")["mode"] == "render"
+
+
+def test_without_a_repository_address_the_install_cell_says_where_to_get_the_source(tmp_path: Path) -> None:
+    cell = ipynb_download.install_cell({"version": "0.2.0", "url": None})
+    out = _run_cell(cell, tmp_path, hide_book=True, results=False)
+    assert out["calls"] == [] and "source archive in the book's footer" in out["error"]
+    assert 'pip install "cffair[notebooks] @ file://' in out["error"]
+
+
+def test_every_downloaded_chapter_starts_with_the_install_cell(tmp_path: Path) -> None:
+    """The notebooks the build offers: the preface, then the install cell, then the page's own cells."""
+    import jupytext
+    import nbformat
+
+    for page in sorted((ROOT / "notebooks").glob("*.md")) + [ROOT / "book" / "own_data.md"]:
+        target = tmp_path / f"{page.stem}.ipynb"
+        ipynb_download.write_ipynb(page, target, build=BUILD)
+        nb = nbformat.read(target, as_version=4)
+        nbformat.validate(nb)
+        first_code = next(c for c in nb.cells if c.cell_type == "code")
+        assert nb.cells.index(first_code) == 1 and first_code.source == ipynb_download.install_cell(BUILD), page
+        own = [c.source for c in jupytext.read(page).cells if c.cell_type == "code"]
+        assert [c.source for c in nb.cells if c.cell_type == "code"][1:] == own, page

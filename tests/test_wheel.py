@@ -37,7 +37,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 CREDIT = ROOT / "examples" / "credit"
 #: What the wheel is built from (pyproject.toml's packages, package data and readme).
-WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "cffair")
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "cffair", "cffair_book")
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: int = 900) -> subprocess.CompletedProcess[str]:
@@ -257,3 +257,43 @@ def test_a_fresh_python_loads_each_dataset_from_the_wheel_alone(wheel: Path, tmp
     assert out["python"].startswith(version + ".")
     assert Path(out["data"]).is_relative_to(venv_dir)
     assert out["hashes"] == _checkout_hashes()
+
+
+# ----------------------------------------------------------------------------- a downloaded chapter (issue 42)
+#: Executes a notebook in a kernel of the interpreter that runs it (a kernel spec written into its own prefix).
+EXECUTE = """
+import json, pathlib, sys
+import nbclient, nbformat
+spec = pathlib.Path(sys.prefix, "share", "jupyter", "kernels", "cffair-wheel")
+spec.mkdir(parents=True, exist_ok=True)
+argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+(spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "wheel", "language": "python"}))
+nb = nbformat.read(sys.argv[1], as_version=4)
+nb.cells.append(nbformat.v4.new_code_cell(
+    "import cffair, cffair_book, os, json; print(json.dumps([cffair_book.__file__, os.environ.get('CFFAIR_MODE')]))"))
+nbclient.NotebookClient(nb, kernel_name="cffair-wheel", timeout=600, resources={"metadata": {"path": "."}}).execute()
+print(nb.cells[-1].outputs[-1]["text"])
+"""
+
+
+def test_a_downloaded_chapter_runs_from_the_wheel_without_the_checkout(
+    installed: tuple[Path, dict[str, str], Path],
+) -> None:
+    """The plain notebook the book offers for download, executed where only the wheel is installed: its
+    install cell finds the book package of the wheel (and installs nothing), the chapter runs to its end."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import ipynb_download
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    from cffair import __version__
+
+    python, env, work = installed
+    notebook = work / "ltn_in_ten_minutes.ipynb"
+    build = {"version": __version__, "date": "2030-01-02", "url": "https://github.com/o/cffair", "ref": "v0.0.0"}
+    ipynb_download.write_ipynb(ROOT / "notebooks" / "ltn_in_ten_minutes.md", notebook, build=build)
+    done = _run([str(python), "-c", EXECUTE, notebook.name], work, env, timeout=900)
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
+    book_file, mode = json.loads(done.stdout.strip().splitlines()[-1])
+    assert Path(book_file).is_relative_to(python.parents[1]) and not Path(book_file).is_relative_to(ROOT)
+    assert mode == "quick"  # no committed results beside it: the install cell chose quick mode

@@ -123,6 +123,19 @@ def source_footer(*, version: str, date: str, commit: str | None, url: str | Non
     return f'<p class="cffair-build-stamp">{stamp}. {where}.</p>'
 
 
+def install_ref(version: str, head: str | None, tagged: str | None) -> str | None:
+    """What a downloaded notebook installs the project at (:mod:`ipynb_download`): the release tag
+    ``v<version>`` when the build's commit ``head`` is the commit that tag names (``tagged``), else the full
+    commit itself.
+
+    >>> install_ref("0.2.0", "a1" * 20, "a1" * 20)
+    'v0.2.0'
+    >>> install_ref("0.2.0", "a1" * 20, None) == "a1" * 20
+    True
+    """
+    return f"v{version}" if head and tagged == head else head
+
+
 # ----------------------------------------------------------------------------- Sphinx glue
 def _version() -> str:
     try:
@@ -141,8 +154,11 @@ def _configure(app: Any, config: Any) -> None:
         theme[key] = bool(url)
     theme["launch_buttons"] = launch_settings(url, dict(theme.get("launch_buttons") or {}))
     commit = git("rev-parse", "--short=10", "HEAD", cwd=root)
-    app.cffair_source = {"url": url, "commit": commit, "version": _version(), "date": build_date(),
-                         "archive": None, "root": root, "citation": citation.read_citation(root)}
+    version = _version()
+    app.cffair_source = {"url": url, "commit": commit, "version": version, "date": build_date(),
+                         "archive": None, "root": root, "citation": citation.read_citation(root),
+                         "ref": install_ref(version, git("rev-parse", "HEAD", cwd=root),
+                                            git("rev-parse", f"v{version}^{{commit}}", cwd=root))}
     config.html_theme_options = theme
 
 
