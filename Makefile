@@ -4,7 +4,6 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.cffair-installed
-BOOK_PTH := $(VENV)/.cffair-book-on-path
 JOBS ?= 2
 MODE ?= quick
 
@@ -12,13 +11,9 @@ REMOTE ?= origin
 
 .PHONY: install book book-student pdf test test-fast reproduce bench browser lab publish clean compat test-slurm lint
 
-install: $(STAMP) $(BOOK_PTH)
-
-## The book package (cffair_book/, not part of the wheel) on the environment's path, for the notebooks
-## wherever Jupyter Book, papermill or JupyterLab runs them: a .pth file naming this checkout.
-$(BOOK_PTH): $(STAMP)
-	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'cffair_book.pth').write_text('$(CURDIR)\\n')"
-	@touch $@
+## The editable install of this checkout: the library (cffair/) and the book package (cffair_book/), which the
+## notebooks import wherever Jupyter Book, papermill or JupyterLab runs them.
+install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11) on PATH"; exit 1; }
@@ -97,6 +92,14 @@ publish:
 	  exit 1; }
 	@test -f _build/html/index.html || { echo "make publish: no built book in _build/html; run 'make book' first."; exit 1; }
 	$(VENV)/bin/ghp-import --no-jekyll --push --force --remote $(REMOTE) --branch gh-pages _build/html
+
+## Release VERSION: one version in pyproject.toml, cffair/__init__.py, CITATION.cff and .zenodo.json, the
+## changelog's unreleased heading finalised, a commit and an annotated tag v$(VERSION) (tools/release.py;
+## a clean tree only; pushes nothing).
+.PHONY: release
+release:
+	@test -n "$(VERSION)" || { echo "make release: name the version, as in make release VERSION=x.y.z"; exit 2; }
+	python3 tools/release.py $(VERSION)
 
 clean:
 	rm -rf _build .pytest_cache
