@@ -23,26 +23,31 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m pip check
 	@touch $@
 
-## Build the book (render mode: reads the committed results; warnings are errors). --all: every page is
-## executed again, since Sphinx's incremental build would keep a page whose source is unchanged although
-## the records it reads changed. The stamp (cffair_book/build_stamp.py: the inputs hashed before and after)
-## lets `make test` browse this book instead of building it again while the inputs stay the same.
+## The book is built by Sphinx (conf.py; the table of contents is _toc.yml), warnings as errors (-W), every
+## cross-reference checked (-n), every page read and executed again (-E: Sphinx's incremental build would keep
+## a page whose source is unchanged although the records it reads changed). Each build keeps its doctrees and
+## executed notebooks beside its output folder: <dir>/.doctrees, <dir>/jupyter_execute.
+SPHINX_BUILD = $(VENV)/bin/sphinx-build -W -n -E
+
+## Build the book (render mode: reads the committed results) into _build/html. The stamp
+## (cffair_book/build_stamp.py: the inputs hashed before and after) lets `make test` browse this book instead of
+## building it again while the inputs stay the same.
 book: install
 	rm -rf _build/html
 	$(PY) cffair_book/build_stamp.py start _build/html
-	CFFAIR_MODE=render $(VENV)/bin/jupyter-book build . -W -n --keep-going --all
+	CFFAIR_MODE=render $(SPHINX_BUILD) -b html -d _build/.doctrees . _build/html
 	$(PY) cffair_book/build_stamp.py finish _build/html
 
 ## The student edition: the same book without solutions and discussion notes (book/_ext/course_kit.py).
 book-student: install
 	rm -rf _build/student
-	CFFAIR_MODE=render CFFAIR_EDITION=student $(VENV)/bin/jupyter-book build . -W -n --keep-going --path-output _build/student
+	CFFAIR_MODE=render CFFAIR_EDITION=student $(SPHINX_BUILD) -b html -d _build/student/_build/.doctrees . _build/student/_build/html
 
 ## The whole book as one PDF (EDITION=instructor|student): one HTML page printed by headless Chromium.
 EDITION ?= instructor
 pdf: install browser
 	rm -rf _build/pdf
-	CFFAIR_MODE=render CFFAIR_EDITION=$(EDITION) $(VENV)/bin/jupyter-book build . -W -n --keep-going --builder singlehtml --path-output _build/pdf
+	CFFAIR_MODE=render CFFAIR_EDITION=$(EDITION) $(SPHINX_BUILD) -b singlehtml -d _build/pdf/_build/.doctrees . _build/pdf/_build/singlehtml
 	$(PY) tools/book_pdf.py _build/pdf/_build/singlehtml/intro.html _build/pdf/cffair-book$(if $(filter student,$(EDITION)),-student).pdf
 
 ## Headless Chromium for the browser test of the book (Debian package).
@@ -52,8 +57,8 @@ browser:
 ## Lint: ruff's checks and ruff format's layout of the code, tests, benchmarks and tools, and mypy's types of the
 ## library (rules in pyproject.toml).
 lint: install
-	$(VENV)/bin/ruff check cffair cffair_book tests benchmarks tools
-	$(VENV)/bin/ruff format --check cffair cffair_book tests benchmarks tools
+	$(VENV)/bin/ruff check conf.py cffair cffair_book tests benchmarks tools
+	$(VENV)/bin/ruff format --check conf.py cffair cffair_book tests benchmarks tools
 	$(VENV)/bin/mypy
 
 ## Run the whole test suite (lint, unit, property, doctests, notebooks in quick mode, book build, browser check).

@@ -16,7 +16,7 @@ from cffair import registry
 
 __all__ = ["BENCHMARK_RESULTS", "NOTEBOOK_PAGES", "RESULTS", "ROOT"]
 
-#: The checkout's root (the folder that holds ``_config.yml``).
+#: The checkout's root (the folder that holds the book's ``conf.py`` and ``_toc.yml``).
 ROOT: Path = Path(__file__).resolve().parents[1]
 
 #: The committed experiment records (``results/full``, ``results/quick``).

@@ -1,11 +1,11 @@
 """A Sphinx extension that links every page of the book to its code, and stamps it.
 
-* **The repository URL** is set once, in ``_config.yml`` (``repository.url``). Left empty, it is
-  read from ``git remote get-url origin`` when the book is built, and normalised to the web
-  address (``git@github.com:o/r.git`` → ``https://github.com/o/r``; credentials dropped). Only
-  when there is a web address are Jupyter Book's repository, edit and issue buttons and its
-  launch buttons (Binder, Colab) switched on; without one the pages show no button that would
-  lead nowhere.
+* **The repository URL** is set once, in ``conf.py`` (``html_theme_options["repository_url"]``).
+  Left empty, it is read from ``git remote get-url origin`` when the book is built, and normalised
+  to the web address (``git@github.com:o/r.git`` → ``https://github.com/o/r``; credentials
+  dropped). Only when there is a web address are sphinx-book-theme's repository, edit and issue
+  buttons and its launch buttons (Binder, Colab) switched on; without one the pages show no button
+  that would lead nowhere.
 * **How to get the source**: every build ships the source of the commit it was built from as
   ``_downloads/cffair-<version>-<commit>-source.tar.gz`` (``git archive``), and every page's
   footer says where the source is: the repository, or that archive when there is no remote.
@@ -89,7 +89,7 @@ def build_date(environ: dict[str, str] | None = None) -> str:
 
 def launch_settings(url: str | None, launch: dict[str, Any]) -> dict[str, Any]:
     """The ``launch_buttons`` theme options for a repository ``url``: Binder and Colab switched
-    on (unless ``_config.yml`` names other servers) when the repository is on GitHub, every
+    on (unless ``conf.py`` names other servers) when the repository is on GitHub, every
     server switched off when there is no URL (no button that leads nowhere)."""
     out = dict(launch)
     servers = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url")
