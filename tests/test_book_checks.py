@@ -284,6 +284,9 @@ def test_page_problems_runs_every_check_and_finds_each_defect_on_a_page_that_has
 def test_too_tall_finds_a_page_over_the_limit() -> None:
     assert len(bc.too_tall({"height": 25_000})) == 1 and "25,000 px" in bc.too_tall({"height": 25_000})[0]
     assert bc.too_tall({"height": 19_000}) == [] and bc.too_tall({}) == []
+    api = '<article class="bd-article"><section id="module-cffair.metrics"><dl class="py function"><dt>f</dt></dl>'
+    assert bc.is_reference(api) and not bc.is_reference('<article class="bd-article"><section id="q1"><p>x</p>')
+    assert bc.too_tall({"height": 25_000}, reference=True) == []  # looked up, not read through
 
 
 def test_too_tall_in_chromium_and_a_folded_table_fixes_it(tmp_path: Path) -> None:
@@ -391,3 +394,8 @@ def test_page_problems_reads_the_phone_view(tmp_path: Path) -> None:
         assert len(found[check]) == 1, (check, found)
     assert "at 390 px" in found["broken_numbers"][0]
     assert not any(found[c] for c in bc.CHECKS if c not in ("too_tall", "broken_numbers", "small_figure_text"))
+    api = html.replace("<p>fine</p>", '<section id="module-cffair.x"><dl class="py function"><dt>f</dt></dl></section>')
+    assert (
+        bc.page_problems(api, tmp_path / "p.html", tmp_path, {"column": 700, "boxes": []}, "1.0", {}, phone)["too_tall"]
+        == []
+    )

@@ -411,6 +411,12 @@ def test_folded_puts_a_table_under_a_summary():
     assert table.html in closed.html and closed.html.endswith("</details>") and closed.frame is table.frame
     assert closed._repr_html_() == closed.html
     assert reporting.folded(table, "x", open_=True).html.startswith('<details class="cffair-fold" open>')
+    frame = pd.DataFrame({"key": ["a"], "type": ["str"]})
+    styled = reporting.folded(frame.style.hide(axis="index"), "keys")  # a Styler, as the own-data page folds one
+    assert "<summary>keys</summary>" in styled.html and ">str</td>" in styled.html
+    assert reporting.folded(frame, "keys").frame is frame
+    with pytest.raises(DataError, match="cannot fold a list: it has no HTML form"):
+        reporting.folded([1, 2], "x")
 
 
 def test_format_table_lets_words_wrap_and_keeps_numbers_on_one_line():

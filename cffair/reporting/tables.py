@@ -113,14 +113,22 @@ def mark_numbers(table_html: str) -> str:
     return _CELL.sub(mark, table_html)
 
 
-def folded(table: HTMLTable, summary: str, *, open_: bool = False) -> HTMLTable:
+def folded(table: Any, summary: str, *, open_: bool = False) -> HTMLTable:
     """A long table folded under a one-line ``summary`` (an HTML ``<details>``, class
     :data:`FOLD_CLASS`): the reader opens it when they want the rows, and a page on a phone stays
-    short. ``open_`` shows it unfolded at first."""
+    short. ``table`` is anything a notebook shows as HTML (an :class:`HTMLTable`, a pandas
+    ``Styler`` or frame); ``open_`` shows it unfolded at first.
+
+    Raises:
+        DataError: if ``table`` has no HTML form.
+    """
+    html_of = getattr(table, "_repr_html_", None)
+    if html_of is None:
+        raise DataError(f"cannot fold a {type(table).__name__}: it has no HTML form (_repr_html_); pass a table.")
     state = " open" if open_ else ""
     return HTMLTable(
-        f'<details class="{FOLD_CLASS}"{state}><summary>{html.escape(summary)}</summary>\n{table.html}\n</details>',
-        table.frame,
+        f'<details class="{FOLD_CLASS}"{state}><summary>{html.escape(summary)}</summary>\n{html_of()}\n</details>',
+        getattr(table, "frame", table if isinstance(table, pd.DataFrame) else None),
     )
 
 
