@@ -286,6 +286,9 @@ def test_too_tall_finds_a_page_over_the_limit() -> None:
     assert bc.too_tall({"height": 19_000}) == [] and bc.too_tall({}) == []
     api = '<article class="bd-article"><section id="module-cffair.metrics"><dl class="py function"><dt>f</dt></dl>'
     assert bc.is_reference(api) and not bc.is_reference('<article class="bd-article"><section id="q1"><p>x</p>')
+    assert bc.is_reference(
+        '<article class="bd-article"><h1 id="index">Index</h1><table class="indextable genindextable">'
+    )
     assert bc.too_tall({"height": 25_000}, reference=True) == []  # looked up, not read through
 
 
