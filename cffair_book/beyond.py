@@ -35,7 +35,7 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.reporting.names import dataset_name
-from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
+from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
 from cffair.reporting.tables import HTMLTable, format_cell, format_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -310,10 +310,10 @@ def plot_notions(
                         f"{vals.iloc[i, j]:.3f}",
                         ha="center",
                         va="center",
-                        fontsize=11,
+                        fontsize=FONT_PT,
                         color="white" if abs(good.iloc[i, j]) > 0.6 else "black",
                     )
-            ax.set_xticks(range(len(metrics)), [lab for lab, _ in metrics.values()], fontsize=10)
+            ax.set_xticks(range(len(metrics)), [lab for lab, _ in metrics.values()])
             ax.set_yticks(range(len(rows)), [VARIANT_LABELS.get(v, v) for v in rows])
             ax.axhline(0.5, color="white", linewidth=3)
             ax.xaxis.tick_top()

@@ -390,9 +390,7 @@ def plot_dependence(frame: pd.DataFrame, ax: Axes | None = None) -> Figure:
         for j in range(1, len(cols)):  # a line between factors
             if cols[j][0] != cols[j - 1][0]:
                 ax.axvline(j - 0.5, color="black", lw=1)
-        ax.set_title(
-            "✔ holds  ✘ does not hold  ? inconclusive  · not affected  grey: no records yet", fontsize=FONT_PT - 1
-        )
+        ax.set_title("✔ holds  ✘ does not hold  ? inconclusive\n· not affected  grey: no records yet", fontsize=FONT_PT)
     return finish(fig)
 
 

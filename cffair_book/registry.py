@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.tables import CAPTION_CLASS, HTMLTable
+from cffair.reporting.tables import CAPTION_CLASS, HTMLTable, mark_numbers
 from cffair.reporting.verdicts import (
     BY_CONSTRUCTION,
     FAILS,
@@ -380,7 +380,8 @@ def robustness_table(
     caption: str | None = None,
     columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES,
 ) -> HTMLTable:
-    """:func:`robustness_frame` as a table; a verdict that differs from the book's is in bold."""
+    """:func:`robustness_frame` as a table; a verdict that differs from the book's is in bold. Each
+    verdict cell names its rule (``data-label``), which a phone's layout shows beside it (one block per claim)."""
     f = robustness_frame(records, columns)
     names = [n for n, _ in columns]
     book = next((n for n, r in columns if r == Rules()), names[0])
@@ -390,7 +391,7 @@ def robustness_table(
         for n in names:
             label, css = _STATUS[r[n]]
             text = html.escape(label) if r[n] == r[book] else f"<strong>{html.escape(label)}</strong>"
-            cells.append(f'<td class="{css} cffair-nowrap">{text}</td>')
+            cells.append(f'<td class="{css} cffair-nowrap" data-label="{html.escape(n)}">{text}</td>')
         rows.append(f"  <tr><td>{html.escape(r['key'])}</td><td>{html.escape(r['claim'])}</td>{''.join(cells)}</tr>")
     cap = f'  <caption class="{CAPTION_CLASS}">{html.escape(caption)}</caption>\n' if caption else ""
     table_html = (
@@ -403,4 +404,4 @@ def robustness_table(
         + "\n".join(rows)
         + "\n  </tbody>\n</table>"
     )
-    return HTMLTable(table_html, f.assign(**{n: f[n].map(claim_status) for n in names}))
+    return HTMLTable(mark_numbers(table_html), f.assign(**{n: f[n].map(claim_status) for n in names}))

@@ -16,6 +16,14 @@ passes). ``tests/test_book.py`` runs them on every page of the built book;
 * :func:`heading_verdict_mismatch` -- a heading that names a verdict ("Why does this claim
   fail?") on a page whose claims table gives the claim another verdict.
 * :func:`build_stamp` -- a page whose footer does not name the cffair version and the build date.
+* :func:`too_tall` -- a page taller than :data:`MAX_PAGE_PX` at a 390-px (phone) window: a long
+  table there should be folded (the API reference, looked up rather than read through, is exempt).
+* :func:`broken_numbers` -- a number in a table cell that the browser broke across lines (at
+  1280 px or at 390 px, folded parts opened).
+* :func:`small_figure_text` -- a figure shown so much smaller than it was drawn that its text
+  (:data:`FIGURE_FONT_PT` points at its resolution) is under :data:`MIN_FIGURE_TEXT_PX` at 390 px.
+
+The last three read what :data:`GEOMETRY_JS` measured at a 390-px window too (``phone``).
 """
 
 from __future__ import annotations
@@ -171,6 +179,10 @@ def placeholders(html: str) -> list[str]:
 #: (tag, classes and the start of its text), ``kind`` ("table" or "wrapper"), ``width`` (its
 #: border box), ``content`` (its scrollWidth: the width of what is in it), ``client`` (the width
 #: it shows) and ``accepted`` (inside a wrapper of class SCROLL_OK). Invisible boxes are left out.
+#: Also ``height`` (the page's, CSS pixels), ``window`` (the window's width), ``figures`` (each
+#: visible ``<img>``: ``src``, ``natural`` and ``shown`` width) and ``broken`` (each number of a
+#: table cell that spans more than one line, folded ``<details>`` opened while measuring:
+#: ``number``, ``lines``, ``what``).
 GEOMETRY_JS = r"""
 (() => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
@@ -190,7 +202,30 @@ GEOMETRY_JS = r"""
       accepted: !!el.closest('.' + 'SCROLL_OK') || !!el.querySelector('.' + 'SCROLL_OK'),
     });
   }
-  return {column: Math.round(column), boxes};
+  const height = Math.max(document.body.scrollHeight, document.documentElement.scrollHeight);
+  const figures = Array.from(article.querySelectorAll('img')).filter(visible).map(i => ({
+    src: i.getAttribute('src'), natural: i.naturalWidth, shown: Math.round(i.getBoundingClientRect().width * 10) / 10}));
+  // Numbers in table cells that the browser broke across lines: open every folded part first (a
+  // reader may open it), measure each number's line boxes, and fold them again.
+  const closed = Array.from(article.querySelectorAll('details:not([open])'));
+  closed.forEach(d => { d.open = true; });
+  const broken = [];
+  for (const cell of article.querySelectorAll('td, th')) {
+    if (!visible(cell)) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/(?:(?<![\w.])[\u2212+-])?\d[\d.,]*\d/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => r.top).sort((a, b) => a - b);
+        const lines = tops.filter((t, i) => i === 0 || t - tops[i - 1] > 4).length;
+        if (lines > 1) broken.push({number: m[0], lines, what: describe(cell)});
+      }
+    }
+  }
+  closed.forEach(d => { d.open = false; });
+  return {column: Math.round(column), boxes, height, figures, broken, window: window.innerWidth};
 })()
 """.replace("SCROLL_OK", SCROLL_OK)
 
@@ -335,6 +370,113 @@ def build_stamp(html: str, version: str) -> list[str]:
     return problems
 
 
+# ----------------------------------------------------------------------------- 8. phone height
+#: The tallest a page may be at a 390-px window (CSS pixels): 20,000 px is about 25 screens.
+MAX_PAGE_PX = 20_000
+
+
+def is_reference(html: str) -> bool:
+    """Whether a page is part of the API reference: autodoc's ``section#module-…`` holding ``dl.py``,
+    or Sphinx's general index (``table.genindextable``)."""
+    article = _article(_soup(html))
+    return article.select_one('section[id^="module-"] dl.py, table.genindextable') is not None
+
+
+def too_tall(phone: Mapping[str, Any], *, limit: int = MAX_PAGE_PX, reference: bool = False) -> list[str]:
+    """A page taller than ``limit`` pixels at a 390-px window (``phone``: :data:`GEOMETRY_JS` measured there).
+
+    A page of the API reference (``reference``, :func:`is_reference`) is exempt: it is looked up
+    by the search box, the index and anchors, not read from top to bottom, and one module's
+    members on one page is what its links point to (its pages, and the general index, run to
+    40,000-131,000 px at 390 px).
+    """
+    if reference:
+        return []
+    height = phone.get("height", 0)
+    if height > limit:
+        return [f"the page is {height:,} px tall at a 390-px window (at most {limit:,}): fold its long tables"]
+    return []
+
+
+# ----------------------------------------------------------------------------- 9. broken numbers
+def broken_numbers(*geometries: Mapping[str, Any]) -> list[str]:
+    """Numbers in table cells that the browser broke across lines (``broken`` of each geometry:
+    :data:`GEOMETRY_JS` at 1280 px and at 390 px). One problem per cell and width."""
+    problems = []
+    for geometry in geometries:
+        width = f" at {geometry['window']} px" if geometry.get("window") else ""
+        seen = set()
+        for b in geometry.get("broken", []):
+            if b["what"] in seen:
+                continue
+            seen.add(b["what"])
+            problems.append(f"the number {b['number']} is broken over {b['lines']} lines{width} in {b['what']}")
+    return problems
+
+
+# ----------------------------------------------------------------------------- 10. figure text
+#: The size of a figure's smallest text (points): the book's (``cffair.reporting.style.FONT_PT``).
+FIGURE_FONT_PT = 12.0
+#: The resolution a figure is taken to have when its file does not say (``cffair.reporting.style.DPI``).
+FIGURE_DPI = 150.0
+#: The smallest a figure's text may show (CSS pixels) at a 390-px window.
+MIN_FIGURE_TEXT_PX = 9.0
+
+
+def figure_text_px(shown: float, natural: float, *, font_pt: float = FIGURE_FONT_PT, dpi: float = FIGURE_DPI) -> float:
+    """The size (CSS pixels) that text of ``font_pt`` points in a figure rendered at ``dpi`` shows at
+    when the figure, ``natural`` pixels wide, is shown ``shown`` pixels wide.
+
+    >>> round(figure_text_px(342, 1037), 1), round(figure_text_px(342, 900), 1)
+    (8.2, 9.5)
+    """
+    return font_pt * dpi / 72 * shown / natural
+
+
+def small_figure_text(
+    phone: Mapping[str, Any],
+    *,
+    font_pt: float = FIGURE_FONT_PT,
+    dpi: float = FIGURE_DPI,
+    least: float = MIN_FIGURE_TEXT_PX,
+) -> list[str]:
+    """Figures whose text shows under ``least`` pixels at a 390-px window (``phone``'s ``figures``:
+    each with ``src``, ``natural`` and ``shown`` widths, and its ``dpi`` when its file gives one)."""
+    problems = []
+    for fig in phone.get("figures", []):
+        if not fig.get("natural"):
+            continue
+        px = figure_text_px(fig["shown"], fig["natural"], font_pt=font_pt, dpi=fig.get("dpi") or dpi)
+        if px < least - 0.05:
+            problems.append(
+                f"figure {fig['src']} is drawn {fig['natural']} px wide and shown {fig['shown']:.0f} px wide at a "
+                f"390-px window: its {font_pt:g}-pt text shows at {px:.1f} px (at least {least:g})"
+            )
+    return problems
+
+
+def png_dpi(path: Path) -> float | None:
+    """The resolution a PNG file records (its ``pHYs`` chunk, which matplotlib writes), or None."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            dpi = image.info.get("dpi")
+    except OSError:
+        return None
+    return float(dpi[0]) if dpi else None
+
+
+def with_dpi(phone: Mapping[str, Any], page: Path) -> dict[str, Any]:
+    """``phone`` with each figure's ``dpi`` read from its file (a ``src`` relative to ``page``)."""
+    figures = []
+    for fig in phone.get("figures", []):
+        src = unquote(urlparse(fig.get("src") or "").path)
+        file = (page.parent / src) if src else None
+        figures.append({**fig, "dpi": png_dpi(file) if file is not None and file.is_file() else None})
+    return {**phone, "figures": figures}
+
+
 # ----------------------------------------------------------------------------- all of a page's checks
 #: The checks a built page goes through, in the order :func:`page_problems` runs them.
 CHECKS = (
@@ -345,6 +487,9 @@ CHECKS = (
     "repeated_admonitions",
     "heading_verdict_mismatch",
     "build_stamp",
+    "too_tall",
+    "broken_numbers",
+    "small_figure_text",
 )
 
 
@@ -355,8 +500,11 @@ def page_problems(
     geometry: Mapping[str, Any],
     version: str,
     cache: dict[Path, set[str]] | None = None,
+    phone: Mapping[str, Any] | None = None,
 ) -> dict[str, list[str]]:
-    """Each of :data:`CHECKS`' problems on one built page (``geometry`` as :data:`GEOMETRY_JS` measured it)."""
+    """Each of :data:`CHECKS`' problems on one built page (``geometry`` as :data:`GEOMETRY_JS` measured it
+    at a 1280-px window, ``phone`` at a 390-px one; without ``phone`` the checks of a phone's view find nothing)."""
+    phone = with_dpi(phone, page) if phone is not None else {}
     return {
         "raw_markup": raw_markup(html),
         "missing_links": missing_links(html, page, html_root, cache),
@@ -365,10 +513,13 @@ def page_problems(
         "repeated_admonitions": repeated_admonitions(html),
         "heading_verdict_mismatch": heading_verdict_mismatch(html),
         "build_stamp": build_stamp(html, version),
+        "too_tall": too_tall(phone, reference=is_reference(html)),
+        "broken_numbers": broken_numbers(geometry, phone),
+        "small_figure_text": small_figure_text(phone),
     }
 
 
-# ----------------------------------------------------------------------------- 8. commands
+# ----------------------------------------------------------------------------- 11. commands
 _SHELL_BLOCK = re.compile(r"^```(?:bash|console|shell|sh)\s*\n(.*?)^```", re.S | re.M)
 _ENV_COMMAND = re.compile(r"^\s*(?:[A-Z_]+=\S+\s+)*(cffair|python|jupyter|jupyter-book|sphinx-build|pip|pytest)\b")
 

@@ -1,7 +1,8 @@
 """The book's rules for a figure, checked on a drawn matplotlib figure (used by every figure test).
 
-Resolution, the displayed size of the smallest text, at most two panels per row, no legend over
-a panel, and only colours of the colour-blind palette (:mod:`cffair.reporting.style`).
+Resolution, the displayed size of the smallest text (at a 1280-px window and at a 390-px one), at
+most two panels per row, no legend over a panel, and only colours of the colour-blind palette
+(:mod:`cffair.reporting.style`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ def check_book_rules(fig, *, series_colours: list[str] | None = None) -> None:
     displayed_px = smallest * style.DPI / 72 * shown / natural
     assert displayed_px >= style.BODY_PX - 0.05, (
         f"smallest text {smallest} pt shows at {displayed_px:.1f} px (< {style.BODY_PX})"
+    )
+    phone_px = smallest * style.DPI / 72 * min(natural, style.PHONE_FIGURE_PX) / natural
+    assert phone_px >= style.MIN_PHONE_TEXT_PX - 0.05, (
+        f"smallest text {smallest} pt shows at {phone_px:.1f} px at a 390-px window, drawn {natural} px wide "
+        f"(< {style.MIN_PHONE_TEXT_PX}); at most {style.MAX_WIDTH_IN} inches wide keeps it readable"
     )
     rows: dict[float, int] = {}
     for ax in data_panels(fig):

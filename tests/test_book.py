@@ -20,7 +20,9 @@ in ``tests/test_book_checks.py``): no unparsed Markdown (a pipe table's ``|---|`
 link to a file or anchor missing from the build, no "not measured", ``nan`` or object repr, no
 table or wrapper wider than its column at 1280 px (unless marked ``cffair-scroll``), no
 admonition twice, no heading that names a verdict the page's claims table does not give, and
-a footer that names the version and the build date.
+a footer that names the version and the build date; and, at a 390-px window, no page taller
+than 20,000 px (the API reference, looked up rather than read through, is exempt), no number of
+a table cell broken across lines (at 1280 px either), and no figure whose text shows under 9 px.
 
 ``CFFAIR_BOOK_HTML=_build/html`` browses a book already built instead of building it again
 (the build test then only checks that every page of the toc is there). Without it, a book that
@@ -397,6 +399,7 @@ class PageReport:
     layout: dict[str, Any] = field(default_factory=dict)
     phone: dict[str, Any] = field(default_factory=dict)
     geometry: dict[str, Any] = field(default_factory=dict)
+    phone_geometry: dict[str, Any] = field(default_factory=dict)
 
 
 PAGE_FACTS_JS = r"""
@@ -568,6 +571,7 @@ def visit(
 
     _load(browser, html_root, page, PHONE, mobile=True)
     report.phone = browser.evaluate(LAYOUT_JS)
+    report.phone_geometry = browser.evaluate(book_checks.GEOMETRY_JS)
     if phone_screenshot is not None:
         height = browser.evaluate("Math.max(document.body.scrollHeight, document.documentElement.scrollHeight)")
         _screenshot(browser, phone_screenshot, PHONE[0], height, mobile=True)
@@ -620,10 +624,12 @@ def reading_problems(report: PageReport, html_root: Path) -> list[str]:
 def content_problems(report: PageReport, html_root: Path, cache: dict[Path, set[str]] | None = None) -> list[str]:
     """The checks of ``tests/book_checks.py`` on one page: unparsed Markdown, links to what is not
     built, placeholders instead of numbers, content wider than the column at 1280 px, the same
-    admonition twice, and headings that contradict the page's verdicts."""
+    admonition twice, headings that contradict the page's verdicts, the footer's stamp, and at a
+    390-px window: the page's height, numbers broken across lines (at 1280 px too) and the size
+    of the figures' text."""
     file = html_root / f"{report.page}.html"
     found = book_checks.page_problems(
-        file.read_text(encoding="utf-8"), file, html_root, report.geometry, _version(), cache
+        file.read_text(encoding="utf-8"), file, html_root, report.geometry, _version(), cache, report.phone_geometry
     )
     return [problem for check in book_checks.CHECKS for problem in found[check]]
 

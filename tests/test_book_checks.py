@@ -1,6 +1,9 @@
 """Each check of ``tests/book_checks.py`` fails on a small page with its defect and passes on
 the same page without it. The width check is also run in headless Chromium on a page with a
-956-px table in a 688-px column (the defect found on the Q2 page), when Chromium is installed."""
+956-px table in a 688-px column (the defect found on the Q2 page), and the checks of a phone's
+view (page height, numbers broken across lines, figure text size) on small pages loaded at 390 px
+(and 1280 px), when Chromium is installed; the book's own tables, with its CSS, keep their
+numbers whole in a column too narrow for them."""
 
 from __future__ import annotations
 
@@ -145,16 +148,18 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-def measure(tmp_path: Path, body: str) -> dict:
-    """Load ``body`` in headless Chromium at 1280 px and return what GEOMETRY_JS measures."""
+def measure(tmp_path: Path, body: str, *, window: int = 1280, column: int = 688, head: str = "") -> dict:
+    """Load ``body`` in headless Chromium in a ``window`` px wide window, in an article ``column`` px
+    wide (``head`` added to the page's head), and return what GEOMETRY_JS measures."""
     binary = _chromium()
     if binary is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed; under CI the width check must run in a browser.")
         pytest.skip("chromium is not installed (`make browser`).")
     html = (
-        f"<html><head><style>body {{margin: 0}} article {{width: 688px; padding: 0 10px}} .cffair-scroll {{overflow-x: auto}}"
-        f"div.pst-scrollable-table-container {{overflow-x: auto}}</style></head><body><main><article class='bd-article'>"
+        f"<html><head>{head}<style>body {{margin: 0}} article {{width: {column}px; padding: 0 10px}} "
+        f".cffair-scroll {{overflow-x: auto}} div.pst-scrollable-table-container {{overflow-x: auto}}</style></head>"
+        f"<body><main><article class='bd-article'>"
         f"{body}</article></main><script>window.addEventListener('load', () => "
         f"document.body.setAttribute('data-geometry', JSON.stringify({bc.GEOMETRY_JS})));</script></body></html>"
     )
@@ -166,7 +171,7 @@ def measure(tmp_path: Path, body: str) -> dict:
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
-            "--window-size=1280,900",
+            f"--window-size={window},900",
             f"--user-data-dir={tmp_path / 'profile'}",
             "--virtual-time-budget=2000",
             "--dump-dom",
@@ -273,3 +278,127 @@ def test_page_problems_runs_every_check_and_finds_each_defect_on_a_page_that_has
         {},
     )
     assert not any(clean.values()), clean
+
+
+# ----------------------------------------------------------------------------- a phone's view
+def test_too_tall_finds_a_page_over_the_limit() -> None:
+    assert len(bc.too_tall({"height": 25_000})) == 1 and "25,000 px" in bc.too_tall({"height": 25_000})[0]
+    assert bc.too_tall({"height": 19_000}) == [] and bc.too_tall({}) == []
+    api = '<article class="bd-article"><section id="module-cffair.metrics"><dl class="py function"><dt>f</dt></dl>'
+    assert bc.is_reference(api) and not bc.is_reference('<article class="bd-article"><section id="q1"><p>x</p>')
+    assert bc.is_reference(
+        '<article class="bd-article"><h1 id="index">Index</h1><table class="indextable genindextable">'
+    )
+    assert bc.too_tall({"height": 25_000}, reference=True) == []  # looked up, not read through
+
+
+def test_too_tall_in_chromium_and_a_folded_table_fixes_it(tmp_path: Path) -> None:
+    rows = "".join(f"<tr><td>row {i}</td><td>{i / 7:.3f}</td></tr>" for i in range(1200))
+    long = f"<table><tbody>{rows}</tbody></table>"
+    tall = measure(tmp_path, long, window=390, column=342)
+    assert tall["height"] > bc.MAX_PAGE_PX and len(bc.too_tall(tall)) == 1, tall["height"]
+    folded = measure(tmp_path, f"<details><summary>1200 rows (open)</summary>{long}</details>", window=390, column=342)
+    assert folded["height"] < 2_000 and bc.too_tall(folded) == [], folded["height"]
+
+
+def test_broken_numbers_reports_each_cell_once_and_names_the_width() -> None:
+    broken = [{"number": "0.123", "lines": 2, "what": 'td "0.123"'}] * 2
+    found = bc.broken_numbers({"broken": broken, "window": 1280}, {"broken": [], "window": 390})
+    assert found == ['the number 0.123 is broken over 2 lines at 1280 px in td "0.123"']
+    assert bc.broken_numbers({"broken": []}, {}) == []
+
+
+#: A column too narrow for its numbers, in which the cells may break anywhere (the book's old rule).
+NARROW = "<style>td {{ overflow-wrap: anywhere }}</style><table style='width: 70px'><tbody>{rows}</tbody></table>"
+
+
+def test_broken_numbers_in_chromium(tmp_path: Path) -> None:
+    rows = "<tr><td>LTN(acc+CF)</td><td>0.812345 ± 0.001234</td></tr>"
+    bad = measure(tmp_path, NARROW.format(rows=rows), column=400)
+    problems = bc.broken_numbers(bad)
+    assert problems and all("at 1280 px" in p for p in problems), bad["broken"]
+    assert {b["number"] for b in bad["broken"]} <= {"0.812345", "0.001234"}
+    # a folded table is opened to be measured: a reader may open it
+    hidden = measure(tmp_path, f"<details><summary>open</summary>{NARROW.format(rows=rows)}</details>", column=400)
+    assert bc.broken_numbers(hidden), hidden["broken"]
+    # the same cell kept on one line: the words still wrap, no number is broken
+    whole = rows.replace("<td>0.8", "<td style='white-space: nowrap'>0.8")
+    good = measure(tmp_path, NARROW.format(rows=whole), column=400)
+    assert bc.broken_numbers(good) == [], good["broken"]
+
+
+def test_the_books_tables_keep_their_numbers_whole_at_both_widths(tmp_path: Path) -> None:
+    """format_table's cells of numbers and comparison_table's lines, with the book's CSS, in a column
+    too narrow for them: no number breaks, the table scrolls in its frame instead."""
+    import pandas as pd
+
+    from cffair import reporting
+
+    frame = pd.DataFrame(
+        {f"metric {i}": [f"0.{i}12 ± 0.00{i}", "−0.012"] for i in range(6)}, index=["LTN(acc+CF_sg)", "Unaware MLP"]
+    )
+    table = reporting.format_table(frame, "A caption").html
+    cell = reporting.tables._cell("0.812 ± 0.001", "0.800 ± 0.010", "+0.012", True)
+    compared = reporting.format_table(pd.DataFrame({"accuracy": [cell] * 2, "CF-MSE": [cell] * 2}), escape=False).html
+    css = f"<link rel='stylesheet' href='{(Path(__file__).resolve().parents[1] / '_static' / 'cffair.css').as_uri()}'>"
+    body = f"<div class='cell_output'><div class='output'>{table}{compared}</div></div>"
+    for window, column in ((1280, 300), (390, 342)):
+        shown = measure(tmp_path, body, window=window, column=column, head=css)
+        assert bc.broken_numbers(shown) == [], (window, shown["broken"])
+    # without the book's CSS rules the same narrow column breaks them (the check sees the defect)
+    plain = measure(tmp_path, f"<style>td {{overflow-wrap: anywhere}}</style>{body}", window=1280, column=300)
+    assert bc.broken_numbers(plain)
+
+
+def figure(tmp_path: Path, width: int, dpi: float | None = 150) -> str:
+    """A PNG ``width`` px wide recording ``dpi`` (none when None), and an <img> showing it at the column's width."""
+    from PIL import Image
+
+    name = f"fig-{width}-{dpi}.png"
+    Image.new("RGB", (width, width // 2), "white").save(tmp_path / name, **({"dpi": (dpi, dpi)} if dpi else {}))
+    return f"<div><img src='{name}' alt='a figure' style='max-width: 100%'></div>"
+
+
+def test_figure_text_px_known_answers() -> None:
+    # 12 pt at 150 dpi is 25 px as drawn; shown at a third of its width, 8.3 px
+    assert bc.figure_text_px(300, 900) == pytest.approx(12 * 150 / 72 / 3)
+    assert bc.figure_text_px(342, 342, dpi=72) == pytest.approx(12)
+    found = bc.small_figure_text({"figures": [{"src": "a.png", "natural": 1037, "shown": 342, "dpi": 150}]})
+    assert len(found) == 1 and "8.2 px" in found[0]
+    assert bc.small_figure_text({"figures": [{"src": "a.png", "natural": 900, "shown": 342, "dpi": None}]}) == []
+    assert bc.small_figure_text({"figures": [{"src": "a.png", "natural": 0, "shown": 0}]}) == []
+
+
+def test_small_figure_text_in_chromium(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    wide = bc.with_dpi(measure(tmp_path, figure(tmp_path, 1100), window=390, column=342), page)
+    assert wide["figures"][0]["natural"] == 1100 and wide["figures"][0]["dpi"] == pytest.approx(150, abs=0.1)
+    assert len(bc.small_figure_text(wide)) == 1, wide["figures"]
+    fits = bc.with_dpi(measure(tmp_path, figure(tmp_path, 880), window=390, column=342), page)
+    assert bc.small_figure_text(fits) == [], fits["figures"]
+    # the resolution the file records counts: the same 880 px drawn at 100 dpi holds smaller text
+    coarse = bc.with_dpi(measure(tmp_path, figure(tmp_path, 880, dpi=100), window=390, column=342), page)
+    assert len(bc.small_figure_text(coarse)) == 1, coarse["figures"]
+    figure(tmp_path, 880, dpi=None)
+    assert bc.png_dpi(tmp_path / "fig-880-None.png") is None
+
+
+def test_page_problems_reads_the_phone_view(tmp_path: Path) -> None:
+    html = '<html><body><article class="bd-article"><p>fine</p></article><footer>cffair 1.0 · built 2026-12-04</footer>'
+    (tmp_path / "p.html").write_text(html)
+    phone = {
+        "height": 30_000,
+        "figures": [{"src": "gone.png", "natural": 1037, "shown": 342}],
+        "broken": [{"number": "0.1", "lines": 2, "what": "td"}],
+        "window": 390,
+    }
+    found = bc.page_problems(html, tmp_path / "p.html", tmp_path, {"column": 700, "boxes": []}, "1.0", {}, phone)
+    for check in ("too_tall", "broken_numbers", "small_figure_text"):
+        assert len(found[check]) == 1, (check, found)
+    assert "at 390 px" in found["broken_numbers"][0]
+    assert not any(found[c] for c in bc.CHECKS if c not in ("too_tall", "broken_numbers", "small_figure_text"))
+    api = html.replace("<p>fine</p>", '<section id="module-cffair.x"><dl class="py function"><dt>f</dt></dl></section>')
+    assert (
+        bc.page_problems(api, tmp_path / "p.html", tmp_path, {"column": 700, "boxes": []}, "1.0", {}, phone)["too_tall"]
+        == []
+    )

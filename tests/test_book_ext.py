@@ -217,13 +217,33 @@ def test_toc_order_and_exercise_chapters() -> None:
     )
     sources = [
         ("intro", "# Intro"),
-        ("a", "# A\n\n## Exercises\n\n1. x"),
-        ("b", "# B\n\nno exercises"),
-        ("c", "# C\n\n### Exercises\n"),
+        ("a", "# Q2: Baselines\n\n## Exercises\n\n1. x"),
+        ("b", "# Q3: Knowledge\n\nno exercises"),
+        ("c", "# Appendix C: Rulers\n\n### Exercises\n"),
+        ("d", "---\nkernelspec: {}\n---\n# LTN in ten minutes\n\n## Exercises\n"),
     ]
-    assert course_kit.exercise_chapters(sources) == {"a": 1, "c": 2}
-    assert course_kit.exercise_range(3, 4) == "3.1–3.4" and course_kit.exercise_range(2, 1) == "2.1"
-    assert course_kit.exercise_range(2, 0) == "none"
+    assert course_kit.exercise_chapters(sources) == {"a": "Q2", "c": "C", "d": ""}
+    assert course_kit.exercise_range("Q2", 3) == "Q2.1–Q2.3" and course_kit.exercise_range("C", 1) == "C.1"
+    assert course_kit.exercise_range("", 3) == "1–3" and course_kit.exercise_range("Q2", 0) == "none"
+
+
+def test_the_books_exercises_carry_the_number_their_chapter_shows() -> None:
+    """Each chapter with exercises: its exercises are numbered by the label its title shows ("Q1: …" → Q1,
+    "Appendix B: …" → B), and a title without one numbers them 1, 2, 3."""
+    toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    sources = [(doc, (ROOT / f"{doc}.md").read_text(encoding="utf-8")) for doc in toc if (ROOT / f"{doc}.md").is_file()]
+    labels = course_kit.exercise_chapters(sources)
+    assert len(labels) >= 9
+    for doc, label in labels.items():
+        title = next(line[2:] for line in dict(sources)[doc].splitlines() if line.startswith("# "))
+        if label.startswith("Q"):
+            assert title.startswith(f"{label}:"), (doc, title)
+        elif label:
+            assert title.startswith(f"Appendix {label}:"), (doc, title)
+        else:
+            assert not re.match(r"(Q\d|Appendix [A-Z])\b", title), (doc, title)
+    assert labels["notebooks/q2_baselines"] == "Q2" and labels["notebooks/appendix_a_other_counterfactuals"] == "A"
+    assert labels["notebooks/ltn_in_ten_minutes"] == ""
 
 
 def test_reading_minutes_from_words_and_exhibits() -> None:
@@ -282,12 +302,16 @@ def test_prose_words_skip_code_and_tables() -> None:
 
 def test_exercises_are_numbered_and_their_solutions_retitled() -> None:
     tree = doctree()
-    assert course_kit.number_exercises(tree, 3) == 2
+    assert course_kit.number_exercises(tree, "Q3") == 2
     text = tree.astext()
-    assert "Exercise 3.1. First exercise text." in text and "Exercise 3.2. Second exercise text." in text
+    assert "Exercise Q3.1. First exercise text." in text and "Exercise Q3.2. Second exercise text." in text
     titles = [t.astext() for t in tree.findall(nodes.title)]
-    assert "Solution to exercise 3.1" in titles and "Solution to exercise 3.2" in titles
+    assert "Solution to exercise Q3.1" in titles and "Solution to exercise Q3.2" in titles
     assert not list(tree.findall(nodes.enumerated_list))
+    unlabelled = doctree()
+    assert course_kit.number_exercises(unlabelled, "") == 2
+    assert "Exercise 2. Second exercise text." in unlabelled.astext()
+    assert "Solution to exercise 2" in [t.astext() for t in unlabelled.findall(nodes.title)]
 
 
 def test_student_edition_removes_solutions_and_keeps_the_rest() -> None:
@@ -299,6 +323,163 @@ def test_student_edition_removes_solutions_and_keeps_the_rest() -> None:
     assert "The answer to" not in text and "hidden cell answer" not in text
     assert text.count(course_kit.REMOVED_NOTE) == 2  # one line per removed box, none for the cell
     assert "First exercise text." in text and "A plain note stays." in text
+
+
+# ============================================================================ the student edition's files
+#: The instructor's boxes as the book's sources write them (an oracle independent of course_kit's parser).
+_INSTRUCTOR_BOX = re.compile(
+    r"^:::\{admonition\} (?:Solution|Points to consider)\n:class: dropdown(?: instructor)?\n(.*?)^:::$", re.S | re.M
+)
+
+
+def _book_sources() -> dict[str, str]:
+    toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    return {doc: (ROOT / f"{doc}.md").read_text(encoding="utf-8") for doc in toc if (ROOT / f"{doc}.md").is_file()}
+
+
+def _solution_lines(text: str) -> set[str]:
+    """The lines of a source's instructor boxes that occur nowhere else in it."""
+    outside = _INSTRUCTOR_BOX.sub("", text)
+    return {
+        line.strip()
+        for body in _INSTRUCTOR_BOX.findall(text)
+        for line in body.splitlines()
+        if len(line.strip()) > 12 and line.strip() not in outside
+    }
+
+
+def test_the_student_edition_strips_every_solution_and_note_of_the_books_sources() -> None:
+    """On every page's real source: each solution box and discussion note is replaced by one line, and
+    nothing else changes (the source with the boxes cut out equals the stripped one without that line)."""
+    sources = _book_sources()
+    removed_in_all = 0
+    for doc, text in sources.items():
+        stripped, removed = course_kit.strip_solutions_markdown(text)
+        assert removed == len(_INSTRUCTOR_BOX.findall(text)), doc
+        assert stripped.replace(course_kit.REMOVED_MARKDOWN, "") == _INSTRUCTOR_BOX.sub("", text), doc
+        assert not any(line in stripped for line in _solution_lines(text)), doc
+        removed_in_all += removed
+    written = sum(
+        t.count(":::{admonition} Solution") + t.count(":class: dropdown instructor") for t in sources.values()
+    )
+    assert removed_in_all == written >= 26 + 4  # the book's 26 solutions and the discussion's 4 notes
+
+
+def test_the_student_edition_downloads_a_notebook_without_solutions() -> None:
+    """Each chapter's plain .ipynb, made as the build makes it for the student edition: no line of a
+    solution, every exercise still there, one line in each solution's place."""
+    import jupytext
+    import nbformat
+
+    for doc, text in _book_sources().items():
+        heading = course_kit._EXERCISES_HEADING.search(text)
+        if heading is None or not ipynb_download.is_myst_notebook(ROOT / f"{doc}.md"):
+            continue
+        notebook = jupytext.read(ROOT / f"{doc}.md")
+        removed = course_kit.strip_solutions_notebook(notebook)
+        plain = plain_notebook.plain_notebook(notebook, source_dir=(ROOT / doc).parent, preface="*preface*")
+        written = nbformat.writes(plain)
+        nbformat.validate(nbformat.reads(written, as_version=4))
+        markdown = "\n".join(c.source for c in plain.cells if c.cell_type == "markdown")
+        assert removed == text.count(":::{admonition} Solution") >= 2, doc
+        assert markdown.count(course_kit.REMOVED_NOTE) == removed, doc
+        assert not any(line in written for line in _solution_lines(text)), doc
+        exercises = re.findall(r"^\d+\. \*\*(.+?)\*\*", text[heading.end() :], re.M)
+        assert len(exercises) == removed and all(e in markdown for e in exercises), doc
+
+
+def test_strip_solutions_markdown_on_each_kind_of_mark() -> None:
+    text = "\n".join(
+        [
+            "Intro.",
+            "::::{admonition} Solution to the first",  # a title that starts with "Solution"
+            ":::{note}",
+            "nested zebra",
+            ":::",
+            "::::",
+            "```{code-cell} ipython3",
+            ":tags: [hide-input, solution]",
+            "print('giraffe')",
+            "```",
+            "```{code-cell} ipython3",
+            "---",
+            "tags: [instructor]",
+            "---",
+            "print('okapi')",
+            "```",
+            ":::{tip} Hint",  # a box that holds a solution keeps the rest
+            "Think of it.",
+            ":::{admonition} Answer",
+            ":class: instructor",
+            "lion",
+            ":::",
+            ":::",
+            "```markdown",  # a code block that shows the markup stays as written
+            ":::{admonition} Solution",
+            "shown as code",
+            ":::",
+            "```",
+            "```{code-cell} ipython3",
+            "print('kept')",
+            "```",
+        ]
+    )
+    stripped, removed = course_kit.strip_solutions_markdown(text)
+    assert removed == 4
+    for word in ("zebra", "giraffe", "okapi", "lion"):
+        assert word not in stripped
+    assert "shown as code" in stripped and "print('kept')" in stripped and "Think of it." in stripped
+    assert stripped.count(course_kit.REMOVED_MARKDOWN) == 2  # the boxes leave a line, the cells nothing
+    assert course_kit.strip_solutions_markdown(stripped) == (stripped, 0)  # nothing left to strip
+
+
+def test_strip_solutions_notebook_and_archive(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("1. Why?\n\n:::{admonition} Solution\n:class: dropdown\nzebra\n:::"),
+        nbformat.v4.new_code_cell("print('giraffe')", metadata={"tags": ["solution"]}),
+        nbformat.v4.new_code_cell("print('kept')"),
+    ]
+    assert course_kit.strip_solutions_notebook(nb) == 2
+    assert [c.cell_type for c in nb.cells] == ["markdown", "code"] and "zebra" not in nb.cells[0].source
+    # an archive of the source: its .md and .ipynb stripped, every other member byte for byte
+    nb_file = tmp_path / "page.ipynb"
+    original = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", metadata={"tags": ["instructor"]})])
+    nb_file.write_text(nbformat.writes(original), encoding="utf-8")
+    members = {
+        "src/notebooks/q.md": ":::{admonition} Solution\n:class: dropdown\nzebra\n:::\n",
+        "src/notebooks/q.ipynb": nb_file.read_text(encoding="utf-8"),
+        "src/cffair/code.py": "# a solution in code is not a box: kept\nzebra = 1\n",
+        "src/data.bin": "\x00zebra\x01",
+    }
+    archive = tmp_path / "source.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, content in members.items():
+            data = content.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), 1_700_000_000, 0o644
+            tar.addfile(info, io.BytesIO(data))
+    assert course_kit.strip_solutions_archive(archive) == 2
+    with tarfile.open(archive) as tar:
+        got = {m.name: tar.extractfile(m).read().decode("utf-8") for m in tar.getmembers()}
+        assert {m.mtime for m in tar.getmembers()} == {1_700_000_000}
+    assert list(got) == list(members)
+    assert "zebra" not in got["src/notebooks/q.md"] and course_kit.REMOVED_MARKDOWN in got["src/notebooks/q.md"]
+    assert nbformat.reads(got["src/notebooks/q.ipynb"], as_version=4).cells == []
+    assert got["src/cffair/code.py"] == members["src/cffair/code.py"] and got["src/data.bin"] == members["src/data.bin"]
+
+
+def test_the_lab_hands_out_the_student_pdf() -> None:
+    """The lab page's hand-out is the student edition's PDF, made by the Makefile's pdf target."""
+    lab = (ROOT / "book" / "lab.md").read_text(encoding="utf-8")
+    hand_out = next(p for p in lab.split("\n\n") if p.startswith("Hand out"))
+    assert "`make pdf EDITION=student`" in hand_out and "_build/pdf/cffair-book-student.pdf" in hand_out
+    assert hand_out.index("cffair-book-student.pdf") < hand_out.index("for yourself")
 
 
 # ============================================================================ a small book, both editions
@@ -313,7 +494,7 @@ kernelspec:
   name: python3
 ---
 
-# A chapter
+# Q1: A chapter
 
 Reading time of this page: {reading-time}`chapter`; its exercises: {exercises}`chapter`.
 
@@ -340,6 +521,10 @@ The zebra-coloured answer is 42.
 print("giraffe-spotted solution cell")
 ```
 """
+
+
+#: The small book's solutions, as words no theme file holds ("zebra" alone is in pydata-sphinx-theme's CSS).
+MARKS = ("zebra-coloured", "giraffe-spotted")
 
 
 def _build(tmp_path: Path, edition: str, builder: str = "html") -> Path:
@@ -382,24 +567,49 @@ def test_a_small_book_in_both_editions(tmp_path: Path) -> None:
     student = _build(tmp_path, "student")
     for html_root in (instructor, student):
         page = (html_root / "chapter.html").read_text(encoding="utf-8")
-        assert "Exercise 1.1." in page and "Exercise 1.2." in page and "its exercises: 1.1–1.2" in page
+        assert "Exercise Q1.1." in page and "Exercise Q1.2." in page and "its exercises: Q1.1–Q1.2" in page
         assert re.search(r"Reading time of this page: \d+ min", page)
         assert book_checks.build_stamp(page, course_version()) == []
         assert book_checks.raw_markup(page) == []
         plain = json.loads((html_root / "_sources" / "chapter.ipynb").read_text(encoding="utf-8"))
         plain_text = "".join("".join(c["source"]) for c in plain["cells"])
-        assert "The answer is 42." in plain_text and "its exercises: 1.1–1.2" in plain_text
+        assert "The answer is 42." in plain_text and "its exercises: Q1.1–Q1.2" in plain_text
         assert re.search(r"Reading time of this page: \d+ min", plain_text)
     shown = (instructor / "chapter.html").read_text(encoding="utf-8")
-    assert "zebra-coloured" in shown and "giraffe-spotted" in shown and "Solution to exercise 1.1" in shown
-    for file in [student / "chapter.html", student / "searchindex.js"]:
-        text = file.read_text(encoding="utf-8")
-        assert "zebra" not in text and "giraffe" not in text, file
+    assert "zebra-coloured" in shown and "giraffe-spotted" in shown and "Solution to exercise Q1.1" in shown
+    # the instructor edition's downloads keep the solutions; the grep below finds them there
+    assert solution_hits(instructor.parent, MARKS)
+    assert "zebra" in (instructor / "_sources" / "chapter.md").read_text(encoding="utf-8")
+    # the student edition: no file of the whole build holds a solution (pages, search index, the .md and
+    # .ipynb downloads, the executed notebooks, Sphinx's doctrees)
+    assert solution_hits(student.parent, MARKS) == []
     assert course_kit.REMOVED_NOTE in (student / "chapter.html").read_text(encoding="utf-8")
+    source = (student / "_sources" / "chapter.md").read_text(encoding="utf-8")
+    assert course_kit.REMOVED_MARKDOWN in source and "1. What is the answer?" in source and "2. Compute it" in source
+    plain = (student / "_sources" / "chapter.ipynb").read_text(encoding="utf-8")
+    assert "What is the answer?" in plain and course_kit.REMOVED_NOTE in plain
     # the whole book on one page (make pdf): the exercises are numbered there too, and the student
-    # edition's single page has no solution either
-    one = (_build(tmp_path, "student", "singlehtml") / "intro.html").read_text(encoding="utf-8")
-    assert "Exercise 1.1." in one and "Exercise 1.2." in one and "zebra" not in one and "giraffe" not in one
+    # edition's single page, and its whole build, have no solution either
+    single = _build(tmp_path, "student", "singlehtml")
+    one = (single / "intro.html").read_text(encoding="utf-8")
+    assert "Exercise Q1.1." in one and "Exercise Q1.2." in one and "zebra" not in one and "giraffe" not in one
+    assert solution_hits(single.parent, MARKS) == []
+
+
+def solution_hits(root: Path, words: tuple[str, ...]) -> list[str]:
+    """Every file under ``root`` (members of ``.tar.gz`` archives too) that holds one of ``words``."""
+    import tarfile
+
+    hits = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        blobs = [(str(path), path.read_bytes())]
+        if path.name.endswith(".tar.gz"):
+            with tarfile.open(path) as archive:
+                blobs = [
+                    (f"{path}:{m.name}", archive.extractfile(m).read()) for m in archive.getmembers() if m.isfile()
+                ]
+        hits += [name for name, data in blobs if any(w.encode() in data for w in words)]
+    return hits
 
 
 def course_version() -> str:

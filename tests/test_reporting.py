@@ -353,7 +353,7 @@ def test_comparison_and_results_tables_render():
     assert table.frame.loc[("Adult", "LTN(acc+CF_sg)"), ("accuracy ↑", "paper")] == "0.812 ± 0.001"
     assert table.frame.loc[("Adult", "DCEVAE"), ("accuracy ↑", "Δ")] == "0.000"
     assert html.count("<strong>") == 12 and ">Table 1</caption>" in html
-    assert "<strong>0.831</strong><br>" in html  # DCEVAE's accuracy on Adult is the row's best
+    assert '<strong><span class="cffair-num">0.831</span></strong><br>' in html  # DCEVAE's accuracy on Adult: the best
     # accuracy (binary datasets) and MSE (Lawschool) share one column: four columns in all
     head = html.split("</thead>")[0]
     assert head.count("accuracy ↑ / MSE ↓") == 1 and "CF-MSE (sg) ↓" in head and ">MSE ↓<" not in head
@@ -376,6 +376,47 @@ def test_comparison_and_results_tables_render():
     assert "<strong>0.650</strong>" in t.html and "<strong>0.000</strong>" in t.html
     by_column = reporting.results_table(extra, "extra", layout="columns")
     assert list(by_column.frame.columns) == ["Unaware MLP", "Plug-in PCF"]
+
+
+def test_format_table_marks_the_cells_a_line_break_must_not_split():
+    """Cells of numbers and signs, and short keys with a digit, get the class that keeps them on one
+    line (the book's CSS); cells of words do not; a comparison cell keeps each of its lines whole."""
+    from bs4 import BeautifulSoup
+
+    frame = pd.DataFrame(
+        {
+            "claim": ["a long claim text", "two words 1"],
+            "value": ["0.812 ± 0.001", "−0.012"],
+            "arrow": ["0.44 → 0.26", "|Δ| = 1.000"],
+        },
+        index=pd.Index(["Q1.1", "LTN(acc+CF_sg)"], name="key"),
+    )
+    html = reporting.format_table(frame, "C", bold=[("Q1.1", "value")]).html
+    rows = BeautifulSoup(html, "html.parser").select("tbody tr")
+    marked = [[reporting.tables.NUMBER_CLASS in (c.get("class") or []) for c in r.find_all(["th", "td"])] for r in rows]
+    assert marked == [[True, False, True, True], [False, False, True, True]]
+    assert "<strong>0.812\u00a0±\u00a00.001</strong>" in html  # bold cells are marked too
+    head = BeautifulSoup(html, "html.parser").select("thead th")
+    assert not any(reporting.tables.NUMBER_CLASS in (c.get("class") or []) for c in head)
+    cell = reporting.tables._cell("0.812 ± 0.001", "0.800", "+0.012", False)
+    assert cell.startswith('<span class="cffair-num">0.812 ± 0.001</span><br><span class="cffair-sub">paper 0.800')
+    # the marking is idempotent: a marked table is marked again without a second class
+    assert reporting.tables.mark_numbers(html) == html
+
+
+def test_folded_puts_a_table_under_a_summary():
+    table = reporting.format_table(pd.DataFrame({"a": [1.5]}), "T")
+    closed = reporting.folded(table, "Open <all> rows")
+    assert closed.html.startswith('<details class="cffair-fold"><summary>Open &lt;all&gt; rows</summary>')
+    assert table.html in closed.html and closed.html.endswith("</details>") and closed.frame is table.frame
+    assert closed._repr_html_() == closed.html
+    assert reporting.folded(table, "x", open_=True).html.startswith('<details class="cffair-fold" open>')
+    frame = pd.DataFrame({"key": ["a"], "type": ["str"]})
+    styled = reporting.folded(frame.style.hide(axis="index"), "keys")  # a Styler, as the own-data page folds one
+    assert "<summary>keys</summary>" in styled.html and ">str</td>" in styled.html
+    assert reporting.folded(frame, "keys").frame is frame
+    with pytest.raises(DataError, match="cannot fold a list: it has no HTML form"):
+        reporting.folded([1, 2], "x")
 
 
 def test_format_table_lets_words_wrap_and_keeps_numbers_on_one_line():

@@ -319,6 +319,10 @@ def test_the_claims_table_shows_rule_test_and_paired_folds_and_the_robustness_ta
     assert q22["corrected t-test, Holm (the verdict)"] == V.HOLDS and not q22["same"]
     html = book.robustness_table(recs, caption="x").html
     assert "<strong>✘ does not hold</strong>" in html  # a verdict that differs from the book's is bold
+    # each verdict cell names its rule, which the phone layout shows beside it
+    for name, _ in book.ROBUSTNESS_RULES:
+        assert html.count(f'data-label="{name}"') == len(f)
+    assert all(f'<td class="cffair-num">{key}</td>' in html for key in f["key"])  # a key never breaks
 
 
 # ---------------------------------------------------------------------------- the committed records

@@ -11,7 +11,10 @@ Prints, and with ``--json`` writes, the number of pages and of problems each che
 * ``too_wide`` -- a table or wrapper wider than the text column at 1280 px;
 * ``repeated_admonitions`` -- the same box twice on a page;
 * ``heading_verdict_mismatch`` -- a heading that names another verdict than the claims table;
-* ``build_stamp`` -- no version and build date in the footer.
+* ``build_stamp`` -- no version and build date in the footer;
+* ``too_tall`` -- a page taller than 20,000 px at 390 px;
+* ``broken_numbers`` -- a number of a table cell broken across lines at 1280 or 390 px;
+* ``small_figure_text`` -- a figure whose text shows under 9 px at 390 px.
 
     python tools/book_defects.py --html _build/html --shots _build/screenshots [--version 0.3.0] [--json out.json]
 
@@ -75,7 +78,13 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 file = html_root / f"{page}.html"
                 found = book_checks.page_problems(
-                    file.read_text(encoding="utf-8"), file, html_root, report.geometry, args.version, cache
+                    file.read_text(encoding="utf-8"),
+                    file,
+                    html_root,
+                    report.geometry,
+                    args.version,
+                    cache,
+                    report.phone_geometry,
                 )
                 for check, problems in found.items():
                     per_check[check] += len(problems)

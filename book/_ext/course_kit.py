@@ -1,19 +1,26 @@
 """A Sphinx extension for teaching from the book: numbered exercises, reading times computed
 from word counts, and a student edition without solutions.
 
-* **Exercises** are numbered across the book, "Exercise 3.2" for the second exercise of the
-  third chapter that has exercises (chapters counted in the order of ``_toc.yml``): each item of
-  a page's "Exercises" section gets its number, and the "Solution" box after it is retitled
-  "Solution to exercise 3.2". The source stays a plain numbered list.
+* **Exercises** are numbered as their chapters are named: "Exercise Q2.3" for the third exercise
+  of the chapter titled "Q2: ...", "Exercise A.1" for the first of "Appendix A: ..."; a chapter
+  whose title carries no number (LTN in ten minutes, Beyond the paper) numbers its exercises
+  "Exercise 1", "Exercise 2", ... Each item of a page's "Exercises" section gets its number, and
+  the "Solution" box after it is retitled "Solution to exercise Q2.3". The source stays a plain
+  numbered list.
 * **Reading times**: the role ``{reading-time}`notebooks/q2_baselines``` becomes that page's
   reading time, its words of prose (paragraphs, lists, boxes, captions; not code, tables or
   equations) at :data:`WORDS_PER_MINUTE`, plus :data:`MINUTES_PER_EXHIBIT` per table and figure.
-  ``{exercises}`page``` becomes the page's exercise numbers ("3.1–3.4").
+  ``{exercises}`page``` becomes the page's exercise numbers ("Q2.1–Q2.3").
 * **Editions**: with ``CFFAIR_EDITION=student`` (``make book-student``) every solution is removed
   from the pages and from the search index: boxes titled "Solution…" or of class ``solution`` or
   ``instructor``, and notebook cells tagged ``solution`` or ``instructor``. Each removed box
   leaves one line saying that the instructor edition has it. The default is the instructor
   edition (everything shown).
+* **Student downloads**: in the student edition the same boxes and cells are also taken out of
+  everything else the build ships, when it finishes: the ``.md`` sources and the plain
+  ``.ipynb`` notebooks of each page's download button (:func:`strip_solutions_markdown`,
+  :func:`strip_solutions_notebook`), the executed notebooks beside the build, and the archive
+  of the source that ``book_source`` ships (:func:`strip_solutions_archive`).
 
 The counting and numbering functions are pure and tested in ``tests/test_book_ext.py``.
 """
@@ -41,6 +48,8 @@ SOLUTION_MARKS = ("solution", "instructor")
 REMOVED_NOTE = "The solution is in the instructor edition of this book."
 
 _EXERCISES_HEADING = re.compile(r"^#{2,3}\s+Exercises\s*$", re.M)
+#: A title that names its chapter's number: "Q2: ..." or "Appendix A: ...".
+_LABELLED_TITLE = re.compile(r"^(?:(?P<q>Q\d+)|Appendix (?P<appendix>[A-Z]))\b")
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -73,18 +82,37 @@ def toc_order(toc: dict[str, Any]) -> list[str]:
     return [re.sub(r"\.(md|ipynb)$", "", p) for p in pages]
 
 
-def exercise_chapters(sources: Iterable[tuple[str, str]]) -> dict[str, int]:
-    """Chapter numbers for exercises: ``(docname, source text)`` pairs in toc order → the docnames
-    whose source has an "Exercises" heading, numbered 1, 2, ... in that order."""
-    numbered = [doc for doc, text in sources if _EXERCISES_HEADING.search(text)]
-    return {doc: i for i, doc in enumerate(numbered, start=1)}
+def chapter_label(text: str) -> str:
+    """The number a chapter's title shows, which its exercises carry: "Q2" for "# Q2: Baselines",
+    "A" for "# Appendix A: ...", "" for a title without one ("# LTN in ten minutes").
+
+    >>> chapter_label("---\\n---\\n# Q2: Comparison"), chapter_label("# Appendix C: Rulers"), chapter_label("# LTN")
+    ('Q2', 'C', '')
+    """
+    title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "")
+    labelled = _LABELLED_TITLE.match(title)
+    if labelled is None:
+        return ""
+    return labelled.group("q") or labelled.group("appendix")
 
 
-def exercise_range(chapter: int, count: int) -> str:
-    """``3, 4`` → "3.1–3.4"; one exercise → "3.1"; none → "none"."""
+def exercise_chapters(sources: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The label of each chapter with exercises: ``(docname, source text)`` pairs → the docnames
+    whose source has an "Exercises" heading, each with its :func:`chapter_label`."""
+    return {doc: chapter_label(text) for doc, text in sources if _EXERCISES_HEADING.search(text)}
+
+
+def exercise_number(chapter: str, k: int) -> str:
+    """The ``k``-th exercise of a chapter labelled ``chapter``: "Q2.3", or "3" when the chapter has no label."""
+    return f"{chapter}.{k}" if chapter else str(k)
+
+
+def exercise_range(chapter: str, count: int) -> str:
+    """``"Q2", 3`` → "Q2.1–Q2.3"; one exercise → "Q2.1"; a chapter without a label → "1–3"; none → "none"."""
     if count <= 0:
         return "none"
-    return f"{chapter}.1" if count == 1 else f"{chapter}.1–{chapter}.{count}"
+    first = exercise_number(chapter, 1)
+    return first if count == 1 else f"{first}–{exercise_number(chapter, count)}"
 
 
 def reading_minutes(words: int, exhibits: int) -> int:
@@ -153,9 +181,160 @@ def _ancestors(node: nodes.Node) -> Iterable[nodes.Node]:
         parent = parent.parent
 
 
-def number_exercises(doctree: nodes.Node, chapter: int) -> int:
-    """Number the items of a page's "Exercises" section "Exercise {chapter}.k" and retitle the
-    solution box after item k "Solution to exercise {chapter}.k"; the number of exercises."""
+# ----------------------------------------------------------------------------- the student edition's files
+_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\s*(?:\{(?P<name>[\w:-]+)\})?\s*(?P<arg>.*)$")
+_OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*)$")
+_YAML_OPTION = re.compile(r"^\s*(?P<key>[\w-]+):\s*(?P<value>.*)$")
+#: What a removed box leaves in a Markdown source (as on the page).
+REMOVED_MARKDOWN = f"*{REMOVED_NOTE}*"
+
+
+def _words(value: str) -> set[str]:
+    return set(re.findall(r"[\w-]+", value.lower()))
+
+
+def _is_solution_block(name: str, arg: str, options: dict[str, str]) -> bool:
+    """A MyST directive that only the instructor edition shows: an admonition titled "Solution…",
+    or any directive (a box, a code cell) of class or tag ``solution`` or ``instructor``."""
+    marks = _words(options.get("class", "")) | _words(options.get("tags", ""))
+    if marks & set(SOLUTION_MARKS):
+        return True
+    return name in ("admonition", "dropdown") and arg.strip().lower().startswith("solution")
+
+
+def _options(body: list[str]) -> dict[str, str]:
+    """A directive's options: ``:key: value`` lines, or a ``---`` YAML block, at the top of its body."""
+    options: dict[str, str] = {}
+    if body and body[0].strip() == "---":
+        for line in body[1:]:
+            if line.strip() == "---":
+                break
+            if m := _YAML_OPTION.match(line):
+                options[m.group("key")] = m.group("value")
+        return options
+    for line in body:
+        if not (m := _OPTION.match(line)):
+            break
+        options[m.group("key")] = m.group("value")
+    return options
+
+
+def _close(lines: list[str], start: int, fence: str) -> int:
+    """The index of the line that closes a fence opened at ``start`` (the last line if none does)."""
+    closing = re.compile(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+    for j in range(start + 1, len(lines)):
+        if closing.match(lines[j]):
+            return j
+    return len(lines) - 1
+
+
+def _strip_lines(lines: list[str]) -> tuple[list[str], int]:
+    out: list[str] = []
+    removed = i = 0
+    while i < len(lines):
+        opened = _FENCE.match(lines[i])
+        if not opened or (opened.group("fence").startswith(":") and not opened.group("name")):
+            out.append(lines[i])
+            i += 1
+            continue
+        j = _close(lines, i, opened.group("fence"))
+        name, body = opened.group("name"), lines[i + 1 : j]
+        if name is None:  # a plain code block: as written, even if it shows MyST markup
+            out += lines[i : j + 1]
+        elif _is_solution_block(name, opened.group("arg"), _options(body)):
+            removed += 1
+            if name != "code-cell":
+                out.append(opened.group("indent") + REMOVED_MARKDOWN)
+        elif name == "code-cell":
+            out += lines[i : j + 1]
+        else:  # another box: a solution may sit inside it
+            inner, count = _strip_lines(body)
+            out += [lines[i], *inner, lines[j]]
+            removed += count
+        i = j + 1
+    return out, removed
+
+
+def strip_solutions_markdown(text: str) -> tuple[str, int]:
+    """A MyST source without what only the instructor edition shows (see :func:`_is_solution_block`),
+    each removed box replaced by :data:`REMOVED_MARKDOWN`, each removed code cell by nothing; and
+    how many were removed. Code blocks are left as written.
+
+    >>> strip_solutions_markdown("1. Q?\\n\\n:::{admonition} Solution\\n:class: dropdown\\n42\\n:::\\nend")
+    ('1. Q?\\n\\n*The solution is in the instructor edition of this book.*\\nend', 1)
+    """
+    lines, removed = _strip_lines(text.split("\n"))
+    return "\n".join(lines), removed
+
+
+def strip_solutions_notebook(notebook: Any) -> int:
+    """Remove the instructor's material from an ``nbformat`` notebook in place: code cells tagged
+    ``solution`` or ``instructor``, and the solution boxes of its Markdown cells
+    (:func:`strip_solutions_markdown`); the number removed."""
+    removed = 0
+    kept = []
+    for cell in notebook.cells:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if tags & set(SOLUTION_MARKS):
+            removed += 1
+            continue
+        if cell.get("cell_type") == "markdown":
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            cell["source"], count = strip_solutions_markdown(source)
+            removed += count
+        kept.append(cell)
+    notebook.cells = kept
+    return removed
+
+
+def strip_solutions_file(path: Path) -> int:
+    """Strip a MyST source (``.md``) or a notebook (``.ipynb``) on disk in place; the number removed.
+    A file without solutions is left untouched; other suffixes are not read."""
+    if path.suffix == ".md":
+        text, removed = strip_solutions_markdown(path.read_text(encoding="utf-8"))
+        if removed:
+            path.write_text(text, encoding="utf-8")
+        return removed
+    if path.suffix == ".ipynb":
+        import nbformat
+
+        notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        removed = strip_solutions_notebook(notebook)
+        if removed:
+            path.write_text(nbformat.writes(notebook), encoding="utf-8")
+        return removed
+    return 0
+
+
+def strip_solutions_archive(path: Path) -> int:
+    """Rewrite a ``.tar.gz`` of the source (``book_source``'s archive) with every ``.md`` and
+    ``.ipynb`` in it stripped (:func:`strip_solutions_file`); the number of boxes and cells removed.
+    Every other member is copied as it is, with its metadata."""
+    import io
+    import tarfile
+    import tempfile
+
+    removed = 0
+    tmp = path.with_name(path.name + ".student")
+    with tarfile.open(path, "r:gz") as src, tarfile.open(tmp, "w:gz") as dst, tempfile.TemporaryDirectory() as work:
+        for member in src.getmembers():
+            data = src.extractfile(member).read() if member.isfile() else None  # type: ignore[union-attr]
+            if data is not None and Path(member.name).suffix in (".md", ".ipynb"):
+                file = Path(work) / f"member{Path(member.name).suffix}"
+                file.write_bytes(data)
+                count = strip_solutions_file(file)
+                if count:
+                    removed += count
+                    data = file.read_bytes()
+                    member.size = len(data)
+            dst.addfile(member, io.BytesIO(data) if data is not None else None)
+    tmp.replace(path)
+    return removed
+
+
+def number_exercises(doctree: nodes.Node, chapter: str) -> int:
+    """Number the items of a page's "Exercises" section "Exercise {chapter}.k" (:func:`exercise_number`)
+    and retitle the solution box after item k "Solution to exercise {chapter}.k"; the number of exercises."""
     count = 0
     for section in doctree.findall(nodes.section):
         title = section.next_node(nodes.title)
@@ -165,7 +344,9 @@ def number_exercises(doctree: nodes.Node, chapter: int) -> int:
             if isinstance(child, nodes.enumerated_list):
                 for item in child.children:
                     count += 1
-                    label = nodes.strong("", f"Exercise {chapter}.{count}. ", classes=["cffair-exercise-number"])
+                    label = nodes.strong(
+                        "", f"Exercise {exercise_number(chapter, count)}. ", classes=["cffair-exercise-number"]
+                    )
                     first = item.next_node(nodes.paragraph)
                     if first is not None:
                         first.insert(0, label)
@@ -176,7 +357,7 @@ def number_exercises(doctree: nodes.Node, chapter: int) -> int:
             elif is_solution(child) and count:
                 box_title = child.next_node(nodes.title)
                 if box_title is not None and box_title.astext().strip().lower() == "solution":
-                    box_title.children = [nodes.Text(f"Solution to exercise {chapter}.{count}")]
+                    box_title.children = [nodes.Text(f"Solution to exercise {exercise_number(chapter, count)}")]
         break
     return count
 
@@ -197,7 +378,7 @@ def _role(kind: type[nodes.TextElement]) -> Any:
     return role
 
 
-def _chapters(app: Any) -> dict[str, int]:
+def _chapters(app: Any) -> dict[str, str]:
     import yaml
 
     if not hasattr(app, "cffair_chapters"):
@@ -219,12 +400,12 @@ def reading_time_text(app: Any, target: str, *, where: str = "") -> str:
 
 
 def exercises_text(app: Any, target: str, *, where: str = "") -> str:
-    """``{exercises}`target``` as text: "3.1–3.4"."""
+    """``{exercises}`target``` as text: "Q2.1–Q2.3"."""
     if target not in app.env.found_docs:
         raise ValueError(f"{where}: {{exercises}}`{target}` names no page of the book")
     chapters = _chapters(app)
     count = number_exercises(app.env.get_doctree(target), chapters[target]) if target in chapters else 0
-    return exercise_range(chapters.get(target, 0), count)
+    return exercise_range(chapters.get(target, ""), count)
 
 
 def _resolve(app: Any, doctree: nodes.document, docname: str) -> None:
@@ -246,11 +427,53 @@ def _resolve(app: Any, doctree: nodes.document, docname: str) -> None:
         node.replace_self(nodes.Text(exercises_text(app, node["target"], where=docname)))
 
 
+def _remove_when_read(app: Any, doctree: nodes.document) -> None:
+    """The student edition removes solutions as soon as a page is read, so that the doctrees Sphinx
+    keeps between builds hold none either (and again when a page is resolved, see :func:`_resolve`)."""
+    if edition() == "student":
+        remove_solutions(doctree)
+
+
+def strip_build(*folders: Path) -> int:
+    """Strip every ``.md``, ``.txt`` (a source copied as text), ``.ipynb`` and ``.tar.gz`` under
+    ``folders`` (a build's output, its executed notebooks); the number of boxes and cells removed."""
+    removed = 0
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if not path.is_file():
+                continue
+            if path.name.endswith(".tar.gz"):
+                removed += strip_solutions_archive(path)
+            elif path.suffix == ".txt":
+                text, count = strip_solutions_markdown(path.read_text(encoding="utf-8", errors="replace"))
+                if count:
+                    path.write_text(text, encoding="utf-8")
+                removed += count
+            else:
+                removed += strip_solutions_file(path)
+    return removed
+
+
+def _strip_files(app: Any, exception: Exception | None) -> None:
+    """The student edition's last step: no solution in any file the build wrote (see the module's docstring)."""
+    if exception is not None or edition() != "student":
+        return
+    from sphinx.util import logging
+
+    out = Path(app.outdir)
+    removed = strip_build(out, out.parent / "jupyter_execute")
+    logging.getLogger(__name__).info(f"student edition: {removed} solutions removed from the build's files")
+
+
 def setup(app: Any) -> dict[str, Any]:
     edition()  # a wrong $CFFAIR_EDITION stops the build at once, with the allowed values
     app.add_node(reading_time)
     app.add_node(exercise_numbers)
     app.add_role("reading-time", _role(reading_time))
     app.add_role("exercises", _role(exercise_numbers))
+    app.connect("doctree-read", _remove_when_read)
     app.connect("doctree-resolved", _resolve)
+    app.connect("build-finished", _strip_files)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

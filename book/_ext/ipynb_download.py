@@ -99,12 +99,18 @@ def install_cell(source: dict[str, Any] | None) -> str:
 
 
 def write_ipynb(source: Path, target: Path, *, glue_file: Path | None = None, bibfile: Path | None = None,
-                build: dict[str, Any] | None = None, roles: dict[str, Any] | None = None) -> None:
-    """Convert one MyST notebook to a plain ``.ipynb`` with jupytext (no outputs)."""
+                build: dict[str, Any] | None = None, roles: dict[str, Any] | None = None,
+                student: bool = False) -> None:
+    """Convert one MyST notebook to a plain ``.ipynb`` with jupytext (no outputs); for the
+    ``student`` edition without its solutions (``course_kit.strip_solutions_notebook``)."""
     import jupytext
     import nbformat
 
     notebook = jupytext.read(source)
+    if student:
+        import course_kit
+
+        course_kit.strip_solutions_notebook(notebook)
     outputs = json.loads(glue_file.read_text(encoding="utf-8")) if glue_file and glue_file.is_file() else {}
     entries = plain.bib_entries(bibfile) if bibfile and bibfile.is_file() else {}
     title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown"
@@ -140,7 +146,17 @@ def _write_plain(app: Any, pagename: str, templatename: str, context: dict[str, 
     bibs = [Path(app.srcdir) / b for b in (getattr(app.config, "bibtex_bibfiles", None) or [])]
     write_ipynb(source, Path(app.outdir) / "_sources" / f"{pagename}.ipynb",
                 glue_file=Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.glue.json",
-                bibfile=bibs[0] if bibs else None, build=getattr(app, "cffair_source", None), roles=_roles(app, pagename))
+                bibfile=bibs[0] if bibs else None, build=getattr(app, "cffair_source", None), roles=_roles(app, pagename),
+                student=_student(app))
+
+
+def _student(app: Any) -> bool:
+    """Whether this is the student edition (when course_kit is loaded)."""
+    if "course_kit" not in app.extensions:
+        return False
+    import course_kit
+
+    return course_kit.edition() == "student"
 
 
 def _roles(app: Any, pagename: str) -> dict[str, Any]:

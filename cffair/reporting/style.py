@@ -1,11 +1,14 @@
 """The book's figure style: size, resolution, fonts, a colour-blind-safe palette and markers.
 
-Every figure of the book is drawn for one text column: the book's column is about
-:data:`COLUMN_PX` CSS pixels wide at a 1280-px window, so a figure at most
-:data:`MAX_WIDTH_IN` inches wide is shown at 96 or more CSS pixels per inch, and text of
-:data:`FONT_PT` points at :data:`BODY_PX` pixels or more, the size of the body text. Figures
-are rendered at :data:`DPI` dots per inch, so they are shown at between half and all of their
-natural width. Colours come from seaborn's ``colorblind`` palette (Okabe–Ito-like, safe for
+Every figure of the book is drawn for one text column, at both widths a reader has: the
+book's column is about :data:`COLUMN_PX` CSS pixels wide at a 1280-px window, and a figure is
+shown :data:`PHONE_FIGURE_PX` pixels wide at a 390-px (phone) window. Text of :data:`FONT_PT`
+points in a figure at most :data:`MAX_WIDTH_IN` inches wide then shows at :data:`BODY_PX`
+pixels or more at 1280 px, the size of the body text, and at :data:`MIN_PHONE_TEXT_PX` or more
+at 390 px (the displayed size of a text is its size in points × :data:`DPI` / 72 × the shown
+width / the natural width, which is ``FONT_PT / 72 × shown / width in inches``: the
+resolution cancels out, only the width in inches counts). Figures are rendered at :data:`DPI`
+dots per inch, so they are shown at between half and all of their natural width at 1280 px. Colours come from seaborn's ``colorblind`` palette (Okabe–Ito-like, safe for
 the common colour-vision deficiencies), and every line or point series also has its own
 marker, so that no information rests on colour alone.
 
@@ -32,6 +35,8 @@ __all__ = [
     "FONT_PT",
     "MARKERS",
     "MAX_WIDTH_IN",
+    "MIN_PHONE_TEXT_PX",
+    "PHONE_FIGURE_PX",
     "book_style",
     "finish",
     "legend_below",
@@ -51,8 +56,13 @@ FONT_PT = 12.0
 COLUMN_PX = 688
 #: Size of the body text (CSS pixels).
 BODY_PX = 16
-#: The widest figure (inches): COLUMN_PX / 96 px per inch, less a margin for the tight bounding box.
-MAX_WIDTH_IN = 6.8
+#: The width a figure is shown at in a 390-px window (CSS pixels), measured in Chromium.
+PHONE_FIGURE_PX = 342
+#: The smallest size a figure's text may show at in a 390-px window (CSS pixels).
+MIN_PHONE_TEXT_PX = 9.0
+#: The widest figure (inches): FONT_PT / 72 × PHONE_FIGURE_PX / MIN_PHONE_TEXT_PX = 6.33 inches keeps
+#: text of FONT_PT at 9 px or more on a phone, less a margin for the tight bounding box.
+MAX_WIDTH_IN = 6.0
 #: Markers, one per series, in order (filled shapes that differ in outline, not only in size).
 MARKERS: tuple[str, ...] = ("o", "s", "D", "^", "v", "P", "X", "*", "h", "<")
 

@@ -38,6 +38,8 @@ from cffair.reporting.records import check_results
 __all__ = [
     "CAPTION_CLASS",
     "COMPACT_CLASS",
+    "FOLD_CLASS",
+    "NUMBER_CLASS",
     "HTMLTable",
     "best_cells",
     "compare",
@@ -46,6 +48,8 @@ __all__ = [
     "format_cell",
     "format_delta",
     "format_table",
+    "folded",
+    "mark_numbers",
     "paper_table",
     "results_table",
     "side_by_side",
@@ -56,8 +60,14 @@ __all__ = [
 #: own-data report's ``cffair/data/report.css``).
 COMPACT_CLASS = "cffair-compact"
 CAPTION_CLASS = "cffair-caption"
+#: The class of a cell (or a part of one) that holds a number: it never breaks across lines.
+NUMBER_CLASS = "cffair-num"
+#: The class of a folded table (:func:`folded`).
+FOLD_CLASS = "cffair-fold"
 #: A cell of numbers and signs only (no letters): it stays on one line.
 _NUMBERS = re.compile(r"^[^A-Za-z]*\d[^A-Za-z]*$")
+#: A short key with a digit and no space (``Q1.1``, ``B.2``, ``1e-3``): it stays on one line too.
+_KEY = re.compile(r"^(?=\S*\d)\S{1,10}$")
 
 
 def _unbreakable(v: Any) -> Any:
@@ -70,6 +80,56 @@ def _unbreakable_labels(index: pd.Index) -> pd.Index:
     if isinstance(index, pd.MultiIndex):
         return index.set_levels([lv.map(_unbreakable) for lv in index.levels])
     return index.map(_unbreakable)
+
+
+_CELL = re.compile(r"<(?P<tag>td|th)(?P<attrs>(?:\s[^>]*)?)>(?P<inner>.*?)</(?P=tag)>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def mark_numbers(table_html: str) -> str:
+    """An HTML table with every cell of numbers and signs only (``0.812 ± 0.001``, ``−0.012``,
+    ``1 : 3``; no letters), or of one short key with a digit (``Q1.1``), given the class
+    :data:`NUMBER_CLASS`, which keeps it on one line (the book's CSS): a narrow column then makes
+    the table scroll in its frame, never a number break mid-digit.
+
+    >>> mark_numbers('<tr><th>Q1.1</th><td>0.812 ± 0.001</td><td class="x"><strong>1.5</strong></td><td>a 1</td></tr>')
+    '<tr><th class="cffair-num">Q1.1</th><td class="cffair-num">0.812 ± 0.001</td><td class="x cffair-num"><strong>1.5</strong></td><td>a 1</td></tr>'
+    """
+
+    def mark(m: re.Match[str]) -> str:
+        text = html.unescape(_TAG.sub("", m.group("inner"))).strip()
+        if not (_NUMBERS.match(text) or _KEY.match(text)):
+            return m.group(0)
+        attrs = m.group("attrs")
+        has = re.search(r'\bclass="([^"]*)"', attrs)
+        if has and NUMBER_CLASS in has.group(1).split():
+            return m.group(0)
+        if has:
+            attrs = attrs[: has.start(1)] + f"{has.group(1)} {NUMBER_CLASS}".strip() + attrs[has.end(1) :]
+        else:
+            attrs += f' class="{NUMBER_CLASS}"'
+        return f"<{m.group('tag')}{attrs}>{m.group('inner')}</{m.group('tag')}>"
+
+    return _CELL.sub(mark, table_html)
+
+
+def folded(table: Any, summary: str, *, open_: bool = False) -> HTMLTable:
+    """A long table folded under a one-line ``summary`` (an HTML ``<details>``, class
+    :data:`FOLD_CLASS`): the reader opens it when they want the rows, and a page on a phone stays
+    short. ``table`` is anything a notebook shows as HTML (an :class:`HTMLTable`, a pandas
+    ``Styler`` or frame); ``open_`` shows it unfolded at first.
+
+    Raises:
+        DataError: if ``table`` has no HTML form.
+    """
+    html_of = getattr(table, "_repr_html_", None)
+    if html_of is None:
+        raise DataError(f"cannot fold a {type(table).__name__}: it has no HTML form (_repr_html_); pass a table.")
+    state = " open" if open_ else ""
+    return HTMLTable(
+        f'<details class="{FOLD_CLASS}"{state}><summary>{html.escape(summary)}</summary>\n{html_of()}\n</details>',
+        getattr(table, "frame", table if isinstance(table, pd.DataFrame) else None),
+    )
 
 
 # ---------------------------------------------------------------------------- cells
@@ -133,7 +193,7 @@ def format_table(
         escape: escape HTML in cells (turn off only for trusted cells that hold links).
         compact: a smaller font. In every table, words and headers break lines where the column
             needs it, numbers never: a cell of numbers and signs (``0.812 ± 0.001``, ``0.44 → 0.26``)
-            has its spaces made non-breaking.
+            has its spaces made non-breaking and the class :data:`NUMBER_CLASS` (:func:`mark_numbers`).
     """
     bold = set(bold)
     # Missing values of any dtype (NaN, None, pd.NA of nullable columns) show as "—".
@@ -166,7 +226,7 @@ def format_table(
     if caption:
         cap_class = f' class="{CAPTION_CLASS}"' if compact else ""
         table_html = table_html.replace(">", f">\n  <caption{cap_class}>{html.escape(caption)}</caption>", 1)
-    return HTMLTable(table_html, frame)
+    return HTMLTable(mark_numbers(table_html), frame)
 
 
 # ---------------------------------------------------------------------------- ours vs the paper
@@ -288,8 +348,10 @@ def _metric_columns(labels: Sequence[str]) -> dict[str, str]:
 
 
 def _cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
-    """One comparison cell: ours (bold if the best), then the paper's value and Δ on smaller lines beneath."""
-    first = f"<strong>{html.escape(ours)}</strong>" if bold else html.escape(ours)
+    """One comparison cell: ours (bold if the best), then the paper's value and Δ on smaller lines
+    beneath; each line keeps its number on one line (:data:`NUMBER_CLASS`, ``cffair-sub``)."""
+    first = f'<span class="{NUMBER_CLASS}">{html.escape(ours)}</span>'
+    first = f"<strong>{first}</strong>" if bold else first
     if paper is None:
         return first
     lines = [f"paper {html.escape(paper)}"] + (
