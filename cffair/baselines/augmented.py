@@ -114,7 +114,7 @@ def train_mlp(
     The network is initialised on the CPU from ``config.seed`` and trained on ``device``
     (:mod:`cffair.devices`), where ``X`` and ``y`` are moved once; the returned network stays there.
     Full-batch training (``batch_size=None``) merges identical rows with count weights
-    (:func:`merge_rows`: the same loss, less work) and reads the whole batch without copying it.
+    (``merge_rows``: the same loss, less work) and reads the whole batch without copying it.
     """
     dev = resolve_device(device)
     torch.manual_seed(config.seed)

@@ -1,4 +1,4 @@
-"""Datasets parsed once per process: :func:`load` keeps what :func:`cffair.datasets.load` returns and
+"""Datasets parsed once per process: :func:`load` keeps what :func:`cffair.datasets.registry.load` returns and
 hands out copies.
 
 A page of the book (one kernel) reads the same dataset many times: every evaluation of the claims
@@ -11,10 +11,10 @@ A registered dataset (:func:`cffair.datasets.register`) is read through the regi
 it per registration and file stamp already (an edited CSV is read again); :func:`load` only adds the
 copy of the spec for it.
 
-This module is not :func:`cffair.datasets.load` itself: the code of ``cffair.datasets`` and of its
+This module is not :func:`cffair.datasets.registry.load` itself: the code of ``cffair.datasets`` and of its
 registry enters every result record's fingerprint, so putting the cache there would mark every
 committed record stale although no number changes. Code outside the records (the book's pages,
-:mod:`cffair_book`) reads datasets through this module.
+``cffair_book``) reads datasets through this module.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ _PARSED: dict[str, Dataset] = {}
 
 
 def load(name: str) -> Dataset:
-    """:func:`cffair.datasets.load` of ``name``, parsed once per process: a copy of the frame and spec.
+    """:func:`cffair.datasets.registry.load` of ``name``, parsed once per process: a copy of the frame and spec.
 
     Raises:
-        DataError: for an unknown name, listing the known ones (as :func:`cffair.datasets.load`).
+        DataError: for an unknown name, listing the known ones (as :func:`cffair.datasets.registry.load`).
     """
     if not registry.is_builtin(name):
         frame, spec = registry.load(name)  # kept by the registry per file stamp; its frame is a copy
