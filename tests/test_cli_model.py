@@ -103,7 +103,7 @@ def test_the_model_answers_the_same_after_its_csv_is_edited_or_deleted(trained, 
 @pytest.mark.parametrize(
     ("edit", "needle"),
     [
-        (lambda f: f.drop(columns="b"), "lacks the feature column(s) ['b']"),
+        (lambda f: f.drop(columns="b"), "['b'] are named in the spec but missing from"),
         (lambda f: f.assign(s="x"), "not seen in training"),
         (lambda f: f.assign(a="high"), "non-numeric value"),
     ],
