@@ -64,6 +64,7 @@ from cffair._validation import (
     check_device,
     check_fitted,
     check_int,
+    check_learning_rate,
     check_matrix,
     check_number,
     check_target_kind,
@@ -202,7 +203,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
     Args:
         target_kind: ``"binary"`` (A1, A2; ``D(x)`` is P(y = 1)) or ``"score"`` (A3; ``D(x)`` is the score).
         setting: ``"acc"`` (accuracy axioms), ``"acc_cf"`` (+ A4) or ``"acc_cf_sg"`` (+ A4_1..n).
-        lr: Adam learning rate (default 1e-3, the reproduction's; the paper's 0.1 can
+        lr: Adam learning rate, in (0, 1] (default 1e-3, the reproduction's; the paper's 0.1 can
             collapse the fairness stages to a constant predictor, which is warned about).
         pretrain_epochs: epochs on the accuracy axioms alone (paper: 1500).
         fair_epochs: epochs after the fairness axioms are added (not given in the paper; 500).
@@ -291,7 +292,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         check_choice(self.setting, SETTINGS, "setting")
         for name in ("pretrain_epochs", "fair_epochs", "cke_epochs"):
             check_int(getattr(self, name), name)
-        check_number(self.lr, "lr", low=0, low_open=True)
+        check_learning_rate(self.lr)  # (0, 1], as the command line and the estimators
         check_number(self.fair_p, "fair_p", low=1, optional=True)  # section 2.4
         check_number(self.clip_grad, "clip_grad", low=0, low_open=True, optional=True)
         if self.semantics is not None and not isinstance(self.semantics, Semantics):

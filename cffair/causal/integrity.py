@@ -9,6 +9,8 @@ checks catch that, each with a one-line :class:`~cffair.errors.CounterfactualErr
   name (permuted row ids, shuffled rows or reordered data fail);
 * :func:`check_order`: the same for frames given in factual order without row ids (a warning
   when the spec has no causal graph to check against);
+* :func:`check_intervened`: every counterfactual has another value of its intervened feature
+  than its factual row (twins equal to the rows are no counterfactuals);
 * :func:`check_content`: a file written by :meth:`~cffair.causal.cfset.CounterfactualSet.save`
   still holds the rows whose hash it stores.
 
@@ -17,7 +19,7 @@ They compare values and raise; they never change a set, hence ``FINGERPRINT_EXEM
 
 from __future__ import annotations
 
-__all__ = ["check_content", "check_order", "check_rows"]
+__all__ = ["check_content", "check_intervened", "check_order", "check_rows"]
 
 import warnings
 from pathlib import Path
@@ -85,6 +87,29 @@ def check_rows(cfs: CounterfactualSet, factual: pd.DataFrame, graph: Any) -> Non
                 f"{feature!r} cannot change {c!r}, which it does not cause, so the row ids do not point at the rows "
                 f"these counterfactuals were made from ({int(bad.sum()):,} of {len(sub):,} rows disagree). Give each "
                 "counterfactual the positional row id of its factual row, or regenerate the counterfactuals from this data."
+            )
+
+
+def check_intervened(cfs: CounterfactualSet, factual: pd.DataFrame, *, what: str = "the counterfactual set") -> None:
+    """Check that every counterfactual row changed its intervened feature: ``x' in cf(x, F)`` has
+    another value of ``F`` than ``x`` (a twin equal to its row in ``F`` is the row itself).
+
+    Raises:
+        CounterfactualError: naming the first row that keeps its factual value, how many do and the fix.
+    """
+    frame = cfs.frame
+    for feature in cfs.features:
+        mask = (frame["feature"] == feature).to_numpy()
+        sub = frame.loc[mask]
+        ids = sub["row_id"].to_numpy(dtype=np.int64)
+        same = ~_differs(sub[feature].reset_index(drop=True), factual[feature].iloc[ids].reset_index(drop=True))
+        if same.any():
+            i = int(np.flatnonzero(same)[0])
+            raise CounterfactualError(
+                f"{what}: counterfactual row {int(np.flatnonzero(mask)[i])} keeps {feature} = {sub[feature].iloc[i]!r} "
+                f"of factual row {int(ids[i])} ({int(same.sum()):,} of {len(sub):,} rows do), but a counterfactual of an "
+                f"intervention on {feature!r} has another value of {feature!r}; return each row with {feature!r} "
+                "changed and what it causes adjusted."
             )
 
 
