@@ -176,9 +176,9 @@ class CounterfactualSet:
             raise CounterfactualError(
                 f"counterfactual file {path} does not exist; generate it with `cffair counterfactuals generate`."
             )
-        not_parquet = _not_parquet(path)
-        if not_parquet is not None:
-            raise CounterfactualError(not_parquet)
+        from cffair.causal.integrity import check_parquet
+
+        check_parquet(path)  # a CSV or text given as a counterfactual file: said so, not "corrupt"
         try:
             table = pq.read_table(path)
         except Exception as exc:  # pyarrow raises ArrowInvalid, OSError or others for a damaged file
@@ -541,32 +541,6 @@ class CounterfactualSet:
 
 
 # ---------------------------------------------------------------------------- validation
-def _not_parquet(path: Path) -> str | None:
-    """The message for a file that is no parquet file at all (it lacks the ``PAR1`` mark at its
-    start), saying what it looks like; ``None`` for a parquet file (whole or damaged)."""
-    with path.open("rb") as fh:
-        head = fh.read(512)
-    if head.startswith(b"PAR1"):
-        return None
-    try:
-        first = head.decode("utf-8").splitlines()[0] if head.strip() else ""
-    except UnicodeDecodeError:
-        first = None
-    if not head:
-        looks = "it is empty"
-    elif first is not None and any(sep in first for sep in (",", ";", "\t")):
-        looks = f"it is text, a CSV file by its first line {first[:60]!r}"
-    elif first is not None:
-        looks = f"it is text (its first line: {first[:60]!r})"
-    else:
-        looks = "it does not start with the parquet mark PAR1"
-    return (
-        f"counterfactual file {path} is not a parquet file: {looks}. Counterfactual files are the parquet files "
-        "`cffair counterfactuals generate --out FILE.parquet` writes; import counterfactuals from a CSV with "
-        "CounterfactualSet.from_files(factual, path, spec)."
-    )
-
-
 def _as_row_ids(row_id: Any, n: int, n_factual: int) -> np.ndarray:
     ids = np.asarray(list(row_id) if not isinstance(row_id, np.ndarray) else row_id)
     if ids.shape != (n,):

@@ -11,6 +11,8 @@ checks catch that, each with a one-line :class:`~cffair.errors.CounterfactualErr
   when the spec has no causal graph to check against);
 * :func:`check_intervened`: every counterfactual has another value of its intervened feature
   than its factual row (twins equal to the rows are no counterfactuals);
+* :func:`check_parquet`: a file given as a counterfactual set is a parquet file at all (a CSV is
+  named as one, not called corrupt);
 * :func:`check_content`: a file written by :meth:`~cffair.causal.cfset.CounterfactualSet.save`
   still holds the rows whose hash it stores.
 
@@ -19,7 +21,7 @@ They compare values and raise; they never change a set, hence ``FINGERPRINT_EXEM
 
 from __future__ import annotations
 
-__all__ = ["check_content", "check_intervened", "check_order", "check_rows"]
+__all__ = ["check_content", "check_intervened", "check_order", "check_parquet", "check_rows"]
 
 import warnings
 from pathlib import Path
@@ -126,6 +128,36 @@ def check_order(cfs: CounterfactualSet, factual: pd.DataFrame, spec: Any) -> Non
         )
         return
     check_rows(cfs, factual, spec.load_graph())
+
+
+def check_parquet(path: str | Path) -> None:
+    """Refuse a file that is no parquet file at all (it lacks the ``PAR1`` mark at its start),
+    saying what it looks like (a CSV, other text, nothing); a parquet file, whole or damaged, passes.
+
+    Raises:
+        CounterfactualError: naming the file, what it is and how counterfactual files are made.
+    """
+    with Path(path).open("rb") as fh:
+        head = fh.read(512)
+    if head.startswith(b"PAR1"):
+        return
+    try:
+        first = head.decode("utf-8").splitlines()[0] if head.strip() else ""
+    except UnicodeDecodeError:
+        first = None
+    if not head:
+        looks = "it is empty"
+    elif first is not None and any(sep in first for sep in (",", ";", "\t")):
+        looks = f"it is text, a CSV file by its first line {first[:60]!r}"
+    elif first is not None:
+        looks = f"it is text (its first line: {first[:60]!r})"
+    else:
+        looks = "it does not start with the parquet mark PAR1"
+    raise CounterfactualError(
+        f"counterfactual file {path} is not a parquet file: {looks}. Counterfactual files are the parquet files "
+        "`cffair counterfactuals generate --out FILE.parquet` writes; import counterfactuals from a CSV with "
+        "CounterfactualSet.from_files(factual, path, spec)."
+    )
 
 
 def check_content(frame: pd.DataFrame, stored: bytes | None, path: str | Path) -> None:
