@@ -345,23 +345,25 @@ def warn_onehot_groups(
 
 
 def warn_missing_labels(
-    frame: pd.DataFrame, spec: Any, source: str, markers: Sequence[str], *, stacklevel: int = 3
+    frame: pd.DataFrame, features: Mapping[str, str], source: str, markers: Sequence[str], *, stacklevel: int = 3
 ) -> dict[str, list[str]]:
-    """Warn (:class:`~cffair.errors.DataWarning`) about labels of the spec's category features
-    that pandas would read as a missing value (``markers``: ``NA``, ``None``, ``null``, ...).
+    """Warn (:class:`~cffair.errors.DataWarning`) about labels of category features that pandas
+    would read as a missing value (``markers``: ``NA``, ``None``, ``null``, ...).
 
     :func:`cffair.datasets.from_csv` keeps them as categories (a region ``NA``, North America,
     is one); the warning says so, for a file that writes missing values that way.
 
+    Args:
+        frame: the prepared rows.
+        features: the category features to look at, with their kinds.
+        source: the file, for the message.
+        markers: the texts pandas reads as missing.
+
     Returns:
         Feature → the labels warned about.
     """
-    from cffair.datasets.spec import CATEGORY_KINDS
-
     found: dict[str, list[str]] = {}
-    for col, kind in spec.features.items():
-        if kind not in CATEGORY_KINDS:
-            continue
+    for col, kind in features.items():
         values = frame[col].astype(str)
         labels = [m for m in markers if m and (values == m).any()]
         if not labels:

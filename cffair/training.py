@@ -2,10 +2,9 @@
 
 Section 6.3 and 7.1 of the paper: ``D`` is an MLP with hidden layers of 100 and 50 units,
 trained with Adam (the paper's learning rate 0.1; this library's default is 1e-3, see below) to
-maximise the satisfaction of the knowledge base.
-Settings with fairness axioms first **pre-train for 1500 epochs on the accuracy axioms** and
-then add the fairness axioms; counterfactual-knowledge-extraction axioms (A5) are added one at a
-time for 500 epochs each (section 7.3).
+maximise the satisfaction of the knowledge base. Settings with fairness axioms first **pre-train
+for 1500 epochs on the accuracy axioms** and then add the fairness axioms; the axioms of
+counterfactual knowledge extraction (A5) are added one at a time for 500 epochs each (section 7.3).
 
 Schedule choices made here (the paper leaves them open):
 

