@@ -22,7 +22,14 @@ Where the twins come from (``counterfactuals``):
   other rows (:meth:`~_CounterfactualFairEstimator.counterfactuals_of`), e.g. in a scorer.
 * a callable ``f(rows) -> twins``: counterfactuals produced elsewhere (the method is agnostic to
   their source, section 1): given readable rows it returns a frame with the same features,
-  one twin per row, aligned by position.
+  one twin per row, aligned by position. The twins pass the checks ``cffair train
+  --counterfactuals`` applies to a file: the sensitive attribute changed in every twin, and
+  every feature it does not cause (in the spec's causal graph) kept; rows returned unchanged,
+  shuffled, or with such a feature changed are refused (a spec without a graph is warned about).
+
+New rows (``predict``, ``predict_proba``, the twins of held-out rows) follow the rules of the
+training rows (:func:`cffair.datasets.frames.prepare_features`): ``30.7`` in an integer feature
+or ``True`` in a numeric one is refused, not truncated or read as 1.
 
 Scorers (:func:`cf_flip_rate_scorer`, :func:`cf_mse_scorer`) score a fitted estimator on the
 twins of held-out rows, so a grid search can choose by counterfactual fairness; each returns the
