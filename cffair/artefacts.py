@@ -8,12 +8,16 @@ only plain containers, numbers, strings and tensors, read back with
 * ``cffair_format`` and ``format_version``: what the file is, and which layout;
 * ``meta``: everything that is not a tensor, as one JSON string (settings, spec, graph, the
   data's hashes, the library and torch versions);
-* ``tensors``: state dicts of the networks (and Adam's state), nothing else.
+* ``tensors``: state dicts of the networks (and Adam's state), nothing else;
+* ``checksums`` and ``checksums_digest``: the SHA-256 of every other member and of their table
+  (:mod:`cffair.integrity`).
 
 A model is rebuilt from its settings and then given its weights; no object is unpickled. A file
 in an older format (a pickled object), a foreign or crafted pickle, a truncated or otherwise
 damaged file, or a file of a newer layout raises an :class:`~cffair.errors.ArtefactError` whose
-one-line message says how to regenerate it.
+one-line message says how to regenerate it. So does a file whose content is not what was
+written (torch's reader does not check the zip's CRC-32s): :func:`read_artefact` recomputes every
+member's checksum and names the one that differs (``tensors/model/0.weight``, ``meta/encoder``).
 
 :func:`data_fingerprint` hashes a data frame (its rows, each column, its rows as a set), its spec
 and its causal graph; :func:`check_data_fingerprint` compares a stored fingerprint with today's
@@ -59,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import ArtefactError, DataError
+from cffair.integrity import checksum_problem, seal, zip_damage
 
 if TYPE_CHECKING:
     from cffair.causal.cnf import CausalFlow
@@ -76,6 +81,9 @@ FLOW_FIX = "delete it and fit the flow again (cffair.causal.fit_flow, or CausalF
 
 
 # ============================================================================ the container
+_INTACT = "get an intact copy of the file, or"
+
+
 def _json_default(obj: Any) -> Any:
     from cffair.utils import json_default
 
@@ -83,7 +91,8 @@ def _json_default(obj: Any) -> Any:
 
 
 def write_artefact(path: str | Path, fmt: tuple[str, int], meta: Mapping[str, Any], tensors: Mapping[str, Any]) -> None:
-    """Write an artefact atomically: ``meta`` as JSON, ``tensors`` as plain (nested) state dicts.
+    """Write an artefact atomically: ``meta`` as JSON, ``tensors`` as plain (nested) state dicts,
+    and the checksum of every member (:func:`cffair.integrity.seal`).
 
     Args:
         path: the file to write (a temp file renamed into place: never half-written).
@@ -105,25 +114,61 @@ def write_artefact(path: str | Path, fmt: tuple[str, int], meta: Mapping[str, An
         "tensors": dict(tensors),
     }
     buf = io.BytesIO()
-    torch.save(payload, buf)
+    torch.save(seal(payload), buf)
     with atomic_path(path) as tmp:
         tmp.write_bytes(buf.getvalue())
 
 
+def _load_error(exc: BaseException, path: Path, what: str, fix: str) -> ArtefactError:
+    """The one-line error for a file that ``torch.load(weights_only=True)`` refused."""
+    damage = zip_damage(path)
+    if damage is not None:
+        return ArtefactError(f"{what} {path} is damaged ({damage}); {_INTACT} {fix}.")
+    if isinstance(exc, pickle.UnpicklingError):
+        found = re.search(r"GLOBAL ([\w.]+)", str(exc))
+        if found is None and any(
+            k in str(exc) for k in ("invalid load key", "could not find MARK", "Unsupported operand")
+        ):
+            return ArtefactError(
+                f"{what} {path} is damaged or not a cffair file at all (it is not in torch's format); {_INTACT} {fix}."
+            )
+        named = f"it names {found.group(1)}" if found else " ".join(str(exc).split())[:120]
+        return ArtefactError(
+            f"{path} is not a {what} in cffair's safe format: it holds Python objects that could run code when loaded "
+            f"(an old cffair file, or a foreign or crafted one), so it was not read ({named}); {fix}."
+        )
+    # torch / zipfile raise RuntimeError, EOFError, OSError, BadZipFile... for a damaged file
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+    return ArtefactError(f"{what} {path} is damaged (truncated or corrupt: {reason}); {_INTACT} {fix}.")
+
+
 def read_artefact(
-    path: str | Path, fmt: tuple[str, int], *, what: str, fix: str
+    path: str | Path,
+    fmt: tuple[str, int],
+    *,
+    what: str,
+    fix: str,
+    require_checksums: bool = False,
+    older: str = "",
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(meta, tensors)`` of an artefact written by :func:`write_artefact`, read without running code.
+
+    Every member is checked against the checksum written with it (:mod:`cffair.integrity`),
+    and the zip records against their CRC-32s.
 
     Args:
         path: the file.
         fmt: the ``(name, layout version)`` expected.
         what: what the file holds, for messages (``"LTN checkpoint"``).
         fix: how to regenerate it, for messages.
+        require_checksums: refuse a file without checksums (else one written before artefacts
+            carried them is read unchecked).
+        older: why an older layout is refused, for messages (``"which carries no checksums"``).
 
     Raises:
-        ArtefactError: one line naming the file, what is wrong (missing, damaged, an old or
-            foreign format that would run code, another kind of artefact, a newer layout) and ``fix``.
+        ArtefactError: one line naming the file, what is wrong (missing, damaged or edited
+            naming the member, an old or foreign format that would run code, another kind of
+            artefact, a newer layout) and ``fix``.
     """
     import torch
 
@@ -132,35 +177,32 @@ def read_artefact(
         raise ArtefactError(f"{what} {path} does not exist; {fix}.")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        found = re.search(r"GLOBAL ([\w.]+)", str(exc))
-        if found is None and any(
-            k in str(exc) for k in ("invalid load key", "could not find MARK", "Unsupported operand")
-        ):
-            raise ArtefactError(
-                f"{what} {path} is damaged or not a cffair file at all (it is not in torch's format); {fix}."
-            ) from None
-        named = f"it names {found.group(1)}" if found else " ".join(str(exc).split())[:120]
-        raise ArtefactError(
-            f"{path} is not a {what} in cffair's safe format: it holds Python objects that could run code when loaded "
-            f"(an old cffair file, or a foreign or crafted one), so it was not read ({named}); {fix}."
-        ) from None
-    except Exception as exc:  # torch / zipfile raise RuntimeError, EOFError, OSError, BadZipFile... for a damaged file
-        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
-        raise ArtefactError(f"{what} {path} is damaged (truncated or corrupt: {reason}); {fix}.") from None
+    except Exception as exc:
+        raise _load_error(exc, path, what, fix) from None
     if not isinstance(payload, dict) or "cffair_format" not in payload:
+        damage = zip_damage(path)
+        if damage is not None:
+            raise ArtefactError(f"{what} {path} is damaged ({damage}); {_INTACT} {fix}.")
         old = isinstance(payload, dict) and str(payload.get("format", "")).startswith("cffair.")
         why = (
             "in the format of an older cffair, which carries no hashes of its data" if old else "not a cffair artefact"
         )
         raise ArtefactError(f"{path} is {why}; {fix}.")
     name, version = payload.get("cffair_format"), payload.get("format_version")
+    if (name != fmt[0] or version != fmt[1]) and "checksums" in payload:
+        problem = checksum_problem(payload)
+        if problem is not None:  # the header itself may be what a flipped byte changed
+            raise ArtefactError(
+                f"{what} {path} is damaged or was edited ({problem}; it says it holds a {name} of layout {version}); "
+                f"{_INTACT} {fix}."
+            )
     if name != fmt[0]:
         raise ArtefactError(f"{path} holds a {name}, not a {what}; pass a {what} file, or {fix}.")
     if version != fmt[1]:
         made = payload.get("cffair_version", "an unknown version")
+        why = f", {older}" if older and isinstance(version, int) and version < fmt[1] else ""
         raise ArtefactError(
-            f"{what} {path} has layout {version} (written by cffair {made}); this cffair reads layout {fmt[1]}: "
+            f"{what} {path} has layout {version} (written by cffair {made}){why}; this cffair reads layout {fmt[1]}: "
             f"use the cffair that wrote it, or {fix}."
         )
     try:
@@ -170,8 +212,18 @@ def read_artefact(
             raise TypeError("meta or tensors is not a mapping")
     except Exception as exc:  # a tampered or truncated meta string
         raise ArtefactError(
-            f"{what} {path} is damaged (its metadata is unreadable: {type(exc).__name__}: {str(exc)[:120]}); {fix}."
+            f"{what} {path} is damaged (its metadata is unreadable: {type(exc).__name__}: {str(exc)[:120]}); "
+            f"{_INTACT} {fix}."
         ) from None
+    if "checksums" in payload or "checksums_digest" in payload:
+        problem = checksum_problem(payload)
+        if problem is not None:
+            raise ArtefactError(f"{what} {path} is damaged or was edited: {problem}; {_INTACT} {fix}.")
+    elif require_checksums:
+        raise ArtefactError(f"{what} {path} carries no checksums, so damage or edits to it cannot be detected; {fix}.")
+    damage = zip_damage(path)
+    if damage is not None:
+        raise ArtefactError(f"{what} {path} is damaged ({damage}); {_INTACT} {fix}.")
     meta["_written_by"] = {"cffair": payload.get("cffair_version"), "torch": payload.get("torch_version")}
     return meta, tensors
 

@@ -24,6 +24,13 @@ held-out losses and twins are compared on Adult and on a structural model with k
 (:func:`cffair.causal.generate`; keyed by the data, the spec's reading of it, the graph, the
 settings and the seed), so a second audit of another model on the same data fits nothing.
 
+Predictions are matched to their rows by identity (:mod:`cffair.alignment`): predictions made
+elsewhere (:func:`audit_scores`) are joined on ``row_id`` (and the twins' on the twins file's key
+columns), or read by position only where a stored hash establishes the order; twins brought from
+elsewhere pass the same checks as in ``cffair train --counterfactuals``
+(:func:`cffair.causal.integrity.check_belongs`) before any model is called; and a binary
+target's predictions must be probabilities in [0, 1] (:func:`check_range`).
+
 Example::
 
     from sklearn.linear_model import LogisticRegression
@@ -46,6 +53,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from cffair.alignment import TWIN_KEYS, align, factual_keys
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.config import FlowConfig
 from cffair.datasets.spec import Dataset, DatasetSpec
@@ -60,6 +68,7 @@ __all__ = [
     "audit_scores",
     "bootstrap_indices",
     "by_subgroup",
+    "check_range",
     "scores_of",
 ]
 
@@ -141,6 +150,45 @@ def _finite(values: Any, n: int, what: str) -> np.ndarray:
     if not np.isfinite(out).all():
         raise DataError(f"{what} hold {int((~np.isfinite(out)).sum())} non-finite value(s) (NaN or infinity).")
     return out
+
+
+def check_range(values: np.ndarray, target_kind: str, what: str) -> None:
+    """Refuse predictions outside what the target kind allows.
+
+    A binary target's predictions are probabilities ``P(y = 1)`` in [0, 1]: a negative value is
+    refused (log-odds or a decision function, not a probability), and values above 1 are refused
+    with, when all of them lie in [0, 100], the fix for percentages (divide by 100). A score
+    target's predictions are any finite numbers.
+
+    Example:
+        >>> check_range(np.array([0.2, 0.9]), "binary", "the predictions")
+        >>> try:
+        ...     check_range(np.array([20.0, 90.0]), "binary", "the predictions")
+        ... except DataError as e:
+        ...     print(str(e).split(": ")[-1])
+        percentages? divide them by 100.
+
+    Raises:
+        DataError: naming the offending range and the fix.
+    """
+    if target_kind != "binary" or len(values) == 0:
+        return
+    low, high = float(values.min()), float(values.max())
+    if low < 0:
+        raise DataError(
+            f"{what} must be probabilities P(y = 1) in [0, 1] for a binary target, but go down to {low:.4g} "
+            f"({int((values < 0).sum()):,} negative); give predict_proba's probability of class 1, not log-odds or a "
+            "decision function's value."
+        )
+    if high > 1:
+        hint = (
+            "percentages? divide them by 100."
+            if high <= 100
+            else "give predict_proba's probability of class 1, not a score or a count."
+        )
+        raise DataError(
+            f"{what} must be probabilities P(y = 1) in [0, 1] for a binary target, but reach {high:.4g}: {hint}"
+        )
 
 
 def bootstrap_indices(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
@@ -242,9 +290,16 @@ def audit(
         n_boot: bootstrap resamples of the pairs per subgroup (0: no intervals).
         ci: the interval's quantiles.
 
+    ``data`` and ``twins`` are checked before ``predict`` is first called: the frame must have
+    the spec's feature columns, and twins brought from elsewhere pass the checks of ``cffair
+    train --counterfactuals`` (:func:`cffair.causal.integrity.check_belongs`: the spec's columns,
+    the stored data hash, the row ids and, with a causal graph, that each twin belongs to the row
+    its row id names).
+
     Raises:
-        DataError: for predictions that are not one finite number per row, or twins that do not
-            belong to ``data``.
+        DataError: for data without the spec's feature columns, or predictions that are not one
+            finite number per row (for a binary target, not probabilities in [0, 1]).
+        CounterfactualError: for twins that do not belong to ``data``.
     """
     from cffair.causal import generate
 
@@ -254,13 +309,35 @@ def audit(
         data = load(data)
     frame, spec = data
     _check_bootstrap(n_boot, ci)
+    _check_frame(frame, spec)
     if twins is None:
         config = audit_flow_config(flow_config, flow_fit)
         twins = generate((frame, spec), interventions, config=config, seed=seed, cache_dir=cache_dir, progress=progress)
+    else:
+        _check_twins(twins, frame, spec)
+    if len(twins.frame) == 0:
+        raise DataError("the counterfactual set holds no pairs; generate twins for at least one intervention.")
     features = list(spec.features)
     d_rows = scores_of(predict, frame[features].reset_index(drop=True), "predict on the factual rows")
     d_cf = scores_of(predict, twins.frame[features].reset_index(drop=True), "predict on the twins")
-    return audit_scores(d_rows, d_cf, twins, (frame, spec), seed=seed, n_boot=n_boot, ci=ci)
+    return _scores(d_rows, d_cf, twins, frame, spec, seed=seed, n_boot=n_boot, ci=ci)
+
+
+def _check_frame(frame: pd.DataFrame, spec: DatasetSpec) -> None:
+    missing = [c for c in spec.features if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"the data lacks the feature column(s) {missing[:6]} of the spec {spec.name!r}; pass the frame the spec "
+            "describes (cffair.datasets.load or from_csv)."
+        )
+
+
+def _check_twins(twins: CounterfactualSet, frame: pd.DataFrame, spec: DatasetSpec) -> None:
+    from cffair.causal.integrity import check_belongs
+
+    check_belongs(twins, frame, spec)
+    if len(twins.frame) == 0:
+        raise DataError("the counterfactual set holds no pairs; give twins for at least one intervention.")
 
 
 def audit_flow_config(
@@ -303,24 +380,74 @@ def audit_scores(
     n_boot: int = 200,
     ci: tuple[float, float] = CI_QUANTILES,
 ) -> AuditResult:
-    """The audit from predictions already made: ``d_rows`` for each row of ``data`` (in order)
-    and ``d_cf`` for each row of ``twins.frame`` (in order), e.g. by a model outside Python.
+    """The audit from predictions already made, e.g. by a model outside Python.
+
+    Each prediction is matched to its row by identity (:func:`cffair.alignment.align`):
+
+    * ``d_rows``, one prediction per row of ``data``: a CSV path or a frame with columns ``d``
+      and ``row_id`` (the row's 0-based position in ``data``; any order), or an array (or a
+      one-column frame) in ``data``'s order; a one-column CSV without ``row_id`` only with the
+      row hash :func:`cffair.alignment.save_predictions` stores beside it.
+    * ``d_cf``, one prediction per row of ``twins.frame``: the same, with column ``d_cf`` and
+      the twins file's key columns (``row_id`` and as many of ``feature``, ``value``, ``sample``
+      as name one twin each), or an array in ``twins.frame``'s order.
+
+    ``twins`` passes the checks of ``cffair train --counterfactuals``
+    (:func:`cffair.causal.integrity.check_belongs`) and, for a binary target, the predictions
+    must be probabilities in [0, 1] (:func:`check_range`).
 
     Raises:
-        DataError: for predictions of the wrong length or not finite, or twins that do not
-            belong to ``data``.
+        DataError: for predictions that cannot be matched to their rows (no key, a key missing,
+            repeated or unknown; a positional file without its stored hash), of the wrong length,
+            not finite or out of range.
+        CounterfactualError: for twins that do not belong to ``data``.
     """
     frame, spec = data
     _check_bootstrap(n_boot, ci)
-    twins.check_data(frame)
+    _check_frame(frame, spec)
+    _check_twins(twins, frame, spec)
+    features = list(spec.features)
+    fix_rows = "add a row_id column: the 0-based position of each prediction's row in the data"
+    fix_twins = "add the twins file's row_id, feature, value and sample columns to each prediction"
+    d_rows = align(
+        d_rows,
+        factual_keys(len(frame)),
+        frame,
+        features,
+        column="d",
+        what="the predictions for the data rows",
+        fix=fix_rows,
+    )
+    d_cf = align(
+        d_cf,
+        twins.frame[list(TWIN_KEYS)],
+        twins.frame,
+        features,
+        column="d_cf",
+        what="the predictions for the twins",
+        fix=fix_twins,
+    )
+    return _scores(d_rows, d_cf, twins, frame, spec, seed=seed, n_boot=n_boot, ci=ci)
+
+
+def _scores(
+    d_rows: Any,
+    d_cf: Any,
+    twins: CounterfactualSet,
+    frame: pd.DataFrame,
+    spec: DatasetSpec,
+    *,
+    seed: int,
+    n_boot: int,
+    ci: tuple[float, float],
+) -> AuditResult:
+    """The audit of predictions in the order of ``frame``'s rows and of ``twins.frame``'s (checked)."""
     long = twins.frame
     row_id = long["row_id"].to_numpy(dtype=np.int64)
-    if len(row_id) == 0:
-        raise DataError("the counterfactual set holds no pairs; generate twins for at least one intervention.")
-    if row_id.min() < 0 or row_id.max() >= len(frame):
-        raise DataError(f"the twins' row ids reach {int(row_id.max())} but the data has {len(frame)} rows.")
     d_rows = _finite(d_rows, len(frame), "the predictions for the factual rows")
     d_cf = _finite(d_cf, len(long), "the predictions for the twins")
+    check_range(d_rows, spec.target_kind, "the predictions for the factual rows")
+    check_range(d_cf, spec.target_kind, "the predictions for the twins")
     d = d_rows[row_id]
     threshold = (
         0.5 if spec.target_kind == "binary" else decision_threshold(d_rows, "score", spec.favourable_top_fraction)

@@ -6,6 +6,15 @@ code runs is the closure of its import statements (:meth:`SourceTree.closure`). 
 fingerprints (:mod:`cffair.experiments.fingerprint`), the cache keys of fitted flows and
 counterfactual sets (:mod:`cffair.causal.cache`) and of pre-trainings (:mod:`cffair.pretraining`)
 all hash code here, so that a docstring edit invalidates none of them.
+
+Moving a module is not a change of what it does. :data:`MOVES` is the ledger of moves: a moved
+module's name today → the name it is fingerprinted under (the one it had when records were first
+made). Before hashing, every reference to a moved module (an import statement's module path, an
+imported submodule, a string naming it for ``importlib``) is read as its ledger name, and the
+fingerprint is keyed by ledger names, so a move that keeps each import's target stales nothing:
+every hash and key is what it was. :func:`cffair.experiments.fingerprint.diff` is rename-aware
+as well: a module that left the fingerprint under one name and came back under another with the
+same normalised code is a move, not a reason.
 """
 
 from __future__ import annotations
@@ -13,16 +22,21 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-__all__ = ["EXEMPT_FLAG", "SourceTree", "code_hash", "code_version", "normalised_code"]
+__all__ = ["EXEMPT_FLAG", "MOVES", "SourceTree", "code_hash", "code_version", "normalised_code"]
 
 #: The name a module assigns ``True`` to declare that it cannot change a number.
 EXEMPT_FLAG = "FINGERPRINT_EXEMPT"
 FINGERPRINT_EXEMPT = True  # hashing code is bookkeeping: editing this module changes no number
+
+#: The ledger of moved modules: name today → the name its fingerprint is keyed and hashed under.
+#: A move adds one line here (``tools/structure.py --moves`` lists the renames git sees); an entry
+#: is never removed while a committed record names the old module.
+MOVES: Mapping[str, str] = {}
 
 
 # ============================================================================ normalised code
@@ -54,6 +68,60 @@ def normalised_code(source: str) -> str:
     return ast.dump(_strip_docstrings(ast.parse(source)), annotate_fields=False, include_attributes=False)
 
 
+class _Canonical(ast.NodeTransformer):
+    """Rewrites references to moved modules into their ledger names (see :data:`MOVES`)."""
+
+    def __init__(self, moves: Mapping[str, str]) -> None:
+        self.moves = moves
+
+    def visit_Import(self, node: ast.Import) -> ast.Import:
+        for alias in node.names:
+            alias.name = self.moves.get(alias.name, alias.name)
+        return node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | list[ast.AST]:
+        module = node.module or ""
+        moved = [f"{module}.{a.name}" in self.moves for a in node.names]
+        if not any(moved):
+            node.module = self.moves.get(module, module) if node.module else None
+            return node
+        # ``from package import submodule``: each moved submodule is imported as its ledger name was
+        out: list[ast.AST] = []
+        for alias, is_moved in zip(node.names, moved):
+            if is_moved:
+                parent, _, name = self.moves[f"{module}.{alias.name}"].rpartition(".")
+                asname = None if alias.asname in (None, name) else alias.asname
+                out.append(ast.ImportFrom(module=parent, names=[ast.alias(name=name, asname=asname)], level=0))
+            else:
+                out.append(ast.ImportFrom(module=self.moves.get(module, module), names=[alias], level=node.level))
+        return out[0] if len(out) == 1 else out
+
+    def visit_Constant(self, node: ast.Constant) -> ast.Constant:
+        if isinstance(node.value, str) and node.value in self.moves:
+            node.value = self.moves[node.value]
+        return node
+
+
+def canonical_code(source: str, moves: Mapping[str, str]) -> str:
+    """:func:`normalised_code` with every reference to a moved module read as its ledger name.
+
+    With no move that the source refers to, it is :func:`normalised_code` itself, so a ledger
+    entry changes no hash of a module that does not refer to the moved one.
+
+    >>> moves = {"pkg.new.mod": "pkg.mod"}
+    >>> canonical_code("from pkg.new.mod import f", moves) == normalised_code("from pkg.mod import f")
+    True
+    >>> canonical_code("from pkg.new import mod", moves) == normalised_code("from pkg import mod")
+    True
+    >>> canonical_code("x = 'pkg.new.mod'", moves) == normalised_code("x = 'pkg.mod'")
+    True
+    """
+    tree = _strip_docstrings(ast.parse(source))
+    if moves:
+        tree = _Canonical(moves).visit(tree)
+    return ast.dump(tree, annotate_fields=False, include_attributes=False)
+
+
 def _hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -75,17 +143,21 @@ class SourceTree:
     Args:
         sources: module name (``cffair.causal.flow``) → source text.
         packages: the names in ``sources`` that are packages (their ``__init__``).
+        moves: the ledger of moved modules (:data:`MOVES`, the default for the installed tree).
     """
 
     sources: dict[str, str]
     packages: frozenset[str] = frozenset()
+    moves: Mapping[str, str] = field(default_factory=dict)
     _trees: dict[str, ast.Module] = field(default_factory=dict, repr=False)
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
     _imports: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     # ---------------------------------------------------------------- construction
     @classmethod
-    def from_directory(cls, root: str | Path, package: str = "cffair") -> SourceTree:
+    def from_directory(
+        cls, root: str | Path, package: str = "cffair", moves: Mapping[str, str] | None = None
+    ) -> SourceTree:
         """Read every ``.py`` file under ``root`` (the package folder) as module sources."""
         root = Path(root)
         sources: dict[str, str] = {}
@@ -98,7 +170,7 @@ class SourceTree:
                 parts = parts[:-1]
                 packages.add(".".join(parts))
             sources[".".join(parts)] = path.read_text(encoding="utf-8")
-        return cls(sources, frozenset(packages))
+        return cls(sources, frozenset(packages), dict(MOVES if moves is None else moves))
 
     @classmethod
     def installed(cls) -> SourceTree:
@@ -112,10 +184,14 @@ class SourceTree:
         return self._trees[module]
 
     def code_hash(self, module: str) -> str:
-        """Hash of a module's normalised code."""
+        """Hash of a module's normalised code, references to moved modules read as their ledger names."""
         if module not in self._hashes:
-            self._hashes[module] = code_hash(self.sources[module])
+            self._hashes[module] = _hash(canonical_code(self.sources[module], self.moves))
         return self._hashes[module]
+
+    def ledger_name(self, module: str) -> str:
+        """The name a module is fingerprinted under: its ledger name if it moved, else its name."""
+        return self.moves.get(module, module)
 
     def exempt(self, module: str) -> bool:
         """Whether the module declares ``FINGERPRINT_EXEMPT = True`` (it cannot change a number)."""
@@ -151,21 +227,23 @@ class SourceTree:
                     return target
         return None
 
-    def imports(self, module: str) -> set[str]:
+    def imports(self, module: str, *, type_only: bool = False) -> set[str]:
         """Modules of the tree that ``module`` imports anywhere (also inside functions).
 
         A string that is exactly the name of a module of the tree counts as an import too (lazy
         imports through ``importlib`` and module ``__getattr__``): a dependency may be
-        over-counted, never missed. Imports under ``if TYPE_CHECKING:`` are left out: they only
-        serve the type checker.
+        over-counted, never missed. Imports under ``if TYPE_CHECKING:`` are left out unless
+        ``type_only``: they do not run (so they are not a record's code), but they are coupling
+        all the same (the structure checks count them).
         """
-        if module in self._imports:
-            return set(self._imports[module])
+        key = f"{module}\0typed" if type_only else module
+        if key in self._imports:
+            return set(self._imports[key])
         found: set[str] = set()
 
         def visit(node: ast.AST) -> None:
             for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.If) and _is_type_checking(child.test):
+                if isinstance(child, ast.If) and _is_type_checking(child.test) and not type_only:
                     for sub in child.orelse:
                         visit(sub)
                     continue
@@ -190,7 +268,7 @@ class SourceTree:
 
         visit(self.tree(module))
         found.discard(module)
-        self._imports[module] = found
+        self._imports[key] = found
         return set(found)
 
     def closure(self, roots: Iterable[str], stop: Iterable[str] = ()) -> set[str]:
@@ -222,11 +300,59 @@ class SourceTree:
         what they dispatch to is named among the roots.
         """
         mods = self.closure(roots, stop) | {m for m in shallow if not self.exempt(m)}
-        return {m: self.code_hash(m) for m in sorted(mods)}
+        return dict(sorted((self.ledger_name(m), self.code_hash(m)) for m in mods))
 
-    def import_graph(self) -> dict[str, set[str]]:
-        """``{module: modules it imports}`` for every module of the tree."""
-        return {m: self.imports(m) for m in self.sources}
+    def import_graph(self, *, type_only: bool = False) -> dict[str, set[str]]:
+        """``{module: modules it imports}`` for every module of the tree (``type_only``: with the
+        imports under ``if TYPE_CHECKING:``)."""
+        return {m: self.imports(m, type_only=type_only) for m in self.sources}
+
+    def cycles(self, *, type_only: bool = True) -> list[list[str]]:
+        """Every import cycle (a strongly connected component of more than one module, Tarjan's
+        algorithm), type-only imports included by default. A package's ``__init__`` importing
+        its own submodules is not a cycle with them.
+
+        >>> SourceTree({"p.a": "import p.b", "p.b": "from p import a", "p": ""}, frozenset({"p"})).cycles()
+        [['p.a', 'p.b']]
+        """
+        graph = self.import_graph(type_only=type_only)
+        edges = {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in graph.items()}
+        return _strongly_connected(edges)
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components with more than one node, each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
 
 
 def _is_type_checking(test: ast.expr) -> bool:

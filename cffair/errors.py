@@ -102,6 +102,11 @@ class ExpressionError(CffairError, ValueError):
     does not accept, or that names an unknown column or value."""
 
 
+class MetricWarning(CffairWarning):
+    """A metric that cannot be computed on these rows (the calibrated CF-MSE of a fold whose
+    training rows hold one class): it is recorded as not computable (``None``) and the run goes on."""
+
+
 class DataWarning(CffairWarning):
     """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
     as separate binary features)."""

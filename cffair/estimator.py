@@ -31,9 +31,12 @@ New rows (``predict``, ``predict_proba``, the twins of held-out rows) follow the
 training rows (:func:`cffair.datasets.frames.prepare_features`): ``30.7`` in an integer feature
 or ``True`` in a numeric one is refused, not truncated or read as 1.
 
-Scorers (:func:`cf_flip_rate_scorer`, :func:`cf_mse_scorer`) score a fitted estimator on the
-twins of held-out rows, so a grid search can choose by counterfactual fairness; each returns the
-negated metric, as scikit-learn maximises a score.
+Scorers (:func:`cf_flip_rate_scorer`, :func:`cf_mse_scorer`, and :func:`cf_scorer` for any
+estimator given a twin generator) score a fitted estimator on the twins of held-out rows, also as
+the last step of a :class:`~sklearn.pipeline.Pipeline`, so a grid search can choose by
+counterfactual fairness; each returns the negated metric, as scikit-learn maximises a score, and
+the worst score for a collapsed model (:mod:`cffair.screen`), which is fair only because it says
+the same thing to everyone.
 
 Example::
 
@@ -52,6 +55,7 @@ attribute and the causal graph are named columns) and the twins need a causal gr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -75,6 +79,7 @@ __all__ = [
     "CounterfactualFairRegressor",
     "cf_flip_rate_scorer",
     "cf_mse_scorer",
+    "cf_scorer",
 ]
 
 FINGERPRINT_EXEMPT = True  # a user-facing wrapper: no reproduction record runs it
@@ -363,21 +368,96 @@ class CounterfactualFairRegressor(RegressorMixin, _CounterfactualFairEstimator):
         return self._d(X)
 
 
-def cf_flip_rate_scorer(estimator: _CounterfactualFairEstimator, X: pd.DataFrame, y: Any = None) -> float:
-    """Minus the share of rows whose decision changes on their twin (higher is fairer).
+def _scoring_step(estimator: Any, X: Any) -> tuple[_CounterfactualFairEstimator, Any]:
+    """The cffair estimator that scores, and the rows it reads: ``estimator`` itself, or a
+    :class:`~sklearn.pipeline.Pipeline`'s last step with ``X`` passed through the steps before it."""
+    if hasattr(estimator, "cf_decisions"):
+        return estimator, X
+    steps = getattr(estimator, "steps", None)
+    if steps and hasattr(steps[-1][1], "cf_decisions"):
+        return steps[-1][1], (estimator[:-1].transform(X) if len(steps) > 1 else X)
+    raise DataError(
+        f"a {type(estimator).__name__} has no twins of its own to score on: use cf_scorer(metric, counterfactuals=f) "
+        "with a function f(rows) -> twins (e.g. the twins of a fitted cffair estimator's counterfactuals_of)."
+    )
 
-    For a score target the decision threshold is :func:`cffair.metrics.decision_threshold` of
-    the factual scores (the spec's favourable top fraction).
+
+def _positive(estimator: Any, y: Any) -> np.ndarray:
+    classes = getattr(estimator, "classes_", None)
+    y = np.asarray(y)
+    return (y == classes[1]).astype(int) if classes is not None and len(classes) == 2 else y.astype(int)
+
+
+def _worst(metric: str, target_kind: str) -> float:
+    """The worst score a metric can give: a flip rate of 1; a binary CF-MSE of 1; an unbounded score's −∞."""
+    return -1.0 if metric == "flip_rate" or target_kind == "binary" else -math.inf
+
+
+def cf_scorer(
+    metric: Literal["flip_rate", "cf_mse"] = "flip_rate",
+    counterfactuals: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    *,
+    screen_collapsed: bool = True,
+) -> Callable[..., float]:
+    """A scikit-learn scorer of counterfactual fairness (higher is fairer: the metric negated).
+
+    It scores a fitted cffair estimator on its own twins of the rows (through a
+    :class:`~sklearn.pipeline.Pipeline` too: the last step scores the rows the steps before it
+    make), or any estimator with ``predict_proba`` (``predict`` for scores) on the twins that
+    ``counterfactuals(rows)`` returns (one per row in order, or several with a ``row_id`` column).
+
+    A collapsed model (:func:`cffair.screen.screen`: constant or near-constant decisions, or
+    accuracy at or below the majority rate on the scored rows) gets the worst score the metric
+    can give, so that model selection never picks a model that is fair because it says the
+    same thing to everyone. ``screen_collapsed=False`` turns that off.
+
+    Args:
+        metric: ``"flip_rate"`` (share of twins whose decision differs) or ``"cf_mse"``.
+        counterfactuals: the twins of any rows, for estimators that have none of their own.
+        screen_collapsed: score collapsed models as the worst.
     """
-    d, d_cf = estimator.cf_decisions(X)
-    if estimator.spec_.target_kind == "binary":
-        return -cf_flip_rate(d, d_cf)
-    from cffair.metrics import decision_threshold
+    check_choice(metric, ("flip_rate", "cf_mse"), "metric")
 
-    return -cf_flip_rate(d, d_cf, threshold=decision_threshold(d, "score", estimator.spec_.favourable_top_fraction))
+    def score(estimator: Any, X: pd.DataFrame, y: Any = None) -> float:
+        from cffair.metrics import decision_threshold
+        from cffair.screen import screen
+
+        if counterfactuals is None:
+            step, rows = _scoring_step(estimator, X)
+            kind = step.spec_.target_kind
+            top = step.spec_.favourable_top_fraction
+            d, d_cf = step.cf_decisions(rows)
+            factual = step._d(rows)
+        else:
+            step, kind = estimator, "binary" if hasattr(estimator, "predict_proba") else "score"
+            top = 0.4
+
+            def out(frame: pd.DataFrame) -> np.ndarray:
+                if kind == "binary":
+                    return np.asarray(estimator.predict_proba(frame))[:, 1]
+                return np.asarray(estimator.predict(frame), dtype=np.float64)
+
+            twins = counterfactuals(X)
+            factual = out(X)
+            row_id = twins["row_id"].to_numpy() if "row_id" in twins else np.arange(len(X))
+            d, d_cf = factual[row_id], out(twins[list(X.columns)])
+        threshold = 0.5 if kind == "binary" else decision_threshold(factual, "score", top)
+        if screen_collapsed:
+            truth = None if y is None else (_positive(step, y) if kind == "binary" else y)
+            if screen(factual, truth, target_kind=kind, threshold=threshold):
+                return _worst(metric, kind)
+        if metric == "flip_rate":
+            return -cf_flip_rate(d, d_cf, threshold=threshold)
+        return -cf_mse(d, d_cf)
+
+    score.__name__ = f"cf_{metric}_scorer"
+    return score
 
 
-def cf_mse_scorer(estimator: _CounterfactualFairEstimator, X: pd.DataFrame, y: Any = None) -> float:
-    """Minus the CF-MSE, the mean of ``(D(x) − D(x′))²`` over the rows of ``X`` (higher is fairer)."""
-    d, d_cf = estimator.cf_decisions(X)
-    return -cf_mse(d, d_cf)
+#: Minus the share of rows whose decision changes on their twin (higher is fairer); the worst
+#: score (−1) for a collapsed model. For a score target the decision threshold is
+#: :func:`cffair.metrics.decision_threshold` of the factual scores (the spec's favourable top fraction).
+cf_flip_rate_scorer = cf_scorer("flip_rate")
+#: Minus the CF-MSE, the mean of ``(D(x) − D(x′))²`` over the twins of the rows (higher is fairer);
+#: the worst score for a collapsed model.
+cf_mse_scorer = cf_scorer("cf_mse")

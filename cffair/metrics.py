@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -32,7 +33,7 @@ from fairlearn.metrics import MetricFrame
 from sklearn.metrics import mean_squared_error
 
 from cffair._validation import TargetKind, check_target_kind
-from cffair.errors import DataError
+from cffair.errors import DataError, MetricWarning
 
 #: Outputs closer than this to 0 or 1 count as saturated (:func:`saturation`).
 SATURATION_EPS = 0.01
@@ -212,6 +213,8 @@ def calibrator(d_train: Any, y_train: Any, method: Literal["platt", "isotonic"] 
         raise DataError(f"{len(d)} training outputs but {len(y)} labels.")
     if not set(np.unique(y)) <= {0.0, 1.0}:
         raise DataError("calibration needs binary labels 0/1; a score target has no probability to calibrate.")
+    if len(np.unique(y)) < 2:
+        raise DataError(f"calibration needs both labels among the training rows, but all {len(y)} are {int(y[0])}.")
     if method == "isotonic":
         from sklearn.isotonic import IsotonicRegression
 
@@ -267,7 +270,9 @@ def evaluate(
         binary target also ``positive_rate`` (share of test rows predicted 1),
         ``majority_rate`` (share of the test rows' majority label: the accuracy of a constant
         predictor), ``saturation`` (:func:`saturation` of the test predictions) and, with
-        ``train``, ``calibrated_cf_mse`` (:func:`calibrated_cf_mse`, Platt).
+        ``train``, ``calibrated_cf_mse`` (:func:`calibrated_cf_mse`, Platt; ``None``, not
+        computable, with a :class:`~cffair.errors.MetricWarning` when the training rows hold one
+        class: the run goes on, as it does for a constant predictor).
     """
     check_target_kind(target_kind)
     X = np.asarray(X_test, dtype=np.float32)
@@ -303,6 +308,18 @@ def evaluate(
         out["saturation"] = saturation(pred)
         if train is not None:
             X_train, y_train = train
-            d_train = _vec(score_fn(np.asarray(X_train, dtype=np.float32)), "score_fn(X_train)")
-            out["calibrated_cf_mse"] = calibrated_cf_mse(d_train, y_train, d_x, d_cf, "platt")
+            labels = np.unique(_vec(y_train, "y_train"))
+            if len(labels) < 2:  # nothing to calibrate against: not computable, as the run goes on
+                held = f"all have the label {labels[0]:g}" if len(labels) else "are none"
+                warnings.warn(
+                    f"the calibrated CF-MSE is not computable on this fold: its training rows {held} and a calibrator "
+                    "needs both labels; it is recorded as None. Give every training fold both classes (more rows of "
+                    "the rare class, or fewer folds).",
+                    MetricWarning,
+                    stacklevel=2,
+                )
+                out["calibrated_cf_mse"] = None
+            else:
+                d_train = _vec(score_fn(np.asarray(X_train, dtype=np.float32)), "score_fn(X_train)")
+                out["calibrated_cf_mse"] = calibrated_cf_mse(d_train, y_train, d_x, d_cf, "platt")
     return out

@@ -32,7 +32,7 @@ Schedule choices made here (the paper leaves them open):
   test accuracy 0.587 at 0.1 against 0.682 at 1e-3. The paper's value is one argument away:
   ``LTNLearner(..., lr=0.1)``, or ``cffair train --lr 0.1``; the constant-predictor warning
   below still guards it.
-* **Denormal floats flushed to zero while training** (:func:`flushed_denormals`, CPU only): the
+* **Denormal floats flushed to zero while training** (:func:`cffair.devices.flushed_denormals`, CPU only): the
   saturated predicate's gradients are denormal, which x86 computes many times slower; the
   trained model is bit-identical (``benchmarks/bench_denormals.py``).
 * Without pre-training, A1 + A2 + A4 collapse to "always positive" (sat ≈ 0.667): fitting a
@@ -42,11 +42,10 @@ Schedule choices made here (the paper leaves them open):
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,7 +68,7 @@ from cffair._validation import (
     check_target_kind,
 )
 from cffair.contract import PredictMixin
-from cffair.devices import resolve_device
+from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import CffairWarning, DataError, DeviceError, ParameterError
 from cffair.logic import (
     Axiom,
@@ -125,34 +124,6 @@ def _pair_arrays(pairs: Any) -> tuple[np.ndarray, np.ndarray]:
         except AttributeError:
             raise DataError(f"pairs must be a CFPairs or a tuple (x, x_cf), got {type(pairs).__name__}.") from None
     return np.asarray(x, dtype=np.float32), np.asarray(x_cf, dtype=np.float32)
-
-
-def _flushing_denormals() -> bool:
-    """Whether this process's CPU arithmetic flushes float32 denormals to zero now."""
-    tiny = torch.tensor([1e-39], dtype=torch.float32)  # a denormal (below 1.18e-38)
-    return bool(float(tiny * 2.0) == 0.0)
-
-
-@contextlib.contextmanager
-def flushed_denormals(device: torch.device | str = "cpu") -> Iterator[None]:
-    """Flush float32 denormals to zero on the CPU inside the block, then restore the process's setting.
-
-    A saturated predicate's gradients are denormal, and x86 CPUs compute with denormals many times
-    slower (see the module's notes). Accelerators are left alone (they flush in their own kernels).
-
-    >>> with flushed_denormals():
-    ...     float(torch.tensor([1e-39]) * 2.0)
-    0.0
-    """
-    if torch.device(device).type != "cpu":
-        yield
-        return
-    before = _flushing_denormals()
-    torch.set_flush_denormal(True)
-    try:
-        yield
-    finally:
-        torch.set_flush_denormal(before)
 
 
 def _check_X(X: Any, n_features: int | None = None, what: str = "X") -> np.ndarray:

@@ -45,7 +45,7 @@ def torch_cpu_setup() -> None:
 
     The floating-point unit's handling of denormal floats is left alone here: flushing them to
     zero process-wide would change every library in the process. The LTN learner flushes them
-    only while it trains (:func:`cffair.training.flushed_denormals`), where its saturated
+    only while it trains (:func:`cffair.devices.flushed_denormals`), where its saturated
     predicate makes them common.
     """
     import torch

@@ -24,7 +24,7 @@ from cffair.audit import audit, audit_scores, by_subgroup
 from cffair.causal import CounterfactualSet
 from cffair.cli import main
 from cffair.datasets import DatasetSpec, prepare
-from cffair.errors import DataError
+from cffair.errors import CounterfactualError, DataError
 
 SPEC = {**toy_estimator.SPEC, "subgroups": ["s"]}  # the estimator tests' toy model, with its subgroups
 
@@ -254,8 +254,10 @@ def _numeric(rows):
 
 def test_cli_audits_predictions_made_elsewhere(files, capsys) -> None:
     tmp, frame, spec, cfs = files
-    pd.DataFrame({"d": only_s(frame)}).to_csv(tmp / "p.csv", index=False)
-    pd.DataFrame({"d_cf": only_s(cfs.frame)}).to_csv(tmp / "t.csv", index=False)
+    pd.DataFrame({"row_id": np.arange(len(frame)), "d": only_s(frame)}).to_csv(tmp / "p.csv", index=False)
+    cfs.frame[["row_id", "feature", "value", "sample"]].assign(d_cf=only_s(cfs.frame)).to_csv(
+        tmp / "t.csv", index=False
+    )
     base = ["audit", "--data", str(tmp / "toy.csv"), "--spec", str(tmp / "spec.yaml")]
     code, out, err = _run(
         capsys,
@@ -323,3 +325,241 @@ def test_cli_audits_two_models_with_one_fitted_flow(files, capsys, fits) -> None
     code, _, err = _run(capsys, *base, "--model", str(tmp / "with_s.skops"), "--flow-fit", "default")
     assert code == 0, err
     assert len(fits) == 2  # the library's fit is another flow
+
+
+# ----------------------------------------------------------------------------- alignment by identity
+KEYS = ["row_id", "feature", "value", "sample"]
+
+
+def _audit_files(capsys, tmp, p: str, t: str, twins: str = "twins.parquet", *extra: str) -> tuple[int, str, str]:
+    return _run(
+        capsys,
+        "audit",
+        "--data",
+        str(tmp / "toy.csv"),
+        "--spec",
+        str(tmp / "spec.yaml"),
+        "--predictions",
+        str(tmp / p),
+        "--twins",
+        str(tmp / twins),
+        "--twin-predictions",
+        str(tmp / t),
+        "--n-boot",
+        "20",
+        "--out",
+        str(tmp / "audit.json"),
+        *extra,
+    )
+
+
+def _one_line(code: int, out: str, err: str, *needles: str) -> None:
+    assert code == 2 and out == "", (code, out, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in err, (needle, err)
+
+
+@pytest.fixture()
+def predicted(files):
+    """Soft predictions (a different value for every row and twin) as keyed tables, in order."""
+    tmp, frame, spec, cfs = files
+    rng = np.random.default_rng(5)
+    d, d_cf = rng.uniform(size=len(frame)), rng.uniform(size=len(cfs.frame))
+    ordered = pd.DataFrame({"row_id": np.arange(len(frame)), "d": d})
+    twins = cfs.frame[KEYS].assign(d_cf=d_cf)
+    return tmp, frame, spec, cfs, ordered, twins
+
+
+def test_shuffled_predictions_with_row_ids_give_the_audit_of_the_ordered_ones(predicted, capsys) -> None:
+    tmp, frame, spec, cfs, ordered, twins = predicted
+    ordered.to_csv(tmp / "p.csv", index=False)
+    twins.to_csv(tmp / "t.csv", index=False)
+    ordered.sample(frac=1, random_state=1).to_csv(tmp / "p_shuffled.csv", index=False)
+    twins.sample(frac=1, random_state=2)[["d_cf", *KEYS]].to_csv(tmp / "t_shuffled.csv", index=False)
+    code, out, err = _audit_files(capsys, tmp, "p.csv", "t.csv")
+    assert code == 0, err
+    first = json.loads((tmp / "audit.json").read_text())
+    code, out2, err = _audit_files(capsys, tmp, "p_shuffled.csv", "t_shuffled.csv")
+    assert code == 0, err
+    assert json.loads((tmp / "audit.json").read_text()) == first and out2 == out
+    # the same audit as the predictions in memory, in order; and not that of the shuffled values by position
+    inline = audit_scores(ordered["d"], twins["d_cf"], cfs, (frame, spec), n_boot=20)
+    assert first["cf_mse"] == pytest.approx(inline.cf_mse, rel=1e-12)
+    assert first["cf_flip_rate"] == inline.cf_flip_rate
+    by_position = audit_scores(
+        pd.read_csv(tmp / "p_shuffled.csv")["d"].to_numpy(), twins["d_cf"], cfs, (frame, spec), n_boot=0
+    )
+    assert by_position.cf_mse != pytest.approx(inline.cf_mse, rel=1e-3)
+    # twins keyed by row_id alone name one twin each here (one intervention, one sample): enough
+    twins[["row_id", "d_cf"]].sample(frac=1, random_state=3).to_csv(tmp / "t_ids.csv", index=False)
+    code, _, err = _audit_files(capsys, tmp, "p_shuffled.csv", "t_ids.csv")
+    assert code == 0 and json.loads((tmp / "audit.json").read_text()) == first, err
+
+
+def test_predictions_without_row_ids_are_refused_with_the_fix(predicted, capsys) -> None:
+    tmp, frame, spec, cfs, ordered, twins = predicted
+    ordered.to_csv(tmp / "p.csv", index=False)
+    twins.to_csv(tmp / "t.csv", index=False)
+    ordered[["d"]].sample(frac=1, random_state=1).to_csv(tmp / "p_shuffled.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p_shuffled.csv", "t.csv"), "p_shuffled.csv", "add a row_id column")
+    # in order or not, a single column cannot show it: refused all the same
+    ordered[["d"]].to_csv(tmp / "p_plain.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p_plain.csv", "t.csv"), "add a row_id column")
+    twins[["d_cf"]].to_csv(tmp / "t_plain.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t_plain.csv"), "t_plain.csv", "row_id, feature, value and sample")
+    # more than one column and no row_id: which is the key?
+    ordered.rename(columns={"row_id": "id"}).to_csv(tmp / "p_other.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p_other.csv", "t.csv"), "['id']", "but no 'row_id'", "add a row_id column")
+    assert not (tmp / "audit.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        (lambda t: pd.concat([t, t.iloc[[3]]]), "repeated keys (first row_id 3"),
+        (lambda t: t.drop(index=[7]), "no prediction for 1 of the 160 rows audited (first row_id 7)"),
+        (lambda t: t.assign(row_id=t["row_id"].where(t["row_id"] != 9, 160)), "not among the 160 rows audited"),
+        (lambda t: t.assign(row_id=t["row_id"] + 0.5), "whole numbers"),
+        (lambda t: t.assign(d=t["d"].astype(str).where(t["row_id"] != 4, "high")), "not numbers (first 'high'"),
+    ],
+)
+def test_missing_repeated_or_unknown_row_ids_are_refused(predicted, capsys, edit, needle) -> None:
+    tmp, _, _, _, ordered, twins = predicted
+    edit(ordered).to_csv(tmp / "p.csv", index=False)
+    twins.to_csv(tmp / "t.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t.csv"), needle)
+
+
+def test_twin_keys_that_do_not_name_one_twin_each_are_refused(files, capsys) -> None:
+    tmp, frame, spec, cfs = files
+    two = CounterfactualSet.concat([cfs, CounterfactualSet(cfs.frame.assign(sample=1), cfs.meta)])
+    two.save(tmp / "two.parquet")
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"row_id": np.arange(len(frame)), "d": rng.uniform(size=len(frame))}).to_csv(
+        tmp / "p.csv", index=False
+    )
+    keyed = two.frame[KEYS].assign(d_cf=rng.uniform(size=len(two.frame)))
+    keyed[["row_id", "d_cf"]].to_csv(tmp / "t.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t.csv", "two.parquet"), "does not name one row each", "'sample'")
+    keyed[["row_id", "sample", "d_cf"]].sample(frac=1, random_state=0).to_csv(tmp / "t.csv", index=False)
+    code, _, err = _audit_files(capsys, tmp, "p.csv", "t.csv", "two.parquet")
+    assert code == 0, err
+    result = json.loads((tmp / "audit.json").read_text())
+    d = pd.read_csv(tmp / "p.csv")["d"].to_numpy()[two.frame["row_id"].to_numpy()]
+    assert result["pairs"] == 320 and result["cf_mse"] == pytest.approx(np.mean((d - keyed["d_cf"].to_numpy()) ** 2))
+
+
+def test_positional_files_are_read_only_with_the_row_hash_stored_beside_them(predicted, capsys) -> None:
+    from cffair.alignment import SIDECAR, save_predictions
+
+    tmp, frame, spec, cfs, ordered, twins = predicted
+    ordered.to_csv(tmp / "p_ids.csv", index=False)
+    twins.to_csv(tmp / "t_ids.csv", index=False)
+    code, _, err = _audit_files(capsys, tmp, "p_ids.csv", "t_ids.csv")
+    assert code == 0, err
+    keyed = json.loads((tmp / "audit.json").read_text())
+    save_predictions(tmp / "p.csv", ordered["d"], frame, spec.features)
+    save_predictions(tmp / "t.csv", twins["d_cf"], cfs.frame, spec.features, column="d_cf")
+    assert list(pd.read_csv(tmp / "p.csv").columns) == ["d"] and (tmp / f"p.csv{SIDECAR}").is_file()
+    code, _, err = _audit_files(capsys, tmp, "p.csv", "t.csv")
+    assert code == 0, err
+    assert json.loads((tmp / "audit.json").read_text()) == keyed
+    # shuffled after it was written: the file no longer matches its stored hash
+    pd.read_csv(tmp / "p.csv").sample(frac=1, random_state=0).to_csv(tmp / "p.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t.csv"), "changed since its row hash was stored", "row_id")
+    # written for the rows in another order: the data's hash differs
+    save_predictions(tmp / "p.csv", ordered["d"][::-1], frame.iloc[::-1], spec.features)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t.csv"), "was made for other rows than these")
+
+
+def test_probabilities_in_percent_or_negative_are_refused(predicted, capsys) -> None:
+    tmp, frame, spec, cfs, ordered, twins = predicted
+    twins.to_csv(tmp / "t.csv", index=False)
+    ordered.assign(d=100 * ordered["d"]).to_csv(tmp / "p.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t.csv"), "in [0, 1]", "percentages? divide them by 100")
+    ordered.assign(d=ordered["d"] - 0.5).to_csv(tmp / "p.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t.csv"), "in [0, 1]", "negative", "not log-odds")
+    ordered.assign(d=1000 * ordered["d"]).to_csv(tmp / "p.csv", index=False)
+    code, _, err = _audit_files(capsys, tmp, "p.csv", "t.csv")
+    _one_line(code, "", err, "in [0, 1]")
+    assert "divide them by 100" not in err  # beyond 100: not percentages
+    ordered.to_csv(tmp / "p.csv", index=False)
+    twins.assign(d_cf=100 * twins["d_cf"]).to_csv(tmp / "t.csv", index=False)
+    _one_line(*_audit_files(capsys, tmp, "p.csv", "t.csv"), "predictions for the twins", "divide them by 100")
+    # the library refuses them too, whatever made them
+    with pytest.raises(DataError, match="divide them by 100"):
+        audit(lambda rows: 100 * only_b(rows), (frame, spec), twins=cfs, n_boot=0)
+    with pytest.raises(DataError, match="negative"):
+        audit(lambda rows: np.log(only_b(rows)), (frame, spec), twins=cfs, n_boot=0)
+
+
+def _permuted_twins(cfs: CounterfactualSet, seed: int = 0) -> CounterfactualSet:
+    long = cfs.frame.copy()
+    long["row_id"] = np.random.default_rng(seed).permutation(long["row_id"].to_numpy())
+    return CounterfactualSet(long, cfs.meta)
+
+
+def test_twins_with_permuted_row_ids_are_refused_as_train_refuses_them(predicted, capsys) -> None:
+    from cffair.cli._common import counterfactuals, load_dataset
+
+    tmp, frame, spec, cfs, ordered, twins = predicted
+    _permuted_twins(cfs).save(tmp / "forged.parquet")  # a valid file: content hash and data hash hold
+    ordered.to_csv(tmp / "p.csv", index=False)
+    twins.to_csv(tmp / "t.csv", index=False)
+    code, out, err = _audit_files(capsys, tmp, "p.csv", "t.csv", "forged.parquet")
+    _one_line(code, out, err, "row ids do not point at the rows")
+    # the message train gives for the same file (one validator)
+    ds = load_dataset(str(tmp / "toy.csv"), str(tmp / "spec.yaml"))
+    with pytest.raises(CounterfactualError) as train_err:
+        counterfactuals(
+            ds, str(tmp / "forged.parquet"), interventions="sensitive", config={}, seed=0, cache=False, quiet=True
+        )
+    assert err.strip() == f"cffair: error: {train_err.value}"
+    # through the library, before the model is called
+    calls: list[int] = []
+
+    def counted(rows: pd.DataFrame) -> np.ndarray:
+        calls.append(len(rows))
+        return only_b(rows)
+
+    with pytest.raises(CounterfactualError, match="row ids do not point"):
+        audit(counted, (frame, spec), twins=_permuted_twins(cfs), n_boot=0)
+    assert calls == []
+
+
+def test_twins_of_another_dataset_are_one_line_before_the_model_is_called(files, capsys) -> None:
+    """A model whose columns the other data lacks would raise a KeyError on the twins: the twins
+    are checked first."""
+    tmp, frame, spec, _ = files
+    other_spec = DatasetSpec.from_dict(
+        {
+            "name": "other",
+            "target": "y",
+            "target_kind": "binary",
+            "sensitive": "g",
+            "features": {"g": "binary", "c": "continuous"},
+            "graph": {"name": "other", "edges": {"g": ["c"]}},
+        }
+    )
+    rng = np.random.default_rng(0)
+    raw = pd.DataFrame({"g": rng.choice(["p", "q"], 60), "c": rng.normal(size=60), "y": rng.integers(0, 2, 60)})
+    other = prepare(raw, other_spec)
+    flipped = other.assign(g=other["g"].map({"p": "q", "q": "p"}).astype(other["g"].dtype))
+    CounterfactualSet.from_frames(other, flipped, other_spec, "g").save(tmp / "other.parquet")
+    from sklearn.compose import make_column_transformer
+
+    model = make_pipeline(make_column_transformer(("passthrough", ["a", "b"])), LogisticRegression())
+    dump(model.fit(frame, frame["y"]), tmp / "model.skops")
+    argv = [
+        "audit",
+        "--data",
+        str(tmp / "toy.csv"),
+        "--spec",
+        str(tmp / "spec.yaml"),
+        "--model",
+        str(tmp / "model.skops"),
+    ]
+    _one_line(*_run(capsys, *argv, "--twins", str(tmp / "other.parquet")), "lacks the feature column(s)", "other data")
+    code, _, err = _run(capsys, *argv, "--twins", str(tmp / "twins.parquet"), "--n-boot", "0")
+    assert code == 0, err  # the same model on this data's twins

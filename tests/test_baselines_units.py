@@ -321,3 +321,70 @@ def test_plugin_through_the_shared_evaluation_has_zero_cf_mse(data):
     assert out["cf_mse_worst_subgroup"] == pytest.approx(0.0, abs=1e-12)
     base = evaluate(model.base_score, X, y, pairs, frame["s"].astype(str).to_numpy(), target_kind="binary")
     assert base["cf_mse"] > 1e-4
+
+
+# ----------------------------------------------------------------------------- merged rows (issue 43)
+def _repeated(seed: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 4)).astype(np.float32)
+    y = (rng.random(40) < 0.5).astype(np.float32) if kind == "binary" else rng.normal(size=40).astype(np.float32)
+    reps = rng.integers(1, 4, size=40)  # each row 1-3 times, as [x; x′] repeats rows
+    return np.repeat(X, reps, axis=0), np.repeat(y, reps)
+
+
+@pytest.mark.parametrize("kind", ["binary", "score"])
+def test_merged_rows_with_counts_give_the_loss_and_gradients_of_the_repeated_rows(kind):
+    from cffair.baselines.augmented import merge_rows, predictor_loss
+    from cffair.models import make_mlp
+
+    X, y = _repeated(0, kind)
+    Xu, yu, w = merge_rows(X, y)
+    assert w is not None and len(Xu) < len(X) and w.sum() == len(X)
+    torch.manual_seed(0)
+    net = make_mlp(4, kind, (8, 4))
+    grads = []
+    for xs, ys, ws in ((X, y, None), (Xu, yu, torch.from_numpy(w))):
+        net.zero_grad()
+        loss = predictor_loss(net(torch.from_numpy(xs)), torch.from_numpy(ys), kind, ws)
+        loss.backward()
+        grads.append((float(loss.detach()), [p.grad.clone() for p in net.parameters()]))
+    (l_rep, g_rep), (l_merged, g_merged) = grads
+    assert l_merged == pytest.approx(l_rep, rel=1e-6)
+    for a, b in zip(g_rep, g_merged, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+
+
+def test_full_batch_training_on_merged_rows_follows_training_on_the_repeated_rows():
+    """train_mlp (which merges) against the same Adam loop on the repeated rows, written out here."""
+    from cffair.baselines.augmented import MLPConfig, predict_mlp, predictor_loss, train_mlp
+    from cffair.models import make_mlp
+
+    X, y = _repeated(1, "binary")
+    config = MLPConfig(epochs=60, lr=0.01, hidden=(8, 4))
+    merged, history = train_mlp(X, y, "binary", config)
+    torch.manual_seed(config.seed)
+    plain = make_mlp(4, "binary", config.hidden)
+    opt = torch.optim.Adam(plain.parameters(), lr=config.lr)
+    xt, yt = torch.from_numpy(X), torch.from_numpy(y)
+    losses = []
+    for _ in range(config.epochs):
+        opt.zero_grad()
+        loss = predictor_loss(plain(xt), yt, "binary")
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    plain.eval()
+    np.testing.assert_allclose(history, losses, rtol=1e-5)
+    np.testing.assert_allclose(predict_mlp(merged, X), predict_mlp(plain, X), atol=1e-5)
+
+
+def test_rows_without_repeats_are_left_as_they_are():
+    from cffair.baselines.augmented import merge_rows
+
+    X = np.arange(12, dtype=np.float32).reshape(6, 2)
+    y = np.zeros(6, dtype=np.float32)
+    Xu, yu, w = merge_rows(X, y)
+    assert w is None and Xu is X and yu is y
+    # a row repeated with another label is two rows
+    Xd = np.vstack([X, X[:1]])
+    assert merge_rows(Xd, np.r_[y, 1.0].astype(np.float32))[2] is None

@@ -139,3 +139,42 @@ def test_from_long_and_files(toy, tmp_path):
         cfs.pairs(frame, Encoder(spec).fit(frame), "c")
     with pytest.raises(CounterfactualError, match="does not exist"):
         CounterfactualSet.load(tmp_path / "none.parquet")
+
+
+def test_from_long_refuses_permuted_row_ids_as_train_does():
+    """A long frame whose row ids were permuted pairs people with others' twins; with a causal
+    graph in the spec, from_long refuses it (the check of ``cffair train --counterfactuals``),
+    so ``from_long(...).pairs()`` never hands such pairs to a learner."""
+    from cffair.causal.integrity import check_belongs
+
+    spec = DatasetSpec.from_dict(
+        {
+            "name": "toy",
+            "target": "y",
+            "target_kind": "binary",
+            "sensitive": "s",
+            "features": {"s": "binary", "a": "continuous", "b": "continuous"},
+            "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b"]},
+        }
+    )
+    rng = np.random.default_rng(0)
+    n = 30
+    s = rng.choice(["F", "M"], n)
+    raw = pd.DataFrame(
+        {"s": s, "a": (s == "F") + rng.normal(size=n), "b": rng.normal(size=n), "y": rng.integers(0, 2, n)}
+    )
+    frame = prepare(raw, spec)
+    twin = frame.assign(s=frame["s"].map({"F": "M", "M": "F"}).astype(frame["s"].dtype), a=frame["a"] + 1.0)
+    good = CounterfactualSet.from_frames(frame, twin, spec, "s").frame  # s flipped, its descendant a moved
+    enc = Encoder(spec).fit(frame)
+    pairs = CounterfactualSet.from_long(good, frame, spec).pairs(frame, enc, "s")
+    np.testing.assert_allclose(pairs.x, enc.transform(frame))  # accepted as it is: each twin beside its row
+    permuted = good.assign(row_id=rng.permutation(good["row_id"].to_numpy()))
+    with pytest.raises(CounterfactualError, match="row ids do not point at the rows") as err:
+        CounterfactualSet.from_long(permuted, frame, spec)
+    assert "\n" not in str(err.value)
+    with pytest.raises(CounterfactualError) as same:  # the one validator train uses, the same message
+        check_belongs(CounterfactualSet(permuted, {"generator": "external"}), frame, spec)
+    assert str(same.value) == str(err.value)
+    # a generator that reconstructs every column (a GAN) keeps no column to compare: not refused
+    assert len(CounterfactualSet.from_long(permuted, frame, spec, meta={"generator": "gan"})) == n

@@ -4,7 +4,10 @@ answers the same after its training CSV is edited or deleted, and bad input is o
 from __future__ import annotations
 
 import io
+import json
 import shutil
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -180,3 +183,44 @@ def test_a_category_spelled_na_is_a_category_in_training_and_in_new_rows(trained
     rows.head(3).assign(region=["NA", "", "EU"]).to_csv(tmp_path / "missing.csv", index=False)
     code, _, err = run(capsys, "predict", "--model", model, "--data", str(tmp_path / "missing.csv"))
     assert code == 2 and "missing values (NaN) in column(s) {'region': 1}" in err and "line 3" in err
+
+
+def _flip_in_largest_tensor(model: Path, out: Path) -> Path:
+    """``model`` with one byte flipped in the middle of its largest tensor's bytes."""
+    raw = bytearray(model.read_bytes())
+    with zipfile.ZipFile(model) as archive:
+        info = max((i for i in archive.infolist() if "/data/" in i.filename), key=lambda i: i.compress_size)
+    start = info.header_offset + 30
+    start += int.from_bytes(raw[start - 4 : start - 2], "little") + int.from_bytes(raw[start - 2 : start], "little")
+    raw[start + info.compress_size // 2] ^= 0x10
+    out.write_bytes(bytes(raw))
+    return out
+
+
+def _classes_swapped(model: Path, out: Path) -> Path:
+    """``model`` with its classes swapped and its checksums recomputed, as an editor would."""
+    import torch
+
+    from cffair.integrity import seal
+
+    payload = torch.load(model, weights_only=True)
+    meta = json.loads(payload["meta"])
+    meta["classes"] = meta["classes"][::-1]
+    torch.save(seal({**payload, "meta": json.dumps(meta)}), out)
+    return out
+
+
+@pytest.mark.parametrize("command", ["predict", "twins"])
+def test_a_damaged_or_edited_model_is_one_line_and_exit_2(trained, capsys, tmp_path, command) -> None:
+    model = trained / "toy.cffair"
+    flipped = _flip_in_largest_tensor(model, tmp_path / "flipped.cffair")
+    edited = _classes_swapped(model, tmp_path / "edited.cffair")
+    for path, needle in (
+        (flipped, "is damaged or was edited: its member 'tensors/"),
+        (edited, "contradicts itself: its classes [1, 0] are not two distinct labels in sorted order"),
+    ):
+        code, out, err = run(capsys, command, "--model", str(path), "--data", str(trained / "toy.csv"))
+        assert code == 2 and out == "" and "Traceback" not in err, err
+        assert len(err.strip().splitlines()) == 1 and needle in err and "cffair fit" in err, err
+    code, _, err = run(capsys, command, "--model", str(model), "--data", str(trained / "toy.csv"))
+    assert code == 0, err  # the intact file still answers

@@ -27,6 +27,7 @@ from cffair.estimator import (
     CounterfactualFairRegressor,
     cf_flip_rate_scorer,
     cf_mse_scorer,
+    cf_scorer,
 )
 
 
@@ -213,10 +214,11 @@ def test_pipeline_cross_val_score_and_grid_search() -> None:
     scores = cross_val_score(pipe, X, y, cv=cv)
     assert scores.shape == (3,) and ((scores >= 0) & (scores <= 1)).all()
 
-    def flips(estimator, X_, y_=None):  # the pipeline's last step scores on the selected columns
-        return cf_flip_rate_scorer(estimator[-1], estimator[:-1].transform(X_))
-
-    search = GridSearchCV(pipe, {"ltn__setting": ["acc", "acc_cf"]}, scoring=flips, cv=cv).fit(X, y)
+    # the scorer finds the pipeline's last step and scores it on the columns the steps before it select
+    fitted_pipe = clone(pipe).fit(X, y)
+    step_rows = fitted_pipe[:-1].transform(X)
+    assert cf_flip_rate_scorer(fitted_pipe, X) == cf_flip_rate_scorer(fitted_pipe[-1], step_rows)
+    search = GridSearchCV(pipe, {"ltn__setting": ["acc", "acc_cf"]}, scoring=cf_flip_rate_scorer, cv=cv).fit(X, y)
     means = search.cv_results_["mean_test_score"]
     assert means.shape == (2,) and (means <= 0).all()
     assert search.best_params_["ltn__setting"] == ["acc", "acc_cf"][int(np.argmax(means))]
@@ -299,3 +301,57 @@ def test_parameters_naming_nothing_the_setting_trains_are_refused(params, messag
     with pytest.raises(ParameterError, match=message):
         est.fit(X, y)
     assert not hasattr(est, "encoder_")
+
+
+# ----------------------------------------------------------------------------- the degenerate-model screen
+def _logreg() -> Pipeline:
+    from sklearn.compose import make_column_transformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import OneHotEncoder
+
+    cols = make_column_transformer((OneHotEncoder(), ["s"]), remainder="passthrough")
+    return Pipeline([("cols", cols), ("clf", LogisticRegression())])
+
+
+def test_any_estimator_is_scored_on_given_twins_with_a_known_answer() -> None:
+    X, y, _ = toy(200, seed=2)
+    model = _logreg().fit(X, y)
+    d, d_cf = model.predict_proba(X)[:, 1], model.predict_proba(flip_s(X))[:, 1]
+    flips, mse = cf_scorer("flip_rate", flip_s), cf_scorer("cf_mse", flip_s)
+    assert flips(model, X, y) == pytest.approx(-np.mean((d >= 0.5) != (d_cf >= 0.5)))
+    assert mse(model, X, y) == pytest.approx(-np.mean((d - d_cf) ** 2))
+    assert flips(model, X, y) < 0  # a in the model depends on S: some decisions flip
+
+
+def test_a_collapsed_model_scores_worst_and_is_never_chosen() -> None:
+    from sklearn.dummy import DummyClassifier
+
+    X, y, _ = toy(240, seed=3)
+    constant = DummyClassifier(strategy="most_frequent").fit(X, y)
+    flips = cf_scorer("flip_rate", flip_s)
+    assert cf_scorer("flip_rate", flip_s, screen_collapsed=False)(constant, X, y) == 0.0  # trivially "fair"
+    assert flips(constant, X, y) == -1.0 and cf_scorer("cf_mse", flip_s)(constant, X, y) == -1.0
+    # a grid between a constant predictor and a real one picks the real one although it flips more
+    grid = [{"clf": [DummyClassifier(strategy="most_frequent")]}, {"clf": [_logreg()[-1]]}]
+    search = GridSearchCV(_logreg(), grid, scoring=flips, cv=KFold(3, shuffle=True, random_state=0)).fit(X, y)
+    assert type(search.best_estimator_[-1]).__name__ == "LogisticRegression"
+    assert search.cv_results_["mean_test_score"][0] == -1.0
+
+
+def test_the_screen_reads_a_collapsed_ltn_as_worst() -> None:
+    """A learned LTN is scored by its metric; the same LTN saying yes to everyone scores -1."""
+    from cffair.screen import screen
+
+    X, y, _ = toy(160, seed=4)
+    est = CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)
+    d = est.predict_proba(X)[:, 1]
+    assert not screen(d, (y == est.classes_[1]).astype(int))  # this one learned: the scorer is the metric
+    expected = -np.mean((d >= 0.5) != (est.cf_decisions(X)[1] >= 0.5))
+    assert cf_flip_rate_scorer(est, X, y) == pytest.approx(expected) == cf_flip_rate_scorer(est, X)
+    # the same model made to say "yes" to everyone (its last layer's bias pushed up) scores worst
+    import torch
+
+    with torch.no_grad():
+        list(est.learner_.model_.parameters())[-1].add_(100.0)
+    assert (est.predict_proba(X)[:, 1] >= 0.5).all()
+    assert cf_flip_rate_scorer(est, X, y) == -1.0 and cf_mse_scorer(est, X, y) == -1.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cffair.experiments import ExperimentConfig, ResultsStore, SourceTree, diff, normalised_code
@@ -11,7 +13,7 @@ METHODS = ("ltn", "cnf", "gan", "dcevae", "pcf")
 
 
 def _edited(tree: SourceTree, module: str, edit) -> SourceTree:
-    return SourceTree({**tree.sources, module: edit(tree.sources[module])}, tree.packages)
+    return SourceTree({**tree.sources, module: edit(tree.sources[module])}, tree.packages, tree.moves)
 
 
 def _codes(tree: SourceTree) -> dict[str, dict[str, str]]:
@@ -149,3 +151,75 @@ def test_a_module_declared_exempt_since_is_no_reason_but_one_that_left_the_closu
     assert diff(stored, now, exempt=set()) == ["code of grid no longer runs"]
     # a module that starts to run is always a reason, exempt or not before
     assert diff(now, stored, exempt=set()) == ["code of grid now runs"]
+
+
+# ---------------------------------------------------------------- moves (issue 39: a move stales nothing)
+def _moved(tree: SourceTree, moves_made: dict[str, str], ledger: dict[str, str]) -> SourceTree:
+    """A scratch copy of ``tree`` with each module ``old`` moved to ``new`` (``moves_made``), every
+    reference to it rewritten as a developer would (import paths, ``from package import module``),
+    and ``ledger`` as its :data:`cffair.codehash.MOVES`."""
+    sources = dict(tree.sources)
+    packages = set(tree.packages)
+    for old, new in moves_made.items():
+        parent_old, _, leaf_old = old.rpartition(".")
+        parent_new, _, leaf_new = new.rpartition(".")
+        path = re.compile(rf"\b{re.escape(old)}\b")
+        sources = {
+            (new if m == old else m): path.sub(new, src).replace(
+                f"from {parent_old} import {leaf_old}\n", f"from {parent_new} import {leaf_new} as {leaf_old}\n"
+            )
+            for m, src in sources.items()
+        }
+        sources.setdefault(parent_new, '"""A new part of the package."""\n')
+        packages.add(parent_new)
+    return SourceTree(sources, frozenset(packages), ledger)
+
+
+MOVES_MADE = {"cffair.metrics": "cffair.evaluation._metrics", "cffair.training": "cffair.learners._training"}
+
+
+def test_moving_modules_with_a_ledger_entry_stales_no_record_and_no_input():
+    tree = SourceTree.installed()
+    moved = _moved(tree, MOVES_MADE, {new: old for old, new in MOVES_MADE.items()})
+    assert "cffair.metrics" not in moved.sources and "cffair.evaluation._metrics" in moved.sources
+    assert "cffair.evaluation._metrics" in moved.sources["cffair.pipeline.fold"]  # the importers were rewritten
+    assert _codes(moved) == _codes(tree)
+    assert moved.code_fingerprint(keys.PRODUCERS) == tree.code_fingerprint(keys.PRODUCERS)
+    for m in METHODS:
+        assert diff({"code": _codes(tree)[m]}, {"code": _codes(moved)[m]}) == []
+
+
+def test_without_the_ledger_a_move_stales_only_the_importers_and_the_moved_code_is_recognised():
+    """The rename-aware diff pairs a moved module by its code; its importers' import lines did change."""
+    tree = SourceTree.installed()
+    moved = _moved(tree, MOVES_MADE, {})
+    importers = {m for m, src in tree.sources.items() if re.search(r"\bcffair\.metrics\b", src) and not tree.exempt(m)}
+    for m in METHODS:
+        before, after = _codes(tree)[m], _codes(moved)[m]
+        assert "cffair.metrics" in before and "cffair.evaluation._metrics" in after
+        reasons = diff({"code": before}, {"code": after})
+        assert reasons, "an import line changed: some importer must read as changed"
+        assert not any("cffair.metrics" in r or "_metrics" in r or "_training" in r for r in reasons), reasons
+        changed = {r.removeprefix("code of ").removesuffix(" changed") for r in reasons}
+        assert changed <= importers | {
+            i for i, src in tree.sources.items() if re.search(r"\bcffair\.training\b", src)
+        }, reasons
+
+
+def test_a_code_edit_in_a_moved_module_still_stales_its_records():
+    tree = SourceTree.installed()
+    ledger = {new: old for old, new in MOVES_MADE.items()}
+    moved = _moved(tree, MOVES_MADE, ledger)
+    edited = _edited(moved, "cffair.learners._training", lambda s: s + "\n_EDIT = 1\n")
+    assert diff({"code": _codes(tree)["ltn"]}, {"code": _codes(edited)["ltn"]}) == ["code of cffair.training changed"]
+    assert _codes(edited)["gan"] == _codes(tree)["gan"]
+
+
+def test_the_ledger_names_modules_that_exist_under_their_new_names_only():
+    from cffair.codehash import MOVES
+
+    tree = SourceTree.installed()
+    for new, old in MOVES.items():
+        assert new in tree.sources, f"MOVES names {new}, which is not a module"
+        assert old not in tree.sources, f"MOVES maps {new} to {old}, which is a module of its own"
+    assert len(set(MOVES.values())) == len(MOVES)

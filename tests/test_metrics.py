@@ -150,3 +150,38 @@ def test_evaluate_reports_spread_saturation_majority_and_calibrated_cf_mse() -> 
     assert m["calibrated_cf_mse"] == pytest.approx((0.75 - 0.25) ** 2 / 2, abs=1e-3)
     no_train = evaluate(hard, X_test, y_test, pairs, ["a", "b"], target_kind="binary")
     assert "calibrated_cf_mse" not in no_train
+
+
+def test_a_training_fold_of_one_class_leaves_the_calibrated_cf_mse_not_computable() -> None:
+    """A fold whose training rows hold one class: no calibrator can be fitted, so the calibrated
+    CF-MSE is recorded as not computable (None) with a warning, and every other number is as with
+    two classes; the evaluation never raises (a run goes on, as for a constant predictor)."""
+    import warnings
+
+    from cffair.errors import MetricWarning
+    from cffair.metrics import calibrator, evaluate
+
+    def soft(X):
+        return 1 / (1 + np.exp(-np.asarray(X)[:, 0]))
+
+    X_test = np.array([[1.0], [-1.0], [2.0], [-2.0]], dtype=np.float32)
+    y_test = np.array([1, 0, 0, 0])
+    pairs = (np.array([[1.0], [-1.0]], dtype=np.float32), np.array([[-1.0], [-1.0]], dtype=np.float32))
+    X_train = np.array([[0.5], [-0.5], [1.5]], dtype=np.float32)
+    both = evaluate(soft, X_test, y_test, pairs, ["a", "b"], target_kind="binary", train=(X_train, np.array([1, 0, 0])))
+    assert np.isfinite(both["calibrated_cf_mse"])
+    for label in (0, 1):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            one = evaluate(
+                soft, X_test, y_test, pairs, ["a", "b"], target_kind="binary", train=(X_train, np.full(3, label))
+            )
+        assert one["calibrated_cf_mse"] is None
+        assert {k: v for k, v in one.items() if k != "calibrated_cf_mse"} == {
+            k: v for k, v in both.items() if k != "calibrated_cf_mse"
+        }
+        said = [w for w in caught if issubclass(w.category, MetricWarning)]
+        assert len(said) == 1 and "not computable" in str(said[0].message) and f"label {label}" in str(said[0].message)
+        # the calibrator itself, asked directly, says why in one line instead of scikit-learn's error
+        with pytest.raises(DataError, match="needs both labels"):
+            calibrator([0.2, 0.4, 0.9], np.full(3, label))

@@ -119,7 +119,11 @@ def test_equalised_odds_axiom_drives_both_label_gaps_to_about_zero() -> None:
     learner.train_stage(kb, 300, "eo")
     after = eo_gaps(learner.predict_d(X), y, g)
     assert before["tpr_gap"] > 0.2 and before["fpr_gap"] > 0.2
-    assert after["tpr_gap"] < 0.06 and after["fpr_gap"] < 0.06
+    # about zero, on any CPU kind: the last digits of training differ across vector instruction sets
+    # (measured after 300 epochs: FPR gap 0.05x with AVX-512 kernels, 0.069 with ATEN_CPU_CAPABILITY=avx2),
+    # so the property is a shrink to under a quarter of the gap and below 0.1, not a bound tuned to one CPU
+    for gap in ("tpr_gap", "fpr_gap"):
+        assert after[gap] < min(0.1, before[gap] / 4), (gap, before[gap], after[gap])
 
 
 def test_lipschitz_axiom_bounds_output_differences_on_close_pairs() -> None:

@@ -27,7 +27,7 @@ from cffair.cli import main
 from cffair.datasets import registry
 from cffair.experiments import ConfigError, ExperimentConfig, ResultsStore
 from cffair.reporting import METRIC_ORDER, method_name, metric_name
-from cffair.reporting.report import constant_runs, method_frame
+from cffair.reporting.report import collapsed_runs, method_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 CREDIT = ROOT / "examples" / "credit"
@@ -219,22 +219,30 @@ def test_method_frame_numbers_are_fold_means() -> None:
     assert shown.loc["CNF", metric_name("cf_mse")] == f"0.200 ± {np.std([0.1, 0.3], ddof=1):.3f}"
 
 
-def test_constant_runs_are_flagged() -> None:
+def test_collapsed_runs_are_flagged_with_the_reason() -> None:
+    """Accuracy at or below the majority rate is collapsed, whatever its CF-MSE (records without
+    the rate read it from the run's folds)."""
     recs = [
         {"config": {"setting": "ltn_acc_cf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0}},
         {"config": {"setting": "ltn_acc", "fold": 0}, "metrics": {"accuracy": 0.80, "cf_mse": 0.0}},
-        {"config": {"setting": "ltn_acc_cf_sg", "fold": 1}, "metrics": {"accuracy": 0.70, "cf_mse": 0.01}},
+        {"config": {"setting": "ltn_acc_cf_sg", "fold": 1}, "metrics": {"accuracy": 0.69, "cf_mse": 0.01}},
+        {
+            "config": {"setting": "gan", "fold": 1},
+            "metrics": {"accuracy": 0.3, "majority_rate": 0.7, "positive_rate": 1.0},
+        },
     ]
-    assert constant_runs(recs, {0: 0.78, 1: 0.70}) == ["LTN(acc+CF) fold 0"]
+    flagged = collapsed_runs(recs, {0: 0.78, 1: 0.70})
+    assert [c for c, _ in flagged] == ["LTN(acc+CF) fold 0", "LTN(acc+CF_sg) fold 1", "GAN fold 1"]
+    assert "majority-class rate 0.780" in flagged[0][1] and "100.0% of the rows one decision" in flagged[2][1]
 
 
-def test_constant_runs_use_the_spread_of_the_outputs_for_every_method() -> None:
+def test_collapsed_runs_use_the_spread_of_the_outputs_for_every_method() -> None:
     """A GAN whose outputs barely move is constant even with a CF-MSE above 0."""
     recs = [
         {"config": {"setting": "gan", "fold": 0}, "metrics": {"accuracy": 0.6, "cf_mse": 1e-6, "prediction_sd": 2e-4}},
-        {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0, "prediction_sd": 0.2}},
+        {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.85, "cf_mse": 0.0, "prediction_sd": 0.2}},
     ]
-    assert constant_runs(recs, {0: 0.78}) == ["GAN fold 0"]
+    assert [c for c, _ in collapsed_runs(recs, {0: 0.78})] == ["GAN fold 0"]
 
 
 def _rec(setting: str, fold: int, acc: float, cf: float) -> dict:
@@ -546,3 +554,89 @@ def test_weights_of_a_group_no_chosen_setting_has_are_refused(tmp_path: Path, no
     spec.write_text(SPEC)
     p, _ = own.plan(csv, spec, folds=2, quick=True, out=tmp_path / "o", weights={"cke": 2.0})
     assert all(c.weight_map["cke"] == 2.0 for c in p.configs() if c.setting.endswith("_cke"))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"lr": 0.01}, {"fair_epochs": 50}, {"weights": {"cf": 2.0}}, {}],
+    ids=["lr", "fair_epochs", "weights", "defaults"],
+)
+@pytest.mark.parametrize("baselines", [(), ("cnf",)], ids=["alone", "with-baselines"])
+def test_every_method_of_a_run_is_in_every_table_whatever_its_options(options, baselines) -> None:
+    """`cffair run --lr/--fair-epochs/--weights` (alone or with baselines) had its LTN rows dropped
+    from the report's tables (their records carry options, which the book's tables leave out)."""
+    from dataclasses import replace
+
+    from cffair.reporting.report import method_frame, subgroup_summary
+
+    settings = ("ltn_acc", "ltn_acc_cf")
+    recs = []
+    for fold in range(3):
+        for m in (*settings, *baselines):
+            cfg = ExperimentConfig("mine", fold, m, profile="quick", n_folds=3)
+            if m in settings and options:
+                ltn = {k: v for k, v in options.items() if k != "weights"}
+                cfg = replace(
+                    cfg,
+                    options=tuple(sorted(ltn.items())),
+                    weights=tuple(sorted({**cfg.weight_map, **options.get("weights", {})}.items())),
+                )
+            metrics = {"accuracy": 0.8 + fold / 100, "cf_mse": 0.05, "cf_mse_worst_subgroup": 0.07}
+            recs.append({"config": cfg.to_dict(), "metrics": {**metrics, "cf_mse_by_subgroup": {"a": 0.05}}})
+    methods = [*settings, *baselines]
+    shown, _ = method_frame(recs, methods)
+    assert list(shown.index) == [method_name(m) for m in methods]
+    by_subgroup, _ = subgroup_summary(recs, methods)
+    assert list(by_subgroup.columns) == [method_name(m) for m in methods]
+
+
+def _runs(table: dict[str, tuple[float, float, float]], folds: int = 3) -> list[dict]:
+    """Records of methods with (accuracy, CF-MSE, flip rate) on every fold (a little fold noise)."""
+    return [
+        {
+            "config": {"dataset": "d", "fold": f, "setting": m, "cf_source": "cnf", "tag": ""},
+            "metrics": {
+                "accuracy": a + f / 1000,
+                "cf_mse": c,
+                "cf_flip_rate": r,
+                "majority_rate": 0.6,
+                "positive_rate": 0.4,
+                "prediction_sd": 0.2,
+            },
+        }
+        for f in range(folds)
+        for m, (a, c, r) in table.items()
+    ]
+
+
+def test_the_recommendation_is_chosen_by_the_numbers() -> None:
+    from cffair.reporting.report import recommendation
+
+    ltn_wins = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.01, 0.02), "gan": (0.79, 0.05, 0.1)})
+    line = recommendation(ltn_wins, ["ltn_acc", "ltn_acc_cf", "gan"])
+    assert (
+        "LTN(acc) is the most accurate" in line
+        and "LTN(acc+CF) the fairest on CF-MSE (0.0100), CF flip rate (0.0200)" in line
+    )
+    assert line.endswith("here the LTN pays off on every fairness score.")
+
+    gan_wins = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.05, 0.1), "gan": (0.81, 0.01, 0.02)})
+    line = recommendation(gan_wins, ["ltn_acc", "ltn_acc_cf", "gan"])
+    assert "GAN is the most accurate" in line and line.endswith("so the LTN does not pay off on this data.")
+
+    split = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.01, 0.1), "gan": (0.79, 0.05, 0.02)})
+    assert recommendation(split, ["ltn_acc", "ltn_acc_cf", "gan"]).endswith("pays off on CF-MSE only.")
+
+
+def test_the_recommendation_never_names_a_collapsed_method() -> None:
+    from cffair.reporting.report import recommendation
+
+    recs = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.05, 0.1), "gan": (0.79, 0.02, 0.05)})
+    for r in recs:  # the fairest method says yes to everyone on one fold: collapsed
+        if r["config"]["setting"] == "gan" and r["config"]["fold"] == 1:
+            r["metrics"].update(positive_rate=1.0, accuracy=0.4)
+    line = recommendation(recs, ["ltn_acc", "ltn_acc_cf", "gan"])
+    assert "(GAN collapsed and is left out)" in line and "GAN is" not in line and "GAN the" not in line
+    assert "LTN(acc+CF) the fairest" in line
+    everyone = [dict(r, metrics={**r["metrics"], "positive_rate": 1.0}) for r in recs]
+    assert recommendation(everyone, ["ltn_acc", "ltn_acc_cf", "gan"]).startswith("Every method collapsed")

@@ -137,5 +137,9 @@ def test_the_readme_states_the_measured_fresh_clone_times() -> None:
         assert found, f"the README no longer states the {step} step's time ({pattern})"
         if step in steps:
             assert float(found.group(1)) == round(steps[step]["seconds"] / 60, 1), (step, found.group(1))
+    loads = [x for s in steps.values() for k in ("load_before", "load_after") for x in s.get(k, [])]
+    stated = re.search(r"\(load average ([\d.]+)–([\d.]+) during the measurement\)", text)
+    assert stated, "the README no longer says at what load its times were measured"
+    assert (float(stated.group(1)), float(stated.group(2))) == (round(min(loads), 1), round(max(loads), 1))
     quick = re.search(r"every result \(([\d.]+) min on 2 cores\)", text)
     assert quick and "quick" in steps and float(quick.group(1)) == round(steps["quick"]["seconds"] / 60, 1)

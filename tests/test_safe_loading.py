@@ -25,6 +25,7 @@ from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.flow import CausalFlow, fit_flow
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import ArtefactError, CacheWarning, CounterfactualError, DataError
+from cffair.integrity import seal
 from cffair.training import LTNLearner, checkpoint_extra
 
 torch.set_num_threads(1)
@@ -119,12 +120,21 @@ def test_truncated_old_newer_and_tampered_checkpoints_give_one_line_errors(tmp_p
     _assert_refused(
         lambda: LTNLearner.load(old), marker, "older cffair", "write it again with `cffair train --save PATH`"
     )
-    # a newer layout
+    # a newer layout (as a newer cffair writes it: sealed with its checksums)
     payload = torch.load(good, weights_only=True)
-    torch.save({**payload, "format_version": 99}, tmp_path / "new.pt")
+    torch.save(seal({**payload, "format_version": 99}), tmp_path / "new.pt")
     _assert_refused(lambda: LTNLearner.load(tmp_path / "new.pt"), marker, "layout 99", "reads layout 2")
+    # the same header edited by hand, the checksums left as written: an edit, not a newer layout
+    torch.save({**payload, "format_version": 99}, tmp_path / "edited.pt")
+    _assert_refused(
+        lambda: LTNLearner.load(tmp_path / "edited.pt"),
+        marker,
+        "was edited",
+        "'format_version' does not match the checksum",
+        "get an intact copy",
+    )
     # another artefact kind
-    torch.save({**payload, "cffair_format": "cffair.CausalFlow", "format_version": 2}, tmp_path / "kind.pt")
+    torch.save(seal({**payload, "cffair_format": "cffair.CausalFlow", "format_version": 2}), tmp_path / "kind.pt")
     _assert_refused(
         lambda: LTNLearner.load(tmp_path / "kind.pt"), marker, "holds a cffair.CausalFlow, not a LTN checkpoint"
     )
@@ -135,7 +145,9 @@ def test_truncated_old_newer_and_tampered_checkpoints_give_one_line_errors(tmp_p
         **payload,
         "tensors": {**payload["tensors"], "model": {k: v[:1] for k, v in payload["tensors"]["model"].items()}},
     }
-    torch.save(wrong, tmp_path / "shape.pt")
+    torch.save(wrong, tmp_path / "shape.pt")  # the checksums name the first tensor cut
+    _assert_refused(lambda: LTNLearner.load(tmp_path / "shape.pt"), marker, "its member 'tensors/model/")
+    torch.save(seal(wrong), tmp_path / "shape.pt")  # checksums recomputed: the shapes are still checked
     _assert_refused(lambda: LTNLearner.load(tmp_path / "shape.pt"), marker, "does not fit a learner", "size mismatch")
     _assert_refused(lambda: LTNLearner.load(tmp_path / "missing.pt"), marker, "does not exist")
 

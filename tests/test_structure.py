@@ -16,44 +16,17 @@ from cffair.utils import project_root
 MAX_LINES = 650
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every strongly connected component with more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
-
-
-def test_the_cycle_finder_finds_a_cycle():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert _cycles({"a": {"b"}, "b": set()}) == []
+def test_the_cycle_finder_finds_a_cycle_and_sees_type_only_imports():
+    src = {"p": "", "p.a": "import p.b", "p.b": "import p.c", "p.c": "from p import a", "p.d": "import p.a"}
+    assert SourceTree(src, frozenset({"p"})).cycles() == [["p.a", "p.b", "p.c"]]
+    assert SourceTree({"p": "", "p.a": "import p.b", "p.b": ""}, frozenset({"p"})).cycles() == []
+    typed = {
+        "p": "",
+        "p.a": "import p.b",
+        "p.b": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.a\n",
+    }
+    assert SourceTree(typed, frozenset({"p"})).cycles() == [["p.a", "p.b"]]
+    assert SourceTree(typed, frozenset({"p"})).cycles(type_only=False) == []
 
 
 def _trees() -> list[SourceTree]:
@@ -64,10 +37,8 @@ def _trees() -> list[SourceTree]:
 @pytest.mark.parametrize("which", [0, 1], ids=["cffair", "cffair_book"])
 def test_no_import_cycle_in_the_library(which):
     """From the modules' own import statements (also those inside functions)."""
-    graph = _trees()[which].import_graph()
     # a package's __init__ re-exporting its submodules is not a cycle with them
-    edges = {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in graph.items()}
-    assert _cycles(edges) == []
+    assert _trees()[which].cycles(type_only=False) == []
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["cffair", "cffair_book"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 # In a fresh process, so that what other test modules set up does not leak in.
@@ -28,7 +29,8 @@ def test_torch_cpu_setup_uses_one_thread_and_keeps_denormals():
 
 FLUSH_PROBE = """
 import numpy as np, torch
-from cffair.training import LTNLearner, _flushing_denormals
+from cffair.devices import _flushing_denormals
+from cffair.training import LTNLearner
 from cffair.logic import KnowledgeBase
 rng = np.random.default_rng(0)
 X = rng.normal(size=(64, 3)).astype(np.float32); y = (X[:, 0] > 0).astype(float)
@@ -49,3 +51,27 @@ def test_the_learner_flushes_denormals_only_while_it_trains(preset):
     code = FLUSH_PROBE.format(preset=preset)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[True,", "True,", "True]", str(preset)]
+
+
+def test_the_baselines_train_with_denormals_flushed_and_restore_the_setting(monkeypatch):
+    """The MLP baselines' loop (train_mlp) runs every step with denormals flushed, and the process's
+    setting is back afterwards; the GAN's and DCEVAE's training methods are wrapped the same way."""
+    from cffair.baselines import augmented, dcevae, gan
+    from cffair.devices import _flushing_denormals
+
+    seen: list[bool] = []
+    real = augmented.make_mlp
+
+    def probed(*args, **kwargs):
+        net = real(*args, **kwargs)
+        net.register_forward_hook(lambda *_: seen.append(_flushing_denormals()))
+        return net
+
+    monkeypatch.setattr(augmented, "make_mlp", probed)
+    X = np.random.default_rng(0).normal(size=(32, 3)).astype(np.float32)
+    before = _flushing_denormals()
+    augmented.train_mlp(X, (X[:, 0] > 0).astype(np.float32), "binary", augmented.MLPConfig(epochs=3))
+    assert seen and all(seen), seen
+    assert _flushing_denormals() == before
+    for method in (gan.GANBaseline.fit_inference, gan.GANBaseline.fit_predictor, dcevae.DCEVAE.fit):
+        assert getattr(method, "__wrapped__", None) is not None, f"{method.__qualname__} does not flush denormals"

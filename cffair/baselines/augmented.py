@@ -31,7 +31,7 @@ from cffair._validation import TargetKind, check_target_kind
 from cffair.baselines._mixed import check_encoded, check_fitted, check_target, minibatches, model_device
 from cffair.causal.cfset import CFPairs
 from cffair.contract import PredictMixin
-from cffair.devices import resolve_device
+from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import DataError
 from cffair.models import make_mlp
 
@@ -65,13 +65,47 @@ class MLPConfig:
             raise ValueError(f"batch_size must be None (full batch) or positive, got {self.batch_size}.")
 
 
-def predictor_loss(out: torch.Tensor, y: torch.Tensor, target_kind: str) -> torch.Tensor:
-    """BCE on probabilities (binary target) or MSE (score target)."""
+def predictor_loss(
+    out: torch.Tensor, y: torch.Tensor, target_kind: str, weight: torch.Tensor | None = None
+) -> torch.Tensor:
+    """BCE on probabilities (binary target) or MSE (score target): the mean over rows, or with
+    ``weight`` (a count per row) the weighted mean ``Σ wᵢ lᵢ / Σ wᵢ``, the same loss as the rows
+    repeated ``wᵢ`` times."""
+    if weight is None:
+        if target_kind == "binary":
+            return F.binary_cross_entropy(out.clamp(1e-6, 1 - 1e-6), y)
+        return F.mse_loss(out, y)
     if target_kind == "binary":
-        return F.binary_cross_entropy(out.clamp(1e-6, 1 - 1e-6), y)
-    return F.mse_loss(out, y)
+        per_row = F.binary_cross_entropy(out.clamp(1e-6, 1 - 1e-6), y, reduction="none")
+    else:
+        per_row = F.mse_loss(out, y, reduction="none")
+    return (per_row * weight).sum() / weight.sum()
 
 
+def merge_rows(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Identical ``(x, y)`` rows merged: the unique rows in order of first occurrence, their labels,
+    and how often each occurs (``None`` when no row repeats, so nothing changes).
+
+    A model trained on ``[x; x′]`` sees many rows twice (a twin equal to its row where the
+    intervention changes nothing, the same person in two folds' worth of twins): on COMPAS 9,866
+    training rows are 4,430 distinct. Full-batch training on the merged rows with count weights
+    has the same loss and gradients, for a fraction of the work.
+
+    >>> X = np.array([[0.0, 1.0], [2.0, 3.0], [0.0, 1.0]], dtype=np.float32)
+    >>> Xu, yu, w = merge_rows(X, np.array([1.0, 0.0, 1.0], dtype=np.float32))
+    >>> Xu.tolist(), yu.tolist(), w.tolist()
+    ([[0.0, 1.0], [2.0, 3.0]], [1.0, 0.0], [2.0, 1.0])
+    """
+    rows = np.concatenate([X, np.asarray(y, dtype=X.dtype)[:, None]], axis=1)
+    _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
+    if len(first) == len(X):
+        return X, y, None
+    order = np.argsort(first)
+    keep = first[order]
+    return X[keep], y[keep], counts[order].astype(np.float32)
+
+
+@flushed_denormals()
 def train_mlp(
     X: np.ndarray, y: np.ndarray, target_kind: str, config: MLPConfig, *, device: str = "cpu"
 ) -> tuple[nn.Module, list[float]]:
@@ -79,15 +113,29 @@ def train_mlp(
 
     The network is initialised on the CPU from ``config.seed`` and trained on ``device``
     (:mod:`cffair.devices`), where ``X`` and ``y`` are moved once; the returned network stays there.
+    Full-batch training (``batch_size=None``) merges identical rows with count weights
+    (:func:`merge_rows`: the same loss, less work) and reads the whole batch without copying it.
     """
     dev = resolve_device(device)
     torch.manual_seed(config.seed)
     model = make_mlp(X.shape[1], target_kind, config.hidden).to(dev)  # type: ignore[arg-type]
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
-    xt, yt = torch.from_numpy(X).to(dev), torch.from_numpy(y).to(dev)
     gen = torch.Generator().manual_seed(config.seed)
     history: list[float] = []
     model.train()
+    if config.batch_size is None or config.batch_size >= len(X):
+        X, y, counts = merge_rows(X, y)
+        xt, yt = torch.from_numpy(np.ascontiguousarray(X)).to(dev), torch.from_numpy(np.ascontiguousarray(y)).to(dev)
+        weight = None if counts is None else torch.from_numpy(counts).to(dev)
+        for _ in range(config.epochs):
+            opt.zero_grad()
+            loss = predictor_loss(model(xt), yt, target_kind, weight)
+            loss.backward()
+            opt.step()
+            history.append(float(loss.detach()))
+        model.eval()
+        return model, history
+    xt, yt = torch.from_numpy(X).to(dev), torch.from_numpy(y).to(dev)
     for _ in range(config.epochs):
         total, count = 0.0, 0
         for idx in minibatches(len(xt), config.batch_size, gen):

@@ -67,7 +67,7 @@ from cffair.baselines._mixed import (
 )
 from cffair.baselines.augmented import AugmentedMLP, MLPConfig
 from cffair.contract import PredictMixin
-from cffair.devices import resolve_device
+from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import DataError
 
 
@@ -302,6 +302,7 @@ class DCEVAE(BaseEstimator):
         self.opt_vae_.step()
 
     # ------------------------------------------------------------------ training
+    @flushed_denormals()
     def fit(self, frame: pd.DataFrame, encoder, *, epochs: int | None = None) -> DCEVAE:
         """Train on the readable training ``frame`` (features and target) with a fitted ``encoder``."""
         c = self._c

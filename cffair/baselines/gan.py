@@ -73,7 +73,7 @@ from cffair.baselines._mixed import (
 )
 from cffair.baselines.augmented import predict_mlp, predictor_loss
 from cffair.contract import PredictMixin
-from cffair.devices import resolve_device
+from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import DataError
 
 #: The paper's batch sizes (section 6.4): 2048 for Adult, 512 for COMPAS and Lawschool.
@@ -348,6 +348,7 @@ class GANBaseline(PredictMixin, BaseEstimator):
         self.vae_opt_.step()
         return float(loss.detach())
 
+    @flushed_denormals()
     def fit_inference(self, frame: pd.DataFrame, encoder, *, epochs: int | None = None) -> GANBaseline:
         """Stage 1: train the adversarial MMD-VAE on the readable training ``frame``."""
         c = self._c
@@ -402,6 +403,7 @@ class GANBaseline(PredictMixin, BaseEstimator):
         return self._assemble(xf, s), self._assemble(xc, s_cf)
 
     # ------------------------------------------------------------------ stage 2
+    @flushed_denormals()
     def fit_predictor(self, frame: pd.DataFrame, *, epochs: int | None = None) -> GANBaseline:
         """Stage 2: the counterfactually fair predictor ``h`` on the same training ``frame``.
 

@@ -449,10 +449,14 @@ class CounterfactualSet:
         meta: Mapping[str, Any] | None = None,
     ) -> CounterfactualSet:
         """Import a long-format frame made by any other method (columns as in the module docstring;
-        ``sample`` may be omitted and defaults to 0), validated against ``factual`` and ``spec``.
+        ``sample`` may be omitted and defaults to 0), validated against ``factual`` and ``spec``
+        by the check ``cffair train --counterfactuals`` applies
+        (:func:`cffair.causal.integrity.check_belongs`): with a causal graph in ``spec``, every
+        row must belong to the factual row its row id names, so permuted row ids are refused.
 
         Raises:
-            CounterfactualError: as :meth:`from_frames`, plus unknown intervened features.
+            CounterfactualError: as :meth:`from_frames`, plus unknown intervened features and rows
+                that do not belong to the factual rows their row ids name.
         """
         need = ["row_id", "feature", "value"]
         missing = [c for c in need if c not in long.columns]
@@ -483,7 +487,11 @@ class CounterfactualSet:
                 "sample": np.asarray(samples, dtype=np.int64),
             }
         )
-        return cls(pd.concat([head, data], axis=1), {"generator": "external", **dict(meta or {})})
+        out = cls(pd.concat([head, data], axis=1), {"generator": "external", **dict(meta or {})})
+        from cffair.causal.integrity import check_belongs
+
+        check_belongs(out, factual, spec)
+        return out
 
     @classmethod
     def from_files(

@@ -1,8 +1,8 @@
 """Checks that a counterfactual set belongs to the data it is used with; they raise or pass.
 
 A counterfactual set names its factual rows by position (``row_id``), so a set paired with rows
-other than those it was made from silently gives people someone else's counterfactuals. Three
-checks catch that, each with a one-line :class:`~cffair.errors.CounterfactualError`:
+other than those it was made from silently gives people someone else's counterfactuals. These
+checks catch that and more, each with a one-line :class:`~cffair.errors.CounterfactualError`:
 
 * :func:`check_rows`: an intervention on ``F`` changes ``F`` and what ``F`` causes, nothing else,
   so the columns of the features ``F`` does not cause must equal the factual rows the row ids
@@ -16,12 +16,17 @@ checks catch that, each with a one-line :class:`~cffair.errors.CounterfactualErr
 * :func:`check_content`: a file written by :meth:`~cffair.causal.cfset.CounterfactualSet.save`
   still holds the rows whose hash it stores.
 
+:func:`check_belongs` is the one check of a set brought to a command or an import against the
+data and spec it is used with (``cffair train --counterfactuals``, ``cffair audit --twins``,
+:meth:`~cffair.causal.cfset.CounterfactualSet.from_long`, :func:`cffair.audit.audit`): the
+spec's feature columns, the stored data hash, the row ids' range and :func:`check_rows`.
+
 They compare values and raise; they never change a set, hence ``FINGERPRINT_EXEMPT``.
 """
 
 from __future__ import annotations
 
-__all__ = ["check_content", "check_intervened", "check_order", "check_parquet", "check_rows"]
+__all__ = ["check_belongs", "check_content", "check_intervened", "check_order", "check_parquet", "check_rows"]
 
 import warnings
 from pathlib import Path
@@ -174,3 +179,53 @@ def check_content(frame: pd.DataFrame, stored: bytes | None, path: str | Path) -
             "generate the counterfactuals again (`cffair counterfactuals generate`), or import edited counterfactuals "
             "with CounterfactualSet.from_files, which checks them against the data."
         )
+
+
+def check_belongs(cfs: CounterfactualSet, factual: pd.DataFrame, spec: Any) -> None:
+    """Check that ``cfs`` holds counterfactuals of the rows of ``factual`` as ``spec`` reads them.
+
+    The one check of a set brought from a file or from elsewhere (``cffair train
+    --counterfactuals``, ``cffair audit --twins``, :func:`cffair.audit.audit`,
+    :meth:`~cffair.causal.cfset.CounterfactualSet.from_long`), in this order, each failure one
+    line with the fix:
+
+    1. the set has every feature column of ``spec`` and intervenes only on its features (a set
+       made for another dataset fails here, before anything reads its rows);
+    2. its stored data hash, if any, is that of ``factual``
+       (:meth:`~cffair.causal.cfset.CounterfactualSet.check_data`);
+    3. its row ids lie in ``0..len(factual) - 1``;
+    4. unless its generator reconstructs every column
+       (:data:`~cffair.causal.cfset.RECONSTRUCTING_GENERATORS`, a GAN) or ``spec`` has no causal
+       graph, every row belongs to the factual row its row id names (:func:`check_rows`):
+       permuted row ids fail.
+
+    Raises:
+        CounterfactualError: naming what does not match and the fix.
+    """
+    from cffair.causal.cfset import RECONSTRUCTING_GENERATORS
+
+    features = list(spec.features)
+    have = set(cfs.data_columns)
+    missing = [c for c in features if c not in have]
+    made = f" (made from {cfs.meta['dataset']!r})" if cfs.meta.get("dataset") else ""
+    if missing:
+        raise CounterfactualError(
+            f"the counterfactual set{made} lacks the feature column(s) {missing[:6]} of the spec {spec.name!r}, so it "
+            "was made for other data; generate counterfactuals of this data (`cffair counterfactuals generate`)."
+        )
+    foreign = [f for f in cfs.features if f not in set(features)]
+    if foreign:
+        raise CounterfactualError(
+            f"the counterfactual set{made} intervenes on {foreign[:6]}, which are not features of the spec {spec.name!r} "
+            f"({features[:8]}); generate counterfactuals of this data (`cffair counterfactuals generate`)."
+        )
+    cfs.check_data(factual)
+    row_id = cfs.frame["row_id"].to_numpy(dtype=np.int64)
+    if len(row_id) and (row_id.min() < 0 or row_id.max() >= len(factual)):
+        raise CounterfactualError(
+            f"counterfactual row ids reach {int(row_id.max() if row_id.max() >= len(factual) else row_id.min())} but "
+            f"the factual frame has {len(factual)} rows (ids 0..{len(factual) - 1}); pass the same (whole) dataset "
+            "frame the counterfactuals were generated from."
+        )
+    if cfs.meta.get("generator") not in RECONSTRUCTING_GENERATORS and getattr(spec, "graph", None) is not None:
+        check_rows(cfs, factual, spec.load_graph())

@@ -8,10 +8,22 @@ Two ways to bring the model:
   their names, and ``--trust TYPE`` (repeatable) trusts one after you have checked it. A pickle
   is never loaded.
 * ``--predictions P.csv --twins TWINS.parquet --twin-predictions T.csv``: predictions made
-  anywhere: ``P.csv`` has a column ``d`` with one prediction (P(y = 1), or the score) per data
-  row in the data's order; ``TWINS.parquet`` is the counterfactual set the model was run on
-  (``cffair counterfactuals generate``); ``T.csv`` has a column ``d_cf`` with one prediction
-  per twin, in the order of that file.
+  anywhere, matched to their rows by identity, never by position alone
+  (:mod:`cffair.alignment`): ``P.csv`` has a column ``d`` with one prediction (P(y = 1), or the
+  score) per data row and a column ``row_id``, the row's 0-based position in the data (the rows
+  may come in any order); ``TWINS.parquet`` is the counterfactual set the model was run on
+  (``cffair counterfactuals generate``); ``T.csv`` has a column ``d_cf`` with one prediction per
+  twin and the twins file's key columns (``row_id``, ``feature``, ``value``, ``sample``; those
+  that name one twin each suffice). A file without ``row_id`` is refused (a shuffled one would
+  score other people's twins) unless it is a single column written by
+  :func:`cffair.alignment.save_predictions`, which stores beside it the hash of the rows it was
+  made for. A binary target's predictions must be probabilities in [0, 1] (percentages are
+  refused with the fix).
+
+Twins from ``--twins`` pass the checks of ``cffair train --counterfactuals``
+(:func:`cffair.causal.integrity.check_belongs`: the spec's columns, the data hash, the row ids,
+and that each twin keeps its row's values where the intervention cannot change them), all before
+the model is called.
 
 Example::
 
@@ -61,7 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     which.add_argument(
         "--predictions",
         metavar="CSV",
-        help="column d: one prediction per data row (needs --twins and --twin-predictions)",
+        help="CSV with columns row_id (0-based position of the row in the data, any order) and d (one prediction "
+        "per data row); needs --twins and --twin-predictions. Without row_id it is refused, unless it is one column "
+        "written by cffair.alignment.save_predictions (which stores the rows' hash beside it)",
     )
     p.add_argument(
         "--trust",
@@ -71,10 +85,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a type the skops file may load beyond skops' defaults (repeatable; check it first)",
     )
     p.add_argument(
-        "--twins", metavar="PARQUET", help="counterfactuals from a file (default: made by the causal flow, cached)"
+        "--twins",
+        metavar="PARQUET",
+        help="counterfactuals from a file, checked as cffair train --counterfactuals checks them (default: made by the "
+        "causal flow, cached)",
     )
     p.add_argument(
-        "--twin-predictions", metavar="CSV", help="column d_cf: one prediction per row of --twins, in its order"
+        "--twin-predictions",
+        metavar="CSV",
+        help="CSV with column d_cf (one prediction per twin) and the --twins file's key columns row_id, feature, "
+        "value, sample (any order; those that name one twin each suffice)",
     )
     p.add_argument(
         "--n-boot", type=non_negative_int, default=200, help="bootstrap resamples per subgroup (default 200; 0: none)"
@@ -141,15 +161,6 @@ def load_skops(path: str, trust: list[str]) -> Any:
     return sio.load(path, trusted=list(untrusted))
 
 
-def _column(path: str, column: str) -> Any:
-    import pandas as pd
-
-    frame = pd.read_csv(path)
-    if column not in frame.columns:
-        raise OptionError(f"{path} has no column {column!r} (it has {list(frame.columns)[:8]}).")
-    return frame[column].to_numpy()
-
-
 def _audit(args: argparse.Namespace) -> int:
     from cffair.audit import audit, audit_scores
     from cffair.causal import CounterfactualSet
@@ -179,8 +190,8 @@ def _audit(args: argparse.Namespace) -> int:
     else:
         assert twins is not None
         result = audit_scores(
-            _column(args.predictions, "d"),
-            _column(args.twin_predictions, "d_cf"),
+            args.predictions,
+            args.twin_predictions,
             twins,
             ds,
             seed=args.seed,

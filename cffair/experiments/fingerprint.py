@@ -65,6 +65,29 @@ def package_versions(names: Iterable[str] = NUMERIC_PACKAGES) -> dict[str, str |
 
 
 # ============================================================================ differences
+def _unmoved(old: Mapping[str, str], new: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``old`` and ``new`` without the modules that only moved: a module gone under one name and
+    present under another with the same code hash is the same code (:data:`cffair.codehash.MOVES`
+    keeps the names themselves stable for a move; this pairs up moves the ledger does not name).
+
+    >>> _unmoved({"a.x": "1", "b": "2"}, {"c.x": "1", "b": "3"})
+    ({'b': '2'}, {'b': '3'})
+    """
+    gone = {m: h for m, h in old.items() if m not in new}
+    came = {m: h for m, h in new.items() if m not in old}
+    unpaired = list(came.values())
+    moved_old, moved_new = set(), set()
+    for m, h in sorted(gone.items()):
+        if h in unpaired:
+            unpaired.remove(h)
+            moved_old.add(m)
+            moved_new.add(next(n for n, g in sorted(came.items()) if g == h and n not in moved_new))
+    return (
+        {m: h for m, h in old.items() if m not in moved_old},
+        {m: h for m, h in new.items() if m not in moved_new},
+    )
+
+
 def diff(
     stored: Mapping[str, Any],
     current: Mapping[str, Any],
@@ -105,7 +128,7 @@ def diff(
     for name in sorted(set(old_p) | set(new_p)):
         if old_p.get(name) != new_p.get(name):
             reasons.append(f"package {name} {old_p.get(name)} → {new_p.get(name)}")
-    old_c, new_c = stored.get("code", {}), current.get("code", {})
+    old_c, new_c = _unmoved(stored.get("code", {}), current.get("code", {}))
     for m in sorted(set(old_c) | set(new_c)):
         if m not in new_c:
             if m not in exempt:

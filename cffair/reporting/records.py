@@ -23,6 +23,7 @@ from cffair.reporting.names import (
     TABLE_METHODS,
     order_key,
 )
+from cffair.screen import screen_metrics
 
 __all__ = [
     "check_results",
@@ -167,8 +168,10 @@ def record_repeat(config: Mapping[str, Any]) -> int:
 def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
     """One row per record: ``dataset, repeat, fold, setting, method, cf_source, tag, options, w_acc, w_cf,
     w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
-    ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``). A metric a
-    record lacks is NaN (the flip rate of records made before it existed).
+    ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``), and ``collapsed``
+    with ``collapse_reason``: the verdict of the one degenerate-model screen
+    (:func:`cffair.screen.screen_metrics`) on the record's metrics. A metric a record lacks is NaN
+    (the flip rate of records made before it existed).
 
     Args:
         own_counterfactuals: take the metrics evaluated on the GAN's own counterfactual test
@@ -195,6 +198,8 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
             row[f"w_{k}"] = float(v)
         for k in (*SCALAR_METRICS, "worst_subgroup", "n_pairs"):
             row[k] = metrics.get(k, np.nan)
+        verdict = screen_metrics(metrics)
+        row["collapsed"], row["collapse_reason"] = verdict.collapsed, verdict.reason
         rows.append(row)
     cols = [
         "dataset",
@@ -212,6 +217,8 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
         *SCALAR_METRICS,
         "worst_subgroup",
         "n_pairs",
+        "collapsed",
+        "collapse_reason",
     ]
     frame = pd.DataFrame(rows)
     for c in cols:
@@ -258,16 +265,20 @@ def results_long(
     datasets: Sequence[str] | None = None,
     *,
     own_counterfactuals: bool = False,
+    tagged: bool = False,
 ) -> pd.DataFrame:
     """Our records aggregated over folds into a long results frame (:data:`RESULT_COLUMNS`).
 
     ``methods`` defaults to the paper's methods of ``table`` (:data:`TABLE_METHODS`); weight-grid
-    records (those with a ``tag``) are left out. Each dataset gets its performance metric
+    and investigation records (those with a ``tag`` or ``options``) are left out unless ``tagged``
+    (a run of your own data chose its learning rate, epochs or weights: its records are the run). Each dataset gets its performance metric
     (accuracy or MSE), CF-MSE and worst-subgroup CF-MSE; ``sd`` is the sample sd over folds
     (NaN for a single fold).
     """
     methods = list(methods if methods is not None else TABLE_METHODS.get(table, ()))
-    frame = select_records(records_frame(records, own_counterfactuals=own_counterfactuals), methods, datasets)
+    frame = select_records(
+        records_frame(records, own_counterfactuals=own_counterfactuals), methods, datasets, tagged=tagged
+    )
     if frame.empty:
         return pd.DataFrame(columns=list(RESULT_COLUMNS))
     metrics = [m for m in SCALAR_METRICS if frame[m].notna().any()]
@@ -284,17 +295,20 @@ def results_long(
 
 
 def subgroup_frame(
-    records: Iterable[Mapping[str, Any]], settings: Sequence[str] = Q1_SETTINGS, dataset: str | None = None
+    records: Iterable[Mapping[str, Any]],
+    settings: Sequence[str] = Q1_SETTINGS,
+    dataset: str | None = None,
+    *,
+    tagged: bool = False,
 ) -> pd.DataFrame:
     """CF-MSE per subgroup, one row per record × subgroup: ``dataset, fold, method, subgroup,
-    cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records, the paper's one
-    partition: no repetition of cross-validation)."""
+    cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records unless
+    ``tagged``, the paper's one partition: no repetition of cross-validation)."""
     rows = []
     for rec in records:
         cfg = rec["config"]
         if (
-            cfg.get("tag")
-            or cfg.get("options")
+            (not tagged and (cfg.get("tag") or cfg.get("options")))
             or cfg.get("cf_source", "cnf") != "cnf"
             or cfg["setting"] not in settings
             or record_repeat(cfg)

@@ -17,7 +17,8 @@ __all__ = [
     "best_methods",
     "cke_frame",
     "verdict_frame",
-    "constant_runs",
+    "collapsed_runs",
+    "recommendation",
     "eq3_frame",
     "figure_html",
     "method_frame",
@@ -64,7 +65,7 @@ def method_frame(
         The pair ``(shown, long)``, the formatted frame (display names) and the long frame of numbers
         (:func:`~cffair.reporting.records.results_long`) it was made from.
     """
-    long = results_long(records, table="own", methods=list(methods))
+    long = results_long(records, table="own", methods=list(methods), tagged=True)
     if long.empty:
         raise DataError(f"no records of the methods {list(methods)}; run them first.")
     metrics = [m for m in METRIC_ORDER if m in set(long["metric"])]
@@ -94,7 +95,7 @@ def subgroup_summary(
     """CF-MSE per subgroup: ``(shown, per_fold)`` where ``shown`` has one row per subgroup and
     one column per method (``mean ± sd`` over folds) and ``per_fold`` one row per record ×
     subgroup (:func:`~cffair.reporting.records.subgroup_frame`)."""
-    per_fold = subgroup_frame(records, settings=tuple(methods))
+    per_fold = subgroup_frame(records, settings=tuple(methods), tagged=True)
     if per_fold.empty:
         return pd.DataFrame(), per_fold
     g = per_fold.groupby(["subgroup", "method"], sort=False)["cf_mse"]
@@ -197,28 +198,79 @@ def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str])
     return shown.set_index(["fold", "method"])
 
 
-#: A predictor whose test outputs spread less than this (sd) is constant.
-CONSTANT_SD = 1e-3
+def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float]) -> list[tuple[str, str]]:
+    """``("method fold k", why)`` for every record of a collapsed model, whatever the method, by the one
+    degenerate-model screen (:func:`cffair.screen.screen_metrics`: constant or near-constant
+    decisions, or accuracy at or below the majority rate). A record made before the majority rate
+    was recorded reads it from ``majority`` (fold → share of the majority class in its test rows)."""
+    from cffair.screen import screen_metrics
 
-
-def constant_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float], tol: float = 1e-9) -> list[str]:
-    """Records of a constant predictor, for every method: test outputs whose sd is below
-    ``CONSTANT_SD``, or (records without that number) a binary target's accuracy equal to
-    the share of the fold's majority class in its test rows (``majority``: fold → share) with no
-    counterfactual difference at all (CF-MSE < 1e-8). ``"method fold k"`` for each."""
     out = []
     for r in records:
-        m, fold = r["metrics"], int(r["config"]["fold"])
-        if "prediction_sd" in m:
-            if float(m["prediction_sd"]) < CONSTANT_SD:
-                out.append(f"{method_name(r['config']['setting'])} fold {fold}")
-            continue
-        acc = m.get("accuracy")
-        if acc is None or fold not in majority:
-            continue
-        if abs(float(acc) - float(majority[fold])) <= tol and float(m.get("cf_mse", 1.0)) < 1e-8:
-            out.append(f"{method_name(r['config']['setting'])} fold {fold}")
+        m, fold = dict(r["metrics"]), int(r["config"]["fold"])
+        if "accuracy" in m and "majority_rate" not in m and fold in majority:
+            m["majority_rate"] = float(majority[fold])
+        verdict = screen_metrics(m)
+        if verdict.collapsed:
+            out.append((f"{method_name(r['config']['setting'])} fold {fold}", verdict.reason))
     return out
+
+
+#: The fairness scores the recommendation reads, in this order (lower is fairer).
+FAIRNESS_SCORES: tuple[str, ...] = ("cf_mse", "cf_flip_rate", "calibrated_cf_mse", "cf_mse_worst_subgroup")
+
+
+def recommendation(
+    records: Sequence[Mapping[str, Any]], methods: Sequence[str], majority: Mapping[int, float] | None = None
+) -> str:
+    """The report's first line, chosen by the numbers: among the methods none of whose folds
+    collapsed (:func:`collapsed_runs`), the most accurate one (lowest MSE for a score target) and
+    the fairest on each fairness score (mean over folds), and whether an LTN fairness setting is
+    the fairest on any score, i.e. whether the LTN pays off on this data.
+
+    >>> runs = (("ltn_acc", 0.8, 0.1), ("ltn_acc_cf", 0.78, 0.01), ("cnf", 0.79, 0.05))
+    >>> recs = [{"config": {"dataset": "d", "setting": s, "fold": f}, "metrics": {"accuracy": a, "cf_mse": c}}
+    ...         for f in (0, 1) for s, a, c in runs]
+    >>> recommendation(recs, ["ltn_acc", "ltn_acc_cf", "cnf"])
+    'Among the 3 methods that did not collapse, LTN(acc) is the most accurate (accuracy 0.800) and LTN(acc+CF) the fairest on CF-MSE (0.0100): here the LTN pays off on every fairness score.'
+    """
+    from cffair import registry
+
+    def plain(metric: str) -> str:  # the display name without the paper's arrow
+        return metric_name(metric).rstrip(" ↑↓")
+
+    bad = {c.rsplit(" fold ", 1)[0] for c, _ in collapsed_runs(records, majority or {})}
+    frame = records_frame(records)
+    frame = frame[frame["method"].isin(methods)]
+    kept = [m for m in methods if m in set(frame["method"]) and method_name(m) not in bad]
+    dropped = [method_name(m) for m in methods if method_name(m) in bad]
+    tail = f" ({', '.join(dropped)} collapsed and {'is' if len(dropped) == 1 else 'are'} left out)" if dropped else ""
+    if not kept:
+        return f"Every method collapsed{tail}: no recommendation; lower the learning rate or the fairness weights."
+    means = frame[frame["method"].isin(kept)].groupby("method").mean(numeric_only=True)
+    perf = "accuracy" if "accuracy" in means and means["accuracy"].notna().any() else "mse"
+    best = means[perf].idxmax() if perf == "accuracy" else means[perf].idxmin()
+    words = [
+        f"Among the {len(kept)} method{'s' if len(kept) != 1 else ''} that did not collapse{tail}, "
+        f"{method_name(best)} is the most accurate ({plain(perf)} {means.at[best, perf]:.3f})"
+    ]
+    fairest: dict[str, list[str]] = {}
+    scores = [m for m in FAIRNESS_SCORES if m in means and means[m].notna().any()]
+    for metric in scores:
+        winner = str(means[metric].idxmin())
+        fairest.setdefault(winner, []).append(f"{plain(metric)} ({means.at[winner, metric]:.4f})")
+    words.append(" and " + "; ".join(f"{method_name(m)} the fairest on {', '.join(v)}" for m, v in fairest.items()))
+    ltn_fair = {m for m in fairest if m in registry.ltn_settings() and m != "ltn_acc"}
+    won = [s for s in scores if str(means[s].idxmin()) in ltn_fair]
+    if not scores:
+        verdict = ""
+    elif len(won) == len(scores):
+        verdict = ": here the LTN pays off on every fairness score"
+    elif won:
+        verdict = f": here the LTN pays off on {', '.join(plain(s) for s in won)} only"
+    else:
+        verdict = ": here no LTN fairness setting is the fairest on any score, so the LTN does not pay off on this data"
+    return "".join(words) + verdict + "."
 
 
 #: What the report compares every method with, in this order of preference.
@@ -373,12 +425,16 @@ def _facts(ds: Any, info: Mapping[str, Any]) -> str:
     return '<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in items.items()) + "</dl>"
 
 
-def _checks(info: Mapping[str, Any], constant: Sequence[str]) -> str:
+def _majority(info: Mapping[str, Any]) -> dict[int, float]:
+    return {int(k): float(v) for k, v in (info.get("majority") or {}).items()}
+
+
+def _checks(info: Mapping[str, Any], collapsed: Sequence[tuple[str, str]]) -> str:
     items = [*info.get("plan", {}).get("notes", []), *info.get("warnings", [])]
     items += [
-        f"{c} predicts the same outcome for every test row (its accuracy is the majority share and its CF-MSE 0): "
-        "a constant predictor is trivially fair; lower the learning rate or the fairness weights."
-        for c in constant
+        f"{c} is a collapsed model: {why}. It is no better than always predicting one outcome, so its fairness "
+        "numbers mean nothing; lower the learning rate or the fairness weights."
+        for c, why in collapsed
     ]
     if not items:
         return '<div class="box ok"><p>No warning during the run.</p></div>'
@@ -409,11 +465,12 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
     n_folds = int(records_frame(records)["fold"].nunique())
     parts = [
         f"<h1>cffair report: {_esc(name)}</h1>",
+        f'<p class="recommendation"><strong>{_esc(recommendation(records, methods, _majority(info)))}</strong></p>',
         f"<p>The paper's protocol (Heilmann et al., section 6) on your data: counterfactuals from a causal normalising flow, "
         f"the LTN settings pre-trained once per fold, and the baselines, each evaluated on the same counterfactual test pairs. "
         f"Written {_esc(time.strftime('%Y-%m-%d %H:%M'))} from {len(records)} records.</p>",
         _facts(ds, info),
-        _checks(info, constant_runs(records, {int(k): v for k, v in (info.get("majority") or {}).items()})),
+        _checks(info, collapsed_runs(records, _majority(info))),
         "<h2>Accuracy and counterfactual fairness</h2>",
         "<p>Mean ± sample sd over the folds, the best of each column in bold. CF-MSE is the mean squared difference between "
         "the prediction for a test row and for its counterfactual twin with the sensitive attribute flipped (lower is fairer); "
