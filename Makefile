@@ -4,7 +4,6 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.cffair-installed
-BOOK_PTH := $(VENV)/.cffair-book-on-path
 JOBS ?= 2
 MODE ?= quick
 
@@ -12,13 +11,9 @@ REMOTE ?= origin
 
 .PHONY: install book book-student pdf test test-fast reproduce bench browser lab publish clean compat test-slurm lint
 
-install: $(STAMP) $(BOOK_PTH)
-
-## The book package (cffair_book/, not part of the wheel) on the environment's path, for the notebooks
-## wherever Jupyter Book, papermill or JupyterLab runs them: a .pth file naming this checkout.
-$(BOOK_PTH): $(STAMP)
-	$(PY) -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'cffair_book.pth').write_text('$(CURDIR)\\n')"
-	@touch $@
+## The editable install of this checkout: the library (cffair/) and the book package (cffair_book/), which the
+## notebooks import wherever Jupyter Book, papermill or JupyterLab runs them.
+install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11) on PATH"; exit 1; }
@@ -28,23 +23,31 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m pip check
 	@touch $@
 
-## Build the book (render mode: reads the committed results; warnings are errors). --all: every page is
-## executed again, since Sphinx's incremental build would keep a page whose source is unchanged although
-## the records it reads changed.
+## The book is built by Sphinx (conf.py; the table of contents is _toc.yml), warnings as errors (-W), every
+## cross-reference checked (-n), every page read and executed again (-E: Sphinx's incremental build would keep
+## a page whose source is unchanged although the records it reads changed). Each build keeps its doctrees and
+## executed notebooks beside its output folder: <dir>/.doctrees, <dir>/jupyter_execute.
+SPHINX_BUILD = $(VENV)/bin/sphinx-build -W -n -E
+
+## Build the book (render mode: reads the committed results) into _build/html. The stamp
+## (cffair_book/build_stamp.py: the inputs hashed before and after) lets `make test` browse this book instead of
+## building it again while the inputs stay the same.
 book: install
 	rm -rf _build/html
-	CFFAIR_MODE=render $(VENV)/bin/jupyter-book build . -W -n --keep-going --all
+	$(PY) cffair_book/build_stamp.py start _build/html
+	CFFAIR_MODE=render $(SPHINX_BUILD) -b html -d _build/.doctrees . _build/html
+	$(PY) cffair_book/build_stamp.py finish _build/html
 
 ## The student edition: the same book without solutions and discussion notes (book/_ext/course_kit.py).
 book-student: install
 	rm -rf _build/student
-	CFFAIR_MODE=render CFFAIR_EDITION=student $(VENV)/bin/jupyter-book build . -W -n --keep-going --path-output _build/student
+	CFFAIR_MODE=render CFFAIR_EDITION=student $(SPHINX_BUILD) -b html -d _build/student/_build/.doctrees . _build/student/_build/html
 
 ## The whole book as one PDF (EDITION=instructor|student): one HTML page printed by headless Chromium.
 EDITION ?= instructor
 pdf: install browser
 	rm -rf _build/pdf
-	CFFAIR_MODE=render CFFAIR_EDITION=$(EDITION) $(VENV)/bin/jupyter-book build . -W -n --keep-going --builder singlehtml --path-output _build/pdf
+	CFFAIR_MODE=render CFFAIR_EDITION=$(EDITION) $(SPHINX_BUILD) -b singlehtml -d _build/pdf/_build/.doctrees . _build/pdf/_build/singlehtml
 	$(PY) tools/book_pdf.py _build/pdf/_build/singlehtml/intro.html _build/pdf/cffair-book$(if $(filter student,$(EDITION)),-student).pdf
 
 ## Headless Chromium for the browser test of the book (Debian package).
@@ -54,11 +57,13 @@ browser:
 ## Lint: ruff's checks and ruff format's layout of the code, tests, benchmarks and tools, and mypy's types of the
 ## library (rules in pyproject.toml).
 lint: install
-	$(VENV)/bin/ruff check cffair cffair_book tests benchmarks tools
-	$(VENV)/bin/ruff format --check cffair cffair_book tests benchmarks tools
+	$(VENV)/bin/ruff check conf.py cffair cffair_book tests benchmarks tools
+	$(VENV)/bin/ruff format --check conf.py cffair cffair_book tests benchmarks tools
 	$(VENV)/bin/mypy
 
 ## Run the whole test suite (lint, unit, property, doctests, notebooks in quick mode, book build, browser check).
+## The book test browses `make book`'s _build/html when its stamp matches the inputs at hand, else builds its own
+## (CFFAIR_BOOK_REBUILD=1: always builds).
 test: install browser lint
 	$(PY) -m pytest -q
 
@@ -92,6 +97,14 @@ publish:
 	  exit 1; }
 	@test -f _build/html/index.html || { echo "make publish: no built book in _build/html; run 'make book' first."; exit 1; }
 	$(VENV)/bin/ghp-import --no-jekyll --push --force --remote $(REMOTE) --branch gh-pages _build/html
+
+## Release VERSION: one version in pyproject.toml, cffair/__init__.py, CITATION.cff and .zenodo.json, the
+## changelog's unreleased heading finalised, a commit and an annotated tag v$(VERSION) (tools/release.py;
+## a clean tree only; pushes nothing).
+.PHONY: release
+release:
+	@test -n "$(VERSION)" || { echo "make release: name the version, as in make release VERSION=x.y.z"; exit 2; }
+	python3 tools/release.py $(VERSION)
 
 clean:
 	rm -rf _build .pytest_cache

@@ -338,7 +338,7 @@ def provenance(
             return "unknown"
 
     pkgs = package_versions()
-    for name in ("jupyter-book", "papermill"):
+    for name in ("sphinx", "myst-nb", "papermill"):
         try:
             pkgs[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -1,16 +1,16 @@
 """The book's own code: what its pages say about the numbers, kept out of the installed library.
 
 ``cffair`` measures (records, frames, tables, figures, the paper's numbers, the statistics and
-verdict rules); this package, which only runs from a checkout and which the wheel does not ship
-(``pyproject.toml`` installs ``cffair`` and its subpackages only), turns those numbers into the
-book: the claims and their notes (:mod:`.claims`, :mod:`.registry`, the wording in
+verdict rules); this package turns those numbers into the book: the claims and their notes (:mod:`.claims`, :mod:`.registry`, the wording in
 ``claims.yaml``), why the failing claims fail (:mod:`.why`, :mod:`.investigations`), the chapters
 beyond the paper and on three rulers (:mod:`.beyond`, :mod:`.rulers`, :mod:`.dependence`), the Reproducing page
 (:mod:`.reproduction`, and what more workers buy: :mod:`.scaling`), the boxes around each chapter (:mod:`.pages`), the teaching helpers
 (:mod:`.teaching`) and where the book's files are (:mod:`.layout`).
 
-``make install`` puts the checkout on the virtual environment's path (a ``.pth`` file), so the
-notebooks import it wherever Jupyter Book or papermill runs them::
+It ships in the wheel beside ``cffair`` (a second top-level package; ``pip install
+"cffair[notebooks]"`` adds what the notebooks import besides), so a chapter downloaded as a plain
+``.ipynb`` runs on a notebook host without the checkout; ``make install`` installs both packages of
+the checkout in editable mode. The notebooks import it as::
 
     import cffair_book as book
     claims = book.evaluate_claims(records, base="../")
@@ -79,6 +79,7 @@ from cffair_book.registry import (
 from cffair_book.reproduction import (
     STEP_NAMES,
     baseline_seconds_frame,
+    claims_speed_line,
     command_times_frame,
     core_seconds_frame,
     denormals_line,
@@ -205,6 +206,7 @@ __all__ = [
     "recourse_frame",
     "baseline_seconds_frame",
     "core_seconds_frame",
+    "claims_speed_line",
     "denormals_line",
     "flow_benchmark_frame",
     "gan_mmd_frame",

@@ -1,9 +1,10 @@
 """Where the book's files are: the checkout's folders and each question group's page.
 
-The installed library never knows these paths (a wheel has no ``results/``, ``benchmarks/`` or
-``notebooks/``); the book package does, because it only ever runs from a checkout. Every
-function that reads one of these files takes its path as an argument and defaults to the
-constant here.
+The installed library never knows these paths; the book package does. They exist in a checkout
+(an editable install); installed from the wheel (a chapter run on a notebook host) the package has
+no ``results/``, ``benchmarks/`` or ``notebooks/`` beside it, and the chapters compute their records
+in quick mode instead of reading committed ones. Every function that reads one of these files
+takes its path as an argument and defaults to the constant here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from cffair import registry
 
 __all__ = ["BENCHMARK_RESULTS", "NOTEBOOK_PAGES", "RESULTS", "ROOT"]
 
-#: The checkout's root (the folder that holds ``_config.yml``).
+#: The checkout's root (the folder that holds the book's ``conf.py`` and ``_toc.yml``).
 ROOT: Path = Path(__file__).resolve().parents[1]
 
 #: The committed experiment records (``results/full``, ``results/quick``).

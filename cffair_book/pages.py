@@ -39,6 +39,7 @@ __all__ = [
     "headline_claims",
     "results_box",
     "stale_reasons",
+    "verdict_keys",
     "verdict_line",
 ]
 
@@ -92,6 +93,19 @@ def verdict_line(claims: Iterable[Any], what: str) -> str:
     body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     noun = "claim" if len(verdicts) == 1 else "claims"
     return f"Of the paper's {len(verdicts)} {what} {noun}, {body}."
+
+
+def verdict_keys(claims: Iterable[Any], verdict: str) -> str:
+    """The keys of the claims with ``verdict``, as prose ("Q1.5, Q2.1 and A.1"; "none").
+
+    >>> from types import SimpleNamespace as C
+    >>> verdict_keys([C(key="Q1.1", verdict="holds"), C(key="Q2.1", verdict="holds"), C(key="A.1", verdict="vacuous")], "holds")
+    'Q1.1 and Q2.1'
+    >>> verdict_keys([C(key="Q1.1", verdict="holds")], "does not hold")
+    'none'
+    """
+    found = [c.key for c in claims if c.verdict == verdict]
+    return _and(found) if found else "none"
 
 
 def _duration(seconds: float) -> str:

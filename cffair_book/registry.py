@@ -37,6 +37,8 @@ from cffair.reporting.verdicts import (
     current_rules,
     rules,
 )
+from cffair_book import claims_cache
+from cffair_book.claims_cache import Outcome
 from cffair_book.layout import NOTEBOOK_PAGES
 from cffair_book.wording import claim_entry, verdict_rule
 
@@ -293,11 +295,43 @@ def evaluate_claims(records: Sequence[Mapping[str, Any]], base: str = "", rules_
     page that shows them (``base`` is the path from the page the table is shown on to the
     book's root, e.g. ``""`` for the intro, ``"../"`` for a notebook). ``rules_`` decides by other
     rules (:class:`~cffair.reporting.verdicts.Rules`: the plain t-test, no Holm, COMPAS(age)
-    counted everywhere); default the book's.
+    counted everywhere); default the book's. The same records under the same rules are evaluated
+    once (:mod:`.claims_cache`).
     """
-    with rules(rules_ or current_rules()):
+    (outcomes,) = _outcomes(records, [rules_ or current_rules()])
+    return [_claim(c, o, base) for c, o in zip(CLAIM_CHECKS.values(), outcomes, strict=True)]
+
+
+def _claim(c: _Registered, o: Outcome, base: str) -> Claim:
+    stem, label = NOTEBOOK_PAGES[c.page]
+    return Claim(
+        c.claim,
+        (label, f"{base}notebooks/{stem}.html"),
+        note=o.note,
+        key=c.key,
+        source=c.source,
+        verdict=o.verdict,
+        rule=c.rule,
+        test=o.test,
+        folds=o.folds,
+        against=o.against,
+    )
+
+
+def _outcomes(records: Sequence[Mapping[str, Any]], rule_sets: Sequence[Rules]) -> list[list[Outcome]]:
+    """Every registered check's outcome under each of ``rule_sets``, each evaluated once per content."""
+    from cffair import registry as methods
+
+    checks = [(c.key, c.check, (c.claim, c.source, c.page, c.rule)) for c in CLAIM_CHECKS.values()]
+    context = repr((list(methods.METHODS.values()), list(methods.CHAPTERS.values()), list(methods.DATASETS.values())))
+    return claims_cache.evaluations(records, rule_sets, checks, context, _evaluate)
+
+
+def _evaluate(records: Sequence[Mapping[str, Any]], rules_: Rules) -> list[Outcome]:
+    """Run every registered check on ``records`` under ``rules_`` (no cache)."""
+    with rules(rules_):
         evidence = Evidence.of(records)
-        claims = []
+        outcomes = []
         for c in CLAIM_CHECKS.values():
             out = c.check(evidence)
             verdict, note = out[0], out[1]
@@ -305,22 +339,11 @@ def evaluate_claims(records: Sequence[Mapping[str, Any]], base: str = "", rules_
             verdict = _FROM_HOLDS.get(verdict, verdict) if not isinstance(verdict, str) else verdict  # type: ignore[arg-type]
             if verdict == PENDING and not note:
                 note = "no records for this claim yet"
-            stem, label = NOTEBOOK_PAGES[c.page]
-            claims.append(
-                Claim(
-                    c.claim,
-                    (label, f"{base}notebooks/{stem}.html"),
-                    note=note,
-                    key=c.key,
-                    source=c.source,
-                    verdict=verdict,
-                    rule=c.rule,
-                    test=basis.test if verdict != PENDING else "",
-                    folds=basis.folds if verdict != PENDING else "",
-                    against=basis.against if verdict != PENDING else (),
-                )
-            )
-    return claims
+            if verdict == PENDING:
+                outcomes.append(Outcome(verdict, note))
+            else:
+                outcomes.append(Outcome(verdict, note, basis.test, basis.folds, tuple(basis.against)))
+    return outcomes
 
 
 #: The robustness table's columns: the rules a verdict is also decided by, each with its heading.
@@ -340,14 +363,14 @@ def robustness_frame(
 ) -> pd.DataFrame:
     """Each claim's verdict under each of ``columns``' rules: one row per claim (``key``, ``claim``,
     one column per heading) and ``same``: whether every rule gives the same verdict."""
-    by = {name: {c.key: c for c in evaluate_claims(records, rules_=r)} for name, r in columns}
-    first = next(iter(by.values()))
+    names = [name for name, _ in columns]
+    by = _outcomes(records, [r for _, r in columns])  # evaluated once per rule set, shared with the table
     rows = []
-    for key, c in first.items():
-        row: dict[str, Any] = {"key": key, "claim": c.claim}
-        for name in by:
-            row[name] = by[name][key].verdict
-        row["same"] = len({by[name][key].verdict for name in by}) == 1
+    for i, c in enumerate(CLAIM_CHECKS.values()):
+        row: dict[str, Any] = {"key": c.key, "claim": c.claim}
+        for name, outcomes in zip(names, by, strict=True):
+            row[name] = outcomes[i].verdict
+        row["same"] = len({outcomes[i].verdict for outcomes in by}) == 1
         rows.append(row)
     return pd.DataFrame(rows)
 

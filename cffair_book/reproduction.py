@@ -23,6 +23,7 @@ __all__ = [
     "baseline_seconds_frame",
     "command_times_frame",
     "core_seconds_frame",
+    "claims_speed_line",
     "denormals_line",
     "flow_benchmark_frame",
     "group_label",
@@ -362,6 +363,59 @@ def denormals_line(denormals: Mapping[str, Any]) -> str:
         f"{denormals['fair_epochs']} acc+CF epochs from that pre-training {fair['flush']:.0f} s against "
         f"{fair['denormals']:.0f} s ({faster(float(speed['fair_s']))}). {same}"
         + (f" (Load average {load[0]:.1f} before, {load[1]:.1f} after.)" if load[0] is not None else "")
+    )
+
+
+def claims_speed_line(result: Mapping[str, Any]) -> str:
+    """What the Reproducing page's robustness cell costs before and after the claims cache and the
+    vectorised exact tests (``bench_book_claims.py``), worded by its numbers (Markdown).
+
+    >>> r = {"rounds": 3, "same_output": True, "variants": {
+    ...     "before": {"cpu": {"median": 22.0, "min": 21.0, "max": 23.0}, "wall": {"median": 35.0, "min": 29.0,
+    ...                "max": 39.0}, "evaluations": 8, "dataset_parses": 16, "load": [[4.2, 4.9], [5.5, 4.8]]},
+    ...     "after": {"cpu": {"median": 2.7, "min": 2.6, "max": 3.0}, "wall": {"median": 4.1, "min": 3.3, "max": 5.5},
+    ...               "evaluations": 4, "dataset_parses": 2, "load": [[4.8, 4.9]]},
+    ...     "after_disk": {"cpu": {"median": 0.6, "min": 0.59, "max": 0.6}, "wall": {"median": 1.0, "min": 0.8,
+    ...                    "max": 1.2}, "evaluations": 0, "dataset_parses": 0, "load": [[4.1, 4.2]]}},
+    ...     "exact_tests": {"spearman_exact_7": {"ratio_cpu": 418.0, "same_value": True},
+    ...                     "sign_flip_p_15": {"ratio_cpu": 260.0, "same_value": True}}, "machine": {"cpus": 2}}
+    >>> print(claims_speed_line(r))  # doctest: +NORMALIZE_WHITESPACE
+    The Reproducing page's robustness cell decided the claims 8 times and parsed the datasets 16 times: 22.0 s of
+    CPU (21.0–23.0 over 3 rounds; 35.0 s wall, 29.0–39.0). Today it decides each of its 4 rule sets once and
+    parses 2 datasets once: 2.7 s of CPU (2.6–3.0; 4.1 s wall, 3.3–5.5), 8.1× less; with the evaluations already in the build's
+    claims cache (a second build of the same inputs) 0.6 s (37×). Both give the same table. Alone, Spearman's
+    exact test on 7 points is 418× faster and the sign-flip test on 15 differences 260×, with the same values.
+    (Load average 4.1–5.5 on 2 cores.)
+    """
+    v = result["variants"]
+    before, after, disk = v["before"], v["after"], v["after_disk"]
+
+    def cpu(x: Mapping[str, Any], rounds: bool = False) -> str:
+        c, w = x["cpu"], x["wall"]
+        spread = f"{c['min']:.1f}–{c['max']:.1f}" + (f" over {result['rounds']} rounds" if rounds else "")
+        return f"{c['median']:.1f} s of CPU ({spread}; {w['median']:.1f} s wall, {w['min']:.1f}–{w['max']:.1f})"
+
+    ratio = before["cpu"]["median"] / after["cpu"]["median"]
+    ratio_disk = before["cpu"]["median"] / disk["cpu"]["median"]
+    same = "Both give the same table." if result.get("same_output") else "**The two tables differ.**"
+    tests = result.get("exact_tests", {})
+    exact = ""
+    if "spearman_exact_7" in tests and "sign_flip_p_15" in tests:
+        sp, sf = tests["spearman_exact_7"], tests["sign_flip_p_15"]
+        values = "the same values" if sp["same_value"] and sf["same_value"] else "**other values**"
+        exact = (
+            f" Alone, Spearman's exact test on 7 points is {sp['ratio_cpu']:.0f}× faster and the sign-flip test on "
+            f"15 differences {sf['ratio_cpu']:.0f}×, with {values}."
+        )
+    loads = [x for name in ("before", "after", "after_disk") for pair in v[name].get("load", []) for x in pair]
+    cores = result.get("machine", {}).get("cpus")
+    load = f" (Load average {min(loads):.1f}–{max(loads):.1f} on {cores or 'its'} cores.)" if loads else ""
+    return (
+        f"The Reproducing page's robustness cell decided the claims {before['evaluations']} times and parsed the "
+        f"datasets {before['dataset_parses']} times: {cpu(before, True)}. Today it decides each of its "
+        f"{after['evaluations']} rule sets once and parses {after['dataset_parses']} datasets once: {cpu(after)}, "
+        f"{ratio:.1f}× less; with the evaluations already in the build's claims cache (a second build of the same "
+        f"inputs) {disk['cpu']['median']:.1f} s ({ratio_disk:.0f}×). {same}{exact}{load}"
     )
 
 

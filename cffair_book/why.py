@@ -68,7 +68,7 @@ Records = Iterable[Mapping[str, Any]]
 
 def _rows_share(dataset: str) -> pd.Series:
     """Each subgroup's share of the dataset's rows (from the data, as the records' labels)."""
-    from cffair.datasets import load
+    from cffair.datasets.memo import load
 
     ds = load(dataset)
     return ds.spec.subgroup_labels(ds.frame).astype(str).value_counts(normalize=True)
@@ -176,7 +176,7 @@ def cke_threshold_finding(
     """
     from scipy.stats import norm
 
-    from cffair.datasets import load
+    from cffair.datasets.memo import load
 
     settings = (settings,) if isinstance(settings, str) else tuple(settings)
     recs = [

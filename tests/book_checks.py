@@ -370,7 +370,7 @@ def page_problems(
 
 # ----------------------------------------------------------------------------- 8. commands
 _SHELL_BLOCK = re.compile(r"^```(?:bash|console|shell|sh)\s*\n(.*?)^```", re.S | re.M)
-_ENV_COMMAND = re.compile(r"^\s*(?:[A-Z_]+=\S+\s+)*(cffair|python|jupyter|jupyter-book|pip|pytest)\b")
+_ENV_COMMAND = re.compile(r"^\s*(?:[A-Z_]+=\S+\s+)*(cffair|python|jupyter|jupyter-book|sphinx-build|pip|pytest)\b")
 
 
 def bare_commands(source: str) -> list[str]:

@@ -3,7 +3,7 @@
 The cell of ``book/benchmarks.md`` that reads ``benchmarks/results/adoption.json`` is run here on
 constructed results, one for each branch of its wording (within/over a target; the audit fit's
 range inside, overlapping, below or above the library fit's), on results without the newer fields,
-and without the file.
+and without the file. The "Building the book" cell is run on the committed ``book_claims.json``.
 """
 
 from __future__ import annotations
@@ -90,3 +90,26 @@ def test_older_results_and_no_results_still_render() -> None:
     assert "took 271 s including the flow and the twins: over the target of 60 s." in text
     assert "second model" not in text and "seeds" not in text
     assert "has not been run on this checkout" in _render({})
+
+
+def test_the_book_build_section_words_the_committed_result_and_a_difference() -> None:
+    """The "Building the book" cell on bench_book_claims.py's committed result; a table that
+    differs between the code before and after is said so, not hidden."""
+    import jupytext
+
+    import cffair_book as book
+
+    benchmarks = book.load_benchmarks(PAGE.parents[1] / "benchmarks" / "results")
+    (cell,) = [c.source for c in jupytext.read(PAGE).cells if c.cell_type == "code" and "claims_speed_line" in c.source]
+    from IPython.display import Markdown
+
+    namespace = {"book": book, "benchmarks": benchmarks, "Markdown": Markdown}
+    text = eval(compile(cell, str(PAGE), "eval"), namespace).data  # the cell is one expression: what it shows
+    result = benchmarks["book_claims"]
+    before, after = result["variants"]["before"], result["variants"]["after"]
+    assert f"{before['cpu']['median']:.1f} s of CPU" in text and f"{after['cpu']['median']:.1f} s of CPU" in text
+    assert f"{before['cpu']['median'] / after['cpu']['median']:.1f}× less" in text
+    assert "Both give the same table." in text and result["same_output"] is True
+    differs = copy.deepcopy(result)
+    differs["same_output"] = False
+    assert "**The two tables differ.**" in book.claims_speed_line(differs)

@@ -223,3 +223,39 @@ def test_the_ledger_names_modules_that_exist_under_their_new_names_only():
         assert new in tree.sources, f"MOVES names {new}, which is not a module"
         assert old not in tree.sources, f"MOVES maps {new} to {old}, which is a module of its own"
     assert len(set(MOVES.values())) == len(MOVES)
+
+
+# ----------------------------------------------------------------------------- declared equivalences (issue 42)
+def test_every_declared_equivalence_names_the_code_of_today() -> None:
+    """A declaration applies to one exact code: once its module moves on, it must go."""
+    from cffair.codehash import EQUIVALENT_CODE, code_hash
+
+    tree = SourceTree.installed()
+    for e in EQUIVALENT_CODE:
+        assert e.module in tree.sources, f"EQUIVALENT_CODE names {e.module}, which no longer exists: remove it"
+        assert code_hash(tree.sources[e.module]) == e.code, (
+            f"the code of {e.module} changed since its equivalence was declared: remove the entry from "
+            "cffair.codehash.EQUIVALENT_CODE (records that ran the old code go stale, as after any code change)"
+        )
+        assert tree.code_hash(e.module) == e.replaces
+        assert e.reason
+
+
+def test_a_declared_module_edited_again_stales_its_records() -> None:
+    from cffair.codehash import EQUIVALENT_CODE
+
+    tree = SourceTree.installed()
+    [paper] = [e for e in EQUIVALENT_CODE if e.module == "cffair.datasets.paper"]
+    edited = _edited(tree, paper.module, lambda s: s + "\n_EDIT = 1\n")
+    assert edited.code_hash(paper.module) not in (paper.code, paper.replaces)
+    assert diff({"code": keys.code("cnf", tree)}, {"code": keys.code("cnf", edited)}) == [
+        f"code of {paper.module} changed"
+    ]
+
+
+def test_a_version_bump_stales_nothing() -> None:
+    tree = SourceTree.installed()
+    bumped = _edited(tree, "cffair", lambda s: s.replace("__version__ = ", '__version__ = "9.9.9"  # ', 1))
+    assert '"9.9.9"' in bumped.sources["cffair"]
+    assert bumped.code_hash("cffair") == tree.code_hash("cffair")
+    assert normalised_code("__version__ = '1.0.0'\nx = 1") != normalised_code("__version__ = 1\nx = 1")

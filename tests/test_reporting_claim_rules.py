@@ -410,3 +410,34 @@ def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_re
     )
     counted = re.search(r"\d+ of \d+ variants", page)
     assert counted and counted.group(0) in by["Q2.1"].note, (page, by["Q2.1"].note)
+
+
+def test_a_collapsed_model_enters_no_verdict_and_its_folds_are_named():
+    """A fold whose model says yes to everyone (the screen's near-constant rule) is left out of the
+    paired comparison: the verdict reads the other folds, and Evidence.collapsed names it."""
+    recs = _q1_records(["compas"], 0.003, repeats=3)
+    e_all = V.Evidence.of(recs)
+    for r in recs:
+        if r["config"]["setting"] == "ltn_acc_cf" and r["config"]["fold"] == 2 and r["config"].get("repeat", 0) == 1:
+            r["metrics"].update(positive_rate=1.0, cf_mse=0.0)  # collapsed: one decision, trivially fair
+    e = V.Evidence.of(recs)
+    assert e.collapsed("compas", "ltn_acc_cf") == [(1, 2)] and e.collapsed("compas", "ltn_acc") == []
+    r = e.compare("compas", "ltn_acc_cf", "ltn_acc", "cf_mse", larger=False)
+    assert r.n == 14 == e_all.compare("compas", "ltn_acc_cf", "ltn_acc", "cf_mse", larger=False).n - 1
+    kept = e_all.folds("compas", "ltn_acc_cf", "cf_mse").drop((1, 2)) - e_all.folds("compas", "ltn_acc", "cf_mse").drop(
+        (1, 2)
+    )
+    assert r.mean == pytest.approx(kept.mean())
+
+
+def test_a_method_collapsed_on_every_fold_makes_its_comparison_inconclusive_and_says_why():
+    recs = _q1_records(["compas"], 0.003, repeats=3)
+    for r in recs:
+        if r["config"]["setting"] == "ltn_acc_cf":
+            r["metrics"].update(positive_rate=1.0, prediction_sd=0.0, cf_mse=0.0)
+    e = V.Evidence.of(recs)
+    r = e.compare("compas", "ltn_acc_cf", "ltn_acc", "cf_mse", larger=False)
+    assert (r.n, r.collapsed, r.verdict, r.direction) == (0, 15, V.INCONCLUSIVE, V.INCONCLUSIVE)
+    assert r.text == "no comparison: the model collapsed on all 15 folds"
+    assert V.decide([r]).verdict == V.INCONCLUSIVE  # never "holds" for a trivially fair model
+    assert _claims(recs)["Q1.1"].verdict != V.HOLDS

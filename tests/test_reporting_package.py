@@ -36,6 +36,8 @@ LAYERS = {
 # The book package sits above the whole of cffair.reporting.
 BOOK_LAYERS = {
     "layout": 0,
+    "build_stamp": 0,
+    "claims_cache": 0,
     "wording": 0,
     "reproduction": 0,
     "scaling": 0,

@@ -1,11 +1,11 @@
-"""Print the book, built as one HTML page (``jupyter-book build --builder singlehtml``), to a PDF.
+"""Print the book, built as one HTML page (``sphinx-build -b singlehtml``), to a PDF.
 
 Usage: ``python tools/book_pdf.py _build/pdf/_build/singlehtml/intro.html out.pdf`` (``make pdf``
 runs it). Headless Chromium (Debian's ``chromium``, installed by ``make browser``) prints the
 page after MathJax has typeset it; a print copy of the page, written next to it so that its
 relative links still resolve, opens every dropdown (solutions, notes) and hides the navigation,
-so that the PDF shows what the page holds. Jupyter Book's own ``pdfhtml`` builder would need
-pyppeteer to download a browser, which an offline build cannot.
+so that the PDF shows what the page holds. Jupyter Book 1's ``pdfhtml`` builder needed pyppeteer
+to download a browser, which an offline build cannot.
 
 Exit status 2 with a one-line message when the page or Chromium is missing or printing fails.
 """
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
     if not page.is_file():
         print(
             f"book_pdf: {page} does not exist; build the book as one page first "
-            "(jupyter-book build . --builder singlehtml, as `make pdf` does).",
+            "(sphinx-build -b singlehtml . _build/pdf/_build/singlehtml, as `make pdf` does).",
             file=sys.stderr,
         )
         return 2

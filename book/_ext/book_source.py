@@ -1,16 +1,18 @@
 """A Sphinx extension that links every page of the book to its code, and stamps it.
 
-* **The repository URL** is set once, in ``_config.yml`` (``repository.url``). Left empty, it is
-  read from ``git remote get-url origin`` when the book is built, and normalised to the web
-  address (``git@github.com:o/r.git`` → ``https://github.com/o/r``; credentials dropped). Only
-  when there is a web address are Jupyter Book's repository, edit and issue buttons and its
-  launch buttons (Binder, Colab) switched on; without one the pages show no button that would
-  lead nowhere.
+* **The repository URL** is set once, in ``conf.py`` (``html_theme_options["repository_url"]``).
+  Left empty, it is read from ``git remote get-url origin`` when the book is built, and normalised
+  to the web address (``git@github.com:o/r.git`` → ``https://github.com/o/r``; credentials
+  dropped). Only when there is a web address are sphinx-book-theme's repository, edit and issue
+  buttons and its launch buttons (Binder, Colab) switched on; without one the pages show no button
+  that would lead nowhere.
 * **How to get the source**: every build ships the source of the commit it was built from as
   ``_downloads/cffair-<version>-<commit>-source.tar.gz`` (``git archive``), and every page's
   footer says where the source is: the repository, or that archive when there is no remote.
 * **Version and date**: the footer of every page names ``cffair.__version__``, the commit and
   the build date (``SOURCE_DATE_EPOCH`` when set, for reproducible builds; else today, UTC).
+* **How to cite**: the footer ends with the citation of this version and of the paper, from
+  ``CITATION.cff`` (:mod:`citation`).
 
 The pure functions (:func:`web_url`, :func:`source_footer`, :func:`launch_settings`) are tested
 in ``tests/test_book_ext.py``.
@@ -26,6 +28,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+import citation
 
 #: Where launch buttons go when the book has a repository on GitHub.
 BINDER_URL = "https://mybinder.org"
@@ -85,7 +89,7 @@ def build_date(environ: dict[str, str] | None = None) -> str:
 
 def launch_settings(url: str | None, launch: dict[str, Any]) -> dict[str, Any]:
     """The ``launch_buttons`` theme options for a repository ``url``: Binder and Colab switched
-    on (unless ``_config.yml`` names other servers) when the repository is on GitHub, every
+    on (unless ``conf.py`` names other servers) when the repository is on GitHub, every
     server switched off when there is no URL (no button that leads nowhere)."""
     out = dict(launch)
     servers = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url")
@@ -119,6 +123,19 @@ def source_footer(*, version: str, date: str, commit: str | None, url: str | Non
     return f'<p class="cffair-build-stamp">{stamp}. {where}.</p>'
 
 
+def install_ref(version: str, head: str | None, tagged: str | None) -> str | None:
+    """What a downloaded notebook installs the project at (:mod:`ipynb_download`): the release tag
+    ``v<version>`` when the build's commit ``head`` is the commit that tag names (``tagged``), else the full
+    commit itself.
+
+    >>> install_ref("0.2.0", "a1" * 20, "a1" * 20)
+    'v0.2.0'
+    >>> install_ref("0.2.0", "a1" * 20, None) == "a1" * 20
+    True
+    """
+    return f"v{version}" if head and tagged == head else head
+
+
 # ----------------------------------------------------------------------------- Sphinx glue
 def _version() -> str:
     try:
@@ -137,8 +154,11 @@ def _configure(app: Any, config: Any) -> None:
         theme[key] = bool(url)
     theme["launch_buttons"] = launch_settings(url, dict(theme.get("launch_buttons") or {}))
     commit = git("rev-parse", "--short=10", "HEAD", cwd=root)
-    app.cffair_source = {"url": url, "commit": commit, "version": _version(), "date": build_date(),
-                         "archive": None, "root": root}
+    version = _version()
+    app.cffair_source = {"url": url, "commit": commit, "version": version, "date": build_date(),
+                         "archive": None, "root": root, "citation": citation.read_citation(root),
+                         "ref": install_ref(version, git("rev-parse", "HEAD", cwd=root),
+                                            git("rev-parse", f"v{version}^{{commit}}", cwd=root))}
     config.html_theme_options = theme
 
 
@@ -165,6 +185,8 @@ def _footer(app: Any, pagename: str, templatename: str, context: dict[str, Any],
     root = "../" * pagename.count("/")
     line = source_footer(version=info["version"], date=info["date"], commit=info["commit"], url=info["url"],
                          archive=info["archive"]).replace("{root}", root)
+    if info.get("citation"):
+        line += citation.citation_footer(info["citation"], info["version"])
     theme = context.get("theme_extra_footer") or ""
     context["theme_extra_footer"] = theme + line
 

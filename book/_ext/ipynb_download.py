@@ -8,9 +8,14 @@ converts each page whose source is a jupytext MyST notebook into ``_sources/<pag
 
 The notebook is plain Jupyter: its Markdown cells have the MyST markup rewritten by
 :mod:`plain_notebook` (glued values as the book showed them, boxes as quotes or ``<details>``,
-citations as author-year text), and a first cell says which book and build it comes from and
-how to run it. Sphinx-book-theme's launch buttons copy the executed MyST notebook to the same
-path (priority 501), so the plain one is written again after them.
+citations as author-year text), a first cell says which book and build it comes from and
+how to run it, and the first code cell (:func:`install_cell`) installs this project at the build's
+version where it is missing, as on a notebook host (Colab, Binder) that a launch button opens:
+``pip install "cffair[notebooks] @ git+<repository>@<tag or commit>"``, the library with the book
+package and what the notebooks import. Where there are no committed results beside it, that cell
+sets ``CFFAIR_MODE=quick`` so the chapter computes a small version of its records. Sphinx-book-theme's
+launch buttons copy the executed MyST notebook to the same path (priority 501), so the plain one is
+written again after them.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from typing import Any
 import plain_notebook as plain
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
+#: The extra of pyproject.toml with what the notebooks import besides the library.
+EXTRA = "notebooks"
 
 
 def is_myst_notebook(path: Path) -> bool:
@@ -44,8 +51,51 @@ def preface(title: str, source: dict[str, Any] | None) -> str:
     return (f"*This notebook is the page “{title}” of the cffair book ({stamp}). The numbers in its text are "
             "those the book showed; running the cells recomputes them (set `mode` in the parameters cell: "
             "`\"render\"` reads the committed results, `\"quick\"` recomputes a small version).*\n\n"
-            f"*{get}; in its folder, `make install` sets up the environment and `make lab` opens JupyterLab "
+            "*On a notebook host (Colab, Binder) the first code cell installs cffair at this version; without "
+            "the committed results it runs the chapter in quick mode. "
+            f"{get}; in its folder, `make install` sets up the environment and `make lab` opens JupyterLab "
             "on the notebooks (or `source .venv/bin/activate`, then `jupyter lab`).*")
+
+
+def install_requirement(url: str | None, ref: str | None) -> str | None:
+    """The pip requirement of this project at ``ref`` (a tag or commit) of the repository at ``url``, with the
+    notebooks' extra; None without a repository address.
+
+    >>> install_requirement("https://github.com/o/cffair", "v0.2.0")
+    'cffair[notebooks] @ git+https://github.com/o/cffair@v0.2.0'
+    >>> install_requirement(None, "abc") is None
+    True
+    """
+    if not url:
+        return None
+    return f"cffair[{EXTRA}] @ git+{url}" + (f"@{ref}" if ref else "")
+
+
+def install_cell(source: dict[str, Any] | None) -> str:
+    """The code of a downloaded notebook's first code cell: install this project where ``cffair_book`` is not
+    importable (from the repository at the build's tag or commit), then choose quick mode where there are no
+    committed results. In the project's environment it installs nothing and changes nothing."""
+    source = source or {}
+    requirement = install_requirement(source.get("url"), source.get("ref") or source.get("commit"))
+    version = source.get("version", "")
+    if requirement is not None:
+        get = (f'    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", {json.dumps(requirement)}], '
+               "check=True)\n"
+               "    importlib.invalidate_caches()\n")
+    else:
+        how = ("cffair and its book package are not installed, and this book was built from a repository without a "
+               f"public address: install cffair {version} from the source archive in the book's footer, e.g. "
+               f'pip install "cffair[{EXTRA}] @ file:///path/to/cffair-{version}-<commit>-source.tar.gz"')
+        get = f"    raise RuntimeError({json.dumps(how)})\n"
+    return ("# Setup where cffair is missing (a notebook host such as Colab or Binder): install it at the version of "
+            "this notebook;\n"
+            "# in the project's environment this cell installs nothing.\n"
+            "import importlib\nimport importlib.util\nimport os\nimport subprocess\nimport sys\n\n"
+            'if importlib.util.find_spec("cffair_book") is None:\n'
+            f"{get}"
+            "from cffair import reproduce\n\n"
+            'if not (reproduce.results_root() / "full").is_dir():  # no committed results here: compute a small version\n'
+            '    os.environ.setdefault("CFFAIR_MODE", "quick")\n')
 
 
 def write_ipynb(source: Path, target: Path, *, glue_file: Path | None = None, bibfile: Path | None = None,
@@ -62,6 +112,9 @@ def write_ipynb(source: Path, target: Path, *, glue_file: Path | None = None, bi
     nb = plain.plain_notebook(notebook, glued=plain.Glued(outputs),
                               cite=lambda keys, kind: plain.cite_text(keys, kind, entries),
                               source_dir=source.parent, preface=preface(title, build), roles=roles)
+    setup = nbformat.v4.new_code_cell(install_cell(build))
+    setup["id"] = "cffair-install"
+    nb.cells.insert(1, setup)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".ipynb.tmp")
     tmp.write_text(nbformat.writes(nb), encoding="utf-8")

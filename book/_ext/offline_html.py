@@ -1,13 +1,13 @@
 """A small Sphinx extension that keeps the book's HTML clean and offline.
 
-Jupyter Book 1 always loads ``sphinx_thebe``, whose setup adds its inline configuration script
-(``const THEBE_JS_URL = ...``) once per read phase; in a Jupyter Book build the script ends up
-twice on every page, and the second ``const`` declaration is a JavaScript SyntaxError in the
-browser console. This extension
+An extension that adds its inline script once per read phase (as ``sphinx_thebe`` does with
+``const THEBE_JS_URL = ...``, which Jupyter Book 1 always loaded) ends up twice on every page, and
+a second ``const`` declaration is a JavaScript SyntaxError in the browser console. The book's
+``conf.py`` no longer loads thebe; this extension still guards every page:
 
-* drops duplicate ``<script>`` / stylesheet entries from every page, and
-* drops thebe's scripts and stylesheet altogether while thebe is switched off
-  (``launch_buttons.thebe: false`` in ``_config.yml``), so no page names a CDN script.
+* it drops duplicate ``<script>`` / stylesheet entries from every page, and
+* it drops thebe's scripts and stylesheet altogether while thebe is switched off
+  (``launch_buttons.thebe`` false in ``conf.py``'s theme options), so no page names a CDN script.
 
 It touches only the HTML page context; the book's content is unchanged.
 """

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from cffair._validation import check_vector
+from cffair.causal.integrity import RECONSTRUCTING_GENERATORS
 from cffair.errors import CounterfactualError
 from cffair.utils import json_default
 
@@ -56,9 +57,6 @@ from cffair.utils import json_default
 META_KEY = b"cffair.meta"
 #: Key of the hash of the set's rows (:func:`cffair.artefacts.content_hash`) in the parquet schema.
 CONTENT_KEY = b"cffair.content"
-#: Generators that reconstruct every column (a model's reconstruction, not an intervention that
-#: copies the features it does not cause): :meth:`CounterfactualSet.check_rows` cannot check them.
-RECONSTRUCTING_GENERATORS: frozenset[str] = frozenset({"gan", "dcevae"})
 #: The leading columns of the long format.
 INDEX_COLUMNS: tuple[str, ...] = ("row_id", "feature", "value", "sample")
 

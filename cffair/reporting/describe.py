@@ -25,6 +25,7 @@ __all__ = [
     "balance_frame",
     "clip_to_box",
     "data_files_frame",
+    "data_sources_frame",
     "describe_spec",
     "graph_layers",
     "graph_summary_frame",
@@ -66,6 +67,34 @@ def data_files_frame(folder: str | Path, files: Mapping[str, str]) -> pd.DataFra
                 "SHA-256 (first 16 hex digits)": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
             }
         )
+    return pd.DataFrame(rows)
+
+
+def data_sources_frame(entries: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per shipped data file, from its manifest entry: the datasets read from it, its size,
+    its full SHA-256, where it comes from and its licence.
+
+    Args:
+        entries: file name → manifest entry (:class:`cffair.datasets.DataFile`; read by attribute:
+            ``datasets``, ``size``, ``sha256``, ``source``, ``licence``), as
+            :func:`cffair.datasets.manifest` gives them.
+
+    >>> from types import SimpleNamespace as E
+    >>> e = E(datasets=("compas", "compas_age"), size=1234567, sha256="ab" * 32, source="ProPublica", licence="?")
+    >>> data_sources_frame({"c.csv": e}).iloc[0].to_dict()["datasets"]
+    'COMPAS, COMPAS(age)'
+    """
+    rows = [
+        {
+            "file": name,
+            "datasets": ", ".join(dataset_name(d) for d in entry.datasets),
+            "size (bytes)": f"{entry.size:,}",
+            "SHA-256": entry.sha256,
+            "source": entry.source,
+            "licence": entry.licence,
+        }
+        for name, entry in entries.items()
+    ]
     return pd.DataFrame(rows)
 
 

@@ -47,8 +47,8 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from itertools import permutations
+from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -178,6 +178,8 @@ class Paired:
         p_corrected: the corrected resampled t-test's p-value.
         p_sign: the exact sign-flip p-value.
         repetitions: how many partitions (repetitions of cross-validation) the folds come from.
+        collapsed: folds left out because a model collapsed there (:meth:`Evidence.collapsed`);
+            ``n`` is 0 when every fold was, and the comparison is then inconclusive.
     """
 
     n: int
@@ -191,11 +193,15 @@ class Paired:
     p_corrected: float = math.nan
     p_sign: float = math.nan
     repetitions: int = 1
+    collapsed: int = 0
 
     @property
     def direction(self) -> str:
-        """The verdict its sign alone would give: holds, does not hold, or inconclusive for Δ = 0."""
-        return INCONCLUSIVE if self.mean == 0 else (HOLDS if (self.mean > 0) == self.larger else FAILS)
+        """The verdict its sign alone would give: holds, does not hold, or inconclusive for Δ = 0
+        (and for no fold at all)."""
+        if self.n == 0 or math.isnan(self.mean) or self.mean == 0:
+            return INCONCLUSIVE
+        return HOLDS if (self.mean > 0) == self.larger else FAILS
 
     @property
     def folds(self) -> str:
@@ -205,6 +211,8 @@ class Paired:
     @property
     def text(self) -> str:
         """``"Δ −0.012 ± 0.004 over 5 folds, p 0.003 (sign-flip 0.062)"``."""
+        if self.n == 0:
+            return f"no comparison: the model collapsed on all {self.collapsed} folds"
         sign = "−" if self.mean < 0 else "+"
         if self.n < 2:
             return f"Δ {sign}{abs(self.mean):.3f} (1 fold, no test)"
@@ -360,7 +368,7 @@ def _folds_basis(tests: Sequence[Paired], labels: Sequence[str] | None) -> str:
     """``"5 per comparison"``, or ``"15 (3 × 5) on COMPAS, Lawschool; 5 on Adult"``."""
     by: dict[str, list[str]] = {}
     for i, t in enumerate(tests):
-        n = "1" if t.n < 2 else t.folds.replace(" folds", "")
+        n = str(t.n) if t.n < 2 else t.folds.replace(" folds", "")
         labs = by.setdefault(n, [])
         if labels is not None and labels[i] not in labs:
             labs.append(labels[i])
@@ -423,16 +431,35 @@ def spearman_exact(x: Sequence[float], y: Sequence[float], max_points: int = 9) 
     if n < 2 or np.ptp(xs) == 0 or np.ptp(ys) == 0:
         return Trend(n, float("nan"), float("nan"))
     rx, ry = _ranks(xs), _ranks(ys)
+    observed = float(np.corrcoef(rx, ry)[0, 1])
+    # Every ordering of ry has ry's mean and spread, so its ρ is Σ a·b_π / √(Σa² Σb²) with a, b the
+    # centred ranks. Ranks are multiples of 1/2, so each Σ a·b_π is exact; distinct values of ρ lie
+    # at least 1/(4 √(Σa² Σb²)) ≥ 0.004 apart (n ≤ 9), far beyond the 1e-12 that decides a tie.
+    a, b = rx - rx.mean(), ry - ry.mean()
+    rhos = (b[_orderings(n)] @ a) / math.sqrt(float(a @ a) * float(b @ b))
+    hits = int(np.count_nonzero(np.abs(rhos) >= abs(observed) - 1e-12))
+    return Trend(n, observed, hits / math.factorial(n))
 
-    def rho(r: np.ndarray) -> float:
-        return float(np.corrcoef(rx, r)[0, 1])
 
-    observed = rho(ry)
-    hits = total = 0
-    for perm in permutations(ry):
-        total += 1
-        hits += abs(rho(np.asarray(perm))) >= abs(observed) - 1e-12
-    return Trend(n, observed, hits / total)
+@cache
+def _orderings(n: int) -> np.ndarray:
+    """The n! orderings of ``range(n)`` as rows of an ``(n!, n)`` array (read-only, kept per ``n``).
+
+    >>> sorted(map(tuple, _orderings(3).tolist()))
+    [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+    """
+    out = np.zeros((1, 0), dtype=np.int8)
+    for k in range(n):  # insert k at each of the k + 1 places of every ordering of range(k)
+        m = len(out)
+        grown = np.empty((m * (k + 1), k + 1), dtype=np.int8)
+        for place in range(k + 1):
+            block = grown[place * m : (place + 1) * m]
+            block[:, :place] = out[:, :place]
+            block[:, place] = k
+            block[:, place + 1 :] = out[:, place:]
+        out = grown
+    out.setflags(write=False)
+    return out
 
 
 # ---------------------------------------------------------------------------- the evidence
@@ -485,20 +512,42 @@ class Evidence:
 
     def folds(self, d: str, m: str, metric: str) -> pd.Series:
         """Per-fold values of ``metric`` for method ``m`` on dataset ``d`` (``"perf"``: accuracy or
-        −MSE), indexed by ``(repeat, fold)``: every repetition of cross-validation the records hold."""
+        −MSE), indexed by ``(repeat, fold)``: every repetition of cross-validation the records hold.
+
+        A fold whose model collapsed (:func:`cffair.screen.screen_metrics`: constant or
+        near-constant decisions, or accuracy at or below the majority rate) is NaN, so that no
+        verdict counts it (:func:`paired` leaves out a pair with a missing value); :meth:`collapsed`
+        names those folds for the page that would have used them."""
         rows = self.main[(self.main["dataset"] == d) & (self.main["method"] == m)]
         col = performance_metric(d) if metric == "perf" else metric
         sign = -1.0 if metric == "perf" and col != "accuracy" else 1.0
         index = pd.MultiIndex.from_arrays(
             [rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"]
         )
-        return pd.Series(rows[col].astype(float).to_numpy() * sign, index=index, name=col)
+        values = rows[col].astype(float).to_numpy() * sign
+        if "collapsed" in rows:
+            values = np.where(rows["collapsed"].fillna(False).astype(bool).to_numpy(), np.nan, values)
+        return pd.Series(values, index=index, name=col)
+
+    def collapsed(self, d: str, m: str) -> list[tuple[int, int]]:
+        """The ``(repeat, fold)`` pairs where method ``m`` collapsed on dataset ``d`` (left out of every verdict)."""
+        rows = self.main[(self.main["dataset"] == d) & (self.main["method"] == m)]
+        if "collapsed" not in rows:
+            return []
+        hit = rows[rows["collapsed"].fillna(False).astype(bool)]
+        return sorted(zip(hit["repeat"].astype(int), hit["fold"].astype(int)))
 
     def compare(self, d: str, a: str, b: str, metric: str, larger: bool) -> Paired:
         """The fold-paired verdict on "``a`` has a larger (smaller) ``metric`` than ``b`` on ``d``",
         over the folds of every repetition both have."""
         x, y = self.folds(d, a, metric), self.folds(d, b, metric)
-        return paired_series(x, y, larger=larger)
+        shared = sorted(set(x.index) & set(y.index))
+        both = [f for f in shared if not (np.isnan(x.loc[f]) or np.isnan(y.loc[f]))]
+        gone = {f for f in shared if f not in both} & (set(self.collapsed(d, a)) | set(self.collapsed(d, b)))
+        if shared and not both and gone:
+            return Paired(0, math.nan, math.nan, math.nan, INCONCLUSIVE, larger, collapsed=len(gone))
+        result = paired_series(x, y, larger=larger)
+        return replace(result, collapsed=len(gone)) if gone else result
 
     def counts(self, d: str, methods: Iterable[str], metric: str = "") -> bool:
         """Whether a comparison of ``methods`` on ``metric`` on ``d`` is evidence of its own.

