@@ -330,7 +330,7 @@ def atomic_path(path: str | os.PathLike[str], *, what: str = "", hint: str = "")
         hint: a further fix the caller knows, for the error message.
 
     Raises:
-        StorageError: for a disk fault, a folder at ``path``, or a device, pipe, socket or
+        cffair.errors.StorageError: for a disk fault, a folder at ``path``, or a device, pipe, socket or
             kernel file at ``path`` (:func:`special_file`), which a rename would replace.
     """
     special = special_file(path)
