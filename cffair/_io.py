@@ -14,7 +14,12 @@ fix:
 * a full disk or quota (``ENOSPC``, ``EDQUOT``), also when the writer is torch or pyarrow,
   which report it in their own words (torch: ``unexpected pos``, ``file write failed``);
 * a file where a folder should be (``ENOTDIR``, ``EEXIST``), or a folder where the file
-  should be (``EISDIR``).
+  should be (``EISDIR``);
+* a device, a named pipe or a socket (``/dev/null``, ``/dev/stdout``), which a rename would
+  replace with a regular file: refused before anything is written (:func:`special_file`).
+
+A symbolic link is written through: the file it points at is replaced (atomically, in that
+file's folder) and the link stays a link.
 
 :func:`writable_dir` checks a folder *before* hours of work, without creating it;
 :func:`ensure_dir` creates one with the same errors; :func:`store_lock` lets one process at
@@ -30,6 +35,7 @@ __all__ = [
     "atomic_path",
     "atomic_write",
     "ensure_dir",
+    "special_file",
     "storage_error",
     "store_lock",
     "writable_dir",
@@ -40,6 +46,7 @@ import contextlib
 import errno
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -240,6 +247,47 @@ def writable_dir(
 
 
 # ============================================================================ files
+#: Folders of the kernel's special files (devices, processes; ``/dev/shm`` excepted): nothing in
+#: them is a file to replace (``/dev/stdout`` names whatever the standard output is).
+_SPECIAL_FOLDERS: tuple[str, ...] = ("/dev", "/proc", "/sys")
+
+
+def special_file(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it is no place for an atomic write, else ``None``.
+
+    An atomic write renames a new regular file over its target: over a device (``/dev/full``),
+    a named pipe, a socket or a kernel file (``/dev/stdout``, ``/proc/...``) it would replace the
+    special file with a regular one instead of writing into it. A symbolic link is followed
+    (a link to a regular file is written through, see :func:`atomic_path`).
+
+    >>> special_file("/dev/null")
+    'a character device'
+    >>> special_file("results/table.csv") is None
+    True
+    """
+    real = os.path.realpath(os.fspath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        mode = None
+    if mode is not None:
+        for test, words in (
+            (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"),
+            (stat.S_ISFIFO, "a named pipe (FIFO)"),
+            (stat.S_ISSOCK, "a socket"),
+        ):
+            if test(mode):
+                return words
+    for p in (os.path.abspath(os.fspath(path)), real):
+        if p == "/dev/shm" or p.startswith("/dev/shm/"):  # a file system in memory: its files are files
+            continue
+        for folder in _SPECIAL_FOLDERS:
+            if p == folder or p.startswith(folder + "/"):
+                return f"a special file of {folder}"
+    return None
+
+
 def _fsync(path: Path, *, directory: bool = False) -> None:
     flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
     try:
@@ -274,12 +322,26 @@ def atomic_path(path: str | os.PathLike[str], *, what: str = "", hint: str = "")
     removed and ``path`` keeps its old content (or stays absent); a disk fault becomes a
     :class:`~cffair.errors.StorageError`, anything else is raised unchanged.
 
+    A symbolic link is written through: the file it points at is replaced and the link kept.
+
     Args:
         path: the file to write; its folder is created if missing.
         what: what the file holds, for the error message (``"checkpoint"``).
         hint: a further fix the caller knows, for the error message.
+
+    Raises:
+        cffair.errors.StorageError: for a disk fault, a folder at ``path``, or a device, pipe, socket or
+            kernel file at ``path`` (:func:`special_file`), which a rename would replace.
     """
-    target = Path(path)
+    special = special_file(path)
+    if special is not None:
+        raise StorageError(
+            f"cannot write {(what + ' ') if what else ''}{path}: it is {special}, not a regular file, and an atomic "
+            "write would replace it; give the path of a regular file" + (f" ({hint})" if hint else ""),
+            path=Path(path),
+            errno=errno.EINVAL,
+        )
+    target = Path(os.path.realpath(os.fspath(path)))  # through a symbolic link: replace the file, keep the link
     folder = ensure_dir(target.parent, hint=hint)
     if target.is_dir():
         raise StorageError(

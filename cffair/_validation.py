@@ -13,20 +13,28 @@ array([1., 2.])
 'cuda:1'
 >>> check_number(0.1, "lr", low=0, low_open=True)
 0.1
+>>> check_learning_rate(1e-3)
+0.001
+>>> check_group_weights({"cf": 2}, ["acc_cf"])
+{'cf': 2.0}
 """
 
 from __future__ import annotations
 
 __all__ = [
     "DEVICES",
+    "MAX_LEARNING_RATE",
+    "SETTING_GROUPS",
     "TARGET_KINDS",
     "Device",
     "TargetKind",
     "check_choice",
     "check_device",
     "check_fitted",
+    "check_group_weights",
     "check_int",
     "check_labels",
+    "check_learning_rate",
     "check_matrix",
     "check_number",
     "check_target_kind",
@@ -36,7 +44,7 @@ __all__ = [
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -132,6 +140,97 @@ def check_int(value: Any, input_name: str, *, low: int = 0, error: type[CffairEr
         what = {0: "a non-negative integer", 1: "a positive integer"}.get(low, f"a whole number >= {low}")
         raise (error or ParameterError)(f"{input_name} must be {what}, got {value!r}.")
     return int(value)
+
+
+#: The largest learning rate accepted: Adam's steps are about ``lr`` per weight, so beyond 1 a
+#: single step moves every weight further than the initialisation's whole range.
+MAX_LEARNING_RATE = 1.0
+
+
+def check_learning_rate(value: Any, input_name: str = "lr", *, error: type[CffairError] | None = None) -> float:
+    """``value`` as a float if it is an Adam learning rate cffair trains with: a finite number
+    in ``(0, MAX_LEARNING_RATE]`` (the library's default 1e-3; the paper's 0.1).
+
+    The one check of a learning rate: the command line (``--lr``), the estimators and
+    :class:`~cffair.training.LTNLearner` all use it.
+
+    Raises:
+        ParameterError: (a ``ValueError``, or ``error``) naming the value received, the range and the fix.
+    """
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not (ok and math.isfinite(value) and 0 < value <= MAX_LEARNING_RATE):
+        why = " (Adam moves each weight by about lr a step, so the model diverges)" if ok and value > 0 else ""
+        raise (error or ParameterError)(
+            f"{input_name} must be a number in (0, {MAX_LEARNING_RATE:g}], got {value!r}{why}; "
+            "use 1e-3 (the default) or 0.1 (the paper's)."
+        )
+    return float(value)
+
+
+#: The axiom groups of each LTN setting (appendix B): the groups whose weights it uses. A4_1..n
+#: (``cf_sg``) replace A4 (``cf``) in the subgroup settings; the CKE settings add A5 (``cke``).
+SETTING_GROUPS: dict[str, tuple[str, ...]] = {
+    "acc": ("acc",),
+    "acc_cf": ("acc", "cf"),
+    "acc_cf_sg": ("acc", "cf_sg"),
+    "acc_cf_cke": ("acc", "cf", "cke"),
+    "acc_cf_sg_cke": ("acc", "cf_sg", "cke"),
+}
+_GROUP_ORDER: tuple[str, ...] = ("acc", "cf", "cf_sg", "cke")
+
+
+def check_group_weights(
+    weights: Mapping[str, Any] | None,
+    settings: Iterable[str],
+    *,
+    input_name: str = "group_weights",
+    setting_name: str = "setting",
+    offered: Sequence[str] | None = None,
+    error: type[CffairError] | None = None,
+) -> dict[str, float]:
+    """``weights`` as ``{group: float}`` if every group it names is one that ``settings`` train with.
+
+    A weight of a group no chosen setting has (``cf_sg`` with ``acc_cf``, ``cke`` with ``acc``)
+    would be accepted and change nothing; it is refused, naming the groups the settings have.
+
+    Args:
+        weights: axiom-group weights (``None``: none given).
+        settings: the LTN settings that will train (``acc_cf`` or ``ltn_acc_cf``).
+        input_name: what the user calls the weights (``"--weights"``).
+        setting_name: what the user calls the setting (``"--setting"``).
+        offered: the settings the caller offers, suggested in the message (default: every one).
+        error: the :class:`~cffair.errors.CffairError` subclass to raise.
+
+    Raises:
+        ParameterError: (or ``error``) for an unknown setting or group, a weight that is not a
+            finite number >= 0, or a group none of ``settings`` has.
+    """
+    err = error or ParameterError
+    chosen = [str(s).removeprefix("ltn_") for s in settings]
+    unknown = [s for s in chosen if s not in SETTING_GROUPS]
+    if unknown:
+        raise err(f"{setting_name} must be one of {', '.join(SETTING_GROUPS)}; got {unknown[0]!r}.")
+    out: dict[str, float] = {}
+    for group, w in dict(weights or {}).items():
+        if group not in _GROUP_ORDER:
+            raise err(
+                f"{input_name} names the unknown axiom group {group!r}; the groups are {', '.join(_GROUP_ORDER)}."
+            )
+        out[str(group)] = check_number(w, f"the weight of {group!r} in {input_name}", low=0, error=err)  # type: ignore[assignment]
+    used = {g for s in chosen for g in SETTING_GROUPS[s]}
+    absent = [g for g in out if g not in used]
+    if absent:
+        which = ", ".join(repr(s) for s in chosen)
+        lacks = f"{setting_name} {which} does not have" if len(chosen) == 1 else f"none of {setting_name} {which} has"
+        has = ", ".join(g for g in _GROUP_ORDER if g in used)
+        with_it = [s for s in (offered or SETTING_GROUPS) if set(absent) <= set(SETTING_GROUPS.get(s, ()))]
+        raise err(
+            f"{input_name} sets the weight of the axiom group(s) {absent}, which {lacks} "
+            f"({'its' if len(chosen) == 1 else 'their'} groups: {has}), so it would change nothing; drop it"
+            + (f", or choose a setting with it ({', '.join(with_it)})" if with_it else "")
+            + "."
+        )
+    return out
 
 
 def check_fitted(estimator: Any, attribute: str = "model_") -> None:
@@ -266,7 +365,8 @@ def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
     Raises:
         CffairError: ``error`` (a :class:`~cffair.errors.CffairError` subclass) if the file is missing, not UTF-8, not valid YAML (with the line and column
             of the problem, 1-based, as an editor shows them), or names a key twice in one
-            mapping (YAML would keep the last silently; :func:`cffair.checks.safe_load_unique`).
+            mapping (YAML would keep the last silently; :func:`cffair.checks.safe_load_unique`), or
+            holds an unquoted ``no``/``on``/``null`` where a name belongs (:func:`cffair.checks.check_plain_words`).
     """
     import yaml
 
@@ -281,11 +381,13 @@ def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
         raise error(
             f"{what} {path} is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line}. Save it as UTF-8."
         ) from None
-    from cffair.checks import DuplicateKeyError, safe_load_unique
+    from cffair.checks import YamlContentError, check_plain_words, safe_load_unique
 
     try:
-        return safe_load_unique(text)
-    except DuplicateKeyError as exc:
+        data = safe_load_unique(text)
+        check_plain_words(text)  # a spec or graph file has no yes/no setting: `no` is a name there
+        return data
+    except YamlContentError as exc:
         raise error(f"{what} {path}, {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)

@@ -18,6 +18,10 @@ records' code fingerprint.
 * :func:`check_magnitudes`: numbers too large to compute with, named with their row and column.
 * :func:`warn_onehot_groups`: groups of binary features that are the one-hot columns of one
   categorical variable.
+* :func:`warn_missing_labels`: category labels that pandas would read as missing values
+  (``NA``, ``None``, ``null``), kept as categories.
+* :func:`check_plain_words`: unquoted YAML words (``no``, ``on``, ``null``) that YAML turns into
+  booleans or nothing where a spec or graph file names a column or value.
 """
 
 from __future__ import annotations
@@ -26,12 +30,16 @@ __all__ = [
     "ABSURD_MAGNITUDE",
     "SNIFFED_SEPARATORS",
     "DuplicateKeyError",
+    "PlainWordError",
+    "YamlContentError",
     "check_csv_columns",
     "check_magnitudes",
     "csv_options",
     "index_columns",
     "onehot_groups",
+    "check_plain_words",
     "safe_load_unique",
+    "warn_missing_labels",
     "warn_onehot_groups",
 ]
 
@@ -63,8 +71,16 @@ _SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", " ": "sp
 
 
 # ---------------------------------------------------------------------------- YAML
-class DuplicateKeyError(ValueError):
+class YamlContentError(ValueError):
+    """YAML that parses but does not say what its author meant; the message gives the line and the fix."""
+
+
+class DuplicateKeyError(YamlContentError):
     """A YAML mapping names a key twice; the message gives both lines and what to do."""
+
+
+class PlainWordError(YamlContentError):
+    """An unquoted YAML word (``no``, ``on``, ``null``) read as a boolean or as nothing where a name belongs."""
 
 
 def _key_text(node: Any) -> str:
@@ -326,3 +342,86 @@ def warn_onehot_groups(
             stacklevel=stacklevel,
         )
     return groups
+
+
+def warn_missing_labels(
+    frame: pd.DataFrame, features: Mapping[str, str], source: str, markers: Sequence[str], *, stacklevel: int = 3
+) -> dict[str, list[str]]:
+    """Warn (:class:`~cffair.errors.DataWarning`) about labels of category features that pandas
+    would read as a missing value (``markers``: ``NA``, ``None``, ``null``, ...).
+
+    :func:`cffair.datasets.from_csv` keeps them as categories (a region ``NA``, North America,
+    is one); the warning says so, for a file that writes missing values that way.
+
+    Args:
+        frame: the prepared rows.
+        features: the category features to look at, with their kinds.
+        source: the file, for the message.
+        markers: the texts pandas reads as missing.
+
+    Returns:
+        Feature → the labels warned about.
+    """
+    found: dict[str, list[str]] = {}
+    for col, kind in features.items():
+        values = frame[col].astype(str)
+        labels = [m for m in markers if m and (values == m).any()]
+        if not labels:
+            continue
+        found[col] = labels
+        n = int(values.isin(labels).sum())
+        warnings.warn(
+            f"the {kind} feature {col!r} of {source} holds the label(s) {labels} in {n:,} row(s), kept as categories "
+            f"of their own (only an empty field is a missing value in a category column); if they mark missing "
+            "values, drop or fill those rows first (cffair does not impute).",
+            DataWarning,
+            stacklevel=stacklevel,
+        )
+    return found
+
+
+# ---------------------------------------------------------------------------- YAML words
+#: Unquoted words that YAML 1.1 (PyYAML) reads as booleans: no spec or graph key takes one.
+_WORD_BOOLEANS = frozenset(w for word in ("yes", "no", "on", "off") for w in (word, word.capitalize(), word.upper()))
+
+
+def check_plain_words(text: str, what: str = "YAML file") -> None:
+    """Refuse unquoted ``yes``/``no``/``on``/``off`` anywhere, and ``null``/``~``/nothing as a
+    mapping key or list item, in a spec or graph file: YAML turns them into ``True``/``False``
+    and ``None``, where the file means a column or a value named so.
+
+    Raises:
+        PlainWordError: (a ``ValueError``) naming the line, the word, what YAML made of it and the fix.
+    """
+    import yaml
+
+    def visit(node: Any, role: str) -> None:
+        if isinstance(node, yaml.ScalarNode):
+            if node.style is not None and node.style != "":
+                return  # quoted or a block scalar: text
+            read = None
+            if node.tag == "tag:yaml.org,2002:bool" and node.value in _WORD_BOOLEANS:
+                read = f"the boolean {node.value.lower() in ('yes', 'on')}"
+            elif node.tag == "tag:yaml.org,2002:null" and role in ("key", "item"):
+                read = "nothing (null)"
+            if read is not None:
+                mark = node.start_mark
+                shown = node.value or "an empty entry"
+                raise PlainWordError(
+                    f"line {mark.line + 1}, column {mark.column + 1}: the unquoted {shown!r} is read by YAML as {read}, "
+                    f"not as a name; if it names a column or a value, put it in quotes ('{node.value}')."
+                    if node.value
+                    else f"line {mark.line + 1}, column {mark.column + 1}: an empty {role} is read by YAML as nothing "
+                    "(null); give the name, in quotes if it is a YAML word such as 'null'."
+                )
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                visit(key, "key")
+                visit(value, "value")
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                visit(item, "item")
+
+    for document in yaml.compose_all(text, Loader=yaml.SafeLoader):
+        if document is not None:
+            visit(document, "value")

@@ -22,7 +22,14 @@ Where the twins come from (``counterfactuals``):
   other rows (:meth:`~_CounterfactualFairEstimator.counterfactuals_of`), e.g. in a scorer.
 * a callable ``f(rows) -> twins``: counterfactuals produced elsewhere (the method is agnostic to
   their source, section 1): given readable rows it returns a frame with the same features,
-  one twin per row, aligned by position.
+  one twin per row, aligned by position. The twins pass the checks ``cffair train
+  --counterfactuals`` applies to a file: the sensitive attribute changed in every twin, and
+  every feature it does not cause (in the spec's causal graph) kept; rows returned unchanged,
+  shuffled, or with such a feature changed are refused (a spec without a graph is warned about).
+
+New rows (``predict``, ``predict_proba``, the twins of held-out rows) follow the rules of the
+training rows (:func:`cffair.datasets.frames.prepare_features`): ``30.7`` in an integer feature
+or ``True`` in a numeric one is refused, not truncated or read as 1.
 
 Scorers (:func:`cf_flip_rate_scorer`, :func:`cf_mse_scorer`, and :func:`cf_scorer` for any
 estimator given a twin generator) score a fitted estimator on the twins of held-out rows, also as
@@ -58,8 +65,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from cffair._validation import TargetKind, check_choice
-from cffair.datasets.frames import prepare
+from cffair._validation import TargetKind, check_choice, check_group_weights, check_learning_rate
+from cffair.datasets.frames import prepare, prepare_features
 from cffair.datasets.spec import DatasetSpec, read_spec
 from cffair.devices import resolve_device
 from cffair.encoding import Encoder
@@ -163,10 +170,8 @@ class _CounterfactualFairEstimator(BaseEstimator):
             raise ValueError(
                 f"counterfactuals must be 'flow' or a callable rows -> twins, got {self.counterfactuals!r}."
             )
-        if isinstance(self.lr, bool) or not (
-            isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and 0 < self.lr <= 1
-        ):
-            raise ValueError(f"lr must be a number in (0, 1], got {self.lr!r}.")
+        check_learning_rate(self.lr)
+        check_group_weights(self.group_weights, [self.setting], offered=ESTIMATOR_SETTINGS)
         spec = _as_spec(self.spec)
         if spec.target_kind != self._target_kind:
             other = "CounterfactualFairRegressor" if spec.target_kind == "score" else "CounterfactualFairClassifier"
@@ -177,7 +182,8 @@ class _CounterfactualFairEstimator(BaseEstimator):
         return spec
 
     def _rows(self, X: Any, spec: DatasetSpec, *, fitted: bool) -> pd.DataFrame:
-        """The spec's features of ``X`` as a frame (fitted: with the training categories)."""
+        """The spec's features of ``X`` as a frame; ``fitted``: new rows, validated by the rules of
+        the training rows and in their dtypes (:func:`cffair.datasets.frames.prepare_features`)."""
         if not isinstance(X, pd.DataFrame):
             raise DataError(
                 f"X must be a pandas DataFrame with the spec's feature columns {list(spec.features)[:8]}, "
@@ -186,30 +192,9 @@ class _CounterfactualFairEstimator(BaseEstimator):
         missing = [c for c in spec.features if c not in X.columns]
         if missing:
             raise DataError(f"X lacks the feature column(s) {missing}; it has {list(X.columns)[:12]}.")
-        rows = X[list(spec.features)].reset_index(drop=True)
         if not fitted:
-            return rows
-        out = rows.copy()
-        for c, dtype in self.dtypes_.items():
-            if isinstance(dtype, pd.CategoricalDtype):
-                values = out[c].astype(str)
-                unknown = sorted(set(values.unique()) - {str(v) for v in dtype.categories})
-                if unknown:
-                    raise DataError(
-                        f"feature {c!r} has value(s) {unknown[:5]} not seen in training "
-                        f"(known: {[str(v) for v in dtype.categories][:10]})."
-                    )
-                out[c] = pd.Categorical(values, categories=dtype.categories, ordered=dtype.ordered)
-            else:
-                numbers = pd.to_numeric(out[c], errors="coerce")
-                bad = numbers.isna() | ~np.isfinite(numbers.to_numpy(dtype=float))
-                if bad.any():
-                    pos = int(np.flatnonzero(bad.to_numpy())[0])
-                    raise DataError(
-                        f"feature {c!r} has a missing, infinite or non-numeric value at row {pos}: {out[c].iloc[pos]!r}."
-                    )
-                out[c] = numbers.astype(dtype)
-        return out
+            return X[list(spec.features)].reset_index(drop=True)
+        return prepare_features(X, spec.features, self.dtypes_)
 
     # ----------------------------------------------------------------- fitting
     def fit(self, X: pd.DataFrame, y: Any) -> _CounterfactualFairEstimator:
@@ -296,8 +281,9 @@ class _CounterfactualFairEstimator(BaseEstimator):
                 f"counterfactuals(rows) must return a DataFrame with one twin per row ({len(frame)}), "
                 f"got {type(twins).__name__} of length {len(twins) if hasattr(twins, '__len__') else '?'}."
             )
-        twins = self._rows(twins, spec, fitted=True)
-        return np.arange(len(frame)), self.encoder_.transform(frame), self.encoder_.transform(twins)
+        cfs = _checked_twins(frame, twins, spec)
+        pairs = cfs.pairs(frame, self.encoder_, spec.sensitive, check_data=False)
+        return pairs.row_id, pairs.x, pairs.x_cf
 
     # ----------------------------------------------------------------- prediction
     def _d(self, X: Any) -> np.ndarray:
@@ -315,6 +301,25 @@ class _CounterfactualFairEstimator(BaseEstimator):
         check_is_fitted(self, "learner_")
         _, x, x_cf = self._pairs(self._rows(X, self.spec_, fitted=True))
         return self.learner_.predict_d(x), self.learner_.predict_d(x_cf)
+
+
+def _checked_twins(frame: pd.DataFrame, twins: pd.DataFrame, spec: DatasetSpec) -> Any:
+    """The twins a ``counterfactuals=`` callable returned, as a counterfactual set, checked as
+    ``cffair train --counterfactuals`` checks a file: each twin keeps its row's value of every
+    feature the sensitive attribute does not cause (:meth:`~cffair.causal.CounterfactualSet.check_rows`,
+    with the spec's causal graph: shuffled twins fail), and has another value of the sensitive
+    attribute (:func:`cffair.causal.integrity.check_intervened`: the rows themselves fail).
+
+    Raises:
+        CounterfactualError: naming the first twin that fails, what is wrong and the fix.
+    """
+    from cffair.causal import CounterfactualSet
+    from cffair.causal.integrity import check_intervened
+
+    positional = twins.drop(columns=[c for c in ("row_id", "sample") if c in twins.columns]).reset_index(drop=True)
+    cfs = CounterfactualSet.from_frames(frame, positional, spec, feature=spec.sensitive, meta={"generator": "callable"})
+    check_intervened(cfs, frame, what="counterfactuals(rows)")
+    return cfs
 
 
 class CounterfactualFairClassifier(ClassifierMixin, _CounterfactualFairEstimator):

@@ -39,7 +39,8 @@ Semantics, as pandas' ``query`` for the same text where both accept it:
 
 Errors (:class:`~cffair.errors.ExpressionError`, a ``ValueError``) are one line naming the
 character position (1-based) and what was expected there, or the unknown column together with
-the available ones.
+the available ones. Parentheses and ``not`` nest at most :data:`MAX_DEPTH` deep (the parser and
+the evaluator recurse once per level).
 
 >>> import pandas as pd
 >>> frame = pd.DataFrame({"age": [25, 40, 61], "sex": pd.Categorical(["Female", "Male", "Female"])})
@@ -49,7 +50,7 @@ the available ones.
 
 from __future__ import annotations
 
-__all__ = ["Comparison", "Expression", "Logical", "Membership", "Not", "parse", "select", "selected_rows"]
+__all__ = ["MAX_DEPTH", "Comparison", "Expression", "Logical", "Membership", "Not", "parse", "select", "selected_rows"]
 
 import re
 from dataclasses import dataclass
@@ -64,6 +65,9 @@ _KEYWORDS = frozenset({"and", "or", "not", "in", "True", "False"})
 _OPS = ("==", "!=", "<=", ">=", "<", ">")
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+#: How deep parentheses and ``not`` may nest (each level is a few frames of Python's recursion).
+MAX_DEPTH = 100
 
 
 # ---------------------------------------------------------------------------- tokens
@@ -80,7 +84,8 @@ def _describe(tok: _Token) -> str:
 
 
 def _fail(text: str, pos: int, message: str) -> ExpressionError:
-    return ExpressionError(f"{text!r}, character {pos + 1}: {message}")
+    shown = text if len(text) <= 120 else text[:100] + f"... ({len(text):,} characters)"
+    return ExpressionError(f"{shown!r}, character {pos + 1}: {message}")
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -217,6 +222,18 @@ class _Parser:
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
+        self.depth = 0
+
+    def deeper(self) -> None:
+        """Enter one more level of parentheses or ``not``; refuse the one beyond :data:`MAX_DEPTH`."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _fail(
+                self.text,
+                self.tok.pos,
+                f"parentheses and 'not' nest more than {MAX_DEPTH} deep here; write the condition with fewer levels "
+                "(not not x is x; (x) is x)",
+            )
 
     @property
     def tok(self) -> _Token:
@@ -261,17 +278,22 @@ class _Parser:
 
     def negation(self) -> Expression:
         if self.is_kw("not"):
+            self.deeper()
             self.take()
-            return Not(self.negation())
+            node = Not(self.negation())
+            self.depth -= 1
+            return node
         return self.primary()
 
     def primary(self) -> Expression:
         if self.tok.kind == "punct" and self.tok.value == "(":
+            self.deeper()
             self.take()
             node = self.disjunction()
             if not (self.tok.kind == "punct" and self.tok.value == ")"):
                 raise self.expected("')'")
             self.take()
+            self.depth -= 1
             return node
         return self.comparison()
 

@@ -135,6 +135,7 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
     Returns:
         ``{setting: path}``.
     """
+    from cffair._validation import SETTING_GROUPS
     from cffair.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
     from cffair.experiments.config import profile
     from cffair.model import save_model
@@ -153,7 +154,7 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
             lr=opts.get("lr", prof.lr),
             pretrain_epochs=prof.pretrain_epochs,
             fair_epochs=opts.get("fair_epochs", prof.fair_epochs),
-            group_weights=dict(p.weights) or None,
+            group_weights={g: w for g, w in p.weights if g in SETTING_GROUPS[setting.removeprefix("ltn_")]} or None,
             seed=p.seed,
             progress=progress,
             flow_config={**p.flow(), "epochs": prof.flow_epochs},
@@ -274,6 +275,7 @@ def plan(
     backend: str | None = None,
     flow: Mapping[str, Any] | None = None,
     sep: str | None = None,
+    decimal: str | None = None,
     lr: float | None = None,
     fair_epochs: int | None = None,
     weights: Mapping[str, float] | None = None,
@@ -325,7 +327,10 @@ def plan(
         raise ConfigError(
             f"sep must be one character (the CSV's column separator, e.g. ';'), or None to sniff it; got {sep!r}."
         )
-    ds = D.register(ds_name, data_ref, spec_ref, graph_ref, flow=treatment, **({"sep": sep} if sep else {}))
+    if decimal is not None and decimal not in (".", ","):
+        raise ConfigError(f"decimal must be '.' or ',' (the decimal mark of the CSV's numbers), got {decimal!r}.")
+    read = {k: v for k, v in (("sep", sep), ("decimal", decimal)) if v}
+    ds = D.register(ds_name, data_ref, spec_ref, graph_ref, flow=treatment, **read)
     frame, ds_spec = ds
     if ds_spec.graph is None:
         raise ConfigError(
@@ -351,6 +356,10 @@ def plan(
         )
     if not chosen and not base:
         raise ConfigError("nothing to run: choose at least one LTN setting or baseline.")
+    if weights:
+        from cffair._validation import check_group_weights
+
+        check_group_weights(weights, chosen, input_name="weights", setting_name="settings", error=ConfigError)
     folds_made = D.make_folds(frame, ds_spec, n_splits=folds, seed=0)
     for f in folds_made:
         D.check_subgroups(frame, ds_spec, f.train, what=f"the training rows of fold {f.index} of {folds}")
@@ -418,6 +427,7 @@ def run(
     backend: str | None = None,
     flow: Mapping[str, Any] | None = None,
     sep: str | None = None,
+    decimal: str | None = None,
     counterfactuals_only: bool = False,
     save_models: bool = False,
     lr: float | None = None,
@@ -452,6 +462,7 @@ def run(
             parent sets.
         sep: the CSV's column separator (default: sniffed from its header line, see
             :func:`cffair.checks.csv_options`).
+        decimal: the decimal mark of its numbers, ``"."`` (default) or ``","``.
         counterfactuals_only: stop after the counterfactuals: check the flow's warnings (and
             the options) before the long run. No records, no report; ``run.json`` lists the
             warnings.
@@ -487,6 +498,7 @@ def run(
         backend=backend,
         flow=flow,
         sep=sep,
+        decimal=decimal,
         lr=lr,
         fair_epochs=fair_epochs,
         weights=weights,

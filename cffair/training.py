@@ -2,10 +2,9 @@
 
 Section 6.3 and 7.1 of the paper: ``D`` is an MLP with hidden layers of 100 and 50 units,
 trained with Adam (the paper's learning rate 0.1; this library's default is 1e-3, see below) to
-maximise the satisfaction of the knowledge base.
-Settings with fairness axioms first **pre-train for 1500 epochs on the accuracy axioms** and
-then add the fairness axioms; counterfactual-knowledge-extraction axioms (A5) are added one at a
-time for 500 epochs each (section 7.3).
+maximise the satisfaction of the knowledge base. Settings with fairness axioms first **pre-train
+for 1500 epochs on the accuracy axioms** and then add the fairness axioms; the axioms of
+counterfactual knowledge extraction (A5) are added one at a time for 500 epochs each (section 7.3).
 
 Schedule choices made here (the paper leaves them open):
 
@@ -63,6 +62,7 @@ from cffair._validation import (
     check_device,
     check_fitted,
     check_int,
+    check_learning_rate,
     check_matrix,
     check_number,
     check_target_kind,
@@ -173,7 +173,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
     Args:
         target_kind: ``"binary"`` (A1, A2; ``D(x)`` is P(y = 1)) or ``"score"`` (A3; ``D(x)`` is the score).
         setting: ``"acc"`` (accuracy axioms), ``"acc_cf"`` (+ A4) or ``"acc_cf_sg"`` (+ A4_1..n).
-        lr: Adam learning rate (default 1e-3, the reproduction's; the paper's 0.1 can
+        lr: Adam learning rate, in (0, 1] (default 1e-3, the reproduction's; the paper's 0.1 can
             collapse the fairness stages to a constant predictor, which is warned about).
         pretrain_epochs: epochs on the accuracy axioms alone (paper: 1500).
         fair_epochs: epochs after the fairness axioms are added (not given in the paper; 500).
@@ -262,7 +262,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         check_choice(self.setting, SETTINGS, "setting")
         for name in ("pretrain_epochs", "fair_epochs", "cke_epochs"):
             check_int(getattr(self, name), name)
-        check_number(self.lr, "lr", low=0, low_open=True)
+        check_learning_rate(self.lr)  # (0, 1], as the command line and the estimators
         check_number(self.fair_p, "fair_p", low=1, optional=True)  # section 2.4
         check_number(self.clip_grad, "clip_grad", low=0, low_open=True, optional=True)
         if self.semantics is not None and not isinstance(self.semantics, Semantics):

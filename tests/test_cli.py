@@ -24,11 +24,10 @@ def no_work(monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("the command started working before rejecting its options")
 
-    import cffair.cli.counterfactuals
+    import cffair.cli._common
     import cffair.cli.data
-    import cffair.cli.train
 
-    for mod in (cffair.cli.train, cffair.cli.data, cffair.cli.counterfactuals):
+    for mod in (cffair.cli._common, cffair.cli.data):  # _common.load_data reads through _common.load_dataset
         monkeypatch.setattr(mod, "load_dataset", boom)
 
 
@@ -195,6 +194,91 @@ def test_unreadable_checkpoint_is_one_line(tiny, capsys):
     (tiny / "m.pt").write_bytes(b"not a checkpoint")
     rc, out, err = _run(["query", "similar", "--checkpoint", "m.pt", "--row", "0"], capsys)
     assert_one_line_error(rc, out, err, "m.pt", "cffair train --save")
+
+
+#: For every command, a command line whose input passes the option checks and makes the library
+#: raise one of its own errors inside (outcome class: error), and the class it raises.
+CYCLE = "name: tiny\ntarget: y\ntarget_kind: binary\nsensitive: s\nfeatures: {s: binary, x: continuous}\n"
+CYCLE += "graph:\n  edges:\n    s: [x]\n    x: [s]\n"
+OWN = ["--data", "tiny.csv", "--spec", "cycle.yaml"]
+LIBRARY_ERRORS: dict[str, tuple[list[str], str]] = {
+    "data": (["data", "describe", "tiny.csv", "--spec", "cycle.yaml"], "GraphError"),
+    "counterfactuals": (["counterfactuals", "generate", *OWN, "--out", "cf.parquet", "--no-cache"], "GraphError"),
+    "train": (["train", *OWN, "--no-cache", "--quiet"], "GraphError"),
+    "cke": (["cke", *OWN, "--no-cache", "--quiet"], "GraphError"),
+    "query": (["query", "cf", "--checkpoint", "garbage.pt", "--where", "x > 1"], "ArtefactError"),
+    "recourse": (["recourse", "--checkpoint", "garbage.pt", "--row", "0"], "ArtefactError"),
+    "run": (["run", *OWN, "--out", "runs"], "GraphError"),
+    "audit": (["audit", *OWN, "--model", "garbage.skops", "--out", "audit.json"], "GraphError"),
+    "fit": (["fit", *OWN, "--out", "m.cffair"], "GraphError"),
+    "predict": (["predict", "--model", "garbage.cffair", "--data", "tiny.csv"], "ArtefactError"),
+    "twins": (["twins", "--model", "garbage.cffair", "--data", "tiny.csv", "--out", "-"], "ArtefactError"),
+    "reproduce": (["reproduce", "--only", "q1", "--datasets", "compas", "--no-notebooks"], "StorageError"),
+    "results": (["results"], "ResultsMissingError"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(LIBRARY_ERRORS))
+def test_every_command_turns_a_library_error_into_one_line(command, tiny, capsys, monkeypatch):
+    """outcome class: error (one line, exit 2, no traceback); with CFFAIR_DEBUG=1 the same input
+    raises the library's own error class, so the line came from inside the library."""
+    import cffair.errors
+
+    (tiny / "cycle.yaml").write_text(CYCLE)
+    for name in ("garbage.pt", "garbage.cffair", "garbage.skops"):
+        (tiny / name).write_bytes(b"not a file cffair wrote")
+    (tiny / "results-file").write_text("a file where the results folder should be")
+    (tiny / "empty-results").mkdir()
+    monkeypatch.setenv("CFFAIR_RESULTS", str(tiny / ("empty-results" if command == "results" else "results-file")))
+    monkeypatch.setenv("CFFAIR_CACHE", str(tiny / "cache"))
+    argv, error = LIBRARY_ERRORS[command]
+    before = sorted(p.name for p in tiny.iterdir())
+    assert_one_line_error(*_run(argv, capsys))
+    monkeypatch.setenv("CFFAIR_DEBUG", "1")
+    with pytest.raises(getattr(cffair.errors, error)):
+        main(argv)
+    assert sorted(p.name for p in tiny.iterdir()) == before  # no output written, no folder made
+
+
+def test_the_library_error_table_covers_every_command():
+    assert set(LIBRARY_ERRORS) == _commands()
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["fit", "--data", "tiny.csv", "--spec", "spec.yaml", "--out", ""], ["--out is empty"]),
+        (["fit", "--data", "tiny.csv", "--spec", "spec.yaml", "--out", "."], ["it is a folder"]),
+        (["fit", "--data", "tiny.csv", "--spec", "spec.yaml", "--out", "tiny.csv"], ["is the --data file"]),
+        (["fit", "--data", "tiny.csv", "--spec", "spec.yaml", "--out", "/dev/full"], ["character device"]),
+        (["train", "--data", "tiny.csv", "--spec", "spec.yaml", "--save", "spec.yaml"], ["is the --spec file"]),
+        (["cke", "--data", "tiny.csv", "--spec", "spec.yaml", "--save", ""], ["--save is empty"]),
+        (["counterfactuals", "generate", "--data", "tiny.csv", "--spec", "spec.yaml", "--out", ""], ["is empty"]),
+        (["predict", "--model", "m.cffair", "--data", "tiny.csv", "--out", "m.cffair"], ["is the --model file"]),
+        (["twins", "--model", "m.cffair", "--data", "tiny.csv", "--out", "/dev/null"], ["--out -"]),
+        (["audit", "--data", "tiny.csv", "--spec", "spec.yaml", "--model", "m.cffair", "--out", ""], ["is empty"]),
+    ],
+)
+def test_outputs_are_checked_before_any_work(argv, needles, tiny, capsys, monkeypatch):
+    """outcome class: error, before the data, the model or the counterfactuals are read (``fit --out ''``
+    used to train the whole run and then fail on the path)."""
+    import cffair.cli._common
+    import cffair.datasets
+    import cffair.model
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the command started working before checking its output")
+
+    (tiny / "m.cffair").write_bytes(b"a model")
+    for module, name in (
+        (cffair.datasets, "from_csv"),
+        (cffair.cli._common, "load_dataset"),
+        (cffair.model, "load_model"),
+    ):
+        monkeypatch.setattr(module, name, boom)
+    before = {p.name: p.read_bytes() for p in tiny.iterdir() if p.is_file()}
+    assert_one_line_error(*_run(argv, capsys), *needles)
+    assert {p.name: p.read_bytes() for p in tiny.iterdir() if p.is_file()} == before
 
 
 def test_value_errors_are_one_line_and_bugs_keep_their_traceback(monkeypatch, capsys):

@@ -106,7 +106,7 @@ def test_the_model_answers_the_same_after_its_csv_is_edited_or_deleted(trained, 
 @pytest.mark.parametrize(
     ("edit", "needle"),
     [
-        (lambda f: f.drop(columns="b"), "lacks the feature column(s) ['b']"),
+        (lambda f: f.drop(columns="b"), "['b'] are named in the spec but missing from"),
         (lambda f: f.assign(s="x"), "not seen in training"),
         (lambda f: f.assign(a="high"), "non-numeric value"),
     ],
@@ -123,6 +123,66 @@ def test_a_missing_or_crafted_model_is_one_line(trained, capsys, tmp_path) -> No
     (tmp_path / "bad.cffair").write_bytes(b"not a model at all")
     code, _, err = run(capsys, "predict", "--model", str(tmp_path / "bad.cffair"), "--data", str(trained / "toy.csv"))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "damaged" in err
+
+
+# ---------------------------------------------------------------------------- outputs and inputs
+@pytest.mark.parametrize(
+    ("link", "target", "outcome"),
+    [
+        ("symlink", "toy.cffair", "error"),
+        ("hardlink", "toy.cffair", "error"),
+        ("symlink", "new.csv", "error"),
+        ("symlink", "other.csv", "accepted"),
+    ],
+)
+def test_an_output_linked_to_an_input_is_refused(trained, capsys, tmp_path, link, target, outcome) -> None:
+    """outcome class as given: an --out that is the model or the data through a link is refused and
+    both stay as they were; a link to another file is written through (the link stays a link)."""
+    import os
+
+    shutil.copy(trained / "toy.cffair", tmp_path / "toy.cffair")
+    pd.read_csv(trained / "toy.csv").head(4).to_csv(tmp_path / "new.csv", index=False)
+    (tmp_path / "other.csv").write_text("old\n")
+    out = tmp_path / "out.csv"
+    (os.symlink if link == "symlink" else os.link)(tmp_path / target, out)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "out.csv"}
+    argv = ["predict", "--model", str(tmp_path / "toy.cffair"), "--data", str(tmp_path / "new.csv"), "--out", str(out)]
+    code, _, err = run(capsys, *argv)
+    if outcome == "error":
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "the same file" in err and "Traceback" not in err
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "out.csv"} == before
+        return
+    assert code == 0, err
+    assert out.is_symlink() and len(pd.read_csv(tmp_path / "other.csv")) == 4  # written through the link
+
+
+def test_a_category_spelled_na_is_a_category_in_training_and_in_new_rows(trained, capsys, tmp_path) -> None:
+    """outcome class: warned at fit (one line), accepted at predict/twins: ``NA`` is the region's label there
+    (it used to be read as a missing value at fit and as "[nan] not seen in training" at predict)."""
+    rows = pd.read_csv(trained / "toy.csv")
+    rows["region"] = np.array(["NA", "EU", "AS"])[np.arange(len(rows)) % 3]
+    rows.to_csv(tmp_path / "na.csv", index=False)
+    spec = yaml.safe_load((trained / "spec.yaml").read_text())
+    spec["features"]["region"] = "categorical"
+    (tmp_path / "graph.yaml").write_text(
+        yaml.safe_dump({"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b", "region"]})
+    )
+    spec["graph"] = "graph.yaml"
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    quick = ["--pretrain-epochs", "5", "--fair-epochs", "2", "--flow-epochs", "3", "--quiet"]
+    model = str(tmp_path / "na.cffair")
+    code, _, err = run(
+        capsys, "fit", "--data", str(tmp_path / "na.csv"), "--spec", str(tmp_path / "spec.yaml"), "--out", model, *quick
+    )
+    assert code == 0 and err.count("cffair: warning:") == 1 and "['NA']" in err and "kept as categories" in err
+    rows.head(6).to_csv(tmp_path / "new.csv", index=False)
+    code, out, err = run(capsys, "twins", "--model", model, "--data", str(tmp_path / "new.csv"))
+    assert code == 0, err
+    twins = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert list(twins["region"]) == [r for r in rows["region"].head(6) for _ in range(2)]  # kept in every twin
+    rows.head(3).assign(region=["NA", "", "EU"]).to_csv(tmp_path / "missing.csv", index=False)
+    code, _, err = run(capsys, "predict", "--model", model, "--data", str(tmp_path / "missing.csv"))
+    assert code == 2 and "missing values (NaN) in column(s) {'region': 1}" in err and "line 3" in err
 
 
 def _flip_in_largest_tensor(model: Path, out: Path) -> Path:

@@ -438,12 +438,20 @@ def test_corrupt_counterfactual_parquet(generated):
     truncated.write_bytes(good[: len(good) // 2])
     garbage = tmp / "garbage.parquet"
     garbage.write_bytes(b"not a parquet file at all\n" * 10)
-    for path in (truncated, garbage):
-        with pytest.raises(
-            CounterfactualError,
-            match=rf"counterfactual file {re.escape(str(path))} is not a readable parquet file .*corrupt",
-        ):
-            CounterfactualSet.load(path)
+    with pytest.raises(
+        CounterfactualError,
+        match=rf"counterfactual file {re.escape(str(truncated))} is not a readable parquet file .*corrupt",
+    ):
+        CounterfactualSet.load(truncated)  # a parquet file, damaged
+    with pytest.raises(
+        CounterfactualError,
+        match=rf"counterfactual file {re.escape(str(garbage))} is not a parquet file: it is text \(its first line",
+    ):
+        CounterfactualSet.load(garbage)  # no parquet file at all: said so, not "corrupt"
+    as_csv = tmp / "cf.csv"
+    as_csv.write_bytes((tmp / "loans.csv").read_bytes())  # a CSV given as --counterfactuals
+    with pytest.raises(CounterfactualError, match=r"is not a parquet file: it is text, a CSV file by its first line"):
+        CounterfactualSet.load(as_csv)
     frame, spec = D.from_csv(tmp / "loans.csv", _spec())
     with pytest.raises(CounterfactualError, match=rf"{re.escape(str(garbage))} is not a readable parquet file"):
         CounterfactualSet.from_files(frame, garbage, spec)

@@ -7,7 +7,10 @@ b = noise (not caused by S); y = [a + b + noise > 0.7] with labels "no"/"yes".
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -18,7 +21,7 @@ from sklearn.utils import estimator_checks as checks
 from toy_estimator import FAST, SPEC, flip_s, identity_twins, toy
 
 import cffair
-from cffair.errors import DataError, SpecError
+from cffair.errors import CounterfactualError, DataError, ParameterError, SpecError
 from cffair.estimator import (
     CounterfactualFairClassifier,
     CounterfactualFairRegressor,
@@ -31,6 +34,30 @@ from cffair.estimator import (
 @pytest.fixture(scope="module")
 def fitted(toy_classifier):
     return toy_classifier
+
+
+@pytest.fixture(scope="module")
+def flip_fitted():
+    """A classifier whose twins come from the callable ``flip_s`` (S flipped, nothing else)."""
+    X, y, _ = toy(120)
+    return CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)
+
+
+#: The toy spec with an integer feature ``k`` (a count that S does not cause).
+INT_SPEC = {
+    **SPEC,
+    "features": {**SPEC["features"], "k": "integer"},
+    "graph": {"name": "toy", "edges": {"s": ["a"]}, "nodes": ["b", "k"]},
+}
+
+
+@pytest.fixture(scope="module")
+def int_model():
+    """``(estimator, rows)``: a classifier of the accuracy axioms on rows with the integer feature ``k``."""
+    X, y, _ = toy(80)
+    X = X.assign(k=np.arange(80) % 7 + 20)
+    est = CounterfactualFairClassifier(INT_SPEC, setting="acc", counterfactuals=flip_s, pretrain_epochs=5).fit(X, y)
+    return est, X
 
 
 # ----------------------------------------------------------------------------- the contract
@@ -115,11 +142,39 @@ def test_scorers_equal_the_metrics_on_the_estimators_own_twins(fitted) -> None:
     np.testing.assert_allclose(twins["b"].to_numpy(), X["b"].to_numpy(), rtol=0, atol=1e-4)  # b is not caused by S
 
 
-def test_twins_equal_to_the_rows_score_zero_unfairness() -> None:
+def _shuffled(rows: pd.DataFrame) -> pd.DataFrame:
+    return flip_s(rows).iloc[::-1].reset_index(drop=True)  # each twin beside another person's row
+
+
+def _b_changed(rows: pd.DataFrame) -> pd.DataFrame:
+    return flip_s(rows).assign(b=rows["b"] + 1.0)  # b is not caused by S: an intervention on S keeps it
+
+
+def _with_ids(rows: pd.DataFrame) -> pd.DataFrame:
+    return _shuffled(rows).assign(row_id=np.arange(len(rows)))  # ids do not make shuffled twins positional
+
+
+@pytest.mark.parametrize(
+    ("twins", "message"),
+    [
+        (identity_twins, r"counterfactual row 0 keeps s = '[fm]' of factual row 0 \(120 of 120 rows do\)"),
+        (_shuffled, r"has b = .* but factual row 0 has b = .*which it does not cause"),
+        (_b_changed, r"has b = .* but factual row 0 has b = .* \(120 of 120 rows disagree\)"),
+        (_with_ids, r"which it does not cause"),
+    ],
+    ids=["the rows unchanged", "shuffled", "a non-descendant changed", "shuffled with row ids"],
+)
+def test_twins_from_a_callable_pass_the_row_checks_of_train(twins, message, flip_fitted) -> None:
+    """outcome class: error (the checks `cffair train --counterfactuals` applies to a file)."""
     X, y, _ = toy(120)
-    est = CounterfactualFairClassifier(SPEC, counterfactuals=identity_twins, **FAST).fit(X, y)
-    assert est.flow_ is None
-    assert cf_mse_scorer(est, X) == 0.0 and cf_flip_rate_scorer(est, X) == 0.0
+    est = CounterfactualFairClassifier(SPEC, counterfactuals=twins, **FAST)
+    with pytest.raises(CounterfactualError, match=message):
+        est.fit(X, y)  # refused before any training
+    assert not hasattr(est, "learner_")
+    held_out = copy.copy(flip_fitted)
+    held_out.counterfactuals = twins  # the twins of held-out rows are checked the same way
+    with pytest.raises(CounterfactualError, match=message.replace("120 of 120", "10 of 10")):
+        held_out.cf_decisions(X.head(10))
 
 
 def test_same_seed_same_model_and_twins_from_elsewhere_are_used() -> None:
@@ -168,6 +223,84 @@ def test_pipeline_cross_val_score_and_grid_search() -> None:
     assert means.shape == (2,) and (means <= 0).all()
     assert search.best_params_["ltn__setting"] == ["acc", "acc_cf"][int(np.argmax(means))]
     assert search.best_estimator_[-1].setting == search.best_params_["ltn__setting"]
+
+
+# ----------------------------------------------------------------------------- new rows, as training rows
+def _cell(column: str, value: object):
+    def edit(rows: pd.DataFrame) -> pd.DataFrame:
+        out = rows.head(4).copy()
+        out[column] = out[column].astype(object)
+        out.loc[0, column] = value
+        return out.infer_objects() if not isinstance(value, str) else out
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (_cell("k", 30.7), r"'k' is declared integer but has fractional values \(the first, 30.7, at row 0\); .*whole"),
+        (lambda r: r.head(3).assign(k=[True, False, True]), r"'k' is declared integer but holds True/False"),
+        (_cell("k", True), r"'k' is declared integer but holds non-numeric values such as \[True\]"),
+        (lambda r: r.head(3).assign(k=["30", "31", "32"]), r"'k' is declared integer but holds numbers stored as text"),
+        (_cell("s", np.nan), r"missing values \(NaN\) in column\(s\) \{'s': 1\}"),
+        (_cell("s", "m "), r"\['m '\] not seen in training .*'m ' differs from the category 'm' only by spaces"),
+        (_cell("a", 1e39), r"column 'a' holds 1 value\(s\) too large to compute with, the first \(1e\+39\) at row 0"),
+        (lambda r: r.head(0), r"there are no rows to answer for"),
+    ],
+    ids=[
+        "30.7 in an integer",
+        "True/False in an integer",
+        "True among integers",
+        "numbers as text",
+        "NaN category",
+        "trailing space",
+        "1e39",
+        "no rows",
+    ],
+)
+def test_new_rows_are_refused_where_training_rows_are(int_model, edit, message) -> None:
+    """outcome class: error (the rules of the training rows, :func:`cffair.datasets.frames.prepare_features`)."""
+    est, X = int_model
+    for call in (est.predict, est.predict_proba, est.counterfactuals_of):
+        with pytest.raises(DataError, match=message):
+            call(edit(X))
+
+
+def test_whole_floats_in_an_integer_feature_are_read_as_training_reads_them(int_model) -> None:
+    """outcome class: accepted (30.0 is the whole number 30, as at training; nothing is truncated)."""
+    est, X = int_model
+    rows = X.head(6)
+    np.testing.assert_array_equal(est.predict_proba(rows.assign(k=rows["k"].astype(float))), est.predict_proba(rows))
+
+
+def test_training_refuses_what_new_rows_refuse(int_model) -> None:
+    """The same rule at fit: a fractional count is refused with the fix for a spec."""
+    _, X = int_model
+    bad = _cell("k", 30.7)(X).assign(s=["f", "m", "f", "m"])
+    with pytest.raises(
+        DataError, match=r"'k' is declared integer but has fractional values .* declare it 'continuous'"
+    ):
+        CounterfactualFairClassifier(INT_SPEC, setting="acc", counterfactuals=flip_s).fit(bad, ["no", "yes"] * 2)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"lr": 1e6}, r"lr must be a number in \(0, 1\], got 1000000.0"),
+        ({"setting": "acc_cf", "group_weights": {"cf_sg": 2.0}}, r"\['cf_sg'\], which setting 'acc_cf' does not have"),
+        ({"setting": "acc", "group_weights": {"cke": 5.0}}, r"\['cke'\], which setting 'acc' does not have"),
+        ({"setting": "acc_cf", "group_weights": {"cf": -1}}, r"the weight of 'cf' in group_weights must be"),
+    ],
+    ids=["lr 1e6", "cf_sg with acc_cf", "cke with acc", "a negative weight"],
+)
+def test_parameters_naming_nothing_the_setting_trains_are_refused(params, message) -> None:
+    """outcome class: error (a ParameterError before any work)."""
+    X, y, _ = toy(40)
+    est = CounterfactualFairClassifier(SPEC, **{**FAST, **params})
+    with pytest.raises(ParameterError, match=message):
+        est.fit(X, y)
+    assert not hasattr(est, "encoder_")
 
 
 # ----------------------------------------------------------------------------- the degenerate-model screen

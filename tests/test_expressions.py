@@ -3,6 +3,8 @@ and refuses code (nothing executed) with one-line errors naming the position."""
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cffair.errors import ExpressionError
-from cffair.expressions import Comparison, Logical, Membership, Not, parse, select
+from cffair.expressions import MAX_DEPTH, Comparison, Logical, Membership, Not, parse, select
 
 
 def _frame() -> pd.DataFrame:
@@ -178,3 +180,105 @@ def test_crafted_strings_are_refused_and_nothing_runs(template, tmp_path):
         select(FRAME, text)
     assert "\n" not in str(e.value) and "character" in str(e.value)
     assert not marker.exists()
+
+
+# ---------------------------------------------------------------------------- nesting and a bounded fuzz
+@pytest.mark.parametrize(
+    ("depth", "wrap"),
+    [
+        (MAX_DEPTH, "paren"),
+        (MAX_DEPTH, "not"),
+        (MAX_DEPTH + 1, "paren"),
+        (MAX_DEPTH + 1, "not"),
+        (250, "paren"),
+        (1000, "not"),
+    ],
+)
+def test_nesting_is_limited_with_a_one_line_error(depth, wrap):
+    """outcome class: accepted up to MAX_DEPTH levels (the known answer), one-line error beyond (no RecursionError)."""
+    text = "(" * depth + "age > 30" + ")" * depth if wrap == "paren" else "not " * depth + "age > 30"
+    if depth <= MAX_DEPTH:
+        expected = (FRAME["age"] > 30).to_numpy()
+        assert select(FRAME, text).tolist() == (expected if wrap == "paren" or depth % 2 == 0 else ~expected).tolist()
+        return
+    with pytest.raises(ExpressionError, match=rf"nest more than {MAX_DEPTH} deep") as e:
+        select(FRAME, text)
+    assert "\n" not in str(e.value) and len(str(e.value)) < 400  # one line; a long text is shortened
+
+
+#: Pieces of --where texts: the grammar's tokens, the frame's columns and values, and what attacks use.
+_PIECES = st.sampled_from(
+    [
+        "age",
+        "income",
+        "sex",
+        "race",
+        "education",
+        "`hours-per-week`",
+        "`age`",
+        "agee",
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        "not",
+        "and",
+        "or",
+        "in",
+        "==",
+        "!=",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "=",
+        "'Female'",
+        "'female'",
+        '"Male"',
+        "'HS'",
+        "'Martian'",
+        "30",
+        "-1e3",
+        "4.5",
+        ".5",
+        "+",
+        "-",
+        "True",
+        "False",
+        "@",
+        ".",
+        "__import__",
+        "'os'",
+        "`",
+        "'",
+        '"',
+        "\\",
+        "~",
+        "&",
+        "|",
+        "!",
+        "1e999",
+        "0x1F",
+        "é",
+        "\t",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(_PIECES, max_size=14).map(" ".join), st.text(max_size=40)))
+def test_fuzzed_where_gives_a_mask_or_one_line_error(text):
+    """outcome class: a boolean mask of one value per row, or ExpressionError on one line; never another exception."""
+    from cffair.cli._options import where_expression
+
+    try:
+        mask = select(FRAME, text)
+    except ExpressionError as exc:
+        assert "\n" not in str(exc) and str(exc)
+    else:
+        assert mask.dtype == bool and mask.shape == (len(FRAME),)
+    try:  # the command line's check of the syntax, before any data is read
+        assert where_expression(text) == text
+    except argparse.ArgumentTypeError as exc:
+        assert "\n" not in str(exc) and str(exc)

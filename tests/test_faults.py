@@ -259,6 +259,41 @@ def test_a_file_in_the_way(tmp_path: Path) -> None:
     assert _tree(tmp_path) == before
 
 
+def _kind(path: str | Path) -> str:
+    import stat
+
+    mode = os.lstat(path).st_mode
+    return "link" if stat.S_ISLNK(mode) else "char" if stat.S_ISCHR(mode) else "fifo" if stat.S_ISFIFO(mode) else "file"
+
+
+@pytest.mark.parametrize("target", ["/dev/null", "/dev/full", "/dev/stdout", "/proc/self/fd/1", "fifo"])
+def test_special_files_are_refused_not_replaced(target: str, tmp_path: Path) -> None:
+    """outcome class: error (one StorageError line); the device or pipe is left as it was (as root,
+    a rename used to replace /dev/full with a regular file)."""
+    if target == "fifo":
+        target = str(tmp_path / "pipe")
+        os.mkfifo(target)
+    before = _kind(target) if os.path.exists(target) or os.path.islink(target) else None
+    with pytest.raises(StorageError) as info:
+        write_text_atomic(target, "row,decision\n")
+    message = str(info.value)
+    assert "\n" not in message and f"cannot write {target}: it is " in message and "not a regular file" in message
+    assert _kind(target) == before
+    assert [p.name for p in Path(target).parent.iterdir() if p.name.startswith(f".{Path(target).name}.")] == []
+
+
+def test_a_symbolic_link_is_written_through(tmp_path: Path) -> None:
+    """outcome class: accepted (the file the link names gets the content; the link stays a link)."""
+    (tmp_path / "real.csv").write_text("old")
+    os.symlink("real.csv", tmp_path / "link.csv")
+    write_text_atomic(tmp_path / "link.csv", "new")
+    assert _kind(tmp_path / "link.csv") == "link" and os.readlink(tmp_path / "link.csv") == "real.csv"
+    assert (tmp_path / "real.csv").read_text() == "new"
+    os.symlink("absent.csv", tmp_path / "dangling.csv")  # a link to a file not yet there: created there
+    write_text_atomic(tmp_path / "dangling.csv", "made")
+    assert (tmp_path / "absent.csv").read_text() == "made" and _kind(tmp_path / "dangling.csv") == "link"
+
+
 def test_writable_dir_creates_nothing(tmp_path: Path) -> None:
     assert writable_dir(tmp_path / "a" / "b") == tmp_path / "a" / "b"
     assert list(tmp_path.iterdir()) == []

@@ -544,6 +544,18 @@ def test_a_bad_training_option_is_refused_before_any_work(
     assert "weights" in capsys.readouterr().err.lower()
 
 
+def test_weights_of_a_group_no_chosen_setting_has_are_refused(tmp_path: Path, no_work: None) -> None:
+    """outcome class: error (ConfigError before any work): without an immutable feature the CKE settings
+    are left out, so a weight of the CKE axioms would change nothing; with them it is taken."""
+    csv, spec = write_synthetic(tmp_path / "data", rows=200)
+    spec.write_text(SPEC.replace("immutable: [age, edu]", "immutable: []"))
+    with pytest.raises(ConfigError, match=r"\['cke'\], which none of settings 'acc', 'acc_cf', 'acc_cf_sg' has"):
+        own.plan(csv, spec, folds=2, quick=True, weights={"cke": 2.0})
+    spec.write_text(SPEC)
+    p, _ = own.plan(csv, spec, folds=2, quick=True, out=tmp_path / "o", weights={"cke": 2.0})
+    assert all(c.weight_map["cke"] == 2.0 for c in p.configs() if c.setting.endswith("_cke"))
+
+
 @pytest.mark.parametrize(
     "options",
     [{"lr": 0.01}, {"fair_epochs": 50}, {"weights": {"cf": 2.0}}, {}],

@@ -325,7 +325,7 @@ def test_a_pickle_posing_as_a_counterfactual_file_runs_nothing(tmp_path):
     for name in ("cf.parquet", "cf.pt"):
         path = tmp_path / name
         path.write_bytes(pickle.dumps(_Evil(marker)))
-        with pytest.raises(CounterfactualError, match="not a readable parquet file"):
+        with pytest.raises(CounterfactualError, match="is not a parquet file: it does not start with the parquet mark"):
             CounterfactualSet.load(path)
     with pytest.raises(CounterfactualError, match="not a readable parquet file"):
         CounterfactualSet.from_files(frame, tmp_path / "cf.parquet", spec)

@@ -8,7 +8,11 @@ options and ``--where`` expressions. Each case names its category and its outcom
 * ``accepted``: accepted without a word, with a check that the result is right.
 
 Every case runs ``cffair.cli.main`` in-process on small synthetic files in ``tmp_path``; the
-``--where`` cases that need a model share one checkpoint trained for a few epochs on 160 rows.
+``--where`` cases that need a model share one checkpoint trained for a few epochs on 160 rows,
+and the ``predict``/``twins`` cases one model file (``cffair fit``) of the same rows. A case may
+name files that must come out byte for byte unchanged (``kept``: an output refused because it is
+one of the command's inputs), and a command whose output must equal its own (``same_as``: new
+rows in another dialect give the same table).
 ``python tests/test_sweep.py --table`` prints the table category -> cases -> outcomes as Markdown.
 """
 
@@ -89,6 +93,32 @@ TINY_SPEC = (
 )
 
 
+#: TINY_SPEC with its graph in a file of its own (``graph.yaml``), which no output may overwrite.
+TINY_SPEC_FILE = TINY_SPEC.split("graph:")[0] + "graph: graph.yaml\n"
+TINY_GRAPH = "edges:\n  sex: [education, hours-per-week]\n  age: [education]\n  education: [hours-per-week]\n"
+TINY_FILES: dict[str, str | bytes] = {
+    "tiny.csv": TINY.to_csv(index=False),
+    "tiny.yaml": TINY_SPEC_FILE,
+    "graph.yaml": TINY_GRAPH,
+}
+NEW = TINY.head(5)
+
+
+def _new(column: str | None = None, value: object = None, row: int = 0, **to_csv: object) -> str:
+    """New rows for the model: the first five rows of TINY, one cell changed."""
+    frame = NEW.copy()
+    if column is not None:
+        frame[column] = frame[column].astype(object)
+        frame.loc[row, column] = value
+    return frame.to_csv(index=False, **to_csv)  # type: ignore[arg-type]
+
+
+def _ragged_first_line() -> str:
+    lines = _new().splitlines()
+    lines[1] += ",7"
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------------------- checks of accepted results
 def _described(expected_rows: int, features: dict[str, list[str]]) -> Callable[[str, Path], None]:
     """The ``data describe --json`` output has these rows and features by kind."""
@@ -145,14 +175,25 @@ class Case:
     check: Callable[[str, Path], None] | None = None
     mode: str = "run"
     marker: bool = False
+    kept: tuple[str, ...] = ()
+    same_as: tuple[str, ...] = ()
 
     @property
     def needs_checkpoint(self) -> bool:
-        return any("{ckpt}" in a for a in self.argv)
+        return any("{ckpt}" in a for a in (*self.argv, *self.same_as))
+
+    @property
+    def needs_model(self) -> bool:
+        return any("{model}" in a for a in (*self.argv, *self.kept, *self.same_as))
 
 
 DESCRIBE = ("data", "describe", "{d}/data.csv", "--spec", "{d}/spec.yaml", "--json")
 QUERY = ("query", "cf", "--checkpoint", "{ckpt}", "--quiet", "--where")
+PREDICT = ("predict", "--model", "{model}", "--data", "{d}/new.csv")
+TWINS = ("twins", "--model", "{model}", "--data", "{d}/new.csv")
+FIT = ("fit", "--data", "{d}/tiny.csv", "--spec", "{d}/tiny.yaml")
+TRAIN_OWN = ("train", "--data", "{d}/tiny.csv", "--spec", "{d}/tiny.yaml", "--quiet", "--no-cache")
+PLAIN = {"plain.csv": _new()}
 
 CASES: list[Case] = [
     # ------------------------------------------------------------------ CSV dialects
@@ -253,6 +294,39 @@ CASES: list[Case] = [
         ("not UTF-8", "line 3"),
         files={"data.csv": _not_utf8_line_3(), "spec.yaml": SPEC},
     ),
+    Case(
+        "a ragged first line (a stray separator)",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("line 2", "5 fields", "names 4 columns"),
+        files={"data.csv": _csv().replace("\n", ",x\n", 2).replace(",x\n", "\n", 1), "spec.yaml": SPEC},
+    ),
+    Case(
+        "a trailing space in a binary column",
+        "CSV dialects",
+        DESCRIBE,
+        "error",
+        ("'gender' is declared binary but has 3 values", "only by spaces at its ends: strip"),
+        files={"data.csv": _csv(_with("gender", 0, BASE["gender"][0] + " ")), "spec.yaml": SPEC},
+    ),
+    Case(
+        "decimal commas with --decimal ,",
+        "CSV dialects",
+        (*DESCRIBE, "--decimal", ","),
+        "accepted",
+        files={"data.csv": BASE.to_csv(sep=";", decimal=",", index=False), "spec.yaml": SPEC},
+        check=_described(_N, _BASE_KINDS),
+    ),
+    Case(
+        "a category literally NA",
+        "CSV dialects",
+        DESCRIBE,
+        "warned",
+        ("'gender'", "['NA']", "kept as categories"),
+        files={"data.csv": _csv(BASE.assign(gender=BASE["gender"].replace("F", "NA"))), "spec.yaml": SPEC},
+        check=_described(_N, _BASE_KINDS),
+    ),
     # ------------------------------------------------------------------ spec/YAML
     Case(
         "valid spec",
@@ -318,6 +392,38 @@ CASES: list[Case] = [
         "error",
         ("'gender' must be one of the features",),
         files={"data.csv": _csv(), "spec.yaml": SPEC.replace("gender: binary, ", "")},
+    ),
+    Case(
+        "a column named no, unquoted",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("line 3, column 12", "the unquoted 'no'", "boolean False", "quotes ('no')"),
+        files={"data.csv": _csv(BASE.rename(columns={"gender": "no"})), "spec.yaml": SPEC.replace("gender", "no")},
+    ),
+    Case(
+        "a column named no, quoted",
+        "spec/YAML",
+        DESCRIBE,
+        "accepted",
+        files={"data.csv": _csv(BASE.rename(columns={"gender": "no"})), "spec.yaml": SPEC.replace("gender", "'no'")},
+        check=_described(_N, {**_BASE_KINDS, "binary": ["no"]}),
+    ),
+    Case(
+        "a feature named on, unquoted",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("the unquoted 'on'", "boolean True"),
+        files={"data.csv": _csv(BASE.rename(columns={"age": "on"})), "spec.yaml": SPEC.replace("age:", "on:")},
+    ),
+    Case(
+        "a feature named null, unquoted",
+        "spec/YAML",
+        DESCRIBE,
+        "error",
+        ("the unquoted 'null'", "nothing (null)"),
+        files={"data.csv": _csv(BASE.rename(columns={"age": "null"})), "spec.yaml": SPEC.replace("age:", "null:")},
     ),
     # ------------------------------------------------------------------ graph shapes
     Case(
@@ -493,6 +599,292 @@ CASES: list[Case] = [
         "accepted",
         check=_selected(int(TINY.eval("`hours-per-week` >= 40 and not sex in ['Male'] or age < 20").sum())),
     ),
+    Case(
+        "250 nested parentheses",
+        "expressions",
+        (*QUERY, "(" * 250 + "age > 30" + ")" * 250),
+        "error",
+        ("--where", "nest more than 100 deep", "character 101"),
+    ),
+    Case("1,000 not", "expressions", (*QUERY, "not " * 1000 + "age > 30"), "error", ("nest more than 100 deep",)),
+    # ------------------------------------------------------------------ new rows (predict, twins)
+    Case(
+        "30.7 in an integer feature",
+        "new rows",
+        PREDICT,
+        "error",
+        ("'age'", "fractional", "30.7", "line 2", "whole numbers"),
+        files={"new.csv": _new("age", 30.7)},
+    ),
+    Case(
+        "True in an integer feature",
+        "new rows",
+        PREDICT,
+        "error",
+        ("'age'", "non-numeric", "['True']", "line 2"),
+        files={"new.csv": _new("age", True)},
+    ),
+    Case(
+        "30.0 in an integer feature",
+        "new rows",
+        PREDICT,
+        "accepted",
+        files={"new.csv": _new("age", float(NEW["age"][0])), **PLAIN},
+        same_as=("predict", "--model", "{model}", "--data", "{d}/plain.csv"),
+    ),
+    Case(
+        "semicolon CSV, separator sniffed",
+        "new rows",
+        PREDICT,
+        "accepted",
+        files={"new.csv": _new(sep=";"), **PLAIN},
+        same_as=("predict", "--model", "{model}", "--data", "{d}/plain.csv"),
+    ),
+    Case(
+        "twins of a semicolon CSV, separator sniffed",
+        "new rows",
+        TWINS,
+        "accepted",
+        files={"new.csv": _new(sep=";"), **PLAIN},
+        same_as=("twins", "--model", "{model}", "--data", "{d}/plain.csv"),
+    ),
+    Case(
+        "decimal commas with --decimal ,",
+        "new rows",
+        (*PREDICT, "--decimal", ","),
+        "accepted",
+        files={"new.csv": _new(sep=";", decimal=","), **PLAIN},
+        same_as=("predict", "--model", "{model}", "--data", "{d}/plain.csv"),
+    ),
+    Case(
+        "decimal commas without --decimal",
+        "new rows",
+        PREDICT,
+        "error",
+        ("'education'", "non-numeric", "--decimal ,"),
+        files={"new.csv": _new(sep=";", decimal=",")},
+    ),
+    Case(
+        "a category with a trailing space",
+        "new rows",
+        PREDICT,
+        "error",
+        ("['Male ']", "not seen in training", "line 2", "only by spaces"),
+        files={"new.csv": _new("sex", "Male ")},
+    ),
+    Case(
+        "a category literally NA, unseen in training",
+        "new rows",
+        PREDICT,
+        "error",
+        ("['NA'] not seen in training", "line 2"),
+        files={"new.csv": _new("sex", "NA")},
+    ),
+    Case(
+        "an empty category field",
+        "new rows",
+        PREDICT,
+        "error",
+        ("missing values (NaN)", "'sex'", "line 3"),
+        files={"new.csv": _new("sex", None, row=1)},
+    ),
+    Case(
+        "1e39 in a continuous feature",
+        "new rows",
+        PREDICT,
+        "error",
+        ("'education'", "too large", "1e+39", "line 2"),
+        files={"new.csv": _new("education", 1e39)},
+    ),
+    Case(
+        "a ragged first line",
+        "new rows",
+        PREDICT,
+        "error",
+        ("line 2", "6 fields", "names 5 columns", "shift"),
+        files={"new.csv": _ragged_first_line()},
+    ),
+    Case(
+        "header only",
+        "new rows",
+        PREDICT,
+        "error",
+        ("no data rows",),
+        files={"new.csv": _new()[: _new().index("\n") + 1]},
+    ),
+    Case(
+        "twins --limit 0",
+        "new rows",
+        (*TWINS, "--limit", "0"),
+        "error",
+        ("--limit", ">= 1"),
+        files={"new.csv": _new()},
+    ),
+    # ------------------------------------------------------------------ outputs never destroy inputs
+    Case(
+        "fit --out the training CSV",
+        "outputs",
+        (*FIT, "--out", "{d}/tiny.csv"),
+        "error",
+        ("--out", "is the --data file", "give --out another path"),
+        files=TINY_FILES,
+        kept=("{d}/tiny.csv",),
+    ),
+    Case(
+        "fit --out the spec",
+        "outputs",
+        (*FIT, "--out", "{d}/tiny.yaml"),
+        "error",
+        ("is the --spec file",),
+        files=TINY_FILES,
+        kept=("{d}/tiny.yaml",),
+    ),
+    Case(
+        "fit --out the graph file the spec names",
+        "outputs",
+        (*FIT, "--out", "{d}/graph.yaml"),
+        "error",
+        ("is the graph file that --spec names",),
+        files=TINY_FILES,
+        kept=("{d}/graph.yaml",),
+    ),
+    Case("fit --out ''", "outputs", (*FIT, "--out", ""), "error", ("--out is empty",), files=TINY_FILES),
+    Case("fit --out a folder", "outputs", (*FIT, "--out", "{d}"), "error", ("is a folder",), files=TINY_FILES),
+    Case("fit --out -", "outputs", (*FIT, "--out", "-"), "error", ("standard output",), files=TINY_FILES),
+    Case(
+        "predict --out the model",
+        "outputs",
+        (*PREDICT, "--out", "{model}"),
+        "error",
+        ("is the --model file",),
+        files={"new.csv": _new()},
+        kept=("{model}",),
+    ),
+    Case(
+        "predict --out its --data",
+        "outputs",
+        (*PREDICT, "--out", "{d}/new.csv"),
+        "error",
+        ("is the --data file",),
+        files={"new.csv": _new()},
+        kept=("{d}/new.csv",),
+    ),
+    Case(
+        "predict --out /dev/null",
+        "outputs",
+        (*PREDICT, "--out", "/dev/null"),
+        "error",
+        ("/dev/null", "character device", "--out -"),
+        files={"new.csv": _new()},
+    ),
+    Case(
+        "predict --out /dev/stdout",
+        "outputs",
+        (*PREDICT, "--out", "/dev/stdout"),
+        "error",
+        ("/dev/stdout", "special file", "--out -"),
+        files={"new.csv": _new()},
+    ),
+    Case(
+        "predict --out -",
+        "outputs",
+        (*PREDICT, "--out", "-"),
+        "accepted",
+        files={"new.csv": _new()},
+        same_as=PREDICT,
+    ),
+    Case(
+        "twins --out the model",
+        "outputs",
+        (*TWINS, "--out", "{model}"),
+        "error",
+        ("is the --model file",),
+        files={"new.csv": _new()},
+        kept=("{model}",),
+    ),
+    Case(
+        "train --save the training CSV",
+        "outputs",
+        (*TRAIN_OWN, "--save", "{d}/tiny.csv"),
+        "error",
+        ("--save", "is the --data file"),
+        files=TINY_FILES,
+        kept=("{d}/tiny.csv",),
+    ),
+    Case("train --save ''", "outputs", (*TRAIN_OWN, "--save", ""), "error", ("--save is empty",), files=TINY_FILES),
+    Case(
+        "counterfactuals generate --out the spec",
+        "outputs",
+        ("counterfactuals", "generate", "--data", "{d}/tiny.csv", "--spec", "{d}/tiny.yaml", "--out", "{d}/tiny.yaml"),
+        "error",
+        ("is the --spec file",),
+        files=TINY_FILES,
+        kept=("{d}/tiny.yaml",),
+    ),
+    Case(
+        "audit --out the training CSV",
+        "outputs",
+        ("audit", "--data", "{d}/tiny.csv", "--spec", "{d}/tiny.yaml", "--model", "{model}", "--out", "{d}/tiny.csv"),
+        "error",
+        ("is the --data file",),
+        files=TINY_FILES,
+        kept=("{d}/tiny.csv",),
+    ),
+    Case(
+        "run --out ''",
+        "outputs",
+        ("run", "--data", "{d}/tiny.csv", "--spec", "{d}/tiny.yaml", "--out", ""),
+        "error",
+        ("--out", "is empty"),
+        files=TINY_FILES,
+    ),
+    # ------------------------------------------------------------------ options naming what is absent
+    Case(
+        "fit --weights cf_sg=2 with --setting acc_cf",
+        "options",
+        (*FIT, "--out", "{d}/m.cffair", "--weights", "cf_sg=2"),
+        "error",
+        ("['cf_sg']", "--setting 'acc_cf' does not have", "acc_cf_sg"),
+        files=TINY_FILES,
+    ),
+    Case(
+        "train --weights cke=5 with --setting acc",
+        "options",
+        ("train", "--dataset", "compas", "--setting", "acc", "--weights", "cke=5"),
+        "error",
+        ("['cke']", "--setting 'acc' does not have", "drop it"),
+    ),
+    Case(
+        "run --weights cf_sg=2 with --settings acc_cf",
+        "options",
+        ("run", "--data", "{d}/tiny.csv", "--spec", "{d}/tiny.yaml", "--settings", "acc_cf", "--weights", "cf_sg=2"),
+        "error",
+        ("['cf_sg']", "--settings 'acc_cf' does not have"),
+        files=TINY_FILES,
+    ),
+    Case(
+        "--decimal with a built-in dataset",
+        "options",
+        ("train", "--dataset", "compas", "--decimal", ","),
+        "error",
+        ("--decimal", "--data"),
+    ),
+    Case(
+        "--sep , with --decimal ,",
+        "options",
+        (*DESCRIBE, "--sep", ",", "--decimal", ","),
+        "error",
+        ("both the separator and the decimal mark", "--sep ';'"),
+        files={"data.csv": _csv(), "spec.yaml": SPEC},
+    ),
+    Case(
+        "a CSV given as --counterfactuals",
+        "options",
+        (*TRAIN_OWN, "--counterfactuals", "{d}/tiny.csv"),
+        "error",
+        ("not a parquet file", "a CSV file by its first line", "counterfactuals generate"),
+        files=TINY_FILES,
+    ),
 ]
 
 
@@ -536,13 +928,28 @@ def checkpoint(tmp_path_factory) -> Path:
     return d / "m.pt"
 
 
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> Path:
+    """A model file of the same 160 rows (``cffair fit``: flow 3 epochs, pre-training 3, fairness 2)."""
+    from cffair.cli import main
+
+    d = tmp_path_factory.mktemp("tiny-model")
+    _write(d, TINY_FILES)
+    fit = ["--pretrain-epochs", "3", "--fair-epochs", "2", "--flow-epochs", "3", "--quiet"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rc = main([*(a.replace("{d}", str(d)) for a in FIT), "--out", str(d / "m.cffair"), *fit])
+    assert rc == 0
+    return d / "m.cffair"
+
+
 def _write(d: Path, files: dict[str, str | bytes]) -> None:
     for name, content in files.items():
         (d / name).write_bytes(content if isinstance(content, bytes) else content.encode())
 
 
-def _argv(case: Case, d: Path, ckpt: Path | None) -> list[str]:
-    return [a.replace("{d}", str(d)).replace("{ckpt}", str(ckpt)) for a in case.argv]
+def _argv(argv: tuple[str, ...], d: Path, ckpt: Path | None, model: Path | None = None) -> list[str]:
+    return [a.replace("{d}", str(d)).replace("{ckpt}", str(ckpt)).replace("{model}", str(model)) for a in argv]
 
 
 def _check_only(argv: list[str]) -> tuple[int, str, str]:
@@ -559,8 +966,10 @@ def test_sweep(case: Case, tmp_path, capsys, request) -> None:
     from cffair.cli import main
 
     ckpt = request.getfixturevalue("checkpoint") if case.needs_checkpoint else None
+    model = request.getfixturevalue("model") if case.needs_model else None
     _write(tmp_path, case.files)
-    argv = _argv(case, tmp_path, ckpt)
+    argv = _argv(case.argv, tmp_path, ckpt, model)
+    kept = {path: Path(path).read_bytes() for path in _argv(case.kept, tmp_path, ckpt, model)}
     with warnings.catch_warnings():
         warnings.simplefilter("always")  # every warning reaches the command's one-line printer
         if case.mode == "check":
@@ -585,6 +994,13 @@ def test_sweep(case: Case, tmp_path, capsys, request) -> None:
         case.check(out, tmp_path)
     if case.marker:
         assert not (tmp_path / "marker").exists()
+    for path, content in kept.items():
+        assert Path(path).read_bytes() == content, f"{path} was changed"
+    if case.same_as:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(_argv(case.same_as, tmp_path, ckpt, model)) == 0
+        assert capsys.readouterr().out == out  # the same table
 
 
 # ---------------------------------------------------------------------------- the table

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from cffair._validation import check_labels, check_matrix, check_target_kind, check_vector, load_yaml
-from cffair.errors import CounterfactualError, DataError, GraphError, SpecError
+from cffair._validation import (
+    check_group_weights,
+    check_labels,
+    check_learning_rate,
+    check_matrix,
+    check_target_kind,
+    check_vector,
+    load_yaml,
+)
+from cffair.errors import CounterfactualError, DataError, GraphError, ParameterError, SpecError
 
 
 def test_check_target_kind():
@@ -86,3 +96,111 @@ def test_load_yaml_errors(tmp_path):
     ok = tmp_path / "ok.yaml"
     ok.write_text("edges:\n  s: [a, b]\n")
     assert load_yaml(ok, what="graph file", error=GraphError) == {"edges": {"s": ["a", "b"]}}
+
+
+@pytest.mark.parametrize(
+    ("text", "outcome", "needle"),
+    [
+        (
+            "sensitive: no\nfeatures: {no: binary}\n",
+            "error",
+            "line 1, column 12: the unquoted 'no' is read by YAML as the boolean False",
+        ),
+        (
+            "features: {on: binary, age: integer}\n",
+            "error",
+            "line 1, column 12: the unquoted 'on' is read by YAML as the boolean True",
+        ),
+        (
+            "features:\n  null: categorical\n",
+            "error",
+            "line 2, column 3: the unquoted 'null' is read by YAML as nothing (null)",
+        ),
+        ("immutable: [age, ~]\n", "error", "line 1, column 18: the unquoted '~' is read by YAML as nothing"),
+        (
+            "sensitive: 'no'\nfeatures: {'no': binary, 'null': categorical}\n",
+            "accepted",
+            {"sensitive": "no", "features": {"no": "binary", "null": "categorical"}},
+        ),
+        (
+            "features: {age: null, sex: binary}\ngraph: null\n",
+            "accepted",
+            {"features": {"age": None, "sex": "binary"}, "graph": None},
+        ),
+    ],
+    ids=["no", "on", "null key", "~ item", "quoted", "null values (kinds inferred)"],
+)
+def test_load_yaml_refuses_unquoted_words_where_names_belong(tmp_path, text, outcome, needle):
+    """outcome class: error naming the line and the quotes to add; quoted words and null values are accepted."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text)
+    if outcome == "accepted":
+        assert load_yaml(spec, what="spec file", error=SpecError) == needle
+        return
+    with pytest.raises(SpecError, match=re.escape(f"spec file {spec}, {needle}")) as e:
+        load_yaml(spec, what="spec file", error=SpecError)
+    assert "put it in quotes" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "outcome"),
+    [
+        (1e-3, "accepted"),
+        (0.1, "accepted"),
+        (1, "accepted"),
+        (np.float32(0.5), "accepted"),
+        (1e6, "error"),
+        (0, "error"),
+        (-0.1, "error"),
+        (float("nan"), "error"),
+        (float("inf"), "error"),
+        (True, "error"),
+        ("0.1", "error"),
+    ],
+)
+def test_check_learning_rate(value, outcome):
+    """The one check of a learning rate: (0, 1], as --lr, the estimators and LTNLearner."""
+    if outcome == "accepted":
+        assert check_learning_rate(value) == float(value)
+        return
+    with pytest.raises(ParameterError, match=r"^lr must be a number in \(0, 1\], got .*use 1e-3 \(the default\)"):
+        check_learning_rate(value)
+
+
+@pytest.mark.filterwarnings("ignore:the predictor is constant")  # one epoch on four rows
+def test_ltn_learner_refuses_a_learning_rate_out_of_range():
+    """outcome class: error, as `cffair train --lr 1e6` and the estimators (it used to train and diverge)."""
+    from cffair.training import LTNLearner
+
+    X, y = np.zeros((4, 2), dtype=np.float32), np.array([0.0, 1.0, 0.0, 1.0])
+    learner = LTNLearner(lr=1e6, pretrain_epochs=1, progress=False)
+    with pytest.raises(ParameterError, match=r"lr must be a number in \(0, 1\], got 1000000.0 \(Adam moves"):
+        learner.fit(X, y)
+    assert learner.model_ is None  # refused before a model was made
+    assert LTNLearner(lr=1.0, pretrain_epochs=1, progress=False).fit(X, y).model_ is not None
+
+
+@pytest.mark.parametrize(
+    ("weights", "settings", "outcome", "needle"),
+    [
+        ({"acc": 1, "cf": 2}, ["acc_cf"], "accepted", {"acc": 1.0, "cf": 2.0}),
+        ({"cf_sg": 2}, ["acc_cf_sg"], "accepted", {"cf_sg": 2.0}),
+        ({"cke": 3}, ["ltn_acc_cf_cke"], "accepted", {"cke": 3.0}),
+        ({"cf_sg": 2}, ["ltn_acc", "ltn_acc_cf_sg"], "accepted", {"cf_sg": 2.0}),
+        (None, ["acc"], "accepted", {}),
+        ({"cf_sg": 2}, ["acc_cf"], "error", "['cf_sg'], which setting 'acc_cf' does not have (its groups: acc, cf)"),
+        ({"cf": 2}, ["acc_cf_sg"], "error", "['cf'], which setting 'acc_cf_sg' does not have (its groups: acc, cf_sg)"),
+        ({"cke": 5}, ["acc"], "error", "['cke'], which setting 'acc' does not have (its groups: acc)"),
+        ({"cke": 5}, ["acc", "acc_cf"], "error", "none of setting 'acc', 'acc_cf' has (their groups: acc, cf)"),
+        ({"fair": 1}, ["acc"], "error", "unknown axiom group 'fair'"),
+        ({"cf": -1}, ["acc_cf"], "error", "the weight of 'cf' in group_weights must be a finite number >= 0"),
+        ({"cf": 1}, ["acc_fair"], "error", "setting must be one of acc, acc_cf"),
+    ],
+)
+def test_check_group_weights(weights, settings, outcome, needle):
+    """Weights of a group no chosen setting trains would change nothing: refused with the groups it has."""
+    if outcome == "accepted":
+        assert check_group_weights(weights, settings) == needle
+        return
+    with pytest.raises(ParameterError, match=re.escape(needle)):
+        check_group_weights(weights, settings)

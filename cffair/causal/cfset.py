@@ -174,6 +174,9 @@ class CounterfactualSet:
             raise CounterfactualError(
                 f"counterfactual file {path} does not exist; generate it with `cffair counterfactuals generate`."
             )
+        from cffair.causal.integrity import check_parquet
+
+        check_parquet(path)  # a CSV or text given as a counterfactual file: said so, not "corrupt"
         try:
             table = pq.read_table(path)
         except Exception as exc:  # pyarrow raises ArrowInvalid, OSError or others for a damaged file

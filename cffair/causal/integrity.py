@@ -1,14 +1,18 @@
 """Checks that a counterfactual set belongs to the data it is used with; they raise or pass.
 
 A counterfactual set names its factual rows by position (``row_id``), so a set paired with rows
-other than those it was made from silently gives people someone else's counterfactuals. Three
-checks catch that, each with a one-line :class:`~cffair.errors.CounterfactualError`:
+other than those it was made from silently gives people someone else's counterfactuals. These
+checks catch that and more, each with a one-line :class:`~cffair.errors.CounterfactualError`:
 
 * :func:`check_rows`: an intervention on ``F`` changes ``F`` and what ``F`` causes, nothing else,
   so the columns of the features ``F`` does not cause must equal the factual rows the row ids
   name (permuted row ids, shuffled rows or reordered data fail);
 * :func:`check_order`: the same for frames given in factual order without row ids (a warning
   when the spec has no causal graph to check against);
+* :func:`check_intervened`: every counterfactual has another value of its intervened feature
+  than its factual row (twins equal to the rows are no counterfactuals);
+* :func:`check_parquet`: a file given as a counterfactual set is a parquet file at all (a CSV is
+  named as one, not called corrupt);
 * :func:`check_content`: a file written by :meth:`~cffair.causal.cfset.CounterfactualSet.save`
   still holds the rows whose hash it stores.
 
@@ -27,7 +31,9 @@ __all__ = [
     "CounterfactualRows",
     "check_belongs",
     "check_content",
+    "check_intervened",
     "check_order",
+    "check_parquet",
     "check_rows",
 ]
 
@@ -121,6 +127,29 @@ def check_rows(cfs: CounterfactualRows, factual: pd.DataFrame, graph: Any) -> No
             )
 
 
+def check_intervened(cfs: CounterfactualRows, factual: pd.DataFrame, *, what: str = "the counterfactual set") -> None:
+    """Check that every counterfactual row changed its intervened feature: ``x' in cf(x, F)`` has
+    another value of ``F`` than ``x`` (a twin equal to its row in ``F`` is the row itself).
+
+    Raises:
+        CounterfactualError: naming the first row that keeps its factual value, how many do and the fix.
+    """
+    frame = cfs.frame
+    for feature in cfs.features:
+        mask = (frame["feature"] == feature).to_numpy()
+        sub = frame.loc[mask]
+        ids = sub["row_id"].to_numpy(dtype=np.int64)
+        same = ~_differs(sub[feature].reset_index(drop=True), factual[feature].iloc[ids].reset_index(drop=True))
+        if same.any():
+            i = int(np.flatnonzero(same)[0])
+            raise CounterfactualError(
+                f"{what}: counterfactual row {int(np.flatnonzero(mask)[i])} keeps {feature} = {sub[feature].iloc[i]!r} "
+                f"of factual row {int(ids[i])} ({int(same.sum()):,} of {len(sub):,} rows do), but a counterfactual of an "
+                f"intervention on {feature!r} has another value of {feature!r}; return each row with {feature!r} "
+                "changed and what it causes adjusted."
+            )
+
+
 def check_order(cfs: CounterfactualRows, factual: pd.DataFrame, spec: Any) -> None:
     """:func:`check_rows` with ``spec``'s causal graph for a set given in factual order without
     row ids; a :class:`~cffair.errors.CounterfactualWarning` when the spec has no graph."""
@@ -134,6 +163,36 @@ def check_order(cfs: CounterfactualRows, factual: pd.DataFrame, spec: Any) -> No
         )
         return
     check_rows(cfs, factual, spec.load_graph())
+
+
+def check_parquet(path: str | Path) -> None:
+    """Refuse a file that is no parquet file at all (it lacks the ``PAR1`` mark at its start),
+    saying what it looks like (a CSV, other text, nothing); a parquet file, whole or damaged, passes.
+
+    Raises:
+        CounterfactualError: naming the file, what it is and how counterfactual files are made.
+    """
+    with Path(path).open("rb") as fh:
+        head = fh.read(512)
+    if head.startswith(b"PAR1"):
+        return
+    try:
+        first = head.decode("utf-8").splitlines()[0] if head.strip() else ""
+    except UnicodeDecodeError:
+        first = None
+    if not head:
+        looks = "it is empty"
+    elif first is not None and any(sep in first for sep in (",", ";", "\t")):
+        looks = f"it is text, a CSV file by its first line {first[:60]!r}"
+    elif first is not None:
+        looks = f"it is text (its first line: {first[:60]!r})"
+    else:
+        looks = "it does not start with the parquet mark PAR1"
+    raise CounterfactualError(
+        f"counterfactual file {path} is not a parquet file: {looks}. Counterfactual files are the parquet files "
+        "`cffair counterfactuals generate --out FILE.parquet` writes; import counterfactuals from a CSV with "
+        "CounterfactualSet.from_files(factual, path, spec)."
+    )
 
 
 def check_content(frame: pd.DataFrame, stored: bytes | None, path: str | Path) -> None:

@@ -7,7 +7,9 @@ Errors: a user's mistake (a bad option, a missing or malformed file, data that d
 its spec) or a fault of the environment (a read-only or full disk, no permission, a file where a
 folder should be: :class:`~cffair.errors.StorageError`) prints one line ``cffair: error: ...``
 on stderr, naming the path and the fix, and exits with status 2, never a traceback; options are checked while they are parsed (:mod:`cffair.cli._options`), before any
-work starts. Set ``CFFAIR_DEBUG=1`` to see the traceback of such an error. Warnings print as one
+work starts. So is every file a command will write (the outputs it declares,
+:func:`cffair.cli._common.check_outputs`): an empty path, a folder, a device such as ``/dev/null``
+(``-`` prints a table instead), or one of the command's own input files is refused at once. Set ``CFFAIR_DEBUG=1`` to see the traceback of such an error. Warnings print as one
 line ``cffair: warning: ...``.
 """
 
@@ -173,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             check: Callable[[argparse.Namespace], None] | None = getattr(args, "check", None)
             if check is not None:  # options that are only wrong together, before any work
                 check(args)
+            from cffair.cli._common import check_outputs
+
+            check_outputs(args)  # every file it will write: writable, and none of its inputs
             return int(args.func(args) or 0)
         except UsageError as exc:
             print(f"cffair: error: {_one_line(exc)}", file=sys.stderr)

@@ -7,29 +7,40 @@ __all__ = [
     "DATASET_HELP",
     "add_data_args",
     "add_flow_args",
+    "add_read_args",
+    "add_sep_arg",
     "add_treatment_args",
     "cache_root",
     "check_cache_writable",
     "check_data_args",
+    "INPUT_OPTIONS",
+    "Output",
     "check_training_rows",
     "checkpoint_data",
+    "check_output",
     "check_output_file",
+    "check_outputs",
     "counterfactuals",
     "data_source",
     "flow_config",
     "from_checkpoint",
+    "load_data",
     "load_dataset",
     "fold_config",
     "fold_encoder",
     "prepare_fold",
+    "read_options",
     "treatment_config",
 ]
 
 import argparse
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from cffair.cli._options import OptionError, positive_int, seed, separator
+from cffair.cli._options import OptionError, decimal_mark, positive_int, seed, separator
 
 #: Help of ``--dataset``.
 DATASET_HELP = "a built-in dataset: adult | compas | compas_age | lawschool (or a CSV path with --spec)"
@@ -53,7 +64,7 @@ def add_data_args(p: argparse.ArgumentParser, *, seed_help: str = "seed of the f
     which.add_argument("--dataset", help=DATASET_HELP)
     which.add_argument("--data", metavar="CSV", help="a CSV of your own (needs --spec)")
     p.add_argument("--spec", metavar="YAML", help="YAML spec of your CSV (target, sensitive, features, graph, ...)")
-    add_sep_arg(p)
+    add_read_args(p)
     p.add_argument("--seed", type=seed, default=0, help=seed_help + " (default 0)")
 
 
@@ -63,10 +74,26 @@ SEP_HELP = (
     "(default: sniffed from the header line, a comma when in doubt)"
 )
 
+#: Help of ``--decimal``.
+DECIMAL_HELP = (
+    "decimal mark of the CSV's numbers: . (default) or , (3,5 for three and a half; the separator is then not ,)"
+)
+
+
+def add_read_args(p: argparse.ArgumentParser) -> None:
+    """``--sep`` and ``--decimal``: how a CSV of your own is read (default: sniffed separator, ``.``)."""
+    p.add_argument("--sep", type=separator, default=None, help=SEP_HELP)
+    p.add_argument("--decimal", type=decimal_mark, default=None, help=DECIMAL_HELP)
+
 
 def add_sep_arg(p: argparse.ArgumentParser) -> None:
-    """``--sep``: the CSV's column separator (default: sniffed)."""
-    p.add_argument("--sep", type=separator, default=None, help=SEP_HELP)
+    """``--sep`` and ``--decimal`` (:func:`add_read_args`; the old name)."""
+    add_read_args(p)
+
+
+def read_options(args: argparse.Namespace) -> dict[str, str]:
+    """The CSV reading options given (``sep``, ``decimal``), for :func:`cffair.datasets.from_csv`."""
+    return {k: v for k in ("sep", "decimal") if (v := getattr(args, k, None)) is not None}
 
 
 def data_source(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -77,8 +104,12 @@ def data_source(args: argparse.Namespace) -> tuple[str, str | None]:
 def check_data_args(args: argparse.Namespace) -> None:
     """``--data`` needs ``--spec``; a spec and a CSV must exist (checked before any work)."""
     source, spec = data_source(args)
-    if getattr(args, "sep", None) is not None and not spec:
-        raise OptionError("--sep sets the separator of a CSV of your own; it needs --data CSV --spec YAML.")
+    for option in ("sep", "decimal"):
+        if getattr(args, option, None) is not None and not spec:
+            raise OptionError(
+                f"--{option} says how a CSV of your own is read; it needs --data CSV --spec YAML "
+                "(a built-in dataset is read as it is)."
+            )
     if args.data and not spec:
         raise OptionError(
             f"--data {args.data} needs --spec SPEC.yaml describing its columns (target, sensitive, features)."
@@ -93,14 +124,20 @@ def check_data_args(args: argparse.Namespace) -> None:
             )
 
 
-def load_dataset(source: str, spec: str | None, sep: str | None = None) -> Any:
+def load_dataset(source: str, spec: str | None, sep: str | None = None, *, decimal: str | None = None) -> Any:
     """A built-in dataset by name, or a CSV with its spec (:func:`cffair.datasets.from_csv`;
-    ``sep``: its column separator, default sniffed)."""
+    ``sep``: its column separator, default sniffed; ``decimal``: its decimal mark, default ``.``)."""
     from cffair import datasets
 
     if not spec:
         return datasets.load(source)
-    return datasets.from_csv(source, spec, **({"sep": sep} if sep else {}))
+    options = {k: v for k, v in (("sep", sep), ("decimal", decimal)) if v}
+    return datasets.from_csv(source, spec, **options)
+
+
+def load_data(args: argparse.Namespace) -> Any:
+    """The dataset the options ``--dataset`` or ``--data``/``--spec``/``--sep``/``--decimal`` name."""
+    return load_dataset(*data_source(args), **read_options(args))
 
 
 def add_flow_args(p: argparse.ArgumentParser) -> None:
@@ -154,21 +191,143 @@ def cache_root(args: argparse.Namespace) -> str | None | Literal[False]:
     return False if getattr(args, "no_cache", False) else getattr(args, "cache_dir", None)
 
 
-def check_output_file(path: str | None, option: str) -> None:
-    """Before any work: the file ``option`` names can be written (its folder exists or can be made, and takes files).
+@dataclass(frozen=True)
+class Output:
+    """A file a command writes, declared with ``parser.set_defaults(outputs=(Output(...), ...))``
+    and checked by :func:`check_outputs` before the command starts any work.
+
+    Attributes:
+        dest: the attribute of the parsed arguments that holds the path (``"out"``).
+        option: the option as the user types it (``"--out"``).
+        what: what the file holds, for messages (``"model file"``).
+        stdout: ``-`` prints it on the standard output (a table) instead of writing a file.
+    """
+
+    dest: str
+    option: str
+    what: str = "file"
+    stdout: bool = False
+
+
+#: The options that name a command's input files (argument attribute → option), which no output
+#: may overwrite; ``name`` is ``data describe``'s positional CSV.
+INPUT_OPTIONS: dict[str, str] = {
+    "data": "--data",
+    "spec": "--spec",
+    "graph": "--graph",
+    "model": "--model",
+    "checkpoint": "--checkpoint",
+    "counterfactuals": "--counterfactuals",
+    "predictions": "--predictions",
+    "twins": "--twins",
+    "twin_predictions": "--twin-predictions",
+    "name": "the data CSV",
+}
+
+
+def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """``(what, path)`` of every input file the parsed ``args`` name that exists (``what``: "the
+    --data file"), with the causal-graph file that ``--spec`` names (a command reads it too)."""
+    found: list[tuple[str, str]] = []
+    for dest, option in INPUT_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if isinstance(value, str) and value and Path(value).is_file():
+            found.append((option if option.startswith("the ") else f"the {option} file", value))
+    spec = getattr(args, "spec", None)
+    if isinstance(spec, str) and Path(spec).is_file():
+        from cffair.datasets.spec import read_spec
+
+        try:
+            graph = read_spec(spec).get("graph")  # type: ignore[union-attr]
+        except Exception:  # a spec that does not parse is the command's error to report, with its line
+            graph = None
+        if isinstance(graph, str) and Path(graph).is_file():
+            found.append(("the graph file that --spec names", graph))
+    return found
+
+
+def check_output(
+    path: str | None,
+    option: str,
+    *,
+    what: str = "file",
+    stdout: bool = False,
+    inputs: Iterable[tuple[str, str]] = (),
+) -> None:
+    """Before any work: ``path`` (given as ``option``) can be written and destroys no input.
+
+    Args:
+        path: the path given (``None``: the option was not given; ``-``: the standard output).
+        option: the option's name, for messages.
+        what: what the file holds, for messages.
+        stdout: whether ``-`` (print on the standard output) is allowed.
+        inputs: ``(what, path)`` of the command's input files (:func:`input_files`).
 
     Raises:
-        StorageError: a read-only folder, no permission, a file in the way, or ``path`` is a folder.
+        OptionError: an empty path, ``-`` where no table is written, or a path that is one of
+            ``inputs`` (the same file, through symbolic or hard links too).
+        StorageError: a folder, a device, pipe, socket or kernel file (which the atomic write
+            would replace: :func:`cffair._io.special_file`), a read-only folder, no permission,
+            or a file in the way.
     """
-    if not path:
+    if path is None:
         return
-    from cffair._io import writable_dir
+    from cffair._io import special_file, writable_dir
     from cffair.errors import StorageError
 
+    to_stdout = "; to print it, give " + option + " -" if stdout else ""
+    if path == "-":
+        if stdout:
+            return
+        raise OptionError(f"{option} -: a {what} cannot be written to the standard output; give the path of a file.")
+    if not path.strip():
+        raise OptionError(f"{option} is empty; give the path of the {what} to write{to_stdout}.")
     target = Path(path)
+    special = special_file(target)
+    if special is not None:
+        raise StorageError(
+            f"cannot write {option} {path}: it is {special}, not a regular file, and writing the {what} would replace "
+            f"it; give the path of a regular file{to_stdout}",
+            path=target,
+        )
     if target.is_dir():
-        raise StorageError(f"cannot write {option} {path}: it is a folder; give the path of a file", path=target)
-    writable_dir(target.parent, file=f"{option} {path}", hint=f"give {option} another path")
+        raise StorageError(
+            f"cannot write {option} {path}: it is a folder; give the path of a file in it (e.g. "
+            f"{target / ('table.csv' if stdout else 'out')})",
+            path=target,
+        )
+    if target.exists():
+        for name, source in inputs:
+            try:
+                same = os.path.samefile(target, source)
+            except OSError:
+                same = False
+            if same:
+                also = "" if os.path.abspath(path) == os.path.abspath(source) else f" ({source}, the same file)"
+                raise OptionError(
+                    f"{option} {path} is {name}{also}: writing the {what} there would destroy that input; "
+                    f"give {option} another path."
+                )
+    writable_dir(Path(os.path.realpath(target)).parent, file=f"{option} {path}", hint=f"give {option} another path")
+
+
+def check_output_file(path: str | None, option: str) -> None:
+    """Before any work: the file ``option`` names can be written (:func:`check_output`, without inputs)."""
+    check_output(path, option)
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output a command declares (``args.outputs``, :class:`Output`) before any work:
+    each can be written, and none is one of the command's input files (:func:`input_files`).
+
+    :func:`cffair.cli.main` calls it for every command, after the command's own ``check``.
+    """
+    outputs: tuple[Output, ...] = getattr(args, "outputs", ())
+    if not outputs:
+        return
+    inputs = input_files(args)
+    for out in outputs:
+        check_output(getattr(args, out.dest, None), out.option, what=out.what, stdout=out.stdout, inputs=inputs)
 
 
 def check_cache_writable(args: argparse.Namespace) -> None:
@@ -317,7 +476,7 @@ def from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:
             f"{path} does not say which dataset it was trained on; it was not written by `cffair train --save`."
         )
     learner = LTNLearner.load(state, progress=False)
-    ds = load_dataset(extra["dataset"], extra.get("spec"), extra.get("sep"))
+    ds = load_dataset(extra["dataset"], extra.get("spec"), extra.get("sep"), decimal=extra.get("decimal"))
     frame, spec = ds
     graph = spec.load_graph() if spec.graph is not None and "graph" in (extra.get("data") or {}) else None
     check_data_fingerprint(

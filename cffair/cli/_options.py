@@ -21,6 +21,7 @@ __all__ = [
     "WEIGHT_GROUPS",
     "OptionError",
     "backend_name",
+    "decimal_mark",
     "device",
     "finite_float",
     "folds",
@@ -40,6 +41,7 @@ __all__ = [
 import argparse
 import math
 
+from cffair._validation import MAX_LEARNING_RATE
 from cffair.errors import CffairError
 
 #: joblib backends ``cffair reproduce --backend`` accepts (``dask`` needs the ``cluster`` extra).
@@ -146,21 +148,21 @@ def probability(text: str) -> float:
     return value
 
 
-#: The largest learning rate accepted: Adam's steps are about ``lr`` per weight, so beyond 1 a
-#: single step moves every weight further than the initialisation's whole range.
-MAX_LEARNING_RATE = 1.0
-
-
 def learning_rate(text: str) -> float:
-    """An Adam learning rate: a finite number in ``(0, 1]`` (cffair's default 1e-3; the paper's 0.1)."""
+    """An Adam learning rate: a finite number in ``(0, 1]`` (cffair's default 1e-3; the paper's 0.1),
+    checked by :func:`cffair._validation.check_learning_rate` (as the estimators and the learner check it)."""
+    from cffair._validation import check_learning_rate
+    from cffair.errors import ParameterError
+
     value = _float(text, "a learning rate > 0", "--lr 1e-3")
-    if not 0 < value <= MAX_LEARNING_RATE:
+    try:
+        return check_learning_rate(value)
+    except ParameterError:
         raise argparse.ArgumentTypeError(
             f"the learning rate must lie in (0, {MAX_LEARNING_RATE:g}], got {text}"
             + (" (Adam moves each weight by about lr a step, so the model diverges)" if value > 0 else "")
             + "; use --lr 1e-3 (the default) or --lr 0.1 (the paper's)"
-        )
-    return value
+        ) from None
 
 
 def backend_name(text: str) -> str:
@@ -244,5 +246,19 @@ def separator(text: str) -> str:
     if len(value) != 1 or value in '"\n\r' or value.isalnum():
         raise argparse.ArgumentTypeError(
             f"expected one separator character or one of {', '.join(SEPARATOR_NAMES)}, got {text!r}; e.g. --sep ';' or --sep tab"
+        )
+    return value
+
+
+#: Decimal marks ``--decimal`` names in words.
+DECIMAL_NAMES: dict[str, str] = {"comma": ",", "point": ".", "dot": "."}
+
+
+def decimal_mark(text: str) -> str:
+    """A CSV's decimal mark: ``.`` (the default) or ``,`` (``3,5`` for three and a half), or their names."""
+    value = DECIMAL_NAMES.get(text.strip().lower(), text.strip())
+    if value not in (".", ","):
+        raise argparse.ArgumentTypeError(
+            f"expected the decimal mark . or , (or point, comma), got {text!r}; e.g. --decimal , for 3,5"
         )
     return value

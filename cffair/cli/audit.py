@@ -47,13 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from cffair.cli._common import (
+    Output,
     add_data_args,
     add_flow_args,
     cache_root,
     check_data_args,
-    data_source,
     flow_config,
-    load_dataset,
+    load_data,
 )
 from cffair.cli._options import OptionError, non_negative_int
 
@@ -109,7 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="JSON", help="also write the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_flow_args(p)
-    p.set_defaults(func=_audit, check=_check)
+    p.set_defaults(func=_audit, check=_check, outputs=(Output("out", "--out", "result file"),))
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -165,7 +165,7 @@ def _audit(args: argparse.Namespace) -> int:
     from cffair.audit import audit, audit_scores
     from cffair.causal import CounterfactualSet
 
-    ds = load_dataset(*data_source(args))
+    ds = load_data(args)
     twins = CounterfactualSet.load(args.twins) if args.twins else None
     if args.model:
         model = load_skops(args.model, args.trust)

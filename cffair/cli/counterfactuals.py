@@ -15,13 +15,12 @@ from pathlib import Path
 
 from cffair.cli._common import (
     DATASET_HELP,
-    add_sep_arg,
+    Output,
+    add_read_args,
     add_treatment_args,
     check_cache_writable,
     check_data_args,
-    check_output_file,
-    data_source,
-    load_dataset,
+    load_data,
     treatment_config,
 )
 from cffair.cli._options import DEVICE_HELP, device, patience, positive_int, seed
@@ -38,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     which.add_argument("--dataset", help=DATASET_HELP)
     which.add_argument("--data", metavar="CSV", help="a CSV of your own (needs --spec)")
     g.add_argument("--spec", metavar="YAML", help="YAML spec of your CSV")
-    add_sep_arg(g)
+    add_read_args(g)
     g.add_argument(
         "--interventions",
         default="sensitive",
@@ -73,20 +72,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="cpu",
         help="where the flow trains: " + DEVICE_HELP.removeprefix("where models train: "),
     )
-    g.set_defaults(func=_generate, check=_check)
+    g.set_defaults(func=_generate, check=_check, outputs=(Output("out", "--out", "counterfactual file"),))
 
 
 def _check(args: argparse.Namespace) -> None:
-    """Before any work: the data and spec exist; the output and the cache can be written."""
+    """Before any work: the data and spec exist; the cache can be written (the output: ``outputs``)."""
     check_data_args(args)
-    check_output_file(args.out, "--out")
     check_cache_writable(args)
 
 
 def _generate(args: argparse.Namespace) -> int:
     from cffair.causal.flow import generate
 
-    ds = load_dataset(*data_source(args), args.sep)
+    ds = load_data(args)
     config: dict[str, object] = {}
     if args.epochs is not None:
         config["epochs"] = args.epochs

@@ -7,7 +7,7 @@ __all__ = ["register"]
 import argparse
 import json
 
-from cffair.cli._common import DATASET_HELP, add_sep_arg, load_dataset
+from cffair.cli._common import DATASET_HELP, add_read_args, load_dataset, read_options
 from cffair.cli._options import OptionError
 
 
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d = dsub.add_parser("describe", help="rows, features by kind, target balance, group and subgroup sizes")
     d.add_argument("name", help=DATASET_HELP)
     d.add_argument("--spec", metavar="YAML", help="YAML spec for a CSV of your own")
-    add_sep_arg(d)
+    add_read_args(d)
     d.add_argument("--json", action="store_true", help="print JSON instead of a table")
     d.set_defaults(func=_describe, check=_check)
 
@@ -26,8 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _check(args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    if args.sep is not None and not args.spec:
-        raise OptionError("--sep sets the separator of a CSV of your own; it needs --spec YAML.")
+    for option in ("sep", "decimal"):
+        if getattr(args, option) is not None and not args.spec:
+            raise OptionError(f"--{option} says how a CSV of your own is read; it needs --spec YAML.")
     if args.spec and not Path(args.spec).is_file():
         raise OptionError(f"--spec {args.spec}: no such file; give the path of your dataset's YAML spec.")
 
@@ -35,7 +36,7 @@ def _check(args: argparse.Namespace) -> None:
 def _describe(args: argparse.Namespace) -> int:
     from cffair import datasets
 
-    ds = load_dataset(args.name, args.spec, args.sep)
+    ds = load_dataset(args.name, args.spec, **read_options(args))
     info = datasets.summary(*ds)
     if args.json:
         print(json.dumps(info, indent=2))

@@ -27,13 +27,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cffair.cli._common import add_sep_arg, check_output_file
+from cffair.cli._common import Output, add_read_args, read_options
 from cffair.cli._options import (
     DEVICE_HELP,
     OptionError,
     device,
     learning_rate,
-    non_negative_int,
     positive_int,
     seed,
     weights,
@@ -47,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument(
         "--spec", required=True, metavar="YAML", help="its spec (target, sensitive, features, subgroups, graph)"
     )
-    add_sep_arg(f)
+    add_read_args(f)
     f.add_argument(
         "--setting",
         default="acc_cf",
@@ -71,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--out", required=True, metavar="MODEL", help="the model file to write (e.g. credit.cffair)")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
     f.add_argument("--device", type=device, default="cpu", help=DEVICE_HELP)
-    f.set_defaults(func=_fit, check=_check_fit)
+    f.set_defaults(func=_fit, check=_check_fit, outputs=(Output("out", "--out", "model file"),))
 
     for name, what in (
         ("predict", "decisions and outputs of a saved model for new rows"),
@@ -85,18 +84,31 @@ def register(sub: argparse._SubParsersAction) -> None:
             help="a model written by `cffair fit` (or cffair.model.save_model)",
         )
         p.add_argument("--data", required=True, metavar="CSV", help="new rows: a CSV with the spec's feature columns")
-        add_sep_arg(p)
-        p.add_argument("--out", metavar="CSV", help="write the table here (default: print it)")
+        add_read_args(p)
+        p.add_argument("--out", metavar="CSV", help="write the table here (default, or -: print it)")
         if name == "twins":
-            p.add_argument("--limit", type=non_negative_int, default=None, help="only the first N rows")
-        p.set_defaults(func=_predict if name == "predict" else _twins, check=_check_use)
+            p.add_argument("--limit", type=positive_int, default=None, help="only the first N rows (N >= 1)")
+        p.set_defaults(
+            func=_predict if name == "predict" else _twins,
+            check=_check_use,
+            outputs=(Output("out", "--out", "table", stdout=True),),
+        )
 
 
 def _check_fit(args: argparse.Namespace) -> None:
+    from cffair._validation import check_group_weights
+
     for opt, value in (("--data", args.data), ("--spec", args.spec)):
         if not Path(value).is_file():
             raise OptionError(f"{opt} {value}: no such file.")
-    check_output_file(args.out, "--out")
+    check_group_weights(
+        args.weights,
+        [args.setting],
+        input_name="--weights",
+        setting_name="--setting",
+        offered=("acc", "acc_cf", "acc_cf_sg"),
+        error=OptionError,
+    )
 
 
 def _check_use(args: argparse.Namespace) -> None:
@@ -104,8 +116,6 @@ def _check_use(args: argparse.Namespace) -> None:
         if not Path(value).is_file():
             hint = " (write one with `cffair fit --data CSV --spec YAML --out MODEL`)" if opt == "--model" else ""
             raise OptionError(f"{opt} {value}: no such file{hint}.")
-    if args.out:
-        check_output_file(args.out, "--out")
 
 
 def _fit(args: argparse.Namespace) -> int:
@@ -113,7 +123,7 @@ def _fit(args: argparse.Namespace) -> int:
     from cffair.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
     from cffair.model import save_model
 
-    frame, spec = datasets.from_csv(args.data, args.spec, **({"sep": args.sep} if args.sep else {}))
+    frame, spec = datasets.from_csv(args.data, args.spec, **read_options(args))
     cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
     options: dict[str, Any] = {
         "setting": args.setting,
@@ -139,15 +149,25 @@ def _fit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _new_rows(args: argparse.Namespace) -> Any:
-    from cffair.datasets.csvfile import read_csv
+def _new_rows(args: argparse.Namespace, model: Any) -> Any:
+    """The rows of ``--data``, read as training CSVs are read (:func:`cffair.datasets.csvfile.read_rows`:
+    the separator sniffed, ``--decimal``, ``NA`` a category) and validated by the training rows'
+    rules against the model's features (:func:`cffair.datasets.frames.prepare_features`), their
+    lines named in messages; ``twins --limit N`` keeps the first N."""
+    from cffair import checks
+    from cffair.datasets.csvfile import read_rows
+    from cffair.datasets.frames import prepare_features
 
-    frame, _ = read_csv(args.data, **({"sep": args.sep} if args.sep else {}))
-    return frame
+    spec = model.spec_
+    frame, where, sep, sniffed = read_rows(args.data, spec.features, **read_options(args))
+    checks.check_csv_columns(args.data, frame, {"features": dict(spec.features)}, sep, sniffed)
+    if getattr(args, "limit", None) is not None:
+        frame = frame.head(args.limit)
+    return prepare_features(frame, spec.features, model.dtypes_, where=where)
 
 
 def _emit(table: Any, out: str | None) -> None:
-    if out:
+    if out and out != "-":
         from cffair._io import atomic_write
 
         atomic_write(out, lambda tmp: table.to_csv(tmp, index=False))
@@ -169,7 +189,7 @@ def _predict(args: argparse.Namespace) -> int:
     from cffair.model import load_model
 
     model = load_model(args.model)
-    rows = _new_rows(args)
+    rows = _new_rows(args, model)
     name, d = _outputs(model, rows)
     table = pd.DataFrame(
         {
@@ -194,12 +214,9 @@ def _twins(args: argparse.Namespace) -> int:
     from cffair.model import load_model
 
     model = load_model(args.model)
-    rows = _new_rows(args)
-    if args.limit is not None:
-        rows = rows.head(args.limit)
+    factual = _new_rows(args, model)
     features = list(model.spec_.features)
-    factual = model._rows(rows, model.spec_, fitted=True)
-    twins = model.counterfactuals_of(rows)
+    twins = model.counterfactuals_of(factual)
     name, d = _outputs(model, factual)
     _, d_cf = _outputs(model, twins[features])
     left = factual.assign(row=range(len(factual)), kind="factual", **{name: d})

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cffair import registry
-from cffair.cli._common import CATEGORICAL_HELP, add_sep_arg
+from cffair.cli._common import CATEGORICAL_HELP, add_read_args
 from cffair.cli._options import (
     DEVICE_HELP,
     OptionError,
@@ -63,6 +63,8 @@ def _hidden(text: str) -> list[int]:
 
 
 def _out_dir(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give a folder for the results (created if missing)")
     if Path(text).exists() and not Path(text).is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a file; give a folder for the results (created if missing)")
     return text
@@ -83,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="its spec (target, sensitive, features, subgroups, immutable, graph)",
     )
     p.add_argument("--graph", metavar="YAML", help="a causal graph file replacing the spec's 'graph'")
-    add_sep_arg(p)
+    add_read_args(p)
     p.add_argument(
         "--settings",
         nargs="+",
@@ -165,6 +167,12 @@ def _check(args: argparse.Namespace) -> None:
         if value is not None and not Path(value).is_file():
             what = "no such file" if not Path(value).exists() else "not a file"
             raise OptionError(f"{opt} {value}: {what}.")
+    if args.weights and args.settings:  # the default settings depend on the spec: checked by cffair.own.plan
+        from cffair._validation import check_group_weights
+
+        check_group_weights(
+            args.weights, args.settings, input_name="--weights", setting_name="--settings", error=OptionError
+        )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -195,6 +203,7 @@ def _run_own(run: Any, args: argparse.Namespace) -> Any:
         flow={"hidden": args.flow_hidden} if args.flow_hidden else None,
         counterfactuals_only=args.counterfactuals_only,
         sep=args.sep,
+        decimal=args.decimal,
         save_models=args.save_models,
         lr=args.lr,
         fair_epochs=args.fair_epochs,

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cffair.cli._common import (
+    Output,
     add_data_args,
     add_flow_args,
     cache_root,
     check_cache_writable,
     check_data_args,
-    check_output_file,
     check_training_rows,
     checkpoint_data,
     counterfactuals,
@@ -48,7 +48,7 @@ from cffair.cli._common import (
     flow_config,
     fold_encoder,
     from_checkpoint,
-    load_dataset,
+    load_data,
     prepare_fold,
 )
 from cffair.cli._options import (
@@ -85,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     t.add_argument("--save", metavar="PATH", help="write the trained learner (checkpoint) here")
     t.add_argument("--json", action="store_true", help="print the evaluation as JSON")
-    t.set_defaults(func=_train, check=_check_model_args)
+    t.set_defaults(func=_train, check=_check_model_args, outputs=(Output("save", "--save", "checkpoint"),))
 
     c = sub.add_parser(
         "cke", help="counterfactual knowledge extraction (section 4.3): imbalances and the axioms A5 they add"
@@ -111,7 +111,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     c.add_argument("--save", metavar="PATH", help="write the learner after CKE (checkpoint) here")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
-    c.set_defaults(func=_cke, check=_check_model_args)
+    c.set_defaults(func=_cke, check=_check_model_args, outputs=(Output("save", "--save", "checkpoint"),))
 
     q = sub.add_parser("query", help="post-hoc queries of a trained model (section 4.4)")
     qsub = q.add_subparsers(dest="query_command", required=True, metavar="QUERY")
@@ -214,8 +214,24 @@ def _check_model_args(args: argparse.Namespace) -> None:
             f"--counterfactuals {args.counterfactuals}: no such file; "
             "write one with `cffair counterfactuals generate --out`."
         )
-    check_output_file(getattr(args, "save", None), "--save")
+    _check_weights(args)
     check_cache_writable(args)
+
+
+def _check_weights(args: argparse.Namespace) -> None:
+    """``--weights`` of an axiom group the setting lacks would change nothing: refused
+    (:func:`cffair._validation.check_group_weights`); ``cke`` trains A5 too, unless ``--dry-run``."""
+    from cffair._validation import check_group_weights
+
+    cke = getattr(args, "command", None) == "cke" and not args.dry_run
+    check_group_weights(
+        args.weights,
+        [args.setting + ("_cke" if cke else "")],
+        input_name="--weights",
+        setting_name="--setting",
+        offered=("acc_cf", "acc_cf_sg") if getattr(args, "command", None) == "cke" else ("acc", "acc_cf", "acc_cf_sg"),
+        error=OptionError,
+    )
 
 
 def _learner_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -239,7 +255,7 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, FoldData, A
     from cffair.utils import torch_cpu_setup
 
     torch_cpu_setup()
-    ds = load_dataset(*data_source(args), args.sep)
+    ds = load_data(args)
     if interventions == "immutable":
         from cffair.cke import cke_features
 
@@ -312,6 +328,7 @@ def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
         "dataset": absolute(source),
         "spec": spec and str(Path(spec).resolve()),
         "sep": args.sep,
+        "decimal": args.decimal,
         "fold": args.fold,
         "folds": args.folds,
         "seed": args.seed,

@@ -165,7 +165,9 @@ __all__ = [
     "manifest",
     "packaged_graph_names",
     "prepare",
+    "prepare_features",
     "read_csv",
+    "read_rows",
     "read_spec",
     "register",
     "registered",
@@ -177,10 +179,10 @@ __all__ = [
     "with_spec",
 ]
 
-from cffair.datasets.csvfile import from_csv, read_csv
+from cffair.datasets.csvfile import from_csv, read_csv, read_rows
 from cffair.datasets.files import DataFile, data_file, manifest
 from cffair.datasets.folds import Fold, check_subgroups, make_folds, strata, summary
-from cffair.datasets.frames import RowLocator, frame_hash, prepare, require_binary_sensitive
+from cffair.datasets.frames import RowLocator, frame_hash, prepare, prepare_features, require_binary_sensitive
 from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot
 from cffair.datasets.registry import (
     Registration,

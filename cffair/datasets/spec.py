@@ -246,7 +246,13 @@ class DatasetSpec:
     def __post_init__(self) -> None:
         for key in ("name", "target", "sensitive"):
             if not isinstance(getattr(self, key), str):
-                raise SpecError(f"'{key}' must be a column name (text), got {getattr(self, key)!r}.")
+                value = getattr(self, key)
+                yaml_word = (
+                    " (YAML reads an unquoted null or ~ as nothing and true/false as booleans: quote a name spelled so)"
+                    if value is None or isinstance(value, bool)
+                    else ""
+                )
+                raise SpecError(f"'{key}' must be a column name (text), got {value!r}{yaml_word}.")
         check_target_kind(self.target_kind)
         if not isinstance(self.features, Mapping):
             raise SpecError(
