@@ -171,7 +171,7 @@ def test_a_seed_fixes_the_result_and_a_clone_refits_the_same(case: Case, data: d
 def test_the_learner_checks_its_parameters_in_fit_not_in_the_constructor(data: dict[str, Data]) -> None:
     d = data["binary"]
     for bad, match in [
-        ({"lr": -1.0}, "lr must be a positive number"),
+        ({"lr": -1.0}, r"lr must be a number in \(0, 1\]"),
         ({"setting": "acc_cf_x"}, "setting must be one of"),
         ({"pretrain_epochs": 1.5}, "pretrain_epochs must be a non-negative integer"),
         ({"device": "gpu"}, "device must be 'cpu', 'cuda'"),
