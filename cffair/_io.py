@@ -324,6 +324,11 @@ def atomic_path(path: str | os.PathLike[str], *, what: str = "", hint: str = "")
 
     A symbolic link is written through: the file it points at is replaced and the link kept.
 
+    A process killed while it writes (``kill -9``, a lost machine) cannot remove its temporary
+    file. Each temporary file's name says which host and process wrote it
+    (``.{name}.{host}-{pid}.{random}.tmp``), and the next write of the same file removes those of
+    this host whose process is gone (:func:`_sweep_stale`), so no half-written copy stays behind.
+
     Args:
         path: the file to write; its folder is created if missing.
         what: what the file holds, for the error message (``"checkpoint"``).
@@ -350,8 +355,9 @@ def atomic_path(path: str | os.PathLike[str], *, what: str = "", hint: str = "")
             path=target,
             errno=errno.EISDIR,
         )
+    _sweep_stale(folder, target.name)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{_writer()}.", suffix=".tmp", dir=folder)
     except OSError as exc:
         err = storage_error(exc, target, what=what, hint=hint)
         if err is None:
@@ -373,6 +379,41 @@ def atomic_path(path: str | os.PathLike[str], *, what: str = "", hint: str = "")
         raise err from exc
     finally:
         _remove(tmp_path)
+
+
+def _writer() -> str:
+    """``host-pid`` of this process, as the temporary files of :func:`atomic_path` name it."""
+    import socket
+
+    host = "".join(c if c.isalnum() else "_" for c in socket.gethostname()) or "host"
+    return f"{host}-{os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def _sweep_stale(folder: Path, name: str) -> list[Path]:
+    """Remove the temporary files of ``name`` in ``folder`` that a process of this host left when it
+    was killed (its pid no longer runs); the paths removed. Another host's files are left alone."""
+    host = _writer().rsplit("-", 1)[0]
+    prefix = f".{name}.{host}-"
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+                continue
+            pid = entry.name[len(prefix) :].split(".", 1)[0]
+            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                _remove(Path(entry.path))
+                removed.append(Path(entry.path))
+    return removed
 
 
 def _remove(path: Path) -> None:

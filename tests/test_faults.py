@@ -619,3 +619,35 @@ def test_a_storage_error_survives_the_trip_back_from_a_worker() -> None:
     err = pickle.loads(pickle.dumps(StorageError("cannot write x: no space", path=Path("x"), errno=errno.ENOSPC)))
     assert isinstance(err, OSError) and str(err) == "cannot write x: no space"
     assert err.errno == errno.ENOSPC and err.path == Path("x")
+
+
+def test_a_writer_killed_mid_write_leaves_no_temporary_file_after_the_next_write(tmp_path: Path) -> None:
+    """kill -9 while writing leaves the target untouched and a temporary file behind; the next
+    write of the same file removes that file (its process is gone) but not a live writer's."""
+    from cffair._io import _writer, atomic_path
+
+    target = tmp_path / "models" / "acc.cffair"
+    code = textwrap.dedent(
+        f"""
+        import os, signal, time
+        from cffair._io import atomic_path
+        with atomic_path({str(target)!r}) as tmp:
+            tmp.write_bytes(b"half")
+            print(tmp, flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == -9
+    left = Path(run.stdout.strip())
+    assert left.exists() and not target.exists()  # the target was never half-written
+    host = _writer().rsplit("-", 1)[0]
+    live = target.parent / f".{target.name}.{host}-{os.getpid()}.abc.tmp"  # this process: alive
+    live.write_bytes(b"in use")
+    other_host = target.parent / f".{target.name}.elsewhere-1.abc.tmp"
+    other_host.write_bytes(b"another machine's")
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(b"whole")
+    assert target.read_bytes() == b"whole"
+    assert not left.exists() and live.exists() and other_host.exists()
+    assert sorted(p.name for p in target.parent.iterdir()) == sorted([target.name, live.name, other_host.name])
