@@ -327,7 +327,7 @@ def atomic_path(path: str | os.PathLike[str], *, what: str = "", hint: str = "")
     A process killed while it writes (``kill -9``, a lost machine) cannot remove its temporary
     file. Each temporary file's name says which host and process wrote it
     (``.{name}.{host}-{pid}.{random}.tmp``), and the next write of the same file removes those of
-    this host whose process is gone (:func:`_sweep_stale`), so no half-written copy stays behind.
+    this host whose process is gone, so no half-written copy stays behind.
 
     Args:
         path: the file to write; its folder is created if missing.
