@@ -48,6 +48,8 @@ _LINE_SAFE_OPTIONS = frozenset(
 #: The texts pandas reads as a missing value by default (its ``na_values``). In a column the spec
 #: declares a category kind only an empty field is missing: ``NA`` (North America, Namibia) or
 #: ``None`` is a category there (:func:`read_csv`'s ``text_columns``).
+#:
+#: :meta hide-value:
 MISSING_MARKERS: tuple[str, ...] = (
     "",
     "#N/A",
