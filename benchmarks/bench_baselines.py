@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from cffair._support.utils import project_root, seed_everything, torch_cpu_setup, write_json_atomic
 from cffair.baselines import (
     DCEVAE,
     AugmentedMLP,
@@ -46,8 +47,7 @@ from cffair.baselines import (
     train_mlp,
 )
 from cffair.datasets import load, make_folds
-from cffair.encoding import Encoder
-from cffair.utils import project_root, seed_everything, torch_cpu_setup, write_json_atomic
+from cffair.datasets.encoding import Encoder
 
 N_FOLDS = 5
 
@@ -159,7 +159,7 @@ def _gan_later_epochs(gan: GANBaseline, train, enc, epochs: int) -> None:
 def compare_gan_variants(name: str, variants: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Train the GAN's inference stage once at the paper's settings on fold 0, then each predictor
     variant; report test accuracy (or MSE) and the CF-MSE on the GAN's own test counterfactuals."""
-    from cffair.metrics import evaluate
+    from cffair.evaluation.metrics import evaluate
 
     frame, spec = load(name)
     fold = make_folds(frame, spec, N_FOLDS, seed=0)[0]

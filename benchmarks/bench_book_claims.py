@@ -45,7 +45,7 @@ from unittest import mock
 
 import numpy as np
 
-from cffair.utils import project_root, write_json_atomic
+from cffair._support.utils import project_root, write_json_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "book_claims.json"
 #: The commit before issue 43's book changes (the tests' loops and no claims cache).

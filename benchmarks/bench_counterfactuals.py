@@ -43,11 +43,11 @@ def _husband_table(frame: Any, cfs: Any) -> dict[str, float]:
 def run_one(name: str, seed: int = 0) -> dict[str, Any]:
     """Fit and generate for one dataset in this process; return timings and counts."""
     from cffair import datasets
+    from cffair._support.utils import torch_cpu_setup
     from cffair.causal.cfset import CounterfactualSet
     from cffair.causal.config import PAPER_TREATMENT
     from cffair.causal.flow import CausalFlow, FlowConfig, _one_intervention
     from cffair.causal.interventions import resolve
-    from cffair.utils import torch_cpu_setup
 
     torch_cpu_setup()
     frame, spec = datasets.load(name)
@@ -97,7 +97,7 @@ def main() -> int:
     if args.one:
         print(json.dumps(run_one(args.one, args.seed)))
         return 0
-    from cffair.utils import write_json_atomic
+    from cffair._support.utils import write_json_atomic
 
     results: dict[str, Any] = {"machine": "1 torch thread; 2 shared cores", "seed": args.seed, "datasets": {}}
     partial = set(args.datasets) < set(DATASETS) and OUT.exists()

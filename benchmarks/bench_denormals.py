@@ -6,7 +6,7 @@ denormal floats, which x86 CPUs compute with many times slower. On Adult fold 0 
 profile, one torch thread:
 
 * ``pretrain``: the 1500 pre-training epochs, with the learner's flush
-  (:func:`cffair.training.flushed_denormals`) and without it;
+  (:func:`cffair.learners.training.flushed_denormals`) and without it;
 * ``fair``: ``--fair-epochs`` acc+CF epochs continued from that pre-training, both ways;
 * ``max_abs_diff``: the largest difference between the two pre-trained models' outputs on the
   test rows (0 means the flush changed nothing that the float32 model computes).
@@ -28,9 +28,9 @@ from unittest import mock
 
 import numpy as np
 
-from cffair import training
+from cffair._support.utils import torch_cpu_setup, write_json_atomic
 from cffair.experiments.config import ExperimentConfig
-from cffair.utils import torch_cpu_setup, write_json_atomic
+from cffair.learners import training
 
 RESULTS = Path(__file__).resolve().parent / "results" / "denormals.json"
 
@@ -44,7 +44,7 @@ def _timed(flush: bool, fn: Any) -> tuple[Any, float]:
 
 
 def main(fair_epochs: int = 100) -> dict[str, Any]:
-    from cffair.pipeline import _fold
+    from cffair.experiments.pipeline import _fold
 
     torch_cpu_setup()
     fd, _ = _fold(ExperimentConfig("adult", 0, "ltn_acc_cf"), cache=False)

@@ -2,7 +2,7 @@
 
 For each method of the grid (the LTN's acc and acc+CF settings, the CNF-augmented MLP, the
 GAN, DCEVAE and the cheap baselines) the same fold (Adult fold 0 of the profile) is trained
-and scored once with ``device="cpu"`` and once with ``device="cuda"`` (:mod:`cffair.devices`);
+and scored once with ``device="cpu"`` and once with ``device="cuda"`` (:mod:`cffair._support.devices`);
 the causal flow of Adult is fitted on each too. It records the wall seconds of each, their
 ratio, and the largest difference of the shared evaluation's numbers between the two (the
 device path follows the CPU's random stream, so only floating-point rounding should differ).
@@ -34,8 +34,8 @@ from typing import Any
 
 import torch
 
-from cffair.devices import current_device, use_device
-from cffair.utils import torch_cpu_setup, write_json_atomic
+from cffair._support.devices import current_device, use_device
+from cffair._support.utils import torch_cpu_setup, write_json_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "devices.json"
@@ -45,7 +45,7 @@ DEVICES = ("cpu", "cuda")
 
 def _ltn(setting: str, fd: Any, profile_name: str) -> dict[str, Any]:
     from cffair.experiments.config import profile
-    from cffair.training import LTNLearner
+    from cffair.learners.training import LTNLearner
 
     prof = profile(profile_name)
     learner = LTNLearner(
@@ -66,13 +66,13 @@ def _ltn(setting: str, fd: Any, profile_name: str) -> dict[str, Any]:
 def run_method(method: str, fd: Any, profile_name: str) -> dict[str, Any]:
     """The shared evaluation's numbers of ``method`` trained on fold ``fd`` on the current device."""
     from cffair.experiments.config import ExperimentConfig
-    from cffair.pipeline.keys import RUNNERS
+    from cffair.experiments.pipeline.keys import RUNNERS
 
     if method.startswith("ltn_"):
         return _ltn(method.removeprefix("ltn_"), fd, profile_name)
     runner = importlib.import_module(RUNNERS[method])
     if method == "gan":
-        importlib.import_module("cffair.pipeline.gan")._CACHE.clear()  # fit again on this device
+        importlib.import_module("cffair.experiments.pipeline.gan")._CACHE.clear()  # fit again on this device
     metrics, _, _ = runner.run(ExperimentConfig("adult", 0, method, profile=profile_name), fd)
     return metrics
 
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     from cffair import datasets as D
     from cffair.causal.cnf import CausalFlow
     from cffair.experiments.config import ExperimentConfig
-    from cffair.pipeline import FoldData, counterfactual_set, flow_config
+    from cffair.experiments.pipeline import FoldData, counterfactual_set, flow_config
 
     frame, spec = D.load("adult")
     flow = {}

@@ -48,8 +48,8 @@ from typing import Any
 
 import pandas as pd
 
+from cffair._support.utils import project_root, write_json_atomic
 from cffair.experiments import ResultsStore, paper_grid
-from cffair.utils import project_root, write_json_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "full_run.json"
 #: The whole full mode (the paper's protocol, its investigations, repetitions and studies) on 2 cores.
@@ -61,7 +61,7 @@ TARGET_QUICK_S = 10 * 60
 
 def paper_groups() -> tuple[str, ...]:
     """The question groups of the paper's own chapters (Q1–Q4, appendices A and B)."""
-    from cffair.registry import chapters
+    from cffair.experiments.registry import chapters
 
     return tuple(chapters(paper=True))
 
@@ -74,7 +74,7 @@ def regeneration_parts(prov: dict[str, Any], grid_size: int) -> dict[str, Any]:
     ``paper_part`` sums the parts that ran the paper's chapters as one ``--only`` list (a first
     invocation and the ones that resumed it), once their records cover that list's grid; ``parts``
     is how many invocations that took and ``interrupted`` how many of them were killed before the
-    end (:func:`cffair.reproduce.with_parts` closes those at their last record).
+    end (:func:`cffair.workflows.reproduce.with_parts` closes those at their last record).
 
     >>> prov = {"parts": [
     ...     {"groups": ["q1", "q2", "q3", "q4", "appendix_a", "appendix_b", "q2_why"], "wall_s": 100.0,
@@ -184,7 +184,7 @@ def group_seconds(records: list[dict[str, Any]]) -> dict[str, float]:
     pre-training (once per task, as in :func:`task_seconds`) in the first group among its records'."""
     from cffair.experiments import ExperimentConfig
     from cffair.experiments.config import GROUPS
-    from cffair.reproduce import _task_groups
+    from cffair.workflows.reproduce import _task_groups
 
     group_of: dict[str, str] = {}
     for group in GROUPS:
@@ -471,9 +471,9 @@ def measure_local(
     import time
 
     from cffair.experiments import paper_grid
+    from cffair.experiments.pipeline import prepare_inputs
     from cffair.experiments.tasks import task_graph
-    from cffair.pipeline import prepare_inputs
-    from cffair.reproduce import run_grid
+    from cffair.workflows.reproduce import run_grid
 
     grid = paper_grid("quick", list(datasets))
     known = prepare_inputs("quick", list(datasets), jobs=1)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import torch
 
+from cffair._support.utils import torch_cpu_setup, write_json_atomic
 from cffair.baselines.gan import PAPER_BATCH_SIZE, GANConfig, mmd_rbf
-from cffair.utils import torch_cpu_setup, write_json_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gan_mmd.json"
 

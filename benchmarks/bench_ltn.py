@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cffair.logic import accuracy_axioms, cf_axiom
-from cffair.models import make_mlp
-from cffair.training import LTNLearner
-from cffair.utils import torch_cpu_setup, write_json_atomic
+from cffair._support.utils import torch_cpu_setup, write_json_atomic
+from cffair.learners.networks import make_mlp
+from cffair.learners.training import LTNLearner
+from cffair.logic.axioms import accuracy_axioms, cf_axiom
 
 RESULTS = Path(__file__).resolve().parent / "results" / "ltn.json"
 

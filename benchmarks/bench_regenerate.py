@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cffair._support.utils import project_root, write_json_atomic
 from cffair.experiments import ResultsStore, paper_grid
-from cffair.utils import project_root, write_json_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "regenerate.json"
 #: The groups that have a chapter of their own.

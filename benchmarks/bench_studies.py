@@ -31,8 +31,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from cffair._support.utils import project_root, write_json_atomic
 from cffair.experiments import GROUPS, STUDY_GROUPS, ExperimentConfig, ResultsStore, paper_grid
-from cffair.utils import project_root, write_json_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "studies_cost.json"
 BUDGET_CORE_S = 25_000  # 3 h 30 min on 2 cores, less scheduling slack
@@ -82,8 +82,8 @@ def committed_seconds(results: Path) -> dict[tuple[str, str], float]:
 
 def measure() -> dict[str, Any]:
     """Run the full profile's study configs of COMPAS fold 0; own seconds per record, wall per group."""
-    from cffair.pipeline import run_group
-    from cffair.reproduce import _task_groups
+    from cffair.experiments.pipeline import run_group
+    from cffair.workflows.reproduce import _task_groups
 
     cfgs = [c for c in paper_grid("full", ["compas"], only=["appendix_c_studies"]) if c.fold == 0]
     out: dict[str, Any] = {"records": {}, "groups": []}

@@ -1,6 +1,6 @@
 """Every counterfactual treatment of the causal flow, scored against exact twins (issue 12).
 
-For each structural causal model of :mod:`cffair.synthetic` (known mechanisms and noise, so the
+For each structural causal model of :mod:`cffair.causal.synthetic` (known mechanisms and noise, so the
 true twins are exact) and each treatment of :class:`cffair.causal.FlowConfig`, one flow is fitted
 on the factual rows and generates the twins of ``do(S := 1 - S)`` and of the model's
 intervention on a non-sensitive feature. Scores (:func:`cffair.causal.scores.compare_with_truth`):
@@ -65,7 +65,7 @@ def _predictor(frame: pd.DataFrame, spec: Any) -> Any:
     """A logistic regression on the factual rows; returns ``frame -> P(y = 1)``."""
     from sklearn.linear_model import LogisticRegression
 
-    from cffair.encoding import Encoder
+    from cffair.datasets.encoding import Encoder
 
     enc = Encoder(spec).fit(frame)
     clf = LogisticRegression(max_iter=2000).fit(enc.transform(frame), frame[spec.target].to_numpy())
@@ -123,7 +123,7 @@ def _transitions(frame: pd.DataFrame, twins: pd.DataFrame, nodes: dict[str, str]
 
 def run_model(name: str, n: int, seed: int, epochs: int) -> dict[str, Any]:
     """Fit every treatment's flow on one synthetic model and score it."""
-    from cffair import synthetic
+    from cffair.causal import synthetic
     from cffair.causal.cnf import CausalFlow
     from cffair.causal.flow import generate_from
     from cffair.causal.scores import compare_with_truth
@@ -236,8 +236,8 @@ def table(results: dict[str, Any]) -> pd.DataFrame:
 
 
 def main() -> int:
-    from cffair import synthetic
-    from cffair.utils import torch_cpu_setup, write_json_atomic
+    from cffair._support.utils import torch_cpu_setup, write_json_atomic
+    from cffair.causal import synthetic
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5000, help="rows per model (default 5000)")

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cffair._support.utils import write_json_atomic
 from cffair.experiments import DATASETS, ExperimentConfig, ResultsStore, paper_grid
-from cffair.utils import write_json_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "workers.json"
 #: What differs between two runs of the same records: wall-clock seconds, and the checksum over them.
@@ -49,9 +49,9 @@ def _load() -> list[float]:
 
 def measure(workers: tuple[int, ...] = (1, 4), datasets: tuple[str, ...] = DATASETS) -> dict[str, Any]:
     """Run the quick grid of ``datasets`` once per worker count on a Dask LocalCluster."""
+    from cffair.experiments.pipeline import prepare_inputs
     from cffair.experiments.tasks import task_graph
-    from cffair.pipeline import prepare_inputs
-    from cffair.reproduce import run_grid
+    from cffair.workflows.reproduce import run_grid
 
     grid = paper_grid("quick", list(datasets))
     known = prepare_inputs("quick", list(datasets), jobs=1)

@@ -8,7 +8,7 @@ The library behind the book companion of Heilmann, Manganini, Cerrato, Kestel an
 
 The scikit-learn estimators are importable from the top level (loaded on first use, so that
 ``import cffair`` stays light): ``cffair.CounterfactualFairClassifier`` and
-``cffair.CounterfactualFairRegressor`` (:mod:`cffair.estimator`).
+``cffair.CounterfactualFairRegressor`` (:mod:`cffair.learners.estimator`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ __version__ = "0.2.0"
 
 __all__ = ["CounterfactualFairClassifier", "CounterfactualFairRegressor", "__version__"]
 
-_LAZY = {"CounterfactualFairClassifier": "cffair.estimator", "CounterfactualFairRegressor": "cffair.estimator"}
+_LAZY = {
+    "CounterfactualFairClassifier": "cffair.learners.estimator",
+    "CounterfactualFairRegressor": "cffair.learners.estimator",
+}
 
 
 def __getattr__(name: str) -> object:

@@ -1,6 +1,6 @@
 """Exceptions with messages that say what is wrong and how to fix it.
 
-:class:`cffair.contract.NotFittedError` (a model used before ``fit``) is a :class:`CffairError`
+:class:`cffair.learners.contract.NotFittedError` (a model used before ``fit``) is a :class:`CffairError`
 too; it lives beside the estimator contract because it is also scikit-learn's
 :class:`sklearn.exceptions.NotFittedError`, and this module imports no scikit-learn.
 """
@@ -98,7 +98,7 @@ class CounterfactualWarning(CffairWarning):
 
 
 class ExpressionError(CffairError, ValueError):
-    """A row-selection expression (``--where``) that the grammar of :mod:`cffair.expressions`
+    """A row-selection expression (``--where``) that the grammar of :mod:`cffair.datasets.expressions`
     does not accept, or that names an unknown column or value."""
 
 

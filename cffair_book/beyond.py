@@ -2,7 +2,7 @@
 
 Data shaping (``*_frame``) is separate from drawing (``plot_*``, matplotlib and seaborn imported
 when called), as in the rest of :mod:`cffair.reporting`. Each record holds one dataset × fold
-(:mod:`cffair.pipeline.beyond`); numbers are averaged over the folds a dataset has (mean, and the
+(:mod:`cffair.experiments.pipeline.beyond`); numbers are averaged over the folds a dataset has (mean, and the
 sample sd where there are several folds).
 """
 
@@ -41,7 +41,7 @@ from cffair.reporting.tables import HTMLTable, format_cell, format_table
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-#: How the chapter names each variant of :data:`cffair.pipeline.beyond.VARIANTS`.
+#: How the chapter names each variant of :data:`cffair.experiments.pipeline.beyond.VARIANTS`.
 VARIANT_LABELS: dict[str, str] = {
     "acc": "LTN(acc)",
     "acc_cf": "+A4 (paper)",

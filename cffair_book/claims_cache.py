@@ -160,7 +160,7 @@ def _read(path: Path, key: str) -> list[Outcome] | None:
 
 
 def _write(path: Path, key: str, outcomes: list[Outcome]) -> None:
-    from cffair._io import write_text_atomic
+    from cffair._support.io import write_text_atomic
     from cffair.errors import CffairError
 
     # a cache that cannot be written is only a cache: the evaluation is returned all the same

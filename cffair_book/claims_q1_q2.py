@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from cffair.registry import paper_baselines
+from cffair.experiments.registry import paper_baselines
 from cffair.reporting.investigation_frames import variants_frame
 from cffair.reporting.names import Q1_SETTINGS, dataset_name, method_name
 from cffair.reporting.records import (

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.registry import DATASETS
+from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
 from cffair.reporting.paper import paper_value
 from cffair.reporting.tables import HTMLTable, format_table

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.registry import paper_baselines
+from cffair.experiments.registry import paper_baselines
 from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
 from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
 from cffair.reporting.tables import format_cell

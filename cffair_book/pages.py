@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from cffair import registry
 from cffair.errors import DataError
+from cffair.experiments import registry
 from cffair_book.layout import BENCHMARK_RESULTS
 
 __all__ = [
@@ -508,7 +508,7 @@ def claims_list(claims: Iterable[Any]) -> Any:
 
 # ============================================================================ the freshness box
 def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
-    """Why the records of ``status`` (:func:`cffair.reproduce.status`) are stale, in a few lines: code
+    """Why the records of ``status`` (:func:`cffair.workflows.reproduce.status`) are stale, in a few lines: code
     changes grouped by kind (changed, now run, no longer run), then every other reason with its count.
 
     >>> st = pd.DataFrame({"state": ["stale", "stale", "fresh"], "reasons": [
@@ -542,7 +542,7 @@ def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
 
 
 def freshness_lines(freshness: Any, top: int = 6) -> list[str]:
-    """What the freshness box says of a page's records (:class:`cffair.reproduce.Freshness`): one
+    """What the freshness box says of a page's records (:class:`cffair.workflows.reproduce.Freshness`): one
     line when all are fresh; else how many are not and why, one reason a line."""
     n = len(freshness.status)
     if freshness.fresh:

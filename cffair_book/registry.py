@@ -320,7 +320,7 @@ def _claim(c: _Registered, o: Outcome, base: str) -> Claim:
 
 def _outcomes(records: Sequence[Mapping[str, Any]], rule_sets: Sequence[Rules]) -> list[list[Outcome]]:
     """Every registered check's outcome under each of ``rule_sets``, each evaluated once per content."""
-    from cffair import registry as methods
+    from cffair.experiments import registry as methods
 
     checks = [(c.key, c.check, (c.claim, c.source, c.page, c.rule)) for c in CLAIM_CHECKS.values()]
     context = repr((list(methods.METHODS.values()), list(methods.CHAPTERS.values()), list(methods.DATASETS.values())))

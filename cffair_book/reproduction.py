@@ -196,7 +196,7 @@ def group_label(group: str) -> str:
     >>> group_label("q1"), group_label("q2_why"), group_label("appendix_c_studies")
     ('Q1: counterfactual fairness', 'Q2: baselines — why claims fail', 'Appendix C: three rulers — studies')
     """
-    from cffair.registry import chapter
+    from cffair.experiments.registry import chapter
 
     c = chapter(group)
     if c.kind == "chapter":

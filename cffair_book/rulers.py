@@ -7,7 +7,7 @@ Two kinds of evidence:
   of true and generated twins (:func:`plot_transition_tables`);
 * Table 1 on three *rulers*: every record of the paper's datasets is also scored on the twins of
   the library's default flow and of an independently fitted flow
-  (:data:`cffair.pipeline.counterfactuals.RULERS`, ``metrics["rulers"]``). :func:`ruler_table`
+  (:data:`cffair.experiments.pipeline.counterfactuals.RULERS`, ``metrics["rulers"]``). :func:`ruler_table`
   shows Table 1's CF metrics on each; :func:`ruler_claims` re-checks the paper's Table 1 claims
   about counterfactual fairness (:data:`RULER_CLAIMS`) with each ruler's numbers, by the very
   checks of :func:`~cffair_book.claims.evaluate_claims`.
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.registry import table_methods
+from cffair.experiments.registry import table_methods
 from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
 from cffair.reporting.records import records_frame, select_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
@@ -136,7 +136,7 @@ _SUITE_METRICS = {"table_gap": "transition-table gap ↓", "cf_mse_ratio": "CF-M
 
 
 def model_label(name: str) -> str:
-    """A structural model of the suite (:data:`cffair.synthetic.MODELS`) as the tables name it.
+    """A structural model of the suite (:data:`cffair.causal.synthetic.MODELS`) as the tables name it.
 
     >>> model_label("nominal_child"), model_label("adult_like")
     ('nominal child', 'Adult-like')

@@ -9,6 +9,7 @@ import pytest
 from baselines_synth import synth
 from sklearn.exceptions import NotFittedError
 
+from cffair._support.utils import torch_cpu_setup
 from cffair.baselines import (
     AugmentedMLP,
     DCEVAEBaseline,
@@ -23,7 +24,6 @@ from cffair.baselines import (
 )
 from cffair.causal.cfset import CounterfactualSet
 from cffair.errors import DataError
-from cffair.utils import torch_cpu_setup
 
 torch_cpu_setup()
 

@@ -8,6 +8,7 @@ import pytest
 import torch
 from baselines_synth import synth
 
+from cffair._support.utils import torch_cpu_setup
 from cffair.baselines import (
     DCEVAE,
     AugmentedMLP,
@@ -24,9 +25,8 @@ from cffair.baselines import (
 )
 from cffair.causal.cfset import CFPairs
 from cffair.datasets import DatasetSpec
-from cffair.encoding import Encoder
+from cffair.datasets.encoding import Encoder
 from cffair.errors import DataError
-from cffair.utils import torch_cpu_setup
 
 torch_cpu_setup()
 
@@ -310,7 +310,7 @@ def test_augmenting_with_counterfactuals_shrinks_the_counterfactual_gap(data):
 
 
 def test_plugin_through_the_shared_evaluation_has_zero_cf_mse(data):
-    from cffair.metrics import evaluate
+    from cffair.evaluation.metrics import evaluate
 
     frame, spec, enc = data
     X, y = enc.transform(frame), frame["y"].to_numpy()
@@ -335,7 +335,7 @@ def _repeated(seed: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("kind", ["binary", "score"])
 def test_merged_rows_with_counts_give_the_loss_and_gradients_of_the_repeated_rows(kind):
     from cffair.baselines.augmented import merge_rows, predictor_loss
-    from cffair.models import make_mlp
+    from cffair.learners.networks import make_mlp
 
     X, y = _repeated(0, kind)
     Xu, yu, w = merge_rows(X, y)
@@ -357,7 +357,7 @@ def test_merged_rows_with_counts_give_the_loss_and_gradients_of_the_repeated_row
 def test_full_batch_training_on_merged_rows_follows_training_on_the_repeated_rows():
     """train_mlp (which merges) against the same Adam loop on the repeated rows, written out here."""
     from cffair.baselines.augmented import MLPConfig, predict_mlp, predictor_loss, train_mlp
-    from cffair.models import make_mlp
+    from cffair.learners.networks import make_mlp
 
     X, y = _repeated(1, "binary")
     config = MLPConfig(epochs=60, lr=0.01, hidden=(8, 4))

@@ -13,22 +13,22 @@ pytestmark = pytest.mark.slow
 
 
 def test_the_setting_and_its_runner() -> None:
-    from cffair.pipeline.keys import RUNNERS, code
+    from cffair.experiments.pipeline.keys import RUNNERS, code
 
     cfg = ExperimentConfig("compas", 0, "beyond", profile="quick")
     assert cfg.method == "beyond" and cfg.key == "quick/compas/beyond/fold0"
-    assert RUNNERS["beyond"] == "cffair.pipeline.beyond" and BEYOND_SETTINGS == ("beyond",)
+    assert RUNNERS["beyond"] == "cffair.experiments.pipeline.beyond" and BEYOND_SETTINGS == ("beyond",)
     covered = set(code("beyond"))
     assert {
-        "cffair.pipeline.beyond",
-        "cffair.recourse",
-        "cffair.notions",
-        "cffair.adaptive",
-        "cffair.intersectional",
-        "cffair.training",
-        "cffair.logic",
+        "cffair.experiments.pipeline.beyond",
+        "cffair.evaluation.recourse",
+        "cffair.logic.notions",
+        "cffair.logic.adaptive",
+        "cffair.logic.intersectional",
+        "cffair.learners.training",
+        "cffair.logic.axioms",
     } <= covered
-    assert "cffair.pipeline.ltn" not in covered
+    assert "cffair.experiments.pipeline.ltn" not in covered
     assert not {m for m in covered if m.startswith("cffair.reporting")}  # its figures and tables change no number
     assert set(BEYOND_FOLDS) == {"adult", "compas"}
     with pytest.raises(ConfigError, match="unknown setting 'beyondd'"):
@@ -37,7 +37,7 @@ def test_the_setting_and_its_runner() -> None:
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory) -> dict:
-    from cffair.pipeline import run_group
+    from cffair.experiments.pipeline import run_group
 
     store = ResultsStore(tmp_path_factory.mktemp("beyond"))
     (rec,) = run_group([ExperimentConfig("compas", 0, "beyond", profile="quick")], store)
@@ -46,7 +46,7 @@ def record(tmp_path_factory) -> dict:
 
 
 def test_every_variant_is_scored_on_every_measure(record) -> None:
-    from cffair.pipeline.beyond import VARIANTS
+    from cffair.experiments.pipeline.beyond import VARIANTS
 
     b = record["beyond"]
     assert list(b["variants"]) == list(VARIANTS)

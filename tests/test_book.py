@@ -59,7 +59,7 @@ import book_checks
 import pytest
 import yaml
 
-from cffair import registry
+from cffair.experiments import registry
 from cffair_book import build_stamp
 
 pytestmark = [pytest.mark.book, pytest.mark.slow]

@@ -839,9 +839,9 @@ DOCUMENTED = [
     "cffair.reporting.names.RESULT_COLUMNS",
     "cffair.experiments.store.ResultsStore",
     "cffair.experiments.store.ResultsStore.put",
-    "cffair.registry.BASELINES",
+    "cffair.experiments.registry.BASELINES",
     "cffair.causal.cnf.CausalFlow.fit",
-    "cffair.training.LTNLearner.fit",
+    "cffair.learners.training.LTNLearner.fit",
 ]
 
 
@@ -853,9 +853,9 @@ DOCUMENTED = [
         ("D.DatasetSpec", "cffair.causal.cnf", "cffair.datasets.spec.DatasetSpec"),  # behind a module alias
         ("RESULT_COLUMNS", "cffair.reporting.tables", "cffair.reporting.names.RESULT_COLUMNS"),  # a bare name
         ("ResultsStore.put", None, "cffair.experiments.store.ResultsStore.put"),  # a method by its class
-        ("cffair.experiments.BASELINES", None, "cffair.registry.BASELINES"),  # re-exported from elsewhere
+        ("cffair.experiments.BASELINES", None, "cffair.experiments.registry.BASELINES"),  # re-exported from elsewhere
         ("cffair.datasets.load", None, None),  # two candidates: ambiguous, left to Sphinx's warning
-        ("fit", "cffair.training", None),  # two fits, none in the referring package's own module path
+        ("fit", "cffair.learners.training", None),  # two fits, none in the referring package's own module path
         ("cffair.causal.Missing", None, None),
         ("pandas.DataFrame", None, None),  # other libraries are never resolved to ours
     ],

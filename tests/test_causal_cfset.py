@@ -8,7 +8,7 @@ import pytest
 
 from cffair.causal.cfset import CFPairs, CounterfactualSet
 from cffair.datasets import DatasetSpec, prepare
-from cffair.encoding import Encoder
+from cffair.datasets.encoding import Encoder
 from cffair.errors import CounterfactualError
 
 

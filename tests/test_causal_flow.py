@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from cffair.causal.config import PAPER_TREATMENT
 from cffair.causal.flow import CausalFlow, FlowConfig
+from cffair.causal.synthetic import simulate_scm
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import CounterfactualError
-from cffair.synthetic import simulate_scm
 
 torch.set_num_threads(1)
 

@@ -11,8 +11,8 @@ import pytest
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.flow import generate
 from cffair.causal.interventions import PERCENTILES, feature_interventions, resolve, sensitive_interventions
+from cffair.causal.synthetic import simulate_scm
 from cffair.errors import CacheWarning, CounterfactualError
-from cffair.synthetic import simulate_scm
 
 FAST = {"epochs": 3, "patience": None}
 

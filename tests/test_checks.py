@@ -1,4 +1,4 @@
-"""cffair.checks: YAML without duplicate keys, CSV separators, index columns, magnitudes, one-hot groups."""
+"""cffair.datasets.checks: YAML without duplicate keys, CSV separators, index columns, magnitudes, one-hot groups."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cffair import checks
-from cffair.datasets import from_csv
+from cffair.datasets import checks, from_csv
 from cffair.errors import DataError, DataWarning, SpecError
 
 # ---------------------------------------------------------------------------- YAML
@@ -170,8 +169,9 @@ def test_graph_edge_into_sensitive_is_refused():
 
 
 def test_own_plan_reads_with_the_given_separator(tmp_path):
-    from cffair import datasets, own
+    from cffair import datasets
     from cffair.experiments.config import ConfigError
+    from cffair.workflows import own
 
     path = tmp_path / "d.csv"
     FRAME.to_csv(path, sep="|", index=False)

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cffair import cke
+from cffair._support.utils import torch_cpu_setup
 from cffair.datasets import DatasetSpec
-from cffair.metrics import evaluate
-from cffair.training import LTNLearner
-from cffair.utils import torch_cpu_setup
+from cffair.evaluation import cke
+from cffair.evaluation.metrics import evaluate
+from cffair.learners.training import LTNLearner
 
 torch_cpu_setup()
 

@@ -264,7 +264,7 @@ def test_outputs_are_checked_before_any_work(argv, needles, tiny, capsys, monkey
     used to train the whole run and then fail on the path)."""
     import cffair.cli._common
     import cffair.datasets
-    import cffair.model
+    import cffair.learners.model
 
     def boom(*args, **kwargs):
         raise AssertionError("the command started working before checking its output")
@@ -273,7 +273,7 @@ def test_outputs_are_checked_before_any_work(argv, needles, tiny, capsys, monkey
     for module, name in (
         (cffair.datasets, "from_csv"),
         (cffair.cli._common, "load_dataset"),
-        (cffair.model, "load_model"),
+        (cffair.learners.model, "load_model"),
     ):
         monkeypatch.setattr(module, name, boom)
     before = {p.name: p.read_bytes() for p in tiny.iterdir() if p.is_file()}

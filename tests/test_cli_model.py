@@ -201,7 +201,7 @@ def _classes_swapped(model: Path, out: Path) -> Path:
     """``model`` with its classes swapped and its checksums recomputed, as an editor would."""
     import torch
 
-    from cffair.integrity import seal
+    from cffair._support.integrity import seal
 
     payload = torch.load(model, weights_only=True)
     meta = json.loads(payload["meta"])

@@ -1,4 +1,4 @@
-"""One estimator contract for every method (cffair.contract), looped over the LTN learner and
+"""One estimator contract for every method (cffair.learners.contract), looped over the LTN learner and
 every baseline, for a binary and a score target, as zuko loops one test over every transform.
 
 Each method is fitted on the same small synthetic table (tests/baselines_synth.py) with a few
@@ -21,6 +21,7 @@ import sklearn.exceptions
 from baselines_synth import synth
 from sklearn.base import clone
 
+from cffair._support.utils import torch_cpu_setup
 from cffair.baselines import (
     AugmentedMLP,
     DCEVAEBaseline,
@@ -32,10 +33,9 @@ from cffair.baselines import (
     ResidualMLP,
     UnawareMLP,
 )
-from cffair.contract import FairModel, NotFittedError
 from cffair.errors import CffairError, ParameterError, TargetKindError
-from cffair.training import LTNLearner
-from cffair.utils import torch_cpu_setup
+from cffair.learners.contract import FairModel, NotFittedError
+from cffair.learners.training import LTNLearner
 
 torch_cpu_setup()
 

@@ -17,7 +17,7 @@ import yaml
 from cffair import datasets as D
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.graph import load_graph
-from cffair.encoding import Encoder
+from cffair.datasets.encoding import Encoder
 from cffair.errors import CounterfactualError, DataError, GraphError, GraphWarning, SpecError
 
 HEADER = "gender,age,income,score,approved"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from cffair import datasets as D
+from cffair._support.utils import project_root
 from cffair.datasets import files
 from cffair.errors import DataError
-from cffair.utils import project_root
 
 #: The file each loader of cffair.datasets.paper reads.
 READ_BY = {"adult": "adult.csv.zip", "compas": "compas-recidivism.csv", "compas_age": "compas-recidivism.csv"}

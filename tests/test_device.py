@@ -1,4 +1,4 @@
-"""The device option (cffair.devices) on a machine without an accelerator.
+"""The device option (cffair._support.devices) on a machine without an accelerator.
 
 What a CPU can check: the names are validated, ``cuda`` asked for and absent is one clear error
 (and exit status 2 on the command line), ``auto`` falls back to the CPU, the grid gives each
@@ -15,13 +15,13 @@ import pytest
 import torch
 from baselines_synth import synth
 
-from cffair import devices
+from cffair._support import devices
+from cffair._support.utils import torch_cpu_setup
 from cffair.baselines import AugmentedMLP, GANBaseline, GANConfig, MLPConfig
 from cffair.causal.cnf import CausalFlow
 from cffair.cli import main
 from cffair.errors import DeviceError
-from cffair.training import DeviceKnowledgeBase, LTNLearner
-from cffair.utils import torch_cpu_setup
+from cffair.learners.training import DeviceKnowledgeBase, LTNLearner
 
 torch_cpu_setup()
 
@@ -147,8 +147,8 @@ def test_the_flow_trains_on_the_device_and_comes_back_to_the_cpu(no_cuda) -> Non
 
 def test_the_grid_gives_each_task_its_device_and_no_fingerprint_sees_it(tmp_path, no_cuda) -> None:
     from cffair import experiments as E
-    from cffair import reproduce as R
     from cffair.experiments.store import ResultsStore
+    from cffair.workflows import reproduce as R
 
     seen: list[str] = []
 

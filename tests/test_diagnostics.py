@@ -1,4 +1,4 @@
-"""cffair.diagnostics: saturation, CF-MSE per flip, calibrated CF-MSE and A4's gradient share,
+"""cffair.evaluation.diagnostics: saturation, CF-MSE per flip, calibrated CF-MSE and A4's gradient share,
 each against a hand computation."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from cffair.diagnostics import a4_gradient_share, calibrated_cf_mse, calibrator, cf_mse_per_flip, saturation
 from cffair.errors import DataError
-from cffair.logic import Semantics
+from cffair.evaluation.diagnostics import a4_gradient_share, calibrated_cf_mse, calibrator, cf_mse_per_flip, saturation
+from cffair.logic.axioms import Semantics
 
 EXACT = Semantics(stable=False)  # ltntorch's plain operators: the hand computation below has no ε
 

@@ -1,4 +1,4 @@
-"""The scikit-learn estimators (cffair.estimator): the estimator contract, known answers of the
+"""The scikit-learn estimators (cffair.learners.estimator): the estimator contract, known answers of the
 scorers, and use in Pipeline, cross_val_score and GridSearchCV.
 
 The data is a small structural model: S ∈ {f, m}; a = 1.5·[S = f] + noise (a descendant of S);
@@ -22,7 +22,7 @@ from toy_estimator import FAST, SPEC, flip_s, identity_twins, toy
 
 import cffair
 from cffair.errors import CounterfactualError, DataError, ParameterError, SpecError
-from cffair.estimator import (
+from cffair.learners.estimator import (
     CounterfactualFairClassifier,
     CounterfactualFairRegressor,
     cf_flip_rate_scorer,
@@ -340,7 +340,7 @@ def test_a_collapsed_model_scores_worst_and_is_never_chosen() -> None:
 
 def test_the_screen_reads_a_collapsed_ltn_as_worst() -> None:
     """A learned LTN is scored by its metric; the same LTN saying yes to everyone scores -1."""
-    from cffair.screen import screen
+    from cffair.evaluation.screen import screen
 
     X, y, _ = toy(160, seed=4)
     est = CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)

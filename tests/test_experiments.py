@@ -15,8 +15,8 @@ import toy_grid
 from toy_grid import toy_fingerprint
 
 from cffair import experiments as E
-from cffair import reproduce as R
-from cffair.utils import atomic_path
+from cffair._support.utils import atomic_path
+from cffair.workflows import reproduce as R
 
 # workers get the toy runner and its fingerprint by value
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -357,7 +357,7 @@ def test_variants_that_change_pre_training_get_their_own_group():
 
 
 def test_explanations_on_every_attribute_are_an_input_of_their_own():
-    from cffair.pipeline import keys
+    from cffair.experiments.pipeline import keys
 
     cke_all = E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke", options={"explain": "all", "cke_top": 1})
     rulers = ("counterfactuals_default", "counterfactuals_independent")  # appendix C's, on every paper dataset
@@ -368,9 +368,9 @@ def test_explanations_on_every_attribute_are_an_input_of_their_own():
         *rulers,
     )
     # the stage's code is its input's producer, never an LTN record's code
-    assert "cffair.pipeline.explanations" not in keys.code("ltn")
+    assert "cffair.experiments.pipeline.explanations" not in keys.code("ltn")
     prod = keys.producer("counterfactuals_all", cke_all, "d")
-    assert "cffair.pipeline.explanations" in prod["code"] and prod["config"]["interventions"] == "all"
+    assert "cffair.experiments.pipeline.explanations" in prod["code"] and prod["config"]["interventions"] == "all"
     # a pre-training option reaches the checkpoint's producer; the paper's configs are unchanged
     lr = keys.producer("pretrained", E.ExperimentConfig("compas", 0, "ltn_acc_cf", options={"lr": 0.1}), "d")
     assert lr["config"]["lr"] == 0.1
@@ -429,7 +429,7 @@ def test_the_full_grid_repeats_cross_validation_on_compas_and_lawschool_only():
 
 def test_a_repetition_partitions_the_rows_anew_and_repetition_zero_keeps_the_papers_folds():
     from cffair import datasets as D
-    from cffair.pipeline.fold import fold_rows
+    from cffair.experiments.pipeline.fold import fold_rows
 
     frame, spec = D.load("compas")
     paper = D.make_folds(frame, spec, n_splits=5, seed=0)
@@ -445,7 +445,7 @@ def test_a_repetition_partitions_the_rows_anew_and_repetition_zero_keeps_the_pap
 
 
 def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
-    from cffair.pipeline.keys import producer
+    from cffair.experiments.pipeline.keys import producer
 
     c = E.ExperimentConfig("compas", 1, "ltn_acc_cf", cf_source="gan")
     r = replace(c, repeat=1)
@@ -460,7 +460,7 @@ def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
 # ---------------------------------------------------------------------------- appendix C's studies
 def test_study_options_restating_the_default_are_the_papers_config():
     """The default of each study option leaves the config, its key and its fingerprint's config part unchanged."""
-    from cffair.pipeline.keys import record_fingerprint
+    from cffair.experiments.pipeline.keys import record_fingerprint
 
     for setting, opts in (
         ("ltn_acc_cf", {"semantics": "product"}),
@@ -563,7 +563,7 @@ def test_the_studies_grid_adds_marked_configs_within_the_cuts_it_records():
 
 
 def test_the_studies_share_the_folds_pre_training_and_their_gans_twins_are_their_own():
-    from cffair.pipeline.keys import input_names, producer
+    from cffair.experiments.pipeline.keys import input_names, producer
 
     cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2", "appendix_a", "appendix_c_studies"])
     groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and not g[0].repeat and g[0].method in ("ltn", "gan")]

@@ -1,6 +1,6 @@
 """Faults of the environment: a read-only folder, a full disk, a file in the way, no permission.
 
-Every write of cffair goes through :mod:`cffair._io`. For each fault, and for each command that
+Every write of cffair goes through :mod:`cffair._support.io`. For each fault, and for each command that
 writes (``train --save``, ``counterfactuals generate --out``, ``run --out``, a cold cache), the
 command exits with status 2 and one line ``cffair: error: ...`` naming the path and the fix,
 never a traceback, and leaves nothing behind: the target is absent or unchanged and no
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from cffair._io import (
+from cffair._support.io import (
     LOCK_NAME,
     atomic_write,
     store_lock,
@@ -307,7 +307,7 @@ def test_permission_denied(tmp_path: Path) -> None:
     locked.chmod(0o555)
     os.chmod(tmp_path, 0o755)
     probe = textwrap.dedent(f"""
-        from cffair._io import write_text_atomic
+        from cffair._support.io import write_text_atomic
         from cffair.errors import StorageError
         for name in ("keep.txt", "new.txt"):
             try:
@@ -458,7 +458,7 @@ def test_run_out_read_only_and_file_in_the_way(
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("work started although --out cannot be written")
 
-    monkeypatch.setattr("cffair.pipeline.counterfactuals.prepare_counterfactuals", boom)
+    monkeypatch.setattr("cffair.experiments.pipeline.counterfactuals.prepare_counterfactuals", boom)
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
     base = ["run", *_data(tiny), "--quick", "--folds", "2", "--settings", "acc", "--baselines", "unaware", "--quiet"]
@@ -540,7 +540,7 @@ def test_a_store_opened_for_reading_creates_nothing(tmp_path: Path) -> None:
 # ============================================================================ one run per results folder
 HOLD = """
 import sys, time
-from cffair._io import store_lock
+from cffair._support.io import store_lock
 with store_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))
@@ -561,7 +561,7 @@ def test_a_second_reproduce_into_the_same_folder_is_refused(
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("work started although another run holds the results folder")
 
-    monkeypatch.setattr("cffair.pipeline.prepare_inputs", boom)
+    monkeypatch.setattr("cffair.experiments.pipeline.prepare_inputs", boom)
     monkeypatch.setenv("CFFAIR_RESULTS", str(tmp_path / "results"))
     folder = tmp_path / "results" / "quick"
     holder = _holder(folder, 60)
@@ -624,13 +624,13 @@ def test_a_storage_error_survives_the_trip_back_from_a_worker() -> None:
 def test_a_writer_killed_mid_write_leaves_no_temporary_file_after_the_next_write(tmp_path: Path) -> None:
     """kill -9 while writing leaves the target untouched and a temporary file behind; the next
     write of the same file removes that file (its process is gone) but not a live writer's."""
-    from cffair._io import _writer, atomic_path
+    from cffair._support.io import _writer, atomic_path
 
     target = tmp_path / "models" / "acc.cffair"
     code = textwrap.dedent(
         f"""
         import os, signal, time
-        from cffair._io import atomic_path
+        from cffair._support.io import atomic_path
         with atomic_path({str(target)!r}) as tmp:
             tmp.write_bytes(b"half")
             print(tmp, flush=True)

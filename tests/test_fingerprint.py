@@ -7,7 +7,7 @@ import re
 import pytest
 
 from cffair.experiments import ExperimentConfig, ResultsStore, SourceTree, diff, normalised_code
-from cffair.pipeline import keys
+from cffair.experiments.pipeline import keys
 
 METHODS = ("ltn", "cnf", "gan", "dcevae", "pcf")
 
@@ -29,8 +29,8 @@ def test_docstring_comment_and_formatting_edits_change_nothing():
 
 def test_a_docstring_edit_in_a_shared_module_stales_no_record():
     tree = SourceTree.installed()
-    edited = _edited(tree, "cffair.training", lambda s: s.replace('"""', '"""Edited. ', 1) + "\n# a comment\n")
-    assert edited.sources["cffair.training"] != tree.sources["cffair.training"]
+    edited = _edited(tree, "cffair.learners.training", lambda s: s.replace('"""', '"""Edited. ', 1) + "\n# a comment\n")
+    assert edited.sources["cffair.learners.training"] != tree.sources["cffair.learners.training"]
     assert _codes(edited) == _codes(tree)
 
 
@@ -38,10 +38,10 @@ def test_a_docstring_edit_in_a_shared_module_stales_no_record():
     "module,stales",
     [
         ("cffair.baselines.gan", {"gan"}),
-        ("cffair.cke", {"ltn"}),
+        ("cffair.evaluation.cke", {"ltn"}),
         ("cffair.baselines.dcevae", {"dcevae"}),
-        ("cffair.training", {"ltn"}),
-        ("cffair.metrics", set(METHODS)),  # the shared evaluation
+        ("cffair.learners.training", {"ltn"}),
+        ("cffair.evaluation.metrics", set(METHODS)),  # the shared evaluation
     ],
 )
 def test_a_code_edit_stales_exactly_the_methods_that_run_it(module, stales):
@@ -56,7 +56,7 @@ def test_a_code_edit_stales_exactly_the_methods_that_run_it(module, stales):
 def test_bookkeeping_modules_and_the_twins_producer_are_not_a_records_code():
     code = keys.code("ltn")
     assert "cffair.experiments.store" not in code and "cffair.experiments.fingerprint" not in code
-    assert "cffair.causal.flow" not in code and "cffair.pipeline.counterfactuals" not in code
+    assert "cffair.causal.flow" not in code and "cffair.experiments.pipeline.counterfactuals" not in code
     assert any(
         m == "cffair.causal.flow"
         for m in keys.producer("counterfactuals", ExperimentConfig("compas", 0, "cnf"), "d")["code"]
@@ -67,7 +67,8 @@ def test_the_dispatcher_imports_nothing_outside_what_records_name():
     """Every module the dispatcher imports is a method's runner, a producer, or in every record's closure."""
     tree = SourceTree.installed()
     named = set(keys.RUNNERS.values()) | set(keys.PRODUCERS) | set.intersection(*(set(keys.code(m)) for m in METHODS))
-    assert tree.imports(keys.DISPATCHER) - named - {m for m in tree.sources if tree.exempt(m)} == set()
+    imported = {tree.ledger_name(m) for m in tree.imports(keys.DISPATCHER)}  # records key modules by ledger name
+    assert imported - {tree.ledger_name(m) for m in named} - {tree.ledger_name(m) for m in tree.sources if tree.exempt(m)} == set()
 
 
 def test_an_input_made_by_changed_code_is_fresh_when_its_content_is_the_same():
@@ -89,9 +90,9 @@ def test_an_input_made_by_changed_code_is_fresh_when_its_content_is_the_same():
 def test_a_flow_refactor_that_yields_the_same_twins_stales_nothing(tmp_path, monkeypatch):
     """Real quick runs on COMPAS: a refactor of the flow (same twins) first reads as 'maybe stale';
     regenerating the twins shows the same content, the records are restamped, nothing reruns."""
-    from cffair import reproduce as R
     from cffair.experiments import paper_grid
-    from cffair.pipeline import prepare_inputs
+    from cffair.experiments.pipeline import prepare_inputs
+    from cffair.workflows import reproduce as R
 
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     store = ResultsStore(tmp_path / "results")
@@ -157,7 +158,7 @@ def test_a_module_declared_exempt_since_is_no_reason_but_one_that_left_the_closu
 def _moved(tree: SourceTree, moves_made: dict[str, str], ledger: dict[str, str]) -> SourceTree:
     """A scratch copy of ``tree`` with each module ``old`` moved to ``new`` (``moves_made``), every
     reference to it rewritten as a developer would (import paths, ``from package import module``),
-    and ``ledger`` as its :data:`cffair.codehash.MOVES`."""
+    and ``ledger`` as its :data:`cffair._support.codehash.MOVES`."""
     sources = dict(tree.sources)
     packages = set(tree.packages)
     for old, new in moves_made.items():
@@ -175,14 +176,26 @@ def _moved(tree: SourceTree, moves_made: dict[str, str], ledger: dict[str, str])
     return SourceTree(sources, frozenset(packages), ledger)
 
 
-MOVES_MADE = {"cffair.metrics": "cffair.evaluation._metrics", "cffair.training": "cffair.learners._training"}
+def _ledger_after(tree: SourceTree, moves_made: dict[str, str]) -> dict[str, str]:
+    """The installed ledger with the scratch moves added, as a developer would write it: each moved module
+    keeps the name its fingerprint already had."""
+    kept = {new: old for new, old in tree.moves.items() if new not in moves_made}
+    return {**kept, **{new: tree.ledger_name(old) for old, new in moves_made.items()}}
+
+
+MOVES_MADE = {
+    "cffair.evaluation.metrics": "cffair.evaluation._metrics",
+    "cffair.learners.training": "cffair.learners._training",
+}
 
 
 def test_moving_modules_with_a_ledger_entry_stales_no_record_and_no_input():
     tree = SourceTree.installed()
-    moved = _moved(tree, MOVES_MADE, {new: old for old, new in MOVES_MADE.items()})
-    assert "cffair.metrics" not in moved.sources and "cffair.evaluation._metrics" in moved.sources
-    assert "cffair.evaluation._metrics" in moved.sources["cffair.pipeline.fold"]  # the importers were rewritten
+    moved = _moved(tree, MOVES_MADE, _ledger_after(tree, MOVES_MADE))
+    assert "cffair.evaluation.metrics" not in moved.sources and "cffair.evaluation._metrics" in moved.sources
+    assert (
+        "cffair.evaluation._metrics" in moved.sources["cffair.experiments.pipeline.fold"]
+    )  # the importers were rewritten
     assert _codes(moved) == _codes(tree)
     assert moved.code_fingerprint(keys.PRODUCERS) == tree.code_fingerprint(keys.PRODUCERS)
     for m in METHODS:
@@ -192,57 +205,66 @@ def test_moving_modules_with_a_ledger_entry_stales_no_record_and_no_input():
 def test_without_the_ledger_a_move_stales_only_the_importers_and_the_moved_code_is_recognised():
     """The rename-aware diff pairs a moved module by its code; its importers' import lines did change."""
     tree = SourceTree.installed()
-    moved = _moved(tree, MOVES_MADE, {})
-    importers = {m for m, src in tree.sources.items() if re.search(r"\bcffair\.metrics\b", src) and not tree.exempt(m)}
+    ledger = {new: old for new, old in tree.moves.items() if new not in MOVES_MADE}  # the new moves not declared
+    moved = _moved(tree, MOVES_MADE, ledger)
+    importers = {
+        tree.ledger_name(m)
+        for m, src in tree.sources.items()
+        if re.search(r"\bcffair\.evaluation\.metrics\b", src) and not tree.exempt(m)
+    }
     for m in METHODS:
         before, after = _codes(tree)[m], _codes(moved)[m]
         assert "cffair.metrics" in before and "cffair.evaluation._metrics" in after
         reasons = diff({"code": before}, {"code": after})
         assert reasons, "an import line changed: some importer must read as changed"
-        assert not any("cffair.metrics" in r or "_metrics" in r or "_training" in r for r in reasons), reasons
+        moved_names = {*MOVES_MADE, *MOVES_MADE.values(), *(tree.ledger_name(o) for o in MOVES_MADE)}
+        assert not any(r.split()[2] in moved_names for r in reasons), reasons  # the moved code itself is paired
         changed = {r.removeprefix("code of ").removesuffix(" changed") for r in reasons}
-        assert changed <= importers | {
-            i for i, src in tree.sources.items() if re.search(r"\bcffair\.training\b", src)
+        assert {tree.ledger_name(c) for c in changed} <= importers | {
+            tree.ledger_name(i)
+            for i, src in tree.sources.items()
+            if re.search(r"\bcffair\.learners\.training\b", src)
         }, reasons
 
 
 def test_a_code_edit_in_a_moved_module_still_stales_its_records():
     tree = SourceTree.installed()
-    ledger = {new: old for old, new in MOVES_MADE.items()}
-    moved = _moved(tree, MOVES_MADE, ledger)
+    moved = _moved(tree, MOVES_MADE, _ledger_after(tree, MOVES_MADE))
     edited = _edited(moved, "cffair.learners._training", lambda s: s + "\n_EDIT = 1\n")
-    assert diff({"code": _codes(tree)["ltn"]}, {"code": _codes(edited)["ltn"]}) == ["code of cffair.training changed"]
+    assert diff({"code": _codes(tree)["ltn"]}, {"code": _codes(edited)["ltn"]}) == [
+        "code of cffair.learners.training changed"
+    ]
     assert _codes(edited)["gan"] == _codes(tree)["gan"]
 
 
 def test_the_ledger_names_modules_that_exist_under_their_new_names_only():
-    from cffair.codehash import MOVES
+    from cffair._support.codehash import MOVES
 
     tree = SourceTree.installed()
     for new, old in MOVES.items():
         assert new in tree.sources, f"MOVES names {new}, which is not a module"
-        assert old not in tree.sources, f"MOVES maps {new} to {old}, which is a module of its own"
+        assert old not in tree.sources or tree.exempt(old), f"MOVES maps {new} to {old}, which is a module of its own"
     assert len(set(MOVES.values())) == len(MOVES)
 
 
 # ----------------------------------------------------------------------------- declared equivalences (issue 42)
 def test_every_declared_equivalence_names_the_code_of_today() -> None:
     """A declaration applies to one exact code: once its module moves on, it must go."""
-    from cffair.codehash import EQUIVALENT_CODE, code_hash
+    from cffair._support.codehash import EQUIVALENT_CODE, _hash, canonical_code
 
     tree = SourceTree.installed()
     for e in EQUIVALENT_CODE:
         assert e.module in tree.sources, f"EQUIVALENT_CODE names {e.module}, which no longer exists: remove it"
-        assert code_hash(tree.sources[e.module]) == e.code, (
+        assert _hash(canonical_code(tree.sources[e.module], tree.moves)) == e.code, (
             f"the code of {e.module} changed since its equivalence was declared: remove the entry from "
-            "cffair.codehash.EQUIVALENT_CODE (records that ran the old code go stale, as after any code change)"
+            "cffair._support.codehash.EQUIVALENT_CODE (records that ran the old code go stale, as after any code change)"
         )
         assert tree.code_hash(e.module) == e.replaces
         assert e.reason
 
 
 def test_a_declared_module_edited_again_stales_its_records() -> None:
-    from cffair.codehash import EQUIVALENT_CODE
+    from cffair._support.codehash import EQUIVALENT_CODE
 
     tree = SourceTree.installed()
     [paper] = [e for e in EQUIVALENT_CODE if e.module == "cffair.datasets.paper"]

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from cffair import fuzzy
-from cffair.logic import DEFAULT_SEMANTICS, KnowledgeBase, Semantics, accuracy_axioms, cf_axiom
+from cffair.logic import fuzzy
+from cffair.logic.axioms import DEFAULT_SEMANTICS, KnowledgeBase, Semantics, accuracy_axioms, cf_axiom
 
 T = torch.tensor
 GRID = torch.linspace(0.0, 1.0, 11, dtype=torch.float64)

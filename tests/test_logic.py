@@ -11,8 +11,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cffair._support.utils import torch_cpu_setup
 from cffair.errors import DataError
-from cffair.logic import (
+from cffair.learners.networks import make_mlp
+from cffair.logic.axioms import (
     EmptyDomainWarning,
     KnowledgeBase,
     Semantics,
@@ -23,8 +25,6 @@ from cffair.logic import (
     subgroup_cf_axioms,
     weighted_sat,
 )
-from cffair.models import make_mlp
-from cffair.utils import torch_cpu_setup
 
 torch_cpu_setup()
 EPS = 1e-4  # ltntorch's stable projection

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from cffair import experiments, reproduce
+from cffair import experiments
+from cffair.workflows import reproduce
 from cffair_book import pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +36,7 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 
 #: Teaching notebooks: no results, no mode; they train what they show in seconds.
 TEACHING_NOTEBOOKS: tuple[str, ...] = ("ltn_in_ten_minutes",)
-#: Every notebook of the book: the teaching ones and those of the question groups (cffair.reproduce.NOTEBOOKS).
+#: Every notebook of the book: the teaching ones and those of the question groups (cffair.workflows.reproduce.NOTEBOOKS).
 RESULT_NOTEBOOKS: tuple[str, ...] = tuple(dict.fromkeys(reproduce.NOTEBOOKS.values()))
 NOTEBOOKS: tuple[str, ...] = (*TEACHING_NOTEBOOKS, *RESULT_NOTEBOOKS)
 #: The paper's chapters: each closes with a "Verdict" and a "Regenerate" box for its group.

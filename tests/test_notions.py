@@ -1,4 +1,4 @@
-"""Demographic parity, equalised odds and the Lipschitz condition as axioms (cffair.notions):
+"""Demographic parity, equalised odds and the Lipschitz condition as axioms (cffair.logic.notions):
 known answers for the formulas and metrics, one shared forward pass, and on toys each axiom
 drives its own metric to about zero where the accuracy axioms alone leave it large."""
 
@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from cffair.errors import DataError
-from cffair.logic import DEFAULT_SEMANTICS, Semantics, accuracy_axioms
-from cffair.notions import (
+from cffair.learners.training import LTNLearner
+from cffair.logic.axioms import DEFAULT_SEMANTICS, Semantics, accuracy_axioms
+from cffair.logic.notions import (
     TermKnowledgeBase,
     demographic_parity_axiom,
     dp_gap,
@@ -20,7 +21,6 @@ from cffair.notions import (
     lipschitz_violation,
     similar_pairs,
 )
-from cffair.training import LTNLearner
 
 
 def _biased(n: int = 600, seed: int = 0, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Your own data, end to end (cffair.own, ``cffair run``, cffair.reporting.report), on datasets
+"""Your own data, end to end (cffair.workflows.own, ``cffair run``, cffair.reporting.report), on datasets
 the library has never seen: a synthetic CSV written here and a subsample of the credit-default
 data prepared by examples/credit/prepare.py.
 
@@ -22,12 +22,12 @@ import pandas as pd
 import pytest
 from bs4 import BeautifulSoup
 
-from cffair import own
 from cffair.cli import main
 from cffair.datasets import registry
 from cffair.experiments import ConfigError, ExperimentConfig, ResultsStore
 from cffair.reporting import METRIC_ORDER, method_name, metric_name
 from cffair.reporting.report import collapsed_runs, method_frame
+from cffair.workflows import own
 
 ROOT = Path(__file__).resolve().parents[1]
 CREDIT = ROOT / "examples" / "credit"
@@ -87,7 +87,7 @@ def api_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[own.OwnRun, Path,
         def no_work(*args: Any, **kwargs: Any) -> Any:
             raise AssertionError("a fresh record was recomputed")
 
-        mp.setattr("cffair.pipeline.run_group", no_work)
+        mp.setattr("cffair.experiments.pipeline.run_group", no_work)
         second = own.run(
             csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False
         )
@@ -314,7 +314,7 @@ def test_cffair_run_on_the_credit_data(credit_csv: Path, tmp_path: Path, capsys:
     # --save-models: the chosen setting trained on every row, saved, and answering for new rows
     model = out.resolve() / "models" / "acc_cf.cffair"
     assert f"model: {model}" in stdout.splitlines()
-    from cffair.model import load_model
+    from cffair.learners.model import load_model
 
     loaded = load_model(model)
     rows = pd.read_csv(credit_csv).head(20)
@@ -345,8 +345,8 @@ def no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("work started despite a bad option")
 
-    monkeypatch.setattr("cffair.pipeline.counterfactuals.prepare_counterfactuals", boom)
-    monkeypatch.setattr("cffair.reproduce.run_grid", boom)
+    monkeypatch.setattr("cffair.experiments.pipeline.counterfactuals.prepare_counterfactuals", boom)
+    monkeypatch.setattr("cffair.workflows.reproduce.run_grid", boom)
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
@@ -491,7 +491,7 @@ def test_counterfactuals_only_stops_before_the_grid(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the grid started")
 
-    monkeypatch.setattr("cffair.reproduce.run_grid", boom)
+    monkeypatch.setattr("cffair.workflows.reproduce.run_grid", boom)
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})

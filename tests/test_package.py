@@ -8,7 +8,7 @@ import tomllib
 import yaml
 
 import cffair
-from cffair.utils import project_root
+from cffair._support.utils import project_root
 
 ROOT = project_root()
 

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 import torch
 
-from cffair import queries
 from cffair.datasets import DatasetSpec
-from cffair.encoding import Encoder
+from cffair.datasets.encoding import Encoder
 from cffair.errors import DataError
-from cffair.logic import Semantics, cf_axiom
-from cffair.queries import similar_different, subgroup_cf
+from cffair.evaluation import queries
+from cffair.evaluation.queries import similar_different, subgroup_cf
+from cffair.logic.axioms import Semantics, cf_axiom
 
 
 class Threshold(torch.nn.Module):

@@ -1,4 +1,4 @@
-"""Recourse (cffair.recourse): the cheapest intervention on a model with exact counterfactuals and a
+"""Recourse (cffair.evaluation.recourse): the cheapest intervention on a model with exact counterfactuals and a
 known answer, the actions it refuses, the LTN query by hand, and the causal flow as the model."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import pandas as pd
 import pytest
 from exact_scm import ExactSCM
 
-from cffair.encoding import Encoder
-from cffair.logic import Semantics
-from cffair.recourse import (
+from cffair.datasets.encoding import Encoder
+from cffair.evaluation.recourse import (
     RECOURSE_ACTIONS,
     Action,
     RecourseError,
@@ -21,6 +20,7 @@ from cffair.recourse import (
     check_actions,
     default_actions,
 )
+from cffair.logic.axioms import Semantics
 
 T = 2.0  # D(x) is favourable iff skill > T
 GRID = (0.5, 1.0, 1.5, 2.5, 3.5, 5.0)

@@ -200,8 +200,8 @@ def test_n_folds_bounds_the_fold_and_round_trips() -> None:
 
 def test_paper_fingerprint_keeps_the_paper_treatment_and_no_fold_count() -> None:
     from cffair.causal.config import FlowConfig
-    from cffair.pipeline.counterfactuals import PAPER_TREATMENT, flow_config
-    from cffair.pipeline.keys import producer
+    from cffair.experiments.pipeline.counterfactuals import PAPER_TREATMENT, flow_config
+    from cffair.experiments.pipeline.keys import producer
 
     cfg = ExperimentConfig("compas", 0, "ltn_acc_cf")
     assert flow_config("full", "compas") == flow_config("full") == {"epochs": 1000, **PAPER_TREATMENT}
@@ -214,7 +214,7 @@ def test_paper_fingerprint_keeps_the_paper_treatment_and_no_fold_count() -> None
 
 def test_registered_data_uses_the_library_treatment_unless_chosen(tmp_path: Path) -> None:
     from cffair.causal.config import FlowConfig
-    from cffair.pipeline.counterfactuals import flow_config
+    from cffair.experiments.pipeline.counterfactuals import flow_config
 
     csv, spec = _write(tmp_path)
     D.register("loans", csv, spec)

@@ -1,4 +1,4 @@
-"""The registries of methods, chapters and datasets (cffair.registry): one entry for a new method or chapter, and every consumer sees it."""
+"""The registries of methods, chapters and datasets (cffair.experiments.registry): one entry for a new method or chapter, and every consumer sees it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cffair import registry
-from cffair.registry import Chapter, Method, RegistryError
+from cffair.experiments import registry
+from cffair.experiments.registry import Chapter, Method, RegistryError
 from cffair.reporting import names  # imported before any registration (their tuples)
 from cffair_book import claims_q1_q2, investigations, layout, pages, rulers
 
@@ -35,7 +35,7 @@ def dummies():
 def test_a_registered_method_is_in_the_grid_the_configs_and_the_runner_table(dummies):
     from cffair.experiments import config as C
     from cffair.experiments import paper_grid
-    from cffair.pipeline import keys
+    from cffair.experiments.pipeline import keys
 
     q2 = paper_grid("full", ["compas"], ["q2"])
     assert {c.fold for c in q2 if c.setting == "dummy"} == {0, 1, 2, 3, 4}  # a paper baseline: every fold
@@ -47,16 +47,16 @@ def test_a_registered_method_is_in_the_grid_the_configs_and_the_runner_table(dum
     own = paper_grid("full", ["compas", "adult"], ["q5"])
     assert [(c.dataset, c.fold, c.setting) for c in own] == [("compas", 0, "cheap"), ("adult", 0, "cheap")]
     cfg = q2[-1]
-    assert cfg.method == "dummy" and keys.RUNNERS["dummy"] == "cffair.pipeline.simple"
+    assert cfg.method == "dummy" and keys.RUNNERS["dummy"] == "cffair.experiments.pipeline.simple"
     assert keys.code("dummy") == keys.code("unaware")  # the record runs the code of its runner
     assert "dummy" in C.BASELINES and "dummy" not in C.EXTRA_BASELINES and "cheap" in C.EXTRA_BASELINES
     assert C.TABLE1_SETTINGS[-1] == "dummy" and "q5" in C.GROUPS
 
 
 def test_a_registered_method_is_in_the_tables_names_colours_and_defaults(dummies):
-    from cffair import own
     from cffair.cli import run as cli_run
     from cffair.reporting import style
+    from cffair.workflows import own
 
     assert names.TABLE_METHODS["table1"][-1] == "dummy" and "dummy" not in names.TABLE_METHODS["table2"]
     assert names.method_name("dummy") == "Dummy MLP"
@@ -66,7 +66,7 @@ def test_a_registered_method_is_in_the_tables_names_colours_and_defaults(dummies
 
 
 def test_a_registered_chapter_is_in_the_chapter_map(dummies):
-    from cffair import reproduce
+    from cffair.workflows import reproduce
 
     assert reproduce.NOTEBOOKS["q5"] == "q5_dummy"
     assert layout.NOTEBOOK_PAGES["q5"] == ("q5_dummy", "Q5")
@@ -75,8 +75,8 @@ def test_a_registered_chapter_is_in_the_chapter_map(dummies):
 
 
 def test_registered_entries_leave_with_the_block():
-    from cffair import reproduce
     from cffair.experiments import config as C
+    from cffair.workflows import reproduce
 
     with registry.registered(DUMMY, Q5):
         assert "dummy" in C.BASELINES
@@ -108,7 +108,7 @@ def test_registering_a_taken_key_or_a_malformed_entry_is_refused():
 
 def test_an_ltn_setting_has_one_spelling():
     from cffair.cli import run as cli_run
-    from cffair.own import normalise_settings
+    from cffair.workflows.own import normalise_settings
 
     for key in registry.ltn_settings():
         short = registry.method(key).short

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cffair.utils import project_root
+from cffair._support.utils import project_root
 
 ROOT = project_root()
 RELEASE = ROOT / "tools" / "release.py"

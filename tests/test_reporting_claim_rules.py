@@ -406,7 +406,7 @@ def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_re
     assert "COMPAS(age) is shown, not counted" in by["Q2.1"].note
     # the claim's note counts the Q2 variants as the Q2 page does (the page's own records and sentence)
 
-    from cffair import reproduce
+    from cffair.workflows import reproduce
 
     page = book.q2_finding(
         reporting.variants_frame(reproduce.results_for("render", ["q2", "q2_why"], datasets=["compas", "adult"])),

@@ -160,7 +160,7 @@ def test_a_resumed_run_says_so_and_its_whole_run_is_projected():
 def _bench_full_run():
     import importlib.util
 
-    from cffair.utils import project_root
+    from cffair._support.utils import project_root
 
     spec = importlib.util.spec_from_file_location("bench_full_run", project_root() / "benchmarks" / "bench_full_run.py")
     module = importlib.util.module_from_spec(spec)
@@ -172,7 +172,7 @@ def _bench_full_run():
 def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, computed):
     import shutil
 
-    from cffair.utils import project_root
+    from cffair._support.utils import project_root
 
     bench = _bench_full_run()
     assert [bench.part_of(s) for s in ("pcf", "beyond", "ltn_acc_cf_cke", "gan")] == [
@@ -290,8 +290,8 @@ def test_the_paper_protocol_line_follows_its_numbers(records, seconds, words) ->
 def test_parts_efficiency_on_the_committed_run_counts_each_record_once_and_flags_recomputed_work() -> None:
     """Each list of groups run together owns the records no earlier list's grid holds: together they are
     the whole grid; a list whose parts computed more records than it owns is a lower bound (not exact)."""
+    from cffair._support.utils import project_root
     from cffair.experiments import ResultsStore, paper_grid
-    from cffair.utils import project_root
 
     bench = _bench_full_run()
     full = project_root() / "results" / "full"

@@ -15,9 +15,9 @@ from pathlib import Path
 import machines
 import pytest
 
-from cffair import reproduce as R
+from cffair._support.utils import project_root
 from cffair.experiments import ExperimentConfig, ResultsStore, diff, paper_grid
-from cffair.utils import project_root
+from cffair.workflows import reproduce as R
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ def _metrics(store: ResultsStore) -> dict[str, dict]:
 
 def test_a_real_grid_on_a_dask_local_cluster_equals_the_joblib_run(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
-    from cffair.pipeline import prepare_counterfactuals
+    from cffair.experiments.pipeline import prepare_counterfactuals
 
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("CFFAIR_DASK_SCHEDULER", raising=False)
@@ -49,7 +49,7 @@ def test_a_real_grid_on_a_dask_local_cluster_equals_the_joblib_run(tmp_path, mon
 SLOW_GRID = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
-from cffair import reproduce as R
+from cffair.workflows import reproduce as R
 from cffair.experiments import ExperimentConfig, ResultsStore
 from toy_grid import toy_fingerprint
 
@@ -108,7 +108,7 @@ def test_spot_check_one_committed_record_recomputed_from_scratch(tmp_path, monke
     state, reasons = R.check(committed_store, cfg)
 
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))  # nothing cached: twins, flow, model
-    from cffair.pipeline import run_group
+    from cffair.experiments.pipeline import run_group
 
     scratch = ResultsStore(tmp_path / "scratch")
     [rec] = [
@@ -135,12 +135,12 @@ def test_spot_check_one_committed_record_recomputed_from_scratch(tmp_path, monke
 def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
     """A run that resumes a regeneration says how many of the grid's records it computed, so no
     one reads its stage times as a whole run's."""
-    import cffair.pipeline
+    import cffair.experiments.pipeline
 
     cfgs = paper_grid("quick", only=["q1"])
     stale = {c.key for c in cfgs[:2]}
     ran = []
-    monkeypatch.setattr(cffair.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(cffair.experiments.pipeline, "prepare_inputs", lambda *a, **k: {})
     monkeypatch.setattr(
         R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale" if cfg.key in stale else "fresh", [])
     )
@@ -153,9 +153,9 @@ def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
 def test_provenance_lists_the_parts_of_a_regeneration_run_group_by_group(tmp_path, monkeypatch):
     """Two invocations at the same clean commit are two parts of one regeneration: the provenance keeps
     both, with the groups each ran and the sum of their wall times; a run at another commit starts anew."""
-    import cffair.pipeline
+    import cffair.experiments.pipeline
 
-    monkeypatch.setattr(cffair.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(cffair.experiments.pipeline, "prepare_inputs", lambda *a, **k: {})
     monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale", []))
     monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: None)
     monkeypatch.setattr(
@@ -191,10 +191,10 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
     the regeneration's wall time is the sum of both."""
     import itertools
 
-    import cffair.pipeline
+    import cffair.experiments.pipeline
 
     clock = itertools.count()
-    monkeypatch.setattr(cffair.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(cffair.experiments.pipeline, "prepare_inputs", lambda *a, **k: {})
     monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale", []))
     monkeypatch.setattr(
         R,

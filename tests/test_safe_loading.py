@@ -20,13 +20,13 @@ import pandas as pd
 import pytest
 import torch
 
-from cffair import artefacts
+from cffair._support import artefacts
+from cffair._support.integrity import seal
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.flow import CausalFlow, fit_flow
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import ArtefactError, CacheWarning, CounterfactualError, DataError
-from cffair.integrity import seal
-from cffair.training import LTNLearner, checkpoint_extra
+from cffair.learners.training import LTNLearner, checkpoint_extra
 
 torch.set_num_threads(1)
 
@@ -255,7 +255,7 @@ def test_old_truncated_and_crafted_cached_flows_are_refitted_without_running_cod
 
 
 def test_a_crafted_pretraining_cache_file_runs_nothing_and_is_recomputed(tmp_path):
-    from cffair.pretraining import pretrained
+    from cffair.learners.pretraining import pretrained
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 3)).astype(np.float32)
@@ -410,8 +410,8 @@ def test_data_fingerprint_names_what_changed():
 def test_a_crafted_or_tampered_results_record_is_refused(tmp_path):
     import pickle
 
+    from cffair._support.utils import project_root
     from cffair.experiments.store import _validate
-    from cffair.utils import project_root
 
     records = sorted((project_root() / "results" / "full" / "records").glob("*.json"))
     if not records:
@@ -602,10 +602,10 @@ def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_tr
 
 
 def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_path):
+    from cffair._support.utils import stable_hash
     from cffair.causal.flow import generate_from
     from cffair.datasets import frame_hash
-    from cffair.encoding import Encoder
-    from cffair.utils import stable_hash
+    from cffair.datasets.encoding import Encoder
 
     frame, spec = _mixed()
     model = CausalFlow(spec, config=FAST).fit(frame, seed=0)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cffair._support.utils import project_root
 from cffair.experiments import SourceTree
-from cffair.utils import project_root
 
 #: The largest module we accept (lines); DESIGN.md asks for "about 600".
 MAX_LINES = 650

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
-from cffair import synthetic
+from cffair.causal import synthetic
 from cffair.causal.cnf import CausalFlow
 from cffair.causal.config import PAPER_TREATMENT
 from cffair.causal.flow import generate_from

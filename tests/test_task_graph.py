@@ -9,10 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from cffair import reproduce as R
-from cffair import scheduler
-from cffair.experiments import ExperimentConfig, ResultsStore, paper_grid
+from cffair.experiments import ExperimentConfig, ResultsStore, paper_grid, scheduler
 from cffair.experiments.tasks import Task, critical_path, dependencies, simulate, task_graph
+from cffair.workflows import reproduce as R
 
 
 def _by_id(tasks):
@@ -164,7 +163,7 @@ def _bodies(store):
 def compas_fold(tmp_path_factory):
     """The quick grid's LTN chain and GAN of COMPAS fold 0, run in one process (the groups of
     before) and as a split graph on 2 workers."""
-    from cffair.pipeline import prepare_inputs, run_group
+    from cffair.experiments.pipeline import prepare_inputs, run_group
 
     root = tmp_path_factory.mktemp("split")
     mp = pytest.MonkeyPatch()

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 import torch
 
-from cffair import logic
 from cffair.errors import DataError
+from cffair.logic import axioms as logic
 from cffair.reporting import style
 from cffair_book import pages, teaching
 
@@ -217,7 +217,7 @@ def test_provenance_badge_says_where_the_numbers_come_from():
 
 def test_the_toy_knowledge_base_trains_in_seconds_and_a4_lowers_the_gap():
     torch.set_num_threads(1)
-    from cffair.training import LTNLearner
+    from cffair.learners.training import LTNLearner
 
     toy = teaching.toy_loans(n=300, seed=0)
     gaps = {}
@@ -231,7 +231,7 @@ def test_the_toy_knowledge_base_trains_in_seconds_and_a4_lowers_the_gap():
 
 
 def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when_not() -> None:
-    from cffair.reproduce import Freshness
+    from cffair.workflows.reproduce import Freshness
 
     fresh = Freshness(pd.DataFrame({"state": ["fresh", "fresh"], "reasons": [[], []]}), "results/full")
     box = str(pages.freshness_box(fresh))
@@ -242,7 +242,7 @@ def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when
                 "state": ["fresh", "stale", "stale", "missing"],
                 "reasons": [
                     [],
-                    ["code of cffair.training changed"],
+                    ["code of cffair.learners.training changed"],
                     ["input counterfactuals: its content changed"],
                     [],
                 ],
@@ -253,7 +253,7 @@ def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when
     box = str(pages.freshness_box(stale))
     assert 'class="admonition warning"' in box and "3 of 4 records behind this page are not" in box
     assert "(1 missing, 2 stale)" in box
-    assert "<li>the code changed in 1 module: cffair.training</li>" in box
+    assert "<li>the code changed in 1 module: cffair.learners.training</li>" in box
     assert "<li>input counterfactuals: its content changed (1 record)</li>" in box
     assert "<li>1 record is missing.</li>" in box
     assert repr(stale) == "Freshness(1 fresh, 1 missing, 2 stale in results/full)"

@@ -1,4 +1,4 @@
-"""cffair.utils.torch_cpu_setup: one thread, and the process's floating-point state left alone."""
+"""cffair._support.utils.torch_cpu_setup: one thread, and the process's floating-point state left alone."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 # In a fresh process, so that what other test modules set up does not leak in.
 PROBE = """
 import torch
-from cffair.utils import torch_cpu_setup
+from cffair._support.utils import torch_cpu_setup
 tiny = torch.tensor([1e-39], dtype=torch.float32)  # a float32 denormal (below 1.18e-38)
 before = float(tiny * 2.0)
 torch_cpu_setup()
@@ -29,9 +29,9 @@ def test_torch_cpu_setup_uses_one_thread_and_keeps_denormals():
 
 FLUSH_PROBE = """
 import numpy as np, torch
-from cffair.devices import _flushing_denormals
-from cffair.training import LTNLearner
-from cffair.logic import KnowledgeBase
+from cffair._support.devices import _flushing_denormals
+from cffair.learners.training import LTNLearner
+from cffair.logic.axioms import KnowledgeBase
 rng = np.random.default_rng(0)
 X = rng.normal(size=(64, 3)).astype(np.float32); y = (X[:, 0] > 0).astype(float)
 preset = {preset}
@@ -56,8 +56,8 @@ def test_the_learner_flushes_denormals_only_while_it_trains(preset):
 def test_the_baselines_train_with_denormals_flushed_and_restore_the_setting(monkeypatch):
     """The MLP baselines' loop (train_mlp) runs every step with denormals flushed, and the process's
     setting is back afterwards; the GAN's and DCEVAE's training methods are wrapped the same way."""
+    from cffair._support.devices import _flushing_denormals
     from cffair.baselines import augmented, dcevae, gan
-    from cffair.devices import _flushing_denormals
 
     seen: list[bool] = []
     real = augmented.make_mlp

@@ -17,7 +17,7 @@ exactly what was tested), it
 It pushes nothing: ``git push origin main v<VERSION>`` publishes the release (an archive such as
 Zenodo then mints a DOI from ``.zenodo.json``), ``make book`` and ``make publish`` the book that
 shows the version in every page's footer. A version in ``__version__`` is not part of any record's
-fingerprint (:mod:`cffair.codehash`), so a release stales no result. A mistake (a dirty tree, a
+fingerprint (:mod:`cffair._support.codehash`), so a release stales no result. A mistake (a dirty tree, a
 malformed version, a tag that exists, no unreleased heading) is one line on stderr and exit
 status 2, with nothing changed.
 """

@@ -41,7 +41,7 @@ def resolve_target(target: str, documented: Iterable[str], *, module: str | None
     refers to it; then anywhere in the library (a name re-exported from another package).
 
     >>> objects = ["cffair.datasets.spec.DatasetSpec", "cffair.reporting.names.RESULT_COLUMNS",
-    ...            "cffair.experiments.store.ResultsStore.put", "cffair.registry.BASELINES"]
+    ...            "cffair.experiments.store.ResultsStore.put", "cffair.experiments.registry.BASELINES"]
     >>> resolve_target("cffair.datasets.DatasetSpec", objects)
     'cffair.datasets.spec.DatasetSpec'
     >>> resolve_target("RESULT_COLUMNS", objects, module="cffair.reporting.tables")
@@ -51,7 +51,7 @@ def resolve_target(target: str, documented: Iterable[str], *, module: str | None
     >>> resolve_target("ResultsStore.put", objects)
     'cffair.experiments.store.ResultsStore.put'
     >>> resolve_target("cffair.experiments.BASELINES", objects)
-    'cffair.registry.BASELINES'
+    'cffair.experiments.registry.BASELINES'
     >>> resolve_target("cffair.causal.Missing", objects) is None
     True
     """

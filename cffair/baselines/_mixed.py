@@ -3,7 +3,7 @@
 The original GAN (Grari et al. 2023) and DCEVAE (Kim et al. 2021) code decode every column
 with a sigmoid and a binary cross-entropy (their data was min-max scaled or all-binary). The
 paper's datasets mix feature kinds, so cffair gives each decoder one *head per feature*,
-read off :attr:`cffair.encoding.Encoder.slices`:
+read off :attr:`cffair.datasets.encoding.Encoder.slices`:
 
 * ``numeric`` (continuous/integer, standard-scaled): a Gaussian with unit variance, i.e. half
   the squared error;
@@ -22,7 +22,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from cffair._validation import check_fitted, check_labels, check_matrix
+from cffair._support.validation import check_fitted, check_labels, check_matrix
 from cffair.datasets import CATEGORY_KINDS, DatasetSpec, require_binary_sensitive
 from cffair.errors import DataError
 
@@ -61,7 +61,7 @@ def feature_blocks(encoder, features: Sequence[str], offset_map: dict[int, int] 
     """The decoding blocks of ``features`` in the encoder's layout.
 
     Args:
-        encoder: a fitted :class:`cffair.encoding.Encoder`.
+        encoder: a fitted :class:`cffair.datasets.encoding.Encoder`.
         features: the features to describe (in this order).
         offset_map: optional map from the encoder's column index to a column index of a
             narrower array (used when some columns, e.g. the sensitive one, are dropped).
@@ -128,12 +128,12 @@ def decode(logits: torch.Tensor, blocks: Sequence[Block], hard: bool = True) -> 
 
 # ----------------------------------------------------------------------------- inputs
 def check_encoded(X: np.ndarray, width: int | None = None, what: str = "X") -> np.ndarray:
-    """``X`` as a finite float32 2-D array of the expected width (:func:`cffair._validation.check_matrix`)."""
+    """``X`` as a finite float32 2-D array of the expected width (:func:`cffair._support.validation.check_matrix`)."""
     return check_matrix(X, what, n_columns=width, dtype=np.float32)
 
 
 def check_target(y: np.ndarray, n: int, target_kind: str, what: str = "y") -> np.ndarray:
-    """``y`` as float32 ``(n,)``; 0/1 for a binary target (:func:`cffair._validation.check_labels`)."""
+    """``y`` as float32 ``(n,)``; 0/1 for a binary target (:func:`cffair._support.validation.check_labels`)."""
     return check_labels(y, target_kind, input_name=what, length=n).astype(np.float32)
 
 

@@ -6,7 +6,7 @@ methodology on the combined dataset of counterfactuals and original data points"
 
 Choices (documented for the book):
 
-* the network is :func:`cffair.models.make_mlp` (MLP(100, 50)), the LTN's predicate;
+* the network is :func:`cffair.learners.networks.make_mlp` (MLP(100, 50)), the LTN's predicate;
 * the optimiser is Adam with the LTN's learning rate (paper: 0.1, configurable);
 * the loss is binary cross-entropy on the sigmoid output for a binary target and mean squared
   error for a score target;
@@ -27,13 +27,13 @@ import torch.nn.functional as F
 from sklearn.base import BaseEstimator
 from torch import nn
 
-from cffair._validation import TargetKind, check_target_kind
+from cffair._support.devices import flushed_denormals, resolve_device
+from cffair._support.validation import TargetKind, check_target_kind
 from cffair.baselines._mixed import check_encoded, check_fitted, check_target, minibatches, model_device
 from cffair.causal.cfset import CFPairs
-from cffair.contract import PredictMixin
-from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import DataError
-from cffair.models import make_mlp
+from cffair.learners.contract import PredictMixin
+from cffair.learners.networks import make_mlp
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class MLPConfig:
 
     Attributes:
         epochs: passes over the training rows. Default 1500: the LTN's training on the
-            accuracy axioms (the paper's pre-training length, :mod:`cffair.training`), i.e.
+            accuracy axioms (the paper's pre-training length, :mod:`cffair.learners.training`), i.e.
             the plain MLP gets as many full-batch epochs as LTN(acc).
         lr: Adam's learning rate (the paper's LTN uses 0.1).
         batch_size: ``None`` for full-batch training (the default, as the LTN), else a mini-batch size.
@@ -112,7 +112,7 @@ def train_mlp(
     """Train a fresh :func:`make_mlp` on ``(X, y)``; return it (in eval mode) and the loss per epoch.
 
     The network is initialised on the CPU from ``config.seed`` and trained on ``device``
-    (:mod:`cffair.devices`), where ``X`` and ``y`` are moved once; the returned network stays there.
+    (:mod:`cffair._support.devices`), where ``X`` and ``y`` are moved once; the returned network stays there.
     Full-batch training (``batch_size=None``) merges identical rows with count weights
     (``merge_rows``: the same loss, less work) and reads the whole batch without copying it.
     """
@@ -191,7 +191,7 @@ class AugmentedMLP(PredictMixin, BaseEstimator):
     Args:
         target_kind: ``"binary"`` or ``"score"``.
         config: how the MLP is trained (default :class:`MLPConfig`).
-        device: where to train (:mod:`cffair.devices`).
+        device: where to train (:mod:`cffair._support.devices`).
 
     Example::
 

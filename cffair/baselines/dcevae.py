@@ -54,6 +54,7 @@ import torch.nn.functional as F
 from sklearn.base import BaseEstimator
 from torch import nn
 
+from cffair._support.devices import flushed_denormals, resolve_device
 from cffair.baselines._mixed import (
     Block,
     binary_sensitive,
@@ -66,9 +67,8 @@ from cffair.baselines._mixed import (
     reconstruction_loss,
 )
 from cffair.baselines.augmented import AugmentedMLP, MLPConfig
-from cffair.contract import PredictMixin
-from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import DataError
+from cffair.learners.contract import PredictMixin
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ class DCEVAE(BaseEstimator):
     Args:
         config: hyperparameters (default :class:`DCEVAEConfig`).
         graph: the causal graph (default: the spec's).
-        device: where to train and generate (:mod:`cffair.devices`).
+        device: where to train and generate (:mod:`cffair._support.devices`).
     """
 
     model_: DCEVAENet | None = None
@@ -392,7 +392,7 @@ class DCEVAEBaseline(PredictMixin, BaseEstimator):
     Args:
         config: DCEVAE's and the MLP's settings (default :class:`DCEVAEConfig`).
         graph: the causal graph (default: the spec's).
-        device: where both train (:mod:`cffair.devices`).
+        device: where both train (:mod:`cffair._support.devices`).
 
     Attributes after :meth:`fit`:
         ``generator_``: the fitted :class:`DCEVAE` (also ``generator``).

@@ -60,6 +60,7 @@ import torch.nn.functional as F
 from sklearn.base import BaseEstimator
 from torch import nn
 
+from cffair._support.devices import flushed_denormals, resolve_device
 from cffair.baselines._mixed import (
     Block,
     binary_sensitive,
@@ -72,9 +73,8 @@ from cffair.baselines._mixed import (
     reconstruction_loss,
 )
 from cffair.baselines.augmented import predict_mlp, predictor_loss
-from cffair.contract import PredictMixin
-from cffair.devices import flushed_denormals, resolve_device
 from cffair.errors import DataError
+from cffair.learners.contract import PredictMixin
 
 #: The paper's batch sizes (section 6.4): 2048 for Adult, 512 for COMPAS and Lawschool.
 PAPER_BATCH_SIZE: dict[str, int] = {"adult": 2048, "compas": 512, "compas_age": 512, "lawschool": 512}
@@ -241,14 +241,14 @@ class AdversarialVAE(nn.Module):
 class GANBaseline(PredictMixin, BaseEstimator):
     """Grari et al. (2023): adversarial counterfactual inference + counterfactually fair predictor.
 
-    Common interface (:mod:`cffair.contract`): :meth:`fit` (readable training frame and a fitted
-    :class:`~cffair.encoding.Encoder`), :meth:`predict_score` (encoded rows → P(y = 1) or a
+    Common interface (:mod:`cffair.learners.contract`): :meth:`fit` (readable training frame and a fitted
+    :class:`~cffair.datasets.encoding.Encoder`), :meth:`predict_score` (encoded rows → P(y = 1) or a
     score), :meth:`counterfactuals` (a :class:`~cffair.causal.cfset.CounterfactualSet` with
     ``meta["generator"] == "gan"``).
 
     Args:
         config: hyperparameters (default :class:`GANConfig`).
-        device: where both stages train (:mod:`cffair.devices`); random draws come from the
+        device: where both stages train (:mod:`cffair._support.devices`); random draws come from the
             same CPU generators on every device.
     """
 

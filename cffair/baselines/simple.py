@@ -1,6 +1,6 @@
 """Cheap counterfactual-fairness baselines a user would try before an LTN.
 
-All three use the paper's MLP(100, 50) (:func:`cffair.models.make_mlp`, trained as
+All three use the paper's MLP(100, 50) (:func:`cffair.learners.networks.make_mlp`, trained as
 :class:`cffair.baselines.augmented.MLPConfig` says) and are scored by the same evaluation on
 the same CNF counterfactual pairs as every other method.
 
@@ -38,20 +38,20 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from torch import nn
 
-from cffair._validation import check_choice
+from cffair._support.validation import check_choice
 from cffair.baselines._mixed import check_encoded, check_fitted, check_target
 from cffair.baselines.augmented import MLPConfig, predict_mlp, train_mlp
 from cffair.causal.cfset import CFPairs
-from cffair.contract import PredictMixin
 from cffair.errors import DataError
+from cffair.learners.contract import PredictMixin
 
 if TYPE_CHECKING:
-    from cffair.encoding import Encoder
+    from cffair.datasets.encoding import Encoder
 
 
 class _EncodedBaseline(PredictMixin, BaseEstimator):
     """What the three share: the fitted encoder whose spec gives the target kind, the MLP's
-    training settings and the device (:mod:`cffair.contract`)."""
+    training settings and the device (:mod:`cffair.learners.contract`)."""
 
     encoder: Encoder
     config: MLPConfig | None
@@ -75,9 +75,9 @@ class UnawareMLP(_EncodedBaseline):
     shared evaluation scores it like any other model.
 
     Args:
-        encoder: the fitted :class:`~cffair.encoding.Encoder`.
+        encoder: the fitted :class:`~cffair.datasets.encoding.Encoder`.
         config: how the MLP is trained.
-        device: where to train (:mod:`cffair.devices`).
+        device: where to train (:mod:`cffair._support.devices`).
     """
 
     def __init__(self, encoder, config: MLPConfig | None = None, *, device: str = "cpu"):
@@ -110,10 +110,10 @@ class ResidualMLP(_EncodedBaseline):
     """Kusner et al. (2017) level 3: MLP(100, 50) on non-descendants and descendants' residuals.
 
     Args:
-        encoder: the fitted :class:`~cffair.encoding.Encoder`.
+        encoder: the fitted :class:`~cffair.datasets.encoding.Encoder`.
         graph: the causal graph (default: ``encoder.spec.load_graph()``).
         config: how the MLP is trained.
-        device: where to train (:mod:`cffair.devices`).
+        device: where to train (:mod:`cffair._support.devices`).
     """
 
     coef_: np.ndarray | None = None
@@ -174,7 +174,7 @@ class PlugInCF(_EncodedBaseline):
     * :meth:`predict_score_pairs` ``(x, [x_cf_1, ...])`` — aligned arrays, one per
       counterfactual world or sample;
     * :meth:`score_fn` ``(pairs)`` — a ``score_fn(X)`` for the shared
-      :func:`cffair.metrics.evaluate`, which calls it on the test rows, on ``pairs.x`` and on
+      :func:`cffair.evaluation.metrics.evaluate`, which calls it on the test rows, on ``pairs.x`` and on
       ``pairs.x_cf``. A row equal to a factual row of ``pairs`` is mixed with that row's
       counterfactuals; a row that only occurs as a counterfactual is mixed with its factual
       row (the counterfactual of a counterfactual is the factual row: exact for an
@@ -186,10 +186,10 @@ class PlugInCF(_EncodedBaseline):
     * :meth:`set_counterfactuals` ``(pairs)`` — then :meth:`predict_score` works on such rows.
 
     Args:
-        encoder: the fitted :class:`~cffair.encoding.Encoder`.
+        encoder: the fitted :class:`~cffair.datasets.encoding.Encoder`.
         config: how ``f`` is trained.
         weights: ``"prior"`` (Zhou et al.: P(A = a)) or ``"uniform"``.
-        device: where to train (:mod:`cffair.devices`).
+        device: where to train (:mod:`cffair._support.devices`).
     """
 
     _pairs: CFPairs | None = None

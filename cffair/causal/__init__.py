@@ -2,7 +2,7 @@
 
 ``CausalFlow``, ``fit_flow``, ``generate`` and ``generate_from`` are imported lazily (they need
 torch and zuko); ``CounterfactualSet``, ``CFPairs``, ``FlowConfig`` and ``PAPER_TREATMENT`` are
-light. ``simulate_scm`` lives in :mod:`cffair.synthetic` (kept here by name).
+light. ``simulate_scm`` lives in :mod:`cffair.causal.synthetic` (kept here by name).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ _LAZY = {
     "fit_flow": "cffair.causal.flow",
     "generate": "cffair.causal.flow",
     "generate_from": "cffair.causal.flow",
-    "simulate_scm": "cffair.synthetic",
+    "simulate_scm": "cffair.causal.synthetic",
 }
 
 

@@ -3,7 +3,7 @@
 Files live under :func:`cache_dir` (``flows/*.pt``, ``counterfactuals/*.parquet``), named by a
 hash of everything that determines them, including :func:`source_version`, so editing what the
 generator's code does invalidates them; a docstring, comment or formatting edit does not (the
-normalised code of :mod:`cffair.codehash`, as for result records). A file that cannot be read (truncated by a full disk, a
+normalised code of :mod:`cffair._support.codehash`, as for result records). A file that cannot be read (truncated by a full disk, a
 killed process on a file system without atomic renames, a foreign file) is reported with a
 :class:`~cffair.errors.CacheWarning`, removed and recomputed: never a traceback.
 """
@@ -47,9 +47,9 @@ def cache_dir(path: str | Path | None = None) -> Path:
 
 def source_version() -> str:
     """``GENERATOR_VERSION`` plus a hash of the generator's normalised code and of everything it
-    imports (:func:`cffair.codehash.code_version`), so that a change of what the code does
+    imports (:func:`cffair._support.codehash.code_version`), so that a change of what the code does
     invalidates the caches and a docstring edit does not."""
-    from cffair.codehash import code_version
+    from cffair._support.codehash import code_version
 
     return f"{GENERATOR_VERSION}-{code_version(f'cffair.causal.{m}' for m in _SOURCES)[:10]}"
 

@@ -48,14 +48,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair._validation import check_vector
+from cffair._support.utils import json_default
+from cffair._support.validation import check_vector
 from cffair.causal.integrity import RECONSTRUCTING_GENERATORS
 from cffair.errors import CounterfactualError
-from cffair.utils import json_default
 
 #: Key of the JSON metadata in the parquet schema.
 META_KEY = b"cffair.meta"
-#: Key of the hash of the set's rows (:func:`cffair.artefacts.content_hash`) in the parquet schema.
+#: Key of the hash of the set's rows (:func:`cffair._support.artefacts.content_hash`) in the parquet schema.
 CONTENT_KEY = b"cffair.content"
 #: The leading columns of the long format.
 INDEX_COLUMNS: tuple[str, ...] = ("row_id", "feature", "value", "sample")
@@ -144,8 +144,8 @@ class CounterfactualSet:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from cffair.artefacts import content_hash
-        from cffair.utils import atomic_path
+        from cffair._support.artefacts import content_hash
+        from cffair._support.utils import atomic_path
 
         table = pa.Table.from_pandas(self.frame, preserve_index=False)
         metadata = dict(table.schema.metadata or {})
@@ -306,7 +306,7 @@ class CounterfactualSet:
 
         Args:
             factual: the dataset frame the row ids point into (positional).
-            encoder: a fitted :class:`cffair.encoding.Encoder` (``transform(frame)``).
+            encoder: a fitted :class:`cffair.datasets.encoding.Encoder` (``transform(frame)``).
             feature: the intervened feature ``F``.
             rows: optional positional row ids (e.g. a training fold) to keep.
             check_data: compare the stored data hash with ``factual`` (:meth:`check_data`);

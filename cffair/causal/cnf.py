@@ -215,12 +215,12 @@ class CausalFlow:
         """Fit by maximum likelihood on ``frame``'s features (section 6.2's settings).
 
         Deterministic for a given frame, config and seed (one torch thread). ``device``
-        (:mod:`cffair.devices`) is where the training runs: the networks are initialised on the
+        (:mod:`cffair._support.devices`) is where the training runs: the networks are initialised on the
         CPU, moved there with the training data once, and the noise is drawn by the same CPU
         generator; the fitted flow comes back to the CPU (counterfactuals are computed there).
         """
-        from cffair.devices import resolve_device
-        from cffair.utils import seed_everything, torch_cpu_setup
+        from cffair._support.devices import resolve_device
+        from cffair._support.utils import seed_everything, torch_cpu_setup
 
         dev = resolve_device(device)
         torch_cpu_setup()
@@ -564,20 +564,20 @@ class CausalFlow:
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path) -> None:
         """Write the fitted model atomically: settings as JSON, networks as state dicts
-        (:func:`cffair.artefacts.save_flow`; nothing is pickled)."""
-        from cffair.artefacts import save_flow
+        (:func:`cffair._support.artefacts.save_flow`; nothing is pickled)."""
+        from cffair._support.artefacts import save_flow
 
         save_flow(self, path)
 
     @staticmethod
     def load(path: str | Path) -> CausalFlow:
         """Rebuild a model written by :meth:`save` from its settings and weights, running no code
-        from the file (:func:`cffair.artefacts.load_flow`).
+        from the file (:func:`cffair._support.artefacts.load_flow`).
 
         Raises:
             ArtefactError: for a missing, damaged, old-format (pickled) or crafted file.
         """
-        from cffair.artefacts import load_flow
+        from cffair._support.artefacts import load_flow
 
         return load_flow(path, CausalFlow)
 

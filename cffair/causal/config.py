@@ -16,7 +16,7 @@ of :mod:`cffair.causal.flow`):
 
 :data:`PAPER_TREATMENT` is the paper's choice for all three; the reproduction of the paper's tables
 passes it explicitly. Which treatment is right where is measured on structural causal models
-with known counterfactuals (:mod:`cffair.synthetic`, ``benchmarks/bench_synthetic_counterfactuals.py``).
+with known counterfactuals (:mod:`cffair.causal.synthetic`, ``benchmarks/bench_synthetic_counterfactuals.py``).
 
 References:
     | Counterfactual Off-Policy Evaluation with Gumbel-Max Structural Causal Models

@@ -127,10 +127,10 @@ def fit_flow(
     The flow never sees the target, so fitting it once per dataset on every row leaks no label
     (the recommended default; see the module docstring). ``cache=False`` disables the cache; an
     unreadable cached flow is reported (:class:`~cffair.errors.CacheWarning`), removed and refitted.
-    ``device`` is where a fit trains (:mod:`cffair.devices`); it is not part of the cache key.
+    ``device`` is where a fit trains (:mod:`cffair._support.devices`); it is not part of the cache key.
     """
     from cffair import __version__
-    from cffair.utils import stable_hash
+    from cffair._support.utils import stable_hash
 
     frame, spec = _as_dataset(dataset)
     cfg = FlowConfig.from_dict(config)
@@ -173,7 +173,7 @@ def generate(
             generator's source, so a repeated call returns instantly from disk. An
             unreadable cache file is reported, removed and recomputed.
         progress: show tqdm progress bars.
-        device: where the flow trains (:mod:`cffair.devices`; not part of the cache key).
+        device: where the flow trains (:mod:`cffair._support.devices`; not part of the cache key).
 
     Returns:
         A :class:`CounterfactualSet`; rows whose factual value already equals the
@@ -184,8 +184,8 @@ def generate(
             than 99 % of that feature's counterfactual rows (see :func:`frozen_descendants`).
     """
     from cffair import __version__
+    from cffair._support.utils import stable_hash
     from cffair.datasets import frame_hash
-    from cffair.utils import stable_hash
 
     frame, spec = _as_dataset(dataset)
     cfg = FlowConfig.from_dict(config)
@@ -255,7 +255,7 @@ def _build(
     extra: Mapping[str, Any],
 ) -> CounterfactualSet:
     from cffair import __version__
-    from cffair.utils import stable_hash
+    from cffair._support.utils import stable_hash
 
     parts = []
     for k, iv in enumerate(_progress(todo, progress, desc=f"counterfactuals {spec.name}")):

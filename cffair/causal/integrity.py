@@ -18,7 +18,7 @@ checks catch that and more, each with a one-line :class:`~cffair.errors.Counterf
 
 :func:`check_belongs` is the one check of a set brought to a command or an import against the
 data and spec it is used with (``cffair train --counterfactuals``, ``cffair audit --twins``,
-:meth:`~cffair.causal.cfset.CounterfactualSet.from_long`, :func:`cffair.audit.audit`): the
+:meth:`~cffair.causal.cfset.CounterfactualSet.from_long`, :func:`cffair.evaluation.audit.audit`): the
 spec's feature columns, the stored data hash, the row ids' range and :func:`check_rows`.
 
 They compare values and raise; they never change a set, hence ``FINGERPRINT_EXEMPT``.
@@ -200,7 +200,7 @@ def check_content(frame: pd.DataFrame, stored: bytes | None, path: str | Path) -
     (``None``: a file written before sets stored one, accepted)."""
     if stored is None:
         return
-    from cffair.artefacts import content_hash
+    from cffair._support.artefacts import content_hash
 
     if content_hash(frame) != stored.decode(errors="replace"):
         raise CounterfactualError(
@@ -215,7 +215,7 @@ def check_belongs(cfs: CounterfactualRows, factual: pd.DataFrame, spec: Any) -> 
     """Check that ``cfs`` holds counterfactuals of the rows of ``factual`` as ``spec`` reads them.
 
     The one check of a set brought from a file or from elsewhere (``cffair train
-    --counterfactuals``, ``cffair audit --twins``, :func:`cffair.audit.audit`,
+    --counterfactuals``, ``cffair audit --twins``, :func:`cffair.evaluation.audit.audit`,
     :meth:`~cffair.causal.cfset.CounterfactualSet.from_long`), in this order, each failure one
     line with the fix:
 

@@ -1,5 +1,5 @@
 """Scores of generated counterfactuals against true ones (for models with known twins,
-:mod:`cffair.synthetic`).
+:mod:`cffair.causal.synthetic`).
 
 * numeric nodes: RMSE of the per-row mean of the generated draws against the true twin, next
   to "leave it unchanged" (the factual value) and to the oracle's posterior mean;
@@ -71,7 +71,7 @@ def compare_with_truth(
         generated: generated twins (long: ``row_id``, optional ``sample``, features).
         truth: the true twins, one per ``row_id``.
         nodes: the nodes to score and their kinds (the descendants of the intervened feature).
-        oracle: draws of the oracle (:meth:`cffair.synthetic.SyntheticData.oracle`).
+        oracle: draws of the oracle (:meth:`cffair.causal.synthetic.SyntheticData.oracle`).
         min_count: smallest factual-value count for a transition-table row.
 
     Returns:

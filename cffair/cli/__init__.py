@@ -112,7 +112,7 @@ def _message(exc: BaseException) -> str:
             "save it as UTF-8 and try again"
         )
     if isinstance(exc, OSError) and exc.filename is not None:
-        from cffair._io import storage_error
+        from cffair._support.io import storage_error
 
         err = storage_error(exc, exc.filename) if exc.errno not in (errno.ENOENT, None) else None
         return _message(err) if err is not None else f"{exc.filename}: {exc.strerror or exc}"

@@ -267,12 +267,12 @@ def check_output(
         OptionError: an empty path, ``-`` where no table is written, or a path that is one of
             ``inputs`` (the same file, through symbolic or hard links too).
         StorageError: a folder, a device, pipe, socket or kernel file (which the atomic write
-            would replace: :func:`cffair._io.special_file`), a read-only folder, no permission,
+            would replace: :func:`cffair._support.io.special_file`), a read-only folder, no permission,
             or a file in the way.
     """
     if path is None:
         return
-    from cffair._io import special_file, writable_dir
+    from cffair._support.io import special_file, writable_dir
     from cffair.errors import StorageError
 
     to_stdout = "; to print it, give " + option + " -" if stdout else ""
@@ -335,7 +335,7 @@ def check_cache_writable(args: argparse.Namespace) -> None:
     root = cache_root(args)
     if root is False:
         return
-    from cffair._io import writable_dir
+    from cffair._support.io import writable_dir
     from cffair.causal.cache import cache_dir
 
     writable_dir(cache_dir(root if isinstance(root, str) else None), what="cache folder", hint=CACHE_FIX)
@@ -394,9 +394,9 @@ def fold_config(spec: Any, fold: int, n_folds: int, seed: int) -> Any:
 
 def prepare_fold(ds: Any, fold: int, n_folds: int, seed: int, cfs: Any) -> Any:
     """The fold a command trains on, built as the grid builds its folds
-    (:meth:`cffair.pipeline.fold.FoldData.build`): the encoder fitted on the training part, the
+    (:meth:`cffair.experiments.pipeline.fold.FoldData.build`): the encoder fitted on the training part, the
     encoded rows and labels, the sensitive-attribute pairs of both parts, the shared evaluation."""
-    from cffair.pipeline.fold import FoldData
+    from cffair.experiments.pipeline.fold import FoldData
 
     frame, spec = ds
     return FoldData.build(fold_config(spec, fold, n_folds, seed), cfs, dataset=(frame, spec))
@@ -405,8 +405,8 @@ def prepare_fold(ds: Any, fold: int, n_folds: int, seed: int, cfs: Any) -> Any:
 def fold_encoder(ds: Any, extra: dict[str, Any]) -> tuple[Any, Any]:
     """The training rows and the fitted encoder of a checkpoint's fold (``extra``: its saved
     ``folds``, ``fold`` and ``seed``), split as :func:`prepare_fold` splits."""
-    from cffair.encoding import Encoder
-    from cffair.pipeline.fold import fold_rows
+    from cffair.datasets.encoding import Encoder
+    from cffair.experiments.pipeline.fold import fold_rows
 
     frame, spec = ds
     train, _ = fold_rows(
@@ -416,8 +416,8 @@ def fold_encoder(ds: Any, extra: dict[str, Any]) -> tuple[Any, Any]:
 
 
 def checkpoint_data(ds: Any) -> dict[str, Any]:
-    """The hashes a checkpoint stores of its data: rows, columns, spec and graph (:func:`cffair.artefacts.data_fingerprint`)."""
-    from cffair.artefacts import data_fingerprint
+    """The hashes a checkpoint stores of its data: rows, columns, spec and graph (:func:`cffair._support.artefacts.data_fingerprint`)."""
+    from cffair._support.artefacts import data_fingerprint
 
     frame, spec = ds
     return data_fingerprint(frame, spec, spec.load_graph() if spec.graph is not None else None)
@@ -427,7 +427,7 @@ def check_training_rows(learner: Any, ds: Any, extra: dict[str, Any], encoder: A
     """Check that the fold and encoder rebuilt from the data give the rows ``learner`` was trained on.
 
     The learner stores the hash of its encoded training rows and labels (``data_hash_``, set by
-    :meth:`~cffair.training.LTNLearner.fit`); rebuilding the fold and the encoder from the
+    :meth:`~cffair.learners.training.LTNLearner.fit`); rebuilding the fold and the encoder from the
     checked data must reproduce it, or the model would be read with another encoding (other
     folds or scalings from another cffair or scikit-learn version).
 
@@ -437,7 +437,7 @@ def check_training_rows(learner: Any, ds: Any, extra: dict[str, Any], encoder: A
     import numpy as np
 
     from cffair.errors import DataError
-    from cffair.pretraining import _data_hash
+    from cffair.learners.pretraining import _data_hash
 
     stored = getattr(learner, "data_hash_", None)
     if stored is None:
@@ -465,9 +465,9 @@ def from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:
         ArtefactError: for a missing, damaged, old-format or crafted checkpoint.
         DataError: for a checkpoint not written by ``cffair train --save``, or data that changed.
     """
-    from cffair.artefacts import check_data_fingerprint, learner_state
+    from cffair._support.artefacts import check_data_fingerprint, learner_state
     from cffair.errors import DataError
-    from cffair.training import LTNLearner
+    from cffair.learners.training import LTNLearner
 
     state = learner_state(path)  # ArtefactError (one line, how to regenerate) for anything unreadable
     extra = dict(state.get("extra") or {})

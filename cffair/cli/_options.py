@@ -41,7 +41,7 @@ __all__ = [
 import argparse
 import math
 
-from cffair._validation import MAX_LEARNING_RATE
+from cffair._support.validation import MAX_LEARNING_RATE
 from cffair.errors import CffairError
 
 #: joblib backends ``cffair reproduce --backend`` accepts (``dask`` needs the ``cluster`` extra).
@@ -150,8 +150,8 @@ def probability(text: str) -> float:
 
 def learning_rate(text: str) -> float:
     """An Adam learning rate: a finite number in ``(0, 1]`` (cffair's default 1e-3; the paper's 0.1),
-    checked by :func:`cffair._validation.check_learning_rate` (as the estimators and the learner check it)."""
-    from cffair._validation import check_learning_rate
+    checked by :func:`cffair._support.validation.check_learning_rate` (as the estimators and the learner check it)."""
+    from cffair._support.validation import check_learning_rate
     from cffair.errors import ParameterError
 
     value = _float(text, "a learning rate > 0", "--lr 1e-3")
@@ -181,9 +181,9 @@ DEVICE_HELP = (
 
 
 def device(text: str) -> str:
-    """A device of :mod:`cffair.devices` that is present on this machine: ``cpu``, ``cuda``,
+    """A device of :mod:`cffair._support.devices` that is present on this machine: ``cpu``, ``cuda``,
     ``cuda:N`` or ``auto`` (checked now, so that a missing accelerator stops the command at once)."""
-    from cffair.devices import resolve_device
+    from cffair._support.devices import resolve_device
     from cffair.errors import DeviceError
 
     try:
@@ -224,10 +224,10 @@ def weights(text: str) -> dict[str, float]:
 
 
 def where_expression(text: str) -> str:
-    """A row-selection expression of :mod:`cffair.expressions` (``--where``), checked for its
+    """A row-selection expression of :mod:`cffair.datasets.expressions` (``--where``), checked for its
     syntax now; its column names and values are checked once the data is loaded."""
+    from cffair.datasets.expressions import parse
     from cffair.errors import ExpressionError
-    from cffair.expressions import parse
 
     try:
         parse(text)

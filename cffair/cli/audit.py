@@ -1,4 +1,4 @@
-"""``cffair audit``: the counterfactual fairness of a model trained elsewhere (:mod:`cffair.audit`).
+"""``cffair audit``: the counterfactual fairness of a model trained elsewhere (:mod:`cffair.evaluation.audit`).
 
 Two ways to bring the model:
 
@@ -9,14 +9,14 @@ Two ways to bring the model:
   is never loaded.
 * ``--predictions P.csv --twins TWINS.parquet --twin-predictions T.csv``: predictions made
   anywhere, matched to their rows by identity, never by position alone
-  (:mod:`cffair.alignment`): ``P.csv`` has a column ``d`` with one prediction (P(y = 1), or the
+  (:mod:`cffair.evaluation.alignment`): ``P.csv`` has a column ``d`` with one prediction (P(y = 1), or the
   score) per data row and a column ``row_id``, the row's 0-based position in the data (the rows
   may come in any order); ``TWINS.parquet`` is the counterfactual set the model was run on
   (``cffair counterfactuals generate``); ``T.csv`` has a column ``d_cf`` with one prediction per
   twin and the twins file's key columns (``row_id``, ``feature``, ``value``, ``sample``; those
   that name one twin each suffice). A file without ``row_id`` is refused (a shuffled one would
   score other people's twins) unless it is a single column written by
-  :func:`cffair.alignment.save_predictions`, which stores beside it the hash of the rows it was
+  :func:`cffair.evaluation.alignment.save_predictions`, which stores beside it the hash of the rows it was
   made for. A binary target's predictions must be probabilities in [0, 1] (percentages are
   refused with the fix).
 
@@ -32,7 +32,7 @@ Example::
 It prints the CF-MSE, the counterfactual flip rate (the share of person-twin pairs whose
 decision differs) and, per subgroup, both with a bootstrap 95 % interval; ``--out`` also writes
 them as JSON. Without ``--twins`` the twins come from the causal flow, fitted for the audit
-(``--flow-fit audit``, large batches: :data:`cffair.audit.AUDIT_FLOW`) or as
+(``--flow-fit audit``, large batches: :data:`cffair.evaluation.audit.AUDIT_FLOW`) or as
 ``cffair counterfactuals generate`` fits it (``--flow-fit default``), and cached: a second audit
 on the same data and spec fits nothing.
 """
@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="CSV",
         help="CSV with columns row_id (0-based position of the row in the data, any order) and d (one prediction "
         "per data row); needs --twins and --twin-predictions. Without row_id it is refused, unless it is one column "
-        "written by cffair.alignment.save_predictions (which stores the rows' hash beside it)",
+        "written by cffair.evaluation.alignment.save_predictions (which stores the rows' hash beside it)",
     )
     p.add_argument(
         "--trust",
@@ -162,8 +162,8 @@ def load_skops(path: str, trust: list[str]) -> Any:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from cffair.audit import audit, audit_scores
     from cffair.causal import CounterfactualSet
+    from cffair.evaluation.audit import audit, audit_scores
 
     ds = load_data(args)
     twins = CounterfactualSet.load(args.twins) if args.twins else None
@@ -207,7 +207,7 @@ def _audit(args: argparse.Namespace) -> int:
         "by_subgroup": json.loads(by.to_json(orient="records")),
     }
     if args.out:
-        from cffair.utils import atomic_path
+        from cffair._support.utils import atomic_path
 
         with atomic_path(args.out) as tmp:
             tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""``cffair fit``, ``cffair predict`` and ``cffair twins``: a self-contained model of your data (:mod:`cffair.model`).
+"""``cffair fit``, ``cffair predict`` and ``cffair twins``: a self-contained model of your data (:mod:`cffair.learners.model`).
 
 Examples::
 
@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--model",
             required=True,
             metavar="MODEL",
-            help="a model written by `cffair fit` (or cffair.model.save_model)",
+            help="a model written by `cffair fit` (or cffair.learners.model.save_model)",
         )
         p.add_argument("--data", required=True, metavar="CSV", help="new rows: a CSV with the spec's feature columns")
         add_read_args(p)
@@ -96,7 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _check_fit(args: argparse.Namespace) -> None:
-    from cffair._validation import check_group_weights
+    from cffair._support.validation import check_group_weights
 
     for opt, value in (("--data", args.data), ("--spec", args.spec)):
         if not Path(value).is_file():
@@ -120,8 +120,8 @@ def _check_use(args: argparse.Namespace) -> None:
 
 def _fit(args: argparse.Namespace) -> int:
     from cffair import datasets
-    from cffair.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
-    from cffair.model import save_model
+    from cffair.learners.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
+    from cffair.learners.model import save_model
 
     frame, spec = datasets.from_csv(args.data, args.spec, **read_options(args))
     cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
@@ -154,7 +154,7 @@ def _new_rows(args: argparse.Namespace, model: Any) -> Any:
     the separator sniffed, ``--decimal``, ``NA`` a category) and validated by the training rows'
     rules against the model's features (:func:`cffair.datasets.frames.prepare_features`), their
     lines named in messages; ``twins --limit N`` keeps the first N."""
-    from cffair import checks
+    from cffair.datasets import checks
     from cffair.datasets.csvfile import read_rows
     from cffair.datasets.frames import prepare_features
 
@@ -168,7 +168,7 @@ def _new_rows(args: argparse.Namespace, model: Any) -> Any:
 
 def _emit(table: Any, out: str | None) -> None:
     if out and out != "-":
-        from cffair._io import atomic_write
+        from cffair._support.io import atomic_write
 
         atomic_write(out, lambda tmp: table.to_csv(tmp, index=False))
         print(f"{len(table):,} rows written to {out}")
@@ -186,7 +186,7 @@ def _outputs(model: Any, rows: Any) -> tuple[str, Any]:
 def _predict(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from cffair.model import load_model
+    from cffair.learners.model import load_model
 
     model = load_model(args.model)
     rows = _new_rows(args, model)
@@ -203,7 +203,7 @@ def _predict(args: argparse.Namespace) -> int:
 
 
 def _threshold(model: Any, d: Any) -> float:
-    from cffair.metrics import decision_threshold
+    from cffair.evaluation.metrics import decision_threshold
 
     return decision_threshold(d, "score", model.spec_.favourable_top_fraction)
 
@@ -211,7 +211,7 @@ def _threshold(model: Any, d: Any) -> float:
 def _twins(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from cffair.model import load_model
+    from cffair.learners.model import load_model
 
     model = load_model(args.model)
     factual = _new_rows(args, model)

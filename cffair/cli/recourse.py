@@ -9,8 +9,8 @@ Examples::
 
 The person after an intervention is the causal flow's counterfactual (the flow the checkpoint's
 counterfactuals came from, read from the cache), so the intervened features' descendants change
-too; the cost is the normalised L1 of :mod:`cffair.recourse`. Actions default to the dataset's
-(:data:`cffair.recourse.RECOURSE_ACTIONS`); an immutable or sensitive feature is refused.
+too; the cost is the normalised L1 of :mod:`cffair.evaluation.recourse`. Actions default to the dataset's
+(:data:`cffair.evaluation.recourse.RECOURSE_ACTIONS`); an immutable or sensitive feature is refused.
 The checkpoint's data is checked against the hashes it stores (:func:`cffair.cli._common.from_checkpoint`):
 after the CSV was reordered or edited, ``--row N`` is refused rather than answered for someone else.
 """
@@ -37,7 +37,7 @@ DIRECTIONS = ("any", "increase", "decrease")
 
 def parse_actions(text: str) -> tuple[Any, ...]:
     """``"education:increase,hours-per-week"`` → actions (an argparse ``type=``)."""
-    from cffair.recourse import Action
+    from cffair.evaluation.recourse import Action
 
     out = []
     for item in text.split(","):
@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--where",
         type=where_expression,
         help="rows selecting the people, e.g. \"sex == 'Female' and age <= 30\" (comparisons, and/or/not, in [...]; "
-        "`odd-name` for other column names; see cffair.expressions)",
+        "`odd-name` for other column names; see cffair.datasets.expressions)",
     )
     r.add_argument(
         "--limit", type=positive_int, default=200, help="with --where, at most this many people (default 200)"
@@ -77,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--actions",
         type=parse_actions,
         default=None,
-        help="actionable features FEATURE[:increase|decrease],... (default: the dataset's, cffair.recourse.RECOURSE_ACTIONS)",
+        help="actionable features FEATURE[:increase|decrease],... (default: the dataset's, cffair.evaluation.recourse.RECOURSE_ACTIONS)",
     )
     r.add_argument(
         "--max-features",
@@ -95,12 +95,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _recourse(args: argparse.Namespace) -> int:
+    from cffair._support.utils import torch_cpu_setup
     from cffair.causal.flow import fit_flow
     from cffair.cli._common import check_training_rows, fold_encoder, from_checkpoint
+    from cffair.datasets.expressions import selected_rows
     from cffair.errors import DataError
-    from cffair.expressions import selected_rows
-    from cffair.recourse import RecourseError, RecourseSearch
-    from cffair.utils import torch_cpu_setup
+    from cffair.evaluation.recourse import RecourseError, RecourseSearch
 
     torch_cpu_setup()
     learner, extra, ds = from_checkpoint(args.checkpoint)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from cffair import registry
 from cffair.cli._options import DEVICE_HELP, backend_name, device, positive_int
+from cffair.experiments import registry
 
 __all__ = ["register"]
 
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="when another `cffair reproduce` is writing the same results folder, wait this long for it "
         "(inf: until it finishes); default 0: stop at once and say so",
     )
-    c = p.add_argument_group("a SLURM cluster (needs the slurm extra; see cffair.cluster)")
+    c = p.add_argument_group("a SLURM cluster (needs the slurm extra; see cffair.experiments.cluster)")
     c.add_argument(
         "--cluster",
         choices=["local", "slurm"],
@@ -92,7 +92,7 @@ def _check_reproduce(args: argparse.Namespace) -> None:
             raise OptionError(
                 f"--cluster slurm runs through the dask backend; drop --backend {args.backend} (or give --backend dask)."
             )
-        from cffair.cluster import SlurmConfig
+        from cffair.experiments.cluster import SlurmConfig
 
         args.slurm = SlurmConfig.load(
             args.cluster_config,
@@ -118,7 +118,7 @@ def _seconds(text: str) -> float:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from cffair.reproduce import reproduce
+    from cffair.workflows.reproduce import reproduce
 
     slurm = getattr(args, "slurm", None)
     prov = reproduce(
@@ -138,7 +138,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 def _cmd_results(args: argparse.Namespace) -> int:
     from cffair.experiments import ResultsStore, paper_grid
-    from cffair.reproduce import reason_counts, results_root, status
+    from cffair.workflows.reproduce import reason_counts, results_root, status
 
     store = ResultsStore(results_root() / args.mode, create=False)  # only reads
     if not store.exists:

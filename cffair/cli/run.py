@@ -1,4 +1,4 @@
-"""``cffair run``: the paper's protocol on a CSV of your own, with a report (:mod:`cffair.own`).
+"""``cffair run``: the paper's protocol on a CSV of your own, with a report (:mod:`cffair.workflows.own`).
 
 Examples::
 
@@ -19,7 +19,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cffair import registry
 from cffair.cli._common import CATEGORICAL_HELP, add_read_args
 from cffair.cli._options import (
     DEVICE_HELP,
@@ -32,6 +31,7 @@ from cffair.cli._options import (
     seed,
     weights,
 )
+from cffair.experiments import registry
 
 
 def _setting(text: str) -> str:
@@ -162,13 +162,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
-    """Files exist (the rest is checked by :func:`cffair.own.plan` before any model is fitted)."""
+    """Files exist (the rest is checked by :func:`cffair.workflows.own.plan` before any model is fitted)."""
     for opt, value in (("--data", args.data), ("--spec", args.spec), ("--graph", args.graph)):
         if value is not None and not Path(value).is_file():
             what = "no such file" if not Path(value).exists() else "not a file"
             raise OptionError(f"{opt} {value}: {what}.")
-    if args.weights and args.settings:  # the default settings depend on the spec: checked by cffair.own.plan
-        from cffair._validation import check_group_weights
+    if args.weights and args.settings:  # the default settings depend on the spec: checked by cffair.workflows.own.plan
+        from cffair._support.validation import check_group_weights
 
         check_group_weights(
             args.weights, args.settings, input_name="--weights", setting_name="--settings", error=OptionError
@@ -176,9 +176,9 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cffair.devices import use_device
-    from cffair.own import run
+    from cffair._support.devices import use_device
     from cffair.reporting.report import method_frame
+    from cffair.workflows.own import run
 
     with use_device(args.device):  # the flow and every task of the grid train there
         result = _run_own(run, args)

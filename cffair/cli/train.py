@@ -10,10 +10,10 @@ Examples::
 
 Counterfactuals come from :func:`cffair.causal.generate` (cached on disk) or from a parquet file
 written by ``cffair counterfactuals generate`` (``--counterfactuals FILE``). Pre-training on the
-accuracy axioms is cached too (:func:`cffair.pretraining.pretrained`), so every setting of a fold
+accuracy axioms is cached too (:func:`cffair.learners.pretraining.pretrained`), so every setting of a fold
 continues from one pre-trained model.
 
-A checkpoint (``--save``) is read without running any code it holds (:mod:`cffair.artefacts`) and
+A checkpoint (``--save``) is read without running any code it holds (:mod:`cffair._support.artefacts`) and
 carries the hashes of its data (rows, each column, spec, graph) and of its counterfactuals:
 ``query`` and ``recourse`` reread the data and refuse, with one line naming what changed, data
 reordered or edited since training, so that ``--row N`` always names the person it named then.
@@ -66,7 +66,7 @@ from cffair.cli._options import (
 )
 
 if TYPE_CHECKING:
-    from cffair.pipeline.fold import FoldData
+    from cffair.experiments.pipeline.fold import FoldData
 
 LR_HELP = (
     "Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
@@ -130,7 +130,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         required=True,
         type=where_expression,
         help="rows selecting T_C, e.g. \"age <= 30 and sex == 'Female'\" (comparisons, and/or/not, in [...]; "
-        "`odd-name` for other column names; see cffair.expressions)",
+        "`odd-name` for other column names; see cffair.datasets.expressions)",
     )
     qc.add_argument(
         "--counterfactuals",
@@ -220,8 +220,8 @@ def _check_model_args(args: argparse.Namespace) -> None:
 
 def _check_weights(args: argparse.Namespace) -> None:
     """``--weights`` of an axiom group the setting lacks would change nothing: refused
-    (:func:`cffair._validation.check_group_weights`); ``cke`` trains A5 too, unless ``--dry-run``."""
-    from cffair._validation import check_group_weights
+    (:func:`cffair._support.validation.check_group_weights`); ``cke`` trains A5 too, unless ``--dry-run``."""
+    from cffair._support.validation import check_group_weights
 
     cke = getattr(args, "command", None) == "cke" and not args.dry_run
     check_group_weights(
@@ -235,7 +235,7 @@ def _check_weights(args: argparse.Namespace) -> None:
 
 
 def _learner_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    from cffair.training import DEFAULT_LR, FAIR_EPOCHS, PRETRAIN_EPOCHS
+    from cffair.learners.training import DEFAULT_LR, FAIR_EPOCHS, PRETRAIN_EPOCHS
 
     return {
         "lr": DEFAULT_LR if args.lr is None else args.lr,
@@ -250,14 +250,14 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, FoldData, A
 
     Returns (learner, fold data, counterfactual set, information on the pre-training).
     """
-    from cffair.pretraining import pretrained
-    from cffair.training import LTNLearner
-    from cffair.utils import torch_cpu_setup
+    from cffair._support.utils import torch_cpu_setup
+    from cffair.learners.pretraining import pretrained
+    from cffair.learners.training import LTNLearner
 
     torch_cpu_setup()
     ds = load_data(args)
     if interventions == "immutable":
-        from cffair.cke import cke_features
+        from cffair.evaluation.cke import cke_features
 
         if not cke_features(ds.spec):
             raise OptionError(
@@ -320,7 +320,7 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, FoldData, A
 def _extra(args: argparse.Namespace, cfs: Any, ds: Any) -> dict[str, Any]:
     """What a checkpoint records to rebuild its data, fold and counterfactuals (``cffair query``),
     with the hashes of the data, spec, graph and counterfactuals it was trained on."""
-    from cffair.artefacts import content_hash
+    from cffair._support.artefacts import content_hash
 
     source, spec = data_source(args)
     absolute = (lambda p: str(Path(p).resolve())) if spec else (lambda p: p)
@@ -390,7 +390,7 @@ def _train(args: argparse.Namespace) -> int:
 def _cke(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from cffair import cke
+    from cffair.evaluation import cke
 
     learner, d, cfs, pre = _fit(args, "immutable")
     frame, spec = d.frame, d.spec
@@ -472,7 +472,7 @@ def _print_cke(out: dict[str, Any], report: Any) -> None:
 # ---------------------------------------------------------------------------- queries
 def _query_similar(args: argparse.Namespace) -> int:
     from cffair.errors import DataError
-    from cffair.queries import similar_different
+    from cffair.evaluation.queries import similar_different
 
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds
@@ -510,7 +510,7 @@ def _check_same_counterfactuals(args: argparse.Namespace, extra: dict[str, Any],
     was trained with (its ``counterfactuals_content`` hash): the generator changed since."""
     import warnings
 
-    from cffair.artefacts import content_hash
+    from cffair._support.artefacts import content_hash
     from cffair.errors import CounterfactualWarning
 
     stored = extra.get("counterfactuals_content")
@@ -528,8 +528,8 @@ def _check_same_counterfactuals(args: argparse.Namespace, extra: dict[str, Any],
 
 
 def _query_cf(args: argparse.Namespace) -> int:
-    from cffair.expressions import selected_rows
-    from cffair.queries import subgroup_cf
+    from cffair.datasets.expressions import selected_rows
+    from cffair.evaluation.queries import subgroup_cf
 
     learner, extra, ds = from_checkpoint(args.checkpoint)
     frame, spec = ds

@@ -253,7 +253,7 @@ def read_rows(
     rows for a model (``cffair predict``, ``cffair twins``) alike.
 
     The separator is sniffed from the header line unless ``sep`` is given
-    (:func:`cffair.checks.csv_options`); ``decimal=","`` reads ``3,5`` as three and a half; in a
+    (:func:`cffair.datasets.checks.csv_options`); ``decimal=","`` reads ``3,5`` as three and a half; in a
     column that ``features`` declares a category kind only an empty field is missing, so that a
     category spelled ``NA`` stays one (:func:`read_csv`).
 
@@ -268,7 +268,7 @@ def read_rows(
     Raises:
         DataError: as :func:`read_csv`.
     """
-    from cffair import checks
+    from cffair.datasets import checks
 
     options, sep, sniffed = checks.csv_options(path, read_csv_kwargs)
     text = [c for c, k in (features or {}).items() if k in CATEGORY_KINDS]
@@ -285,8 +285,8 @@ def from_csv(path: str | Path, spec: Mapping[str, Any] | str | Path | DatasetSpe
 
     The file is read by :func:`read_rows` (the separator sniffed from the header line unless
     ``sep`` is given; ``decimal=","`` for ``3,5``; ``NA`` a label in a category column, which is
-    warned about: :func:`cffair.checks.warn_missing_labels`). The same validation as the built-in datasets applies,
-    plus the checks of :mod:`cffair.checks` (spec columns against the header, naming the
+    warned about: :func:`cffair.datasets.checks.warn_missing_labels`). The same validation as the built-in datasets applies,
+    plus the checks of :mod:`cffair.datasets.checks` (spec columns against the header, naming the
     separator; a pandas index column ``Unnamed: 0`` as a feature; numbers beyond float32;
     one-hot groups, warned about), and the causal graph is checked against the spec (acyclic,
     nodes are features, target outside, sensitive attribute inside and a root; a warning names
@@ -297,7 +297,7 @@ def from_csv(path: str | Path, spec: Mapping[str, Any] | str | Path | DatasetSpe
         DataError: for a malformed file or values, naming the file, column and line.
         GraphError: for a graph that does not fit the spec.
     """
-    from cffair import checks
+    from cffair.datasets import checks
 
     raw = read_spec(spec)
     kinds = raw.features if isinstance(raw, DatasetSpec) else raw.get("features")

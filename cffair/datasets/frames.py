@@ -110,7 +110,7 @@ def prepare_features(
     :func:`prepare` applies to training rows, in the training rows' dtypes.
 
     The same rules as training: no missing or infinite value, no number beyond float32
-    (:func:`cffair.checks.check_magnitudes`), numbers (not text, not ``True``/``False``) in a
+    (:func:`cffair.datasets.checks.check_magnitudes`), numbers (not text, not ``True``/``False``) in a
     numeric feature, whole numbers in an integer one (``30.7`` is refused, not truncated), and in
     a category feature only the categories seen in training (as text: the label ``NA`` is a
     category like any other).
@@ -170,7 +170,7 @@ def _feature(s: pd.Series, col: str, kind: str, where: RowLocator, dtype: Any = 
     if kind in NUMERIC_KINDS:
         if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
             raise DataError(_not_numeric(s, col, kind, where, new=dtype is not None))
-        from cffair.checks import check_magnitudes
+        from cffair.datasets.checks import check_magnitudes
 
         check_magnitudes(s.to_frame(col), [col], where)
         if kind == "integer":
@@ -277,7 +277,7 @@ def natural_key(s: str) -> tuple[int, float, str]:
 
 def frame_hash(frame: pd.DataFrame) -> str:
     """A stable hash of a frame's values, dtypes and column names (for caches and records)."""
-    from cffair.utils import stable_hash
+    from cffair._support.utils import stable_hash
 
     h = pd.util.hash_pandas_object(frame, index=True).to_numpy()
     return stable_hash(list(frame.columns), [str(t) for t in frame.dtypes], h.tobytes())

@@ -22,7 +22,7 @@ fingerprint, so its hash is the rows' alone.
 Counterfactual settings: a registration carries the flow settings its counterfactuals use
 (``flow``, e.g. ``{"categorical": "flow"}``); empty means the library's defaults
 (:class:`cffair.causal.FlowConfig`), whereas the built-in datasets use the paper's treatment
-(:data:`cffair.pipeline.counterfactuals.PAPER_TREATMENT`) so that the book reproduces the paper.
+(:data:`cffair.experiments.pipeline.counterfactuals.PAPER_TREATMENT`) so that the book reproduces the paper.
 """
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ def data_hash(name: str, frame: pd.DataFrame | None = None) -> str:
     registered one: its rows, spec and causal graph (they are files a user edits). ``frame``
     saves loading the data when the caller has it.
     """
-    from cffair.utils import stable_hash
+    from cffair._support.utils import stable_hash
 
     reg = registration(name)
     key = (name,) if reg is None else (name, _stamp(reg))

@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
-from cffair import registry
-from cffair._validation import TargetKind, check_target_kind, load_yaml
+from cffair._support.validation import TargetKind, check_target_kind, load_yaml
 from cffair.errors import DataError, SpecError
+from cffair.experiments import registry
 
 if TYPE_CHECKING:
     from cffair.causal.graph import CausalGraph
@@ -47,7 +47,7 @@ NUMERIC_KINDS = frozenset({"continuous", "integer"})
 CATEGORY_KINDS = frozenset({"binary", "ordinal", "categorical"})
 DISCRETE_KINDS = frozenset({"integer", "binary", "ordinal", "categorical"})
 
-#: The paper's datasets (the dataset registry's, :data:`cffair.registry.DATASETS`).
+#: The paper's datasets (the dataset registry's, :data:`cffair.experiments.registry.DATASETS`).
 NAMES: tuple[str, ...] = registry.dataset_names()
 
 #: Row counts reported in the paper (section 6.1) next to what the shipped files hold.

@@ -1,8 +1,8 @@
 """Experiments as data: configs (:mod:`.config`) and the grid (:mod:`.grid`), the results store
 (:mod:`.store`) and record fingerprints (:mod:`.fingerprint`).
 
-What runs one fold is :mod:`cffair.pipeline`; what runs the grid, the notebooks and
-``cffair reproduce`` is :mod:`cffair.reproduce`. Imports run one way: this package ← pipeline ←
+What runs one fold is :mod:`cffair.experiments.pipeline`; what runs the grid, the notebooks and
+``cffair reproduce`` is :mod:`cffair.workflows.reproduce`. Imports run one way: this package ← pipeline ←
 reproduce.
 """
 

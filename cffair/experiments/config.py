@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from cffair import registry
 from cffair.errors import CffairError
+from cffair.experiments import registry
 
 __all__ = [
     "BEYOND_FOLDS",
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 #: A config is data: everything in it that can change a number (its fields and its profile's
-#: values) is the ``config`` part of a record's fingerprint (:mod:`cffair.pipeline.keys`), and
+#: values) is the ``config`` part of a record's fingerprint (:mod:`cffair.experiments.pipeline.keys`), and
 #: the grid below decides which configs exist, not what any of them computes. So this module's
 #: code is not a record's code, and a change of the grid (a study added, cut or moved) stales
 #: no record that stays in it.
@@ -33,7 +33,7 @@ FINGERPRINT_EXEMPT = True
 
 Mode = Literal["quick", "full"]
 
-#: The lists of methods, question groups and datasets are the registry's (:mod:`cffair.registry`),
+#: The lists of methods, question groups and datasets are the registry's (:mod:`cffair.experiments.registry`),
 #: read when they are used, so that a method or chapter registered later is in the grid too.
 #: The module attributes below (``BASELINES``, ``GROUPS`` …) are the same lists, looked up on access.
 _LIVE: dict[str, Callable[[], tuple[str, ...]]] = {
@@ -149,7 +149,7 @@ OPTIONS: dict[str, type] = {
 #: Options that change pre-training (a config with them cannot share a fold's pre-training).
 PRETRAIN_OPTIONS: tuple[str, ...] = ("lr", "clip_grad")
 #: The studies of appendix C's "What the conclusions depend on" (:func:`study_grid`): ``semantics``
-#: the fuzzy logic of the knowledge base (:data:`cffair.fuzzy.LOGICS`; it acts on the pair axioms
+#: the fuzzy logic of the knowledge base (:data:`cffair.logic.fuzzy.LOGICS`; it acts on the pair axioms
 #: only, so such configs share the fold's pre-training); ``a4_body="eq"`` reads A4 of a binary target
 #: as the score equality Eq(D(x), D(x′)) instead of the equivalence (the saturation diagnostic);
 #: ``twins="default"`` trains *and* scores a method on the sound twins (the ruler ``default``:

@@ -19,7 +19,7 @@ The fingerprint has five parts (the content-addressed scheme of DVC, Snakemake a
   are regenerated and hash the same, the consumer is fresh again.
 
 :func:`diff` compares two fingerprints and says why they differ, in words a reader can act on.
-Normalised code and import closures are :mod:`cffair.codehash`'s (re-exported here).
+Normalised code and import closures are :mod:`cffair._support.codehash`'s (re-exported here).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from functools import cache
 from importlib import metadata
 from typing import Any
 
-from cffair.codehash import EXEMPT_FLAG, SourceTree, _installed_tree, normalised_code
+from cffair._support.codehash import EXEMPT_FLAG, MOVES, SourceTree, _installed_tree, normalised_code
 
 __all__ = [
     "EXEMPT_FLAG",
@@ -67,7 +67,7 @@ def package_versions(names: Iterable[str] = NUMERIC_PACKAGES) -> dict[str, str |
 # ============================================================================ differences
 def _unmoved(old: Mapping[str, str], new: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """``old`` and ``new`` without the modules that only moved: a module gone under one name and
-    present under another with the same code hash is the same code (:data:`cffair.codehash.MOVES`
+    present under another with the same code hash is the same code (:data:`cffair._support.codehash.MOVES`
     keeps the names themselves stable for a move; this pairs up moves the ledger does not name).
 
     >>> _unmoved({"a.x": "1", "b": "2"}, {"c.x": "1", "b": "3"})
@@ -86,6 +86,18 @@ def _unmoved(old: Mapping[str, str], new: Mapping[str, str]) -> tuple[dict[str, 
         {m: h for m, h in old.items() if m not in moved_old},
         {m: h for m, h in new.items() if m not in moved_new},
     )
+
+
+def _shown(ledger_name: str) -> str:
+    """The name a reader knows a module by today: a fingerprint keys a moved module by its ledger name.
+
+    >>> _shown("cffair.metrics"), _shown("m")
+    ('cffair.evaluation.metrics', 'm')
+    """
+    return _CURRENT.get(ledger_name, ledger_name)
+
+
+_CURRENT = {old: new for new, old in MOVES.items()}
 
 
 def diff(
@@ -132,11 +144,11 @@ def diff(
     for m in sorted(set(old_c) | set(new_c)):
         if m not in new_c:
             if m not in exempt:
-                reasons.append(f"code of {m} no longer runs")
+                reasons.append(f"code of {_shown(m)} no longer runs")
         elif m not in old_c:
-            reasons.append(f"code of {m} now runs")
+            reasons.append(f"code of {_shown(m)} now runs")
         elif old_c[m] != new_c[m]:
-            reasons.append(f"code of {m} changed")
+            reasons.append(f"code of {_shown(m)} changed")
     old_i, new_i = stored.get("inputs", {}), current.get("inputs", {})
     for name in sorted(set(old_i) | set(new_i)):
         if name not in new_i or name not in old_i:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cffair import registry
+from cffair.experiments import registry
 from cffair.experiments.config import BEYOND_FOLDS, ConfigError, ExperimentConfig, Mode, profile, with_weights
 
 __all__ = [
@@ -133,7 +133,7 @@ def investigation_grid(profile_name: Mode, dataset: str, fold: int, groups: Iter
 
 
 #: The question groups whose configs :func:`paper_grid` builds by the protocol's own rules; any other
-#: registered group runs its methods (:func:`cffair.registry.grid_methods`) on every fold.
+#: registered group runs its methods (:func:`cffair.experiments.registry.grid_methods`) on every fold.
 _PROTOCOL_GROUPS: frozenset[str] = frozenset(
     {
         "q1",
@@ -171,7 +171,7 @@ def paper_grid(
     :data:`WEIGHT_GRID`; the extra baselines (``EXTRA_BASELINES``, not the paper's) run on
     fold 0 only.
 
-    Which methods a group runs is the registry's (:attr:`cffair.registry.Method.groups`): Q1's
+    Which methods a group runs is the registry's (:attr:`cffair.experiments.registry.Method.groups`): Q1's
     LTN settings also run for q2, q3, q4 and appendix B (they compare with them or continue from
     them); a method registered with ``groups=("q2",)`` joins the baselines, one with
     ``tables=("table1",)`` also appendix C; a chapter registered beyond the book's runs the methods

@@ -8,14 +8,14 @@ A record is fresh only while the content of its twins is unchanged, so a reprodu
 another machine would recompute every record of such a dataset, and a grid run in parts on two
 machines would mix twins.
 
-:func:`cffair.reproduce.reproduce` therefore keeps, in the results folder, the cached files
+:func:`cffair.workflows.reproduce.reproduce` therefore keeps, in the results folder, the cached files
 of the flows and twins it used (:func:`keep`), and puts them back into the cache before the
 next invocation fits anything (:func:`restore`). A file keeps its cache name, a hash of everything
 that determines it (the generator's normalised code, the data, the flow settings, the seed,
 :mod:`cffair.causal.cache`), so only a run whose code and settings would make that very file
 finds it; a run whose generator code changed fits afresh and keeps its own files instead.
 Nothing is trusted that the readers do not check: twins are parquet files verified against the
-content hash stored in them, flows are read without running code (:mod:`cffair.artefacts`).
+content hash stored in them, flows are read without running code (:mod:`cffair._support.artefacts`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from cffair._io import atomic_path
+from cffair._support.io import atomic_path
 
 __all__ = ["KINDS", "Kept", "keep", "restore"]
 
@@ -82,8 +82,8 @@ def keep(
     """Keep in ``store`` the cache files of the run's flows and twins; drop the rest of its datasets'.
 
     Twins are found by content: a parquet file of a run's dataset is kept when its rows' hash
-    (:func:`cffair.pipeline.counterfactuals.content_hash`) is one of ``contents[dataset]``, the
-    hashes :func:`cffair.pipeline.prepare_inputs` returned; other twins of its datasets (older
+    (:func:`cffair.experiments.pipeline.counterfactuals.content_hash`) is one of ``contents[dataset]``, the
+    hashes :func:`cffair.experiments.pipeline.prepare_inputs` returned; other twins of its datasets (older
     code, other settings) are removed from the store. Flows carry no content hash the grid knows,
     and a flow read from the cache leaves no trace, so a flow is kept when this invocation wrote it
     (modified after ``since``, a ``time.time()``, less two seconds for file systems that store
@@ -101,7 +101,7 @@ def keep(
     """
     from cffair.causal.cfset import CounterfactualSet
     from cffair.errors import CounterfactualError
-    from cffair.pipeline.counterfactuals import content_hash
+    from cffair.experiments.pipeline.counterfactuals import content_hash
 
     store, cache = Path(store), Path(cache)
     kept: list[str] = []

@@ -19,9 +19,9 @@ from typing import Any
 
 import pandas as pd
 
-from cffair._io import ensure_dir, storage_error, store_lock
+from cffair._support.io import ensure_dir, storage_error, store_lock
+from cffair._support.utils import project_root, stable_hash, write_json_atomic
 from cffair.experiments.config import ExperimentConfig
-from cffair.utils import project_root, stable_hash, write_json_atomic
 
 __all__ = ["SIMD_FLAGS", "Corrupt", "ResultsStore", "checksum", "machine", "make_record"]
 
@@ -93,7 +93,7 @@ def machine(cpuinfo: str | None = None) -> dict[str, Any]:
 
 
 def _json_default(obj: Any) -> Any:
-    from cffair.utils import json_default
+    from cffair._support.utils import json_default
 
     return json_default(obj)
 
@@ -146,7 +146,7 @@ class ResultsStore:
             not exist (:meth:`scan`, :meth:`get`) finds no record, and the folders are made by
             the first :meth:`put`.
 
-    Every write goes through :mod:`cffair._io`, so a read-only or full disk is one line naming
+    Every write goes through :mod:`cffair._support.io`, so a read-only or full disk is one line naming
     the path. :meth:`lock` keeps a second run from writing the same store at the same time.
     """
 
@@ -167,7 +167,7 @@ class ResultsStore:
     def lock(
         self, timeout: float = 0.0, *, who: str = "another cffair run", say: Callable[[str], None] | None = None
     ) -> Iterator[Path]:
-        """Hold the store's lock file while the block runs (see :func:`cffair._io.store_lock`).
+        """Hold the store's lock file while the block runs (see :func:`cffair._support.io.store_lock`).
 
         Args:
             timeout: seconds to wait for another holder; ``0`` refuses at once, ``inf`` waits for ever.

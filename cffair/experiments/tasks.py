@@ -2,7 +2,7 @@
 
 A task runs one stage of one fold and writes the records of that stage; the outputs that later
 stages continue from (an LTN checkpoint, the GAN's twins) go to the store's stage folder by
-content hash (:mod:`cffair.pipeline.stages`), where the dependent task reads them. For one
+content hash (:mod:`cffair.experiments.pipeline.stages`), where the dependent task reads them. For one
 dataset × fold (× repetition × pre-training options):
 
 * ``pretrain``: the shared pre-training on the accuracy axioms (and the ``ltn_acc`` record);
@@ -16,11 +16,11 @@ dataset × fold (× repetition × pre-training options):
 A dependent whose producer's record is fresh still needs the producer's output: the graph then
 holds a *producer* task that writes no record and finds its output in the stage folder, or
 recomputes it. The flows and twins are a stage of their own before the grid
-(:func:`cffair.pipeline.prepare_inputs`), so no task here waits for them.
+(:func:`cffair.experiments.pipeline.prepare_inputs`), so no task here waits for them.
 
 Tasks come in priority order: whole folds of the paper's tables first (the order of
 :func:`task_groups`), and within a fold each stage before its dependents. :func:`simulate`
-replays the scheduler of :mod:`cffair.scheduler` (a free worker takes the first ready task)
+replays the scheduler of :mod:`cffair.experiments.scheduler` (a free worker takes the first ready task)
 on given durations; :func:`critical_path` is the longest chain of dependencies.
 """
 
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from cffair import registry
+from cffair.experiments import registry
 from cffair.experiments.config import DATASETS, ExperimentConfig
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 This module has no dependencies inside :mod:`cffair.reporting`: every other module of the
 package imports from it. Methods, tables, chapters and datasets are the registry's
-(:mod:`cffair.registry`).
+(:mod:`cffair.experiments.registry`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from cffair import registry
+from cffair.experiments import registry
 
 __all__ = [
     "DATASET_NAMES",
@@ -58,7 +58,7 @@ METRIC_NAMES: dict[str, str] = {
 #: Metrics where a larger value is better (all others: smaller is better).
 HIGHER_IS_BETTER: frozenset[str] = frozenset({"accuracy"})
 
-#: The paper's method order in each table (the method registry's :attr:`~cffair.registry.Method.tables`).
+#: The paper's method order in each table (the method registry's :attr:`~cffair.experiments.registry.Method.tables`).
 TABLE_METHODS: Mapping[str, tuple[str, ...]] = registry.View(
     lambda: {t: registry.table_methods(t) for t in ("table1", "table2", "table3")}
 )

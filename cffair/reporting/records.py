@@ -1,4 +1,4 @@
-"""Result records (one dataset × fold × setting, :mod:`cffair.pipeline`) as frames.
+"""Result records (one dataset × fold × setting, :mod:`cffair.experiments.pipeline`) as frames.
 
 Everything here shapes data; nothing draws or renders. The tables (:mod:`.tables`), figures
 (:mod:`.figures`) and the book's claims (``cffair_book.claims``) take the frames made here; the
@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.evaluation.screen import screen_metrics
 from cffair.reporting.names import (
     DATASET_ORDER,
     METRIC_ORDER,
@@ -23,7 +24,6 @@ from cffair.reporting.names import (
     TABLE_METHODS,
     order_key,
 )
-from cffair.screen import screen_metrics
 
 __all__ = [
     "check_results",
@@ -170,7 +170,7 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
     w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
     ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``), and ``collapsed``
     with ``collapse_reason``: the verdict of the one degenerate-model screen
-    (:func:`cffair.screen.screen_metrics`) on the record's metrics. A metric a record lacks is NaN
+    (:func:`cffair.evaluation.screen.screen_metrics`) on the record's metrics. A metric a record lacks is NaN
     (the flip rate of records made before it existed).
 
     Args:

@@ -200,10 +200,10 @@ def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str])
 
 def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float]) -> list[tuple[str, str]]:
     """``("method fold k", why)`` for every record of a collapsed model, whatever the method, by the one
-    degenerate-model screen (:func:`cffair.screen.screen_metrics`: constant or near-constant
+    degenerate-model screen (:func:`cffair.evaluation.screen.screen_metrics`: constant or near-constant
     decisions, or accuracy at or below the majority rate). A record made before the majority rate
     was recorded reads it from ``majority`` (fold → share of the majority class in its test rows)."""
-    from cffair.screen import screen_metrics
+    from cffair.evaluation.screen import screen_metrics
 
     out = []
     for r in records:
@@ -234,7 +234,7 @@ def recommendation(
     >>> recommendation(recs, ["ltn_acc", "ltn_acc_cf", "cnf"])
     'Among the 3 methods that did not collapse, LTN(acc) is the most accurate (accuracy 0.800) and LTN(acc+CF) the fairest on CF-MSE (0.0100): here the LTN pays off on every fairness score.'
     """
-    from cffair import registry
+    from cffair.experiments import registry
 
     def plain(metric: str) -> str:  # the display name without the paper's arrow
         return metric_name(metric).rstrip(" ↑↓")
@@ -451,7 +451,7 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
     Args:
         records: the run's records (one per fold × method).
         ds: the dataset ``(frame, spec)``.
-        info: what the run knows besides the records: ``plan`` (:meth:`cffair.own.Plan.to_dict`),
+        info: what the run knows besides the records: ``plan`` (:meth:`cffair.workflows.own.Plan.to_dict`),
             ``warnings`` (messages), ``stage_seconds``, ``computed`` (records computed by
             this run), ``majority`` (fold → majority-class share of its test rows).
     """
@@ -559,7 +559,7 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
 
 def write_report(path: str | Path, records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> Path:
     """Write :func:`render_report` to ``path`` (atomically) and return the path."""
-    from cffair._io import write_text_atomic
+    from cffair._support.io import write_text_atomic
 
     path = Path(path)
     text = render_report(records, ds, info)

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
-from cffair import registry
+from cffair.experiments import registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -67,7 +67,7 @@ MAX_WIDTH_IN = 6.0
 MARKERS: tuple[str, ...] = ("o", "s", "D", "^", "v", "P", "X", "*", "h", "<")
 
 #: Preferred palette position of each method, so a method keeps its colour across figures: the
-#: method registry's :attr:`~cffair.registry.Method.colour`.
+#: method registry's :attr:`~cffair.experiments.registry.Method.colour`.
 _PREFERRED: Mapping[str, int] = registry.View(
     lambda: {k: m.colour for k, m in registry.METHODS.items() if m.colour is not None}
 )

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.registry import DATASETS
+from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, performance_metric
 from cffair.reporting.records import mean_by_method, records_frame, select_records
 from cffair.reporting.stats import (
@@ -514,7 +514,7 @@ class Evidence:
         """Per-fold values of ``metric`` for method ``m`` on dataset ``d`` (``"perf"``: accuracy or
         −MSE), indexed by ``(repeat, fold)``: every repetition of cross-validation the records hold.
 
-        A fold whose model collapsed (:func:`cffair.screen.screen_metrics`: constant or
+        A fold whose model collapsed (:func:`cffair.evaluation.screen.screen_metrics`: constant or
         near-constant decisions, or accuracy at or below the majority rate) is NaN, so that no
         verdict counts it (:func:`paired` leaves out a pair with a missing value); :meth:`collapsed`
         names those folds for the page that would have used them."""

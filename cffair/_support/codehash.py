@@ -1,0 +1,538 @@
+"""Normalised code and the modules a piece of code runs: the one way cffair hashes its own code.
+
+A hash of a module is the hash of its *normalised* code (:func:`normalised_code`: the syntax tree
+without docstrings, so comments, docstrings and formatting never change it), and what a piece of
+code runs is the closure of its import statements (:meth:`SourceTree.closure`). Record
+fingerprints (:mod:`cffair.experiments.fingerprint`), the cache keys of fitted flows and
+counterfactual sets (:mod:`cffair.causal.cache`) and of pre-trainings (:mod:`cffair.pretraining`)
+all hash code here, so that a docstring edit invalidates none of them.
+
+Moving a module is not a change of what it does. :data:`MOVES` is the ledger of moves: a moved
+module's name today → the name it is fingerprinted under (the one it had when records were first
+made). Before hashing, every reference to a moved module (an import statement's module path, an
+imported submodule, a string naming it for ``importlib``) is read as its ledger name, and the
+fingerprint is keyed by ledger names, so a move that keeps each import's target stales nothing:
+every hash and key is what it was. :func:`cffair.experiments.fingerprint.diff` is rename-aware
+as well: a module that left the fingerprint under one name and came back under another with the
+same normalised code is a move, not a reason.
+
+Two further rules keep a change that cannot change a number from staling anything:
+
+* a module's ``__version__ = "x.y.z"`` is a label, not code: :func:`normalised_code` leaves it
+  out, so a release (``tools/release.py``) stales no record;
+* :data:`EQUIVALENT_CODE` declares a rewrite of a module equivalent to the code it replaced,
+  pinned to the exact hash of the new code (any later edit gives another hash, and the
+  declaration no longer applies); ``tests/test_fingerprint.py`` fails on a declaration whose
+  module has moved on, so that none lingers.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "EQUIVALENT_CODE",
+    "EXEMPT_FLAG",
+    "MOVES",
+    "Equivalence",
+    "SourceTree",
+    "canonical_code",
+    "code_hash",
+    "code_version",
+    "normalised_code",
+]
+
+#: The name a module assigns ``True`` to declare that it cannot change a number.
+EXEMPT_FLAG = "FINGERPRINT_EXEMPT"
+FINGERPRINT_EXEMPT = True  # hashing code is bookkeeping: editing this module changes no number
+
+
+#: The ledger of moved modules: name today → the name its fingerprint is keyed and hashed under.
+#: A move adds one entry to ``cffair/data/fingerprint_ledger.json`` (``tools/structure.py --moves`` lists the renames git
+#: sees); an entry is never removed while a committed record names the old module.
+def _ledger() -> dict[str, Any]:
+    """The ledger, read from the package data (a file, so that the module names it holds count as no import)."""
+    text = resources.files("cffair").joinpath("data/fingerprint_ledger.json").read_text(encoding="utf-8")
+    return dict(json.loads(text))
+
+
+MOVES: Mapping[str, str] = dict(_ledger()["moves"])
+
+
+# ============================================================================ normalised code
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _strip_version(tree: ast.Module) -> ast.Module:
+    """Leave out the module's ``__version__ = "..."`` (a label that a release changes)."""
+    tree.body = [
+        node
+        for node in tree.body
+        if not (
+            isinstance(node, ast.Assign)
+            and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__version__"]
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
+    ] or [ast.Pass()]
+    return tree
+
+
+def normalised_code(source: str) -> str:
+    """The code of a module as a canonical string: its syntax tree without docstrings.
+
+    Comments, blank lines, line breaks and quoting style never reach the tree, so none of them
+    changes the result; any change to what the code does does. A module-level
+    ``__version__ = "x.y.z"`` is left out too: a release changes the label, not what the code does.
+
+    >>> normalised_code("x = 1  # one") == normalised_code("'''Doc.'''\\n\\nx = (1)\\n")
+    True
+    >>> normalised_code("x = 1") == normalised_code("x = 2")
+    False
+    >>> normalised_code("__version__ = '0.2.0'\\nx = 1") == normalised_code("__version__ = '0.3.0'\\nx = 1")
+    True
+    """
+    tree = _strip_docstrings(ast.parse(source))
+    assert isinstance(tree, ast.Module)
+    return ast.dump(_strip_version(tree), annotate_fields=False, include_attributes=False)
+
+
+class _Canonical(ast.NodeTransformer):
+    """Rewrites references to moved modules into their ledger names (see :data:`MOVES`).
+
+    A move splits an import: ``from cffair import cke, own`` becomes two statements from two parts,
+    which the formatter then sorts apart. So, in a block of imports that a move touched, the
+    first-party ``from ... import`` statements are read back as the formatter writes them: one
+    statement per module, the names sorted, the modules in order (the layout the code had before
+    the move). A block no move touched is left exactly as it is.
+    """
+
+    def __init__(self, moves: Mapping[str, str]) -> None:
+        self.moves = moves
+
+    def visit_Import(self, node: ast.Import) -> ast.Import:
+        for alias in node.names:
+            if alias.name in self.moves:
+                alias.name = self.moves[alias.name]
+                node._moved = True  # type: ignore[attr-defined]
+        return node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | list[ast.AST]:
+        module = node.module or ""
+        moved = [f"{module}.{a.name}" in self.moves for a in node.names]
+        if not any(moved):
+            if node.module and module in self.moves:
+                node.module = self.moves[module]
+                node._moved = True  # type: ignore[attr-defined]
+            return node
+        # ``from package import submodule``: each moved submodule is imported as its ledger name was
+        out: list[ast.AST] = []
+        for alias, is_moved in zip(node.names, moved):
+            if is_moved:
+                parent, _, name = self.moves[f"{module}.{alias.name}"].rpartition(".")
+                asname = None if alias.asname in (None, name) else alias.asname
+                out.append(ast.ImportFrom(module=parent, names=[ast.alias(name=name, asname=asname)], level=0))
+            else:
+                out.append(ast.ImportFrom(module=self.moves.get(module, module), names=[alias], level=node.level))
+        for new in out:
+            new._moved = True  # type: ignore[attr-defined]
+        return out[0] if len(out) == 1 else out
+
+    def visit_Constant(self, node: ast.Constant) -> ast.Constant:
+        if isinstance(node.value, str) and node.value in self.moves:
+            node.value = self.moves[node.value]
+        return node
+
+
+def _first_party(node: ast.stmt, package: str) -> bool:
+    return (
+        isinstance(node, ast.ImportFrom)
+        and node.level == 0
+        and node.module is not None
+        and (node.module == package or node.module.startswith(package + "."))
+    )
+
+
+def _member_key(name: str) -> tuple[int, str]:
+    """The formatter's order of imported names: constants, then classes, then the rest."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name.lower()
+
+
+def _regroup_block(block: list[ast.stmt], package: str) -> list[ast.stmt]:
+    """One block of consecutive imports, its first-party ``from`` imports laid out as the formatter does."""
+    if not any(getattr(node, "_moved", False) for node in block):
+        return block
+    ours = [node for node in block if _first_party(node, package)]
+    if not ours:
+        return block
+    plain: dict[str, list[list[str]]] = {}
+    aliased: dict[str, list[ast.alias]] = {}
+    for node in ours:
+        assert isinstance(node, ast.ImportFrom) and node.module is not None
+        bare = [a.name for a in node.names if a.asname is None]
+        if bare:
+            plain.setdefault(node.module, []).append(bare)
+        aliased.setdefault(node.module, []).extend(a for a in node.names if a.asname is not None)
+    merged: list[ast.stmt] = []
+    for module in sorted({*plain, *aliased}):
+        groups = plain.get(module, [])
+        if groups:
+            bare = groups[0] if len(groups) == 1 else sorted({n for g in groups for n in g}, key=_member_key)
+            merged.append(ast.ImportFrom(module=module, names=[ast.alias(name=n) for n in bare], level=0))
+        for alias in aliased.get(module, []):
+            merged.append(ast.ImportFrom(module=module, names=[alias], level=0))
+    first = block.index(ours[0])
+    rest = [node for node in block if not _first_party(node, package)]
+    before = [node for node in rest if block.index(node) < first]
+    after = [node for node in rest if block.index(node) > first]
+    return before + merged + after
+
+
+def _regroup(tree: ast.AST, package: str = "cffair") -> ast.AST:
+    for node in ast.walk(tree):
+        for field_name in ("body", "orelse", "finalbody"):
+            body = getattr(node, field_name, None)
+            if not isinstance(body, list) or not body or not isinstance(body[0], ast.AST):
+                continue
+            out: list[ast.stmt] = []
+            block: list[ast.stmt] = []
+            for stmt in [*body, None]:
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    block.append(stmt)
+                    continue
+                out.extend(_regroup_block(block, package))
+                block = []
+                if stmt is not None:
+                    out.append(stmt)
+            setattr(node, field_name, out)
+    return tree
+
+
+def canonical_code(source: str, moves: Mapping[str, str]) -> str:
+    """:func:`normalised_code` with every reference to a moved module read as its ledger name.
+
+    With no move that the source refers to, it is :func:`normalised_code` itself, so a ledger
+    entry changes no hash of a module that does not refer to the moved one.
+
+    >>> moves = {"pkg.new.mod": "pkg.mod"}
+    >>> canonical_code("from pkg.new.mod import f", moves) == normalised_code("from pkg.mod import f")
+    True
+    >>> canonical_code("from pkg.new import mod", moves) == normalised_code("from pkg import mod")
+    True
+    >>> canonical_code("x = 'pkg.new.mod'", moves) == normalised_code("x = 'pkg.mod'")
+    True
+    """
+    tree = _strip_docstrings(ast.parse(source))
+    assert isinstance(tree, ast.Module)
+    tree = _strip_version(tree)
+    if moves:
+        tree = _regroup(_Canonical(moves).visit(tree))
+    return ast.dump(tree, annotate_fields=False, include_attributes=False)
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def code_hash(source: str) -> str:
+    """The short hash of a module's normalised code (:func:`normalised_code`).
+
+    >>> code_hash("x = 1  # one") == code_hash("'''Doc.'''\\nx = (1)\\n")
+    True
+    """
+    return _hash(normalised_code(source))
+
+
+# ============================================================================ declared equivalences
+@dataclass(frozen=True)
+class Equivalence:
+    """A rewrite of a module declared not to change any number.
+
+    Attributes:
+        module: the module (``cffair.datasets.paper``).
+        code: the hash of its normalised code today (:func:`code_hash`); the declaration applies to
+            exactly this code.
+        replaces: the hash of the code it replaced, which records, cache keys and stage inputs
+            keep seeing.
+        reason: why no number can differ, and how that was checked.
+    """
+
+    module: str
+    code: str
+    replaces: str
+    reason: str
+
+
+#: Rewrites declared equivalent to the code they replaced (:class:`Equivalence`), read by
+#: :meth:`SourceTree.code_hash`. Add one only when the rewrite provably changes no number (say
+#: how in ``reason``), never to spare a regeneration after a change of what the code computes.
+EQUIVALENT_CODE: tuple[Equivalence, ...] = tuple(
+    Equivalence(e["module"], e["code"], e["replaces"], e["reason"]) for e in _ledger()["equivalent_code"]
+)
+
+_EQUIVALENT = {(e.module, e.code): e.replaces for e in EQUIVALENT_CODE}
+
+
+# ============================================================================ the source tree
+@dataclass
+class SourceTree:
+    """The modules of a package as source text, with their import graph.
+
+    Args:
+        sources: module name (``cffair.causal.flow``) → source text.
+        packages: the names in ``sources`` that are packages (their ``__init__``).
+        moves: the ledger of moved modules (:data:`MOVES`, the default for the installed tree).
+    """
+
+    sources: dict[str, str]
+    packages: frozenset[str] = frozenset()
+    moves: Mapping[str, str] = field(default_factory=dict)
+    _trees: dict[str, ast.Module] = field(default_factory=dict, repr=False)
+    _hashes: dict[str, str] = field(default_factory=dict, repr=False)
+    _imports: dict[str, set[str]] = field(default_factory=dict, repr=False)
+
+    # ---------------------------------------------------------------- construction
+    @classmethod
+    def from_directory(
+        cls, root: str | Path, package: str = "cffair", moves: Mapping[str, str] | None = None
+    ) -> SourceTree:
+        """Read every ``.py`` file under ``root`` (the package folder) as module sources."""
+        root = Path(root)
+        sources: dict[str, str] = {}
+        packages = set()
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            parts = [package, *path.relative_to(root).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+                packages.add(".".join(parts))
+            sources[".".join(parts)] = path.read_text(encoding="utf-8")
+        return cls(sources, frozenset(packages), dict(MOVES if moves is None else moves))
+
+    @classmethod
+    def installed(cls) -> SourceTree:
+        """The tree of the ``cffair`` being run."""
+        return _installed_tree()
+
+    # ---------------------------------------------------------------- parsing
+    def tree(self, module: str) -> ast.Module:
+        if module not in self._trees:
+            self._trees[module] = ast.parse(self.sources[module])
+        return self._trees[module]
+
+    def code_hash(self, module: str) -> str:
+        """Hash of a module's normalised code, references to moved modules read as their ledger names
+        (the hash of the code it replaced when :data:`EQUIVALENT_CODE` declares this exact code
+        equivalent to it)."""
+        if module not in self._hashes:
+            found = _hash(canonical_code(self.sources[module], self.moves))
+            self._hashes[module] = _EQUIVALENT.get((module, found), found)
+        return self._hashes[module]
+
+    def ledger_name(self, module: str) -> str:
+        """The name a module is fingerprinted under: its ledger name if it moved, else its name."""
+        return self.moves.get(module, module)
+
+    def exempt(self, module: str) -> bool:
+        """Whether the module declares ``FINGERPRINT_EXEMPT = True`` (it cannot change a number)."""
+        for node in self.tree(module).body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == EXEMPT_FLAG for t in node.targets
+            ):
+                return isinstance(node.value, ast.Constant) and node.value.value is True
+        return False
+
+    def _resolve(self, module: str, name: str | None, level: int, current: str) -> str | None:
+        """The module an import statement names (``None`` when outside the tree)."""
+        if level:
+            base = current if current in self.packages else current.rpartition(".")[0]
+            for _ in range(level - 1):
+                base = base.rpartition(".")[0]
+            module = f"{base}.{module}" if module else base
+        if name is not None:
+            sub = f"{module}.{name}"
+            if sub in self.sources:
+                return sub
+            if module in self.packages:  # a name re-exported by a package: find where it is defined
+                origin = self._reexport_origin(module, name)
+                if origin is not None:
+                    return origin
+        return module if module in self.sources else None
+
+    def _reexport_origin(self, package: str, name: str) -> str | None:
+        for node in ast.walk(self.tree(package)):
+            if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+                target = self._resolve(node.module or "", None, node.level, package)
+                if target is not None and target != package:
+                    return target
+        return None
+
+    def imports(self, module: str, *, type_only: bool = False) -> set[str]:
+        """Modules of the tree that ``module`` imports anywhere (also inside functions).
+
+        A string that is exactly the name of a module of the tree counts as an import too (lazy
+        imports through ``importlib`` and module ``__getattr__``): a dependency may be
+        over-counted, never missed. Imports under ``if TYPE_CHECKING:`` are left out unless
+        ``type_only``: they do not run (so they are not a record's code), but they are coupling
+        all the same (the structure checks count them).
+        """
+        key = f"{module}\0typed" if type_only else module
+        if key in self._imports:
+            return set(self._imports[key])
+        found: set[str] = set()
+
+        def visit(node: ast.AST) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.If) and _is_type_checking(child.test) and not type_only:
+                    for sub in child.orelse:
+                        visit(sub)
+                    continue
+                if isinstance(child, ast.Import):
+                    for alias in child.names:
+                        target = self._resolve(alias.name, None, 0, module)
+                        if target:
+                            found.add(target)
+                elif isinstance(child, ast.ImportFrom):
+                    for alias in child.names:
+                        target = self._resolve(child.module or "", alias.name, child.level, module)
+                        if target:
+                            found.add(target)
+                elif (
+                    isinstance(child, ast.Constant)
+                    and isinstance(child.value, str)
+                    and "." in child.value
+                    and child.value in self.sources
+                ):
+                    found.add(child.value)  # a module named by string (importlib, lazy re-exports)
+                visit(child)
+
+        visit(self.tree(module))
+        found.discard(module)
+        self._imports[key] = found
+        return set(found)
+
+    def closure(self, roots: Iterable[str], stop: Iterable[str] = ()) -> set[str]:
+        """Every module the ``roots`` run: their transitive imports.
+
+        Modules in ``stop`` (stages whose output enters by content hash) and exempt modules are
+        neither included nor followed.
+        """
+        stop = set(stop)
+        seen: set[str] = set()
+        todo = [r for r in roots]
+        for r in todo:
+            if r not in self.sources:
+                raise KeyError(f"{r} is not a module of the source tree")
+        while todo:
+            m = todo.pop()
+            if m in seen or m in stop or self.exempt(m):
+                continue
+            seen.add(m)
+            todo.extend(self.imports(m) - seen)
+        return seen
+
+    def code_fingerprint(
+        self, roots: Iterable[str], stop: Iterable[str] = (), shallow: Iterable[str] = ()
+    ) -> dict[str, str]:
+        """``{module: normalised-code hash}`` over the closure of ``roots``.
+
+        ``shallow`` modules (dispatchers) contribute their own code but not their imports:
+        what they dispatch to is named among the roots.
+        """
+        mods = self.closure(roots, stop) | {m for m in shallow if not self.exempt(m)}
+        return dict(sorted((self.ledger_name(m), self.code_hash(m)) for m in mods))
+
+    def import_graph(self, *, type_only: bool = False) -> dict[str, set[str]]:
+        """``{module: modules it imports}`` for every module of the tree (``type_only``: with the
+        imports under ``if TYPE_CHECKING:``)."""
+        return {m: self.imports(m, type_only=type_only) for m in self.sources}
+
+    def cycles(self, *, type_only: bool = True) -> list[list[str]]:
+        """Every import cycle (a strongly connected component of more than one module, Tarjan's
+        algorithm), type-only imports included by default. A package's ``__init__`` importing
+        its own submodules is not a cycle with them.
+
+        >>> SourceTree({"p.a": "import p.b", "p.b": "from p import a", "p": ""}, frozenset({"p"})).cycles()
+        [['p.a', 'p.b']]
+        """
+        graph = self.import_graph(type_only=type_only)
+        edges = {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in graph.items()}
+        return _strongly_connected(edges)
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components with more than one node, each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+@cache
+def _installed_tree() -> SourceTree:
+    return SourceTree.from_directory(Path(__file__).resolve().parents[1])
+
+
+def code_version(roots: Iterable[str], stop: Iterable[str] = ()) -> str:
+    """One short hash of the normalised code of everything ``roots`` run in the installed tree
+    (:meth:`SourceTree.code_fingerprint`): the code part of a cache key (the fitted flows and
+    counterfactual sets of :mod:`cffair.causal.cache`, the pre-trainings of :mod:`cffair.pretraining`).
+
+    Like a record's fingerprint, it ignores docstrings, comments and formatting, and modules that
+    declare ``FINGERPRINT_EXEMPT = True``; any change to what the code does changes it.
+    """
+    return _hash(json.dumps(_installed_tree().code_fingerprint(roots, stop), sort_keys=True))

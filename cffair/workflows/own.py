@@ -1,0 +1,599 @@
+"""Your own data, end to end: the paper's protocol on a CSV of your own (``cffair run``).
+
+:func:`run` takes a CSV, its spec and causal graph, and runs what the book runs on the paper's
+datasets, through the same machinery:
+
+1. **Counterfactuals**: one causal flow fitted on every row's features, generating the sensitive
+   flip and each immutable feature's interventions (:mod:`cffair.experiments.pipeline.counterfactuals`),
+   with the library's default treatment of discrete columns (the paper's datasets keep the
+   paper's; ``categorical="flow"`` picks the paper's for nominal columns here too).
+2. **The grid**: for each of ``folds`` seeded stratified folds, the LTN pre-trained once on the
+   accuracy axioms with every chosen LTN setting continuing from it (CKE and the queries of
+   equation (3) per subgroup included), and every chosen baseline
+   (:func:`cffair.workflows.reproduce.run_grid`, one record per fold × method in a
+   :class:`~cffair.experiments.ResultsStore` with the same fingerprints as the book's results).
+3. **The report**: ``report.html`` in the results folder (:mod:`cffair.reporting.report`).
+
+The dataset becomes loadable by name in the worker processes through
+:func:`cffair.datasets.register`. Every option is checked (:func:`plan`) before any model is
+fitted; a second run with the same options and files recomputes only records whose code, data,
+spec, graph or settings changed.
+
+Example::
+
+    from cffair.workflows.own import run
+    result = run("credit.csv", "examples/credit/spec.yaml", folds=5, quick=True, out="runs/credit")
+    print(result.report)
+
+The results folder holds ``records/`` (one JSON file per fold × method), ``run.json`` (the
+options, the dataset registration, warnings, wall time per stage) and ``report.html``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_BASELINES",
+    "SAVABLE_SETTINGS",
+    "OwnRun",
+    "Plan",
+    "default_out",
+    "fit_models",
+    "normalise_settings",
+    "plan",
+    "run",
+]
+
+import sys
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from cffair import datasets as D
+from cffair.errors import CffairWarning
+from cffair.experiments import registry
+from cffair.experiments.config import ConfigError, ExperimentConfig
+from cffair.experiments.store import ResultsStore
+
+#: Baselines run when none are chosen: Table 1's (the CNF-augmented MLP, the GAN, DCEVAE): the
+#: registry's paper baselines (:func:`cffair.experiments.registry.paper_baselines`, read when a plan is made).
+DEFAULT_BASELINES: tuple[str, ...] = registry.paper_baselines()
+#: joblib backends accepted (``dask`` needs the ``cluster`` extra).
+_BACKENDS = ("loky", "multiprocessing", "threading", "sequential", "dask")
+_CATEGORICAL = ("gumbel", "flow", "paper")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked request: what :func:`run` will compute and where it writes."""
+
+    name: str
+    data: str
+    spec: str | dict[str, Any]
+    graph: str | dict[str, Any] | None
+    settings: tuple[str, ...]
+    baselines: tuple[str, ...]
+    folds: int
+    profile: str
+    seed: int
+    jobs: int
+    out: str
+    categorical: str | None = None
+    backend: str | None = None
+    notes: tuple[str, ...] = field(default=())
+    flow_settings: tuple[tuple[str, Any], ...] = field(default=())
+    #: the LTN settings' training options (``lr``, ``fair_epochs``; :data:`cffair.experiments.OPTIONS`)
+    ltn_options: tuple[tuple[str, Any], ...] = field(default=())
+    #: the LTN settings' axiom-group weights (appendix B; groups left out keep weight 1)
+    weights: tuple[tuple[str, float], ...] = field(default=())
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """LTN settings then baselines, in the order the report shows them."""
+        return self.settings + self.baselines
+
+    def configs(self) -> list[ExperimentConfig]:
+        """One config per fold × method."""
+        out = []
+        for fold in range(self.folds):
+            for m in self.methods:
+                cfg = ExperimentConfig(self.name, fold, m, profile=self.profile, seed=self.seed, n_folds=self.folds)  # type: ignore[arg-type]
+                if m in registry.ltn_settings() and (self.ltn_options or self.weights):
+                    from dataclasses import replace
+
+                    cfg = replace(
+                        cfg,
+                        options=tuple(sorted(self.ltn_options)),
+                        weights=tuple(sorted({**cfg.weight_map, **dict(self.weights)}.items())),
+                    )
+                out.append(cfg)
+        return out
+
+    def flow(self) -> dict[str, Any]:
+        """Flow settings of the registration (empty: the library's defaults)."""
+        return {**dict(self.flow_settings), **({} if self.categorical is None else {"categorical": self.categorical})}
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["settings"], d["baselines"], d["notes"] = list(self.settings), list(self.baselines), list(self.notes)
+        d["flow_settings"] = dict(self.flow_settings)
+        d["ltn_options"], d["weights"] = dict(self.ltn_options), dict(self.weights)
+        return d
+
+
+#: The LTN settings :func:`fit_models` can save (CKE settings add axioms from explanations of
+#: training rows, which a model of every row would have to recompute).
+SAVABLE_SETTINGS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg")
+
+
+def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) -> dict[str, Path]:
+    """Each of the plan's LTN settings in :data:`SAVABLE_SETTINGS` trained on every row (the
+    profile's epochs, learning rate and, in quick mode, row cap) and saved as ``<setting>.cffair``.
+
+    Returns:
+        ``{setting: path}``.
+    """
+    from cffair._support.validation import SETTING_GROUPS
+    from cffair.experiments.config import profile
+    from cffair.learners.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
+    from cffair.learners.model import save_model
+
+    prof = profile(p.profile)
+    frame, spec = ds
+    if prof.max_rows is not None and len(frame) > prof.max_rows:
+        frame = frame.sample(n=prof.max_rows, random_state=0).reset_index(drop=True)
+    cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
+    out: dict[str, Path] = {}
+    for setting in (s for s in p.settings if s in SAVABLE_SETTINGS):
+        opts = dict(p.ltn_options)
+        est = cls(
+            spec,
+            setting=setting.removeprefix("ltn_"),
+            lr=opts.get("lr", prof.lr),
+            pretrain_epochs=prof.pretrain_epochs,
+            fair_epochs=opts.get("fair_epochs", prof.fair_epochs),
+            group_weights={g: w for g, w in p.weights if g in SETTING_GROUPS[setting.removeprefix("ltn_")]} or None,
+            seed=p.seed,
+            progress=progress,
+            flow_config={**p.flow(), "epochs": prof.flow_epochs},
+        )
+        est.fit(frame[list(spec.features)], frame[spec.target])
+        out[setting] = save_model(est, folder / f"{setting.removeprefix('ltn_')}.cffair", training_frame=frame)
+    return out
+
+
+@dataclass
+class OwnRun:
+    """What :func:`run` produced."""
+
+    plan: Plan
+    out: Path
+    report: Path | None  # None after counterfactuals_only
+    records: list[dict[str, Any]]
+    stage_seconds: dict[str, float]
+    warnings: list[str]
+    computed: int
+    models: dict[str, Path] | None = None  # with save_models: setting -> saved model
+
+
+# ============================================================================ checking
+def normalise_settings(settings: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    """LTN settings by their record names (``ltn_acc_cf``) or short names (``acc_cf``), in the
+    paper's order, without repeats; ``None`` stays ``None`` (the default)."""
+    if settings is None:
+        return None
+    if isinstance(settings, str):
+        settings = [s for s in settings.replace(",", " ").split() if s]
+    out = []
+    for s in settings:
+        try:
+            out.append(registry.ltn_setting(s))
+        except registry.RegistryError as exc:
+            raise ConfigError(str(exc)) from None
+    return tuple(x for x in registry.ltn_settings() if x in out)
+
+
+def _baselines(baselines: Sequence[str] | str | None) -> tuple[str, ...]:
+    if baselines is None:
+        return registry.paper_baselines()
+    if isinstance(baselines, str):
+        baselines = [b for b in baselines.replace(",", " ").split() if b]
+    known = registry.baselines()
+    bad = [b for b in baselines if b not in known]
+    if bad:
+        raise ConfigError(f"unknown baseline(s) {bad}; choose from {', '.join(known)}.")
+    return tuple(b for b in known if b in baselines)
+
+
+def default_out(name: str, profile: str) -> Path:
+    """The results folder when none is given: ``cffair-results/<name>-<profile>`` in the working directory."""
+    return Path("cffair-results") / f"{name}-{profile}"
+
+
+def _whole(value: Any, what: str, minimum: int, example: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{what} must be a whole number >= {minimum}, got {value!r}; e.g. {example}.")
+    return value
+
+
+def _file_ref(ref: Any, what: str) -> str | dict[str, Any] | None:
+    if ref is None or isinstance(ref, Mapping):
+        return None if ref is None else dict(ref)
+    p = Path(ref).expanduser()
+    if not p.is_file():
+        raise ConfigError(
+            f"{what} {p}: {'no such file' if not p.exists() else 'not a file'}; give the path of your {what}."
+        )
+    return str(p.resolve())
+
+
+def _flow_settings(flow: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Flow settings a user may change (every :class:`~cffair.causal.FlowConfig` key but the
+    epochs, which the profile sets), checked."""
+    if flow is None:
+        return {}
+    if not isinstance(flow, Mapping):
+        raise ConfigError(f"flow must be a mapping of flow settings, e.g. {{'hidden': [64, 64, 64]}}, got {flow!r}.")
+    from cffair.causal.config import FlowConfig
+
+    if "epochs" in flow:
+        raise ConfigError(
+            "flow may not set 'epochs': the profile does (1000 with early stopping in full, 20 in quick)."
+        )
+    unknown = sorted(set(flow) - set(FlowConfig.__dataclass_fields__))
+    if unknown:
+        raise ConfigError(
+            f"unknown flow setting(s) {unknown}; the settings are those of cffair.causal.FlowConfig "
+            f"({', '.join(k for k in FlowConfig.__dataclass_fields__ if k != 'epochs')})."
+        )
+    out = dict(flow)
+    if "hidden" in out:
+        out["hidden"] = [int(h) for h in out["hidden"]]
+    try:
+        FlowConfig.from_dict(out)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"bad flow settings {out}: {exc}") from None
+    return out
+
+
+def plan(
+    data: str | Path,
+    spec: str | Path | Mapping[str, Any],
+    graph: str | Path | Mapping[str, Any] | None = None,
+    *,
+    settings: Sequence[str] | str | None = None,
+    baselines: Sequence[str] | str | None = None,
+    folds: int = 5,
+    quick: bool = False,
+    seed: int = 0,
+    jobs: int = 1,
+    out: str | Path | None = None,
+    name: str | None = None,
+    categorical: str | None = None,
+    backend: str | None = None,
+    flow: Mapping[str, Any] | None = None,
+    sep: str | None = None,
+    decimal: str | None = None,
+    lr: float | None = None,
+    fair_epochs: int | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> tuple[Plan, D.Dataset]:
+    """Check every option and the data, spec and graph, before any model is fitted.
+
+    Loading the CSV is part of the check (it is read and validated, which is cheap next to the
+    flow and the models). Arguments are those of :func:`run`.
+
+    Returns:
+        The plan and the loaded dataset.
+
+    Raises:
+        ConfigError: for an option that is wrong (naming it and what to use instead).
+        DataError, SpecError, GraphError: for the data, spec or graph (file, line, column).
+    """
+    folds = _whole(folds, "folds", 2, "folds=5 (the paper's)")
+    jobs = _whole(jobs, "jobs", 1, "jobs=2")
+    seed = _whole(seed, "seed", 0, "seed=0")
+    if not isinstance(quick, bool):
+        raise ConfigError(f"quick must be True or False, got {quick!r}.")
+    if categorical is not None and categorical not in _CATEGORICAL:
+        raise ConfigError(
+            f"categorical must be one of {', '.join(_CATEGORICAL)} (or None for the library's default), got {categorical!r}."
+        )
+    if backend is not None and backend not in _BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(_BACKENDS)} (default loky).")
+    flow_settings = _flow_settings(flow)
+    chosen = normalise_settings(settings)
+    base = _baselines(baselines)
+    data_ref = _file_ref(data, "data file")
+    if not isinstance(data_ref, str):
+        raise ConfigError(f"data must be the path of a CSV file, got {type(data).__name__}.")
+    spec_ref = cast("str | dict[str, Any]", _file_ref(spec, "spec file"))  # spec is not None: a file or a mapping
+    graph_ref = _file_ref(graph, "graph file")
+    profile = "quick" if quick else "full"
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise ConfigError(f"out {out} is a file; give a folder for the results (it is created if missing).")
+
+    raw = D.read_spec(spec_ref)
+    spec_name = raw.name if isinstance(raw, D.DatasetSpec) else raw.get("name")
+    ds_name = name or (str(spec_name) if spec_name and spec_name != "custom" else Path(data_ref).stem)
+    if D.is_builtin(ds_name):
+        raise ConfigError(
+            f"the name {ds_name!r} is a built-in dataset's; name yours differently (name=..., --name, or 'name:' in the spec)."
+        )
+    treatment = {**flow_settings, **({"categorical": categorical} if categorical else {})}
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1):
+        raise ConfigError(
+            f"sep must be one character (the CSV's column separator, e.g. ';'), or None to sniff it; got {sep!r}."
+        )
+    if decimal is not None and decimal not in (".", ","):
+        raise ConfigError(f"decimal must be '.' or ',' (the decimal mark of the CSV's numbers), got {decimal!r}.")
+    read = {k: v for k, v in (("sep", sep), ("decimal", decimal)) if v}
+    ds = D.register(ds_name, data_ref, spec_ref, graph_ref, flow=treatment, **read)
+    frame, ds_spec = ds
+    if ds_spec.graph is None:
+        raise ConfigError(
+            f"dataset {ds_name!r} has no causal graph: counterfactuals need one. Add 'graph: graph.yaml' to the spec "
+            "or pass a graph file (--graph); the format is in cffair.causal.graph."
+        )
+    notes: list[str] = []
+    from cffair.evaluation.cke import cke_features
+
+    if chosen is None:
+        chosen = registry.ltn_settings()
+        if not cke_features(ds_spec):
+            chosen = tuple(s for s in registry.ltn_settings() if not s.endswith("_cke"))
+            notes.append(
+                "no immutable feature besides the sensitive attribute, so the CKE settings were left out "
+                "(list immutable features under 'immutable:' in the spec to run them)."
+            )
+    elif any(s.endswith("_cke") for s in chosen) and not cke_features(ds_spec):
+        raise ConfigError(
+            f"the CKE settings need an immutable feature other than the sensitive attribute {ds_spec.sensitive!r}, "
+            f"and {ds_name!r} lists {list(ds_spec.immutable) or 'none'}; add some under 'immutable:' in the spec "
+            "or leave the *_cke settings out."
+        )
+    if not chosen and not base:
+        raise ConfigError("nothing to run: choose at least one LTN setting or baseline.")
+    if weights:
+        from cffair._support.validation import check_group_weights
+
+        check_group_weights(weights, chosen, input_name="weights", setting_name="settings", error=ConfigError)
+    folds_made = D.make_folds(frame, ds_spec, n_splits=folds, seed=0)
+    for f in folds_made:
+        D.check_subgroups(frame, ds_spec, f.train, what=f"the training rows of fold {f.index} of {folds}")
+    out_path = Path(out) if out is not None else default_out(ds_name, profile)
+    p = Plan(
+        ds_name,
+        data_ref,
+        spec_ref,
+        graph_ref,
+        chosen,
+        base,
+        folds,
+        profile,
+        seed,
+        jobs,
+        str(out_path.resolve()),
+        categorical,
+        backend,
+        tuple(notes),
+        tuple(sorted(flow_settings.items())),
+        tuple(sorted({k: v for k, v in (("lr", lr), ("fair_epochs", fair_epochs)) if v is not None}.items())),
+        tuple(sorted((weights or {}).items())),
+    )
+    p.configs()  # every config is valid (options and weights checked by ExperimentConfig)
+    return p, ds
+
+
+# ============================================================================ running
+class _Runner:
+    """Runs one task group in a worker after registering the user's dataset there (a worker
+    started before the registration does not see it in its environment)."""
+
+    def __init__(self, registrations: Mapping[str, Mapping[str, Any]]) -> None:
+        self.registrations = dict(registrations)
+
+    def __call__(self, group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
+        from cffair.datasets.registry import restore
+        from cffair.experiments.pipeline import run_group
+
+        restore(self.registrations)
+        return run_group(group, store)
+
+
+def _collect(caught: Sequence[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
+    seen: dict[tuple[type, str], warnings.WarningMessage] = {}
+    for w in caught:
+        seen.setdefault((w.category, str(w.message)), w)
+    return list(seen.values())
+
+
+def run(
+    data: str | Path,
+    spec: str | Path | Mapping[str, Any],
+    graph: str | Path | Mapping[str, Any] | None = None,
+    *,
+    settings: Sequence[str] | str | None = None,
+    baselines: Sequence[str] | str | None = None,
+    folds: int = 5,
+    quick: bool = False,
+    seed: int = 0,
+    jobs: int = 1,
+    out: str | Path | None = None,
+    name: str | None = None,
+    categorical: str | None = None,
+    backend: str | None = None,
+    flow: Mapping[str, Any] | None = None,
+    sep: str | None = None,
+    decimal: str | None = None,
+    counterfactuals_only: bool = False,
+    save_models: bool = False,
+    lr: float | None = None,
+    fair_epochs: int | None = None,
+    weights: Mapping[str, float] | None = None,
+    progress: bool = True,
+) -> OwnRun:
+    """Run the paper's protocol on a CSV of your own and write a report.
+
+    Args:
+        data: the CSV file (format in :mod:`cffair.datasets`).
+        spec: its YAML spec file (or the mapping).
+        graph: a YAML causal graph (format in :mod:`cffair.causal.graph`) replacing the spec's
+            ``graph``.
+        settings: LTN settings (``acc``, ``acc_cf``, ``acc_cf_sg``, ``acc_cf_cke``,
+            ``acc_cf_sg_cke``, with or without ``ltn_``); default all five (without the CKE
+            ones if the spec lists no immutable feature besides the sensitive one).
+        baselines: from ``cnf``, ``gan``, ``dcevae``, ``unaware``, ``level3``, ``pcf``;
+            default Table 1's ``cnf``, ``gan``, ``dcevae``; ``[]`` for none.
+        folds: cross-validation folds (at least 2; the paper: 5). Every fold runs.
+        quick: the quick profile (few epochs, at most 1,500 training rows per fold): a check
+            that everything runs, not results.
+        seed: seed of the models (the folds and the counterfactuals always use seed 0).
+        jobs: worker processes (one torch thread each).
+        out: the results folder (default :func:`default_out`).
+        name: the dataset's name in records (default: the spec's ``name``, else the CSV's stem).
+        categorical: treatment of nominal columns in the flow: ``gumbel`` (the library's
+            default) or ``flow`` (the paper's integer codes).
+        backend: joblib backend (``loky`` by default; ``dask`` for a cluster).
+        flow: other settings of the causal flow (:class:`cffair.causal.FlowConfig` keys but
+            ``epochs``), e.g. ``{"hidden": [64, 64, 64]}`` for a graph with many distinct
+            parent sets.
+        sep: the CSV's column separator (default: sniffed from its header line, see
+            :func:`cffair.datasets.checks.csv_options`).
+        decimal: the decimal mark of its numbers, ``"."`` (default) or ``","``.
+        counterfactuals_only: stop after the counterfactuals: check the flow's warnings (and
+            the options) before the long run. No records, no report; ``run.json`` lists the
+            warnings.
+        save_models: after the protocol, train each chosen LTN setting among ``acc``,
+            ``acc_cf`` and ``acc_cf_sg`` on every row (the profile's epochs; quick: its row
+            cap) and save it as a self-contained model (:mod:`cffair.learners.model`) in ``models/``.
+        lr: the LTN's Adam learning rate (default: the profile's, 1e-3 in full mode); lower it
+            when the report flags a constant predictor.
+        fair_epochs: epochs of the fairness stage (default: the profile's, 500 in full mode).
+        weights: axiom-group weights of the LTN settings, e.g. ``{"cf": 2}`` (appendix B).
+        progress: progress bars and messages on stderr.
+
+    Returns:
+        An :class:`OwnRun` with the records, the report's path and the wall time per stage.
+    """
+    from cffair.experiments.pipeline.counterfactuals import prepare_counterfactuals
+    from cffair.reporting.report import write_report
+    from cffair.workflows.reproduce import run_grid, status
+
+    p, ds = plan(
+        data,
+        spec,
+        graph,
+        settings=settings,
+        baselines=baselines,
+        folds=folds,
+        quick=quick,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        name=name,
+        categorical=categorical,
+        backend=backend,
+        flow=flow,
+        sep=sep,
+        decimal=decimal,
+        lr=lr,
+        fair_epochs=fair_epochs,
+        weights=weights,
+    )
+    if not isinstance(counterfactuals_only, bool):
+        raise ConfigError(f"counterfactuals_only must be True or False, got {counterfactuals_only!r}.")
+    out_dir = Path(p.out)
+    from cffair._support.io import writable_dir
+    from cffair.causal.cache import cache_dir
+
+    # before any work: the results folder and the cache take files (a full disk shows at the write)
+    writable_dir(out_dir, what="results folder", hint="choose another folder with --out")
+    writable_dir(cache_dir(), what="cache folder", hint="set CFFAIR_CACHE to a writable folder")
+    store = ResultsStore(out_dir)
+    cfgs = p.configs()
+    reg = D.registration(p.name)
+    say = (lambda msg: print(f"cffair: {msg}", file=sys.stderr)) if progress else (lambda msg: None)
+    times: dict[str, float] = {}
+    pending = 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        say(f"{p.name}: {len(ds.frame):,} rows; counterfactuals (causal flow, {p.profile} profile) ...")
+        known = prepare_counterfactuals(p.profile, [p.name], jobs=1)
+        times["counterfactuals"] = round(time.perf_counter() - t0, 1)
+        if not counterfactuals_only:
+            known_inputs = {p.name: {"counterfactuals": known[p.name]}}
+            pending = int((status(store, cfgs, known_inputs=known_inputs)["state"] != "fresh").sum())
+            say(
+                f"{len(cfgs)} runs ({p.folds} folds x {len(p.methods)} methods), {pending} to compute "
+                f"({len(cfgs) - pending} fresh), with {p.jobs} worker(s), into {out_dir} ..."
+            )
+            t0 = time.perf_counter()
+            run_grid(
+                cfgs,
+                store,
+                jobs=p.jobs,
+                backend=p.backend,
+                progress=progress,
+                runner=_Runner(D.registry.snapshot()),
+                known_inputs=known_inputs,
+            )
+            times["experiments"] = round(time.perf_counter() - t0, 1)
+    found = _collect(caught)
+    for w in found:  # shown after the run as well as listed in the report
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    # the report lists cffair's own warnings (data, graph, counterfactuals), not a library's chatter
+    messages = [f"{w.category.__name__}: {w.message}" for w in found if issubclass(w.category, CffairWarning)]
+    info: dict[str, Any] = {
+        "plan": p.to_dict(),
+        "registration": reg.to_dict() if reg else None,
+        "spec": ds.spec.to_dict(),
+        "rows": len(ds.frame),
+        "stage_seconds": times,
+        "warnings": messages,
+        "computed": pending,
+        "majority": _majority_shares(p, ds),
+        "counterfactuals": known[p.name],
+        "counterfactuals_only": counterfactuals_only,
+    }
+    records: list[dict[str, Any]] = []
+    report = None
+    if not counterfactuals_only:
+        found_records = [store.get(c) for c in cfgs]
+        missing = [c.key for c, r in zip(cfgs, found_records, strict=True) if r is None]
+        if missing:
+            raise RuntimeError(f"the grid finished without records for {missing[:5]}; see the errors above.")
+        records = [r for r in found_records if r is not None]
+        t0 = time.perf_counter()
+        report = write_report(out_dir / "report.html", records, ds, info)
+        times["report"] = round(time.perf_counter() - t0, 1)
+        if save_models:
+            t0 = time.perf_counter()
+            say("training the models on every row ...")
+            info["models"] = {k: str(v) for k, v in fit_models(p, ds, out_dir / "models", progress=progress).items()}
+            times["models"] = round(time.perf_counter() - t0, 1)
+    from cffair._support.utils import write_json_atomic
+
+    write_json_atomic(out_dir / "run.json", {**info, "stage_seconds": times}, what="run summary")
+    models = {k: Path(v) for k, v in info.get("models", {}).items()} or None
+    return OwnRun(p, out_dir, report, records, times, messages, pending, models)
+
+
+def _majority_shares(p: Plan, ds: D.Dataset) -> dict[int, float]:
+    """Share of the majority class among each fold's test rows (a constant predictor's
+    accuracy), for a binary target; empty for a score."""
+    from cffair.experiments.pipeline.fold import fold_rows
+
+    frame, spec = ds
+    if spec.target_kind != "binary":
+        return {}
+    y = frame[spec.target].to_numpy()
+    out = {}
+    for cfg in p.configs()[:: len(p.methods)]:
+        _, test = fold_rows(frame, spec, cfg)
+        share = float(y[test].mean())
+        out[cfg.fold] = max(share, 1 - share)
+    return out
