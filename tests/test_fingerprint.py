@@ -68,7 +68,10 @@ def test_the_dispatcher_imports_nothing_outside_what_records_name():
     tree = SourceTree.installed()
     named = set(keys.RUNNERS.values()) | set(keys.PRODUCERS) | set.intersection(*(set(keys.code(m)) for m in METHODS))
     imported = {tree.ledger_name(m) for m in tree.imports(keys.DISPATCHER)}  # records key modules by ledger name
-    assert imported - {tree.ledger_name(m) for m in named} - {tree.ledger_name(m) for m in tree.sources if tree.exempt(m)} == set()
+    assert (
+        imported - {tree.ledger_name(m) for m in named} - {tree.ledger_name(m) for m in tree.sources if tree.exempt(m)}
+        == set()
+    )
 
 
 def test_an_input_made_by_changed_code_is_fresh_when_its_content_is_the_same():
@@ -221,9 +224,7 @@ def test_without_the_ledger_a_move_stales_only_the_importers_and_the_moved_code_
         assert not any(r.split()[2] in moved_names for r in reasons), reasons  # the moved code itself is paired
         changed = {r.removeprefix("code of ").removesuffix(" changed") for r in reasons}
         assert {tree.ledger_name(c) for c in changed} <= importers | {
-            tree.ledger_name(i)
-            for i, src in tree.sources.items()
-            if re.search(r"\bcffair\.learners\.training\b", src)
+            tree.ledger_name(i) for i, src in tree.sources.items() if re.search(r"\bcffair\.learners\.training\b", src)
         }, reasons
 
 
