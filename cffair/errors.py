@@ -110,3 +110,8 @@ class MetricWarning(CffairWarning):
 class DataWarning(CffairWarning):
     """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
     as separate binary features)."""
+
+
+class SemanticsError(CffairError, ValueError):
+    """A fuzzy logic asked to read an axiom it cannot act on (Gödel logic on a score target's
+    ``Eq(D(x), D(x′))``: :mod:`cffair.fuzzy`)."""

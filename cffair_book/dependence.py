@@ -13,7 +13,9 @@ because of the factor, not because fewer folds were compared.
   and the two scores beside CF-MSE (the flip rate, the calibrated CF-MSE) put in CF-MSE's place;
 * twins: the methods that learn from the flow's twins (LTN(acc+CF), LTN(acc+CF_sg), CNF) trained
   *and* scored on the sound twins (option ``twins="default"``), every other method scored on them;
-* semantics: LTN(acc+CF) and LTN(acc+CF_sg) under another logic (option ``semantics``);
+* semantics: LTN(acc+CF) and LTN(acc+CF_sg) under another logic (option ``semantics``), on the datasets
+  where that logic can act (:func:`cffair.experiments.grid.study_logics`: Gödel logic has no equality of
+  real scores, so its Lawschool records, the product logic's model, are not counted);
 * GAN: the GAN's records averaged over its seeds, as re-implemented and as released (option
   ``gan_variant``), with the LTN trained on the released GAN's twins.
 
@@ -243,9 +245,11 @@ def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
             keep,
         )
     if level.factor == "semantics":
+        from cffair.experiments.grid import study_logics
+
         return _swap(
-            records,
-            lambda r: _opts(r).get("semantics") == level.name,
+            records,  # a logic that cannot act on a dataset (Gödel on Lawschool's scores) is not counted there
+            lambda r: _opts(r).get("semantics") == level.name and level.name in study_logics(_cfg(r)["dataset"]),
             lambda r: (
                 _cfg(r)["setting"] in ("ltn_acc_cf", "ltn_acc_cf_sg") and _cfg(r).get("cf_source", "cnf") == "cnf"
             ),

@@ -520,12 +520,12 @@ def test_the_studies_grid_adds_marked_configs_within_the_cuts_it_records():
     assert all(c.options or c.tag for c in full) and len({c.key for c in full}) == len(full)
     assert set(full).isdisjoint(E.paper_grid("full", only=[g for g in E.GROUPS if g != "appendix_c_studies"]))
     by = lambda key, value: [c for c in full if c.option_map.get(key) == value]  # noqa: E731
-    # semantics: Q1/Q2's LTN settings under each other logic, COMPAS and Lawschool, every fold
+    # semantics: Q1/Q2's LTN settings under each other logic, COMPAS and Lawschool, every fold; no Gödel
+    # on Lawschool (a score target: Gödel logic has no equality of scores, its model would be the product's)
     for name in E.STUDY_LOGICS:
         got = {(c.dataset, c.setting, c.fold) for c in by("semantics", name)}
-        assert got == {
-            (d, s, f) for d in ("compas", "lawschool") for s in ("ltn_acc_cf", "ltn_acc_cf_sg") for f in range(5)
-        }
+        datasets = ("compas",) if name == "godel" else ("compas", "lawschool")
+        assert got == {(d, s, f) for d in datasets for s in ("ltn_acc_cf", "ltn_acc_cf_sg") for f in range(5)}
     # sound twins: Table 1's LTN settings and CNF; all folds of COMPAS and Lawschool, 2 of Adult
     twins = by("twins", "default")
     assert {c.setting for c in twins} == {"ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf"}

@@ -27,6 +27,7 @@ __all__ = [
     "paper_grid",
     "repeat_grid",
     "study_grid",
+    "study_logics",
 ]
 
 #: Like :mod:`cffair.experiments.config`, the grid is data: it decides which configs exist, not what
@@ -268,6 +269,20 @@ class Study:
 
 #: The fuzzy logics the semantics study runs besides the paper's product logic.
 STUDY_LOGICS: tuple[str, ...] = ("lukasiewicz", "godel", "goguen")
+
+
+def study_logics(dataset: str) -> tuple[str, ...]:
+    """The logics of :data:`STUDY_LOGICS` that can act on ``dataset``'s axioms: on a score target
+    (Lawschool) every one but Gödel, whose t-norm has no equality of real scores
+    (:mod:`cffair.fuzzy`: its runs there would be the product logic's, so the study does not count them)."""
+    from cffair.fuzzy import logic
+
+    entry = registry.DATASETS.get(dataset)
+    if entry is None or entry.target_kind != "score":
+        return STUDY_LOGICS
+    return tuple(n for n in STUDY_LOGICS if logic(n).acts_on_scores)
+
+
 #: The GAN seeds of the GAN study per dataset (seed 0 is the paper grid's GAN; its key carries no tag).
 #: Lawschool has two: its third seed, both variants on five folds, would cost about 1,600 core-seconds and
 #: put the full mode over its 25,000 (benchmarks/results/studies_cost.json). Adult: seed 0 only.
@@ -318,7 +333,7 @@ def study_grid(profile_name: Mode, dataset: str, fold: int) -> list[ExperimentCo
     options or a seed tag, so none is a config of the paper's protocol:
 
     * ``semantics``: LTN(acc+CF) and LTN(acc+CF_sg) with ``semantics=`` each of :data:`STUDY_LOGICS`
-      (quick: LTN(acc+CF) only);
+      that can act on the dataset (:func:`study_logics`: no Gödel on Lawschool; quick: LTN(acc+CF) only);
     * ``twins``: LTN(acc), LTN(acc+CF), LTN(acc+CF_sg) and CNF with ``twins="default"``;
     * ``gan``: the GAN with ``gan_variant="released"`` for each of the dataset's :data:`STUDY_GAN_SEEDS`,
       the re-implemented GAN for the seeds besides 0 (tag ``seed{s}``), and LTN(acc+CF) on the released
@@ -330,7 +345,9 @@ def study_grid(profile_name: Mode, dataset: str, fold: int) -> list[ExperimentCo
     out: list[ExperimentConfig] = []
     if _study_folds(STUDIES["semantics"], profile_name, dataset, fold):
         settings = ("ltn_acc_cf",) if quick else ("ltn_acc_cf", "ltn_acc_cf_sg")
-        out += [replace(base, setting=s, options=(("semantics", name),)) for name in STUDY_LOGICS for s in settings]
+        out += [
+            replace(base, setting=s, options=(("semantics", name),)) for name in study_logics(dataset) for s in settings
+        ]
     if _study_folds(STUDIES["twins"], profile_name, dataset, fold):
         out += [
             replace(base, setting=s, options=(("twins", "default"),))
