@@ -115,3 +115,8 @@ class DataWarning(CffairWarning):
 class SemanticsError(CffairError, ValueError):
     """A fuzzy logic asked to read an axiom it cannot act on (Gödel logic on a score target's
     ``Eq(D(x), D(x′))``: :mod:`cffair.fuzzy`)."""
+
+
+class ProtocolError(CffairError, ValueError):
+    """A pre-registered protocol file (``cffair/data/protocol.yaml``: :mod:`cffair.protocol`) that is
+    missing an entry or has one of the wrong kind."""

@@ -120,6 +120,11 @@ def _slot(rec: Mapping[str, Any]) -> tuple:
     return (c["dataset"], int(c.get("repeat", 0) or 0), int(c["fold"]), c["setting"], c.get("cf_source", "cnf"))
 
 
+def _seed_slot(rec: Mapping[str, Any]) -> tuple:
+    """:func:`_slot` and the training seed (the protocol's seeds: each replaced by the variant of its own seed)."""
+    return (*_slot(rec), int(_cfg(rec).get("seed", 0) or 0))
+
+
 def _as_plain(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A variant's record presented as the protocol's: options and tag dropped (the claim checks read plain records)."""
     cfg = {k: v for k, v in _cfg(rec).items() if k not in ("options", "tag")}
@@ -137,14 +142,14 @@ def _swap(
 ) -> list[dict[str, Any]]:
     """The records of the folds the variant covers: each ``replaced`` slot taken by its variant
     record (a slot without one is left out), every other plain record passed through ``keep``."""
-    by_slot = {_slot(r): r for r in records if variant(r)}
+    by_slot = {_seed_slot(r): r for r in records if variant(r)}
     covered = {s[:3] for s in by_slot}
     out = []
     for r in records:
         if not _plain(r) or _slot(r)[:3] not in covered:
             continue
         if replaced(r):
-            v = by_slot.get(_slot(r))
+            v = by_slot.get(_seed_slot(r))
             if v is not None:
                 out.append(_as_plain(v))
         elif (k := keep(r)) is not None:
