@@ -51,7 +51,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("cffair.evaluation", "cffair.metrics", "cffair.audit", "cffair.cke", "cffair.queries", "cffair.recourse"),
     ),
     ("evaluation", ("cffair.diagnostics",)),
-    ("experiments", ("cffair.experiments", "cffair.pipeline", "cffair.registry", "cffair.scheduler", "cffair.cluster")),
+    (
+        "experiments",
+        (
+            "cffair.experiments",
+            "cffair.pipeline",
+            "cffair.registry",
+            "cffair.scheduler",
+            "cffair.cluster",
+            "cffair.protocol",
+        ),
+    ),
     ("workflows", ("cffair.workflows", "cffair.own", "cffair.reproduce")),
     ("reporting", ("cffair.reporting",)),
     ("cli", ("cffair.cli", "cffair.__main__")),

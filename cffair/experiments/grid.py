@@ -236,7 +236,7 @@ def replicate(cfgs: Sequence[ExperimentConfig], plan: Protocol | None = None) ->
     * seeds: every config of the paper's protocol (no tag, no option, seed 0, the flow's twins) gets the
       protocol's other training seeds where :meth:`~cffair.protocol.Protocol.seeds_for` gives them (every LTN
       setting it names; each baseline on its datasets), on every repetition and fold it already runs;
-    * twins: each of those (every seed) of a setting that learns from the flow's twins (:data:`_TWIN_SETTINGS`)
+    * twins: each of those (every seed) of a setting that learns from the flow's twins (LTN(acc) and its CF settings, CNF)
       gets the sound treatment (option ``twins="default"``) when the protocol names it.
 
     Seed 0 and the paper's twins are the configs as they were (same keys, same records); the rest come after
