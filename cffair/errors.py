@@ -110,3 +110,13 @@ class MetricWarning(CffairWarning):
 class DataWarning(CffairWarning):
     """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
     as separate binary features)."""
+
+
+class SemanticsError(CffairError, ValueError):
+    """A fuzzy logic asked to read an axiom it cannot act on (Gödel logic on a score target's
+    ``Eq(D(x), D(x′))``: :mod:`cffair.logic.fuzzy`)."""
+
+
+class ProtocolError(CffairError, ValueError):
+    """A pre-registered protocol file (``cffair/data/protocol.yaml``: :mod:`cffair.experiments.protocol`) that is
+    missing an entry or has one of the wrong kind."""

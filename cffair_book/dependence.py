@@ -13,7 +13,9 @@ because of the factor, not because fewer folds were compared.
   and the two scores beside CF-MSE (the flip rate, the calibrated CF-MSE) put in CF-MSE's place;
 * twins: the methods that learn from the flow's twins (LTN(acc+CF), LTN(acc+CF_sg), CNF) trained
   *and* scored on the sound twins (option ``twins="default"``), every other method scored on them;
-* semantics: LTN(acc+CF) and LTN(acc+CF_sg) under another logic (option ``semantics``);
+* semantics: LTN(acc+CF) and LTN(acc+CF_sg) under another logic (option ``semantics``), on the datasets
+  where that logic can act (:func:`cffair.experiments.grid.study_logics`: Gödel logic has no equality of
+  real scores, so its Lawschool records, the product logic's model, are not counted);
 * GAN: the GAN's records averaged over its seeds, as re-implemented and as released (option
   ``gan_variant``), with the LTN trained on the released GAN's twins.
 
@@ -118,6 +120,11 @@ def _slot(rec: Mapping[str, Any]) -> tuple:
     return (c["dataset"], int(c.get("repeat", 0) or 0), int(c["fold"]), c["setting"], c.get("cf_source", "cnf"))
 
 
+def _seed_slot(rec: Mapping[str, Any]) -> tuple:
+    """:func:`_slot` and the training seed (the protocol's seeds: each replaced by the variant of its own seed)."""
+    return (*_slot(rec), int(_cfg(rec).get("seed", 0) or 0))
+
+
 def _as_plain(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A variant's record presented as the protocol's: options and tag dropped (the claim checks read plain records)."""
     cfg = {k: v for k, v in _cfg(rec).items() if k not in ("options", "tag")}
@@ -135,14 +142,14 @@ def _swap(
 ) -> list[dict[str, Any]]:
     """The records of the folds the variant covers: each ``replaced`` slot taken by its variant
     record (a slot without one is left out), every other plain record passed through ``keep``."""
-    by_slot = {_slot(r): r for r in records if variant(r)}
+    by_slot = {_seed_slot(r): r for r in records if variant(r)}
     covered = {s[:3] for s in by_slot}
     out = []
     for r in records:
         if not _plain(r) or _slot(r)[:3] not in covered:
             continue
         if replaced(r):
-            v = by_slot.get(_slot(r))
+            v = by_slot.get(_seed_slot(r))
             if v is not None:
                 out.append(_as_plain(v))
         elif (k := keep(r)) is not None:
@@ -243,9 +250,11 @@ def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
             keep,
         )
     if level.factor == "semantics":
+        from cffair.experiments.grid import study_logics
+
         return _swap(
-            records,
-            lambda r: _opts(r).get("semantics") == level.name,
+            records,  # a logic that cannot act on a dataset (Gödel on Lawschool's scores) is not counted there
+            lambda r: _opts(r).get("semantics") == level.name and level.name in study_logics(_cfg(r)["dataset"]),
             lambda r: (
                 _cfg(r)["setting"] in ("ltn_acc_cf", "ltn_acc_cf_sg") and _cfg(r).get("cf_source", "cnf") == "cnf"
             ),

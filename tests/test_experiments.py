@@ -233,8 +233,9 @@ def test_ltn_settings_and_gan_share_one_task_per_fold():
 
 def test_full_grid_ordered_by_fold():
     groups = R._task_groups(E.paper_grid("full"))
-    order = [(g[0].repeat, g[0].fold) for g in groups]  # the paper's partition first, then each repetition by fold
-    assert order == sorted(order) and order[0] == (0, 0)
+    # the paper's partition first, then each repetition; within one, seed 0 (the paper's) by fold, then each other seed
+    order = [(g[0].repeat, g[0].seed, g[0].fold) for g in groups]
+    assert order == sorted(order) and order[0] == (0, 0, 0)
 
 
 def test_paper_grid_covers_tables():
@@ -294,7 +295,8 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     everything = E.paper_grid("full")
     # round 1's 264 configs less the extra baselines on folds 1-4 (3 baselines x 4 folds x 4 datasets), on the
     # paper's partition; the repetitions of cross-validation come on top (tests below)
-    assert len([c for c in paper if not c.repeat]) == 264 - 48 and everything[:0] == [] and set(paper) < set(everything)
+    first = [c for c in paper if not c.repeat and not c.seed and not c.options]  # the protocol's seeds and twins aside
+    assert len(first) == 264 - 48 and set(paper) < set(everything)
     from cffair import reporting
 
     assert reporting.EXTRA_BASELINES == E.EXTRA_BASELINES  # the tables' copy names the same baselines
@@ -302,7 +304,7 @@ def test_the_investigations_add_configs_without_touching_the_papers():
     assert {c.fold for c in extras} == {0} and len(extras) == 3 * len(E.DATASETS)
     new = [c for c in everything if c not in set(paper)]
     assert all(c.options or c.tag or c.method == "beyond" for c in new)  # every investigation or study config is marked
-    assert all(not c.options for c in paper)
+    assert all(set(c.option_map) <= {"twins"} for c in paper)  # the protocol's twin treatment, no other option
     assert len({c.key for c in everything}) == len(everything)
     by = lambda g: E.paper_grid("full", only=[g])  # noqa: E731
     # Q2: every COMPAS fold, Adult fold 0 only (the cut); the baselines are q2's own records
@@ -342,7 +344,11 @@ def test_the_investigations_add_configs_without_touching_the_papers():
 
 def test_variants_that_change_pre_training_get_their_own_group():
     cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2", "q2_why"])
-    groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and g[0].method in ("ltn", "gan") and not g[0].repeat]
+    groups = [
+        g
+        for g in R._task_groups(cfgs)
+        if g[0].fold == 0 and g[0].method in ("ltn", "gan") and not g[0].repeat and not g[0].seed
+    ]
     by_pre = {g[0].pretrain_options: g for g in groups}
     assert set(by_pre) == {(), (("lr", 0.01),), (("lr", 0.1),), (("clip_grad", 0.1), ("lr", 0.1))}
     default = by_pre[()]
@@ -407,14 +413,14 @@ def test_repetition_zero_is_the_papers_config_unchanged():
             E.ExperimentConfig("compas", 0, "cnf", repeat=bad)
 
 
-def test_the_full_grid_repeats_cross_validation_on_compas_and_lawschool_only():
+def test_the_full_grid_repeats_cross_validation_on_every_dataset():
     grid = E.paper_grid("full")
-    reps = [c for c in grid if c.repeat]
-    assert {c.dataset for c in reps} == set(E.REPEATS) == {"compas", "lawschool"}
+    reps = [c for c in grid if c.repeat and not c.seed and not c.options]  # the protocol's seeds and twins aside
+    assert {c.dataset for c in reps} == set(E.REPEATS) == {"adult", "compas", "compas_age", "lawschool"}
     assert {c.repeat for c in reps} == {1, 2} and {c.fold for c in reps} == {0, 1, 2, 3, 4}
     per = {(c.setting, c.cf_source) for c in reps}
     assert per == {(s, "cnf") for s in E.REPEAT_SETTINGS} | {("ltn_acc_cf", "gan")}
-    assert len(reps) == 2 * 2 * 5 * 7 and not any(c.options or c.tag for c in reps)
+    assert len(reps) == 4 * 2 * 5 * 7 and not any(c.tag for c in reps)
     # every compared setting has its repetition-0 twin, so each comparison has 3 × 5 paired folds
     keys = {c.key for c in grid}
     assert all(replace(c, repeat=0).key in keys for c in reps)
@@ -424,7 +430,12 @@ def test_the_full_grid_repeats_cross_validation_on_compas_and_lawschool_only():
         [
             c
             for c in grid
-            if c.dataset == "compas" and c.fold == 0 and not c.options and not c.tag and c.method in ("ltn", "gan")
+            if c.dataset == "compas"
+            and c.fold == 0
+            and not c.options
+            and not c.tag
+            and not c.seed
+            and c.method in ("ltn", "gan")
         ]
     )
     assert all(len({c.repeat for c in g}) == 1 for g in groups) and len(groups) == 3
@@ -521,14 +532,16 @@ def test_study_options_are_refused_where_they_mean_nothing(setting, kwargs, mess
 def test_the_studies_grid_adds_marked_configs_within_the_cuts_it_records():
     full = E.paper_grid("full", only=["appendix_c_studies"])
     assert all(c.options or c.tag for c in full) and len({c.key for c in full}) == len(full)
-    assert set(full).isdisjoint(E.paper_grid("full", only=[g for g in E.GROUPS if g != "appendix_c_studies"]))
+    # the twins study's configs are also the protocol's (its twin treatment, seed 0): every other study config is its own
+    others = set(E.paper_grid("full", only=[g for g in E.GROUPS if g != "appendix_c_studies"]))
+    assert {c for c in full if c in others} == {c for c in full if c.option_map.get("twins")}
     by = lambda key, value: [c for c in full if c.option_map.get(key) == value]  # noqa: E731
-    # semantics: Q1/Q2's LTN settings under each other logic, COMPAS and Lawschool, every fold
+    # semantics: Q1/Q2's LTN settings under each other logic, COMPAS and Lawschool, every fold; no Gödel
+    # on Lawschool (a score target: Gödel logic has no equality of scores, its model would be the product's)
     for name in E.STUDY_LOGICS:
         got = {(c.dataset, c.setting, c.fold) for c in by("semantics", name)}
-        assert got == {
-            (d, s, f) for d in ("compas", "lawschool") for s in ("ltn_acc_cf", "ltn_acc_cf_sg") for f in range(5)
-        }
+        datasets = ("compas",) if name == "godel" else ("compas", "lawschool")
+        assert got == {(d, s, f) for d in datasets for s in ("ltn_acc_cf", "ltn_acc_cf_sg") for f in range(5)}
     # sound twins: Table 1's LTN settings and CNF; all folds of COMPAS and Lawschool, 2 of Adult
     twins = by("twins", "default")
     assert {c.setting for c in twins} == {"ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf"}
@@ -569,7 +582,11 @@ def test_the_studies_share_the_folds_pre_training_and_their_gans_twins_are_their
     from cffair.experiments.pipeline.keys import input_names, producer
 
     cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2", "appendix_a", "appendix_c_studies"])
-    groups = [g for g in R._task_groups(cfgs) if g[0].fold == 0 and not g[0].repeat and g[0].method in ("ltn", "gan")]
+    groups = [
+        g
+        for g in R._task_groups(cfgs)
+        if g[0].fold == 0 and not g[0].repeat and not g[0].seed and g[0].method in ("ltn", "gan")
+    ]
     (default,) = [g for g in groups if not g[0].pretrain_options]
     assert any(c.option_map.get("semantics") for c in default) and any(c.option_map.get("twins") for c in default)
     on_released = E.ExperimentConfig("compas", 0, "ltn_acc_cf", cf_source="gan", options={"gan_variant": "released"})

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from cffair.errors import SemanticsError
 from cffair.logic import fuzzy
 from cffair.logic.axioms import DEFAULT_SEMANTICS, KnowledgeBase, Semantics, accuracy_axioms, cf_axiom
 
@@ -139,3 +140,92 @@ def test_an_eq_bodied_a4_equals_one_over_one_plus_half_the_squared_gap():
     got = Semantics(pair_body="eq").iff(d_x, d_cf)
     assert torch.allclose(got, 1 / (1 + 0.5 * (d_x - d_cf) ** 2))
     assert float(Semantics(pair_body="eq").iff(T(0.5), T(0.5))) == 1.0  # no push to 0 or 1
+
+
+# ---------------------------------------------------------------------------- score targets (Lawschool)
+def test_each_logic_reads_a_score_equality_from_its_t_norms_generator():
+    """Eq(a, b) at δ = ½ (a − b)²: product (the paper's) 1/(1 + δ); Łukasiewicz max(0, 1 − δ); Goguen exp(−δ)."""
+    a = torch.linspace(-2.0, 2.0, 21, dtype=torch.float64)
+    b = torch.zeros_like(a)
+    d = 0.5 * a**2
+    want = {"product": 1 / (1 + d), "lukasiewicz": torch.clamp(1 - d, min=0.0), "goguen": torch.exp(-d)}
+    for name, w in want.items():
+        assert torch.allclose(fuzzy.logic(name).score_eq(a, b), w), name
+        assert torch.allclose(Semantics(logic=name).pair_eq(a, b), w), name
+    assert torch.equal(Semantics().pair_eq(a, b), fuzzy.eq_score(a, b))  # the paper's, bit for bit
+    # every equality is 1 on equal scores and falls with the distance
+    for name in want:
+        e = fuzzy.logic(name).score_eq(a, b)
+        assert float(e[10]) == 1.0 and bool(torch.all(e[11:].diff() <= 0))
+
+
+def test_goedel_logic_is_refused_on_a_score_targets_pair_axioms_and_says_why():
+    rng = np.random.default_rng(2)
+    x, x_cf = rng.normal(size=(20, 3)).astype(np.float32), rng.normal(size=(20, 3)).astype(np.float32)
+    y = rng.normal(size=20)
+    assert not fuzzy.logic("godel").acts_on_scores
+    assert all(fuzzy.logic(n).acts_on_scores for n in ("product", "lukasiewicz", "goguen"))
+    with pytest.raises(SemanticsError, match="Gödel logic cannot act on a score target's pair axioms"):
+        KnowledgeBase([*accuracy_axioms(x, y, "score"), cf_axiom(x, x_cf, "score")], Semantics(logic="godel"))
+    # the accuracy axiom alone has no connective: Gödel reads it as every logic does
+    assert len(KnowledgeBase(accuracy_axioms(x, y, "score"), Semantics(logic="godel"))) == 1
+    # a binary target's pair axiom is an equivalence, which Gödel logic has
+    yb = (y > 0).astype(float)
+    assert len(
+        KnowledgeBase([*accuracy_axioms(x, yb, "binary"), cf_axiom(x, x_cf, "binary")], Semantics(logic="godel"))
+    )
+
+
+@pytest.mark.parametrize("name", ["product", "lukasiewicz", "goguen"])
+def test_a_score_targets_fast_path_agrees_with_the_ltn_oracle_in_each_logic(name):
+    rng = np.random.default_rng(3)
+    x, x_cf = rng.normal(size=(40, 3)).astype(np.float32), rng.normal(size=(40, 3)).astype(np.float32)
+    kb = KnowledgeBase(
+        [*accuracy_axioms(x, rng.normal(size=40), "score"), cf_axiom(x, x_cf, "score")], Semantics(logic=name)
+    )
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1), torch.nn.Flatten(0))
+    fast = kb.satisfactions(model).detach().numpy()
+    oracle = np.array(list(kb.satisfactions_ltn(model).values()))
+    assert fast == pytest.approx(oracle, abs=1e-5)
+
+
+def test_each_logic_changes_a_regression_model_trained_with_the_cf_axiom():
+    """Lawschool's case: on a score target the logic must reach A4 (it did not: every logic trained
+    the product logic's model, bit for bit). Tiny synthetic regression data whose twins differ in the
+    sensitive column; the same pre-training, then a few fairness epochs in each logic."""
+    from cffair.learners.training import LTNLearner
+
+    rng = np.random.default_rng(4)
+    n = 120
+    s = rng.integers(0, 2, n).astype(np.float32)
+    x = np.column_stack([s, rng.normal(size=(n, 2))]).astype(np.float32)
+    y = (1.5 * s + x[:, 1] + 0.1 * rng.normal(size=n)).astype(np.float32)
+    x_cf = x.copy()
+    x_cf[:, 0] = 1.0 - s
+    preds = {}
+    for name in ("product", "lukasiewicz", "goguen"):
+        learner = LTNLearner(
+            "score",
+            "acc_cf",
+            pretrain_epochs=30,
+            fair_epochs=15,
+            lr=1e-2,
+            hidden=(8,),
+            seed=0,
+            progress=False,
+            semantics=Semantics(logic=name),
+        ).fit(x, y, pairs=(x, x_cf))
+        preds[name] = learner.predict_score(x)
+    assert not np.allclose(preds["lukasiewicz"], preds["product"], atol=1e-4)
+    assert not np.allclose(preds["goguen"], preds["product"], atol=1e-4)
+    assert not np.allclose(preds["goguen"], preds["lukasiewicz"], atol=1e-4)
+    with pytest.raises(SemanticsError):
+        LTNLearner(
+            "score",
+            "acc_cf",
+            pretrain_epochs=2,
+            fair_epochs=1,
+            hidden=(8,),
+            progress=False,
+            semantics=Semantics(logic="godel"),
+        ).fit(x, y, pairs=(x, x_cf))

@@ -70,7 +70,7 @@ def test_a_fresh_parent_becomes_a_producer_that_writes_no_record():
 def test_tasks_keep_whole_folds_first_and_the_unsplit_graph_is_the_old_groups():
     grid = paper_grid("full")
     tasks = task_graph(grid)
-    order = [(t.target.repeat, t.target.fold) for t in tasks]
+    order = [(t.target.repeat, t.target.seed, t.target.fold) for t in tasks]
     assert order == sorted(order)
     groups = task_graph(grid, split=False)
     assert [list(t.configs) for t in groups] == R._task_groups(grid) and all(not t.deps for t in groups)

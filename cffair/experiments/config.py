@@ -342,7 +342,8 @@ class ExperimentConfig:
     def key(self) -> str:
         """Readable identity: ``full/adult/ltn_acc_cf/fold0`` (+ tag, + cf source when not CNF,
         + options in parentheses: ``ltn_acc_cf(fair_p=6)``; + ``rep{r}`` before the fold for a
-        repetition of cross-validation: ``full/compas/cnf/rep1/fold0``)."""
+        repetition of cross-validation: ``full/compas/cnf/rep1/fold0``; + ``seed{s}`` before the fold
+        for another training seed: ``full/compas/cnf/rep1/seed2/fold0``, :attr:`seed_part`)."""
         name = (
             self.setting
             + (f"@{self.cf_source}" if self.cf_source != "cnf" else "")
@@ -350,7 +351,14 @@ class ExperimentConfig:
         )
         name += f"({option_text(self.options)})" if self.options else ""
         rep = f"rep{self.repeat}/" if self.repeat else ""
-        return f"{self.profile}/{self.dataset}/{name}/{rep}fold{self.fold}"
+        return f"{self.profile}/{self.dataset}/{name}/{rep}{self.seed_part}fold{self.fold}"
+
+    @property
+    def seed_part(self) -> str:
+        """The training seed's part of :attr:`key`: ``""`` for seed 0 (the paper's single seed: its keys and
+        records are unchanged) and for a config whose tag names its seed already (appendix C's GAN seeds,
+        ``gan+seed1``); else ``"seed{s}/"`` before the fold (the protocol's seeds, :mod:`cffair.experiments.protocol`)."""
+        return f"seed{self.seed}/" if self.seed and self.tag != f"seed{self.seed}" else ""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -10,6 +10,7 @@ from typing import Any
 
 from cffair.experiments import registry
 from cffair.experiments.config import BEYOND_FOLDS, ConfigError, ExperimentConfig, Mode, profile, with_weights
+from cffair.experiments.protocol import Protocol, protocol
 
 __all__ = [
     "CKE_ALL_FOLDS",
@@ -26,7 +27,9 @@ __all__ = [
     "investigation_grid",
     "paper_grid",
     "repeat_grid",
+    "replicate",
     "study_grid",
+    "study_logics",
 ]
 
 #: Like :mod:`cffair.experiments.config`, the grid is data: it decides which configs exist, not what
@@ -38,13 +41,10 @@ FINGERPRINT_EXEMPT = True
 #: Appendix B: (accuracy weight, CF weight) pairs besides the equal-weights default.
 WEIGHT_GRID: tuple[tuple[float, float], ...] = ((3.0, 1.0), (1.0, 3.0))
 #: Repeated cross-validation (full profile only): how many partitions of the rows into 5 folds each
-#: dataset runs (repetition r partitions with seed r; repetition 0 is the paper's). COMPAS and
-#: Lawschool run 3 (15 paired folds per comparison); Adult keeps the paper's one (a fold of its
-#: compared settings took 1,381 core-seconds in the committed records, against COMPAS's 117 and
-#: Lawschool's 381: two more partitions of Adult would cost about 3.8 core-hours); COMPAS(age)
-#: shares COMPAS's runs except the subgroup axioms, which its claims compare on the paper's partition.
-#: The quick profile runs one partition.
-REPEATS: dict[str, int] = {"compas": 3, "lawschool": 3}
+#: dataset runs (repetition r partitions with seed r; repetition 0 is the paper's), as the pre-registered
+#: protocol fixes them (``cffair/data/protocol.yaml``, :mod:`cffair.experiments.protocol`: 3 on every dataset, Adult
+#: included). The quick profile runs one partition.
+REPEATS: dict[str, int] = {d: n for d, n in protocol().repetitions.items() if n > 1}
 #: Datasets whose CKE settings run on every fold (Table 2); the others on the first fold only.
 CKE_ALL_FOLDS: tuple[str, ...] = ("compas", "compas_age")
 
@@ -220,7 +220,36 @@ def paper_grid(
                     if not registry.method(m).first_fold_only or fold == prof.folds[0]
                 ]
     cfgs += repeat_grid(profile_name, registry.dataset_names() if datasets is None else datasets, groups)
+    if profile_name == "full":
+        cfgs = replicate(cfgs)
     return list(dict.fromkeys(cfgs))
+
+
+# ============================================================================ the protocol's factors
+#: The settings a twin treatment applies to (trained on the flow's twins; ``ltn_acc`` is scored on them).
+_TWIN_SETTINGS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg", "cnf")
+
+
+def replicate(cfgs: Sequence[ExperimentConfig], plan: Protocol | None = None) -> list[ExperimentConfig]:
+    """``cfgs`` with the pre-registered protocol's factors added (``plan``, default :func:`cffair.experiments.protocol.protocol`):
+
+    * seeds: every config of the paper's protocol (no tag, no option, seed 0, the flow's twins) gets the
+      protocol's other training seeds where :meth:`~cffair.experiments.protocol.Protocol.seeds_for` gives them (every LTN
+      setting it names; each baseline on its datasets), on every repetition and fold it already runs;
+    * twins: each of those (every seed) of a setting that learns from the flow's twins (LTN(acc) and its CF settings, CNF)
+      gets the sound treatment (option ``twins="default"``) when the protocol names it.
+
+    Seed 0 and the paper's twins are the configs as they were (same keys, same records); the rest come after
+    them, in the order of ``cfgs``, without duplicates.
+    """
+    plan = plan or protocol()
+    out = list(cfgs)
+    plain = [c for c in cfgs if not c.tag and not c.options and not c.seed and c.cf_source == "cnf"]
+    seeded = [replace(c, seed=s) for c in plain for s in plan.seeds_for(c.setting, c.dataset)]
+    out += [c for c in seeded if c.seed]
+    if "default" in plan.twins:
+        out += [replace(c, options=(("twins", "default"),)) for c in seeded if c.setting in _TWIN_SETTINGS]
+    return list(dict.fromkeys(out))
 
 
 def repeat_grid(profile_name: Mode, datasets: Sequence[str], groups: Iterable[str]) -> list[ExperimentConfig]:
@@ -268,6 +297,20 @@ class Study:
 
 #: The fuzzy logics the semantics study runs besides the paper's product logic.
 STUDY_LOGICS: tuple[str, ...] = ("lukasiewicz", "godel", "goguen")
+
+
+def study_logics(dataset: str) -> tuple[str, ...]:
+    """The logics of :data:`STUDY_LOGICS` that can act on ``dataset``'s axioms: on a score target
+    (Lawschool) every one but Gödel, whose t-norm has no equality of real scores
+    (:mod:`cffair.logic.fuzzy`: its runs there would be the product logic's, so the study does not count them)."""
+    from cffair.logic.fuzzy import logic
+
+    entry = registry.DATASETS.get(dataset)
+    if entry is None or entry.target_kind != "score":
+        return STUDY_LOGICS
+    return tuple(n for n in STUDY_LOGICS if logic(n).acts_on_scores)
+
+
 #: The GAN seeds of the GAN study per dataset (seed 0 is the paper grid's GAN; its key carries no tag).
 #: Lawschool has two: its third seed, both variants on five folds, would cost about 1,600 core-seconds and
 #: put the full mode over its 25,000 (benchmarks/results/studies_cost.json). Adult: seed 0 only.
@@ -318,7 +361,7 @@ def study_grid(profile_name: Mode, dataset: str, fold: int) -> list[ExperimentCo
     options or a seed tag, so none is a config of the paper's protocol:
 
     * ``semantics``: LTN(acc+CF) and LTN(acc+CF_sg) with ``semantics=`` each of :data:`STUDY_LOGICS`
-      (quick: LTN(acc+CF) only);
+      that can act on the dataset (:func:`study_logics`: no Gödel on Lawschool; quick: LTN(acc+CF) only);
     * ``twins``: LTN(acc), LTN(acc+CF), LTN(acc+CF_sg) and CNF with ``twins="default"``;
     * ``gan``: the GAN with ``gan_variant="released"`` for each of the dataset's :data:`STUDY_GAN_SEEDS`,
       the re-implemented GAN for the seeds besides 0 (tag ``seed{s}``), and LTN(acc+CF) on the released
@@ -330,7 +373,9 @@ def study_grid(profile_name: Mode, dataset: str, fold: int) -> list[ExperimentCo
     out: list[ExperimentConfig] = []
     if _study_folds(STUDIES["semantics"], profile_name, dataset, fold):
         settings = ("ltn_acc_cf",) if quick else ("ltn_acc_cf", "ltn_acc_cf_sg")
-        out += [replace(base, setting=s, options=(("semantics", name),)) for name in STUDY_LOGICS for s in settings]
+        out += [
+            replace(base, setting=s, options=(("semantics", name),)) for name in study_logics(dataset) for s in settings
+        ]
     if _study_folds(STUDIES["twins"], profile_name, dataset, fold):
         out += [
             replace(base, setting=s, options=(("twins", "default"),))

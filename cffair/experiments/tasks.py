@@ -79,7 +79,7 @@ def task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]
     """Group configs that share work, most important first.
 
     Every LTN setting of one dataset × fold (of one partition: a repetition of cross-validation
-    has folds of its own) shares one pre-training, and so do the investigations' variants that
+    has folds of its own; of one training seed: each seed pre-trains its own) shares one pre-training, and so do the investigations' variants that
     change only later stages; variants with pre-training options (``lr``, ``clip_grad``:
     :attr:`~cffair.experiments.ExperimentConfig.pretrain_options`) form a group of their own per
     value. The GAN baseline joins the fold's default group, since the LTN of appendix A trains
@@ -91,7 +91,7 @@ def task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]
     groups: dict[tuple, list[ExperimentConfig]] = {}
     for c in cfgs:
         key: tuple = (
-            (c.profile, c.dataset, c.repeat, c.fold, "ltn", c.pretrain_options)
+            (c.profile, c.dataset, c.repeat, c.fold, "ltn", c.pretrain_options, *((c.seed,) if c.seed else ()))
             if c.method in ("ltn", "gan")
             else (c.key,)
         )
@@ -102,7 +102,7 @@ def task_groups(cfgs: Sequence[ExperimentConfig]) -> list[list[ExperimentConfig]
         kind = 0 if c.method in ("ltn", "gan") else 1 if registry.method(c.setting).paper_baseline else 2
         if all(g.options for g in group):
             kind = 3
-        return (c.repeat, c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
+        return (c.repeat, c.seed, c.fold, kind, DATASETS.index(c.dataset) if c.dataset in DATASETS else 99)
 
     return sorted(groups.values(), key=rank)
 

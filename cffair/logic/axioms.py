@@ -49,7 +49,7 @@ from torch import nn
 
 from cffair._support.validation import TargetKind, check_target_kind
 from cffair.errors import CffairWarning, DataError
-from cffair.logic.fuzzy import DEFAULT_SEMANTICS, Semantics, eq_score, weighted_sat
+from cffair.logic.fuzzy import DEFAULT_SEMANTICS, Semantics, eq_score, logic, weighted_sat
 
 AxiomGroup = Literal["acc", "cf", "cf_sg", "cke"]
 AxiomKind = Literal["holds", "fails", "eq_target", "iff", "eq_pair"]
@@ -162,7 +162,7 @@ class Axiom:
             return eq_score(d_x, cast(torch.Tensor, self.y))  # __post_init__ requires y for A3
         if self.kind == "iff":
             return semantics.iff(d_x, cast(torch.Tensor, d_cf))  # a pair axiom's caller passes D(x′)
-        return eq_score(d_x, cast(torch.Tensor, d_cf))
+        return semantics.pair_eq(d_x, cast(torch.Tensor, d_cf))  # the logic's equality of scores
 
     def satisfaction(self, model: nn.Module, semantics: Semantics = DEFAULT_SEMANTICS) -> torch.Tensor:
         """∀ over the domain, evaluated directly with plain tensors (differentiable)."""
@@ -196,7 +196,8 @@ class Axiom:
         if self.kind == "iff" and semantics.pair_body == "equiv":
             Equiv = ltn.Connective(semantics.equiv)
             return Forall(ltn.diag(x, x_cf), Equiv(D(x), D(x_cf))).value
-        Eq = ltn.Predicate(func=lambda a, b: eq_score(a.reshape(-1), b.reshape(-1)))
+        eq = semantics.pair_eq if self.kind == "eq_pair" else eq_score  # a score's Eq is the logic's
+        Eq = ltn.Predicate(func=lambda a, b: eq(a.reshape(-1), b.reshape(-1)))
         return Forall(ltn.diag(x, x_cf), Eq(D(x), D(x_cf))).value
 
 
@@ -422,6 +423,8 @@ class KnowledgeBase:
                 stacklevel=2,
             )
             return
+        if axiom.kind == "eq_pair":
+            logic(self.semantics.logic).require_scores()  # Gödel logic cannot read Eq(D(x), D(x′)): it says why
         if self.axioms and axiom.x.shape[1] != self.axioms[0].x.shape[1]:
             raise DataError(
                 f"axiom {axiom.name} has {axiom.x.shape[1]} input columns, the others {self.axioms[0].x.shape[1]}."

@@ -16,9 +16,10 @@ goguen        u·v                  u + v − u·v                1 if u ≤ v e
 ============  ===================  =========================  ============================================
 
 What every logic here keeps: the standard negation ``¬u = 1 − u`` and the p-mean quantifiers
-(∀ the p-mean error, ∃ the p-mean). So the accuracy axioms A1–A3, whose bodies have no binary
-connective, read the same in every logic, and one pre-training serves them all; the logic acts
-on the pair axioms A4, A4ᵢ and A5 through the equivalence ``u ↔ v = (u → v) ∧ (v → u)``:
+(∀ the p-mean error, ∃ the p-mean: LTN's quantifiers are aggregations, not a logic's). So the
+accuracy axioms A1–A3, whose bodies have no binary connective, read the same in every logic, and one
+pre-training serves them all; the logic acts on the pair axioms A4, A4ᵢ and A5 of a binary target
+through the equivalence ``u ↔ v = (u → v) ∧ (v → u)``:
 
 * product: ``(1 − u + uv)(1 − v + uv)``, which is 0.5625 at u = v = 0.5 and so also pushes
   outputs to 0 or 1;
@@ -26,6 +27,24 @@ on the pair axioms A4, A4ᵢ and A5 through the equivalence ``u ↔ v = (u → v
 * Gödel: 1 if u = v, else ``min(u, v)``: a pair that disagrees slightly scores as low as its
   smaller output, and only that output gets a gradient;
 * Goguen: ``min(u, v) / max(u, v)`` (1 for u = v).
+
+A score target (Lawschool) has no connective in any axiom: its pair axioms read ``Eq(D(x), D(x′))``,
+a graded equality of two real scores at the squared distance ``δ = ½ Σ (D(x) − D(x′))²``. A t-norm
+with an additive generator ``f`` has its own such equality, ``f⁻¹(δ)`` (a T-indistinguishability:
+Valverde 1985), and that is how a logic reaches them (:meth:`Logic.score_eq`, :data:`SCORE_EQ`):
+
+* product (the paper's): ``1 / (1 + δ)``, the score equality of section 4.1 (:func:`eq_score`), kept
+  as the paper defines it (it is the equality of the Hamacher product, whose generator is (1 − u)/u);
+* Łukasiewicz: ``max(0, 1 − δ)`` (generator 1 − u);
+* Goguen: ``exp(−δ)`` (the product t-norm's generator −ln u);
+* Gödel: none. The minimum is idempotent, so it has no additive generator, and an equality that is
+  min-transitive is an ultrametric one: on the real line it is crisp (1 for equal scores, a constant
+  otherwise), which gives training no gradient. Gödel logic cannot act on a score target's pair
+  axioms: a knowledge base refuses it there (:class:`cffair.errors.SemanticsError`), and the semantics
+  study leaves Gödel out on Lawschool.
+
+The accuracy axiom A3, ``Eq(D(x), y)``, keeps the paper's score equality in every logic, as A1–A2 do for
+a binary target, so that one pre-training still serves every logic.
 
 Example:
 
@@ -44,20 +63,34 @@ References:
       ECAI 2023. :cite:p:`greco2023`
     | Hájek (1998), Metamathematics of Fuzzy Logic (the three basic t-norms and their residua).
       :cite:p:`hajek1998`
+    | Valverde (1985), On the structure of F-indistinguishability operators, Fuzzy Sets and Systems 17
+      (equalities from a t-norm's additive generator).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, cast
 
 import ltn
 import torch
 
-__all__ = ["DEFAULT_LOGIC", "DEFAULT_SEMANTICS", "LOGICS", "Logic", "Semantics", "eq_score", "logic", "weighted_sat"]
+from cffair.errors import SemanticsError
+
+__all__ = [
+    "DEFAULT_LOGIC",
+    "DEFAULT_SEMANTICS",
+    "LOGICS",
+    "SCORE_EQ",
+    "Logic",
+    "Semantics",
+    "eq_score",
+    "logic",
+    "weighted_sat",
+]
 
 Connective = Callable[..., object]
 
@@ -99,6 +132,32 @@ class Logic:
         """``u ↔ v = (u → v) ∧ (v → u)`` with this logic's ∧ and →."""
         return ltn.fuzzy_ops.Equiv(self.and_(stable), self.implies(stable))
 
+    @property
+    def acts_on_scores(self) -> bool:
+        """Whether the logic has an equality of real scores (:data:`SCORE_EQ`): every logic but Gödel."""
+        return SCORE_EQ[self.name] is not None
+
+    def score_eq(self, y_hat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """``Eq(ŷ, y)`` of two scores in this logic: ``f⁻¹(½ Σ (ŷ − y)²)`` for its t-norm's generator ``f``
+        (:data:`SCORE_EQ`). Raises :class:`~cffair.errors.SemanticsError` for Gödel logic, which has none.
+
+        >>> import torch
+        >>> a, b = torch.tensor([0.0]), torch.tensor([1.0])
+        >>> [round(float(logic(n).score_eq(a, b)[0]), 4) for n in ("product", "lukasiewicz", "goguen")]
+        [0.6667, 0.5, 0.6065]
+        """
+        self.require_scores()
+        return cast(Callable[[torch.Tensor], torch.Tensor], SCORE_EQ[self.name])(_half_sq(y_hat, y))
+
+    def require_scores(self) -> None:
+        """Raise :class:`~cffair.errors.SemanticsError` when this logic has no equality of scores (Gödel)."""
+        if SCORE_EQ[self.name] is None:
+            raise SemanticsError(
+                f"{self.title} logic cannot act on a score target's pair axioms Eq(D(x), D(x')): its t-norm (the "
+                "minimum) has no additive generator, and its only equality of real scores is crisp, with no "
+                "gradient; choose product, lukasiewicz or goguen for a score target."
+            )
+
 
 _F = ltn.fuzzy_ops
 #: The logics by name, the paper's first.
@@ -114,6 +173,27 @@ LOGICS = MappingProxyType(
 )
 #: The paper's logic (section 2.4).
 DEFAULT_LOGIC = "product"
+
+
+def _half_sq(y_hat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """``δ = ½ Σⱼ (ŷⱼ − yⱼ)²`` (one term for 1-D inputs; the sum over the last dimension for 2-D)."""
+    diff2 = (y_hat - y) ** 2
+    if diff2.ndim > 1:
+        diff2 = diff2.sum(dim=-1)
+    return 0.5 * diff2
+
+
+#: Each logic's equality of two real scores as a function of ``δ = ½ Σ (ŷ − y)²``: ``f⁻¹(δ)`` for the additive
+#: generator ``f`` of its t-norm (``None``: Gödel, whose minimum has none). The product entry is the paper's
+#: score equality (section 4.1), kept as it is; see the module's text.
+SCORE_EQ: Mapping[str, Callable[[torch.Tensor], torch.Tensor] | None] = MappingProxyType(
+    {
+        "product": lambda d: 1.0 / (1.0 + d),
+        "lukasiewicz": lambda d: torch.clamp(1.0 - d, min=0.0),
+        "godel": None,
+        "goguen": lambda d: torch.exp(-d),
+    }
+)
 
 
 def logic(name: str) -> Logic:
@@ -190,6 +270,11 @@ class Semantics:
     def iff(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """The body of a binary pair axiom: :attr:`equiv`, or :func:`eq_score` with ``pair_body="eq"``."""
         return eq_score(u, v) if self.pair_body == "eq" else self.equiv(u, v)
+
+    def pair_eq(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """The body of a score target's pair axiom, ``Eq(D(x), D(x′))`` in this logic (:meth:`Logic.score_eq`;
+        product: :func:`eq_score`, the paper's)."""
+        return eq_score(u, v) if self.logic == DEFAULT_LOGIC else logic(self.logic).score_eq(u, v)
 
     @property
     def forall_op(self) -> ltn.fuzzy_ops.AggregPMeanError:

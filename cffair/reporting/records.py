@@ -166,7 +166,7 @@ def record_repeat(config: Mapping[str, Any]) -> int:
 
 
 def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
-    """One row per record: ``dataset, repeat, fold, setting, method, cf_source, tag, options, w_acc, w_cf,
+    """One row per record: ``dataset, repeat, fold, seed, setting, method, cf_source, tag, options, w_acc, w_cf,
     w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
     ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``), and ``collapsed``
     with ``collapse_reason``: the verdict of the one degenerate-model screen
@@ -188,6 +188,7 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
             "dataset": cfg["dataset"],
             "repeat": record_repeat(cfg),
             "fold": int(cfg["fold"]),
+            "seed": int(cfg.get("seed", 0) or 0),  # a training seed of the protocol (cffair.experiments.protocol)
             "setting": cfg["setting"],
             "method": record_method(rec),
             "cf_source": cfg.get("cf_source", "cnf"),
@@ -205,6 +206,7 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
         "dataset",
         "repeat",
         "fold",
+        "seed",
         "setting",
         "method",
         "cf_source",

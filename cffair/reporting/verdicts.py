@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cffair.experiments.protocol import protocol as _protocol
 from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, performance_metric
 from cffair.reporting.records import mean_by_method, records_frame, select_records
@@ -106,8 +107,8 @@ BY_CONSTRUCTION = "by construction"
 VERDICTS: tuple[str, ...] = (HOLDS, FAILS, INCONCLUSIVE, VACUOUS, BY_CONSTRUCTION)
 #: Not a verdict: the records for the claim are missing.
 PENDING = "pending"
-#: Family-wise level of a claim's tests.
-ALPHA = 0.05
+#: Family-wise level of a claim's tests: the pre-registered protocol's (``cffair/data/protocol.yaml``).
+ALPHA = _protocol().rules.alpha
 #: The fewest weight points whose exact Spearman test can reach p < 0.05 (5! = 120 orderings).
 MIN_TREND_POINTS = 5
 #: Datasets that are another dataset with other subgroups: ``{variant: base}``. Their runs of a
@@ -122,7 +123,8 @@ SUBGROUP_METRICS: tuple[str, ...] = ("cf_mse_worst_subgroup",)
 # ---------------------------------------------------------------------------- the rules in force
 @dataclass(frozen=True)
 class Rules:
-    """Which rules decide the verdicts.
+    """Which rules decide the verdicts. The defaults are the pre-registered protocol's
+    (:attr:`cffair.experiments.protocol.Protocol.rules`, read from ``cffair/data/protocol.yaml``): the book's verdicts.
 
     Attributes:
         test: ``"corrected"`` (Nadeau–Bengio, the book's) or ``"plain"`` (paired t-test).
@@ -131,9 +133,9 @@ class Rules:
             its subgroups make it differ from COMPAS (``False``, the book's).
     """
 
-    test: str = DEFAULT_TEST
-    holm: bool = True
-    count_shared: bool = False
+    test: str = _protocol().rules.test
+    holm: bool = _protocol().rules.holm
+    count_shared: bool = _protocol().rules.count_shared
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
@@ -517,17 +519,22 @@ class Evidence:
         A fold whose model collapsed (:func:`cffair.evaluation.screen.screen_metrics`: constant or
         near-constant decisions, or accuracy at or below the majority rate) is NaN, so that no
         verdict counts it (:func:`paired` leaves out a pair with a missing value); :meth:`collapsed`
-        names those folds for the page that would have used them."""
+        names those folds for the page that would have used them.
+
+        A fold trained with several seeds (the protocol's, :mod:`cffair.experiments.protocol`) gives the mean over
+        its seeds (:func:`cffair.experiments.protocol.seed_means`): the fold stays the unit of the test; a collapsed
+        seed is left out of its fold's mean, and the fold is NaN only when every seed collapsed."""
         rows = self.main[(self.main["dataset"] == d) & (self.main["method"] == m)]
         col = performance_metric(d) if metric == "perf" else metric
         sign = -1.0 if metric == "perf" and col != "accuracy" else 1.0
-        index = pd.MultiIndex.from_arrays(
-            [rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"]
-        )
         values = rows[col].astype(float).to_numpy() * sign
         if "collapsed" in rows:
             values = np.where(rows["collapsed"].fillna(False).astype(bool).to_numpy(), np.nan, values)
-        return pd.Series(values, index=index, name=col)
+        keys = pd.DataFrame(
+            {"repeat": rows["repeat"].astype(int).to_numpy(), "fold": rows["fold"].astype(int).to_numpy()}
+        )
+        means = pd.Series(values).groupby([keys["repeat"], keys["fold"]], sort=False).mean()  # seeds of a fold
+        return pd.Series(means.to_numpy(), index=means.index.set_names(["repeat", "fold"]), name=col)
 
     def collapsed(self, d: str, m: str) -> list[tuple[int, int]]:
         """The ``(repeat, fold)`` pairs where method ``m`` collapsed on dataset ``d`` (left out of every verdict)."""

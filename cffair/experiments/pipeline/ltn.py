@@ -91,6 +91,7 @@ def _diagnostics(learner: Any, fd: FoldData) -> dict[str, Any]:
         "a4_gradient_share_by_logic": {
             name: diagnostics.a4_gradient_share(d_x, d_cf, target_kind=kind, semantics=Semantics(logic=name))
             for name in fuzzy.LOGICS
+            if kind == "binary" or fuzzy.logic(name).acts_on_scores  # Gödel cannot read a score's Eq
         },
     }
 
