@@ -8,11 +8,20 @@ takes any function from readable rows to ``P(y = 1)`` (or to a score), e.g. a sc
 model's ``predict_proba``, and scores it on cffair's twins (a causal normalising flow fitted on
 the data's features) or on twins produced elsewhere (a :class:`~cffair.causal.CounterfactualSet`).
 
-Per subgroup, the metrics are those of fairlearn's :class:`~fairlearn.metrics.MetricFrame` with
-``D(x)`` as ``y_true``, ``D(x′)`` as ``y_pred`` and each pair's subgroup as the sensitive
-feature, with bootstrap confidence intervals (``MetricFrame(n_boot=…, ci_quantiles=…)``: pairs
-are resampled with replacement ``n_boot`` times), computed by :func:`by_subgroup` with the same
-resamples in a fraction of the time.
+Overall and per subgroup, the numbers come with bootstrap 95 % intervals that resample the
+**factual rows with all their twins** (a cluster bootstrap, :mod:`cffair.audit_stats`): the
+pairs of one row share its prediction ``D(x)``, so resampling pairs as if independent (fairlearn's
+``MetricFrame(n_boot=…)``, :func:`by_subgroup`, still offered as ``bootstrap="pairs"`` to compare)
+gives intervals too narrow. When the data has the target column, the audit also gives the
+accuracy (MSE for a score target), overall and per subgroup, and beside counterfactual fairness
+the group fairness of the decisions between the sensitive attribute's groups: the
+demographic-parity and equalized-odds differences (:mod:`cffair.groupfair`, fairlearn's
+``MetricFrame``), all from the same resamples of rows.
+
+Where the twins come from matters: a flow fitted on a few hundred audited rows makes other
+twins than the flow of the data the model was trained on (in one trial of 200 held-out rows,
+flip rate 0.108 against 0.074). Give ``flow=`` (a saved model's ``flow_``) or ``training=``
+(the training rows) to use the training data's flow; :attr:`AuditResult.flow` says which was used.
 
 The twins' flow is fitted for the audit with larger batches (:data:`AUDIT_FLOW`: 4,096 rows,
 a learning rate of 0.01, early stopping after 10 epochs without a better held-out likelihood)
@@ -45,10 +54,11 @@ Example::
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -59,6 +69,9 @@ from cffair.causal.config import FlowConfig
 from cffair.datasets.spec import Dataset, DatasetSpec
 from cffair.errors import DataError
 from cffair.metrics import cf_flip_rate, cf_mse, decision_threshold
+
+if TYPE_CHECKING:  # pragma: no cover
+    from cffair.causal.cnf import CausalFlow
 
 __all__ = [
     "AUDIT_FLOW",
@@ -95,8 +108,21 @@ class AuditResult:
             score of the best ``favourable_top_fraction`` of the factual predictions).
         n_pairs: the number of ``(x, x′)`` pairs; n_rows: the number of factual rows.
         by_subgroup: one row per subgroup: ``n_pairs``, ``cf_mse`` and ``cf_flip_rate`` with
-            their bootstrap interval (``*_low``, ``*_high``); the worst subgroup by CF-MSE first.
+            their bootstrap interval (``*_low``, ``*_high``) and, with labels, ``n_rows`` and
+            ``accuracy`` (``mse`` for a score target) with its interval; the worst subgroup by
+            CF-MSE first.
         pairs: one row per pair: ``row_id``, ``feature``, ``value``, ``subgroup``, ``d``, ``d_cf``.
+        overall: one row per metric (index ``metric``: ``accuracy`` or ``mse`` with labels,
+            ``cf_mse``, ``cf_flip_rate``, ``demographic_parity_difference`` and, with binary
+            labels, ``equalized_odds_difference``), columns ``value``, ``low``, ``high`` (NaN
+            without resamples).
+        groups: per value of the sensitive attribute, fairlearn's ``MetricFrame`` by group:
+            ``n_rows``, ``selection_rate`` (share decided 1) and, with binary labels,
+            ``true_positive_rate`` and ``false_positive_rate``.
+        accuracy: the share of correct decisions (binary target with labels), else ``None``.
+        flow: where the twins came from, in words (given; the training data's flow; a fresh
+            flow fitted on the audited rows).
+        bootstrap: ``"rows"`` (factual rows with all their twins) or ``"pairs"``.
     """
 
     cf_mse: float
@@ -106,20 +132,20 @@ class AuditResult:
     n_rows: int
     by_subgroup: pd.DataFrame
     pairs: pd.DataFrame
+    overall: pd.DataFrame = field(default_factory=pd.DataFrame)
+    groups: pd.DataFrame = field(default_factory=pd.DataFrame)
+    accuracy: float | None = None
+    flow: str = "twins given"
+    bootstrap: str = "rows"
 
     def summary(self) -> pd.DataFrame:
-        """The overall numbers as a one-row frame (for a report table)."""
-        return pd.DataFrame(
-            [
-                {
-                    "cf_mse": self.cf_mse,
-                    "cf_flip_rate": self.cf_flip_rate,
-                    "n_pairs": self.n_pairs,
-                    "n_rows": self.n_rows,
-                    "threshold": self.threshold,
-                }
-            ]
-        )
+        """The overall numbers as a one-row frame (for a report table): each of :attr:`overall`'s
+        metrics with its interval (``*_low``, ``*_high``), the counts and the threshold."""
+        row: dict[str, Any] = {"cf_mse": self.cf_mse, "cf_flip_rate": self.cf_flip_rate}
+        for metric, r in self.overall.iterrows():
+            row[str(metric)] = r["value"]
+            row[f"{metric}_low"], row[f"{metric}_high"] = r["low"], r["high"]
+        return pd.DataFrame([{**row, "n_pairs": self.n_pairs, "n_rows": self.n_rows, "threshold": self.threshold}])
 
 
 def scores_of(predict: Callable[[pd.DataFrame], Any], rows: pd.DataFrame, what: str = "the model") -> np.ndarray:
@@ -261,6 +287,8 @@ def audit(
     data: Dataset | tuple[pd.DataFrame, DatasetSpec] | str,
     *,
     twins: CounterfactualSet | None = None,
+    flow: CausalFlow | None = None,
+    training: pd.DataFrame | None = None,
     interventions: str | list[str] = "sensitive",
     flow_config: Mapping[str, Any] | FlowConfig | None = None,
     flow_fit: Literal["audit", "default"] = "audit",
@@ -268,6 +296,7 @@ def audit(
     seed: int = 0,
     n_boot: int = 200,
     ci: tuple[float, float] = CI_QUANTILES,
+    bootstrap: Literal["rows", "pairs"] = "rows",
     progress: bool = False,
 ) -> AuditResult:
     """Counterfactual fairness of ``predict`` on the rows of ``data`` and their twins.
@@ -277,7 +306,15 @@ def audit(
             (or ``predict_proba``'s two columns), or a score for a score target.
         data: a dataset name (``"compas"``) or ``(frame, spec)``.
         twins: counterfactuals produced elsewhere, checked against ``data``; default: made by
-            cffair's causal flow (:func:`cffair.causal.generate`, cached) for ``interventions``.
+            cffair's causal flow for ``interventions`` (see ``flow`` and ``training``).
+        flow: a fitted :class:`~cffair.causal.CausalFlow` to make the twins with, e.g. a saved
+            model's (``load_model(path).flow_``), the flow of the data the model was trained on.
+        training: the rows the model was trained on (a frame with the spec's feature columns):
+            the twins come from a flow fitted on them (:func:`cffair.causal.fit_flow`, cached)
+            and applied to ``data``'s rows. Without ``twins``, ``flow`` and ``training``, a fresh
+            flow is fitted on ``data``'s rows themselves (:func:`cffair.causal.generate`,
+            cached): on a few hundred audited rows that flow is fitted on little data, and the
+            twins (so the audit) differ from those of the training data's flow.
         interventions: what the generated twins intervene on (default the sensitive attribute).
         flow_config: :class:`~cffair.causal.FlowConfig` fields for the generated twins, over
             those ``flow_fit`` chooses (a ``FlowConfig`` is used as it is).
@@ -287,8 +324,17 @@ def audit(
         cache_dir: the cache of flows and twins (default ``$CFFAIR_CACHE`` or
             ``~/.cache/cffair``; ``False``: none).
         seed: seeds the flow, the twins and the bootstrap.
-        n_boot: bootstrap resamples of the pairs per subgroup (0: no intervals).
+        n_boot: bootstrap resamples (0: no intervals).
         ci: the interval's quantiles.
+        bootstrap: ``"rows"`` (default): each resample draws the factual rows with all their
+            twins (:mod:`cffair.audit_stats`); ``"pairs"``: the pairs as if independent
+            (fairlearn's ``MetricFrame`` scheme, too narrow when rows have several twins; to
+            compare with).
+
+    The result's :attr:`~AuditResult.flow` says where the twins came from, and, when ``data``
+    has the target column, it holds the accuracy (MSE for a score target), and the
+    equalized-odds difference beside the demographic-parity difference, overall
+    (:attr:`~AuditResult.overall`) and the accuracy per subgroup.
 
     ``data`` and ``twins`` are checked before ``predict`` is first called: the frame must have
     the spec's feature columns, and twins brought from elsewhere pass the checks of ``cffair
@@ -310,17 +356,33 @@ def audit(
     frame, spec = data
     _check_bootstrap(n_boot, ci)
     _check_frame(frame, spec)
-    if twins is None:
+    if sum(x is not None for x in (twins, flow, training)) > 1:
+        raise ValueError("give at most one of twins, flow and training: each is a source of the twins.")
+    if twins is not None:
+        _check_twins(twins, frame, spec)
+        source = "twins given"
+    elif flow is not None or training is not None:
+        from cffair.causal import fit_flow, generate_from
+
+        if flow is None:
+            assert training is not None
+            _check_frame(training, spec)
+            config = audit_flow_config(flow_config, flow_fit)
+            flow = fit_flow((training, spec), config, seed=seed, cache=cache_dir, progress=progress)
+            source = f"the training data's flow (fitted on its {len(training):,} rows)"
+        else:
+            source = "the given flow (the training data's)"
+        twins = generate_from(flow, (frame, spec), interventions, seed=seed, progress=progress)
+    else:
         config = audit_flow_config(flow_config, flow_fit)
         twins = generate((frame, spec), interventions, config=config, seed=seed, cache_dir=cache_dir, progress=progress)
-    else:
-        _check_twins(twins, frame, spec)
+        source = f"a fresh flow fitted on the {len(frame):,} audited rows"
     if len(twins.frame) == 0:
         raise DataError("the counterfactual set holds no pairs; generate twins for at least one intervention.")
     features = list(spec.features)
     d_rows = scores_of(predict, frame[features].reset_index(drop=True), "predict on the factual rows")
     d_cf = scores_of(predict, twins.frame[features].reset_index(drop=True), "predict on the twins")
-    return _scores(d_rows, d_cf, twins, frame, spec, seed=seed, n_boot=n_boot, ci=ci)
+    return _scores(d_rows, d_cf, twins, frame, spec, seed=seed, n_boot=n_boot, ci=ci, flow=source, bootstrap=bootstrap)
 
 
 def _check_frame(frame: pd.DataFrame, spec: DatasetSpec) -> None:
@@ -379,6 +441,7 @@ def audit_scores(
     seed: int = 0,
     n_boot: int = 200,
     ci: tuple[float, float] = CI_QUANTILES,
+    bootstrap: Literal["rows", "pairs"] = "rows",
 ) -> AuditResult:
     """The audit from predictions already made, e.g. by a model outside Python.
 
@@ -427,7 +490,17 @@ def audit_scores(
         what="the predictions for the twins",
         fix=fix_twins,
     )
-    return _scores(d_rows, d_cf, twins, frame, spec, seed=seed, n_boot=n_boot, ci=ci)
+    return _scores(d_rows, d_cf, twins, frame, spec, seed=seed, n_boot=n_boot, ci=ci, bootstrap=bootstrap)
+
+
+def _labels(frame: pd.DataFrame, spec: DatasetSpec) -> np.ndarray | None:
+    """The target of the audited rows when ``frame`` has it (finite; 0/1 for a binary target), else ``None``."""
+    if spec.target not in frame.columns:
+        return None
+    y = pd.to_numeric(frame[spec.target], errors="coerce").to_numpy(dtype=np.float64)
+    if not np.isfinite(y).all() or (spec.target_kind == "binary" and len(np.setdiff1d(np.unique(y), [0.0, 1.0]))):
+        return None
+    return y
 
 
 def _scores(
@@ -440,8 +513,20 @@ def _scores(
     seed: int,
     n_boot: int,
     ci: tuple[float, float],
+    flow: str = "twins given",
+    bootstrap: str = "rows",
 ) -> AuditResult:
-    """The audit of predictions in the order of ``frame``'s rows and of ``twins.frame``'s (checked)."""
+    """The audit of predictions in the order of ``frame``'s rows and of ``twins.frame``'s (checked).
+
+    Every number is a ratio of sums over the factual rows (:mod:`cffair.audit_stats`), resampled
+    together: ``bootstrap="rows"`` draws rows with all their twins; ``"pairs"`` draws the pairs of
+    the counterfactual numbers as if independent (fairlearn's scheme; kept to compare with).
+    """
+    from cffair.audit_stats import cluster_sums, percentile_interval, ratio_bootstrap
+    from cffair.groupfair import group_fairness, group_rates
+
+    if bootstrap not in ("rows", "pairs"):
+        raise ValueError(f"bootstrap must be 'rows' (factual rows with their twins) or 'pairs', got {bootstrap!r}.")
     long = twins.frame
     row_id = long["row_id"].to_numpy(dtype=np.int64)
     d_rows = _finite(d_rows, len(frame), "the predictions for the factual rows")
@@ -452,7 +537,8 @@ def _scores(
     threshold = (
         0.5 if spec.target_kind == "binary" else decision_threshold(d_rows, "score", spec.favourable_top_fraction)
     )
-    labels = spec.subgroup_labels(frame).to_numpy()[row_id]
+    row_labels = spec.subgroup_labels(frame).to_numpy().astype(str)
+    labels = row_labels[row_id]
     pairs = pd.DataFrame(
         {
             "row_id": row_id,
@@ -463,13 +549,106 @@ def _scores(
             "d_cf": d_cf,
         }
     )
-    by = by_subgroup(d, d_cf, labels, threshold=threshold, n_boot=n_boot, ci=ci, seed=seed)
+    n = len(frame)
+    values = np.column_stack([(d - d_cf) ** 2, ((d >= threshold) != (d_cf >= threshold)).astype(np.float64)])
+    groups, g_row = np.unique(row_labels, return_inverse=True)
+    one_hot = (g_row[:, None] == np.arange(len(groups))[None, :]).astype(np.float64)  # (rows, subgroups)
+    # counterfactual ratios: overall and per subgroup, CF-MSE then flip rate; units rows (or pairs)
+    if bootstrap == "rows":
+        cf_num_unit, cf_den_unit, cf_hot = cluster_sums(values, row_id, n), np.bincount(row_id, minlength=n), one_hot
+    else:
+        cf_num_unit, cf_den_unit, cf_hot = values, np.ones(len(values)), one_hot[row_id]
+    cf_num = np.column_stack(
+        [cf_num_unit[:, j : j + 1] * np.column_stack([np.ones(len(cf_hot)), cf_hot]) for j in (0, 1)]
+    )
+    cf_den = np.tile(cf_den_unit[:, None] * np.column_stack([np.ones(len(cf_hot)), cf_hot]), 2)
+    # row ratios: accuracy (or MSE) overall and per subgroup; each sensitive group's selection, TPR and FPR
+    y = _labels(frame, spec)
+    decided = (d_rows >= threshold).astype(np.float64)
+    s_values, s_row = np.unique(frame[spec.sensitive].astype(str).to_numpy(), return_inverse=True)
+    s_hot = (s_row[:, None] == np.arange(len(s_values))[None, :]).astype(np.float64)
+    row_num, row_den = [], []
+    if y is not None:
+        per_row = (decided == y).astype(np.float64) if spec.target_kind == "binary" else (d_rows - y) ** 2
+        row_num += [per_row[:, None], per_row[:, None] * one_hot]
+        row_den += [np.ones((n, 1)), one_hot]
+    row_num.append(decided[:, None] * s_hot)
+    row_den.append(s_hot)
+    eo_labels = y if (y is not None and spec.target_kind == "binary") else None
+    if eo_labels is not None:
+        for positive in (eo_labels, 1 - eo_labels):  # TPR, then FPR
+            row_num.append((decided * positive)[:, None] * s_hot)
+            row_den.append(positive[:, None] * s_hot)
+    num, den = np.column_stack(row_num), np.column_stack(row_den)
+    k_cf, k = cf_num.shape[1], len(s_values)
+    if bootstrap == "rows":  # one draw of rows for every number
+        point_all, samples_all = ratio_bootstrap(np.hstack([cf_num, num]), np.hstack([cf_den, den]), n_boot, seed)
+        cf_point, cf_samples = point_all[:k_cf], samples_all[:, :k_cf]
+        point, samples = point_all[k_cf:], samples_all[:, k_cf:]
+    else:
+        cf_point, cf_samples = ratio_bootstrap(cf_num, cf_den, n_boot, seed)
+        point, samples = ratio_bootstrap(num, den, n_boot, seed)
+    cf_low, cf_high = percentile_interval(cf_samples, ci)
+    m = len(groups) + 1  # overall, then each subgroup
+    by = pd.DataFrame(
+        {"n_pairs": np.bincount(g_row[row_id], minlength=len(groups)), "cf_mse": cf_point[1:m]},
+        index=pd.Index(groups, name="subgroup"),
+    )
+    if n_boot:
+        by["cf_mse_low"], by["cf_mse_high"] = cf_low[1:m], cf_high[1:m]
+    by["cf_flip_rate"] = cf_point[m + 1 :]
+    if n_boot:
+        by["cf_flip_rate_low"], by["cf_flip_rate_high"] = cf_low[m + 1 :], cf_high[m + 1 :]
+    perf = "accuracy" if spec.target_kind == "binary" else "mse"
+    overall: dict[str, tuple[float, np.ndarray]] = {}
+    j = 0
+    if y is not None:
+        overall[perf] = (float(point[0]), samples[:, 0])
+        by["n_rows"] = np.bincount(g_row, minlength=len(groups))
+        by[perf] = point[1 : 1 + len(groups)]
+        if n_boot:
+            by[f"{perf}_low"], by[f"{perf}_high"] = percentile_interval(samples[:, 1 : 1 + len(groups)], ci)
+        j = 1 + len(groups)
+    overall["cf_mse"] = (float(cf_point[0]), cf_samples[:, 0])
+    overall["cf_flip_rate"] = (float(cf_point[m]), cf_samples[:, m])
+    fair = group_fairness(decided, s_values[s_row], eo_labels)  # fairlearn's MetricFrame
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a group: NaN, left out
+        spreads = [
+            np.nanmax(samples[:, j + i * k : j + (i + 1) * k], axis=1)
+            - np.nanmin(samples[:, j + i * k : j + (i + 1) * k], axis=1)
+            for i in range(3 if eo_labels is not None else 1)
+        ]
+    overall["demographic_parity_difference"] = (float(fair["demographic_parity_difference"] or 0.0), spreads[0])
+    if fair["equalized_odds_difference"] is not None:
+        overall["equalized_odds_difference"] = (
+            float(fair["equalized_odds_difference"]),
+            np.fmax(spreads[1], spreads[2]),
+        )
+    low, high = (
+        percentile_interval(np.column_stack([v[1] for v in overall.values()]), ci)
+        if n_boot
+        else (
+            np.full(len(overall), np.nan),
+            np.full(len(overall), np.nan),
+        )
+    )
+    table = pd.DataFrame(
+        {"value": [v[0] for v in overall.values()], "low": low, "high": high},
+        index=pd.Index(list(overall), name="metric"),
+    )
+    rates = group_rates(decided, pd.Series(s_values[s_row]), eo_labels).rename_axis(spec.sensitive)
     return AuditResult(
         cf_mse=cf_mse(d, d_cf),
         cf_flip_rate=cf_flip_rate(d, d_cf, threshold=threshold),
         threshold=float(threshold),
         n_pairs=len(pairs),
         n_rows=len(frame),
-        by_subgroup=by,
+        by_subgroup=by.sort_values("cf_mse", ascending=False, kind="stable"),
         pairs=pairs,
+        overall=table,
+        groups=rates,
+        accuracy=float(point[0]) if y is not None and perf == "accuracy" else None,
+        flow=flow,
+        bootstrap=bootstrap,
     )
