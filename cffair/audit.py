@@ -21,7 +21,7 @@ demographic-parity and equalized-odds differences (:mod:`cffair.groupfair`, fair
 Where the twins come from matters: a flow fitted on a few hundred audited rows makes other
 twins than the flow of the data the model was trained on (in one trial of 200 held-out rows,
 flip rate 0.108 against 0.074). Give ``flow=`` (a saved model's ``flow_``) or ``training=``
-(the training rows) to use the training data's flow; :attr:`AuditResult.flow` says which was used.
+(the training rows) to use the training data's flow; ``AuditResult.flow`` says which was used.
 
 The twins' flow is fitted for the audit with larger batches (:data:`AUDIT_FLOW`: 4,096 rows,
 a learning rate of 0.01, early stopping after 10 epochs without a better held-out likelihood)
@@ -54,7 +54,6 @@ Example::
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,7 +138,7 @@ class AuditResult:
     bootstrap: str = "rows"
 
     def summary(self) -> pd.DataFrame:
-        """The overall numbers as a one-row frame (for a report table): each of :attr:`overall`'s
+        """The overall numbers as a one-row frame (for a report table): each of ``overall``'s
         metrics with its interval (``*_low``, ``*_high``), the counts and the threshold."""
         row: dict[str, Any] = {"cf_mse": self.cf_mse, "cf_flip_rate": self.cf_flip_rate}
         for metric, r in self.overall.iterrows():
@@ -307,7 +306,7 @@ def audit(
         data: a dataset name (``"compas"``) or ``(frame, spec)``.
         twins: counterfactuals produced elsewhere, checked against ``data``; default: made by
             cffair's causal flow for ``interventions`` (see ``flow`` and ``training``).
-        flow: a fitted :class:`~cffair.causal.CausalFlow` to make the twins with, e.g. a saved
+        flow: a fitted :class:`~cffair.causal.cnf.CausalFlow` to make the twins with, e.g. a saved
             model's (``load_model(path).flow_``), the flow of the data the model was trained on.
         training: the rows the model was trained on (a frame with the spec's feature columns):
             the twins come from a flow fitted on them (:func:`cffair.causal.fit_flow`, cached)
@@ -331,10 +330,10 @@ def audit(
             (fairlearn's ``MetricFrame`` scheme, too narrow when rows have several twins; to
             compare with).
 
-    The result's :attr:`~AuditResult.flow` says where the twins came from, and, when ``data``
+    The result's ``flow`` says where the twins came from, and, when ``data``
     has the target column, it holds the accuracy (MSE for a score target), and the
     equalized-odds difference beside the demographic-parity difference, overall
-    (:attr:`~AuditResult.overall`) and the accuracy per subgroup.
+    (``overall``) and the accuracy per subgroup.
 
     ``data`` and ``twins`` are checked before ``predict`` is first called: the frame must have
     the spec's feature columns, and twins brought from elsewhere pass the checks of ``cffair
@@ -522,8 +521,8 @@ def _scores(
     together: ``bootstrap="rows"`` draws rows with all their twins; ``"pairs"`` draws the pairs of
     the counterfactual numbers as if independent (fairlearn's scheme; kept to compare with).
     """
-    from cffair.audit_stats import cluster_sums, percentile_interval, ratio_bootstrap
-    from cffair.groupfair import group_fairness, group_rates
+    from cffair.audit_stats import audit_tables
+    from cffair.groupfair import group_rates
 
     if bootstrap not in ("rows", "pairs"):
         raise ValueError(f"bootstrap must be 'rows' (factual rows with their twins) or 'pairs', got {bootstrap!r}.")
@@ -549,106 +548,36 @@ def _scores(
             "d_cf": d_cf,
         }
     )
-    n = len(frame)
-    values = np.column_stack([(d - d_cf) ** 2, ((d >= threshold) != (d_cf >= threshold)).astype(np.float64)])
-    groups, g_row = np.unique(row_labels, return_inverse=True)
-    one_hot = (g_row[:, None] == np.arange(len(groups))[None, :]).astype(np.float64)  # (rows, subgroups)
-    # counterfactual ratios: overall and per subgroup, CF-MSE then flip rate; units rows (or pairs)
-    if bootstrap == "rows":
-        cf_num_unit, cf_den_unit, cf_hot = cluster_sums(values, row_id, n), np.bincount(row_id, minlength=n), one_hot
-    else:
-        cf_num_unit, cf_den_unit, cf_hot = values, np.ones(len(values)), one_hot[row_id]
-    cf_num = np.column_stack(
-        [cf_num_unit[:, j : j + 1] * np.column_stack([np.ones(len(cf_hot)), cf_hot]) for j in (0, 1)]
-    )
-    cf_den = np.tile(cf_den_unit[:, None] * np.column_stack([np.ones(len(cf_hot)), cf_hot]), 2)
-    # row ratios: accuracy (or MSE) overall and per subgroup; each sensitive group's selection, TPR and FPR
     y = _labels(frame, spec)
+    sensitive = frame[spec.sensitive].astype(str).to_numpy()
+    by, table, accuracy = audit_tables(
+        d_rows,
+        d_cf,
+        row_id,
+        row_labels,
+        sensitive,
+        y,
+        threshold,
+        spec.target_kind,
+        n_boot=n_boot,
+        seed=seed,
+        ci=ci,
+        bootstrap=bootstrap,
+    )
     decided = (d_rows >= threshold).astype(np.float64)
-    s_values, s_row = np.unique(frame[spec.sensitive].astype(str).to_numpy(), return_inverse=True)
-    s_hot = (s_row[:, None] == np.arange(len(s_values))[None, :]).astype(np.float64)
-    row_num, row_den = [], []
-    if y is not None:
-        per_row = (decided == y).astype(np.float64) if spec.target_kind == "binary" else (d_rows - y) ** 2
-        row_num += [per_row[:, None], per_row[:, None] * one_hot]
-        row_den += [np.ones((n, 1)), one_hot]
-    row_num.append(decided[:, None] * s_hot)
-    row_den.append(s_hot)
-    eo_labels = y if (y is not None and spec.target_kind == "binary") else None
-    if eo_labels is not None:
-        for positive in (eo_labels, 1 - eo_labels):  # TPR, then FPR
-            row_num.append((decided * positive)[:, None] * s_hot)
-            row_den.append(positive[:, None] * s_hot)
-    num, den = np.column_stack(row_num), np.column_stack(row_den)
-    k_cf, k = cf_num.shape[1], len(s_values)
-    if bootstrap == "rows":  # one draw of rows for every number
-        point_all, samples_all = ratio_bootstrap(np.hstack([cf_num, num]), np.hstack([cf_den, den]), n_boot, seed)
-        cf_point, cf_samples = point_all[:k_cf], samples_all[:, :k_cf]
-        point, samples = point_all[k_cf:], samples_all[:, k_cf:]
-    else:
-        cf_point, cf_samples = ratio_bootstrap(cf_num, cf_den, n_boot, seed)
-        point, samples = ratio_bootstrap(num, den, n_boot, seed)
-    cf_low, cf_high = percentile_interval(cf_samples, ci)
-    m = len(groups) + 1  # overall, then each subgroup
-    by = pd.DataFrame(
-        {"n_pairs": np.bincount(g_row[row_id], minlength=len(groups)), "cf_mse": cf_point[1:m]},
-        index=pd.Index(groups, name="subgroup"),
-    )
-    if n_boot:
-        by["cf_mse_low"], by["cf_mse_high"] = cf_low[1:m], cf_high[1:m]
-    by["cf_flip_rate"] = cf_point[m + 1 :]
-    if n_boot:
-        by["cf_flip_rate_low"], by["cf_flip_rate_high"] = cf_low[m + 1 :], cf_high[m + 1 :]
-    perf = "accuracy" if spec.target_kind == "binary" else "mse"
-    overall: dict[str, tuple[float, np.ndarray]] = {}
-    j = 0
-    if y is not None:
-        overall[perf] = (float(point[0]), samples[:, 0])
-        by["n_rows"] = np.bincount(g_row, minlength=len(groups))
-        by[perf] = point[1 : 1 + len(groups)]
-        if n_boot:
-            by[f"{perf}_low"], by[f"{perf}_high"] = percentile_interval(samples[:, 1 : 1 + len(groups)], ci)
-        j = 1 + len(groups)
-    overall["cf_mse"] = (float(cf_point[0]), cf_samples[:, 0])
-    overall["cf_flip_rate"] = (float(cf_point[m]), cf_samples[:, m])
-    fair = group_fairness(decided, s_values[s_row], eo_labels)  # fairlearn's MetricFrame
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a group: NaN, left out
-        spreads = [
-            np.nanmax(samples[:, j + i * k : j + (i + 1) * k], axis=1)
-            - np.nanmin(samples[:, j + i * k : j + (i + 1) * k], axis=1)
-            for i in range(3 if eo_labels is not None else 1)
-        ]
-    overall["demographic_parity_difference"] = (float(fair["demographic_parity_difference"] or 0.0), spreads[0])
-    if fair["equalized_odds_difference"] is not None:
-        overall["equalized_odds_difference"] = (
-            float(fair["equalized_odds_difference"]),
-            np.fmax(spreads[1], spreads[2]),
-        )
-    low, high = (
-        percentile_interval(np.column_stack([v[1] for v in overall.values()]), ci)
-        if n_boot
-        else (
-            np.full(len(overall), np.nan),
-            np.full(len(overall), np.nan),
-        )
-    )
-    table = pd.DataFrame(
-        {"value": [v[0] for v in overall.values()], "low": low, "high": high},
-        index=pd.Index(list(overall), name="metric"),
-    )
-    rates = group_rates(decided, pd.Series(s_values[s_row]), eo_labels).rename_axis(spec.sensitive)
+    eo_labels = y if spec.target_kind == "binary" else None
+    rates = group_rates(decided, pd.Series(sensitive), eo_labels).rename_axis(spec.sensitive)
     return AuditResult(
         cf_mse=cf_mse(d, d_cf),
         cf_flip_rate=cf_flip_rate(d, d_cf, threshold=threshold),
         threshold=float(threshold),
         n_pairs=len(pairs),
         n_rows=len(frame),
-        by_subgroup=by.sort_values("cf_mse", ascending=False, kind="stable"),
+        by_subgroup=by,
         pairs=pairs,
         overall=table,
         groups=rates,
-        accuracy=float(point[0]) if y is not None and perf == "accuracy" else None,
+        accuracy=accuracy,
         flow=flow,
         bootstrap=bootstrap,
     )

@@ -27,11 +27,13 @@ where every row's twins share a row effect, and the coverage of the 95 % interva
 
 from __future__ import annotations
 
-__all__ = ["cluster_sums", "percentile_interval", "ratio_bootstrap"]
+__all__ = ["audit_tables", "cluster_sums", "percentile_interval", "ratio_bootstrap"]
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 FINGERPRINT_EXEMPT = True  # intervals of an audit a user runs; no reproduction record runs it
 
@@ -104,3 +106,133 @@ def percentile_interval(samples: np.ndarray, ci: Sequence[float]) -> tuple[np.nd
         if len(col):
             low[j], high[j] = np.quantile(col, [ci[0], ci[1]])
     return low, high
+
+
+def audit_tables(
+    d_rows: np.ndarray,
+    d_cf: np.ndarray,
+    row_id: np.ndarray,
+    row_labels: np.ndarray,
+    sensitive: np.ndarray,
+    y: np.ndarray | None,
+    threshold: float,
+    target_kind: str,
+    *,
+    n_boot: int,
+    seed: int,
+    ci: Sequence[float],
+    bootstrap: str = "rows",
+) -> tuple[pd.DataFrame, pd.DataFrame, float | None]:
+    """The audit's numbers with their intervals, every one a ratio of sums over the factual rows.
+
+    Args:
+        d_rows: ``D(x)`` of each factual row; d_cf: ``D(x′)`` of each twin, whose row is ``row_id``.
+        row_labels: each factual row's subgroup; sensitive: its sensitive attribute's value.
+        y: each row's label (or score), ``None`` when the data has none.
+        threshold: the decision threshold; target_kind: ``"binary"`` or ``"score"``.
+        n_boot, seed, ci: the resamples, their seed and the interval's quantiles.
+        bootstrap: ``"rows"``: one draw of the rows, each with all its twins, for every number;
+            ``"pairs"``: the counterfactual numbers from a draw of the pairs as if independent.
+
+    Returns:
+        ``(by_subgroup, overall, accuracy)``: see :class:`cffair.audit.AuditResult`.
+    """
+    from cffair.groupfair import group_fairness
+
+    n = len(d_rows)
+    d = d_rows[row_id]
+    values = np.column_stack([(d - d_cf) ** 2, ((d >= threshold) != (d_cf >= threshold)).astype(np.float64)])
+    groups, g_row = np.unique(row_labels, return_inverse=True)
+    one_hot = (g_row[:, None] == np.arange(len(groups))[None, :]).astype(np.float64)  # (rows, subgroups)
+    # counterfactual ratios: overall and per subgroup, CF-MSE then flip rate; units rows (or pairs)
+    if bootstrap == "rows":
+        cf_num_unit, cf_den_unit, cf_hot = (
+            cluster_sums(values, row_id, n),
+            np.bincount(row_id, minlength=n) * 1.0,
+            one_hot,
+        )
+    else:
+        cf_num_unit, cf_den_unit, cf_hot = values, np.ones(len(values)), one_hot[row_id]
+    cf_num = np.column_stack(
+        [cf_num_unit[:, j : j + 1] * np.column_stack([np.ones(len(cf_hot)), cf_hot]) for j in (0, 1)]
+    )
+    cf_den = np.tile(cf_den_unit[:, None] * np.column_stack([np.ones(len(cf_hot)), cf_hot]), 2)
+    # row ratios: accuracy (or MSE) overall and per subgroup; each sensitive group's selection, TPR and FPR
+    decided = (d_rows >= threshold).astype(np.float64)
+    s_values, s_row = np.unique(np.asarray(sensitive).astype(str), return_inverse=True)
+    s_hot = (s_row[:, None] == np.arange(len(s_values))[None, :]).astype(np.float64)
+    row_num, row_den = [], []
+    if y is not None:
+        per_row = (decided == y).astype(np.float64) if target_kind == "binary" else (d_rows - y) ** 2
+        row_num += [per_row[:, None], per_row[:, None] * one_hot]
+        row_den += [np.ones((n, 1)), one_hot]
+    row_num.append(decided[:, None] * s_hot)
+    row_den.append(s_hot)
+    eo_labels = y if (y is not None and target_kind == "binary") else None
+    if eo_labels is not None:
+        for positive in (eo_labels, 1 - eo_labels):  # TPR, then FPR
+            row_num.append((decided * positive)[:, None] * s_hot)
+            row_den.append(positive[:, None] * s_hot)
+    num, den = np.column_stack(row_num), np.column_stack(row_den)
+    k_cf, k = cf_num.shape[1], len(s_values)
+    if bootstrap == "rows":  # one draw of rows for every number
+        point_all, samples_all = ratio_bootstrap(np.hstack([cf_num, num]), np.hstack([cf_den, den]), n_boot, seed)
+        cf_point, cf_samples = point_all[:k_cf], samples_all[:, :k_cf]
+        point, samples = point_all[k_cf:], samples_all[:, k_cf:]
+    else:
+        cf_point, cf_samples = ratio_bootstrap(cf_num, cf_den, n_boot, seed)
+        point, samples = ratio_bootstrap(num, den, n_boot, seed)
+    cf_low, cf_high = percentile_interval(cf_samples, ci)
+    m = len(groups) + 1  # overall, then each subgroup
+    by = pd.DataFrame(
+        {"n_pairs": np.bincount(g_row[row_id], minlength=len(groups)), "cf_mse": cf_point[1:m]},
+        index=pd.Index(groups, name="subgroup"),
+    )
+    if n_boot:
+        by["cf_mse_low"], by["cf_mse_high"] = cf_low[1:m], cf_high[1:m]
+    by["cf_flip_rate"] = cf_point[m + 1 :]
+    if n_boot:
+        by["cf_flip_rate_low"], by["cf_flip_rate_high"] = cf_low[m + 1 :], cf_high[m + 1 :]
+    perf = "accuracy" if target_kind == "binary" else "mse"
+    overall: dict[str, tuple[float, np.ndarray]] = {}
+    j = 0
+    if y is not None:
+        overall[perf] = (float(point[0]), samples[:, 0])
+        by["n_rows"] = np.bincount(g_row, minlength=len(groups))
+        by[perf] = point[1 : 1 + len(groups)]
+        if n_boot:
+            by[f"{perf}_low"], by[f"{perf}_high"] = percentile_interval(samples[:, 1 : 1 + len(groups)], ci)
+        j = 1 + len(groups)
+    overall["cf_mse"] = (float(cf_point[0]), cf_samples[:, 0])
+    overall["cf_flip_rate"] = (float(cf_point[m]), cf_samples[:, m])
+    fair = group_fairness(decided, s_values[s_row], eo_labels)  # fairlearn's MetricFrame
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a resample without a group: NaN, left out
+        spreads = [
+            np.nanmax(samples[:, j + i * k : j + (i + 1) * k], axis=1)
+            - np.nanmin(samples[:, j + i * k : j + (i + 1) * k], axis=1)
+            for i in range(3 if eo_labels is not None else 1)
+        ]
+    overall["demographic_parity_difference"] = (float(fair["demographic_parity_difference"] or 0.0), spreads[0])
+    if fair["equalized_odds_difference"] is not None:
+        overall["equalized_odds_difference"] = (
+            float(fair["equalized_odds_difference"]),
+            np.fmax(spreads[1], spreads[2]),
+        )
+    low, high = (
+        percentile_interval(np.column_stack([v[1] for v in overall.values()]), ci)
+        if n_boot
+        else (
+            np.full(len(overall), np.nan),
+            np.full(len(overall), np.nan),
+        )
+    )
+    table = pd.DataFrame(
+        {"value": [v[0] for v in overall.values()], "low": low, "high": high},
+        index=pd.Index(list(overall), name="metric"),
+    )
+    return (
+        by.sort_values("cf_mse", ascending=False, kind="stable"),
+        table,
+        float(point[0]) if y is not None and perf == "accuracy" else None,
+    )

@@ -105,7 +105,8 @@ class Calibration:
             problem = f"its share {share!r} is not in (0, 1) or its {n_rows!r} rows are none"
         elif method == "sigmoid":
             a, b = params.get("a"), params.get("b")
-            if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a, b)) or a < 0:
+            finite = all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a, b))
+            if not finite or float(a) < 0:  # type: ignore[arg-type]
                 problem = f"its sigmoid parameters a = {a!r}, b = {b!r} are not finite (a ≥ 0)"
         else:
             x, y = np.asarray(params.get("x", []), float), np.asarray(params.get("y", []), float)

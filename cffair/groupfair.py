@@ -16,7 +16,7 @@ fairlearn :class:`~fairlearn.metrics.MetricFrame` of ``selection_rate``, ``true_
 and ``false_positive_rate`` by group (:func:`group_rates`), so they equal fairlearn's
 ``demographic_parity_difference`` and ``equalized_odds_difference``
 (``tests/test_groupfair.py`` compares them). Decisions are 0/1 (a binary target's ``D ≥ 0.5``;
-a score target's best :attr:`~cffair.datasets.DatasetSpec.favourable_top_fraction`), so the
+a score target's best ``favourable_top_fraction``), so the
 label called favourable does not change either number.
 """
 

@@ -12,13 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import toy_estimator
-from fairlearn.metrics import MetricFrame, demographic_parity_difference, equalized_odds_difference, selection_rate
+from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
 
 from cffair.audit import audit_scores
 from cffair.audit_stats import cluster_sums, percentile_interval, ratio_bootstrap
 from cffair.causal import CounterfactualSet
 from cffair.datasets import DatasetSpec, prepare
-from cffair.groupfair import group_fairness, group_rates
 
 
 def shared_effects(rng: np.random.Generator, n: int, m: int, su: float = 1.0, se: float = 1.0):
@@ -69,30 +68,6 @@ def test_a_ratio_in_a_resample_is_the_ratio_on_the_resampled_rows() -> None:
     draws = np.random.default_rng(9).integers(0, 30, size=(5, 30))
     for b in range(5):
         np.testing.assert_allclose(samples[b], num[draws[b]].sum(0) / den[draws[b]].sum(0))
-
-
-def test_group_fairness_equals_fairlearns_functions() -> None:
-    rng = np.random.default_rng(0)
-    n = 600
-    g = rng.choice(["a", "b", "c"], size=n)
-    y = rng.integers(0, 2, n)
-    d = (rng.uniform(size=n) < 0.3 + 0.25 * (g == "a") + 0.2 * y).astype(int)
-    ours = group_fairness(d, g, y)
-    assert ours["demographic_parity_difference"] == pytest.approx(
-        demographic_parity_difference(y, d, sensitive_features=g)
-    )
-    assert ours["equalized_odds_difference"] == pytest.approx(equalized_odds_difference(y, d, sensitive_features=g))
-    rates = group_rates(d, g, y)
-    by = MetricFrame(metrics=selection_rate, y_true=y, y_pred=d, sensitive_features=g).by_group
-    np.testing.assert_allclose(rates["selection_rate"].to_numpy(), by.to_numpy())
-    assert list(rates["n_rows"]) == [int((g == k).sum()) for k in ("a", "b", "c")]
-    assert group_fairness(d, np.full(n, "x"), y) == {
-        "demographic_parity_difference": 0.0,
-        "equalized_odds_difference": 0.0,
-    }  # one group: nothing to differ
-    assert group_fairness(d, g)["equalized_odds_difference"] is None  # no labels, no equalized odds
-    with pytest.raises(Exception, match="must be 0/1"):
-        group_fairness([0.2, 0.7], ["a", "b"])
 
 
 # ----------------------------------------------------------------------------- through the audit

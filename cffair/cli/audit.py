@@ -301,9 +301,9 @@ def _audit(args: argparse.Namespace) -> int:
     )
     print(f"twins: from {result.flow}")
     print(f"\noverall (low, high: 95 % interval from {interval})")
-    print(overall.to_string(**fmt))  # type: ignore[arg-type]
+    print(overall.to_string(**fmt))
     print(f"\nby {ds.spec.sensitive} (fairlearn MetricFrame; decisions at the threshold)")
-    print(groups.to_string(**fmt))  # type: ignore[arg-type]
+    print(groups.to_string(**fmt))
     print("\nby subgroup, the worst CF-MSE first")
-    print(by.to_string(**fmt))  # type: ignore[arg-type]
+    print(by.to_string(**fmt))
     return 0
