@@ -275,8 +275,8 @@ def favourable_words(model: Any) -> tuple[Any, str]:
     other = model.classes_[1 - int(spec.favourable)]
     return label, (
         f"decision: the {spec.target} label predicted (the raw output p_{model.classes_[1]} >= 0.5 gives "
-        f"{model.classes_[1]}); favourable: {spec.target} = {label}, the spec's 'favourable' (default 1, the second "
-        f"label in sorted order; {other} is unfavourable)"
+        f"{model.classes_[1]}); favourable: {spec.target} = {label} ({other} is unfavourable), from the spec's "
+        "'favourable' (0 or 1: the first or second label in sorted order; 1 when the spec names none)"
     )
 
 
@@ -300,7 +300,7 @@ def _predict(args: argparse.Namespace) -> int:
         columns[f"{name}_calibrated ({calibration.label()})"] = calibration.apply(d)
         note += f"; {name} is the model's raw output, {name}_calibrated the probability to read"
     elif model.spec_.target_kind == "binary":
-        note += f"; {name} is the model's raw output, not calibrated (fit with --calibration to add the column)"
+        note += f"; {name} is the model's raw output, not calibrated (a model of cffair fit, which holds out a calibration split by default, has the column)"
     _emit(pd.DataFrame(columns), args.out, note)
     return 0
 
