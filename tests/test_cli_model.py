@@ -73,14 +73,23 @@ def test_predict_and_twins_of_new_rows(trained, capsys) -> None:
     code, out, err = run(capsys, "predict", "--model", str(tmp / "toy.cffair"), "--data", str(tmp / "new.csv"))
     assert code == 0, err
     pred = pd.read_csv(io.StringIO(out))
-    assert list(pred.columns) == ["row", "decision", "p_1"] and len(pred) == 5
+    calibrated = "p_1_calibrated (sigmoid on a 20 % calibration split)"
+    assert list(pred.columns) == ["row", "decision", "favourable", "p_1", calibrated] and len(pred) == 5
     assert ((pred["p_1"] >= 0.5).astype(int) == pred["decision"]).all()
+    assert (pred["favourable"] == (pred["decision"] == 1)).all()  # the spec's favourable label, default 1
+    assert "favourable: y = 1" in err and len(err.strip().splitlines()) == 1  # the labels named, the CSV kept clean
+    # the calibrated column is the stored map (monotone: it never reorders two rows)
+    order = np.argsort(pred["p_1"].to_numpy())
+    assert (np.diff(pred[calibrated].to_numpy()[order]) >= 0).all()
+    assert ((pred[calibrated] >= 0) & (pred[calibrated] <= 1)).all()
     code, out, err = run(
         capsys, "twins", "--model", str(tmp / "toy.cffair"), "--data", str(tmp / "new.csv"), "--out", str(tmp / "t.csv")
     )
     assert code == 0, err
+    # s is a root whose one descendant a is continuous: one point twin per row, and the header says so
+    assert out.startswith("twins: 1 twin per row (1 other value of s, one draw): no descendant of s is drawn")
     twins = pd.read_csv(tmp / "t.csv")
-    assert list(twins["kind"]) == ["factual", "twin"] * 5
+    assert list(twins["kind"]) == ["factual", "twin"] * 5 and (twins["draw"] == 0).all()
     for _, pair in twins.groupby("row"):
         f, t = pair.iloc[0], pair.iloc[1]
         assert f["s"] != t["s"] and f["b"] == pytest.approx(t["b"], abs=1e-4)  # S flipped, b (not caused by S) kept

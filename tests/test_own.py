@@ -640,3 +640,17 @@ def test_the_recommendation_never_names_a_collapsed_method() -> None:
     assert "LTN(acc+CF) the fairest" in line
     everyone = [dict(r, metrics={**r["metrics"], "positive_rate": 1.0}) for r in recs]
     assert recommendation(everyone, ["ltn_acc", "ltn_acc_cf", "gan"]).startswith("Every method collapsed")
+
+
+def test_report_shows_group_fairness_of_every_method_from_its_records(api_run: tuple) -> None:
+    first, _, _ = api_run
+    soup = BeautifulSoup(first.report.read_text(encoding="utf-8"), "html.parser")
+    rows = _table(soup, "Group fairness on synth: 2 folds")
+    assert rows[0][1:] == ["demographic-parity difference ↓", "equalized-odds difference ↓"]
+    assert [r[0] for r in rows[1:]] == [method_name(m) for m in first.plan.methods]  # every method run
+    for row in rows[1:]:
+        method = next(m for m in first.plan.methods if method_name(m) == row[0])
+        for key, cell in zip(("demographic_parity_difference", "equalized_odds_difference"), row[1:], strict=True):
+            v = np.array([r["metrics"][key] for r in first.records if r["config"]["setting"] == method])
+            assert len(v) == 2 and ((v >= 0) & (v <= 1)).all()
+            assert cell.replace("\u00a0", " ") == f"{v.mean():.3f} ± {v.std(ddof=1):.3f}", (method, key)

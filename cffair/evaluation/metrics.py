@@ -249,6 +249,7 @@ def evaluate(
     *,
     target_kind: TargetKind,
     train: tuple[Any, Any] | None = None,
+    groups: Sequence[str] | np.ndarray | pd.Series | None = None,
 ) -> dict[str, Any]:
     """The shared evaluation of section 6.5 for any method.
 
@@ -260,6 +261,9 @@ def evaluate(
         target_kind: ``"binary"`` or ``"score"``.
         train: ``(X_train, y_train)``, the encoded training rows and labels: for a binary
             target, the calibrated CF-MSE is computed with a Platt calibrator fitted on them.
+        groups: the sensitive attribute's value of each test row: with it, the group fairness
+            of the decisions (:func:`cffair.evaluation.groupfair.group_fairness`, fairlearn's ``MetricFrame``)
+            is recorded too.
 
     Returns:
         ``accuracy`` (binary) or ``mse`` (score), ``cf_mse`` (pooled over pairs),
@@ -272,7 +276,9 @@ def evaluate(
         predictor), ``saturation`` (:func:`saturation` of the test predictions) and, with
         ``train``, ``calibrated_cf_mse`` (:func:`calibrated_cf_mse`, Platt; ``None``, not
         computable, with a :class:`~cffair.errors.MetricWarning` when the training rows hold one
-        class: the run goes on, as it does for a constant predictor).
+        class: the run goes on, as it does for a constant predictor); with ``groups``,
+        ``demographic_parity_difference`` and (binary target) ``equalized_odds_difference`` of
+        the decisions at the threshold between the groups.
     """
     check_target_kind(target_kind)
     X = np.asarray(X_test, dtype=np.float32)
@@ -301,6 +307,11 @@ def evaluate(
     }
     out["n_pairs"] = int(len(d_x))
     out["prediction_sd"] = float(np.std(pred))
+    if groups is not None:
+        from cffair.evaluation.groupfair import group_fairness
+
+        labels = None if target_kind != "binary" else _vec(y_test, "y_test")
+        out.update(group_fairness((pred >= t).astype(int), np.asarray(groups), labels))
     if target_kind == "binary":
         y = _vec(y_test, "y_test")
         out["positive_rate"] = float(np.mean(pred >= 0.5))

@@ -10,7 +10,9 @@ so loading it runs no code) holding everything it answers from:
 * the spec and the causal graph themselves (not paths to them);
 * the fitted causal flow (settings and weights) that makes the twins of new rows;
 * the hashes of the training data (:func:`cffair._support.artefacts.data_fingerprint`), the library and
-  torch versions that wrote it.
+  torch versions that wrote it;
+* for a classifier fitted with a calibration split (``cffair fit``), the calibration map of its
+  outputs (:mod:`cffair.learners.calibration`), read back as ``calibration_`` (``None`` without one).
 
 :func:`load_model` rebuilds the estimator from the file alone: editing, moving or deleting the
 training CSV changes nothing it answers. A damaged file, a file of another kind, or one in a
@@ -46,7 +48,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -62,6 +64,9 @@ from cffair._support.artefacts import (
 )
 from cffair.errors import ArtefactError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from cffair.learners.calibration import Calibration
+
 __all__ = ["MODEL_FORMAT", "load_model", "save_model"]
 
 FINGERPRINT_EXEMPT = True  # moves a trained model to and from a file; changes no number
@@ -74,7 +79,13 @@ _OLDER = "which carries no checksums, so damage to it cannot be detected"
 _KINDS = {"CounterfactualFairClassifier": "binary", "CounterfactualFairRegressor": "score"}
 
 
-def save_model(estimator: Any, path: str | Path, *, training_frame: pd.DataFrame | None = None) -> Path:
+def save_model(
+    estimator: Any,
+    path: str | Path,
+    *,
+    training_frame: pd.DataFrame | None = None,
+    calibration: Calibration | None = None,
+) -> Path:
     """Write a fitted estimator of :mod:`cffair.learners.estimator` as one self-contained file.
 
     Args:
@@ -82,6 +93,10 @@ def save_model(estimator: Any, path: str | Path, *, training_frame: pd.DataFrame
             whose twins come from its causal flow (twins from a callable cannot be stored).
         path: the file (written atomically).
         training_frame: the rows it was trained on, whose hashes the file keeps (optional).
+        calibration: a calibration map of its outputs fitted on held-out rows
+            (:func:`cffair.learners.calibration.calibrated_fit`; a classifier's only), stored as the
+            metadata entry ``calibration`` (checksummed like every entry; default: the
+            estimator's ``calibration_`` if it has one, else none).
 
     Raises:
         ArtefactError: the estimator is not fitted, or its twins come from a callable.
@@ -103,6 +118,11 @@ def save_model(estimator: Any, path: str | Path, *, training_frame: pd.DataFrame
     params = {
         k: v for k, v in estimator.get_params(deep=False).items() if k not in ("spec", "counterfactuals", "device")
     }
+    calibration = calibration if calibration is not None else getattr(estimator, "calibration_", None)
+    if calibration is not None and name != "CounterfactualFairClassifier":
+        raise ArtefactError(
+            "a calibration map turns a classifier's outputs into probabilities; a score model has none."
+        )
     state = estimator.learner_.state_dict()
     flow_meta, flow_tensors = flow_payload(estimator.flow_)
     meta = {
@@ -118,6 +138,8 @@ def save_model(estimator: Any, path: str | Path, *, training_frame: pd.DataFrame
         if training_frame is None
         else data_fingerprint(training_frame.reset_index(drop=True), spec, graph),
     }
+    if calibration is not None:  # only when there is one: a file without it reads as it always did
+        meta["calibration"] = calibration.to_dict()
     tensors = {"model": state["model"], "optimizer": state["optimizer"], "flow": flow_tensors}
     write_artefact(path, MODEL_FORMAT, meta, tensors)
     return Path(path)
@@ -186,6 +208,7 @@ def load_model(path: str | Path) -> Any:
         est.learner_ = LTNLearner.load(state, progress=False)
         est.flow_ = flow_from_payload(meta["flow"], tensors["flow"], CausalFlow, path=path, what=what, fix=MODEL_FIX)
         est.training_data_ = meta.get("training_data")
+        est.calibration_ = _calibration(path, meta.get("calibration"), meta.get("classes"))
         est.written_by_ = meta.get("_written_by")
     except ArtefactError:
         raise
@@ -198,6 +221,21 @@ def load_model(path: str | Path) -> Any:
 
 
 # ============================================================================ consistency
+def _calibration(path: str | Path, raw: Any, classes: Any) -> Calibration | None:
+    """The stored calibration map, checked (:meth:`cffair.learners.calibration.Calibration.from_dict`); ``None`` if none."""
+    from cffair.learners.calibration import Calibration
+
+    if raw is None:
+        return None
+    if classes is None:
+        _refuse(path, ["it has a calibration map, which only a classifier has"])
+    try:
+        return Calibration.from_dict(raw, where="its calibration")
+    except ArtefactError as exc:
+        _refuse(path, [str(exc).rstrip(".")])
+        raise  # pragma: no cover (_refuse raised)
+
+
 def _close(a: float, b: float, scale: float) -> bool:
     """``a`` and ``b`` agree to what two float summations of the same column give (not an edit)."""
     return abs(a - b) <= 1e-6 * abs(b) + 1e-9 * abs(scale)

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.reporting.group_table import group_fairness_frame
 from cffair.reporting.names import HIGHER_IS_BETTER, METRIC_ORDER, method_name, metric_name
 from cffair.reporting.records import cke_candidates, records_frame, results_long, subgroup_frame
 from cffair.reporting.tables import format_cell, format_table
@@ -483,6 +484,17 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
             f"<p>Majority-class rate of the test rows: {np.mean([float(v) for v in majority.values()]):.3f} "
             "(mean over the folds): the accuracy of a model that always predicts the commoner label.</p>"
         )
+    group = group_fairness_frame(records, methods)
+    if not group.empty:
+        parts += [
+            "<h2>Group fairness</h2>",
+            f"<p>Beside counterfactual fairness, how the decisions differ between the groups of "
+            f"{_esc(spec.sensitive)} (fairlearn's <code>MetricFrame</code> on the test rows): the demographic-parity "
+            "difference is the largest minus the smallest share decided 1; the equalized-odds difference the larger of "
+            "the differences in true- and false-positive rates. 0 treats the groups alike; a model can be "
+            "counterfactually fair and still differ here, where the groups differ in features S does not cause.</p>",
+            _table(group, f"Group fairness on {name}: {n_folds} folds (mean ± sd)"),
+        ]
     reference, verdicts = verdict_frame(records, methods)
     parts.append("<h2>What to conclude</h2>")
     if reference is None:

@@ -122,6 +122,11 @@ class FoldData:
     def subgroups(self) -> np.ndarray:
         return self.spec.subgroup_labels(self.frame).to_numpy()
 
+    @property
+    def sensitive_test(self) -> np.ndarray:
+        """The sensitive attribute's value of each test row (the groups of the group-fairness metrics)."""
+        return self.frame[self.spec.sensitive].astype(str).to_numpy()[self.test]
+
     def with_twins(self, ruler: str) -> FoldData:
         """This fold with ruler ``ruler``'s twins as its own: a method trains on them and
         :meth:`evaluate` scores on them at the top level (appendix C's sound-twins study, option
@@ -195,6 +200,7 @@ class FoldData:
             self.pair_subgroups(own),
             target_kind=self.spec.target_kind,
             train=train,
+            groups=self.sensitive_test,
         )
         if pairs is None and self.rulers:
             metrics["rulers"] = {}

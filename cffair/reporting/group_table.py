@@ -1,0 +1,64 @@
+"""The own-data report's group-fairness table: demographic parity and equalized odds per method.
+
+Each record of a run holds the demographic-parity and equalized-odds differences of its test
+decisions between the sensitive attribute's groups (:func:`cffair.evaluation.metrics.evaluate`, computed with
+fairlearn's ``MetricFrame`` by :mod:`cffair.evaluation.groupfair`); :func:`group_fairness_frame` shows them
+per method, ``mean ± sd`` over folds, beside the report's Table 1 (:mod:`cffair.reporting.report`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["GROUP_FAIRNESS_COLUMNS", "group_fairness_frame"]
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cffair.reporting.names import method_name
+from cffair.reporting.tables import format_cell
+
+#: The group-fairness metrics of a record (:func:`cffair.evaluation.groupfair.group_fairness`) and their column names.
+GROUP_FAIRNESS_COLUMNS: dict[str, str] = {
+    "demographic_parity_difference": "demographic-parity difference ↓",
+    "equalized_odds_difference": "equalized-odds difference ↓",
+}
+
+
+def group_fairness_frame(
+    records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 3
+) -> pd.DataFrame:
+    """Group fairness beside counterfactual fairness: one row per method (in ``methods`` order)
+    with the demographic-parity and equalized-odds differences of its test decisions between
+    the sensitive attribute's groups (fairlearn's ``MetricFrame``, recorded by
+    :func:`cffair.evaluation.metrics.evaluate`), ``mean ± sd`` over folds; empty when no record holds them
+    (records made before they were recorded).
+
+    >>> recs = [{"config": {"setting": "ltn_acc", "fold": f}, "metrics": {"demographic_parity_difference": v}}
+    ...         for f, v in ((0, 0.2), (1, 0.1))]
+    >>> group_fairness_frame(recs, ["ltn_acc"]).iloc[0, 0]
+    '0.150 ± 0.071'
+    """
+    values: dict[tuple[str, str], list[float]] = {}
+    for r in records:
+        method, m = r["config"]["setting"], r.get("metrics") or {}
+        for key in GROUP_FAIRNESS_COLUMNS:
+            if m.get(key) is not None:
+                values.setdefault((method, key), []).append(float(m[key]))
+    present = [m for m in methods if any((m, k) in values for k in GROUP_FAIRNESS_COLUMNS)]
+    keys = [k for k in GROUP_FAIRNESS_COLUMNS if any((m, k) in values for m in present)]
+    if not present:
+        return pd.DataFrame()
+
+    def cell(method: str, key: str) -> str:
+        v = values.get((method, key))
+        if not v:
+            return "—"
+        return format_cell(float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else None, decimals)
+
+    return pd.DataFrame(
+        [[cell(m, k) for k in keys] for m in present],
+        index=[method_name(m) for m in present],
+        columns=pd.Index([GROUP_FAIRNESS_COLUMNS[k] for k in keys], name="method"),
+    )
