@@ -253,3 +253,36 @@ def test_gradient_flows_through_one_pass_loss():
     sat, _ = kb.sat(model)
     (1 - sat).backward()
     assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in model.parameters())
+
+
+def test_duplicate_rows_are_evaluated_once_with_the_same_satisfactions_and_gradients():
+    """Planted duplicates (rows repeated inside A1/A2, pairs repeated inside A4 and A5, the factual
+    rows shared by every axiom): the one pass over the unique rows gives each axiom's satisfaction
+    and the gradient of sat(K) of the direct computation over every element (each axiom's own
+    rows through the model, duplicates included) to float32 rounding (1e-6)."""
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(30, 4)).astype(np.float32)
+    x = base[rng.integers(0, 30, size=90)]  # 90 rows, at most 30 distinct
+    y = (x[:, 0] > 0).astype(float)
+    x_cf = x.copy()
+    x_cf[:, 1] = -x_cf[:, 1]  # a row's twin is a function of the row: duplicate rows give duplicate pairs
+    axioms = (
+        accuracy_axioms(x, y, "binary")
+        + [cf_axiom(x, x_cf, "binary")]
+        + [cke_axiom(np.repeat(x[:20], 3, 0), np.repeat(x_cf[:20], 3, 0), "binary", "g", "F")]
+    )
+    kb = KnowledgeBase(axioms, Semantics(p_kb=2.0), {"cf": 2.0})
+    assert kb.n_inputs == len(np.unique(np.concatenate([x, x_cf]), axis=0)) <= 60  # each row once
+
+    def grads(fn):
+        torch.manual_seed(0)
+        model = make_mlp(4)
+        sats = fn(model)
+        kb.aggregate(sats).backward()
+        return sats.detach(), [p.grad.clone() for p in model.parameters()]
+
+    one_pass, g_one = grads(kb.satisfactions)
+    direct, g_direct = grads(lambda m: torch.stack([a.satisfaction(m, kb.semantics) for a in kb.axioms]))
+    torch.testing.assert_close(one_pass, direct, atol=1e-6, rtol=0)
+    for a, b in zip(g_one, g_direct):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-5)
