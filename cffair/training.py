@@ -415,9 +415,11 @@ class LTNLearner(PredictMixin, BaseEstimator):
         if self.kb_ is None:
             raise RuntimeError("no knowledge base yet; call fit first.")
         new = [axioms] if isinstance(axioms, Axiom) else list(axioms)
+        kb = self._kb(self.kb_.axioms + new)
+        kb.compile_from(self.kb_)  # the rows of the step before are de-duplicated once, not at every step
         # the one way to train on more axioms: a stage on the extended knowledge base (train_stage)
         self.train_stage(
-            self._kb(self.kb_.axioms + new),
+            kb,
             self.cke_epochs if epochs is None else int(epochs),
             stage or "+" + ",".join(a.name for a in new),
         )

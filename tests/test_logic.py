@@ -286,3 +286,27 @@ def test_duplicate_rows_are_evaluated_once_with_the_same_satisfactions_and_gradi
     torch.testing.assert_close(one_pass, direct, atol=1e-6, rtol=0)
     for a, b in zip(g_one, g_direct):
         torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-5)
+
+
+def test_a_base_extended_by_an_axiom_compiles_from_the_step_before_to_the_same_bits():
+    """What a CKE step does (:meth:`KnowledgeBase.compile_from`): the new axiom's rows are
+    de-duplicated against the compiled rows of the base before; the rows, their order and every
+    satisfaction equal those of compiling the extended base from scratch, bit for bit."""
+    kb, *_ = _kb("binary")
+    before = KnowledgeBase(kb.axioms[:-1], kb.semantics)
+    before.compile()
+    rng = np.random.default_rng(3)
+    x = kb.axioms[0].x.numpy()[:25]
+    extra = cke_axiom(x, x + rng.normal(size=x.shape).astype(np.float32), "binary", "h", "G")
+    extended = KnowledgeBase([*before.axioms, kb.axioms[-1], extra], kb.semantics)
+    fresh = KnowledgeBase(extended.axioms, kb.semantics)
+    reused, scratch = extended.compile_from(before), fresh.compile()
+    assert torch.equal(reused.inputs, scratch.inputs)
+    assert all(torch.equal(a, b) for a, b in zip(reused.index_x, scratch.index_x))
+    assert all((a is None and b is None) or torch.equal(a, b) for a, b in zip(reused.index_cf, scratch.index_cf))
+    torch.manual_seed(0)
+    model = make_mlp(5)
+    with torch.no_grad():
+        assert torch.equal(extended.satisfactions(model), fresh.satisfactions(model))
+    other = KnowledgeBase(list(reversed(extended.axioms)), kb.semantics)  # not an extension: compiled afresh
+    assert torch.equal(other.compile_from(before).inputs, scratch.inputs)
