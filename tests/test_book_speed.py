@@ -33,15 +33,24 @@ def _result(after_cke_s: float) -> dict[str, Any]:
         "stages": {"fair": stage, "cke4": stage},
         "stage_ratios_cpu": {"pretrain": 1.0, "fair": 1.25, "cke": 1.5},
         "projection": {
-            "before": {"makespan_seconds": {"2": 1200.0, "64": 690.0}, "critical_path": {"seconds": 690.0}},
+            "before": {
+                "makespan_seconds": {"64": 690.0, "2": 1200.0},
+                "critical_path": {"seconds": 690.0, "tasks": path},
+            },
             "after": {
                 "makespan_seconds": {"2": 1000.0, "64": 60 + 35 + after_cke_s},
-                "critical_path": {"seconds": 60 + 35 + after_cke_s},
+                "critical_path": {"seconds": 60 + 35 + after_cke_s, "task": "full/adult/cnf/fold1"},
             },
-            "critical_path_tasks": dict(
-                zip(
-                    path,
-                    [{"before": 60, "after": 60}, {"before": 44, "after": 35}, {"before": 583, "after": after_cke_s}],
+            "critical_path_tasks": dict(  # sorted keys, as the JSON file holds them
+                sorted(
+                    zip(
+                        path,
+                        [
+                            {"before": 60, "after": 60},
+                            {"before": 44, "after": 35},
+                            {"before": 583, "after": after_cke_s},
+                        ],
+                    )
                 )
             ),
         },
@@ -54,7 +63,7 @@ def test_the_frames_hold_the_measured_spread_and_the_ratios_of_the_medians() -> 
     assert epochs.loc["CKE step 4 (+ A5)", "default CPU s"] == "0.600 (0.540–0.660)"
     assert epochs.loc["acc+CF_sg (A1, A2, A4_i)", "ratio (CPU)"] == 1.5
     proj = speed.projection_frame(res)
-    assert proj.loc["2", "ratio"] == pytest.approx(1.2)
+    assert proj.loc["2", "ratio"] == pytest.approx(1.2) and list(proj.index) == ["2", "64", "critical path"]
     assert proj.loc["critical path", "before (min)"] == pytest.approx(11.5)
 
 
@@ -62,7 +71,11 @@ def test_the_frames_hold_the_measured_spread_and_the_ratios_of_the_medians() -> 
 def test_the_summary_says_within_or_over_from_the_projected_path(after_cke_s: float, word: str) -> None:
     text = speed.critical_path_summary(_result(after_cke_s))
     assert f"{word} the target of 10 minutes" in text
-    assert "load at 2.0 before and 3.0 after" in text and "ltn_acc_cf_sg_cke 583 s" in text
+    assert (
+        "load at 2.0 before and 3.0 after" in text
+        and "pretrain 60 s → 60 s, then ltn_acc_cf_sg 44 s → 35 s, then ltn_acc_cf_sg_cke 583 s" in text
+    )
+    assert text.endswith("the longest chain after is full/adult/cnf/fold1.")
 
 
 def test_without_the_benchmark_the_page_says_so() -> None:
