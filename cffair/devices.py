@@ -187,8 +187,8 @@ def retained_heap(device: torch.device | str = "cpu") -> Iterator[None]:
     page faults per epoch. Inside the block the allocator takes large blocks from the heap and
     keeps up to 1 GiB of freed memory there (``mallopt``: ``M_MMAP_MAX`` 0, ``M_TRIM_THRESHOLD``
     1 GiB); on leaving the outermost block, glibc's defaults come back and the free memory is
-    returned to the system (``malloc_trim``). Measured: 1.30x the CPU time of an Adult
-    fairness epoch and 1.43x of a CKE epoch (``benchmarks/bench_ltn_heap.py``).
+    returned to the system (``malloc_trim``). Measured: 1.22x the CPU time of an Adult
+    fairness epoch and 1.51x over its CKE steps, none in pre-training (``benchmarks/bench_ltn_heap.py``).
 
     Only where the arithmetic is: which memory holds a tensor changes no number, so training
     inside and outside the block gives the same bits. A no-op on an accelerator, off glibc, and

@@ -37,7 +37,7 @@ Schedule choices made here (the paper leaves them open):
   trained model is bit-identical (``benchmarks/bench_denormals.py``).
 * **Freed memory kept in the heap while training** (:func:`cffair.devices.retained_heap`, CPU, glibc): a
   full-batch epoch's activations reuse the previous epoch's pages instead of faulting in fresh ones
-  (1.3–1.4x the CPU time of an Adult epoch); the bits are the same.
+  (1.2–1.5x the CPU time of an Adult fairness or CKE epoch); the bits are the same.
 * Without pre-training, A1 + A2 + A4 collapse to "always positive" (sat ≈ 0.667): fitting a
   fairness setting with ``pretrain_epochs=0`` raises unless ``allow_no_pretrain=True``, and a
   constant predictor is detected after every stage (:class:`ConstantPredictorWarning`).
