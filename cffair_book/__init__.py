@@ -124,6 +124,7 @@ from cffair_book.scaling import (
     graph_scaling_summary,
     workers_summary,
 )
+from cffair_book.speed import critical_path_summary, ltn_epoch_frame, projection_frame
 from cffair_book.why import (
     cke_steps_finding,
     cke_threshold_finding,
@@ -138,6 +139,9 @@ from cffair_book.why import (
 )
 
 __all__ = [
+    "critical_path_summary",
+    "ltn_epoch_frame",
+    "projection_frame",
     "CLAIM_CHECKS",
     "ROBUSTNESS_RULES",
     "Claim",

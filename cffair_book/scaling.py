@@ -103,7 +103,9 @@ def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
     eff2 = graph["efficiency"].get("2")
     if eff2 is not None:
         word = "at or above" if eff2 >= TARGETS["efficiency_2"] else "below"
-        targets.append(f"two workers busy {eff2:.1%} of the time, {word} the target of {TARGETS['efficiency_2']:.0%}")
+        targets.append(
+            f"two workers busy {eff2:.1%} of the time in the replay, {word} the target of {TARGETS['efficiency_2']:.0%}"
+        )
     if targets:
         out.append("Projected: " + "; ".join(targets) + ".")
     if crit > min(TARGETS["minutes"].values()) and 16 in span and span[16] > TARGETS["minutes"][16]:

@@ -182,3 +182,70 @@ def test_the_grid_gives_each_task_its_device_and_no_fingerprint_sees_it(tmp_path
             grid, ResultsStore(tmp_path / "c"), runner=runner, expected=fingerprint, progress=False, device="cuda"
         )
     assert "device" not in repr(E.ExperimentConfig("compas", 0, "cnf", profile="quick").to_dict())
+
+
+# ------------------------------------------------------------------ the C heap while training
+class _Recorder:
+    """Stands in for glibc: records the allocator calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def mallopt(self, param: int, value: int) -> int:
+        self.calls.append(("mallopt", param, value))
+        return 1
+
+    def malloc_trim(self, pad: int) -> int:
+        self.calls.append(("malloc_trim", pad))
+        return 1
+
+
+def test_retained_heap_sets_the_allocator_once_and_restores_it_after_the_outermost_block(monkeypatch) -> None:
+    libc = _Recorder()
+    monkeypatch.setattr(devices, "_glibc", lambda: libc)
+    with devices.retained_heap():
+        with devices.retained_heap("cpu"):
+            pass
+        assert libc.calls == [("mallopt", -4, 0), ("mallopt", -1, 1 << 30)]  # the inner block changed nothing
+    assert libc.calls[2:] == [("mallopt", -4, 65536), ("mallopt", -1, 128 * 1024), ("malloc_trim", 0)]
+    assert devices._heap_depth == 0
+    libc.calls.clear()
+    with devices.retained_heap(torch.device("meta")):  # not the CPU: no allocator call
+        pass
+    assert libc.calls == []
+
+
+def test_an_allocator_tuned_by_the_environment_is_left_alone(monkeypatch) -> None:
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.mmap_max=0")
+    assert devices._glibc() is None
+
+
+@pytest.mark.skipif(devices._glibc() is None, reason="glibc's allocator only")
+def test_inside_the_block_a_freed_large_tensor_is_reused_without_page_faults() -> None:
+    """What the block is for: a second 64 MB activation reuses the first one's pages (no fresh
+    zero-filled pages from the kernel), where glibc's default maps new ones each time."""
+    import resource
+
+    def faults_of_second_allocation() -> int:
+        torch.ones(1 << 24).sum()  # 64 MB, freed at once
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        torch.ones(1 << 24).sum()
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+    assert faults_of_second_allocation() > 10_000  # glibc's default: 16,384 pages of 4 KB mapped again
+    with devices.retained_heap():
+        assert faults_of_second_allocation() < 1_000
+
+
+def test_training_with_the_heap_retained_gives_the_same_bits(monkeypatch) -> None:
+    import contextlib
+
+    from cffair.learners import training
+
+    X, y, X_cf = _toy(2000)  # activations of 800 kB: blocks glibc's default would map afresh each epoch
+    kw = {"pretrain_epochs": 15, "fair_epochs": 10, "progress": False}
+    kept = LTNLearner("binary", "acc_cf", **kw).fit(X, y, pairs=(X, X_cf))
+    monkeypatch.setattr(training, "retained_heap", lambda device: contextlib.nullcontext())
+    plain = LTNLearner("binary", "acc_cf", **kw).fit(X, y, pairs=(X, X_cf))
+    for a, b in zip(kept.model_.parameters(), plain.model_.parameters()):
+        assert torch.equal(a, b)

@@ -253,3 +253,60 @@ def test_gradient_flows_through_one_pass_loss():
     sat, _ = kb.sat(model)
     (1 - sat).backward()
     assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in model.parameters())
+
+
+def test_duplicate_rows_are_evaluated_once_with_the_same_satisfactions_and_gradients():
+    """Planted duplicates (rows repeated inside A1/A2, pairs repeated inside A4 and A5, the factual
+    rows shared by every axiom): the one pass over the unique rows gives each axiom's satisfaction
+    and the gradient of sat(K) of the direct computation over every element (each axiom's own
+    rows through the model, duplicates included) to float32 rounding (1e-6)."""
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(30, 4)).astype(np.float32)
+    x = base[rng.integers(0, 30, size=90)]  # 90 rows, at most 30 distinct
+    y = (x[:, 0] > 0).astype(float)
+    x_cf = x.copy()
+    x_cf[:, 1] = -x_cf[:, 1]  # a row's twin is a function of the row: duplicate rows give duplicate pairs
+    axioms = (
+        accuracy_axioms(x, y, "binary")
+        + [cf_axiom(x, x_cf, "binary")]
+        + [cke_axiom(np.repeat(x[:20], 3, 0), np.repeat(x_cf[:20], 3, 0), "binary", "g", "F")]
+    )
+    kb = KnowledgeBase(axioms, Semantics(p_kb=2.0), {"cf": 2.0})
+    assert kb.n_inputs == len(np.unique(np.concatenate([x, x_cf]), axis=0)) <= 60  # each row once
+
+    def grads(fn):
+        torch.manual_seed(0)
+        model = make_mlp(4)
+        sats = fn(model)
+        kb.aggregate(sats).backward()
+        return sats.detach(), [p.grad.clone() for p in model.parameters()]
+
+    one_pass, g_one = grads(kb.satisfactions)
+    direct, g_direct = grads(lambda m: torch.stack([a.satisfaction(m, kb.semantics) for a in kb.axioms]))
+    torch.testing.assert_close(one_pass, direct, atol=1e-6, rtol=0)
+    for a, b in zip(g_one, g_direct):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-5)
+
+
+def test_a_base_extended_by_an_axiom_compiles_from_the_step_before_to_the_same_bits():
+    """What a CKE step does (:meth:`KnowledgeBase.compile_from`): the new axiom's rows are
+    de-duplicated against the compiled rows of the base before; the rows, their order and every
+    satisfaction equal those of compiling the extended base from scratch, bit for bit."""
+    kb, *_ = _kb("binary")
+    before = KnowledgeBase(kb.axioms[:-1], kb.semantics)
+    before.compile()
+    rng = np.random.default_rng(3)
+    x = kb.axioms[0].x.numpy()[:25]
+    extra = cke_axiom(x, x + rng.normal(size=x.shape).astype(np.float32), "binary", "h", "G")
+    extended = KnowledgeBase([*before.axioms, kb.axioms[-1], extra], kb.semantics)
+    fresh = KnowledgeBase(extended.axioms, kb.semantics)
+    reused, scratch = extended.compile_from(before), fresh.compile()
+    assert torch.equal(reused.inputs, scratch.inputs)
+    assert all(torch.equal(a, b) for a, b in zip(reused.index_x, scratch.index_x))
+    assert all((a is None and b is None) or torch.equal(a, b) for a, b in zip(reused.index_cf, scratch.index_cf))
+    torch.manual_seed(0)
+    model = make_mlp(5)
+    with torch.no_grad():
+        assert torch.equal(extended.satisfactions(model), fresh.satisfactions(model))
+    other = KnowledgeBase(list(reversed(extended.axioms)), kb.semantics)  # not an extension: compiled afresh
+    assert torch.equal(other.compile_from(before).inputs, scratch.inputs)

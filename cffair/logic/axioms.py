@@ -507,6 +507,46 @@ class KnowledgeBase:
         self._compiled = _Compiled(unique.contiguous(), index_x, index_cf)
         return self._compiled
 
+    def compile_from(self, base: KnowledgeBase) -> _Compiled:
+        """:meth:`compile`, reusing ``base``'s compiled rows when this base is ``base`` plus more axioms.
+
+        A CKE step adds one axiom to the base of the step before (:meth:`cffair.learners.training.LTNLearner.add_axioms`):
+        only the new axioms' rows are de-duplicated against ``base``'s unique rows, instead of every
+        axiom's rows again. The unique rows come out sorted, as :meth:`compile` sorts them, so the
+        forward pass sees the same rows in the same order: the same bits. Falls back to
+        :meth:`compile` when ``base`` is not compiled or its axioms are not this base's first ones.
+        """
+        old = base._compiled
+        n = len(base.axioms)
+        if (
+            self._compiled is not None
+            or old is None
+            or [id(a) for a in self.axioms[:n]] != [id(a) for a in base.axioms]
+        ):
+            return self.compile()
+        if old.inputs.device != self.axioms[0].x.device:
+            return self.compile()
+        parts = [old.inputs]
+        for a in self.axioms[n:]:
+            parts.append(a.x)
+            if a.is_pair:
+                parts.append(cast(torch.Tensor, a.x_cf))
+        unique, inverse = torch.unique(torch.cat(parts), dim=0, return_inverse=True)
+        moved = inverse[: len(old.inputs)]  # where each of base's unique rows went
+        index_x = [moved[i] for i in old.index_x]
+        index_cf = [None if i is None else moved[i] for i in old.index_cf]
+        pos = len(old.inputs)
+        for a in self.axioms[n:]:
+            index_x.append(inverse[pos : pos + a.size])
+            pos += a.size
+            if a.is_pair:
+                index_cf.append(inverse[pos : pos + a.size])
+                pos += a.size
+            else:
+                index_cf.append(None)
+        self._compiled = _Compiled(unique.contiguous(), index_x, index_cf)
+        return self._compiled
+
     @property
     def n_inputs(self) -> int:
         """Rows in one forward pass (after de-duplication)."""
