@@ -53,7 +53,7 @@ __all__ = [
 FINGERPRINT_EXEMPT = True
 
 #: The committed protocol.
-PROTOCOL_FILE = Path(__file__).resolve().parent / "data" / "protocol.yaml"
+PROTOCOL_FILE = Path(__file__).resolve().parents[1] / "data" / "protocol.yaml"
 _TESTS = ("corrected", "plain")
 _TWINS = ("paper", "default")
 
