@@ -2,7 +2,7 @@
 
 ``make book`` hashes the book's inputs before it builds (``python -m cffair_book.build_stamp start
 _build/html``) and again after (``finish``); when both agree, the build read those inputs, and the
-stamp ``_build/html.stamp.json`` says so. The browser test of ``make test`` (``tests/test_book.py``)
+stamp ``_build/html.stamp.json`` says so. The browser test of ``make test`` (``tests/book/test_book.py``)
 then browses that book instead of building the same book a second time, but only while
 :func:`reusable` finds the inputs unchanged; otherwise it builds its own, as before.
 

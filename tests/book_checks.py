@@ -2,8 +2,8 @@
 
 Every check takes what one page gives (its HTML, or the geometry that :data:`GEOMETRY_JS`
 measured in Chromium) and returns a list of problems, one string each ("" problems: the page
-passes). ``tests/test_book.py`` runs them on every page of the built book;
-``tests/test_book_checks.py`` feeds each one a small page with the defect and one without.
+passes). ``tests/book/test_book.py`` runs them on every page of the built book;
+``tests/book/test_book_checks.py`` feeds each one a small page with the defect and one without.
 
 * :func:`raw_markup` -- Markdown that was not parsed: a pipe table's ``|---|`` rule, or a MyST
   role or directive such as ``{glue`` or ``{doc}``, in the page's text.

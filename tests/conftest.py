@@ -17,11 +17,16 @@ imports another.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The tests live in one folder per part of the library (tests/<part>/, packages, so that each part's conftest.py
+# is a module of its own); the helper modules beside this file are imported by their plain names.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 #: Settings read from the environment that change what a command does.
 DEVELOPER_SETTINGS = ("CFFAIR_MODE", "CFFAIR_BACKEND", "CFFAIR_DASK_SCHEDULER", "CFFAIR_EDITION", "CFFAIR_DEBUG")

@@ -1,4 +1,4 @@
-"""A stand-in for record fingerprints in the runner tests (tests/test_experiments.py, tests/test_reproduce.py)."""
+"""A stand-in for record fingerprints in the runner tests (tests/experiments/test_experiments.py, tests/experiments/test_reproduce.py)."""
 
 from __future__ import annotations
 

@@ -47,12 +47,12 @@ for v in "${VERSIONS[@]}"; do
   echo "compat $v: $summary (exit $rc; log $log)"
   results+=("{\"python\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import sys; print(sys.version.split()[0])')\", \"torch\": \"$(cd "$COMPAT_DIR" && "$venv/bin/python" -c 'import torch; print(torch.__version__)')\", \"exit\": $rc, \"summary\": \"$summary\"}")
   [ $rc -eq 0 ] || { grep -E "^(FAILED|ERROR)" "$log" | head -20; status=1; }
-  # a chapter as the book offers it for download, run where only the wheel is installed: tests/test_wheel.py
+  # a chapter as the book offers it for download, run where only the wheel is installed: tests/package/test_wheel.py
   # on this Python builds the wheel, installs it into a fresh virtualenv (no checkout on the path) and executes
   # the downloaded notebook of "LTN in ten minutes" there, install cell first
   chapter_log="$venv.chapter.log"
   "${pip[@]}" "setuptools>=68" wheel >> "$venv.install.log" 2>&1
-  (cd "$ROOT" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_wheel.py \
+  (cd "$ROOT" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/package/test_wheel.py \
       -k "downloaded_chapter or loads_each_dataset_from_its_own_data") > "$chapter_log" 2>&1
   rc=$?
   echo "compat $v: downloaded chapter from the wheel: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$chapter_log" | tail -1) (exit $rc; log $chapter_log)"
@@ -61,7 +61,7 @@ done
 # the datasets on a bare interpreter: the wheel alone (no checkout, no other cffair dependency than the four the
 # datasets need) in fresh virtualenvs of the same versions, each dataset loaded with the checkout's row hashes
 fresh_log="$COMPAT_DIR/fresh.pytest.log"
-CFFAIR_COMPAT=1 "$PY" -m pytest -q -p no:cacheprovider tests/test_wheel.py -k fresh_python > "$fresh_log" 2>&1
+CFFAIR_COMPAT=1 "$PY" -m pytest -q -p no:cacheprovider tests/package/test_wheel.py -k fresh_python > "$fresh_log" 2>&1
 rc=$?
 echo "compat datasets from the wheel alone: $(grep -E '^[0-9]+ (passed|failed|skipped)|^=+ .*(passed|failed|skipped)' "$fresh_log" | tail -1) (exit $rc; log $fresh_log)"
 [ $rc -eq 0 ] || status=1

@@ -16,7 +16,7 @@ Three things autodoc and napoleon do not do for a library documented the way cff
 * **scikit-learn's generated methods stay out.** ``set_fit_request`` and its kind are made by
   scikit-learn's metadata routing, with docstrings that point into scikit-learn's own glossary.
 
-:func:`resolve_target` and :func:`join_parameter_names` are pure and tested in ``tests/test_book_ext.py``.
+:func:`resolve_target` and :func:`join_parameter_names` are pure and tested in ``tests/book/test_book_ext.py``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@
   ``CITATION.cff`` (:mod:`citation`).
 
 The pure functions (:func:`web_url`, :func:`source_footer`, :func:`launch_settings`) are tested
-in ``tests/test_book_ext.py``.
+in ``tests/book/test_book_ext.py``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Not an extension of its own: :mod:`book_source` adds the line to the footer it s
 version, so the citation always names the version the page was built from. The text is built from
 ``CITATION.cff`` (the software: authors, year of ``date-released``, title) and its
 ``preferred-citation`` (the paper), so the footer, the repository's "Cite this repository" button
-and the archive metadata (``.zenodo.json``, which ``tests/test_release.py`` keeps in agreement) say
+and the archive metadata (``.zenodo.json``, which ``tests/package/test_release.py`` keeps in agreement) say
 the same.
 """
 

@@ -22,7 +22,7 @@ from word counts, and a student edition without solutions.
   :func:`strip_solutions_notebook`), the executed notebooks beside the build, and the archive
   of the source that ``book_source`` ships (:func:`strip_solutions_archive`).
 
-The counting and numbering functions are pure and tested in ``tests/test_book_ext.py``.
+The counting and numbering functions are pure and tested in ``tests/book/test_book_ext.py``.
 """
 
 from __future__ import annotations

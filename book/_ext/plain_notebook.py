@@ -17,7 +17,7 @@ that only Jupyter Book understands; opened in plain Jupyter they show as literal
   resolves (``{reading-time}``, ``{exercises}``) are given as ``roles``.
 
 Fenced code blocks (```` ```python ````) are left alone. Pure functions; tested in
-``tests/test_book_ext.py``.
+``tests/book/test_book_ext.py``.
 """
 
 from __future__ import annotations

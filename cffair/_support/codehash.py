@@ -22,7 +22,7 @@ Two further rules keep a change that cannot change a number from staling anythin
   out, so a release (``tools/release.py``) stales no record;
 * :data:`EQUIVALENT_CODE` declares a rewrite of a module equivalent to the code it replaced,
   pinned to the exact hash of the new code (any later edit gives another hash, and the
-  declaration no longer applies); ``tests/test_fingerprint.py`` fails on a declaration whose
+  declaration no longer applies); ``tests/support/test_fingerprint.py`` fails on a declaration whose
   module has moved on, so that none lingers.
 """
 

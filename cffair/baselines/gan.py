@@ -192,7 +192,7 @@ def mmd_rbf(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     Each of the three kernel means is a :class:`_KernelMean` (one matrix product forward, one
     backward per argument that needs a gradient), not the original's tiled ``(B, B, dim)``
     tensors nor autograd through the expression: the same values and gradients to float
-    rounding (``tests/test_baselines_units.py`` checks both against the tiled kernel).
+    rounding (``tests/baselines/test_baselines_units.py`` checks both against the tiled kernel).
     """
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"mmd_rbf needs rows of the same width, got {a.shape[1]} and {b.shape[1]}.")

@@ -25,7 +25,7 @@ method page):
   continuous columns (Adult's capital gain/loss) are modelled as ``log1p`` (``log_skewed``).
 * **Root nodes as context** (``root_context=True``, default): parentless nodes are not
   transformed but condition the flow (nominal roots one-hot), which was more accurate on a
-  synthetic SCM (see ``tests/test_causal_flow.py`` and the report in the book).
+  synthetic SCM (see ``tests/causal/test_causal_flow.py`` and the report in the book).
 * **Nominal categoricals** (``categorical``): integer codes impose an order on nominal values
   (alphabetical, as the data's categories), and the flow's monotone map moves counterfactuals
   along it. On Adult a sex flip sends 76 % of male "Husband" rows (code 0) to "Wife" (code 5,

@@ -246,7 +246,7 @@ def by_subgroup(
     ``y_true``, ``D(x′)`` as ``y_pred``, the subgroup as the sensitive feature and
     ``n_boot``/``ci_quantiles``/``random_state=seed``: the same resamples of all pairs
     (:func:`bootstrap_indices`), each subgroup's mean over its resampled pairs, and
-    ``numpy.quantile`` of the resampled values (``tests/test_audit.py`` compares the two). Each
+    ``numpy.quantile`` of the resampled values (``tests/evaluation/test_audit.py`` compares the two). Each
     resample is one weighted count per subgroup (``numpy.bincount``) instead of a
     ``MetricFrame`` of its own, which on Adult's 180,888 pairs took 2.4 s per resample.
 

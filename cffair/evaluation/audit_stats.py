@@ -21,7 +21,7 @@ quantiles.
 The interval is the percentile interval of the resampled values (:data:`cffair.evaluation.audit.CI_QUANTILES`,
 95 % by default). A group-fairness difference is a largest minus a smallest rate, which a
 resample can only push away from 0: near 0 its interval sits above the point value, and its
-lower end is no evidence that the groups differ. ``tests/test_audit_stats.py`` checks the standard error against the analytic one
+lower end is no evidence that the groups differ. ``tests/evaluation/test_audit_stats.py`` checks the standard error against the analytic one
 where every row's twins share a row effect, and the coverage of the 95 % interval by simulation.
 """
 

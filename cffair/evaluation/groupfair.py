@@ -15,7 +15,7 @@ not descendants of ``S``), and the other way round. Both are computed from one
 fairlearn :class:`~fairlearn.metrics.MetricFrame` of ``selection_rate``, ``true_positive_rate``
 and ``false_positive_rate`` by group (:func:`group_rates`), so they equal fairlearn's
 ``demographic_parity_difference`` and ``equalized_odds_difference``
-(``tests/test_groupfair.py`` compares them). Decisions are 0/1 (a binary target's ``D ≥ 0.5``;
+(``tests/evaluation/test_groupfair.py`` compares them). Decisions are 0/1 (a binary target's ``D ≥ 0.5``;
 a score target's best ``favourable_top_fraction``), so the
 label called favourable does not change either number.
 """

@@ -24,7 +24,7 @@ on every method alike:
 
 ``fit``'s data arguments differ with what a method learns from (encoded rows and labels, their
 counterfactual pairs, or a readable frame and its encoder); everything else is a keyword.
-``tests/test_contract.py`` holds every method to this contract in one parametrised test.
+``tests/learners/test_contract.py`` holds every method to this contract in one parametrised test.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ Example::
                           {"fair_epochs": [100, 300]}, scoring=cf_flip_rate_scorer, cv=3)
     search.fit(frame[spec.feature_names], frame[spec.target])
 
-Checks of scikit-learn that do not apply (the rest are run by ``tests/test_estimator.py``): the
+Checks of scikit-learn that do not apply (the rest are run by ``tests/learners/test_estimator.py``): the
 estimator checks that feed random NumPy arrays (``check_estimator``'s fitting checks) cannot
 apply, because the input is a frame of named columns described by a spec (the sensitive
 attribute and the causal graph are named columns) and the twins need a causal graph over them.

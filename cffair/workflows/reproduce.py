@@ -394,7 +394,7 @@ def with_parts(
     records, jobs, commit); a clean run whose ``records_code`` (else commit) is a clean ``previous``'s
     continues its list, any other starts one. ``wall_seconds`` sums the parts. ``running``: the part is
     still going (``finished`` None, ``last_record`` now); a later call closes it (``_closed``).
-    Tested in ``tests/test_reproduce.py``.
+    Tested in ``tests/experiments/test_reproduce.py``.
     """
     part = {
         "started": started,
