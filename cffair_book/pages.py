@@ -465,11 +465,14 @@ class HTMLBlock:
         return self.html
 
 
-def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance") -> HTMLBlock:
+def results_box(
+    claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance", basis: str = ""
+) -> HTMLBlock:
     """The front page's results box, worded by the verdicts: the tally, the headline claims that
     hold, one line for each headline claim that does not (the comparisons that went against a
-    claim that does not hold, else the first numbers of its note), and a link to the full table
-    (``claims_page``, an href relative to the page).
+    claim that does not hold, else the first numbers of its note), what the verdicts were checked
+    on (``basis``, e.g. :func:`cffair_book.basis.folds_phrase`'s words; left out when empty), and a
+    link to the full table (``claims_page``, an href relative to the page).
 
     Raises:
         DataError: if there are no claims or one has an unknown verdict.
@@ -507,6 +510,11 @@ def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The re
             else:
                 reason = f" Ours: {esc(_reason(c.note))}." if c.note else ""
             lines.append(f"{link(c)} {esc(_VERDICT_WORDS[_verdict_of(c)][0])}: “{esc(c.claim.rstrip('.'))}”.{reason}")
+    if basis:
+        lines.append(
+            f"Checked on every paired fold the records hold ({esc(basis)}); the chapters' tables show the paper's "
+            "partition, so a mean here can differ from a table's in the last digits."
+        )
     lines.append(
         f'Every claim, its verdict and the numbers behind it: <a href="{esc(claims_page, quote=True)}">the claims '
         "table</a>."

@@ -40,7 +40,7 @@ def test_the_note_names_the_datasets_read_on_more_folds_with_a_mean_both_ways() 
     note = str(basis.basis_note(recs))
     assert basis.NOTE_CLASS in note and "COMPAS" in note and "15 folds (3 × 5) on COMPAS" in note
     # LTN(acc) on COMPAS: 0.12 over the first partition, 0.22 over all three (repeats add 0, 0.1, 0.2)
-    assert "0.120 in the tables and 0.220 in the verdict" in note
+    assert "the CF-MSE of LTN(acc) on COMPAS is 0.120 in the tables and 0.220 in the verdict" in note
     assert "on Adult both read the same folds" in note
     same = str(basis.basis_note(_records({"adult": 1})))
     assert basis.NOTE_CLASS not in same and "same folds: 5 folds on Adult" in same
@@ -62,3 +62,13 @@ def test_a_page_with_the_note_passes_the_basis_check_and_one_without_fails(with_
         + "</article>"
     )
     assert (bc.basis_mismatch(html) == []) is with_note
+
+
+def test_the_front_pages_box_says_what_its_verdicts_read() -> None:
+    from cffair_book import pages
+
+    claim = Claim("A4 lowers CF-MSE.", key="Q1.1", verdict="holds", note="COMPAS 0.220 → 0.022")
+    phrase = basis.folds_phrase(basis.fold_counts(_records({"adult": 1, "compas": 3})))
+    box = str(pages.results_box([claim], claims_page="c.html", basis=phrase))
+    assert "Checked on every paired fold the records hold (5 folds on Adult; 15 (3 × 5) on COMPAS)" in box
+    assert "Checked on" not in str(pages.results_box([claim], claims_page="c.html"))

@@ -32,7 +32,7 @@ EXERCISES: dict[str, dict[str, Any]] = {
         hint="The twin's savings still change with the group.",
     ),
     "LTN.2": dict(
-        ask="With p = 6, is the largest |D(x) - D(x')| smaller or larger than with p = 1?",
+        ask="With A4's exponent p = 6, is the largest |D(x) - D(x')| smaller or larger than with p = 1?",
         kind="choice",
         options=["smaller", "larger"],
         right="smaller",
