@@ -18,7 +18,7 @@ the checkout in editable mode. The notebooks import it as::
 
 from __future__ import annotations
 
-from cffair_book import layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
+from cffair_book import basis, layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
 from cffair_book.beyond import (
     ADAPTIVE_VARIANTS,
     INTERSECTION_VARIANTS,
@@ -250,6 +250,7 @@ __all__ = [
     "saturation_frame",
     "saturation_table",
     "NOTEBOOK_PAGES",
+    "basis",
     "layout",
     "pages",
     "teaching",

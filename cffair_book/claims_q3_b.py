@@ -12,7 +12,7 @@ import pandas as pd
 
 from cffair.reporting.chapter_tables import axiom_label
 from cffair.reporting.investigation_frames import explanation_frame, fine_weight_frame, query_frame
-from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
+from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
 from cffair.reporting.paper import TABLE4_PAPER_SAT
 from cffair.reporting.records import (
     cke_candidates,
@@ -212,7 +212,7 @@ def _cke_effect(e: Evidence, metric: str, larger: bool, what: str) -> tuple[str,
             tests.append(r)
             labels.append(dataset_name(d))
             notes.append(
-                f"{dataset_name(d)} {parent.removeprefix('ltn_')} {_fmt(y.loc[folds].mean())} → "
+                f"{dataset_name(d)} {method_name(parent)} {_fmt(y.loc[folds].mean())} → "
                 f"{_fmt(x.loc[folds].mean())} on the {len(folds)} folds with an A5 axiom ({_p(r)})"
             )
     dec = decide(tests, labels=labels)
@@ -253,7 +253,7 @@ _LAW_CKE = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
 def _law_run_text(r: Mapping[str, Any]) -> str:
     """One Lawschool CKE run for Q3.6's note: what it detected and what the A5 axiom did."""
     c, cfg = r["cke"], r["config"]
-    name = f"{cfg['setting'].removeprefix('ltn_').removesuffix('_cke')} fold {cfg['fold']}"
+    name = f"{method_name(cfg['setting'])}, fold {cfg['fold']}"
     t = float(c["threshold"])
     if not c["candidates"]:
         largest = max((abs(float(i["imbalance"])) for i in c.get("imbalances_before", [])), default=math.nan)
@@ -287,7 +287,7 @@ def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
             + (
                 ""
                 if len(settings) == len(_LAW_CKE)
-                else "; only " + ", ".join(s.removeprefix("ltn_") for s in settings) + " has records"
+                else "; only " + ", ".join(method_name(s) for s in settings) + " has records"
             )
             + "; the first half of the claim, after accuracy-only training, is not run"
             + _investigation(cke_threshold_finding(e.records) if found else None)

@@ -92,7 +92,7 @@ def live_seconds(group: str, path: str | Path | None = None) -> float | None:
 def fit_note(group: str, minutes: int, seconds: float | None, load: str) -> str:
     """Whether the live quick run of ``group`` fits its block of ``minutes``, worded from the
     measurement (``seconds`` of wall-clock, under the 1-minute ``load`` average given as text)."""
-    command = f"cffair reproduce --only {group} --mode quick"
+    command = pages.command(f"reproduce --only {group} --mode quick")
     if seconds is None:
         return (
             f"not measured yet: time <code>{command}</code> once before class "
@@ -125,7 +125,7 @@ def lab_plan_table(path: str | Path | None = None, *, root: str = "../"):
         end = start + block.minutes
         if block.live:
             facts = pages.regenerate_facts(block.live, path)
-            live = f"<code>.venv/bin/cffair reproduce --only {block.live} --mode quick</code><br>" + fit_note(
+            live = f"<code>{pages.command('reproduce --only ' + block.live + ' --mode quick')}</code><br>" + fit_note(
                 block.live, block.minutes, live_seconds(block.live, path), facts["load"]
             )
         else:

@@ -160,7 +160,7 @@ def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
     means = ltn.groupby("label")[[perf, "cf_mse", "cf_flip_rate"]].mean()
     folds = ltn.groupby("label")["fold"].nunique()
     c = cnf[[perf, "cf_mse", "cf_flip_rate"]].astype(float).mean()
-    ref = means.loc["reference (p = 1)"] if "reference (p = 1)" in means.index else None
+    ref = means.loc["reference (A4 exponent p = 1)"] if "reference (A4 exponent p = 1)" in means.index else None
     reach = means[means["cf_mse"] <= c["cf_mse"]]
     n = int(folds.max())
     where = f"{dataset_name(dataset)}, {n} fold{'s' if n > 1 else ''}"
@@ -168,7 +168,7 @@ def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
     if ref is not None:
         fewer = ref["cf_flip_rate"] < c["cf_flip_rate"]
         parts.append(
-            f"the reference LTN(acc+CF) (p = 1, run beside the variants) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
+            f"the reference LTN(acc+CF) (A4 exponent p = 1, run beside the variants) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
             f"{c['cf_mse']:.3f}"
             + (
                 f", {'but' if fewer else 'and'} flips {_pct(ref['cf_flip_rate'])} of the decisions "
@@ -197,7 +197,7 @@ def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
             + ", ".join(f"{means.loc[x, 'cf_mse']:.3f} at {means.loc[x, perf]:.3f} ({x})" for x in lr)
             + f" against the reference's {ref['cf_mse']:.3f} at {ref[perf]:.3f}"
         )
-    per_ltn = _cf_mse_per_flip(ltn[ltn["label"] == "reference (p = 1)"])
+    per_ltn = _cf_mse_per_flip(ltn[ltn["label"] == "reference (A4 exponent p = 1)"])
     per_cnf = _cf_mse_per_flip(cnf)
     if ref is not None and not (np.isnan(per_ltn) or np.isnan(per_cnf)):
         parts.append(

@@ -24,6 +24,10 @@ from cffair_book.layout import BENCHMARK_RESULTS
 
 __all__ = [
     "CHAPTERS",
+    "CLI",
+    "chapters_and_whole_run",
+    "run_counts",
+    "command",
     "REGENERATE_FILE",
     "ProvenanceBadge",
     "provenance_badge",
@@ -53,6 +57,20 @@ CHAPTERS: Mapping[str, tuple[str, str, str]] = registry.View(
 )
 
 _UNMEASURED = "not measured yet"
+
+#: How the book writes the project's command line: as run from the checkout after ``make install``
+#: (the same on every page, in code blocks, tables and prose).
+CLI = ".venv/bin/cffair"
+
+
+def command(args: str) -> str:
+    """A ``cffair`` command as every page writes it (:data:`CLI` and ``args``).
+
+    >>> command("reproduce --only q1 --mode quick")
+    '.venv/bin/cffair reproduce --only q1 --mode quick'
+    """
+    return f"{CLI} {args}"
+
 
 #: The committed full run's benchmark (``benchmarks/bench_full_run.py``): core-seconds per group.
 FULL_RUN_FILE = REGENERATE_FILE.parent / "full_run.json"
@@ -136,7 +154,7 @@ def _load(path: str | Path | None, group: str, missing_ok: bool) -> dict[str, An
 
 def regenerate_facts(group: str, path: str | Path | None = None, *, missing_ok: bool = True) -> dict[str, str]:
     """The time to regenerate one question group, as text for a chapter's boxes: ``quick``
-    (``cffair reproduce --only group --mode quick``, measured cold), ``full`` (the paper's
+    (``.venv/bin/cffair reproduce --only group --mode quick``, measured cold), ``full`` (the paper's
     protocol, estimated from the committed run's per-record timings), ``records``, ``measured``
     (the date), ``quick_cpu`` (the CPU seconds of the quick run's processes), ``load`` (the
     machine's 1-minute load average during the quick run: other work on the same cores
@@ -183,7 +201,7 @@ def regenerate_frame(path: str | Path | None = None, *, base: str = "../notebook
             {
                 "chapter": f"[{title}]({base}{stem}.md)",
                 "the paper's": holds,
-                "command": f"`cffair reproduce --only {group} --mode quick`",
+                "command": f"`{command(f'reproduce --only {group} --mode quick')}`",
                 "quick: CPU time": facts["quick_cpu"],
                 "quick: wall-clock": wall,
                 "full (`--mode full`)": facts["full"],
@@ -295,6 +313,37 @@ def timing_text(group: str, path: str | Path | None = None, full_run: str | Path
     }
 
 
+def _full_seconds(group: str, path: str | Path | None, full_run: str | Path | None) -> float | None:
+    """The full-mode seconds of one chapter as :func:`timing_text` words them (None: not measured)."""
+    data = _load(path, group, missing_ok=True)
+    if data is not None:
+        return float(data["groups"][group]["full"]["estimate_seconds"])
+    full = _full_run_seconds(group, full_run)
+    return full[0] / full[1] if full is not None else None
+
+
+def chapters_and_whole_run(path: str | Path | None = None, full_run: str | Path | None = None) -> str:
+    """One sentence on why the chapters' full times add up to more than the whole run's (they share
+    records: Q1's settings are also the records of Q2, Q3, Q4 and appendix B, and a chapter
+    regenerated alone computes them again, the whole run once), from the same files as the
+    chapters' times and the Benchmarks page's whole run; "" where either is missing."""
+    seconds = [_full_seconds(g, path, full_run) for g in CHAPTERS]
+    file = Path(full_run) if full_run is not None else FULL_RUN_FILE
+    try:
+        whole = float(json.loads(file.read_text(encoding="utf-8"))["wall_seconds"])
+    except (FileNotFoundError, json.JSONDecodeError, KeyError, TypeError):
+        return ""
+    known = [s for s in seconds if s is not None]
+    if not known:
+        return ""
+    return (
+        f"The chapters' full times add up to {sum(known) / 60:.0f} min, the whole full run took {whole / 60:.0f} min "
+        "(the Benchmarks page): the chapters share records (Q1's three settings are also Q2's, Q3's, Q4's and "
+        "appendix B's), which a chapter regenerated alone computes again and the whole run computes once"
+        + (" (chapters without a full time left out)." if len(known) < len(seconds) else ".")
+    )
+
+
 def regenerate_table(
     path: str | Path | None = None, *, base: str = "../notebooks/", full_run: str | Path | None = None
 ):
@@ -323,13 +372,14 @@ def regenerate_table(
             {
                 "chapter": f'<a href="{html.escape(base + stem)}.html">{html.escape(title)}</a>',
                 "the paper's": html.escape(holds),
-                "command": f"<code>cffair reproduce --only {group} --mode quick</code>",
+                "command": f"<code>{command(f'reproduce --only {group} --mode quick')}</code>",
                 "quick: CPU time": dash(facts["quick_cpu"]),
                 "quick: wall-clock": dash(wall),
                 "full (<code>--mode full</code>)": dash(timing["full"].removeprefix("about ")),
             }
         )
     frame = pd.DataFrame(rows)
+    total = chapters_and_whole_run(path, full_run)
     if unmeasured:
         names = unmeasured[0] if len(unmeasured) == 1 else ", ".join(unmeasured[:-1]) + " and " + unmeasured[-1]
         verb = "has" if len(unmeasured) == 1 else "have"
@@ -339,6 +389,8 @@ def regenerate_table(
         )
     else:
         note = "Every chapter's quick run was measured cold; full times are estimated from the committed run."
+    if total:
+        note += " " + html.escape(total)
     table = format_table(frame, caption=None, index=False, escape=False)
     return type(table)(table.html + f'\n<p class="cffair-table-note">{note}</p>', table.frame)
 
@@ -413,11 +465,14 @@ class HTMLBlock:
         return self.html
 
 
-def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance") -> HTMLBlock:
+def results_box(
+    claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance", basis: str = ""
+) -> HTMLBlock:
     """The front page's results box, worded by the verdicts: the tally, the headline claims that
     hold, one line for each headline claim that does not (the comparisons that went against a
-    claim that does not hold, else the first numbers of its note), and a link to the full table
-    (``claims_page``, an href relative to the page).
+    claim that does not hold, else the first numbers of its note), what the verdicts were checked
+    on (``basis``, e.g. :func:`cffair_book.basis.folds_phrase`'s words; left out when empty), and a
+    link to the full table (``claims_page``, an href relative to the page).
 
     Raises:
         DataError: if there are no claims or one has an unknown verdict.
@@ -455,6 +510,11 @@ def results_box(claims: Sequence[Any], *, claims_page: str, title: str = "The re
             else:
                 reason = f" Ours: {esc(_reason(c.note))}." if c.note else ""
             lines.append(f"{link(c)} {esc(_VERDICT_WORDS[_verdict_of(c)][0])}: “{esc(c.claim.rstrip('.'))}”.{reason}")
+    if basis:
+        lines.append(
+            f"Checked on every paired fold the records hold ({esc(basis)}); the chapters' tables show the paper's "
+            "partition, so a mean here can differ from a table's in the last digits."
+        )
     lines.append(
         f'Every claim, its verdict and the numbers behind it: <a href="{esc(claims_page, quote=True)}">the claims '
         "table</a>."
@@ -536,7 +596,7 @@ def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
     lines += [f"{reason} ({k} record{'s' if k != 1 else ''})" for reason, k in ranked[:top]]
     if len(ranked) > top:
         lines.append(
-            f"… and {len(ranked) - top} more reasons: `cffair results --mode full --all` lists them per record."
+            f"… and {len(ranked) - top} more reasons: `{command('results --mode full --all')}` lists them per record."
         )
     return lines
 
@@ -573,3 +633,29 @@ def freshness_box(freshness: Any, top: int = 6) -> HTMLBlock:
         + (f"<ul>{items}</ul>" if items else "")
         + "</div>"
     )
+
+
+def run_counts(full_run: str | Path | None = None) -> dict[str, int]:
+    """How many records the committed full run holds, as every page counts them: ``paper`` (the
+    part that runs the paper's chapters with their investigations and repetitions), ``rest``
+    (appendix C's studies and the chapter beyond the paper) and ``total``, from
+    ``benchmarks/results/full_run.json`` (its parts' grids). The README and the pages state these;
+    ``tests/book/test_pages_counts.py`` holds them, and this function, to the results store.
+
+    Raises:
+        DataError: if the file is missing or has no parts.
+    """
+    file = Path(full_run) if full_run is not None else FULL_RUN_FILE
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError) as exc:
+        raise DataError(f"{file} cannot be read ({exc}); run benchmarks/bench_full_run.py.") from None
+    parts = (data.get("parts") or {}).get("parts") or []
+    paper_groups = set(((data.get("parts") or {}).get("paper_part") or {}).get("groups") or ())
+    paper = max(
+        (int(p.get("records_in_grid") or 0) for p in parts if set(p.get("groups") or ()) == paper_groups), default=0
+    )
+    if not paper:
+        raise DataError(f"{file} has no part that ran the paper's chapters; run benchmarks/bench_full_run.py.")
+    total = int(data["records"])
+    return {"paper": paper, "rest": total - paper, "total": total}

@@ -319,9 +319,23 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
         how = "measured" if count == 1 else f"measured, the sum of {count} invocations"
         if killed:
             how += f" ({killed} of them stopped before the end and resumed)"
+        grid = max(
+            (
+                int(p.get("records_in_grid") or 0)
+                for p in (full_run.get("parts") or {}).get("parts", ())
+                if set(p.get("groups") or ()) == set(part.get("groups") or ())
+            ),
+            default=0,
+        )
+        computed = int(part["records"])
+        records = (
+            f"{grid} records; its invocations computed {computed}, {computed - grid} of them twice across the stop"
+            if grid and computed > grid
+            else f"{computed} records"
+        )
         text += (
             f" The {'part' if count == 1 else 'parts'} of the regeneration that ran its chapters with their "
-            f"investigations and repetitions ({part['records']} records) took "
+            f"investigations and repetitions ({records}) took "
             f"{float(paper['measured_part_seconds']) / 60:.0f} min, {how}."
         )
     return text

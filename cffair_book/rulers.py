@@ -445,7 +445,7 @@ def ruler_verdict_line(claims: pd.DataFrame) -> str:
         return (
             f"The records carry only some rulers (missing: {', '.join(missing) or 'some claims'}), so whether the paper's "
             f"{n} Table 1 claims about counterfactual fairness survive a change of ruler is not known yet: it needs "
-            "records made by today's code (`cffair reproduce --only appendix_c`)."
+            "records made by today's code (`.venv/bin/cffair reproduce --only appendix_c`)."
         )
     same = claims[claims["survives"] == True]  # noqa: E712 (a column of True/False/None)
     reversed_ = claims[claims["reverses"] == True]  # noqa: E712

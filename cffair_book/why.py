@@ -203,7 +203,8 @@ def cke_threshold_finding(
         t = float(cke["threshold"])
         chance = 2 * (1 - norm.cdf(t / se))
         found = max((abs(float(c["imbalance"])) for c in cke["candidates"]), default=math.nan)
-        run = f"{r['config']['setting'].removeprefix('ltn_').removesuffix('_cke')} fold {r['config']['fold']}"
+        # the run's display name ("LTN(acc+CF+CKE)"), never its id ("acc_cf")
+        run = f"{method_name(r['config']['setting'])}, fold {r['config']['fold']}"
         notes.append(
             f"{run}: the imbalance's standard error is at least {se:.4f} "
             f"(shares {', '.join(f'{g} {p:.1%}' for g, p in ratio.items())} of the negatively predicted, "

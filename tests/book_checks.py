@@ -490,6 +490,7 @@ CHECKS = (
     "too_tall",
     "broken_numbers",
     "small_figure_text",
+    "basis_mismatch",
 )
 
 
@@ -516,6 +517,7 @@ def page_problems(
         "too_tall": too_tall(phone, reference=is_reference(html)),
         "broken_numbers": broken_numbers(geometry, phone),
         "small_figure_text": small_figure_text(phone),
+        "basis_mismatch": basis_mismatch(html),
     }
 
 
@@ -541,4 +543,86 @@ def bare_commands(source: str) -> list[str]:
                     f"“{line.strip()[:60]}” needs the environment: write .venv/bin/"
                     f"{_ENV_COMMAND.match(line).group(1)} or `source .venv/bin/activate` before it"
                 )
+    return problems
+
+
+# ----------------------------------------------------------------------------- 12. one basis per page
+#: The class of a visible note that says a verdict reads other folds than the page's tables
+#: (:func:`cffair_book.basis.basis_note` writes it); it names the datasets it explains.
+BASIS_NOTE = "cffair-basis-note"
+#: The datasets' display names, longest first (so that "COMPAS(age)" is not read as "COMPAS").
+_DATASET_NAMES = ("COMPAS(age)", "Lawschool", "COMPAS", "Adult")
+#: A mean as the tables and verdicts print it: three decimals, not a percentage.
+_MEAN = re.compile(r"(?<![\w.])[-−+]?\d+\.\d{3}(?![\d%])")
+
+
+def _without_parentheses(text: str) -> str:
+    """``text`` without its parenthesised asides (p-values, flip rates), nested ones included."""
+    while True:
+        shorter = re.sub(r"\([^()]*\)", " ", text)
+        if shorter == text:
+            return shorter
+        text = shorter
+
+
+def _number(text: str) -> str:
+    return text.replace("−", "-").lstrip("+")
+
+
+def verdict_quotes(html: str) -> list[tuple[str, str, str]]:
+    """The means a page's claims tables quote, as ``(claim key, dataset, number)``: in each claim's
+    note (before its "Investigation:"), the three-decimal numbers of each ``;``-separated part that
+    starts with a dataset's name, leaving out the parenthesised asides (p-values, sign-flip p,
+    flip rates)."""
+    quotes = []
+    for table in _article(_soup(html)).select("table.cffair-claims-list"):
+        for tr in table.select("tbody tr"):
+            key = tr.select_one("td.cffair-key")
+            paragraphs = [p.get_text(" ") for p in tr.select("details p")]
+            notes = [p for p in paragraphs if not p.lstrip().startswith(("Rule:", "Test:"))]
+            if key is None or not notes:
+                continue
+            note = re.sub(r"\s+", " ", notes[-1]).split("Investigation:")[0].replace("COMPAS(age)", "COMPAS_age")
+            note = _without_parentheses(note).replace("COMPAS_age", "COMPAS(age)")
+            for part in note.split(";"):
+                part = part.strip()
+                dataset = next((d for d in _DATASET_NAMES if re.match(rf"{re.escape(d)}(?![\w(])", part)), None)
+                if dataset is not None:
+                    quotes += [(key.get_text(strip=True), dataset, _number(n)) for n in _MEAN.findall(part)]
+    return quotes
+
+
+def table_numbers(html: str) -> dict[str | None, set[str]]:
+    """The three-decimal numbers of a page's tables other than its claims tables, by the dataset
+    a table's caption ends with ("… — COMPAS"; ``None``: a table of several datasets or none)."""
+    out: dict[str | None, set[str]] = {}
+    for table in _article(_soup(html)).find_all("table"):
+        if "cffair-claims-list" in (table.get("class") or []) or table.find_parent("table") is not None:
+            continue
+        caption = table.find("caption")
+        tail = re.sub(r"\s+", " ", caption.get_text(" ")).rsplit(" — ", 1)[-1].strip() if caption else ""
+        dataset = tail if tail in _DATASET_NAMES else None
+        cells = " ".join(c.get_text(" ") for c in table.find_all(["td", "th"]))
+        out.setdefault(dataset, set()).update(_number(n) for n in _MEAN.findall(cells))
+    return out
+
+
+def basis_mismatch(html: str) -> list[str]:
+    """Means a verdict quotes that no table of its page shows, on a page that has tables and no
+    visible note (:data:`BASIS_NOTE`) naming the dataset: the verdict then reads other folds than
+    the tables (15 folds against the paper's 5, say) and the reader sees two numbers for one
+    mean. A page without tables besides its claims tables (the claims page) is not checked."""
+    numbers = table_numbers(html)
+    if not numbers:
+        return []
+    article = _article(_soup(html))
+    noted = {d for note in article.select(f".{BASIS_NOTE}") for d in _DATASET_NAMES if d in note.get_text(" ")}
+    problems = []
+    for key, dataset, n in verdict_quotes(html):
+        if dataset in noted or n in numbers.get(dataset, set()) | numbers.get(None, set()):
+            continue
+        problems.append(
+            f"{key} quotes {n} on {dataset}, which no table of the page shows, and no note says why"
+            " (the verdict reads other folds than the tables?)"
+        )
     return problems

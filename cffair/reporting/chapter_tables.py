@@ -16,7 +16,6 @@ from cffair.reporting.names import (
     DATASET_ORDER,
     METRIC_ORDER,
     TABLE_METHODS,
-    abbreviate_subgroup,
     dataset_name,
     method_name,
     metric_name,
@@ -221,7 +220,7 @@ def table5_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.
 def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
     """Table 6: for each dataset and (accuracy weight, CF weight), performance (accuracy, or MSE
     for Lawschool, in one column), CF-MSE and worst-subgroup CF-MSE (mean ± sd over folds) and
-    the worst subgroup (the most frequent over folds, abbreviated as in the paper's Figure 3)."""
+    the worst subgroup (the most frequent over folds, by its name: "Male, Amer-Indian-Eskimo")."""
     grid = weight_grid_frame(records)
     if grid.empty:
         raise DataError("no weight-grid records; run the appendix_b group.")
@@ -237,7 +236,7 @@ def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.
             label = perf_label.get(met, metric_name(met))
             cell[label] = format_cell(g[met].mean(), g[met].std(ddof=1) if len(g) > 1 else None, decimals)
         worst = g["worst_subgroup"].dropna()
-        cell["worst subgroup"] = abbreviate_subgroup(worst.mode().iloc[0]) if len(worst) else "—"
+        cell["worst subgroup"] = str(worst.mode().iloc[0]) if len(worst) else "—"  # its name, not a code ("m, aie")
         cell["_order"] = (DATASET_ORDER.index(d) if d in DATASET_ORDER else 99, -float(np.log2(wa / wc)))
         rows.append(cell)
     out = pd.DataFrame(rows).sort_values("_order").drop(columns="_order")

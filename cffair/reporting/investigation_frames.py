@@ -37,12 +37,12 @@ def _variant_label(cfg: Mapping[str, Any]) -> str:
     if "lr" in opts:
         parts.append(f"lr {opts['lr']:g}" + (f", clip {opts['clip_grad']:g}" if "clip_grad" in opts else ""))
     if "fair_p" in opts and opts["fair_p"] != 1:
-        parts.append(f"p = {opts['fair_p']:g}")
+        parts.append(f"A4 exponent p = {opts['fair_p']:g}")  # named: a bare "p = 6" reads as a p-value
     if "fair_epochs" in opts:
         parts.append(f"{opts['fair_epochs']} fairness epochs")
     if float(w.get("acc", 1.0)) != 1.0 or float(w.get("cf", 1.0)) != 1.0:
         parts.append(f"weights acc {float(w.get('acc', 1.0)):g} : CF {float(w.get('cf', 1.0)):g}")
-    return ", ".join(parts) or "reference (p = 1)"
+    return ", ".join(parts) or "reference (A4 exponent p = 1)"
 
 
 def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = None) -> pd.DataFrame:
@@ -50,7 +50,7 @@ def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = N
     counterfactuals without an appendix-B weight tag of the paper's grid, and of each baseline.
 
     Columns: ``dataset, fold, method, kind`` (``paper``: the committed protocol's record;
-    ``variant``: an investigation's LTN variant), ``label`` (``"p = 6"``, ``"lr 0.1"``, the method for baselines), the
+    ``variant``: an investigation's LTN variant), ``label`` (``"A4 exponent p = 6"``, ``"lr 0.1"``, the method for baselines), the
     options of :data:`VARIANT_OPTIONS`, ``w_acc, w_cf`` and the scalar metrics.
     """
     rows = []

@@ -402,3 +402,50 @@ def test_page_problems_reads_the_phone_view(tmp_path: Path) -> None:
         bc.page_problems(api, tmp_path / "p.html", tmp_path, {"column": 700, "boxes": []}, "1.0", {}, phone)["too_tall"]
         == []
     )
+
+
+# ----------------------------------------------------------------------------- one basis per page
+def _basis_page(verdict_mean: str, note: str = "") -> str:
+    """A chapter's Table 1 parts for COMPAS and COMPAS(age) (5 folds) and a verdict quoting their CF-MSE, as the
+    book writes them."""
+    table_age = (
+        "<table class='cffair-table'><caption>Table 1. Ours — COMPAS(age)</caption>"
+        "<tr><th>LTN(acc)</th><td>0.118 ± 0.029</td><td>0.023 ± 0.009</td></tr></table>"
+    )
+    table = (
+        "<table class='cffair-table'><caption>Table 1. Ours (mean ± sd over the paper's partition: 5 folds on every "
+        "dataset) — COMPAS</caption><tr><th>LTN(acc)</th><td>0.118 ± 0.029 paper 0.156</td></tr>"
+        "<tr><th>LTN(acc+CF)</th><td>0.023 ± 0.009 paper 0.047</td></tr></table>"
+    ) + table_age
+    claims = (
+        "<table class='cffair-table cffair-claims-list'><tbody><tr><td class='cffair-key'>Q1.1</td>"
+        "<td class='cffair-holds cffair-verdict'>✔ holds</td><td class='cffair-claim'>A4 lowers CF-MSE."
+        "<details><summary>numbers</summary><p><em>Rule:</em> LTN(acc+CF) against LTN(acc) (0.999)</p>"
+        "<p><em>Test:</em> corrected t-test; <em>paired folds:</em> 15 (3 × 5) on COMPAS</p>"
+        f"<p>COMPAS {verdict_mean} → 0.023 (p &lt; 0.001, sign-flip 0.000); COMPAS(age) 0.118 → 0.023 (p 0.009) (shown, not counted)."
+        " Investigation: flip rate 0.555</p></details></td><td>Q1</td></tr></tbody></table>"
+    )
+    return page(table + note + claims)
+
+
+def test_basis_mismatch_finds_a_verdict_mean_no_table_shows() -> None:
+    bad = bc.basis_mismatch(_basis_page("0.123"))
+    assert len(bad) == 1 and "0.123 on COMPAS" in bad[0] and "Q1.1" in bad[0]
+    # the quotes: means only, the p-values, sign-flip p and the investigation's numbers left out
+    assert bc.verdict_quotes(_basis_page("0.123")) == [
+        ("Q1.1", "COMPAS", "0.123"),
+        ("Q1.1", "COMPAS", "0.023"),
+        ("Q1.1", "COMPAS(age)", "0.118"),
+        ("Q1.1", "COMPAS(age)", "0.023"),
+    ]
+
+
+def test_basis_mismatch_passes_the_same_folds_or_a_note_that_names_the_dataset() -> None:
+    assert bc.basis_mismatch(_basis_page("0.118")) == []
+    note = (
+        f"<div class='admonition note {bc.BASIS_NOTE}'><p>Two sets of folds: on COMPAS the verdict reads 15.</p></div>"
+    )
+    assert bc.basis_mismatch(_basis_page("0.123", note)) == []
+    other = f"<div class='admonition note {bc.BASIS_NOTE}'><p>Two sets of folds: on Lawschool the verdict reads 15.</p></div>"
+    assert len(bc.basis_mismatch(_basis_page("0.123", other))) == 1  # a note about another dataset does not excuse it
+    assert bc.basis_mismatch(page("<p>no tables here</p>")) == []

@@ -631,7 +631,7 @@ def test_the_lab_takes_ninety_minutes_and_names_real_pages() -> None:
 @pytest.mark.parametrize(
     ("seconds", "start"),
     [
-        (None, "not measured yet: time <code>cffair reproduce --only q2 --mode quick</code>"),
+        (None, "not measured yet: time <code>.venv/bin/cffair reproduce --only q2 --mode quick</code>"),
         (600.0, "fits: measured 10 min cold at load 3.2, in a 20-min block"),
         (1000.0, "tight: measured 17 min cold at load 3.2, most of the 20-min block"),
         (1500.0, "does not fit: measured 25 min cold at load 3.2, longer than the 20-min block"),

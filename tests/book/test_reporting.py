@@ -618,6 +618,10 @@ def test_weight_grid_table_and_trend_plot():
     assert list(t.index.get_level_values(1)) == ["4 : 1", "2 : 1", "1 : 1", "1 : 2", "1 : 4"]
     assert t.iloc[0]["accuracy ↑"] == "0.680" and "MSE ↓" not in t.columns
     assert list(t.columns) == ["accuracy ↑", "CF-MSE ↓", "CF-MSE (sg) ↓", "worst subgroup"]
+    for r in recs:
+        r["metrics"]["worst_subgroup"] = "Male, Amer-Indian-Eskimo"
+    named = reporting.table6_frame(recs)["worst subgroup"]
+    assert set(named) == {"Male, Amer-Indian-Eskimo"}  # the subgroup by its name, never a code ("m, aie")
     claims = {c.key: c for c in book.evaluate_claims(recs)}
     assert claims["B.1"].holds is True  # accuracy and CF-MSE both rise with the accuracy weight
 

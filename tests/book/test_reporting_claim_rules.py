@@ -299,8 +299,8 @@ def test_q3_6_reads_both_fairness_settings():
     found = [_law_cke("ltn_acc_cf_cke", False), _law_cke("ltn_acc_cf_sg_cke", True)]
     c = _claims(found)["Q3.6"]
     assert c.verdict == V.FAILS and "detections in 1 of 2 runs" in c.note
-    assert "acc_cf_sg fold 0: race detected for Female at 0.040" in c.note and "MSE 0.756 → 0.811" in c.note
-    assert "acc_cf fold 0: nothing detected (largest imbalance 0.004 < 0.01)" in c.note
+    assert "LTN(acc+CF_sg+CKE), fold 0: race detected for Female at 0.040" in c.note and "MSE 0.756 → 0.811" in c.note
+    assert "LTN(acc+CF+CKE), fold 0: nothing detected (largest imbalance 0.004 < 0.01)" in c.note
 
 
 # ---------------------------------------------------------------------------- the tables

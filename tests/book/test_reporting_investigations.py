@@ -307,20 +307,23 @@ def test_variants_frame_finding_and_summary():
     v = reporting.variants_frame(_q2_records())
     assert set(v["kind"]) == {"paper", "variant"}
     assert set(v.loc[v["kind"] == "variant", "label"]) == {
-        "reference (p = 1)",
-        "p = 6",
+        "reference (A4 exponent p = 1)",
+        "A4 exponent p = 6",
         "lr 0.1",
         "weights acc 1 : CF 9",
     }
-    assert v.loc[v["label"] == "p = 6", "fair_p"].eq(6.0).all() and v.loc[v["label"] == "lr 0.1", "lr"].eq(0.1).all()
+    assert (
+        v.loc[v["label"] == "A4 exponent p = 6", "fair_p"].eq(6.0).all()
+        and v.loc[v["label"] == "lr 0.1", "lr"].eq(0.1).all()
+    )
     s = book.q2_summary(v, "compas")
-    assert s.iloc[0]["label"] == "p = 6"  # lowest CF-MSE first
+    assert s.iloc[0]["label"] == "A4 exponent p = 6"  # lowest CF-MSE first
     # the paper's own LTN(acc+CF) run is left out beside its variants (p = 1 is the same model)
     assert set(s.loc[s["method"] == "ltn_acc_cf", "kind"]) == {"variant"} and set(
         s.loc[s["method"] == "cnf", "kind"]
     ) == {"paper"}
     t = book.q2_table(v, "compas")
-    assert t.loc["CNF", "CF flip rate ↓"] == "8.0 %" and t.loc["LTN(acc+CF): p = 6", "folds"] == 3
+    assert t.loc["CNF", "CF flip rate ↓"] == "8.0 %" and t.loc["LTN(acc+CF): A4 exponent p = 6", "folds"] == 3
     # where the variants ran on fold 0 only, the baselines are read on fold 0 too
     a = book.q2_summary(v, "adult").set_index("method")
     assert (
@@ -329,9 +332,12 @@ def test_variants_frame_finding_and_summary():
         and a.loc["cnf", "cf_mse"] == pytest.approx(0.01)
     )
     finding = book.q2_finding(v)
-    assert "the reference LTN(acc+CF) (p = 1, run beside the variants) has CF-MSE 0.027 against CNF's 0.006" in finding
+    assert (
+        "the reference LTN(acc+CF) (A4 exponent p = 1, run beside the variants) has CF-MSE 0.027 against CNF's 0.006"
+        in finding
+    )
     assert "flips 3.0 % of the decisions against CNF's 8.0 %" in finding
-    assert "1 of 4 variants reach CNF's CF-MSE (“p = 6”)" in finding and "lr 0.1" in finding
+    assert "1 of 4 variants reach CNF's CF-MSE (“A4 exponent p = 6”)" in finding and "lr 0.1" in finding
     assert "CF-MSE per changed decision is 0.90 (nearly full 0 ↔ 1 jumps) for the LTN and 0.07 (small shifts" in finding
     assert "CF-MSE 0.050 against CNF's 0.010" in book.q2_finding(v, "adult")
     assert book.q2_finding(v, "lawschool") == ""

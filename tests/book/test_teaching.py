@@ -192,7 +192,7 @@ def test_regenerate_facts_formats_measured_and_estimated_times(tmp_path):
         pages.regenerate_facts("q1", bad)
     frame = pages.regenerate_frame(path, base="notebooks/")
     assert list(frame["chapter"])[0] == "[Q1: counterfactual fairness](notebooks/q1_counterfactual_fairness.md)"
-    assert list(frame["command"])[1] == "`cffair reproduce --only q2 --mode quick`"
+    assert list(frame["command"])[1] == "`.venv/bin/cffair reproduce --only q2 --mode quick`"  # as every page writes it
     assert len(frame) == len(pages.CHAPTERS)
     assert list(frame["quick: wall-clock"]) == [
         "48 s (load 3.5)",
