@@ -60,6 +60,7 @@ import torch.nn.functional as F
 from sklearn.base import BaseEstimator
 from torch import nn
 
+from cffair.baselines._adversary import PackedAdversary
 from cffair.baselines._mixed import (
     Block,
     binary_sensitive,
@@ -105,6 +106,10 @@ class GANConfig:
         batch_size: paper: 2048 (Adult), 512 (others); see ``PAPER_BATCH_SIZE``.
         leak_adversary_grad: reproduce the original's gradient leak (default off).
         encoder_sees_counterfactual: feed ``s'`` to the encoder for counterfactuals (original) or ``s`` (default).
+        adversary_update: ``"written"`` (default): the inner adversary updates with the written-out
+            backward and one fused Adam kernel (:class:`cffair.baselines._adversary.PackedAdversary`,
+            about 3x faster); ``"autograd"``: ``nn.Sequential``, autograd and ``torch.optim.Adam``
+            (the reference it is tested against; equal up to float rounding).
         seed: seed of initialisation, shuffling and sampling.
     """
 
@@ -132,6 +137,7 @@ class GANConfig:
     leak_adversary_grad: bool = False
     encoder_sees_counterfactual: bool = False
     seed: int = 0
+    adversary_update: str = "written"
 
     def __post_init__(self) -> None:
         for name in ("latent_dim", "decoder_hidden", "batch_size", "n_cf_samples"):
@@ -144,6 +150,8 @@ class GANConfig:
             raise ValueError(f"predictor_patience must be None or at least 1, got {self.predictor_patience}.")
         if not 0 < self.validation_fraction < 1:
             raise ValueError(f"validation_fraction must lie in (0, 1), got {self.validation_fraction}.")
+        if self.adversary_update not in ("written", "autograd"):
+            raise ValueError(f"adversary_update must be 'written' or 'autograd', got {self.adversary_update!r}.")
         for name in ("inference_lr", "adversary_lr", "predictor_lr"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}.")
@@ -316,9 +324,16 @@ class GANBaseline(PredictMixin, BaseEstimator):
 
         Clean (default): ``z`` is detached, only the adversary gets gradients. With
         ``leak_adversary_grad`` the original's behaviour: each backward also adds
-        ``∂ loss_adv / ∂ θ_VAE`` into the encoder's ``.grad``.
+        ``∂ loss_adv / ∂ θ_VAE`` into the encoder's ``.grad`` (written-out update: the steps'
+        ``∂ loss_adv / ∂ z`` summed, then sent back through ``z`` once; the same sum).
         """
         model, leak = self.model_, self._c.leak_adversary_grad
+        if self._c.adversary_update == "written":
+            gz = self.adv_.steps(z.unsqueeze(0), s.unsqueeze(0), steps, leak=leak)
+            self.adv_.write_to([model.adversary])  # type: ignore[union-attr]
+            if gz is not None and steps:
+                torch.autograd.backward(z, gz[0], inputs=self.vae_params_, retain_graph=True)
+            return
         zz = z if leak else z.detach()
         adv_params = list(model.adversary.parameters())  # type: ignore[union-attr]
         for _ in range(steps):
@@ -367,7 +382,10 @@ class GANBaseline(PredictMixin, BaseEstimator):
         # fused: one kernel per step instead of a Python loop over parameters (the adversary's
         # 50 updates per batch are dominated by per-step overhead, not arithmetic)
         self.vae_opt_ = torch.optim.Adam(self.vae_params_, lr=c.inference_lr, fused=True)
-        self.adv_opt_ = torch.optim.Adam(self.model_.adversary.parameters(), lr=c.adversary_lr, fused=True)
+        if c.adversary_update == "written":
+            self.adv_ = PackedAdversary([self.model_.adversary], lr=c.adversary_lr)
+        else:
+            self.adv_opt_ = torch.optim.Adam(self.model_.adversary.parameters(), lr=c.adversary_lr, fused=True)
         self.gen_ = torch.Generator().manual_seed(c.seed)
         x, s, yt = self._split(X, y)
         t0 = time.perf_counter()
