@@ -107,7 +107,7 @@ class GANConfig:
         leak_adversary_grad: reproduce the original's gradient leak (default off).
         encoder_sees_counterfactual: feed ``s'`` to the encoder for counterfactuals (original) or ``s`` (default).
         adversary_update: ``"written"`` (default): the inner adversary updates with the written-out
-            backward and one fused Adam kernel (:class:`cffair.baselines._adversary.PackedAdversary`,
+            backward and one fused Adam kernel (``cffair.baselines._adversary.PackedAdversary``,
             about 3x faster); ``"autograd"``: ``nn.Sequential``, autograd and ``torch.optim.Adam``
             (the reference it is tested against; equal up to float rounding).
         seed: seed of initialisation, shuffling and sampling.
