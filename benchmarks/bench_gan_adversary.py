@@ -25,6 +25,14 @@ order rotated each round), wall time (``time.perf_counter``) beside CPU time
    written update (after, the default), and :func:`cffair.baselines.gan_stacked.fit_stacked_inference`
    with ``K`` = 1, 3, 5 seeds. The predictor (stage 2) is per member in both routes and not timed.
 
+3. ``overhead``: whether stacking would pay for the other small networks, measured as the share
+   of a training step that does not grow with the rows: seconds per step at the model's own batch
+   against at ``TINY`` rows (same network, same number of ops). Stacking ``K`` models saves at
+   most ``(1 − 1/K)`` of that share; a step that is mostly arithmetic gains little. For the GAN's
+   stage 1 (written update), DCEVAE (batch 1024) and the CNF-augmented MLP (full batch on
+   COMPAS's training rows and their copies with the sensitive column flipped, merged by
+   ``train_mlp``; the real twins change the merged count, not the kind of cost).
+
 Writes ``benchmarks/results/gan_adversary.json`` atomically.
 Run: ``python benchmarks/bench_gan_adversary.py [--rounds 3]`` (about 3 minutes on an idle core).
 """
@@ -37,9 +45,11 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -214,6 +224,59 @@ def bench_stage1(epochs: int, inner_steps: int, rounds: int) -> dict[str, Any]:
     return out
 
 
+# ----------------------------------------------------------------------------- 3. overhead share
+TINY = 8
+
+
+def bench_overhead(rounds: int) -> dict[str, Any]:
+    from cffair.baselines import DCEVAE, AugmentedMLP, DCEVAEConfig, MLPConfig
+
+    frame, spec = load("compas")
+    fold = make_folds(frame, spec, 5, seed=0)[0]
+    train = frame.iloc[fold.train]
+    enc = Encoder(spec).fit(train)
+    X, y = enc.transform(train), train[spec.target].to_numpy().astype(np.float32)
+    s_col = enc.slices[spec.sensitive].start
+    X_cf = X.copy()
+    X_cf[:, s_col] = 1.0 - X_cf[:, s_col]
+    tiny = train.iloc[:TINY]
+    n_gan = len(train) // 512
+    n_dce = -(-len(train) // 1024)
+    gan_cfg = paper_config("compas", inference_epochs=1, inner_steps=50, first_epoch_inner_steps=50)
+    dce_cfg = DCEVAEConfig()
+    graph = spec.load_graph()
+    mlp = MLPConfig(epochs=20)
+    variants: dict[str, Callable[[], Any]] = {
+        "gan_stage1_batch": lambda: GANBaseline(gan_cfg).fit_inference(train, enc),
+        "gan_stage1_tiny": lambda: GANBaseline(replace(gan_cfg, batch_size=TINY)).fit_inference(
+            train.iloc[: TINY * n_gan], enc
+        ),
+        "dcevae_batch": lambda: DCEVAE(dce_cfg, graph).fit(train, enc, epochs=1),
+        "dcevae_tiny": lambda: DCEVAE(replace(dce_cfg, batch_size=TINY), graph).fit(
+            train.iloc[: TINY * n_dce], enc, epochs=1
+        ),
+        "augmented_full": lambda: AugmentedMLP("binary", mlp).fit(X, y, X_cf, y),
+        "augmented_tiny": lambda: AugmentedMLP("binary", mlp).fit(X[:TINY], y[:TINY], X_cf[:TINY], y[:TINY]),
+    }
+    per = {
+        "gan_stage1_batch": float(n_gan),
+        "gan_stage1_tiny": float(n_gan),
+        "dcevae_batch": float(n_dce),
+        "dcevae_tiny": float(n_dce),
+        "augmented_full": float(mlp.epochs),
+        "augmented_tiny": float(mlp.epochs),
+    }
+    del tiny
+    summary = _summary(_rounds(variants, rounds), per)
+    out: dict[str, Any] = {"dataset": "compas", "tiny_rows": TINY, "seconds_per_step": summary}
+    for a, b in (("gan_stage1", "batch"), ("dcevae", "batch"), ("augmented", "full")):
+        out[f"{a}_fixed_share"] = {
+            kind: round(summary[f"{a}_tiny"][kind]["median"] / summary[f"{a}_{b}"][kind]["median"], 3)
+            for kind in ("wall_s", "cpu_s")
+        }
+    return out
+
+
 def main(rounds: int = 3, rows: int = 512, steps: int = 50, epochs: int = 2, inner_steps: int = 50) -> dict[str, Any]:
     torch_cpu_setup()
     load_before = os.getloadavg()
@@ -222,6 +285,8 @@ def main(rounds: int = 3, rows: int = 512, steps: int = 50, epochs: int = 2, inn
     print("update", {k: v for k, v in out["update"].items() if k.startswith(("speedup", "max"))})
     out["stage1"] = bench_stage1(epochs, inner_steps, rounds)
     print("stage1", {k: v for k, v in out["stage1"].items() if k.startswith("speedup")})
+    out["overhead"] = bench_overhead(rounds)
+    print("overhead", {k: v for k, v in out["overhead"].items() if k.endswith("share")})
     out["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(), "torch_threads": torch.get_num_threads()}
     out["load_1min"] = {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)}
     write_json_atomic(RESULTS, out, what="benchmark result")
