@@ -117,7 +117,7 @@ def fit_seeds(fd: FoldData, cfgs: Sequence[ExperimentConfig]) -> list[GANBaselin
 
     The configs' GANs (:func:`source_config`) are grouped by everything but the seed; each group
     of two or more not yet fitted in this process is trained as one stacked network
-    (:func:`cffair.baselines.gan_stacked.fit_stacked`: each member with its own initialisation,
+    (:func:`cffair.baselines.fit_stacked`: each member with its own initialisation,
     batches, noise and Adam state, equal to a single run up to float rounding), a group of one as
     :func:`model` would. The members go into :func:`model`'s cache, so :func:`run` (and the LTN
     trained on a GAN's twins) then finds each one; a member's ``timings_`` hold its share of the
