@@ -21,6 +21,7 @@ from __future__ import annotations
 from cffair.baselines.augmented import AugmentedMLP, MLPConfig, pair_labels, train_mlp
 from cffair.baselines.dcevae import DCEVAE, DCEVAEBaseline, DCEVAEConfig, kl_diag_std_normal
 from cffair.baselines.gan import PAPER_BATCH_SIZE, GANBaseline, GANConfig, mmd_rbf, paper_config
+from cffair.baselines.gan_stacked import fit_stacked
 from cffair.baselines.simple import PlugInCF, ResidualMLP, UnawareMLP
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "PlugInCF",
     "ResidualMLP",
     "UnawareMLP",
+    "fit_stacked",
     "kl_diag_std_normal",
     "mmd_rbf",
     "pair_labels",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,11 +22,13 @@ __all__ = [
     "GAN_FULL_CHANGES",
     "QUICK_GAN",
     "RELEASED",
+    "fit_seeds",
     "gan_config",
     "model",
     "pairs",
     "pairs_hash",
     "run",
+    "run_seeds",
     "source_config",
 ]
 
@@ -82,20 +86,85 @@ def source_config(cfg: ExperimentConfig) -> ExperimentConfig:
     )
 
 
+def _key(cfg: ExperimentConfig) -> tuple:
+    """The cache key of a (source) GAN config: its fold, seed and settings."""
+    return (cfg.dataset, cfg.fold, cfg.profile, cfg.repeat, cfg.n_folds, cfg.seed, gan_config(cfg))
+
+
+def _keep_fold(key: tuple) -> None:
+    """Drop the cached GANs of every other fold than ``key``'s."""
+    for k in [k for k in _CACHE if k[:5] != key[:5]]:
+        del _CACHE[k]
+
+
 def model(fd: FoldData, cfg: ExperimentConfig | None = None) -> GANBaseline:
     """The GAN baseline of ``cfg`` (default the fold's config) on this fold, fitted once per process:
-    every seed and variant of the fold's GANs is kept until another fold asks for one."""
+    every seed and variant of the fold's GANs is kept until another fold asks for one
+    (:func:`fit_seeds` fills the same cache with seeds trained together)."""
     from cffair.baselines.gan import GANBaseline
 
     cfg = source_config(cfg or fd.cfg)
-    fold = (cfg.dataset, cfg.fold, cfg.profile, cfg.repeat, cfg.n_folds)
-    key = (*fold, cfg.seed, gan_config(cfg))
+    key = _key(cfg)
     if key not in _CACHE:
-        for k in [k for k in _CACHE if k[: len(fold)] != fold]:
-            del _CACHE[k]
+        _keep_fold(key)
         seed_everything(cfg.seed)
         _CACHE[key] = GANBaseline(gan_config(cfg), device=current_device()).fit(fd.frame.iloc[fd.train], fd.encoder)
     return _CACHE[key]
+
+
+def fit_seeds(fd: FoldData, cfgs: Sequence[ExperimentConfig]) -> list[GANBaseline]:
+    """The GANs of several configs of this fold, the seeds of one configuration trained together.
+
+    The configs' GANs (:func:`source_config`) are grouped by everything but the seed; each group
+    of two or more not yet fitted in this process is trained as one stacked network
+    (:func:`cffair.baselines.fit_stacked`: each member with its own initialisation,
+    batches, noise and Adam state, equal to a single run up to float rounding), a group of one as
+    :func:`model` would. The members go into :func:`model`'s cache, so :func:`run` (and the LTN
+    trained on a GAN's twins) then finds each one; a member's ``timings_`` hold its share of the
+    stacked stage and ``stacked_`` the seeds it was trained with.
+
+    This is the grid's integration point for training seeds together: a task whose configs are the
+    seeds of one GAN configuration calls ``fit_seeds(fd, task.configs)`` once, then :func:`run`
+    per config, and writes each config's record as usual (its own seed, config and fingerprint).
+
+    Args:
+        fd: the fold's data (every config must be of this fold).
+        cfgs: the configs (a GAN's, or an LTN's trained on a GAN's twins), in any order.
+
+    Returns:
+        The fitted GAN of each config, in the order of ``cfgs``.
+    """
+    from cffair.baselines.gan_stacked import fit_stacked
+
+    sources = [source_config(c) for c in cfgs]
+    groups: dict[tuple, list[ExperimentConfig]] = {}
+    for src in sources:
+        key = _key(src)
+        if key[:5] != _key(source_config(fd.cfg))[:5]:
+            raise ValueError(f"fit_seeds: {src} is not a config of this fold ({fd.cfg}); pass one fold's configs.")
+        if key not in _CACHE and all(_key(o) != key for o in groups.get(_unseeded(key), [])):
+            groups.setdefault(_unseeded(key), []).append(src)
+    for group in groups.values():
+        _keep_fold(_key(group[0]))
+        if len(group) == 1:
+            model(fd, group[0])
+            continue
+        seed_everything(group[0].seed)
+        members = fit_stacked(
+            fd.frame.iloc[fd.train],
+            fd.encoder,
+            gan_config(group[0]),
+            seeds=[c.seed for c in group],
+            device=current_device(),
+        )
+        for c, m in zip(group, members):
+            _CACHE[_key(c)] = m
+    return [model(fd, src) for src in sources]
+
+
+def _unseeded(key: tuple) -> tuple:
+    """A cache key without its seed (what the seeds of one configuration share)."""
+    return (*key[:5], replace(key[6], seed=0))
 
 
 def pairs(fd: FoldData, test: bool = False, cfg: ExperimentConfig | None = None) -> CFPairs:
@@ -114,8 +183,21 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     t0 = time.perf_counter()
     gan = model(fd, cfg)
     fit_time = time.perf_counter() - t0
-    extra = {
+    extra: dict[str, Any] = {
         "metrics_own_counterfactuals": fd.evaluate(gan.predict_score, pairs(fd, test=True, cfg=cfg)),
         "timings_detail": {k: round(float(v), 2) for k, v in getattr(gan, "timings_", {}).items()},
     }
+    stacked = getattr(gan, "stacked_", None)
+    if stacked is not None:  # trained with other seeds (fit_seeds): its share of the stacked stage, and with whom
+        fit_time = sum(float(v) for v in gan.timings_.values())
+        extra["stacked_seeds"] = list(stacked["seeds"])
     return fd.evaluate(gan.predict_score), {"total": round(fit_time, 2)}, extra
+
+
+def run_seeds(
+    cfgs: Sequence[ExperimentConfig], fd: FoldData
+) -> list[tuple[dict[str, Any], dict[str, float], dict[str, Any]]]:
+    """:func:`run` for each of ``cfgs`` (e.g. the seeds of one GAN configuration on this fold), their
+    GANs trained together first (:func:`fit_seeds`): one ``(metrics, timings, extra)`` per config, in order."""
+    fit_seeds(fd, cfgs)
+    return [run(c, fd) for c in cfgs]
