@@ -9,11 +9,13 @@ sentences honest:
   target=0.227)`` is ``"closer"``. A page that writes a direction through it cannot contradict its numbers.
 * :func:`contradictions` reads text (a built page's prose, a claim's note, a paragraph a function
   wrote) and returns each clause whose direction word its numbers contradict. A clause counts when it
-  names a direction (:data:`RISING`, :data:`FALLING`, :data:`CLOSER`, :data:`FURTHER`, :data:`FAIRER`,
-  :data:`LESS_FAIR`, or "reverses") and holds one change written ``a → b`` or ``from a to b`` (a
-  "closer"/"further" clause also a target: ``… than/to c``; "reverses" a change of verdict
-  ``holds → does not hold``). A clause without such a change is left alone: this check reads only
-  the sentences that carry their own numbers.
+  names a direction (the words of ``RISING``, ``FALLING``, ``CLOSER``, ``FURTHER``, ``FAIRER``,
+  ``LESS_FAIR``, or "reverses") and holds one change written ``a → b`` or ``from a to b``; a
+  "closer"/"further" clause also needs a target (``… than/to/against c``), "reverses" a change of
+  verdict after it (``holds → does not hold``), and a "fairer"/"less fair" clause's change is read as
+  a score where lower is fairer (CF-MSE, the flip rate). A negated word ("no verdict reverses", "does
+  not fall") claims nothing and is left alone, and so is a clause without such a change: the check
+  reads only the sentences that carry their own numbers.
 """
 
 from __future__ import annotations
@@ -80,9 +82,19 @@ def _number(text: str) -> float:
     return float(text.replace("−", "-").replace("%", "").strip())
 
 
+_NEGATION = re.compile(r"\b(no|not|none|never|nor|neither)\b[^,;()]*$", re.IGNORECASE)
+
+
+def _negated(clause: str, start: int) -> bool:
+    """Whether the words just before ``start`` negate it ("no verdict reverses", "does not fall")."""
+    return _NEGATION.search(clause[max(0, start - 25) : start]) is not None
+
+
 def _words(clause: str, words: tuple[str, ...]) -> str:
+    """The first of ``words`` that ``clause`` says, not negated ("" if none)."""
     for w in sorted(words, key=len, reverse=True):
-        if re.search(rf"\b{re.escape(w)}\b", clause, re.IGNORECASE):
+        m = re.search(rf"\b{re.escape(w)}\b", clause, re.IGNORECASE)
+        if m and not _negated(clause, m.start()):
             return w
     return ""
 
@@ -99,12 +111,13 @@ def contradictions(text: str, *, tol: float = TOL) -> list[Contradiction]:
     """
     out: list[Contradiction] = []
     for clause in _CLAUSES.split(text):
-        low = clause.lower()
-        if "reverses" in low or "reverse " in low:
-            for m in _VERDICT_CHANGE.finditer(clause):
-                if m.group(1) == m.group(2) or m.group(2) == "inconclusive":
-                    says = "moves to inconclusive" if m.group(2) == "inconclusive" else "stays"
-                    out.append(Contradiction(clause.strip(), "reverses", says, m.group(0)))
+        word = re.search(r"\breverses?\b", clause, re.IGNORECASE)
+        if word and _negated(clause, word.start()):  # "no verdict reverses": nothing claimed to reverse
+            word = None
+        m = _VERDICT_CHANGE.search(clause, word.end()) if word else None  # the change the word is about
+        if m is not None and (m.group(1) == m.group(2) or m.group(2) == "inconclusive"):
+            says = "moves to inconclusive" if m.group(2) == "inconclusive" else "stays"
+            out.append(Contradiction(clause.strip(), "reverses", says, m.group(0)))
         change = _CHANGE.search(clause)
         if change is None:
             continue

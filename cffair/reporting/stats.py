@@ -110,7 +110,7 @@ class FoldTest:
     test: str
 
 
-def _diffs(d: Sequence[float]) -> np.ndarray:
+def _diffs(d: Sequence[float] | np.ndarray) -> np.ndarray:
     x = np.asarray(d, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"differences must be 1-D, got shape {x.shape}.")
@@ -146,7 +146,7 @@ def plain_t(d: Sequence[float]) -> FoldTest:
     return _t_test(x, 1.0 / len(x), "plain")
 
 
-def corrected_t(d: Sequence[float], k: int = 5, repetitions: int | None = None) -> FoldTest:
+def corrected_t(d: Sequence[float] | np.ndarray, k: int = 5, repetitions: int | None = None) -> FoldTest:
     """The corrected resampled t-test of the differences ``d`` over ``repetitions`` × ``k``-fold CV.
 
     ``t = mean(d) / sqrt((1/n + 1/(k − 1)) · var(d))`` with n = len(d) (= k·r) and n − 1 degrees
@@ -171,7 +171,7 @@ def fold_test(d: Sequence[float], test: str = DEFAULT_TEST, k: int = 5) -> FoldT
     raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}.")
 
 
-def sign_flip_p(d: Sequence[float], max_exact: int = MAX_EXACT) -> float:
+def sign_flip_p(d: Sequence[float] | np.ndarray, max_exact: int = MAX_EXACT) -> float:
     """The exact two-sided sign-flip p-value of the differences ``d``: the share of the 2ⁿ sign
     assignments ε whose ``|mean(ε·|d|)|`` is at least ``|mean(d)|`` (ties count as at least).
 
@@ -207,7 +207,7 @@ def min_sign_flip_p(n: int) -> float:
     return min(1.0, 2.0 / 2**n)
 
 
-def partition_means(d: Sequence[float], partitions: Sequence[int]) -> np.ndarray:
+def partition_means(d: Sequence[float] | np.ndarray, partitions: Sequence[Any] | np.ndarray) -> np.ndarray:
     """The mean of the differences ``d`` within each partition (``partitions``: one label per
     difference, e.g. the repetition of cross-validation it comes from), in the labels' sorted order.
 
@@ -221,7 +221,7 @@ def partition_means(d: Sequence[float], partitions: Sequence[int]) -> np.ndarray
     return np.array([float(x[labels == lab].mean()) for lab in np.unique(labels)])
 
 
-def partition_sign_flip_p(d: Sequence[float], partitions: Sequence[int]) -> float:
+def partition_sign_flip_p(d: Sequence[float] | np.ndarray, partitions: Sequence[Any] | np.ndarray) -> float:
     """The exact sign-flip p-value over the partition means of ``d`` (:func:`partition_means`).
 
     Valid for r × k folds of repeated cross-validation where :func:`sign_flip_p` over all r·k folds is

@@ -280,9 +280,9 @@ def paired(
         verdict = INCONCLUSIVE
     else:
         verdict = HOLDS if (mean > 0) == larger else FAILS
+    if partitions is not None and len(partitions) != len(x):
+        raise ValueError(f"one partition label per pair is needed, got {len(partitions)} for {len(x)} pairs.")
     labels = np.asarray(partitions)[keep] if partitions is not None else np.zeros(n, dtype=int)
-    if len(labels) != n:
-        raise ValueError(f"one partition label per pair is needed, got {len(labels)} for {n} pairs.")
     if partitions is not None:
         repetitions = len(np.unique(labels))
     p_sign = sign_flip_p(partition_means(d, labels)) if len(np.unique(labels)) >= 2 else math.nan
