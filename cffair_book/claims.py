@@ -51,7 +51,14 @@ CLAIM_GROUPS: tuple[str, ...] = (
 )
 
 
-def claim_records(mode: str | None, also: Sequence[str] = (), *, missing_ok: bool = False) -> list[Mapping[str, Any]]:
+def claim_records(
+    mode: str | None,
+    also: Sequence[str] = (),
+    *,
+    missing_ok: bool = False,
+    computing: Sequence[str] | None = None,
+    **results: Any,
+) -> list[Mapping[str, Any]]:
     """The records the verdicts read, on every page: the groups of :data:`CLAIM_GROUPS` (and ``also``:
     appendix C's studies) with every method on the same folds
     (:func:`~cffair.reporting.records.paired_folds`), every repetition of cross-validation included.
@@ -59,28 +66,26 @@ def claim_records(mode: str | None, also: Sequence[str] = (), *, missing_ok: boo
     The claims table, the chapters' verdict boxes (:func:`chapter_claims`) and appendix C's factor
     table (:func:`~cffair_book.dependence.dependence_frame`) read their paired folds through this one
     function, so one claim has one verdict wherever the book shows it (a test holds the factor
-    table's base column to the claims table on the committed records)."""
+    table's base column to the claims table on the committed records).
+
+    ``computing``: when the mode computes records (quick or full) rather than reading the committed
+    ones (render, the book's build), a page that needs only some groups names them here, so that it
+    does not run every group's experiments for one page; the verdicts are then its own groups'.
+    ``results``: :func:`cffair.reproduce.results_for`'s other arguments, for that case."""
     from cffair import reproduce
     from cffair.reporting.records import paired_folds
 
+    if computing is not None and reproduce.resolve_mode(mode) != "render":
+        return paired_folds(reproduce.results_for(mode, [*computing, *also], missing_ok=missing_ok, **results))
     return paired_folds(reproduce.results_for(mode, [*CLAIM_GROUPS, *also], missing_ok=missing_ok))
 
 
 def chapter_claims(
     mode: str | None, prefix: str, groups: Sequence[str], base: str = "../", **results: Any
 ) -> list[Claim]:
-    """A chapter's claims (keys starting with ``prefix``) for its verdict box.
-
-    Reading committed records (render mode, the book's build) they are decided on
-    :func:`claim_records`, the claims table's own basis, so the box and the claims table agree. When
-    a chapter computes its records (quick or full mode) it decides them on its own ``groups``
-    (``results``: :func:`cffair.reproduce.results_for`'s other arguments) rather than running every
-    group's experiments for one page."""
-    from cffair import reproduce
-    from cffair.reporting.records import paired_folds
-
-    if reproduce.resolve_mode(mode) == "render":
-        records = claim_records(mode)
-    else:
-        records = paired_folds(reproduce.results_for(mode, groups, **results))
+    """A chapter's claims (keys starting with ``prefix``) for its verdict box, decided on
+    :func:`claim_records` (the claims table's own basis when the book reads committed records; the
+    chapter's ``groups`` when it computes its own, with ``results`` passed to
+    :func:`cffair.reproduce.results_for`)."""
+    records = claim_records(mode, computing=groups, **results)
     return [c for c in evaluate_claims(records, base=base) if c.key.startswith(prefix)]

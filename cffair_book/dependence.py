@@ -265,8 +265,9 @@ def _level(factor: str, name: str) -> Level:
 #: on each other co-primary score (overall and worst subgroup) and on the sound twins (the folds the
 #: twins study ran; a claim whose records it lacks is pending there).
 ROBUSTNESS_WORLDS: tuple[tuple[str, Rules, Callable[[Records], list[dict[str, Any]]]], ...] = (
-    ("flip rate (corrected t-test, Holm)", Rules(), lambda recs: _metric_world(recs, "cf_flip_rate")),
-    ("calibrated CF-MSE (corrected t-test, Holm)", Rules(), lambda recs: _metric_world(recs, "calibrated_cf_mse")),
+    # every record re-scored, the investigations' too (Q4.1's query, B.1's weight grid read them)
+    ("flip rate (corrected t-test, Holm)", Rules(), lambda recs: score_records(recs, "cf_flip_rate")),
+    ("calibrated CF-MSE (corrected t-test, Holm)", Rules(), lambda recs: score_records(recs, "calibrated_cf_mse")),
     ("sound twins (corrected t-test, Holm)", Rules(), lambda recs: factor_world(recs, _level("twins", "default"))),
 )
 

@@ -78,12 +78,23 @@ def score_claims(records: Sequence[Mapping[str, Any]], keys: Sequence[str] | Non
 
 
 def _baselines(names: Sequence[str]) -> str:
-    """``"CNF and GAN on COMPAS, DCEVAE on Adult"`` from ``("CNF on COMPAS", "GAN on COMPAS", "DCEVAE on Adult")``."""
-    by: dict[str, list[str]] = {}
+    """The comparisons named ``"<method> on <dataset>"``, grouped: methods with the same datasets
+    together, each method's datasets joined.
+
+    >>> _baselines(("CNF on COMPAS", "GAN on COMPAS", "DCEVAE on Adult", "DCEVAE on COMPAS"))
+    'CNF and GAN on COMPAS, DCEVAE on Adult and COMPAS'
+    """
+    where: dict[str, list[str]] = {}
     for n in names:
-        method, _, where = n.partition(" on ")
-        by.setdefault(where, []).append(method)
-    return ", ".join(f"{joined(ms)} on {where}" if where else joined(ms) for where, ms in by.items())
+        method, _, dataset = n.partition(" on ")
+        where.setdefault(method, []).append(dataset)
+    by_places: dict[tuple[str, ...], list[str]] = {}
+    for method, places in where.items():
+        by_places.setdefault(tuple(places), []).append(method)
+    return ", ".join(
+        f"{joined(methods)} on {joined(list(places))}" if any(places) else joined(methods)
+        for places, methods in by_places.items()
+    )
 
 
 def headline_answer(by_score: Mapping[str, Sequence[Claim]], key: str = HEADLINE) -> str:
