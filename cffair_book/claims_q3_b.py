@@ -399,7 +399,7 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
         t_cf = fold_trend(g["log2_ratio"], g["cf_mse"].astype(float), g["fold"])
         trends[d] = (t_perf, t_cf, points)
         parts.append(
-            f"{dataset_name(d)} ({points} weight points × {t_perf.n_folds} folds"
+            f"{dataset_name(d)} ({points} weight points × {t_perf.n_folds} fold{'' if t_perf.n_folds == 1 else 's'}"
             f"{', too few points to test' if points < MIN_TREND_POINTS else ''}) "
             + ", ".join(
                 f"ρ({what}) {t.rho:+.2f} per fold on average ({t.rho_min:+.2f} to {t.rho_max:+.2f}, {_p(t.p)})"
@@ -439,6 +439,10 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
         Basis(
             "Spearman within each fold, corrected t-test over folds"
             + (f", Holm over {len(ps)}" if len(ps) > 1 else ""),
-            "; ".join(f"{trends[d][2]} points × {trends[d][0].n_folds} folds on {dataset_name(d)}" for d in datasets),
+            "; ".join(
+                f"{trends[d][2]} points × {trends[d][0].n_folds} fold{'' if trends[d][0].n_folds == 1 else 's'} "
+                f"on {dataset_name(d)}"
+                for d in datasets
+            ),
         ),
     )

@@ -259,7 +259,7 @@ def test_b1_is_decided_on_the_finer_grid_and_needs_five_points():
                 )
             )
     c = {x.key: x for x in book.evaluate_claims(recs)}["B.1"]
-    assert c.verdict == V.HOLDS and "COMPAS (7 weight points)" in c.note
+    assert c.verdict == V.HOLDS and "COMPAS (7 weight points × 3 folds)" in c.note
     # the finer grid never enters Table 6's weight grid
     assert reporting.weight_grid_frame(recs).empty
     coarse = [
@@ -267,7 +267,7 @@ def test_b1_is_decided_on_the_finer_grid_and_needs_five_points():
         for t, a, b in (("", 1, 1), ("w3-1", 3, 1), ("w1-3", 1, 3))
     ]
     c = {x.key: x for x in book.evaluate_claims(coarse)}["B.1"]
-    assert c.verdict == V.INCONCLUSIVE and "too few to test" in c.note
+    assert c.verdict == V.INCONCLUSIVE and "too few points to test" in c.note
     # a dataset whose finer grid has fewer points than its coarse one is read on the coarse one
     fine2 = [
         _rec("adult", "ltn_acc_cf", tag=t, options={"fair_p": 1.0}, w_acc=a, w_cf=b, perf=0.8, cf=0.04)
