@@ -156,6 +156,16 @@ def test_the_factor_tables_base_column_equals_the_claims_table_on_the_committed_
     assert (acts["folds"] == "all folds").all() and (acts["same_folds"] == acts["base"]).all()
 
 
+def test_appendix_cs_ruler_claims_on_the_papers_flow_equal_the_claims_table_on_the_committed_records(committed):
+    table = {c.key: book.claim_status(c.verdict) for c in committed["claims"]}
+    rulers = book.ruler_claims(book.claim_records("render", ["appendix_c"])).set_index("key")
+    default = dep.dependence_frame(committed["study"], levels=[dep.DEPENDENCE_LEVELS[0]]).set_index("claim")
+    for key, row in rulers.iterrows():
+        assert row["paper's flow"] == table[key], key
+        # the ruler table and the factor table read the default flow on the same folds: one verdict
+        assert row["default flow"] == book.claim_status(default.loc[key, "verdict"]), key
+
+
 def test_the_committed_claim_notes_contradict_no_direction_word(committed):
     found = [(c.key, x) for c in committed["claims"] for x in book.contradictions(c.note)]
     assert not found, found
