@@ -47,7 +47,9 @@ def score_verdicts(records: Sequence[Mapping[str, Any]], base: str = "") -> dict
 def _renamed(c: Claim, label: str) -> Claim:
     from dataclasses import replace
 
-    return replace(c, note=c.note.replace("CF-MSE", label), against=_named(c.against, label))
+    return replace(
+        c, note=c.note.replace("CF-MSE", label), against=_named(c.against, label), supports=_named(c.supports, label)
+    )
 
 
 def _named(names: tuple[str, ...], label: str) -> tuple[str, ...]:
