@@ -112,7 +112,8 @@ def variant(name: str, old: dict[str, Any], disk: Path, counts: dict[str, int]) 
             enter(mock.patch.object(memo, "load", load))  # parsed at every call, as before
             enter(mock.patch.object(verdicts, "sign_flip_p", old["sign_flip_p"]))
             for mod in (verdicts, claims_q3_b, investigations):
-                enter(mock.patch.object(mod, "spearman_exact", old["spearman_exact"]))
+                if hasattr(mod, "spearman_exact"):  # B.1 now tests with the fold as the unit (stats.fold_trend)
+                    enter(mock.patch.object(mod, "spearman_exact", old["spearman_exact"]))
         else:
             enter(mock.patch.dict(os.environ, {claims_cache.ENV_VAR: str(disk) if name == "after_disk" else "off"}))
         assert cffair_book.robustness_frame is claims_registry.robustness_frame

@@ -37,20 +37,32 @@ from cffair_book.beyond import (
     plot_recourse,
     recourse_frame,
 )
-from cffair_book.claims import CLAIM_CHECKS, evaluate_claims, robustness_frame, robustness_table
+from cffair_book.claims import (
+    CLAIM_CHECKS,
+    CLAIM_GROUPS,
+    chapter_claims,
+    claim_records,
+    evaluate_claims,
+    robustness_frame,
+    robustness_table,
+)
 from cffair_book.dependence import (
     DEPENDENCE_LEVELS,
     HEADLINE_CLAIMS,
+    ROBUSTNESS_WORLDS,
+    SATURATION_ROWS,
     Level,
     dependence_frame,
     dependence_table,
     factor_paragraph,
     factor_world,
     plot_dependence,
+    robustness_columns,
     saturation_finding,
     saturation_frame,
     saturation_table,
 )
+from cffair_book.directions import Contradiction, contradictions, direction
 from cffair_book.gan_study import GAN_VARIANTS, gan_paper_finding, gan_runs, gan_spread_frame, gan_spread_table
 from cffair_book.investigations import (
     cke_finding,
@@ -124,6 +136,7 @@ from cffair_book.scaling import (
     graph_scaling_summary,
     workers_summary,
 )
+from cffair_book.score_claims import HEADLINE, headline_answer, score_claims, score_verdicts
 from cffair_book.speed import critical_path_summary, ltn_epoch_frame, projection_frame
 from cffair_book.why import (
     cke_steps_finding,
@@ -143,7 +156,20 @@ __all__ = [
     "ltn_epoch_frame",
     "projection_frame",
     "CLAIM_CHECKS",
+    "CLAIM_GROUPS",
+    "HEADLINE",
     "ROBUSTNESS_RULES",
+    "ROBUSTNESS_WORLDS",
+    "SATURATION_ROWS",
+    "chapter_claims",
+    "claim_records",
+    "Contradiction",
+    "contradictions",
+    "direction",
+    "headline_answer",
+    "robustness_columns",
+    "score_claims",
+    "score_verdicts",
     "Claim",
     "ClaimCheck",
     "ClaimsTally",

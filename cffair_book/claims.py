@@ -17,10 +17,75 @@ that read the registered checks (:func:`evaluate_claims`, :func:`robustness_fram
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from cffair_book import claims_q1_q2, claims_q3_b  # noqa: F401  (their checks register, in the book's order)
 
 # What reads the registered checks comes from here, so that importing it registers them first;
 # the rest of the registry (Claim, claims_table, claim_status, ...) is imported from .registry.
-from cffair_book.registry import CLAIM_CHECKS, evaluate_claims, robustness_frame, robustness_table
+from cffair_book.registry import CLAIM_CHECKS, Claim, evaluate_claims, robustness_frame, robustness_table
 
-__all__ = ["CLAIM_CHECKS", "evaluate_claims", "robustness_frame", "robustness_table"]
+__all__ = [
+    "CLAIM_CHECKS",
+    "CLAIM_GROUPS",
+    "chapter_claims",
+    "claim_records",
+    "evaluate_claims",
+    "robustness_frame",
+    "robustness_table",
+]
+
+#: The result groups every verdict of the book reads: the claims table's, and (one basis) the
+#: chapters' verdict boxes and appendix C's factor table when they read committed records.
+CLAIM_GROUPS: tuple[str, ...] = (
+    "q1",
+    "q2",
+    "q3",
+    "q4_why",
+    "appendix_a",
+    "appendix_b",
+    "q2_why",
+    "q3_why",
+    "appendix_b_why",
+)
+
+
+def claim_records(
+    mode: str | None,
+    also: Sequence[str] = (),
+    *,
+    missing_ok: bool = False,
+    computing: Sequence[str] | None = None,
+    **results: Any,
+) -> list[Mapping[str, Any]]:
+    """The records the verdicts read, on every page: the groups of :data:`CLAIM_GROUPS` (and ``also``:
+    appendix C's studies) with every method on the same folds
+    (:func:`~cffair.reporting.records.paired_folds`), every repetition of cross-validation included.
+
+    The claims table, the chapters' verdict boxes (:func:`chapter_claims`) and appendix C's factor
+    table (:func:`~cffair_book.dependence.dependence_frame`) read their paired folds through this one
+    function, so one claim has one verdict wherever the book shows it (a test holds the factor
+    table's base column to the claims table on the committed records).
+
+    ``computing``: when the mode computes records (quick or full) rather than reading the committed
+    ones (render, the book's build), a page that needs only some groups names them here, so that it
+    does not run every group's experiments for one page; the verdicts are then its own groups'.
+    ``results``: :func:`cffair.workflows.reproduce.results_for`'s other arguments, for that case."""
+    from cffair.reporting.records import paired_folds
+    from cffair.workflows import reproduce
+
+    if computing is not None and reproduce.resolve_mode(mode) != "render":
+        return paired_folds(reproduce.results_for(mode, [*computing, *also], missing_ok=missing_ok, **results))
+    return paired_folds(reproduce.results_for(mode, [*CLAIM_GROUPS, *also], missing_ok=missing_ok))
+
+
+def chapter_claims(
+    mode: str | None, prefix: str, groups: Sequence[str], base: str = "../", **results: Any
+) -> list[Claim]:
+    """A chapter's claims (keys starting with ``prefix``) for its verdict box, decided on
+    :func:`claim_records` (the claims table's own basis when the book reads committed records; the
+    chapter's ``groups`` when it computes its own, with ``results`` passed to
+    :func:`cffair.workflows.reproduce.results_for`)."""
+    records = claim_records(mode, computing=groups, **results)
+    return [c for c in evaluate_claims(records, base=base) if c.key.startswith(prefix)]

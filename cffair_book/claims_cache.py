@@ -65,13 +65,14 @@ _ROOT = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class Outcome:
     """What one claim check decided: its verdict, its note, and what the verdict rests on (the
-    test, the paired folds, the comparisons against the claim)."""
+    test, the paired folds, the comparisons against the claim and those for it)."""
 
     verdict: str
     note: str
     test: str = ""
     folds: str = ""
     against: tuple[str, ...] = ()
+    supports: tuple[str, ...] = ()
 
 
 _MEMORY: OrderedDict[tuple[Any, ...], list[Outcome]] = OrderedDict()
@@ -154,7 +155,7 @@ def _read(path: Path, key: str) -> list[Outcome] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("key") != key:
             return None
-        return [Outcome(o[0], o[1], o[2], o[3], tuple(o[4])) for o in data["outcomes"]]
+        return [Outcome(o[0], o[1], o[2], o[3], tuple(o[4]), tuple(o[5])) for o in data["outcomes"]]
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
 

@@ -34,6 +34,7 @@ from cffair_book.why import (
     shared_runs_finding,
     subgroup_drop_finding,
 )
+from cffair_book.wording import note
 
 
 # ---------------------------------------------------------------------------- Q1
@@ -65,7 +66,10 @@ def _q1_subgroup_axioms_lower_cf_mse(e: Evidence) -> tuple[str, str, Basis]:
 
 @claim_check("Q1.3")
 def _q1_subgroup_axioms_lower_worst(e: Evidence) -> tuple[str, str, Basis]:
-    ds = [d for d in e.have("ltn_acc_cf", "ltn_acc_cf_sg") if d in ("compas", "lawschool")]
+    pair = ("ltn_acc_cf", "ltn_acc_cf_sg")
+    ds = [d for d in e.have(*pair) if d in ("compas", "lawschool") and e.measured(d, pair, "cf_mse_worst_subgroup")]
+    if not ds and any(d in ("compas", "lawschool") for d in e.have(*pair)):
+        return PENDING, note("not_measured", what="the worst subgroup"), Basis()
     return _per_dataset(
         e,
         ds,
@@ -233,14 +237,23 @@ def _q2_gan_accurate_but_unfair(e: Evidence) -> tuple[str, str, Basis]:
     if "compas" not in e.have("ltn_acc_cf", "gan"):
         return PENDING, "", Basis()
     d = "compas"
-    acc, cf, worst = (e.compare(d, "gan", "ltn_acc_cf", m, True) for m in ("perf", "cf_mse", "cf_mse_worst_subgroup"))
-    dec = decide([acc, cf, worst], names=["accuracy on COMPAS", "CF-MSE on COMPAS", "worst-subgroup CF-MSE on COMPAS"])
+    parts = ["perf", "cf_mse"]
+    if e.measured(d, ("gan", "ltn_acc_cf"), "cf_mse_worst_subgroup"):  # not on a score without per-subgroup values
+        parts.append("cf_mse_worst_subgroup")
+    tests = [e.compare(d, "gan", "ltn_acc_cf", m, True) for m in parts]
+    acc, cf = tests[:2]
+    names = ["accuracy on COMPAS", "CF-MSE on COMPAS", "worst-subgroup CF-MSE on COMPAS"]
+    dec = decide(tests, names=names[: len(tests)])
+    worst_text = (
+        f"worst {_fmt(e.worst[(d, 'gan')])} vs {_fmt(e.worst[(d, 'ltn_acc_cf')])} ({_p(tests[2])})"
+        if len(tests) == 3
+        else note("not_measured", what="the worst subgroup")
+    )
     return (
         dec.verdict,
         (
             f"COMPAS accuracy GAN {_fmt(e.acc.get((d, 'gan')))} vs LTN {_fmt(e.acc.get((d, 'ltn_acc_cf')))} ({_p(acc)}), CF-MSE "
-            f"{_fmt(e.cf[(d, 'gan')])} vs {_fmt(e.cf[(d, 'ltn_acc_cf')])} ({_p(cf)}), worst {_fmt(e.worst[(d, 'gan')])} vs "
-            f"{_fmt(e.worst[(d, 'ltn_acc_cf')])} ({_p(worst)})"
+            f"{_fmt(e.cf[(d, 'gan')])} vs {_fmt(e.cf[(d, 'ltn_acc_cf')])} ({_p(cf)}), {worst_text}"
             + _flips(e, d, ("gan", "ltn_acc_cf"))
             + _investigation(None if dec.components[1] == HOLDS else flip_ruler_finding(e.records, d))
         ),

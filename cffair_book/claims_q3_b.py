@@ -21,7 +21,7 @@ from cffair.reporting.records import (
     select_records,
     weight_grid_frame,
 )
-from cffair.reporting.stats import holm
+from cffair.reporting.stats import fold_trend, holm
 from cffair.reporting.verdicts import (
     ALPHA,
     BY_CONSTRUCTION,
@@ -38,7 +38,6 @@ from cffair.reporting.verdicts import (
     current_rules,
     decide,
     paired_series,
-    spearman_exact,
 )
 from cffair.reporting.verdicts import fmt as _fmt
 from cffair.reporting.verdicts import p_text as _p
@@ -393,25 +392,34 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
         if not e.counts(d, ("ltn_acc_cf",), "perf"):
             shown.append(d)
         perf = performance_metric(d)
-        m = g.groupby("log2_ratio")[[perf, "cf_mse"]].mean()
+        points = g["log2_ratio"].nunique()
         sign = 1 if perf == "accuracy" else -1
-        t_perf = spearman_exact(m.index.to_numpy(), sign * m[perf].to_numpy())
-        t_cf = spearman_exact(m.index.to_numpy(), m["cf_mse"].to_numpy())
-        trends[d] = (t_perf, t_cf, int(g["fold"].nunique()))
+        # the fold is the unit: Spearman's ρ within each fold, then the corrected t-test over the folds' ρ
+        t_perf = fold_trend(g["log2_ratio"], sign * g[perf].astype(float), g["fold"])
+        t_cf = fold_trend(g["log2_ratio"], g["cf_mse"].astype(float), g["fold"])
+        trends[d] = (t_perf, t_cf, points)
         parts.append(
-            f"{dataset_name(d)} ({len(m)} weight points{', too few to test' if len(m) < MIN_TREND_POINTS else ''}) "
-            f"ρ(performance) {t_perf.rho:+.2f} ({_p(t_perf.p)}), ρ(CF-MSE) {t_cf.rho:+.2f} ({_p(t_cf.p)})"
+            f"{dataset_name(d)} ({points} weight points × {t_perf.n_folds} fold{'' if t_perf.n_folds == 1 else 's'}"
+            f"{', too few points to test' if points < MIN_TREND_POINTS else ''}) "
+            + ", ".join(
+                f"ρ({what}) {t.rho:+.2f} per fold on average ({t.rho_min:+.2f} to {t.rho_max:+.2f}, {_p(t.p)})"
+                for what, t in (("performance", t_perf), ("CF-MSE", t_cf))
+            )
             + (_UNCOUNTED if d in shown else "")
         )
     datasets = [d for d in trends if d not in shown]
-    tested = [d for d in datasets if trends[d][0].n >= MIN_TREND_POINTS]
+    tested = [d for d in datasets if trends[d][2] >= MIN_TREND_POINTS and trends[d][0].n_folds >= 2]
     ps = [t.p for d in tested for t in trends[d][:2]]
     rejected = iter(holm(ps, ALPHA) if current_rules().holm else [p < ALPHA for p in ps])
     per: dict[str, str] = {}
     for d in tested:
         sides = []
         for t in trends[d][:2]:
-            sides.append((HOLDS if t.rho > 0 else FAILS) if next(rejected) and not math.isnan(t.rho) else INCONCLUSIVE)
+            sides.append(
+                (HOLDS if t.rho > 0 else FAILS)
+                if next(rejected) and not math.isnan(t.rho) and t.rho != 0
+                else INCONCLUSIVE
+            )
         per[d] = combine(sides)
     n, shows, against = len(datasets), sum(v == HOLDS for v in per.values()), sum(v == FAILS for v in per.values())
     verdict = HOLDS if shows > n / 2 else FAILS if n and against >= n / 2 else INCONCLUSIVE
@@ -429,7 +437,12 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
             )
         ),
         Basis(
-            "exact Spearman, Holm over " + str(len(ps)) if len(ps) > 1 else "exact Spearman",
-            "; ".join(f"{trends[d][0].n} points on {dataset_name(d)}" for d in datasets),
+            "Spearman within each fold, corrected t-test over folds"
+            + (f", Holm over {len(ps)}" if len(ps) > 1 else ""),
+            "; ".join(
+                f"{trends[d][2]} points × {trends[d][0].n_folds} fold{'' if trends[d][0].n_folds == 1 else 's'} "
+                f"on {dataset_name(d)}"
+                for d in datasets
+            ),
         ),
     )

@@ -7,10 +7,13 @@ the world that level describes (:func:`factor_world`), and the registered claim 
 (:func:`~cffair.reporting.registry.evaluate_claims`, the same rules as the claims table) decide the
 headline claims (:data:`HEADLINE_CLAIMS`) there. The comparison is always with the book's records
 restricted to the same datasets and folds (:func:`dependence_frame`), so a verdict that moves does so
-because of the factor, not because fewer folds were compared.
+because of the factor, not because fewer folds were compared; and every row also carries the claims
+table's own verdict (``base``), read from the same records
+(:func:`~cffair_book.claims.claim_records`: one basis).
 
 * ruler: the appendix's rulers (``default``, ``independent``: :func:`~cffair_book.rulers.ruler_records`),
-  and the two scores beside CF-MSE (the flip rate, the calibrated CF-MSE) put in CF-MSE's place;
+  and the two co-primary scores beside CF-MSE (the flip rate, the calibrated CF-MSE) put in CF-MSE's place,
+  overall and worst subgroup (:mod:`cffair.reporting.scores`);
 * twins: the methods that learn from the flow's twins (LTN(acc+CF), LTN(acc+CF_sg), CNF) trained
   *and* scored on the sound twins (option ``twins="default"``), every other method scored on them;
 * semantics: LTN(acc+CF) and LTN(acc+CF_sg) under another logic (option ``semantics``), on the datasets
@@ -19,8 +22,8 @@ because of the factor, not because fewer folds were compared.
 * GAN: the GAN's records averaged over its seeds, as re-implemented and as released (option
   ``gan_variant``), with the LTN trained on the released GAN's twins.
 
-Also here: the saturation diagnostics of appendix C (:func:`saturation_frame`,
-:func:`saturation_finding`).
+The saturation diagnostics of appendix C (:func:`saturation_frame`, :func:`saturation_finding`) are
+in :mod:`.saturation`, re-exported here.
 """
 
 from __future__ import annotations
@@ -34,11 +37,14 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.reporting.names import DATASET_ORDER, dataset_name
+from cffair.reporting.scores import score_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair.reporting.tables import HTMLTable, format_table
-from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS
+from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS, Rules
 from cffair_book.claims import evaluate_claims
+from cffair_book.registry import ROBUSTNESS_RULES, RobustnessColumn
 from cffair_book.rulers import ruler_records
+from cffair_book.saturation import SATURATION_ROWS, saturation_finding, saturation_frame, saturation_table
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -47,12 +53,15 @@ if TYPE_CHECKING:
 __all__ = [
     "DEPENDENCE_LEVELS",
     "HEADLINE_CLAIMS",
+    "SATURATION_ROWS",
+    "ROBUSTNESS_WORLDS",
     "Level",
     "dependence_frame",
     "dependence_table",
     "factor_paragraph",
     "factor_world",
     "plot_dependence",
+    "robustness_columns",
     "saturation_finding",
     "saturation_frame",
     "saturation_table",
@@ -158,18 +167,9 @@ def _swap(
 
 
 def _metric_world(records: Records, metric: str) -> list[dict[str, Any]]:
-    """Every plain record with ``metric`` in CF-MSE's place (records without it are left out)."""
-    out = []
-    for r in records:
-        m = r.get("metrics") or {}
-        if not _plain(r) or m.get(metric) is None:
-            continue
-        own = dict(r.get("metrics_own_counterfactuals") or {})
-        new = {**r, "metrics": {**m, "cf_mse": m[metric]}}
-        if own.get(metric) is not None:
-            new["metrics_own_counterfactuals"] = {**own, "cf_mse": own[metric]}
-        out.append(new)
-    return out
+    """Every plain record measured with the score ``metric`` (:func:`~cffair.reporting.scores.score_records`:
+    overall *and* worst subgroup in that score, never a CF-MSE relabelled); records without it are left out."""
+    return score_records([r for r in records if _plain(r)], metric)
 
 
 def _mean_metrics(recs: Sequence[Mapping[str, Any]], field: str) -> dict[str, Any] | None:
@@ -266,6 +266,28 @@ def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
     )
 
 
+def _level(factor: str, name: str) -> Level:
+    return next(lv for lv in DEPENDENCE_LEVELS if lv.factor == factor and lv.name == name)
+
+
+#: The robustness table's other worlds (:func:`~cffair_book.registry.robustness_frame`): the book's rules
+#: on each other co-primary score (overall and worst subgroup) and on the sound twins (the folds the
+#: twins study ran; a claim whose records it lacks is pending there).
+ROBUSTNESS_WORLDS: tuple[tuple[str, Rules, Callable[[Records], list[dict[str, Any]]]], ...] = (
+    # every record re-scored, the investigations' too (Q4.1's query, B.1's weight grid read them)
+    ("flip rate (corrected t-test, Holm)", Rules(), lambda recs: score_records(recs, "cf_flip_rate")),
+    ("calibrated CF-MSE (corrected t-test, Holm)", Rules(), lambda recs: score_records(recs, "calibrated_cf_mse")),
+    ("sound twins (corrected t-test, Holm)", Rules(), lambda recs: factor_world(recs, _level("twins", "default"))),
+)
+
+
+def robustness_columns() -> tuple[RobustnessColumn, ...]:
+    """The robustness table's columns (:func:`~cffair_book.registry.robustness_table`): the rule sets of
+    :data:`~cffair_book.registry.ROBUSTNESS_RULES`, then the book's rules on the other co-primary scores
+    and on the sound twins (:data:`ROBUSTNESS_WORLDS`)."""
+    return (*ROBUSTNESS_RULES, *ROBUSTNESS_WORLDS)
+
+
 def _coverage(recs: Records) -> set[tuple]:
     return {(_cfg(r)["dataset"], int(_cfg(r).get("repeat", 0) or 0), int(_cfg(r)["fold"])) for r in recs}
 
@@ -284,25 +306,63 @@ def _verdicts(records: Records, keys: Iterable[str]) -> dict[str, str]:
     return {c.key: c.verdict for c in evaluate_claims(records) if c.key in wanted}
 
 
+def _folds_text(cover: set[tuple], full: set[tuple]) -> str:
+    """``"all folds"`` when ``cover`` holds every fold of ``full`` on its datasets; else
+    ``"5 of 15 folds on COMPAS; 2 of 5 folds on Adult"`` for the datasets it covers only in part."""
+    parts = []
+    for d in DATASET_ORDER:
+        have = {c for c in cover if c[0] == d}
+        of = {c for c in full if c[0] == d}
+        if have and len(have) < len(of):
+            parts.append(f"{len(have)} of {len(of)} folds on {dataset_name(d)}")
+    return "; ".join(parts) if parts else "all folds"
+
+
 # ---------------------------------------------------------------------------- the tidy frame
+#: The dependence frame's columns.
+FRAME_COLUMNS = (
+    "claim",
+    "factor",
+    "level",
+    "label",
+    "base",
+    "same_folds",
+    "verdict",
+    "changed",
+    "reverses",
+    "datasets",
+    "folds",
+)
+
+
 def dependence_frame(
     records: Records, levels: Sequence[Level] = DEPENDENCE_LEVELS, claims: Sequence[str] = HEADLINE_CLAIMS
 ) -> pd.DataFrame:
-    """One row per headline claim and factor level: ``claim, factor, level, label, base, verdict,
-    changed, reverses, datasets``.
+    """One row per headline claim and factor level: ``claim, factor, level, label, base, same_folds,
+    verdict, changed, reverses, datasets, folds``.
 
-    ``base`` is the claim's verdict on the book's records restricted to the level's datasets and folds,
-    ``verdict`` the verdict in the level's :func:`factor_world`; ``changed`` whether they differ, ``reverses``
-    whether one says *holds* and the other *does not hold*. A level without records gives
-    :data:`NO_RECORDS`, a claim the level cannot act on :data:`NOT_APPLICABLE` (both with
-    ``changed`` False)."""
+    ``records`` are the verdicts' own (:func:`~cffair_book.claims.claim_records`, with appendix C's
+    studies ``also``): ``base`` is the claim's verdict on all of them, the claims table's verdict (one
+    basis: the same paired folds, every repetition). ``same_folds`` is the book's verdict on the
+    records restricted to the level's datasets and folds (``folds`` says which: ``"all folds"`` when
+    the level covers every fold of its datasets), ``verdict`` the verdict in the level's
+    :func:`factor_world`; ``changed`` whether ``verdict`` differs from ``same_folds`` (the factor's
+    doing, not fewer folds'), ``reverses`` whether one of them says *holds* and the other *does not
+    hold*. A level without records gives :data:`NO_RECORDS`, a claim the level cannot act on
+    :data:`NOT_APPLICABLE` (both with ``changed`` False)."""
     rows = []
+    table = _verdicts(records, claims)
+    full = _coverage([r for r in records if _plain(r)])
     for lv in levels:
         recs = factor_world(records, lv)
         cover = _coverage(recs)
         datasets = ", ".join(dataset_name(d) for d in DATASET_ORDER if d in {c[0] for c in cover})
+        folds = _folds_text(cover, full) if recs else ""
         after = _verdicts(recs, lv.claims) if recs else {}
-        before = _verdicts(_restrict(records, cover), lv.claims) if recs else {}
+        if cover == full:  # every fold: the claims table's own verdicts
+            before = table
+        else:
+            before = _verdicts(_restrict(records, cover), lv.claims) if recs else {}
         for k in claims:
             if k not in lv.claims:
                 b = v = NOT_APPLICABLE
@@ -316,16 +376,16 @@ def dependence_frame(
                     "factor": lv.factor,
                     "level": lv.name,
                     "label": lv.label,
-                    "base": b,
+                    "base": table.get(k, PENDING),
+                    "same_folds": b,
                     "verdict": v,
-                    "changed": b != v,
+                    "changed": b != v and PENDING not in (b, v),  # pending: not measured there, not a move
                     "reverses": {b, v} == {HOLDS, FAILS},
                     "datasets": datasets,
+                    "folds": folds,
                 }
             )
-    return pd.DataFrame(
-        rows, columns=["claim", "factor", "level", "label", "base", "verdict", "changed", "reverses", "datasets"]
-    )
+    return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
 
 _SYMBOL = {HOLDS: "✔", FAILS: "✘", INCONCLUSIVE: "?", VACUOUS: "∅", PENDING: "…", NO_RECORDS: "", NOT_APPLICABLE: "·"}
@@ -333,19 +393,22 @@ _SHADE = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 2, VACUOUS: 3, PENDING: 4, NO_RECORD
 
 
 def dependence_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLTable:
-    """The headline table: a row per claim, a column per factor, each cell its levels' verdicts
-    (``level: verdict``, or ``level: book's verdict → new one`` where it differs); levels that
-    cannot act on the claim are left out, and a factor with none is "n/a". Four columns of words
-    that wrap, so the table fits a page's column whatever the number of levels."""
+    """The headline table: a row per claim, first its verdict in the claims table (``base``: the same
+    records, one basis), then a column per factor, each cell its levels' verdicts (``level: verdict``,
+    or ``level: book's verdict on the same folds → new one`` where it differs; a level that covers
+    fewer folds than the claims table names them: ``sound twins (2 of 5 folds on Adult): …``); levels
+    that cannot act on the claim are left out, and a factor with none is "n/a". Columns of words that
+    wrap, so the table fits a page's column whatever the number of levels."""
     if frame.empty:
         raise DataError("no claims to show: the dependence frame is empty.")
     cells: dict[str, dict[str, list[str]]] = {}
     for r in frame.itertuples():
-        row = cells.setdefault(r.claim, {})
+        row = cells.setdefault(r.claim, {"claims table": [str(r.base)]})
         parts = row.setdefault(FACTOR_TITLES[r.factor], [])
         if r.verdict == NOT_APPLICABLE:
             continue
-        parts.append(f"{r.label}: {r.verdict}" if not r.changed else f"{r.label}: {r.base} → {r.verdict}")
+        label = f"{r.label} ({r.folds})" if r.folds and r.folds != "all folds" else r.label
+        parts.append(f"{label}: {r.verdict}" if not r.changed else f"{label}: {r.same_folds} → {r.verdict}")
     shown = pd.DataFrame(
         {
             claim: {factor: "; ".join(parts) or NOT_APPLICABLE for factor, parts in row.items()}
@@ -424,6 +487,9 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
     missing = rows[rows["verdict"] == NO_RECORDS]
     n = seen["claim"].nunique()
     where = f" (on {seen['datasets'].iloc[0]})" if seen["datasets"].nunique() == 1 else ""
+    each = not (seen["folds"].nunique() == 1 and seen["folds"].iloc[0] not in ("", "all folds"))
+    if not each:  # a study on some folds: said once
+        where = f" (on {seen['folds'].iloc[0]}, against the book's verdicts on the same folds)"
     rev = seen[seen["reverses"]]
     moved = seen[seen["changed"] & ~seen["reverses"]]
     text = f"**{head}.** Across {_levels_text(seen)}{where}, "
@@ -436,13 +502,17 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
         k = moved["claim"].nunique()
         text += (
             f"no verdict reverses, but {k} of the {n} claims {_verb(k, 'moves', 'move')} between a verdict and "
-            f"inconclusive ({_changes(moved)}): {title} moves margins, not the ranking."
+            f"inconclusive ({_changes(moved, each)}): {title} moves margins, not the ranking."
         )
     else:
         k, m = rev["claim"].nunique(), moved["claim"].nunique()
         text += (
-            f"{k} of the {n} claims {_verb(k, 'reverses', 'reverse')} ({_changes(rev)})"
-            + (f" and {m} more {_verb(m, 'moves', 'move')} to or from inconclusive ({_changes(moved)})" if m else "")
+            f"{k} of the {n} claims {_verb(k, 'reverses', 'reverse')} ({_changes(rev, each)})"
+            + (
+                f" and {m} more {_verb(m, 'moves', 'move')} to or from inconclusive ({_changes(moved, each)})"
+                if m
+                else ""
+            )
             + f": this part of the paper's ranking belongs to {title}, not to the methods."
         )
     if len(missing):
@@ -455,127 +525,10 @@ def _verb(count: int, singular: str, plural: str) -> str:
     return singular if count == 1 else plural
 
 
-def _changes(rows: pd.DataFrame) -> str:
-    return "; ".join(f"{r.claim} {r.base} → {r.verdict} with {r.label}" for r in rows.itertuples())
-
-
-# ---------------------------------------------------------------------------- saturation (appendix C)
-SATURATION_ROWS: tuple[tuple[str, str], ...] = (
-    ("ltn_acc", "LTN after pre-training"),
-    ("ltn_acc_cf", "LTN after A4"),
-    ("ltn_acc_cf(a4_body=eq)", "LTN, Eq-bodied A4"),
-    ("cnf", "CNF MLP (BCE)"),
-)
-
-
-def saturation_frame(records: Records) -> pd.DataFrame:
-    """Per dataset (paper grid's partition): the saturation of the test outputs of each row of
-    :data:`SATURATION_ROWS` (mean over the folds that have it) and the pre-trained model's share of
-    A4's gradient on flipped training pairs at p = 1, 2, 6 (columns ``share_p1`` …)."""
-    rows = []
-    for d in DATASET_ORDER:
-        recs = [
-            r
-            for r in records
-            if _cfg(r)["dataset"] == d and not _cfg(r).get("repeat") and _cfg(r).get("cf_source", "cnf") == "cnf"
-        ]
-        if not recs:
-            continue
-        row: dict[str, Any] = {"dataset": d}
-        for key, label in SATURATION_ROWS:
-            setting, _, opt = key.partition("(")
-            want = {"a4_body": "eq"} if opt else {}
-            vals = [
-                r["metrics"].get("saturation")
-                for r in recs
-                if _cfg(r)["setting"] == setting and _opts(r) == want and not _cfg(r).get("tag")
-            ]
-            vals = [v for v in vals if v is not None]
-            row[label] = float(np.mean(vals)) if vals else np.nan
-        shares = [
-            r.get("diagnostics", {}).get("a4_gradient_share")
-            for r in recs
-            if _cfg(r)["setting"] == "ltn_acc" and _plain(r)
-        ]
-        for p in ("1", "2", "6"):
-            vals = [s[p] for s in shares if s and s.get(p) is not None and not np.isnan(s[p])]
-            row[f"share_p{p}"] = float(np.mean(vals)) if vals else np.nan
-        rows.append(row)
-    cols = ["dataset", *(lab for _, lab in SATURATION_ROWS), "share_p1", "share_p2", "share_p6"]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def saturation_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLTable | None:
-    """:func:`saturation_frame` for the page: datasets by display name, shares as percentages, the
-    rows with no recorded saturation left out; ``None`` when no dataset has one yet."""
-    known = frame.drop(columns="dataset").notna().any(axis=1) if not frame.empty else pd.Series(dtype=bool)
-    shown = frame[known].copy()
-    if shown.empty:
-        return None
-    shown["dataset"] = shown["dataset"].map(dataset_name)
-    shown = shown.set_index("dataset").rename(
-        columns={f"share_p{p}": f"A4's gradient on flipped pairs, p = {p}" for p in (1, 2, 6)}
+def _changes(rows: pd.DataFrame, folds: bool = True) -> str:
+    """``"Q2.4 holds → does not hold with default flow"``, each with its folds (``folds``) where they are not all."""
+    return "; ".join(
+        f"{r.claim} {r.same_folds} → {r.verdict} with {r.label}"
+        + (f" ({r.folds})" if folds and r.folds and r.folds != "all folds" else "")
+        for r in rows.itertuples()
     )
-    return format_table(100 * shown, caption, float_format="{:.1f} %")
-
-
-#: A model is called saturated when at least this share of its outputs is within 0.01 of 0 or 1.
-SATURATED = 0.9
-#: A change of saturation smaller than this (2 points) is called small.
-SMALL = 0.02
-
-
-def _pct(v: float) -> str:
-    return f"{100 * v:.1f} %"
-
-
-def saturation_finding(frame: pd.DataFrame) -> str:
-    """What makes the LTN saturated and why p = 6 works, in words chosen by :func:`saturation_frame`."""
-    pre, a4, eq, cnf = (lab for _, lab in SATURATION_ROWS)
-    known = frame.dropna(subset=[pre, a4]) if not frame.empty else frame
-    if known.empty:
-        return (
-            "No records with the saturation yet (it is recorded by today's code): which stage saturates the LTN is "
-            "not known until the records are regenerated."
-        )
-    parts = []
-    for values in known.itertuples(index=False):
-        v = dict(zip(known.columns, values))
-        name = dataset_name(v["dataset"])
-        added = v[a4] - v[pre]
-        s = f"{name}: {_pct(v[pre])} of LTN(acc)'s outputs are within 0.01 of 0 or 1, {_pct(v[a4])} after A4"
-        if not np.isnan(v.get(eq, np.nan)):
-            s += f", {_pct(v[eq])} with an Eq-bodied A4"
-        if not np.isnan(v.get(cnf, np.nan)):
-            s += f"; the CNF MLP {_pct(v[cnf])}"
-        parts.append((s, v[pre], added, v.get(eq, np.nan)))
-    text = "; ".join(p[0] for p in parts) + ". "
-    pre_sat = all(p[1] >= SATURATED for p in parts)
-    small = all(abs(p[2]) < SMALL for p in parts)
-    if pre_sat and small:
-        text += (
-            "The model is saturated before A4 ever acts, and A4 adds little: the pre-training on the accuracy axioms "
-            "(linear in D(x) for p = 1, so their maximiser is a hard 0/1 classifier) causes the saturation, not the "
-            "fuzzy equivalence."
-        )
-    elif pre_sat:
-        text += (
-            "The model is saturated after pre-training already, and A4 changes the saturation by more than "
-            f"{100 * SMALL:.0f} points on some dataset."
-        )
-    else:
-        text += "The pre-trained model is not saturated on every dataset, so the saturation is not the pre-training's alone."
-    shares = frame.dropna(subset=["share_p1", "share_p6"])
-    if not shares.empty:
-        p1, p6 = float(shares["share_p1"].mean()), float(shares["share_p6"].mean())
-        text += (
-            f" At the start of the fairness stage {_pct(p1)} of A4's gradient falls on the pairs whose decisions differ "
-            f"with p = 1 and {_pct(p6)} with p = 6 (mean over datasets)"
-        )
-        text += (
-            ": a larger p moves A4's pull onto the flipped pairs, which is why p = 6 lowers CF-MSE where p = 1 barely "
-            "does."
-            if p6 > p1
-            else ": a larger p does not move A4's pull onto the flipped pairs here."
-        )
-    return text

@@ -8,7 +8,8 @@ on (:class:`~cffair.reporting.verdicts.Basis`: the test and the paired folds). E
 registered with the rule that decides its verdict; the table shows the rule, the test and the
 paired folds beside the verdict. :func:`evaluate_claims` runs every registered check by the rules
 in force (:class:`~cffair.reporting.verdicts.Rules`); :func:`robustness_frame` runs them by
-several (the plain and the corrected t-test, with and without COMPAS(age)).
+several (the plain and the corrected t-test, with and without COMPAS(age)) and in other worlds (the
+flip rate and the calibrated CF-MSE in CF-MSE's place, the sound twins).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from cffair_book.wording import claim_entry, verdict_rule
 __all__ = [
     "CLAIM_CHECKS",
     "ROBUSTNESS_RULES",
+    "RobustnessColumn",
     "Claim",
     "ClaimCheck",
     "ClaimsTally",
@@ -84,6 +86,7 @@ class Claim:
         folds: the paired folds each comparison uses (``"5 per comparison"``, ``"15 (3 × 5) on
             COMPAS; 5 on Adult"``), or the runs / points the verdict reads.
         against: the comparisons that went against the claim (``"CNF on Adult"``), from its test.
+        supports: the comparisons that went the claimed way, from its test.
     """
 
     claim: str
@@ -97,6 +100,7 @@ class Claim:
     test: str = ""
     folds: str = ""
     against: tuple[str, ...] = ()
+    supports: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.verdict and self.holds in _FROM_HOLDS:
@@ -315,6 +319,7 @@ def _claim(c: _Registered, o: Outcome, base: str) -> Claim:
         test=o.test,
         folds=o.folds,
         against=o.against,
+        supports=o.supports,
     )
 
 
@@ -342,7 +347,9 @@ def _evaluate(records: Sequence[Mapping[str, Any]], rules_: Rules) -> list[Outco
             if verdict == PENDING:
                 outcomes.append(Outcome(verdict, note))
             else:
-                outcomes.append(Outcome(verdict, note, basis.test, basis.folds, tuple(basis.against)))
+                outcomes.append(
+                    Outcome(verdict, note, basis.test, basis.folds, tuple(basis.against), tuple(basis.supports))
+                )
     return outcomes
 
 
@@ -358,19 +365,35 @@ ROBUSTNESS_RULES: tuple[tuple[str, Rules], ...] = (
 )
 
 
+#: A robustness column: its heading and rules, and optionally the world it decides in (a function of
+#: the records: another score in CF-MSE's place, the sound twins), the book's records without one.
+RobustnessColumn = (
+    tuple[str, Rules] | tuple[str, Rules, Callable[[Sequence[Mapping[str, Any]]], Sequence[Mapping[str, Any]]]]
+)
+
+
 def robustness_frame(
-    records: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES
+    records: Sequence[Mapping[str, Any]], columns: Sequence[RobustnessColumn] = ROBUSTNESS_RULES
 ) -> pd.DataFrame:
-    """Each claim's verdict under each of ``columns``' rules: one row per claim (``key``, ``claim``,
-    one column per heading) and ``same``: whether every rule gives the same verdict."""
-    names = [name for name, _ in columns]
-    by = _outcomes(records, [r for _, r in columns])  # evaluated once per rule set, shared with the table
+    """Each claim's verdict under each of ``columns`` (default the rule sets of :data:`ROBUSTNESS_RULES`;
+    :func:`cffair_book.dependence.robustness_columns` adds the other scores and the sound twins): one row per
+    claim (``key``, ``claim``, one column per heading) and ``same``: whether every column that decides
+    the claim gives the same verdict (a world whose records lack the claim's, pending there, is left out)."""
+    names = [col[0] for col in columns]
+    plain = [i for i, col in enumerate(columns) if len(col) == 2]
+    by: list[list[Outcome]] = [[] for _ in columns]
+    for i, outcomes in zip(plain, _outcomes(records, [columns[i][1] for i in plain])):  # once per rule set
+        by[i] = outcomes
+    for i, col in enumerate(columns):
+        if len(col) == 3:
+            (world_outcomes,) = _outcomes(list(col[2](records)), [col[1]])
+            by[i] = world_outcomes
     rows = []
     for i, c in enumerate(CLAIM_CHECKS.values()):
         row: dict[str, Any] = {"key": c.key, "claim": c.claim}
         for name, outcomes in zip(names, by, strict=True):
             row[name] = outcomes[i].verdict
-        row["same"] = len({outcomes[i].verdict for outcomes in by}) == 1
+        row["same"] = len({outcomes[i].verdict for outcomes in by} - {PENDING}) <= 1
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -378,13 +401,13 @@ def robustness_frame(
 def robustness_table(
     records: Sequence[Mapping[str, Any]],
     caption: str | None = None,
-    columns: Sequence[tuple[str, Rules]] = ROBUSTNESS_RULES,
+    columns: Sequence[RobustnessColumn] = ROBUSTNESS_RULES,
 ) -> HTMLTable:
     """:func:`robustness_frame` as a table; a verdict that differs from the book's is in bold. Each
     verdict cell names its rule (``data-label``), which a phone's layout shows beside it (one block per claim)."""
     f = robustness_frame(records, columns)
-    names = [n for n, _ in columns]
-    book = next((n for n, r in columns if r == Rules()), names[0])
+    names = [col[0] for col in columns]
+    book = next((col[0] for col in columns if col[1] == Rules() and len(col) == 2), names[0])
     rows = []
     for r in f.to_dict("records"):
         cells = []

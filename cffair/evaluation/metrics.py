@@ -274,7 +274,8 @@ def evaluate(
         binary target also ``positive_rate`` (share of test rows predicted 1),
         ``majority_rate`` (share of the test rows' majority label: the accuracy of a constant
         predictor), ``saturation`` (:func:`saturation` of the test predictions) and, with
-        ``train``, ``calibrated_cf_mse`` (:func:`calibrated_cf_mse`, Platt; ``None``, not
+        ``train``, ``calibrated_cf_mse`` (:func:`calibrated_cf_mse`, Platt) and
+        ``calibrated_cf_mse_by_subgroup`` (dict: the calibrated score's worst subgroup; ``None``, not
         computable, with a :class:`~cffair.errors.MetricWarning` when the training rows hold one
         class: the run goes on, as it does for a constant predictor); with ``groups``,
         ``demographic_parity_difference`` and (binary target) ``equalized_odds_difference`` of
@@ -329,8 +330,13 @@ def evaluate(
                     MetricWarning,
                     stacklevel=2,
                 )
-                out["calibrated_cf_mse"] = None
+                out["calibrated_cf_mse"] = out["calibrated_cf_mse_by_subgroup"] = None
             else:
                 d_train = _vec(score_fn(np.asarray(X_train, dtype=np.float32)), "score_fn(X_train)")
-                out["calibrated_cf_mse"] = calibrated_cf_mse(d_train, y_train, d_x, d_cf, "platt")
+                c = calibrator(d_train, y_train, "platt")  # the one calibrator of calibrated_cf_mse
+                c_x, c_cf = c(d_x), c(d_cf)
+                out["calibrated_cf_mse"] = cf_mse(c_x, c_cf)
+                out["calibrated_cf_mse_by_subgroup"] = {
+                    str(k): float(v) for k, v in cf_mse_by_subgroup(c_x, c_cf, pair_subgroups).items()
+                }
     return out

@@ -114,11 +114,15 @@ from cffair.reporting.report import (
     render_report,
     write_report,
 )
+from cffair.reporting.scores import SCORES, Score, score_metrics, score_records
 from cffair.reporting.stats import (
     corrected_t,
     fold_test,
+    fold_trend,
     holm,
     holm_adjusted,
+    min_detectable_difference,
+    partition_sign_flip_p,
     plain_t,
     sign_flip_p,
 )
@@ -234,6 +238,13 @@ __all__ = [
     "holm_adjusted",
     "plain_t",
     "sign_flip_p",
+    "SCORES",
+    "Score",
+    "fold_trend",
+    "min_detectable_difference",
+    "partition_sign_flip_p",
+    "score_metrics",
+    "score_records",
     # verdicts
     "FAILS",
     "HOLDS",

@@ -18,8 +18,11 @@ folds, so a comparison of two methods is a comparison of their per-fold differen
 comparison is tested with the corrected resampled t-test of :mod:`.stats` (Nadeau & Bengio 2003;
 the training sets of 5-fold cross-validation overlap by 75 %, which makes the plain t-test
 anti-conservative), over every repetition of cross-validation the records hold (r × 5 paired
-folds, Bouckaert & Frank 2004); the exact sign-flip p-value is shown beside it (with 5 folds it
-cannot go below 0.0625). A claim's comparisons (datasets, baselines) form one family, corrected
+folds, Bouckaert & Frank 2004). Beside it, where the folds come from two or more partitions, the
+exact sign-flip p over the partition means (:func:`~.stats.partition_sign_flip_p`: the partitions,
+not the overlapping folds, are the units it flips; with 3 partitions it cannot go below 0.25, so it
+never decides anything); and beside an inconclusive comparison the smallest difference the
+corrected test would detect with 80 % power (:func:`~.stats.min_detectable_difference`). A claim's comparisons (datasets, baselines) form one family, corrected
 with Holm's procedure at :data:`ALPHA` = 0.05 (:func:`decide`): every comparison rejected in the
 claimed direction → holds; any rejected in the opposite direction → does not hold; otherwise
 inconclusive. A comparison available on one fold only (the paper's single-run Table 3, our
@@ -48,7 +51,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -64,7 +66,10 @@ from cffair.reporting.stats import (
     fold_test,
     holm,
     holm_adjusted,
+    min_detectable_difference,
+    partition_means,
     sign_flip_p,
+    spearman_exact_test,
 )
 
 __all__ = [
@@ -178,10 +183,13 @@ class Paired:
         test: ``"corrected"`` or ``"plain"``.
         p_plain: the plain t-test's p-value.
         p_corrected: the corrected resampled t-test's p-value.
-        p_sign: the exact sign-flip p-value.
+        p_sign: the exact sign-flip p-value over the partition means (:func:`~.stats.partition_sign_flip_p`;
+            NaN for folds from one partition, where it is 1 whatever the folds say).
         repetitions: how many partitions (repetitions of cross-validation) the folds come from.
         collapsed: folds left out because a model collapsed there (:meth:`Evidence.collapsed`);
             ``n`` is 0 when every fold was, and the comparison is then inconclusive.
+        mdd: the smallest true difference the corrected test detects with 80 % power at 0.05 on these
+            folds (:func:`~.stats.min_detectable_difference`); NaN for one fold.
     """
 
     n: int
@@ -196,6 +204,7 @@ class Paired:
     p_sign: float = math.nan
     repetitions: int = 1
     collapsed: int = 0
+    mdd: float = math.nan
 
     @property
     def direction(self) -> str:
@@ -212,7 +221,7 @@ class Paired:
 
     @property
     def text(self) -> str:
-        """``"Δ −0.012 ± 0.004 over 5 folds, p 0.003 (sign-flip 0.062)"``."""
+        """``"Δ −0.012 ± 0.004 over 15 folds (3 × 5), p 0.003, sign-flip over 3 partitions 0.250"``."""
         if self.n == 0:
             return f"no comparison: the model collapsed on all {self.collapsed} folds"
         sign = "−" if self.mean < 0 else "+"
@@ -239,13 +248,15 @@ def paired(
     test: str | None = None,
     repetitions: int = 1,
     k: int = 5,
+    partitions: Sequence[int] | None = None,
 ) -> Paired:
     """The verdict on "``a`` is larger (or smaller) than ``b``" from per-fold values paired by position.
 
     ``test`` defaults to the rules in force (:func:`current_rules`, the corrected test);
     ``repetitions`` says how many partitions of ``k``-fold cross-validation the pairs come from
-    (the corrected test uses n = all pairs and test/train = 1/(k − 1)). A pair with a missing
-    value (NaN) is left out. Raises ``ValueError`` for no pair.
+    (the corrected test uses n = all pairs and test/train = 1/(k − 1)); ``partitions`` (one label
+    per pair: its repetition) lets the sign-flip p read the partition means, which it needs from two
+    partitions on. A pair with a missing value (NaN) is left out. Raises ``ValueError`` for no pair.
 
     >>> paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=True).verdict
     'holds'
@@ -271,19 +282,28 @@ def paired(
         verdict = INCONCLUSIVE
     else:
         verdict = HOLDS if (mean > 0) == larger else FAILS
-    return Paired(n, mean, plain.sd, p, verdict, larger, test, plain.p, corrected.p, sign_flip_p(d), repetitions)
+    if partitions is not None and len(partitions) != len(x):
+        raise ValueError(f"one partition label per pair is needed, got {len(partitions)} for {len(x)} pairs.")
+    labels = np.asarray(partitions)[keep] if partitions is not None else np.zeros(n, dtype=int)
+    if partitions is not None:
+        repetitions = len(np.unique(labels))
+    p_sign = sign_flip_p(partition_means(d, labels)) if len(np.unique(labels)) >= 2 else math.nan
+    mdd = min_detectable_difference(plain.sd, n, k) if math.isfinite(plain.sd) else math.nan
+    return Paired(n, mean, plain.sd, p, verdict, larger, test, plain.p, corrected.p, p_sign, repetitions, mdd=mdd)
 
 
 @dataclass(frozen=True)
 class Basis:
     """What a claim's verdict rests on: the test (``"corrected t-test, Holm over 6"``, ``"count
     over runs"``), the paired folds (``"5 per comparison"``, ``"15 (3 × 5) on COMPAS, …"``) and
-    which comparisons went against the claim."""
+    which comparisons went against the claim and which for it."""
 
     test: str = ""
     folds: str = ""
     #: the comparisons rejected against the claim, by name (``"CNF on Adult"``), in the tests' order
     against: tuple[str, ...] = ()
+    #: the comparisons rejected in the claimed direction, by name, in the tests' order
+    supports: tuple[str, ...] = ()
 
 
 _TEST_SHORT = {"corrected": "corrected t-test", "plain": "plain t-test"}
@@ -323,8 +343,8 @@ def decide(
     comparison rejected in the claimed direction → holds; any rejected in the opposite direction →
     does not hold; none at all → pending; otherwise inconclusive. ``labels`` (one per test, e.g.
     the dataset) name the folds in :attr:`Decision.basis` when they differ; ``names`` (one per test,
-    default ``labels``) name the comparisons rejected against the claim (:attr:`Basis.against`;
-    empty when the tests have neither).
+    default ``labels``) name the comparisons rejected against the claim (:attr:`Basis.against`) and
+    those rejected for it (:attr:`Basis.supports`; both empty when the tests have neither).
 
     >>> t = [paired([1, 2, 3, 4, 5.5], [0, 0, 0, 0, 0], larger=True), paired([1, -1, 1, -1, 0.5], [0] * 5, larger=True)]
     >>> decide(t).verdict
@@ -358,11 +378,12 @@ def decide(
         name += f", Holm over {len(tested)}" if r.holm else f", {len(tested)} tests, no correction"
     called = names if names is not None else labels
     against = tuple(dict.fromkeys(called[i] for i, c in enumerate(comps) if c == FAILS)) if called else ()
+    supports = tuple(dict.fromkeys(called[i] for i, c in enumerate(comps) if c == HOLDS)) if called else ()
     return Decision(
         verdict,
         tuple(comps),
         tuple(adjusted.get(i, math.nan) for i in range(len(tests))),
-        Basis(name, _folds_basis(tests, labels), against),
+        Basis(name, _folds_basis(tests, labels), against, supports),
     )
 
 
@@ -410,58 +431,16 @@ class Trend:
         return HOLDS if (self.rho > 0) == rising else FAILS
 
 
-def _ranks(v: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    return rankdata(v)
-
-
 def spearman_exact(x: Sequence[float], y: Sequence[float], max_points: int = 9) -> Trend:
-    """Spearman's ρ with its exact permutation p-value (two-sided: the share of the n! orderings
-    of ``y`` whose ``|ρ|`` is at least the observed one).
+    """Spearman's ρ with its exact permutation p-value (:func:`~.stats.spearman_exact_test`: the share
+    of the n! orderings of ``y`` whose ``|ρ|`` is at least the observed one), as a :class:`Trend`.
 
     >>> t = spearman_exact([1, 2, 3, 4, 5, 6, 7], [0.1, 0.2, 0.25, 0.3, 0.5, 0.55, 0.9])
     >>> (t.rho, round(t.p, 4))
     (1.0, 0.0004)
     """
-    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if xs.shape != ys.shape or xs.ndim != 1:
-        raise ValueError(f"x and y must be 1-D of the same length, got {xs.shape} and {ys.shape}.")
-    n = len(xs)
-    if n > max_points:
-        raise ValueError(f"the exact test enumerates n! orderings; at most {max_points} points, got {n}.")
-    if n < 2 or np.ptp(xs) == 0 or np.ptp(ys) == 0:
-        return Trend(n, float("nan"), float("nan"))
-    rx, ry = _ranks(xs), _ranks(ys)
-    observed = float(np.corrcoef(rx, ry)[0, 1])
-    # Every ordering of ry has ry's mean and spread, so its ρ is Σ a·b_π / √(Σa² Σb²) with a, b the
-    # centred ranks. Ranks are multiples of 1/2, so each Σ a·b_π is exact; distinct values of ρ lie
-    # at least 1/(4 √(Σa² Σb²)) ≥ 0.004 apart (n ≤ 9), far beyond the 1e-12 that decides a tie.
-    a, b = rx - rx.mean(), ry - ry.mean()
-    rhos = (b[_orderings(n)] @ a) / math.sqrt(float(a @ a) * float(b @ b))
-    hits = int(np.count_nonzero(np.abs(rhos) >= abs(observed) - 1e-12))
-    return Trend(n, observed, hits / math.factorial(n))
-
-
-@cache
-def _orderings(n: int) -> np.ndarray:
-    """The n! orderings of ``range(n)`` as rows of an ``(n!, n)`` array (read-only, kept per ``n``).
-
-    >>> sorted(map(tuple, _orderings(3).tolist()))
-    [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
-    """
-    out = np.zeros((1, 0), dtype=np.int8)
-    for k in range(n):  # insert k at each of the k + 1 places of every ordering of range(k)
-        m = len(out)
-        grown = np.empty((m * (k + 1), k + 1), dtype=np.int8)
-        for place in range(k + 1):
-            block = grown[place * m : (place + 1) * m]
-            block[:, :place] = out[:, :place]
-            block[:, place] = k
-            block[:, place + 1 :] = out[:, place:]
-        out = grown
-    out.setflags(write=False)
-    return out
+    n, rho, p = spearman_exact_test(x, y, max_points)
+    return Trend(n, rho, p)
 
 
 # ---------------------------------------------------------------------------- the evidence
@@ -536,6 +515,15 @@ class Evidence:
         means = pd.Series(values).groupby([keys["repeat"], keys["fold"]], sort=False).mean()  # seeds of a fold
         return pd.Series(means.to_numpy(), index=means.index.set_names(["repeat", "fold"]), name=col)
 
+    def measured(self, d: str, methods: Iterable[str], metric: str) -> bool:
+        """Whether every one of ``methods`` has ``metric`` on some fold of ``d`` (a score's worst
+        subgroup is not measured where the records lack its per-subgroup values:
+        :mod:`cffair.reporting.scores`)."""
+        if metric not in self.main:
+            return False
+        rows = self.main[self.main["dataset"] == d]
+        return all(rows.loc[rows["method"] == m, metric].astype(float).notna().any() for m in methods)
+
     def collapsed(self, d: str, m: str) -> list[tuple[int, int]]:
         """The ``(repeat, fold)`` pairs where method ``m`` collapsed on dataset ``d`` (left out of every verdict)."""
         rows = self.main[(self.main["dataset"] == d) & (self.main["method"] == m)]
@@ -574,8 +562,10 @@ def paired_series(x: pd.Series, y: pd.Series, *, larger: bool) -> Paired:
     folds = sorted(set(x.index) & set(y.index))
     if not folds:
         raise ValueError("no fold has both values.")
-    reps = len({f[0] if isinstance(f, tuple) else 0 for f in folds})
-    return paired(x.loc[folds].to_numpy(), y.loc[folds].to_numpy(), larger=larger, repetitions=reps)
+    parts = [f[0] if isinstance(f, tuple) else 0 for f in folds]
+    return paired(
+        x.loc[folds].to_numpy(), y.loc[folds].to_numpy(), larger=larger, repetitions=len(set(parts)), partitions=parts
+    )
 
 
 def _p(p: float) -> str:
@@ -583,11 +573,22 @@ def _p(p: float) -> str:
 
 
 def p_text(p: Paired | float) -> str:
-    """``"p 0.003"`` or ``"p < 0.001"`` for a p-value; for a comparison its test's p-value with
-    the exact sign-flip p beside it, ``"p 0.003, sign-flip 0.062"``; ``"1 fold"`` for a comparison
-    on one fold."""
+    """``"p 0.003"`` or ``"p < 0.001"`` for a p-value. For a comparison: its test's p-value; beside
+    it, for folds from two or more partitions, the sign-flip p over the partition means (``"p 0.003,
+    sign-flip over 3 partitions 0.250"``); and for a comparison not significant at 0.05 the smallest
+    difference its test detects with 80 % power (``"p 0.137, detects |Δ| ≥ 0.027 at 80 % power"``);
+    ``"1 fold"`` for a comparison on one fold.
+
+    >>> p_text(paired([0.1, 0.2, 0.3, 0.2, 0.1, 0.0], [0.1] * 6, larger=True, partitions=[0, 0, 0, 1, 1, 1]))
+    'p 0.493, sign-flip over 2 partitions 1.000, detects |Δ| ≥ 0.238 at 80 % power'
+    """
     if isinstance(p, Paired):
         if p.n < 2:
             return "1 fold"
-        return _p(p.p) + ("" if math.isnan(p.p_sign) else f", sign-flip {p.p_sign:.3f}")
+        parts = _p(p.p)
+        if not math.isnan(p.p_sign):
+            parts += f", sign-flip over {p.repetitions} partitions {p.p_sign:.3f}"
+        if p.verdict == INCONCLUSIVE and math.isfinite(p.mdd):
+            parts += f", detects |Δ| ≥ {p.mdd:.3f} at 80 % power"
+        return parts
     return _p(p)

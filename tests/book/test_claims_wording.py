@@ -17,6 +17,7 @@ FIELDS = {
     "uncounted": set(),
     "shared": {"dataset", "who", "base"},
     "investigation": {"finding"},
+    "not_measured": {"what"},
     "drop_follows": set(),
     "largest_drop": {"top", "before", "after"},
     "a4_weight": set(),

@@ -623,7 +623,24 @@ def test_weight_grid_table_and_trend_plot():
     named = reporting.table6_frame(recs)["worst subgroup"]
     assert set(named) == {"Male, Amer-Indian-Eskimo"}  # the subgroup by its name, never a code ("m, aie")
     claims = {c.key: c for c in book.evaluate_claims(recs)}
-    assert claims["B.1"].holds is True  # accuracy and CF-MSE both rise with the accuracy weight
+    # one fold: the trend's unit is the fold, and one fold gives no test
+    assert claims["B.1"].verdict == "inconclusive" and "5 points × 1 fold on COMPAS" in claims["B.1"].folds
+    folds = [
+        _rec(
+            "compas",
+            "ltn_acc_cf",
+            f,
+            tag=r["config"]["tag"],
+            w_acc=r["config"]["weights"]["acc"],
+            w_cf=r["config"]["weights"]["cf"],
+            perf=r["metrics"]["accuracy"] + 0.001 * f,
+            cf=r["metrics"]["cf_mse"] + 0.001 * f,
+        )
+        for f in range(3)
+        for r in recs
+    ]
+    claims = {c.key: c for c in book.evaluate_claims(folds)}
+    assert claims["B.1"].holds is True  # accuracy and CF-MSE both rise with the accuracy weight, in every fold
 
 
 def test_evaluate_claims_on_the_papers_own_numbers():

@@ -107,11 +107,15 @@ def test_decide_one_fold_counts_by_its_sign_and_nothing_is_pending():
     assert V.decide([]).verdict == V.PENDING
 
 
-def test_paired_carries_both_tests_and_the_exact_sign_flip_p():
+def test_paired_carries_both_tests_and_the_sign_flip_p_over_partitions_only():
     a, b = [0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64]
     r = V.paired(a, b, larger=True)
-    assert r.p == r.p_corrected > r.p_plain and r.p_sign == 0.0625 and r.test == "corrected"
-    assert "sign-flip 0.062" in V.p_text(r) and "over 5 folds" in r.text
+    # one partition: no sign-flip p (its one partition mean has two signs that tie)
+    assert r.p == r.p_corrected > r.p_plain and math.isnan(r.p_sign) and r.test == "corrected"
+    assert "sign-flip" not in V.p_text(r) and "over 5 folds" in r.text
+    # 3 partitions of 5 folds, every difference positive: 15 folds would give 2/2¹⁵, 3 partition means give 2/8
+    r3 = V.paired(a * 3, b * 3, larger=True, partitions=[0] * 5 + [1] * 5 + [2] * 5)
+    assert r3.p_sign == 0.25 and r3.repetitions == 3 and "sign-flip over 3 partitions 0.250" in V.p_text(r3)
     with V.rules(V.Rules(test="plain")):
         assert V.paired(a, b, larger=True).p == r.p_plain
     with pytest.raises(ValueError, match="unknown test"):
@@ -234,8 +238,9 @@ def test_b1_holds_when_most_datasets_show_both_trends():
         _grid("adult", 0.01, 0.01, points=3, fine=False) + _grid("compas", 0.01, 0.01) + _grid("lawschool", 0.01, 0.01)
     )
     c = _claims(recs)["B.1"]
-    assert c.verdict == V.HOLDS and "both trends on 2 of 3 datasets" in c.note and "too few to test" in c.note
-    assert c.test == "exact Spearman, Holm over 4" and "7 points on Lawschool" in c.folds
+    assert c.verdict == V.HOLDS and "both trends on 2 of 3 datasets" in c.note and "too few points to test" in c.note
+    assert c.test == "Spearman within each fold, corrected t-test over folds, Holm over 4"
+    assert "7 points × 2 folds on Lawschool" in c.folds
 
 
 def test_b1_one_dataset_of_three_is_not_most():
@@ -257,6 +262,17 @@ def test_b1_does_not_hold_when_most_datasets_go_against_it():
     )
     c = _claims(recs)["B.1"]
     assert c.verdict == V.FAILS and "against them on 2" in c.note
+
+
+def test_b1_tests_the_trend_with_the_fold_as_the_unit():
+    # fold 0 rises steeply, fold 1 falls gently: the means of the 7 points rise monotonically (an exact
+    # Spearman over them would give ρ = 1, p 0.0004), but per fold ρ is +1 and −1: no trend over folds
+    up, down = _grid("compas", 0.03, 0.03), _grid("compas", -0.01, -0.01)
+    recs = [r for r in up if r["config"]["fold"] == 0] + [r for r in down if r["config"]["fold"] == 1]
+    c = _claims(recs)["B.1"]
+    assert c.verdict == V.INCONCLUSIVE and "(-1.00 to +1.00" in c.note.replace("−", "-")
+    steady = _claims(_grid("compas", 0.03, 0.03))["B.1"]  # both folds rise: the trend is the folds'
+    assert steady.verdict == V.HOLDS
 
 
 def test_b1_shows_compas_age_without_counting_it():

@@ -79,7 +79,7 @@ def base_records(**rulers_for: float) -> list[dict[str, Any]]:
 
 def verdict(frame: pd.DataFrame, claim: str, level: str) -> tuple[str, str]:
     row = frame[(frame["claim"] == claim) & (frame["level"] == level) & (frame["factor"] == "semantics")].iloc[0]
-    return row["base"], row["verdict"]
+    return row["same_folds"], row["verdict"]
 
 
 SEM = [lv for lv in dep.DEPENDENCE_LEVELS if lv.factor == "semantics" and lv.name == "lukasiewicz"]
@@ -243,10 +243,11 @@ def test_the_saturation_table_leaves_out_datasets_without_a_recorded_saturation(
 def test_the_dependence_table_has_one_column_per_factor_and_marks_changes():
     frame = dep.dependence_frame(base_records())
     row = frame.iloc[0].to_dict()
-    frame.loc[0, ["base", "verdict", "changed"]] = ["holds", "inconclusive", True]
+    frame.loc[0, ["same_folds", "verdict", "changed"]] = ["holds", "inconclusive", True]
     html = str(dep.dependence_table(frame))
     titles = set(dep.FACTOR_TITLES.values())
     assert sum(html.count(f">{t}<") for t in titles) == len(titles)  # one header per factor, not per level
+    assert ">claims table<" in html  # the claims table's verdict first: the base every level is read against
     assert f"{row['label']}: holds → inconclusive" in html
 
 
@@ -322,10 +323,12 @@ def test_the_factor_paragraph_agrees_in_number_with_what_it_counts():
             "level": "flip_rate",
             "label": "flip rate",
             "base": base,
+            "same_folds": base,
             "verdict": verdict,
             "changed": base != verdict,
             "reverses": reverses,
             "datasets": "COMPAS",
+            "folds": "all folds",
         }
 
     one_each = pd.DataFrame(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -59,10 +61,10 @@ def _rec(
 # ---------------------------------------------------------------------------- the rules
 def test_paired_t_test_over_folds_by_hand():
     # differences 0.05, 0.05, 0.03, 0.05, 0.06: mean 0.048, sd 0.011 -> plain t = 9.8, p < 0.001;
-    # corrected t = 0.048 / sqrt((1/5 + 1/4) · 0.011²) = 6.53, p 0.0028; sign-flip 2/32
+    # corrected t = 0.048 / sqrt((1/5 + 1/4) · 0.011²) = 6.53, p 0.0028; no sign-flip p: one partition
     r = V.paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=True)
     assert (r.n, r.verdict, r.test) == (5, V.HOLDS, "corrected") and r.mean == pytest.approx(0.048)
-    assert r.p_plain < 0.001 and r.p == r.p_corrected == pytest.approx(0.0028378, rel=1e-4) and r.p_sign == 0.0625
+    assert r.p_plain < 0.001 and r.p == r.p_corrected == pytest.approx(0.0028378, rel=1e-4) and math.isnan(r.p_sign)
     assert (
         V.paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=True, test="plain").p
         == r.p_plain
@@ -257,7 +259,7 @@ def test_b1_is_decided_on_the_finer_grid_and_needs_five_points():
                 )
             )
     c = {x.key: x for x in book.evaluate_claims(recs)}["B.1"]
-    assert c.verdict == V.HOLDS and "COMPAS (7 weight points)" in c.note
+    assert c.verdict == V.HOLDS and "COMPAS (7 weight points × 3 folds)" in c.note
     # the finer grid never enters Table 6's weight grid
     assert reporting.weight_grid_frame(recs).empty
     coarse = [
@@ -265,7 +267,7 @@ def test_b1_is_decided_on_the_finer_grid_and_needs_five_points():
         for t, a, b in (("", 1, 1), ("w3-1", 3, 1), ("w1-3", 1, 3))
     ]
     c = {x.key: x for x in book.evaluate_claims(coarse)}["B.1"]
-    assert c.verdict == V.INCONCLUSIVE and "too few to test" in c.note
+    assert c.verdict == V.INCONCLUSIVE and "too few points to test" in c.note
     # a dataset whose finer grid has fewer points than its coarse one is read on the coarse one
     fine2 = [
         _rec("adult", "ltn_acc_cf", tag=t, options={"fair_p": 1.0}, w_acc=a, w_cf=b, perf=0.8, cf=0.04)

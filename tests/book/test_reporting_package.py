@@ -21,6 +21,7 @@ BOOK = ROOT / "cffair_book"
 LAYERS = {
     "names": 0,
     "stats": 0,
+    "scores": 0,
     "paper": 1,
     "style": 1,
     "records": 2,
@@ -42,6 +43,8 @@ BOOK_LAYERS = {
     "reproduction": 0,
     "scaling": 0,
     "teaching": 0,
+    "directions": 0,
+    "saturation": 1,
     "investigations": 1,
     "why": 1,
     "beyond": 1,
@@ -55,6 +58,7 @@ BOOK_LAYERS = {
     "claims": 4,
     "rulers": 5,
     "dependence": 6,
+    "score_claims": 5,
 }
 
 # The library user's part of the API of the single-module cffair.reporting before it became a package
@@ -186,7 +190,18 @@ def test_the_package_reexports_what_a_library_user_needs_and_nothing_is_missing(
 def test_the_book_package_reexports_its_modules_public_names():
     import importlib
 
-    for m in ("claims", "why", "investigations", "rulers", "beyond", "reproduction", "dependence", "gan_study"):
+    for m in (
+        "claims",
+        "why",
+        "investigations",
+        "rulers",
+        "beyond",
+        "reproduction",
+        "dependence",
+        "gan_study",
+        "score_claims",
+        "directions",
+    ):
         module = importlib.import_module(f"cffair_book.{m}")
         for name in module.__all__:
             assert getattr(book, name) is getattr(module, name), f"cffair_book lacks {m}.{name}"

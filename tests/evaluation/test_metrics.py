@@ -148,6 +148,8 @@ def test_evaluate_reports_spread_saturation_majority_and_calibrated_cf_mse() -> 
     assert m["prediction_sd"] == pytest.approx(0.5) and m["positive_rate"] == 0.5
     assert m["majority_rate"] == 0.75 and m["saturation"] == 1.0
     assert m["calibrated_cf_mse"] == pytest.approx((0.75 - 0.25) ** 2 / 2, abs=1e-3)
+    # per subgroup: a's pair flips (0.75 vs 0.25), b's does not; the calibrated score's worst subgroup is a
+    assert m["calibrated_cf_mse_by_subgroup"] == pytest.approx({"a": 0.25, "b": 0.0}, abs=1e-3)
     no_train = evaluate(hard, X_test, y_test, pairs, ["a", "b"], target_kind="binary")
     assert "calibrated_cf_mse" not in no_train
 
@@ -176,9 +178,10 @@ def test_a_training_fold_of_one_class_leaves_the_calibrated_cf_mse_not_computabl
             one = evaluate(
                 soft, X_test, y_test, pairs, ["a", "b"], target_kind="binary", train=(X_train, np.full(3, label))
             )
-        assert one["calibrated_cf_mse"] is None
-        assert {k: v for k, v in one.items() if k != "calibrated_cf_mse"} == {
-            k: v for k, v in both.items() if k != "calibrated_cf_mse"
+        assert one["calibrated_cf_mse"] is None and one["calibrated_cf_mse_by_subgroup"] is None
+        calibrated = ("calibrated_cf_mse", "calibrated_cf_mse_by_subgroup")
+        assert {k: v for k, v in one.items() if k not in calibrated} == {
+            k: v for k, v in both.items() if k not in calibrated
         }
         said = [w for w in caught if issubclass(w.category, MetricWarning)]
         assert len(said) == 1 and "not computable" in str(said[0].message) and f"label {label}" in str(said[0].message)

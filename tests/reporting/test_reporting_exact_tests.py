@@ -102,10 +102,10 @@ def test_spearman_at_eight_and_nine_points_counts_every_ordering():
 
 def test_the_orderings_are_every_permutation_once():
     for n in range(0, 7):
-        rows = V._orderings(n)
+        rows = S._orderings(n)
         assert rows.shape == (math.factorial(n), n)
         assert sorted(map(tuple, rows.tolist())) == sorted(permutations(range(n)))
-    assert not V._orderings(5).flags.writeable
+    assert not S._orderings(5).flags.writeable
 
 
 # ---------------------------------------------------------------------------- sign flips
