@@ -1,14 +1,101 @@
 """Support the other parts build on (private): safe file writing and reading, input validation, model-file and artefact formats, code fingerprints, devices, small utilities.
 
-Each name below is loaded from its module on first use, so importing the part stays light and no
-import cycle runs through this face.
+Each name below is loaded from its module on first use, so that importing the part stays light and no
+import cycle runs through this face; type checkers read the imports under ``TYPE_CHECKING``.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
+
+if TYPE_CHECKING:
+    from cffair._support.artefacts import (
+        FLOW_FORMAT,
+        LEARNER_FORMAT,
+        check_data_fingerprint,
+        content_hash,
+        data_fingerprint,
+        describe_data_changes,
+        flow_from_payload,
+        flow_payload,
+        learner_extra,
+        learner_state,
+        load_flow,
+        load_learner,
+        read_artefact,
+        save_flow,
+        save_learner,
+        write_artefact,
+    )
+    from cffair._support.codehash import (
+        EQUIVALENT_CODE,
+        EXEMPT_FLAG,
+        MOVES,
+        Equivalence,
+        SourceTree,
+        canonical_code,
+        code_hash,
+        code_version,
+        normalised_code,
+    )
+    from cffair._support.devices import (
+        Device,
+        current_device,
+        flushed_denormals,
+        resolve_device,
+        retained_heap,
+        task_devices,
+        use_device,
+    )
+    from cffair._support.integrity import (
+        SEAL_KEYS,
+        artefact_checksums,
+        checksum_problem,
+        seal,
+        table_digest,
+        zip_damage,
+    )
+    from cffair._support.io import (
+        StorageError,
+        atomic_path,
+        atomic_write,
+        ensure_dir,
+        special_file,
+        storage_error,
+        store_lock,
+        writable_dir,
+        write_text_atomic,
+    )
+    from cffair._support.utils import (
+        json_default,
+        project_root,
+        seed_everything,
+        stable_hash,
+        torch_cpu_setup,
+        write_json_atomic,
+    )
+    from cffair._support.validation import (
+        DEVICES,
+        MAX_LEARNING_RATE,
+        SETTING_GROUPS,
+        TARGET_KINDS,
+        TargetKind,
+        check_choice,
+        check_device,
+        check_fitted,
+        check_group_weights,
+        check_int,
+        check_labels,
+        check_learning_rate,
+        check_matrix,
+        check_number,
+        check_target_kind,
+        check_vector,
+        load_yaml,
+    )
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
@@ -64,6 +151,7 @@ _EXPORTS: dict[str, str] = {
     "project_root": "utils",
     "read_artefact": "artefacts",
     "resolve_device": "devices",
+    "retained_heap": "devices",
     "save_flow": "artefacts",
     "save_learner": "artefacts",
     "seal": "integrity",
@@ -84,7 +172,78 @@ _EXPORTS: dict[str, str] = {
 }
 _SUBMODULES = ("artefacts", "codehash", "devices", "integrity", "io", "utils", "validation")
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "DEVICES",
+    "Device",
+    "EQUIVALENT_CODE",
+    "EXEMPT_FLAG",
+    "Equivalence",
+    "FLOW_FORMAT",
+    "LEARNER_FORMAT",
+    "MAX_LEARNING_RATE",
+    "MOVES",
+    "SEAL_KEYS",
+    "SETTING_GROUPS",
+    "SourceTree",
+    "StorageError",
+    "TARGET_KINDS",
+    "TargetKind",
+    "artefact_checksums",
+    "atomic_path",
+    "atomic_write",
+    "canonical_code",
+    "check_choice",
+    "check_data_fingerprint",
+    "check_device",
+    "check_fitted",
+    "check_group_weights",
+    "check_int",
+    "check_labels",
+    "check_learning_rate",
+    "check_matrix",
+    "check_number",
+    "check_target_kind",
+    "check_vector",
+    "checksum_problem",
+    "code_hash",
+    "code_version",
+    "content_hash",
+    "current_device",
+    "data_fingerprint",
+    "describe_data_changes",
+    "ensure_dir",
+    "flow_from_payload",
+    "flow_payload",
+    "flushed_denormals",
+    "json_default",
+    "learner_extra",
+    "learner_state",
+    "load_flow",
+    "load_learner",
+    "load_yaml",
+    "normalised_code",
+    "project_root",
+    "read_artefact",
+    "resolve_device",
+    "retained_heap",
+    "save_flow",
+    "save_learner",
+    "seal",
+    "seed_everything",
+    "special_file",
+    "stable_hash",
+    "storage_error",
+    "store_lock",
+    "table_digest",
+    "task_devices",
+    "torch_cpu_setup",
+    "use_device",
+    "writable_dir",
+    "write_artefact",
+    "write_json_atomic",
+    "write_text_atomic",
+    "zip_damage",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -1,14 +1,110 @@
-"""Evaluation: the metrics (accuracy, CF-MSE, flip rates), the degenerate-model screen, audits of a model's decisions, counterfactual knowledge extraction (CKE), post-hoc queries, recourse and diagnostics.
+"""Evaluation: the metrics (accuracy, CF-MSE, flip rates, group fairness), the degenerate-model screen, audits of a model's decisions, counterfactual knowledge extraction (CKE), post-hoc queries, recourse and diagnostics.
 
-Each name below is loaded from its module on first use, so importing the part stays light and no
-import cycle runs through this face.
+Each name below is loaded from its module on first use, so that importing the part stays light and no
+import cycle runs through this face; type checkers read the imports under ``TYPE_CHECKING``.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
+
+if TYPE_CHECKING:
+    from cffair.evaluation.alignment import (
+        ROW_ID,
+        SIDECAR,
+        TWIN_KEYS,
+        align,
+        factual_keys,
+        rows_hash,
+        save_predictions,
+    )
+    from cffair.evaluation.audit import (
+        AUDIT_FLOW,
+        AuditResult,
+        audit,
+        audit_flow_config,
+        audit_scores,
+        bootstrap_indices,
+        by_subgroup,
+        check_range,
+        scores_of,
+    )
+    from cffair.evaluation.audit_stats import (
+        audit_tables,
+        cluster_sums,
+        percentile_interval,
+        ratio_bootstrap,
+    )
+    from cffair.evaluation.cke import (
+        DEFAULT_THRESHOLDS,
+        Candidate,
+        CKEReport,
+        cke_features,
+        cke_loop,
+        default_threshold,
+        explanations,
+        extract,
+        favourable,
+        frequencies,
+        imbalances,
+        pairs_from_cfset,
+        score_threshold_of,
+        top_candidates,
+    )
+    from cffair.evaluation.diagnostics import (
+        SATURATION_EPS,
+        a4_gradient_share,
+        calibrated_cf_mse,
+        calibrator,
+        cf_mse_per_flip,
+        saturation,
+    )
+    from cffair.evaluation.groupfair import (
+        GROUP_METRICS,
+        group_fairness,
+        group_rates,
+    )
+    from cffair.evaluation.metrics import (
+        accuracy,
+        cf_flip_rate,
+        cf_flip_rate_by_subgroup,
+        cf_mse,
+        cf_mse_by_subgroup,
+        decision_threshold,
+        evaluate,
+        mse,
+        undesirable_explanation_ratio,
+        worst_subgroup,
+    )
+    from cffair.evaluation.queries import (
+        X_HAT_RULES,
+        QueryResult,
+        nearest_different,
+        query_person,
+        similar_different,
+        subgroup_cf,
+        witness_share,
+    )
+    from cffair.evaluation.recourse import (
+        RECOURSE_ACTIONS,
+        Action,
+        CostModel,
+        RecourseError,
+        RecourseSearch,
+        RecourseTable,
+        check_actions,
+        default_actions,
+    )
+    from cffair.evaluation.screen import (
+        CONSTANT_SD,
+        NEAR_CONSTANT_SHARE,
+        Screen,
+        screen,
+        screen_metrics,
+    )
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
@@ -20,6 +116,7 @@ _EXPORTS: dict[str, str] = {
     "Candidate": "cke",
     "CostModel": "recourse",
     "DEFAULT_THRESHOLDS": "cke",
+    "GROUP_METRICS": "groupfair",
     "NEAR_CONSTANT_SHARE": "screen",
     "QueryResult": "queries",
     "RECOURSE_ACTIONS": "recourse",
@@ -38,6 +135,7 @@ _EXPORTS: dict[str, str] = {
     "audit": "audit",
     "audit_flow_config": "audit",
     "audit_scores": "audit",
+    "audit_tables": "audit_stats",
     "bootstrap_indices": "audit",
     "by_subgroup": "audit",
     "calibrated_cf_mse": "diagnostics",
@@ -51,6 +149,7 @@ _EXPORTS: dict[str, str] = {
     "check_range": "audit",
     "cke_features": "cke",
     "cke_loop": "cke",
+    "cluster_sums": "audit_stats",
     "decision_threshold": "metrics",
     "default_actions": "recourse",
     "default_threshold": "cke",
@@ -60,11 +159,15 @@ _EXPORTS: dict[str, str] = {
     "factual_keys": "alignment",
     "favourable": "cke",
     "frequencies": "cke",
+    "group_fairness": "groupfair",
+    "group_rates": "groupfair",
     "imbalances": "cke",
     "mse": "metrics",
     "nearest_different": "queries",
     "pairs_from_cfset": "cke",
+    "percentile_interval": "audit_stats",
     "query_person": "queries",
+    "ratio_bootstrap": "audit_stats",
     "rows_hash": "alignment",
     "saturation": "diagnostics",
     "save_predictions": "alignment",
@@ -79,9 +182,94 @@ _EXPORTS: dict[str, str] = {
     "witness_share": "queries",
     "worst_subgroup": "metrics",
 }
-_SUBMODULES = ("alignment", "audit", "cke", "diagnostics", "metrics", "queries", "recourse", "screen")
+_SUBMODULES = (
+    "alignment",
+    "audit",
+    "audit_stats",
+    "cke",
+    "diagnostics",
+    "groupfair",
+    "metrics",
+    "queries",
+    "recourse",
+    "screen",
+)
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AUDIT_FLOW",
+    "Action",
+    "AuditResult",
+    "CKEReport",
+    "CONSTANT_SD",
+    "Candidate",
+    "CostModel",
+    "DEFAULT_THRESHOLDS",
+    "GROUP_METRICS",
+    "NEAR_CONSTANT_SHARE",
+    "QueryResult",
+    "RECOURSE_ACTIONS",
+    "ROW_ID",
+    "RecourseError",
+    "RecourseSearch",
+    "RecourseTable",
+    "SATURATION_EPS",
+    "SIDECAR",
+    "Screen",
+    "TWIN_KEYS",
+    "X_HAT_RULES",
+    "a4_gradient_share",
+    "accuracy",
+    "align",
+    "audit",
+    "audit_flow_config",
+    "audit_scores",
+    "audit_tables",
+    "bootstrap_indices",
+    "by_subgroup",
+    "calibrated_cf_mse",
+    "calibrator",
+    "cf_flip_rate",
+    "cf_flip_rate_by_subgroup",
+    "cf_mse",
+    "cf_mse_by_subgroup",
+    "cf_mse_per_flip",
+    "check_actions",
+    "check_range",
+    "cke_features",
+    "cke_loop",
+    "cluster_sums",
+    "decision_threshold",
+    "default_actions",
+    "default_threshold",
+    "evaluate",
+    "explanations",
+    "extract",
+    "factual_keys",
+    "favourable",
+    "frequencies",
+    "group_fairness",
+    "group_rates",
+    "imbalances",
+    "mse",
+    "nearest_different",
+    "pairs_from_cfset",
+    "percentile_interval",
+    "query_person",
+    "ratio_bootstrap",
+    "rows_hash",
+    "saturation",
+    "save_predictions",
+    "score_threshold_of",
+    "scores_of",
+    "screen",
+    "screen_metrics",
+    "similar_different",
+    "subgroup_cf",
+    "top_candidates",
+    "undesirable_explanation_ratio",
+    "witness_share",
+    "worst_subgroup",
+]
 
 
 def __getattr__(name: str) -> object:

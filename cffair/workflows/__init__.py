@@ -1,14 +1,41 @@
 """Workflows: what a command runs from start to end: a user's own data (:mod:`cffair.workflows.own`) and the paper's reproduction (:mod:`cffair.workflows.reproduce`).
 
-Each name below is loaded from its module on first use, so importing the part stays light and no
-import cycle runs through this face.
+Each name below is loaded from its module on first use, so that importing the part stays light and no
+import cycle runs through this face; type checkers read the imports under ``TYPE_CHECKING``.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
+
+if TYPE_CHECKING:
+    from cffair.workflows.own import (
+        DEFAULT_BASELINES,
+        SAVABLE_SETTINGS,
+        OwnRun,
+        Plan,
+        default_out,
+        fit_models,
+        normalise_settings,
+        plan,
+        run,
+    )
+    from cffair.workflows.reproduce import (
+        Freshness,
+        freshness,
+        provenance,
+        reproduce,
+        resolve_mode,
+        results_for,
+        results_root,
+        run_grid,
+        run_notebooks,
+        status,
+        with_parts,
+    )
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
@@ -35,7 +62,28 @@ _EXPORTS: dict[str, str] = {
 }
 _SUBMODULES = ("own", "reproduce")
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "DEFAULT_BASELINES",
+    "Freshness",
+    "OwnRun",
+    "Plan",
+    "SAVABLE_SETTINGS",
+    "default_out",
+    "fit_models",
+    "freshness",
+    "normalise_settings",
+    "plan",
+    "provenance",
+    "reproduce",
+    "resolve_mode",
+    "results_for",
+    "results_root",
+    "run",
+    "run_grid",
+    "run_notebooks",
+    "status",
+    "with_parts",
+]
 
 
 def __getattr__(name: str) -> object:
