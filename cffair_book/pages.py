@@ -152,10 +152,18 @@ def _load(path: str | Path | None, group: str, missing_ok: bool) -> dict[str, An
     return data
 
 
+def _records_held(group: str) -> int:
+    """How many records of ``group``'s grid the committed store holds (the one source of a chapter's count)."""
+    from cffair.workflows import reproduce
+
+    return len(reproduce.results_for("render", [group], missing_ok=True))
+
+
 def regenerate_facts(group: str, path: str | Path | None = None, *, missing_ok: bool = True) -> dict[str, str]:
     """The time to regenerate one question group, as text for a chapter's boxes: ``quick``
     (``.venv/bin/cffair reproduce --only group --mode quick``, measured cold), ``full`` (the paper's
-    protocol, estimated from the committed run's per-record timings), ``records``, ``measured``
+    protocol, estimated from the committed run's per-record timings), ``records`` (how many of the
+    group's records the committed store holds: the store is the one source of every count), ``measured``
     (the date), ``quick_cpu`` (the CPU seconds of the quick run's processes), ``load`` (the
     machine's 1-minute load average during the quick run: other work on the same cores
     stretches the wall-clock time, not the CPU seconds) and ``commit``.
@@ -177,7 +185,7 @@ def regenerate_facts(group: str, path: str | Path | None = None, *, missing_ok: 
         "quick": _duration(float(g["quick"]["wall_seconds"])),
         "quick_cpu": _duration(float(cpu)) if cpu is not None else "not recorded",
         "full": _duration(float(g["full"]["estimate_seconds"])),
-        "records": str(int(g["full"]["records"])),
+        "records": str(_records_held(group)),
         "measured": str(data.get("finished", ""))[:10],
         "load": f"{max(load):.1f}" if load else "not recorded",
         "commit": str(data.get("commit", ""))[:10],
