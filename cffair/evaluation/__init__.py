@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from cffair.evaluation.audit import (
         AUDIT_FLOW,
         AuditResult,
-        audit,
         audit_flow_config,
         audit_scores,
         bootstrap_indices,
@@ -102,7 +101,6 @@ if TYPE_CHECKING:
         CONSTANT_SD,
         NEAR_CONSTANT_SHARE,
         Screen,
-        screen,
         screen_metrics,
     )
 
@@ -132,7 +130,6 @@ _EXPORTS: dict[str, str] = {
     "a4_gradient_share": "diagnostics",
     "accuracy": "metrics",
     "align": "alignment",
-    "audit": "audit",
     "audit_flow_config": "audit",
     "audit_scores": "audit",
     "audit_tables": "audit_stats",
@@ -173,7 +170,6 @@ _EXPORTS: dict[str, str] = {
     "save_predictions": "alignment",
     "score_threshold_of": "cke",
     "scores_of": "audit",
-    "screen": "screen",
     "screen_metrics": "screen",
     "similar_different": "queries",
     "subgroup_cf": "queries",
@@ -220,7 +216,6 @@ __all__ = [
     "a4_gradient_share",
     "accuracy",
     "align",
-    "audit",
     "audit_flow_config",
     "audit_scores",
     "audit_tables",
@@ -261,7 +256,6 @@ __all__ = [
     "save_predictions",
     "score_threshold_of",
     "scores_of",
-    "screen",
     "screen_metrics",
     "similar_different",
     "subgroup_cf",
