@@ -110,3 +110,8 @@ class MetricWarning(CffairWarning):
 class DataWarning(CffairWarning):
     """Data that loads but probably does not mean what the spec says (e.g. one-hot groups read
     as separate binary features)."""
+
+
+class SelectionError(CffairError, ValueError):
+    """Model selection that cannot choose (:mod:`cffair.model_selection`): every candidate
+    collapsed, or the scores it reads are missing from the search's results."""

@@ -388,6 +388,27 @@ def _positive(estimator: Any, y: Any) -> np.ndarray:
     return (y == classes[1]).astype(int) if classes is not None and len(classes) == 2 else y.astype(int)
 
 
+def _twin_rows(X: pd.DataFrame, twins: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+    """``(row_id, rows)``: each twin as a full row of ``X``: its row's columns, with the values
+    the twin gives (the twins of :meth:`~_CounterfactualFairEstimator.counterfactuals_of` hold the
+    spec's features only; columns of ``X`` beyond them, such as an identifier a pipeline drops,
+    are the factual row's)."""
+    if "row_id" in twins:
+        row_id = twins["row_id"].to_numpy()
+    elif len(twins) == len(X):
+        row_id = np.arange(len(X))
+    else:
+        raise DataError(
+            f"counterfactuals(rows) returned {len(twins)} twins for {len(X)} rows without a 'row_id' column: "
+            "return one twin per row in order, or say which row each twin is of in 'row_id'."
+        )
+    rows = X.iloc[row_id].reset_index(drop=True)
+    for c in twins.columns:
+        if c in rows.columns and c not in ("row_id", "sample"):
+            rows[c] = twins[c].to_numpy()
+    return row_id, rows
+
+
 def _worst(metric: str, target_kind: str) -> float:
     """The worst score a metric can give: a flip rate of 1; a binary CF-MSE of 1; an unbounded score's −∞."""
     return -1.0 if metric == "flip_rate" or target_kind == "binary" else -math.inf
@@ -437,10 +458,9 @@ def cf_scorer(
                     return np.asarray(estimator.predict_proba(frame))[:, 1]
                 return np.asarray(estimator.predict(frame), dtype=np.float64)
 
-            twins = counterfactuals(X)
             factual = out(X)
-            row_id = twins["row_id"].to_numpy() if "row_id" in twins else np.arange(len(X))
-            d, d_cf = factual[row_id], out(twins[list(X.columns)])
+            row_id, twin_rows = _twin_rows(X, counterfactuals(X))
+            d, d_cf = factual[row_id], out(twin_rows)
         threshold = 0.5 if kind == "binary" else decision_threshold(factual, "score", top)
         if screen_collapsed:
             truth = None if y is None else (_positive(step, y) if kind == "binary" else y)

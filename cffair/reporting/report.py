@@ -18,6 +18,7 @@ __all__ = [
     "cke_frame",
     "verdict_frame",
     "collapsed_runs",
+    "excluded_methods",
     "recommendation",
     "eq3_frame",
     "figure_html",
@@ -220,13 +221,36 @@ def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, 
 FAIRNESS_SCORES: tuple[str, ...] = ("cf_mse", "cf_flip_rate", "calibrated_cf_mse", "cf_mse_worst_subgroup")
 
 
+def excluded_methods(
+    records: Sequence[Mapping[str, Any]], methods: Sequence[str], majority: Mapping[int, float] | None = None
+) -> dict[str, Any]:
+    """``{method: screen}`` for every method the recommendation leaves out, by
+    :func:`cffair.screen.screen_folds` over its folds: constant or near-constant on any fold, or
+    no more accurate than the majority class on average over the folds (a single fold below the
+    majority rate is flagged by :func:`collapsed_runs` but excludes nothing: one fold's accuracy
+    moves by a few points by chance). A record made before the majority rate was recorded reads it
+    from ``majority`` (fold → share of the majority class in its test rows)."""
+    from cffair.reporting.records import record_method
+    from cffair.screen import screen_folds
+
+    folds: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        m, fold = dict(r["metrics"]), int(r["config"]["fold"])
+        if "accuracy" in m and "majority_rate" not in m and fold in (majority or {}):
+            m["majority_rate"] = float((majority or {})[fold])
+        folds.setdefault(record_method(r), []).append(m)
+    verdicts = {m: screen_folds(folds[m]) for m in methods if m in folds}
+    return {m: v for m, v in verdicts.items() if v.collapsed}
+
+
 def recommendation(
     records: Sequence[Mapping[str, Any]], methods: Sequence[str], majority: Mapping[int, float] | None = None
 ) -> str:
-    """The report's first line, chosen by the numbers: among the methods none of whose folds
-    collapsed (:func:`collapsed_runs`), the most accurate one (lowest MSE for a score target) and
-    the fairest on each fairness score (mean over folds), and whether an LTN fairness setting is
-    the fairest on any score, i.e. whether the LTN pays off on this data.
+    """The report's first line, chosen by the numbers: among the methods that neither collapsed
+    nor are no more accurate than the majority class on average (:func:`excluded_methods`), the
+    most accurate one (lowest MSE for a score target) and the fairest on each fairness score
+    (mean over folds), and whether an LTN fairness setting is the fairest on any score, i.e.
+    whether the LTN pays off on this data.
 
     >>> runs = (("ltn_acc", 0.8, 0.1), ("ltn_acc_cf", 0.78, 0.01), ("cnf", 0.79, 0.05))
     >>> recs = [{"config": {"dataset": "d", "setting": s, "fold": f}, "metrics": {"accuracy": a, "cf_mse": c}}
@@ -239,19 +263,37 @@ def recommendation(
     def plain(metric: str) -> str:  # the display name without the paper's arrow
         return metric_name(metric).rstrip(" ↑↓")
 
-    bad = {c.rsplit(" fold ", 1)[0] for c, _ in collapsed_runs(records, majority or {})}
+    def names(ms: Sequence[str]) -> str:
+        shown = [method_name(m) for m in ms]
+        return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+    excluded = excluded_methods(records, methods, majority)
     frame = records_frame(records)
     frame = frame[frame["method"].isin(methods)]
-    kept = [m for m in methods if m in set(frame["method"]) and method_name(m) not in bad]
-    dropped = [method_name(m) for m in methods if method_name(m) in bad]
-    tail = f" ({', '.join(dropped)} collapsed and {'is' if len(dropped) == 1 else 'are'} left out)" if dropped else ""
+    present = [m for m in methods if m in set(frame["method"])]
+    kept = [m for m in present if m not in excluded]
+    collapsed = [m for m in present if m in excluded and excluded[m].kind in ("constant", "near_constant")]
+    weak = [m for m in present if m in excluded and m not in collapsed]
+    tail = ""
+    if collapsed:
+        tail += f" ({names(collapsed)} collapsed and {'is' if len(collapsed) == 1 else 'are'} left out)"
+    if weak:
+        are = "is" if len(weak) == 1 else "are"
+        tail += f" ({names(weak)} {are} no more accurate than the majority class on average and {are} left out)"
     if not kept:
-        return f"Every method collapsed{tail}: no recommendation; lower the learning rate or the fairness weights."
+        if not weak:
+            return f"Every method collapsed{tail}: no recommendation; lower the learning rate or the fairness weights."
+        return (
+            f"No method is more accurate than always predicting the majority class on average over the folds{tail}: "
+            "no recommendation; the features may carry too little signal for this many rows, or the models need "
+            "another learning rate or more epochs."
+        )
     means = frame[frame["method"].isin(kept)].groupby("method").mean(numeric_only=True)
     perf = "accuracy" if "accuracy" in means and means["accuracy"].notna().any() else "mse"
     best = means[perf].idxmax() if perf == "accuracy" else means[perf].idxmin()
+    beat = " and beat the majority class on average" if weak else ""
     words = [
-        f"Among the {len(kept)} method{'s' if len(kept) != 1 else ''} that did not collapse{tail}, "
+        f"Among the {len(kept)} method{'s' if len(kept) != 1 else ''} that did not collapse{beat}{tail}, "
         f"{method_name(best)} is the most accurate ({plain(perf)} {means.at[best, perf]:.3f})"
     ]
     fairest: dict[str, list[str]] = {}
@@ -259,7 +301,10 @@ def recommendation(
     for metric in scores:
         winner = str(means[metric].idxmin())
         fairest.setdefault(winner, []).append(f"{plain(metric)} ({means.at[winner, metric]:.4f})")
-    words.append(" and " + "; ".join(f"{method_name(m)} the fairest on {', '.join(v)}" for m, v in fairest.items()))
+    if list(fairest) == [best]:
+        words.append(f" and the fairest on {', '.join(fairest[best])}")
+    else:
+        words.append(" and " + "; ".join(f"{method_name(m)} the fairest on {', '.join(v)}" for m, v in fairest.items()))
     ltn_fair = {m for m in fairest if m in registry.ltn_settings() and m != "ltn_acc"}
     won = [s for s in scores if str(means[s].idxmin()) in ltn_fair]
     if not scores:
@@ -268,6 +313,8 @@ def recommendation(
         verdict = ": here the LTN pays off on every fairness score"
     elif won:
         verdict = f": here the LTN pays off on {', '.join(plain(s) for s in won)} only"
+    elif not any(m in registry.ltn_settings() and m != "ltn_acc" for m in kept):
+        verdict = ": no LTN fairness setting is left to compare, so the LTN does not pay off on this data"
     else:
         verdict = ": here no LTN fairness setting is the fairest on any score, so the LTN does not pay off on this data"
     return "".join(words) + verdict + "."
@@ -432,7 +479,11 @@ def _majority(info: Mapping[str, Any]) -> dict[int, float]:
 def _checks(info: Mapping[str, Any], collapsed: Sequence[tuple[str, str]]) -> str:
     items = [*info.get("plan", {}).get("notes", []), *info.get("warnings", [])]
     items += [
-        f"{c} is a collapsed model: {why}. It is no better than always predicting one outcome, so its fairness "
+        f"{c}: {why}. On this fold it is no better than always predicting the majority class (one fold's accuracy "
+        "moves by chance: the recommendation leaves a method out only when its mean over the folds is at or below "
+        "the majority rate)."
+        if "majority-class rate" in why
+        else f"{c} is a collapsed model: {why}. It is no better than always predicting one outcome, so its fairness "
         "numbers mean nothing; lower the learning rate or the fairness weights."
         for c, why in collapsed
     ]
