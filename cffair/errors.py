@@ -115,3 +115,9 @@ class DataWarning(CffairWarning):
 class SelectionError(CffairError, ValueError):
     """Model selection that cannot choose (:mod:`cffair.model_selection`): every candidate
     collapsed, or the scores it reads are missing from the search's results."""
+
+
+class CollapsedModelWarning(CffairWarning):
+    """A trained model that the degenerate-model screen (:mod:`cffair.screen`) finds collapsed on
+    its own training rows: constant or near-constant decisions, or no more accurate than the
+    majority class (its fairness scores then mean nothing)."""

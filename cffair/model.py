@@ -101,7 +101,9 @@ def save_model(estimator: Any, path: str | Path, *, training_frame: pd.DataFrame
     graph = spec.load_graph()
     spec_dict = {**spec.to_dict(), "graph": graph.to_dict()}  # the graph itself, not a path to it
     params = {
-        k: v for k, v in estimator.get_params(deep=False).items() if k not in ("spec", "counterfactuals", "device")
+        k: v
+        for k, v in estimator.get_params(deep=False).items()
+        if k not in ("spec", "counterfactuals", "device", "verbose")
     }
     state = estimator.learner_.state_dict()
     flow_meta, flow_tensors = flow_payload(estimator.flow_)

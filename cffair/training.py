@@ -101,15 +101,14 @@ class CollapseRiskWarning(CffairWarning):
     """Fairness axioms are trained without pre-training on the accuracy axioms."""
 
 
-def is_constant(d: np.ndarray, target_kind: str, tol: float = 1e-3) -> bool:
-    """Whether predictions ``d`` are constant: one hard class for a binary target, or a spread
-    (standard deviation) below ``tol`` of the outputs."""
-    d = np.asarray(d, dtype=np.float64)
-    if d.size == 0:
-        return False
-    if target_kind == "binary" and len(np.unique(d >= 0.5)) == 1:
-        return True
-    return bool(np.std(d) < tol)
+def is_constant(d: np.ndarray, target_kind: str) -> bool:
+    """Whether predictions ``d`` are constant: the degenerate-model screen without labels
+    (:func:`cffair.screen.screen`: outputs whose sd is below :data:`cffair.screen.CONSTANT_SD`, or,
+    for a binary target, at least :data:`cffair.screen.NEAR_CONSTANT_SHARE` of the decisions one
+    class). One test of constancy for the learner, the scorers and the report."""
+    from cffair.screen import screen
+
+    return screen(d, target_kind="score" if target_kind == "score" else "binary").collapsed
 
 
 def _pair_arrays(pairs: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -500,10 +499,13 @@ class LTNLearner(PredictMixin, BaseEstimator):
         bar.close()
 
     def _check_constant(self, X: np.ndarray, when: str) -> None:
-        self.constant_ = is_constant(self.predict_d(X), self.target_kind)
+        from cffair.screen import screen
+
+        verdict = screen(self.predict_d(X), target_kind="score" if self.target_kind == "score" else "binary")
+        self.constant_ = verdict.collapsed
         if self.constant_:
             warnings.warn(
-                f"the predictor is constant after {when} (every row gets the same outcome); "
+                f"the predictor is constant after {when} ({verdict.reason}); "
                 "pre-train longer, lower the learning rate or the fairness weights.",
                 ConstantPredictorWarning,
                 stacklevel=3,
