@@ -117,6 +117,8 @@ class _CounterfactualFairEstimator(BaseEstimator):
         fair_epochs: as :class:`~cffair.training.LTNLearner`.
         group_weights: as :class:`~cffair.training.LTNLearner`.
         fair_p: as :class:`~cffair.training.LTNLearner`.
+        patience: early stopping of each stage, as :class:`~cffair.training.LTNLearner` (``None``:
+            the fixed epochs).
         hidden: as :class:`~cffair.training.LTNLearner`.
         seed: seeds the flow, the twins and the predicate's initial weights.
         progress: show progress bars.
@@ -153,6 +155,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
         fair_epochs: int = 500,
         group_weights: Mapping[str, float] | None = None,
         fair_p: float | None = None,
+        patience: int | None = None,
         hidden: tuple[int, ...] = (100, 50),
         seed: int = 0,
         progress: bool = False,
@@ -168,6 +171,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
         self.fair_epochs = fair_epochs
         self.group_weights = group_weights
         self.fair_p = fair_p
+        self.patience = patience
         self.hidden = hidden
         self.seed = seed
         self.progress = progress
@@ -260,6 +264,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
             fair_epochs=self.fair_epochs,
             group_weights=self.group_weights,
             fair_p=self.fair_p,
+            patience=self.patience,
             hidden=tuple(self.hidden),
             seed=self.seed,
             progress=self.progress,
@@ -288,7 +293,8 @@ class _CounterfactualFairEstimator(BaseEstimator):
         else:
             self.training_score_ = float(np.mean((d - y) ** 2))
             what = f"training MSE {self.training_score_:.4g} (variance of the target {float(np.var(y)):.4g})"
-        epochs = f"{self.pretrain_epochs}" + ("" if self.setting == "acc" else f" + {self.fair_epochs}")
+        stages = self.learner_.history_.groupby("stage", sort=False).size()  # the epochs run (early stopping: fewer)
+        epochs = " + ".join(str(int(n)) for n in stages) or "0"
         if self.verbose:
             print(
                 f"{type(self).__name__}({self.setting}): {len(d):,} rows, {epochs} epochs, {seconds:.1f} s; {what}",

@@ -191,6 +191,13 @@ class LTNLearner(PredictMixin, BaseEstimator):
         sensitive: name of the sensitive attribute, used in the axioms' readable formulas.
         device: where to train: ``"cpu"`` (default), ``"cuda"`` or ``"auto"`` (:mod:`cffair.devices`);
             not part of a checkpoint (a learner saved on an accelerator loads on a CPU).
+        patience: early stopping, off by default (``None``: every stage trains its fixed epochs,
+            the paper's schedule). A number: a stage stops once the knowledge base's satisfaction
+            has gained less than ``min_delta`` over the last ``patience`` epochs (checked every 10
+            epochs); the epochs given are then an upper bound. On 800 rows of the credit data the
+            pre-training's satisfaction gained less than 0.001 per 100 epochs after about 800 of
+            its 1,500 epochs, and the held-out accuracy no longer rose.
+        min_delta: the satisfaction gain over ``patience`` epochs below which a stage stops.
 
     Parameters are checked by :meth:`fit` (and :meth:`load`), not by the constructor, which
     only stores them (scikit-learn's convention; :func:`sklearn.base.clone` works).
@@ -232,6 +239,8 @@ class LTNLearner(PredictMixin, BaseEstimator):
         fair_p: float | None = None,
         clip_grad: float | None = None,
         device: str = "cpu",
+        patience: int | None = None,
+        min_delta: float = 1e-3,
     ):
         self.target_kind = target_kind
         self.setting = setting
@@ -249,6 +258,8 @@ class LTNLearner(PredictMixin, BaseEstimator):
         self.fair_p = fair_p
         self.clip_grad = clip_grad
         self.device = device
+        self.patience = patience
+        self.min_delta = min_delta
 
     def _check_params(self) -> None:
         """Check the parameters (what the constructor of a scikit-learn estimator leaves to ``fit``).
@@ -264,6 +275,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         check_learning_rate(self.lr)  # (0, 1], as the command line and the estimators
         check_number(self.fair_p, "fair_p", low=1, optional=True)  # section 2.4
         check_number(self.clip_grad, "clip_grad", low=0, low_open=True, optional=True)
+        if self.patience is not None:
+            check_int(self.patience, "patience", low=1)
+        check_number(self.min_delta, "min_delta", low=0)
         if self.semantics is not None and not isinstance(self.semantics, Semantics):
             raise ParameterError(
                 f"semantics must be None or a cffair.logic.Semantics, got {type(self.semantics).__name__}."
@@ -293,6 +307,8 @@ class LTNLearner(PredictMixin, BaseEstimator):
             "sensitive": self.sensitive,
             "fair_p": None if self.fair_p is None else float(self.fair_p),
             "clip_grad": None if self.clip_grad is None else float(self.clip_grad),
+            # early stopping only when on: a checkpoint of the paper's fixed schedule is unchanged
+            **({} if self.patience is None else {"patience": int(self.patience), "min_delta": float(self.min_delta)}),
         }
 
     # ----------------------------------------------------------------- config / state
@@ -457,11 +473,11 @@ class LTNLearner(PredictMixin, BaseEstimator):
         sats_log = torch.empty((epochs, len(kb)), dtype=torch.float32, device=self.device_)
         kb_log = torch.empty(epochs, dtype=torch.float32, device=self.device_)
         with flushed_denormals(self.device_):
-            self._epochs(kb, epochs, stage, start, sats_log, kb_log, on_epoch)
-        frame = pd.DataFrame(sats_log.cpu().numpy(), columns=kb.names)
-        frame.insert(0, "sat", kb_log.cpu().numpy())
+            ran = self._epochs(kb, epochs, stage, start, sats_log, kb_log, on_epoch)
+        frame = pd.DataFrame(sats_log[:ran].cpu().numpy(), columns=kb.names)
+        frame.insert(0, "sat", kb_log[:ran].cpu().numpy())
         frame.insert(0, "stage", stage)
-        frame.insert(0, "epoch", np.arange(start, start + epochs))
+        frame.insert(0, "epoch", np.arange(start, start + ran))
         self._history = [*self._history, frame]
         self.model_.eval()
 
@@ -474,8 +490,9 @@ class LTNLearner(PredictMixin, BaseEstimator):
         sats_log: torch.Tensor,
         kb_log: torch.Tensor,
         on_epoch: Callable[[int, torch.Tensor], None] | None,
-    ) -> None:
-        """The optimiser steps of one stage, logging each step's satisfactions in place."""
+    ) -> int:
+        """The optimiser steps of one stage, logging each step's satisfactions in place; the
+        number of steps taken (``epochs``, or fewer when early stopping is on: ``patience``)."""
         assert self.model_ is not None and self.optimizer_ is not None
         model, opt = self.model_, self.optimizer_
         bar = tqdm(range(epochs), desc=f"LTN {stage}", disable=not self.progress, leave=False)
@@ -496,7 +513,17 @@ class LTNLearner(PredictMixin, BaseEstimator):
                 on_epoch(start + i, sats_log[i])
             if self.progress and i % 50 == 0:
                 bar.set_postfix(sat=f"{float(sat):.4f}")
+            wait = self.patience
+            if (
+                wait is not None
+                and (i + 1) % 10 == 0
+                and i >= wait
+                and float(kb_log[i] - kb_log[i - wait]) < self.min_delta
+            ):
+                bar.close()
+                return i + 1
         bar.close()
+        return epochs
 
     def _check_constant(self, X: np.ndarray, when: str) -> None:
         from cffair.screen import screen
