@@ -154,7 +154,11 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
         frame = frame.sample(n=prof.max_rows, random_state=0).reset_index(drop=True)
     cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
     out: dict[str, Path] = {}
-    for setting in (s for s in p.settings if s in SAVABLE_SETTINGS):
+    from tqdm.auto import tqdm
+
+    chosen = [s for s in p.settings if s in SAVABLE_SETTINGS]
+    # one bar for the stage (a bar per epoch stage of every model printed ~1,500 lines in a log)
+    for setting in tqdm(chosen, desc="models", unit="model", disable=not progress):
         opts = dict(p.ltn_options)
         est = cls(
             spec,
@@ -166,7 +170,7 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
             verbose=False,
             group_weights={g: w for g, w in p.weights if g in SETTING_GROUPS[setting.removeprefix("ltn_")]} or None,
             seed=p.seed,
-            progress=progress,
+            progress=False,
             flow_config={**p.flow(), "epochs": prof.flow_epochs},
         )
         est.fit(frame[list(spec.features)], frame[spec.target])
@@ -551,7 +555,10 @@ def run(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         t0 = time.perf_counter()
-        say(f"{p.name}: {len(ds.frame):,} rows; counterfactuals (causal flow, {p.profile} profile) ...")
+        from cffair.own_cost import estimate_text
+
+        say(f"{p.name}: {len(ds.frame):,} rows, {len(cfgs)} runs; {estimate_text(p, len(ds.frame))}")
+        say(f"counterfactuals (causal flow, {p.profile} profile) ...")
         known = prepare_counterfactuals(p.profile, [p.name], jobs=1)
         times["counterfactuals"] = round(time.perf_counter() - t0, 1)
         if not counterfactuals_only:

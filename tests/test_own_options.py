@@ -134,3 +134,33 @@ def test_every_method_is_in_every_table_and_the_first_line_is_chosen_by_the_numb
         assert words in first, first
         assert all(f"{method_name(m)} is the most accurate" not in first for m in left_out)
         assert first.rstrip(".").endswith(("pays off on every fairness score", "only", "on this data")), first
+    # the report says which LTN schedule ran (the quick profile: the fixed epochs, no early stopping)
+    assert "the paper's fixed epochs (60 of pre-training" in soup.get_text()
+
+
+def test_full_profile_runs_stop_early_unless_told_not_to(data) -> None:
+    """The own-data full profile gives every LTN config (not the baselines) early stopping;
+    ``patience=None`` (``--fixed-epochs``) keeps the paper's schedule, and the quick profile has none."""
+    from cffair import own
+
+    csv, spec, tmp = data
+    p, _ = own.plan(csv, spec, settings=["acc", "acc_cf"], baselines=["unaware"], folds=2, out=tmp / "plan")
+    cfgs = p.configs()
+    assert all(c.option_map == {"patience": own.DEFAULT_PATIENCE} for c in cfgs if c.setting.startswith("ltn_"))
+    assert all(not c.options for c in cfgs if c.setting == "unaware")
+    fixed, _ = own.plan(csv, spec, settings=["acc"], baselines=[], folds=2, out=tmp / "plan", patience=None)
+    quick, _ = own.plan(csv, spec, settings=["acc"], baselines=[], folds=2, out=tmp / "plan", quick=True)
+    assert not any(c.options for c in fixed.configs() + quick.configs())
+
+
+def test_the_estimate_is_the_sum_of_the_measured_stage_costs(data) -> None:
+    from cffair import own
+    from cffair.own_cost import SECONDS_PER_FOLD as S
+    from cffair.own_cost import estimate_seconds
+
+    csv, spec, tmp = data
+    p, _ = own.plan(csv, spec, settings=["acc", "acc_cf"], baselines=["cnf"], folds=5, out=tmp / "plan")
+    # 1,000 rows, 5 folds: 800 training rows per fold, the rows of the measurement
+    by_hand = S["counterfactuals"] + 5 * (S["ltn_pretraining"] + S["ltn_acc"] + S["ltn_acc_cf"] + S["cnf"])
+    assert estimate_seconds(p, 1000) == pytest.approx(by_hand)
+    assert estimate_seconds(p, 2000) == pytest.approx(2 * by_hand)

@@ -467,9 +467,30 @@ def _facts(ds: Any, info: Mapping[str, Any]) -> str:
         "immutable features": ", ".join(spec.immutable) or "none",
         "protocol": f"{plan.get('folds', '?')} folds, profile {plan.get('profile', '?')}, seed {plan.get('seed', 0)}, "
         f"counterfactual treatment: {'library default' if not plan.get('categorical') else 'categorical=' + str(plan['categorical'])}",
+        "LTN schedule": _schedule(plan),
         "results folder": plan.get("out", "?"),
     }
     return '<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in items.items()) + "</dl>"
+
+
+def _schedule(plan: Mapping[str, Any]) -> str:
+    """Which epochs the LTN settings trained, and why."""
+    from cffair.experiments.config import profile
+
+    try:
+        prof = profile(str(plan.get("profile", "full")))
+    except Exception:  # a plan from elsewhere: no profile to read
+        return "the profile's"
+    opts = plan.get("ltn_options") or {}
+    fair = opts.get("fair_epochs", prof.fair_epochs)
+    epochs = f"{prof.pretrain_epochs} of pre-training, {fair} per fairness stage, {prof.cke_epochs} per CKE axiom"
+    if opts.get("patience"):
+        return (
+            f"early stopping: a stage stops once its satisfaction gains less than 0.001 over {opts['patience']} "
+            f"epochs, at most the profile's epochs ({epochs}). The paper's fixed epochs were set for 36,000 rows; "
+            "on small data they add time and no accuracy (cffair run --fixed-epochs keeps them)."
+        )
+    return f"the paper's fixed epochs ({epochs}, profile {plan.get('profile', '?')})"
 
 
 def _majority(info: Mapping[str, Any]) -> dict[int, float]:
