@@ -359,11 +359,19 @@ def _choose(candidates: list[Candidate], tolerance: Tolerance, performance: str,
 
     ok = [i for i, c in enumerate(candidates) if not c.excluded]
     if not ok:
+        table = _frame(
+            candidates,
+            {i: "dropped" for i in range(len(candidates))},
+            {i: "screened out: " + c.excluded for i, c in enumerate(candidates)},
+        )
+        shown = Selection(-1, "", {}, table, math.nan, "", None, "").shown()
+        with pd.option_context("display.max_colwidth", 120, "display.width", 250):
+            text = shown.to_string()
         raise SelectionError(
             f"every one of the {len(candidates)} candidates collapsed (cffair.screen.screen_folds: constant or "
-            "near-constant decisions, or no more accurate than the majority class on average): none can be chosen; "
-            + "; ".join(f"{c.label}: {c.excluded}" for c in candidates[:3])
-            + ". Lower the learning rate or the fairness weights, or train longer."
+            "near-constant decisions, or no more accurate than the majority class on average), so none can be "
+            "chosen; a model no better than always predicting the commoner label is fair for nothing. Try other "
+            "learning rates or fairness weights, longer training, or more rows.\n" + text
         )
     perf_mean = {i: float(np.nanmean(candidates[i].performance)) for i in ok}
     best = max(ok, key=lambda i: perf_mean[i])
@@ -409,6 +417,12 @@ def _choose(candidates: list[Candidate], tolerance: Tolerance, performance: str,
                 else "beyond fold noise."
             )
         )
+    frame = _frame(candidates, status, why)
+    return Selection(chosen, name, candidates[chosen].params, frame, tol, rule, within, note)
+
+
+def _frame(candidates: list[Candidate], status: Mapping[int, str], why: Mapping[int, str]) -> pd.DataFrame:
+    """:attr:`Selection.frame`: mean and sd over folds of every score, collapsed folds, status and why."""
     rows = []
     for i, c in enumerate(candidates):
         row: dict[str, Any] = {"candidate": c.label}
@@ -418,8 +432,7 @@ def _choose(candidates: list[Candidate], tolerance: Tolerance, performance: str,
         row["collapsed folds"] = int(c.collapsed.sum())
         row["status"], row["why"] = status[i], why[i]
         rows.append(row)
-    frame = pd.DataFrame(rows).set_index("candidate")
-    return Selection(chosen, name, candidates[chosen].params, frame, tol, rule, within, note)
+    return pd.DataFrame(rows).set_index("candidate")
 
 
 def _ordinal(n: int) -> str:
@@ -490,7 +503,10 @@ class FairestWithinTolerance:
         self.tolerance = tolerance
 
     def __call__(self, cv_results: Mapping[str, Any]) -> int:
-        """The chosen candidate's index in ``cv_results["params"]``."""
+        """The chosen candidate's index in ``cv_results["params"]``. The results are kept as
+        ``cv_results_`` first: when the rule can choose nothing (:class:`~cffair.errors.SelectionError`,
+        which stops the search before it stores them), the search's work is not lost."""
+        self.cv_results_ = cv_results
         return select(cv_results, fairness=self.fairness, performance=self.performance, tolerance=self.tolerance).index
 
     def __repr__(self) -> str:

@@ -60,8 +60,15 @@ def test_a_collapsed_candidate_is_never_chosen_however_fair() -> None:
 
 def test_every_candidate_collapsed_is_an_error() -> None:
     res = _results({"x": ([0.7] * 3, [0.0] * 3, [1, 0, 0]), "y": ([0.6] * 3, [0.0] * 3, [0, 0, 1])})
-    with pytest.raises(SelectionError, match="every one of the 2 candidates collapsed"):
+    with pytest.raises(SelectionError, match="every one of the 2 candidates collapsed") as err:
         select(res)
+    table = str(err.value).splitlines()[1:]  # every candidate, its scores and why it was dropped
+    assert any(line.startswith("clf=x") and "collapsed on fold(s) 0" in line for line in table)
+    assert any(line.startswith("clf=y") and "collapsed on fold(s) 2" in line for line in table)
+    rule = FairestWithinTolerance()
+    with pytest.raises(SelectionError):
+        rule(res)
+    assert rule.cv_results_ is res  # a search stopped by the error keeps its results here
 
 
 def test_a_tie_in_accuracy_goes_to_the_fairer() -> None:
