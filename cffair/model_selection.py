@@ -80,8 +80,6 @@ COLLAPSED = "collapsed"
 #: The scoring key of :func:`majority_rate_scorer` in :func:`scoring`.
 MAJORITY = "majority_rate"
 
-Tolerance = str | float
-
 
 # ============================================================================ scorers
 def collapsed_scorer(estimator: Any, X: pd.DataFrame, y: Any = None) -> float:
@@ -139,9 +137,10 @@ def scoring(
             regressor ``"neg_mean_squared_error"``).
 
     Returns:
-        ``{performance: performance, "cf_flip_rate": ..., "cf_mse": ..., "collapsed": collapsed_scorer,
-        "majority_rate": majority_rate_scorer}`` (the majority rate for ``accuracy`` only). The
-        fairness scorers do not screen (``screen_collapsed=False``): :func:`select` does, over the folds.
+        The scorers by name (the performance score under its own name, the chosen fairness
+        scorers ``cf_flip_rate`` and ``cf_mse``, :func:`collapsed_scorer` as ``collapsed`` and, for
+        ``accuracy``, :func:`majority_rate_scorer` as ``majority_rate``). The fairness scorers do not
+        screen (``screen_collapsed=False``), since :func:`select` does, over the folds.
 
     >>> sorted(scoring())
     ['accuracy', 'cf_flip_rate', 'cf_mse', 'collapsed', 'majority_rate']
@@ -340,7 +339,7 @@ class Selection:
             return f"{self.note}\n{self.shown().to_string()}"
 
 
-def _tolerance(tolerance: Tolerance, best: np.ndarray) -> tuple[float, str]:
+def _tolerance(tolerance: str | float, best: np.ndarray) -> tuple[float, str]:
     if isinstance(tolerance, str):
         if tolerance != "se":
             raise ParameterError(
@@ -354,7 +353,7 @@ def _tolerance(tolerance: Tolerance, best: np.ndarray) -> tuple[float, str]:
     return float(tolerance), f"the given absolute tolerance ({float(tolerance):g})"
 
 
-def _choose(candidates: list[Candidate], tolerance: Tolerance, performance: str, fairness: str) -> Selection:
+def _choose(candidates: list[Candidate], tolerance: str | float, performance: str, fairness: str) -> Selection:
     from cffair.reporting.verdicts import paired
 
     ok = [i for i, c in enumerate(candidates) if not c.excluded]
@@ -444,7 +443,7 @@ def select(
     *,
     fairness: str = "cf_flip_rate",
     performance: str | None = None,
-    tolerance: Tolerance = "se",
+    tolerance: str | float = "se",
     majority: Mapping[int, float] | None = None,
 ) -> Selection:
     """Choose among candidates: drop the collapsed ones, keep those within ``tolerance`` of the best
@@ -496,7 +495,7 @@ class FairestWithinTolerance:
     """
 
     def __init__(
-        self, fairness: str = "cf_flip_rate", performance: str | None = None, tolerance: Tolerance = "se"
+        self, fairness: str = "cf_flip_rate", performance: str | None = None, tolerance: str | float = "se"
     ) -> None:
         self.fairness = fairness
         self.performance = performance
