@@ -120,3 +120,14 @@ class SemanticsError(CffairError, ValueError):
 class ProtocolError(CffairError, ValueError):
     """A pre-registered protocol file (``cffair/data/protocol.yaml``: :mod:`cffair.experiments.protocol`) that is
     missing an entry or has one of the wrong kind."""
+
+
+class SelectionError(CffairError, ValueError):
+    """Model selection that cannot choose (:mod:`cffair.evaluation.model_selection`): every candidate
+    collapsed, or the scores it reads are missing from the search's results."""
+
+
+class CollapsedModelWarning(CffairWarning):
+    """A trained model that the degenerate-model screen (:mod:`cffair.evaluation.screen`) finds collapsed on
+    its own training rows: constant or near-constant decisions, or no more accurate than the
+    majority class (its fairness scores then mean nothing)."""

@@ -17,17 +17,24 @@ A binary model is *collapsed* when
 
 A score model is collapsed when its outputs are constant, or (when the true scores are known) its
 mean squared error is at least the variance of the true scores: no better than predicting the mean.
+
+A *method* evaluated on several folds (:func:`screen_folds`, what the report's recommendation and
+:mod:`cffair.evaluation.model_selection` exclude) is collapsed when it is constant or near-constant on any
+fold, or when its accuracy *averaged over the folds* is at or below the averaged majority-class
+rate (its MSE at or above the averaged variance). One fold's accuracy on a few hundred test rows
+moves by a few points by chance, so a fold below the majority rate is flagged but does not by
+itself exclude a method that beats the majority class on average.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["CONSTANT_SD", "NEAR_CONSTANT_SHARE", "Screen", "screen", "screen_metrics"]
+__all__ = ["CONSTANT_SD", "NEAR_CONSTANT_SHARE", "Screen", "screen", "screen_folds", "screen_metrics"]
 
 #: Test outputs whose standard deviation is below this are constant.
 CONSTANT_SD = 1e-3
@@ -147,3 +154,41 @@ def screen_metrics(metrics: Mapping[str, Any]) -> Screen:
     if "accuracy" in metrics:
         return _binary(num("prediction_sd"), num("positive_rate"), num("accuracy"), num("majority_rate"))
     return _score(num("prediction_sd"), num("mse"), num("target_variance"))
+
+
+def screen_folds(folds: Sequence[Mapping[str, Any]]) -> Screen:
+    """Screen a method by the metrics of its folds (each as :func:`screen_metrics` reads them):
+    collapsed when any fold is constant or near-constant (the first such fold's reason, with its
+    position), or when the mean accuracy over the folds is at or below the mean majority-class rate
+    (for a score target: the mean MSE at or above the mean variance of the true scores).
+
+    >>> ok, low = {"accuracy": 0.80, "majority_rate": 0.78}, {"accuracy": 0.77, "majority_rate": 0.78}
+    >>> screen_folds([ok, low, ok]).kind               # one fold below the majority rate: noise
+    'ok'
+    >>> screen_folds([low, low, ok]).reason
+    'its mean accuracy 0.780 over 3 folds is at or below the mean majority-class rate 0.780'
+    >>> screen_folds([ok, {"accuracy": 0.3, "majority_rate": 0.7, "positive_rate": 1.0}]).kind
+    'near_constant'
+    """
+    for i, m in enumerate(folds):
+        verdict = screen_metrics({k: v for k, v in m.items() if k not in ("majority_rate", "target_variance")})
+        if verdict.kind in ("constant", "near_constant"):
+            return Screen(verdict.kind, f"on fold {i} {verdict.reason}")
+
+    def mean(key: str) -> float | None:
+        vals = [float(m[key]) for m in folds if m.get(key) is not None and not np.isnan(float(m[key]))]
+        return float(np.mean(vals)) if vals and len(vals) == len(folds) else None
+
+    acc, majority = mean("accuracy"), mean("majority_rate")
+    if acc is not None and majority is not None and acc <= majority + 1e-12:
+        return Screen(
+            "below_majority",
+            f"its mean accuracy {acc:.3f} over {len(folds)} folds is at or below the mean majority-class rate {majority:.3f}",
+        )
+    mse, variance = mean("mse"), mean("target_variance")
+    if acc is None and mse is not None and variance is not None and variance > 0 and mse >= variance:
+        return Screen(
+            "no_better_than_mean",
+            f"its mean MSE {mse:.4g} over {len(folds)} folds is at least the mean variance of the true scores {variance:.4g}",
+        )
+    return _OK

@@ -145,9 +145,10 @@ OPTIONS: dict[str, type] = {
     "a4_body": str,
     "twins": str,
     "gan_variant": str,
+    "patience": int,  # early stopping of the LTN's stages (cffair.learners.training.LTNLearner); the own-data runs'
 }
 #: Options that change pre-training (a config with them cannot share a fold's pre-training).
-PRETRAIN_OPTIONS: tuple[str, ...] = ("lr", "clip_grad")
+PRETRAIN_OPTIONS: tuple[str, ...] = ("lr", "clip_grad", "patience")
 #: The studies of appendix C's "What the conclusions depend on" (:func:`study_grid`): ``semantics``
 #: the fuzzy logic of the knowledge base (:data:`cffair.logic.fuzzy.LOGICS`; it acts on the pair axioms
 #: only, so such configs share the fold's pre-training); ``a4_body="eq"`` reads A4 of a binary target

@@ -55,8 +55,10 @@ attribute and the causal graph are named columns) and the twins need a causal gr
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -115,18 +117,28 @@ class _CounterfactualFairEstimator(BaseEstimator):
         fair_epochs: as :class:`~cffair.learners.training.LTNLearner`.
         group_weights: as :class:`~cffair.learners.training.LTNLearner`.
         fair_p: as :class:`~cffair.learners.training.LTNLearner`.
+        patience: early stopping of each stage, as :class:`~cffair.learners.training.LTNLearner` (``None``:
+            the fixed epochs).
         hidden: as :class:`~cffair.learners.training.LTNLearner`.
         seed: seeds the flow, the twins and the predicate's initial weights.
         progress: show progress bars.
         device: where the flow and the predicate train (:mod:`cffair._support.devices`; not saved with
             the model, which loads on any machine).
+        verbose: after :meth:`~_CounterfactualFairEstimator.fit`, print one line to stderr with
+            the rows, the epochs, the seconds and the training accuracy beside the majority-class
+            rate (the training MSE beside the variance of the target for a regressor), and warn
+            (:class:`~cffair.errors.CollapsedModelWarning`) when the degenerate-model screen
+            (:mod:`cffair.evaluation.screen`) finds the trained model collapsed on its own training rows.
+            ``False``: no line (the warning stays). Not saved with the model.
 
     Attributes after :meth:`fit`:
         ``spec_``: the resolved spec. ``encoder_``: the fitted :class:`~cffair.datasets.encoding.Encoder`.
         ``learner_``: the trained :class:`~cffair.learners.training.LTNLearner`. ``flow_``: the fitted causal
         flow (``None`` for callable twins; fitted for ``setting="acc"`` too, so that the twins
         of held-out rows can score it). ``n_features_in_``,
-        ``feature_names_in_``: the input columns.
+        ``feature_names_in_``: the input columns. ``training_score_``: the training accuracy
+        (classifier) or MSE (regressor); ``training_screen_``: the screen's verdict on the
+        training rows (:class:`cffair.evaluation.screen.Screen`).
     """
 
     _target_kind: TargetKind = "binary"
@@ -143,10 +155,12 @@ class _CounterfactualFairEstimator(BaseEstimator):
         fair_epochs: int = 500,
         group_weights: Mapping[str, float] | None = None,
         fair_p: float | None = None,
+        patience: int | None = None,
         hidden: tuple[int, ...] = (100, 50),
         seed: int = 0,
         progress: bool = False,
         device: str = "cpu",
+        verbose: bool = True,
     ) -> None:
         self.spec = spec
         self.setting = setting
@@ -157,10 +171,12 @@ class _CounterfactualFairEstimator(BaseEstimator):
         self.fair_epochs = fair_epochs
         self.group_weights = group_weights
         self.fair_p = fair_p
+        self.patience = patience
         self.hidden = hidden
         self.seed = seed
         self.progress = progress
         self.device = device
+        self.verbose = verbose
 
     # ----------------------------------------------------------------- validation
     def _check_params(self) -> DatasetSpec:
@@ -206,6 +222,13 @@ class _CounterfactualFairEstimator(BaseEstimator):
                 ``classes_[1]``, the positive class), a number for the regressor.
         """
         spec = self._check_params()
+        t0 = time.perf_counter()
+        with _one_thread(self.device):
+            self._fit(X, y, spec)
+        self._report_training(time.perf_counter() - t0)
+        return self
+
+    def _fit(self, X: pd.DataFrame, y: Any, spec: DatasetSpec) -> None:
         rows = self._rows(X, spec, fitted=False)
         y_arr = self._encode_y(np.asarray(y), len(rows))
         frame = prepare(rows.assign(**{spec.target: y_arr}), spec)
@@ -241,13 +264,49 @@ class _CounterfactualFairEstimator(BaseEstimator):
             fair_epochs=self.fair_epochs,
             group_weights=self.group_weights,
             fair_p=self.fair_p,
+            patience=self.patience,
             hidden=tuple(self.hidden),
             seed=self.seed,
             progress=self.progress,
             sensitive=spec.sensitive,
             device=self.device,
         ).fit(X_enc, y_arr, pairs, subgroups)
-        return self
+        self._train_out = (self.learner_.predict_d(X_enc), y_arr)
+
+    def _report_training(self, seconds: float) -> None:
+        """Screen the trained model on its training rows, keep the training score, and print
+        (``verbose``) and warn what a user needs to know (see ``verbose``)."""
+        import sys
+        import warnings
+
+        from cffair.errors import CollapsedModelWarning
+        from cffair.evaluation.screen import screen
+
+        d, y = self._train_out
+        del self._train_out
+        kind = self._target_kind
+        self.training_screen_ = screen(d, y, target_kind=kind)
+        if kind == "binary":
+            self.training_score_ = float(np.mean((d >= 0.5) == (y == 1)))
+            base = max(float(np.mean(y == 1)), float(np.mean(y != 1)))
+            what = f"training accuracy {self.training_score_:.3f} (majority-class rate {base:.3f})"
+        else:
+            self.training_score_ = float(np.mean((d - y) ** 2))
+            what = f"training MSE {self.training_score_:.4g} (variance of the target {float(np.var(y)):.4g})"
+        stages = self.learner_.history_.groupby("stage", sort=False).size()  # the epochs run (early stopping: fewer)
+        epochs = " + ".join(str(int(n)) for n in stages) or "0"
+        if self.verbose:
+            print(
+                f"{type(self).__name__}({self.setting}): {len(d):,} rows, {epochs} epochs, {seconds:.1f} s; {what}",
+                file=sys.stderr,
+            )
+        if self.training_screen_.collapsed:
+            warnings.warn(
+                f"the trained model collapsed on its own training rows: {self.training_screen_.reason}; "
+                "lower the learning rate (lr) or the fairness weights (group_weights), or pre-train longer.",
+                CollapsedModelWarning,
+                stacklevel=3,
+            )
 
     def _encode_y(self, y: np.ndarray, n: int) -> np.ndarray:
         if y.ndim != 1 or len(y) != n:
@@ -288,19 +347,40 @@ class _CounterfactualFairEstimator(BaseEstimator):
     # ----------------------------------------------------------------- prediction
     def _d(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "learner_")
-        return self.learner_.predict_d(self.encoder_.transform(self._rows(X, self.spec_, fitted=True)))
+        with _one_thread(self.device):
+            return self.learner_.predict_d(self.encoder_.transform(self._rows(X, self.spec_, fitted=True)))
 
     def counterfactuals_of(self, X: pd.DataFrame) -> pd.DataFrame:
         """The twins of the rows of ``X`` (readable values), with ``row_id`` (position in ``X``) first."""
         check_is_fitted(self, "learner_")
-        row_id, _, x_cf = self._pairs(self._rows(X, self.spec_, fitted=True))
+        with _one_thread(self.device):
+            row_id, _, x_cf = self._pairs(self._rows(X, self.spec_, fitted=True))
         return self.encoder_.inverse_transform(x_cf).assign(row_id=row_id)[["row_id", *self.spec_.features]]
 
     def cf_decisions(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """``(D(x), D(x′))`` for every twin of the rows of ``X``, paired by position."""
         check_is_fitted(self, "learner_")
-        _, x, x_cf = self._pairs(self._rows(X, self.spec_, fitted=True))
-        return self.learner_.predict_d(x), self.learner_.predict_d(x_cf)
+        with _one_thread(self.device):
+            _, x, x_cf = self._pairs(self._rows(X, self.spec_, fitted=True))
+            return self.learner_.predict_d(x), self.learner_.predict_d(x_cf)
+
+
+@contextlib.contextmanager
+def _one_thread(device: str) -> Iterator[None]:
+    """One torch thread while the estimator computes on the CPU, the previous number after: the
+    estimator's networks are small, and on two shared cores two threads made a fit of 120 rows
+    21× slower (16.5 s against 0.77 s under a load of 8)."""
+    import torch
+
+    if resolve_device(device).type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _checked_twins(frame: pd.DataFrame, twins: pd.DataFrame, spec: DatasetSpec) -> Any:
@@ -388,6 +468,27 @@ def _positive(estimator: Any, y: Any) -> np.ndarray:
     return (y == classes[1]).astype(int) if classes is not None and len(classes) == 2 else y.astype(int)
 
 
+def _twin_rows(X: pd.DataFrame, twins: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+    """``(row_id, rows)``: each twin as a full row of ``X``: its row's columns, with the values
+    the twin gives (the twins of :meth:`~_CounterfactualFairEstimator.counterfactuals_of` hold the
+    spec's features only; columns of ``X`` beyond them, such as an identifier a pipeline drops,
+    are the factual row's)."""
+    if "row_id" in twins:
+        row_id = twins["row_id"].to_numpy()
+    elif len(twins) == len(X):
+        row_id = np.arange(len(X))
+    else:
+        raise DataError(
+            f"counterfactuals(rows) returned {len(twins)} twins for {len(X)} rows without a 'row_id' column: "
+            "return one twin per row in order, or say which row each twin is of in 'row_id'."
+        )
+    rows = X.iloc[row_id].reset_index(drop=True)
+    for c in twins.columns:
+        if c in rows.columns and c not in ("row_id", "sample"):
+            rows[c] = twins[c].to_numpy()
+    return row_id, rows
+
+
 def _worst(metric: str, target_kind: str) -> float:
     """The worst score a metric can give: a flip rate of 1; a binary CF-MSE of 1; an unbounded score's −∞."""
     return -1.0 if metric == "flip_rate" or target_kind == "binary" else -math.inf
@@ -437,10 +538,9 @@ def cf_scorer(
                     return np.asarray(estimator.predict_proba(frame))[:, 1]
                 return np.asarray(estimator.predict(frame), dtype=np.float64)
 
-            twins = counterfactuals(X)
             factual = out(X)
-            row_id = twins["row_id"].to_numpy() if "row_id" in twins else np.arange(len(X))
-            d, d_cf = factual[row_id], out(twins[list(X.columns)])
+            row_id, twin_rows = _twin_rows(X, counterfactuals(X))
+            d, d_cf = factual[row_id], out(twin_rows)
         threshold = 0.5 if kind == "binary" else decision_threshold(factual, "score", top)
         if screen_collapsed:
             truth = None if y is None else (_positive(step, y) if kind == "binary" else y)

@@ -116,7 +116,9 @@ def save_model(
     graph = spec.load_graph()
     spec_dict = {**spec.to_dict(), "graph": graph.to_dict()}  # the graph itself, not a path to it
     params = {
-        k: v for k, v in estimator.get_params(deep=False).items() if k not in ("spec", "counterfactuals", "device")
+        k: v
+        for k, v in estimator.get_params(deep=False).items()
+        if k not in ("spec", "counterfactuals", "device", "verbose")
     }
     calibration = calibration if calibration is not None else getattr(estimator, "calibration_", None)
     if calibration is not None and name != "CounterfactualFairClassifier":

@@ -77,6 +77,7 @@ def pretrain_key(
     hidden: tuple[int, ...] = (100, 50),
     semantics: Semantics | None = None,
     clip_grad: float | None = None,
+    patience: int | None = None,
 ) -> str:
     """The cache key of a pre-training: data, parameters, torch version and training code."""
     import torch
@@ -95,6 +96,7 @@ def pretrain_key(
         torch.__version__,
         _code_version(),
         *clip,
+        *(() if patience is None else ("patience", int(patience))),  # absent by default: the keys of before
     )
 
 
@@ -134,6 +136,7 @@ def pretrained(
     name: str = "data",
     progress: bool = True,
     device: str = "cpu",
+    patience: int | None = None,
 ) -> Pretrained:
     """The learner pre-trained on the accuracy axioms of ``(X, y)``, from the cache if it is there.
 
@@ -154,6 +157,8 @@ def pretrained(
         progress: show a progress bar while training.
         device: where to train (:mod:`cffair._support.devices`); not part of the cache key (a cached
             model is read onto ``device``).
+        patience: early stopping of the pre-training (as in :class:`~cffair.learners.training.LTNLearner`;
+            ``None``, the default: the fixed ``epochs``).
     """
     from cffair.causal.cache import cache_dir as default_cache_dir
 
@@ -167,9 +172,19 @@ def pretrained(
         "progress": progress,
         "clip_grad": clip_grad,
         "device": device,
+        "patience": patience,
     }
     key = pretrain_key(
-        X, y, target_kind, lr=lr, epochs=epochs, seed=seed, hidden=hidden, semantics=semantics, clip_grad=clip_grad
+        X,
+        y,
+        target_kind,
+        lr=lr,
+        epochs=epochs,
+        seed=seed,
+        hidden=hidden,
+        semantics=semantics,
+        clip_grad=clip_grad,
+        patience=patience,
     )
     path = None if cache_dir is False else default_cache_dir(cache_dir) / "pretrained" / f"{name}-{key}.pt"
     if path is not None and path.exists():

@@ -13,12 +13,12 @@ notebooks can read the same numbers the page shows.
 
 from __future__ import annotations
 
+# collapsed_runs, excluded_methods and recommendation live in cffair.reporting.recommendation
+# (imported above, so that ``from cffair.reporting.report import recommendation`` keeps working)
 __all__ = [
     "best_methods",
     "cke_frame",
     "verdict_frame",
-    "collapsed_runs",
-    "recommendation",
     "eq3_frame",
     "figure_html",
     "method_frame",
@@ -43,6 +43,7 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting.group_table import group_fairness_frame
 from cffair.reporting.names import HIGHER_IS_BETTER, METRIC_ORDER, method_name, metric_name
+from cffair.reporting.recommendation import collapsed_runs, recommendation
 from cffair.reporting.records import cke_candidates, records_frame, results_long, subgroup_frame
 from cffair.reporting.tables import format_cell, format_table
 
@@ -199,81 +200,6 @@ def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str])
     return shown.set_index(["fold", "method"])
 
 
-def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float]) -> list[tuple[str, str]]:
-    """``("method fold k", why)`` for every record of a collapsed model, whatever the method, by the one
-    degenerate-model screen (:func:`cffair.evaluation.screen.screen_metrics`: constant or near-constant
-    decisions, or accuracy at or below the majority rate). A record made before the majority rate
-    was recorded reads it from ``majority`` (fold → share of the majority class in its test rows)."""
-    from cffair.evaluation.screen import screen_metrics
-
-    out = []
-    for r in records:
-        m, fold = dict(r["metrics"]), int(r["config"]["fold"])
-        if "accuracy" in m and "majority_rate" not in m and fold in majority:
-            m["majority_rate"] = float(majority[fold])
-        verdict = screen_metrics(m)
-        if verdict.collapsed:
-            out.append((f"{method_name(r['config']['setting'])} fold {fold}", verdict.reason))
-    return out
-
-
-#: The fairness scores the recommendation reads, in this order (lower is fairer).
-FAIRNESS_SCORES: tuple[str, ...] = ("cf_mse", "cf_flip_rate", "calibrated_cf_mse", "cf_mse_worst_subgroup")
-
-
-def recommendation(
-    records: Sequence[Mapping[str, Any]], methods: Sequence[str], majority: Mapping[int, float] | None = None
-) -> str:
-    """The report's first line, chosen by the numbers: among the methods none of whose folds
-    collapsed (:func:`collapsed_runs`), the most accurate one (lowest MSE for a score target) and
-    the fairest on each fairness score (mean over folds), and whether an LTN fairness setting is
-    the fairest on any score, i.e. whether the LTN pays off on this data.
-
-    >>> runs = (("ltn_acc", 0.8, 0.1), ("ltn_acc_cf", 0.78, 0.01), ("cnf", 0.79, 0.05))
-    >>> recs = [{"config": {"dataset": "d", "setting": s, "fold": f}, "metrics": {"accuracy": a, "cf_mse": c}}
-    ...         for f in (0, 1) for s, a, c in runs]
-    >>> recommendation(recs, ["ltn_acc", "ltn_acc_cf", "cnf"])
-    'Among the 3 methods that did not collapse, LTN(acc) is the most accurate (accuracy 0.800) and LTN(acc+CF) the fairest on CF-MSE (0.0100): here the LTN pays off on every fairness score.'
-    """
-    from cffair.experiments import registry
-
-    def plain(metric: str) -> str:  # the display name without the paper's arrow
-        return metric_name(metric).rstrip(" ↑↓")
-
-    bad = {c.rsplit(" fold ", 1)[0] for c, _ in collapsed_runs(records, majority or {})}
-    frame = records_frame(records)
-    frame = frame[frame["method"].isin(methods)]
-    kept = [m for m in methods if m in set(frame["method"]) and method_name(m) not in bad]
-    dropped = [method_name(m) for m in methods if method_name(m) in bad]
-    tail = f" ({', '.join(dropped)} collapsed and {'is' if len(dropped) == 1 else 'are'} left out)" if dropped else ""
-    if not kept:
-        return f"Every method collapsed{tail}: no recommendation; lower the learning rate or the fairness weights."
-    means = frame[frame["method"].isin(kept)].groupby("method").mean(numeric_only=True)
-    perf = "accuracy" if "accuracy" in means and means["accuracy"].notna().any() else "mse"
-    best = means[perf].idxmax() if perf == "accuracy" else means[perf].idxmin()
-    words = [
-        f"Among the {len(kept)} method{'s' if len(kept) != 1 else ''} that did not collapse{tail}, "
-        f"{method_name(best)} is the most accurate ({plain(perf)} {means.at[best, perf]:.3f})"
-    ]
-    fairest: dict[str, list[str]] = {}
-    scores = [m for m in FAIRNESS_SCORES if m in means and means[m].notna().any()]
-    for metric in scores:
-        winner = str(means[metric].idxmin())
-        fairest.setdefault(winner, []).append(f"{plain(metric)} ({means.at[winner, metric]:.4f})")
-    words.append(" and " + "; ".join(f"{method_name(m)} the fairest on {', '.join(v)}" for m, v in fairest.items()))
-    ltn_fair = {m for m in fairest if m in registry.ltn_settings() and m != "ltn_acc"}
-    won = [s for s in scores if str(means[s].idxmin()) in ltn_fair]
-    if not scores:
-        verdict = ""
-    elif len(won) == len(scores):
-        verdict = ": here the LTN pays off on every fairness score"
-    elif won:
-        verdict = f": here the LTN pays off on {', '.join(plain(s) for s in won)} only"
-    else:
-        verdict = ": here no LTN fairness setting is the fairest on any score, so the LTN does not pay off on this data"
-    return "".join(words) + verdict + "."
-
-
 #: What the report compares every method with, in this order of preference.
 REFERENCE_SETTINGS: tuple[str, ...] = ("ltn_acc",)
 #: The metrics of the paired comparison with the reference, and whether larger is better.
@@ -421,9 +347,30 @@ def _facts(ds: Any, info: Mapping[str, Any]) -> str:
         "immutable features": ", ".join(spec.immutable) or "none",
         "protocol": f"{plan.get('folds', '?')} folds, profile {plan.get('profile', '?')}, seed {plan.get('seed', 0)}, "
         f"counterfactual treatment: {'library default' if not plan.get('categorical') else 'categorical=' + str(plan['categorical'])}",
+        "LTN schedule": _schedule(plan),
         "results folder": plan.get("out", "?"),
     }
     return '<dl class="facts">' + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in items.items()) + "</dl>"
+
+
+def _schedule(plan: Mapping[str, Any]) -> str:
+    """Which epochs the LTN settings trained, and why."""
+    from cffair.experiments.config import profile
+
+    try:
+        prof = profile(str(plan.get("profile", "full")))
+    except Exception:  # a plan from elsewhere: no profile to read
+        return "the profile's"
+    opts = plan.get("ltn_options") or {}
+    fair = opts.get("fair_epochs", prof.fair_epochs)
+    epochs = f"{prof.pretrain_epochs} of pre-training, {fair} per fairness stage, {prof.cke_epochs} per CKE axiom"
+    if opts.get("patience"):
+        return (
+            f"early stopping: a stage stops once its satisfaction gains less than 0.001 over {opts['patience']} "
+            f"epochs, at most the profile's epochs ({epochs}). The paper's fixed epochs were set for 36,000 rows; "
+            "on small data they add time and no accuracy (cffair run --fixed-epochs keeps them)."
+        )
+    return f"the paper's fixed epochs ({epochs}, profile {plan.get('profile', '?')})"
 
 
 def _majority(info: Mapping[str, Any]) -> dict[int, float]:
@@ -433,7 +380,11 @@ def _majority(info: Mapping[str, Any]) -> dict[int, float]:
 def _checks(info: Mapping[str, Any], collapsed: Sequence[tuple[str, str]]) -> str:
     items = [*info.get("plan", {}).get("notes", []), *info.get("warnings", [])]
     items += [
-        f"{c} is a collapsed model: {why}. It is no better than always predicting one outcome, so its fairness "
+        f"{c}: {why}. On this fold it is no better than always predicting the majority class (one fold's accuracy "
+        "moves by chance: the recommendation leaves a method out only when its mean over the folds is at or below "
+        "the majority rate)."
+        if "majority-class rate" in why
+        else f"{c} is a collapsed model: {why}. It is no better than always predicting one outcome, so its fairness "
         "numbers mean nothing; lower the learning rate or the fairness weights."
         for c, why in collapsed
     ]

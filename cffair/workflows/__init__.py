@@ -14,6 +14,7 @@ FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 if TYPE_CHECKING:
     from cffair.workflows.own import (
         DEFAULT_BASELINES,
+        DEFAULT_PATIENCE,
         SAVABLE_SETTINGS,
         OwnRun,
         Plan,
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
         normalise_settings,
         plan,
         run,
+    )
+    from cffair.workflows.own_cost import (
+        SECONDS_PER_FOLD,
+        estimate_seconds,
+        estimate_text,
     )
     from cffair.workflows.reproduce import (
         Freshness,
@@ -39,11 +45,15 @@ if TYPE_CHECKING:
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
     "DEFAULT_BASELINES": "own",
+    "DEFAULT_PATIENCE": "own",
     "Freshness": "reproduce",
     "OwnRun": "own",
     "Plan": "own",
     "SAVABLE_SETTINGS": "own",
+    "SECONDS_PER_FOLD": "own_cost",
     "default_out": "own",
+    "estimate_seconds": "own_cost",
+    "estimate_text": "own_cost",
     "fit_models": "own",
     "freshness": "reproduce",
     "normalise_settings": "own",
@@ -58,15 +68,19 @@ _EXPORTS: dict[str, str] = {
     "status": "reproduce",
     "with_parts": "reproduce",
 }
-_SUBMODULES = ("own", "reproduce")
+_SUBMODULES = ("own", "own_cost", "reproduce")
 
 __all__ = [
     "DEFAULT_BASELINES",
+    "DEFAULT_PATIENCE",
     "Freshness",
     "OwnRun",
     "Plan",
     "SAVABLE_SETTINGS",
+    "SECONDS_PER_FOLD",
     "default_out",
+    "estimate_seconds",
+    "estimate_text",
     "fit_models",
     "freshness",
     "normalise_settings",

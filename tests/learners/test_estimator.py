@@ -355,3 +355,51 @@ def test_the_screen_reads_a_collapsed_ltn_as_worst() -> None:
         list(est.learner_.model_.parameters())[-1].add_(100.0)
     assert (est.predict_proba(X)[:, 1] >= 0.5).all()
     assert cf_flip_rate_scorer(est, X, y) == -1.0 and cf_mse_scorer(est, X, y) == -1.0
+
+
+# ----------------------------------------------------------------------------- any estimator, any pipeline
+def test_any_estimator_on_the_spec_columns_is_scored_on_a_cffair_flows_twins(fitted) -> None:
+    """A logistic regression in a Pipeline, on rows with a column beyond the spec's (an id its
+    first step drops), scored on the twins a fitted cffair estimator's flow makes (several per
+    row would carry ``row_id``): the scorer's flip rate is the one computed by hand, in
+    ``cross_val_score`` too."""
+    est, X, y = fitted
+    rows = X.assign(client_id=np.arange(len(X)))
+    pipe = Pipeline([("drop_id", FunctionTransformer(lambda f: f.drop(columns="client_id"))), ("m", _logreg())])
+    model = clone(pipe).fit(rows, y)
+    twins = est.counterfactuals_of(rows)
+    assert "client_id" not in twins.columns
+    full = rows.iloc[twins["row_id"]].reset_index(drop=True).assign(**{c: twins[c].to_numpy() for c in ("s", "a", "b")})
+    d = model.predict_proba(rows)[:, 1][twins["row_id"]]
+    d_cf = model.predict_proba(full)[:, 1]
+    scorer = cf_scorer("flip_rate", est.counterfactuals_of)
+    assert scorer(model, rows, y) == pytest.approx(-np.mean((d >= 0.5) != (d_cf >= 0.5)))
+    assert scorer(model, rows, y) < 0  # a, a descendant of S, changes in the twins
+    cv = KFold(3, shuffle=True, random_state=0)
+    by_hand = [scorer(clone(pipe).fit(rows.iloc[tr], y[tr]), rows.iloc[te], y[te]) for tr, te in cv.split(rows)]
+    np.testing.assert_allclose(cross_val_score(pipe, rows, y, cv=cv, scoring=scorer), by_hand)
+
+
+def test_fit_prints_its_training_accuracy_and_warns_when_it_collapsed(capsys) -> None:
+    from cffair.errors import CollapsedModelWarning
+
+    X, y, _ = toy(120, seed=7)
+    est = CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert est.training_score_ == pytest.approx(est.score(X, y))
+    majority = max(np.mean(y == "yes"), np.mean(y == "no"))
+    assert err == [
+        f"CounterfactualFairClassifier(acc_cf): 120 rows, 60 + 30 epochs, "
+        f"{err[0].split(' epochs, ')[1].split(' s;')[0]} s; training accuracy {est.training_score_:.3f} "
+        f"(majority-class rate {majority:.3f})"
+    ]
+    CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, verbose=False, **FAST).fit(X, y)
+    assert capsys.readouterr().err == ""
+    # labels that carry no signal: the model cannot beat the majority class on its own rows
+    noise = np.where(np.random.default_rng(0).random(120) < 0.75, "no", "yes")
+    with pytest.warns(CollapsedModelWarning, match="collapsed on its own training rows"):
+        weak = CounterfactualFairClassifier(
+            SPEC, counterfactuals=flip_s, verbose=False, setting="acc", pretrain_epochs=3
+        )
+        weak.fit(X, noise)
+    assert weak.training_screen_.collapsed

@@ -221,3 +221,24 @@ def test_gradient_clipping_bounds_each_step():
     assert max(norms[None]) > 0.01
     with pytest.raises(ValueError, match="clip_grad must be None or a positive number"):
         LTNLearner(clip_grad=0.0, progress=False).fit(X, y)  # checked by fit (the constructor only stores it)
+
+
+def test_early_stopping_stops_a_plateaued_stage_and_is_off_by_default():
+    """With ``patience`` a stage stops at the first check (every 10 epochs) where the satisfaction
+    gained less than ``min_delta`` over ``patience`` epochs; the history shows it. Without it the
+    fixed epochs run, and the weights are those of a learner that never heard of early stopping."""
+    torch_cpu_setup()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)  # separable: the satisfaction plateaus early
+    fixed = LTNLearner("binary", "acc", pretrain_epochs=600, seed=0, progress=False, lr=1e-2).fit(X, y)
+    assert len(fixed.history_) == 600 and "patience" not in fixed._config()
+    early = LTNLearner("binary", "acc", pretrain_epochs=600, seed=0, progress=False, lr=1e-2, patience=50).fit(X, y)
+    sat = fixed.history_["sat"].to_numpy()
+    # the first multiple of 10 (at least 51) whose gain over the 50 epochs before is below 0.001
+    expected = next(n for n in range(60, 601, 10) if sat[n - 1] - sat[n - 51] < 1e-3)
+    assert expected < 600 and len(early.history_) == expected
+    np.testing.assert_array_equal(early.history_["sat"].to_numpy(), sat[:expected])  # the same steps until then
+    assert early._config()["patience"] == 50
+    with pytest.raises(ValueError, match="patience"):
+        LTNLearner("binary", "acc", patience=0, progress=False).fit(X, y)

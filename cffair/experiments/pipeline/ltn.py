@@ -106,6 +106,7 @@ def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
         "pretrain_epochs": prof.pretrain_epochs,
         "fair_epochs": opts.get("fair_epochs", prof.fair_epochs),
         "cke_epochs": prof.cke_epochs,
+        "patience": opts.get("patience"),
         "fair_p": opts.get("fair_p"),
         "group_weights": cfg.weight_map,
         "seed": cfg.seed,
@@ -127,6 +128,7 @@ def _overrides(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
             "fair_epochs",
             "fair_p",
             "cke_epochs",
+            "patience",
             "progress",
             "semantics",
             "device",
@@ -154,6 +156,7 @@ def _pretrain(cfg: ExperimentConfig, fd: FoldData) -> tuple[Any, float]:
         semantics=kw["semantics"],
         sensitive=kw["sensitive"],
         clip_grad=kw["clip_grad"],
+        patience=kw["patience"],
         cache_dir=False,
         progress=False,
         device=kw["device"],
@@ -268,9 +271,14 @@ def run(
             learner = _fair(cfg, fd, pretrained, train_pairs)
             if not cfg.tag and not cfg.options:
                 models[(cfg.setting, cfg.cf_source)] = learner.state_dict()
+            elif not cfg.tag:  # a run whose every LTN setting has these options (own data: --lr, early stopping)
+                models[(cfg.setting, cfg.cf_source, cfg.options, cfg.weights)] = learner.state_dict()
         elif cfg.setting.endswith("_cke"):
             parent = parent_config(cfg)
             parent_state = None if parent is None else models.get((parent.setting, cfg.cf_source))
+            if parent is None and not cfg.tag:  # the same fairness setting trained in this group with the same options
+                same = (cfg.setting.removesuffix("_cke"), cfg.cf_source, _parent_options(cfg), cfg.weights)
+                parent_state = models.get(same)
             learner, extra = _run_cke(cfg, fd, parent_state, pretrained, train_pairs)
         else:
             raise ValueError(f"unknown LTN setting {cfg.setting!r}")
@@ -298,6 +306,12 @@ def _pretrained(
     base, seconds = _pretrain(cfg, fd)
     stages.put_learner(name, base, seconds=seconds)
     return base.state_dict(), seconds, base
+
+
+def _parent_options(cfg: ExperimentConfig) -> tuple[tuple[str, Any], ...]:
+    """The options of a CKE config that its fairness setting trains with (all but knowledge
+    extraction's own, ``explain`` and ``cke_top``)."""
+    return tuple((k, v) for k, v in cfg.options if k not in ("explain", "cke_top"))
 
 
 def parent_key(cfg: ExperimentConfig) -> str | None:
