@@ -20,6 +20,9 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.experiments import registry
+from cffair_book.commands import CLI, command
+from cffair_book.freshness import freshness_box, freshness_lines, stale_reasons
+from cffair_book.html_block import HTMLBlock
 from cffair_book.layout import BENCHMARK_RESULTS
 
 __all__ = [
@@ -58,21 +61,6 @@ CHAPTERS: Mapping[str, tuple[str, str, str]] = registry.View(
 
 _UNMEASURED = "not measured yet"
 
-#: How the book writes the project's command line: as run from the checkout after ``make install``
-#: (the same on every page, in code blocks, tables and prose).
-CLI = ".venv/bin/cffair"
-
-
-def command(args: str) -> str:
-    """A ``cffair`` command as every page writes it (:data:`CLI` and ``args``).
-
-    >>> command("reproduce --only q1 --mode quick")
-    '.venv/bin/cffair reproduce --only q1 --mode quick'
-    """
-    return f"{CLI} {args}"
-
-
-#: The committed full run's benchmark (``benchmarks/bench_full_run.py``): core-seconds per group.
 FULL_RUN_FILE = REGENERATE_FILE.parent / "full_run.json"
 
 
@@ -460,19 +448,6 @@ def _and(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-class HTMLBlock:
-    """A block of HTML that a notebook shows as it is (``_repr_html_``); ``str`` gives the HTML."""
-
-    def __init__(self, html_text: str) -> None:
-        self.html = html_text
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-    def __str__(self) -> str:
-        return self.html
-
-
 def results_box(
     claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance", basis: str = ""
 ) -> HTMLBlock:
@@ -575,74 +550,6 @@ def claims_list(claims: Iterable[Any]) -> Any:
 
 
 # ============================================================================ the freshness box
-def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
-    """Why the records of ``status`` (:func:`cffair.workflows.reproduce.status`) are stale, in a few lines: code
-    changes grouped by kind (changed, now run, no longer run), then every other reason with its count.
-
-    >>> st = pd.DataFrame({"state": ["stale", "stale", "fresh"], "reasons": [
-    ...     ["code of cffair.a changed", "input counterfactuals: its content changed"],
-    ...     ["code of cffair.a changed", "code of cffair.b changed"], []]})
-    >>> stale_reasons(st)
-    ['the code changed in 2 modules: cffair.a, cffair.b', 'input counterfactuals: its content changed (1 record)']
-    """
-    kinds: dict[str, dict[str, int]] = {"changed": {}, "now runs": {}, "no longer runs": {}}
-    other: dict[str, int] = {}
-    for reasons in status.loc[status["state"] != "fresh", "reasons"]:
-        for r in reasons:
-            m = re.fullmatch(r"code of (\S+) (changed|now runs|no longer runs)", r)
-            into = kinds[m.group(2)] if m else other
-            key = m.group(1) if m else r
-            into[key] = into.get(key, 0) + 1
-    words = {"changed": "the code changed in", "now runs": "they now also run", "no longer runs": "they no longer run"}
-    lines = []
-    for kind, counter in kinds.items():
-        if counter:
-            names = sorted(counter, key=lambda n: -counter[n])
-            shown = ", ".join(names[:top]) + (f" and {len(names) - top} more" if len(names) > top else "")
-            lines.append(f"{words[kind]} {len(names)} module{'s' if len(names) > 1 else ''}: {shown}")
-    ranked = sorted(other.items(), key=lambda kv: -kv[1])
-    lines += [f"{reason} ({k} record{'s' if k != 1 else ''})" for reason, k in ranked[:top]]
-    if len(ranked) > top:
-        lines.append(
-            f"… and {len(ranked) - top} more reasons: `{command('results --mode full --all')}` lists them per record."
-        )
-    return lines
-
-
-def freshness_lines(freshness: Any, top: int = 6) -> list[str]:
-    """What the freshness box says of a page's records (:class:`cffair.workflows.reproduce.Freshness`): one
-    line when all are fresh; else how many are not and why, one reason a line."""
-    n = len(freshness.status)
-    if freshness.fresh:
-        return [
-            f"All {n} records behind this page are fresh: today's code, data and packages would give the same numbers."
-        ]
-    c = freshness.counts
-    head = (
-        f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
-        f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
-        "the numbers below are the committed ones. Why:"
-    )
-    out = [head, *stale_reasons(freshness.status, top)]
-    missing = int(c.get("missing", 0))
-    if missing:
-        out.append(f"{missing} record{'s are' if missing != 1 else ' is'} missing.")
-    return out
-
-
-def freshness_box(freshness: Any, top: int = 6) -> HTMLBlock:
-    """The box under a chapter's loading cell: a tip when every record behind the page is fresh, a
-    warning with the reasons when not (:func:`freshness_lines`)."""
-    lines = [html.escape(x) for x in freshness_lines(freshness, top)]
-    kind, title = ("tip", "Results are current") if freshness.fresh else ("warning", "Some results are stale")
-    items = "".join(f"<li>{x}</li>" for x in lines[1:])
-    return HTMLBlock(
-        f'<div class="admonition {kind}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
-        + (f"<ul>{items}</ul>" if items else "")
-        + "</div>"
-    )
-
-
 def run_counts(full_run: str | Path | None = None) -> dict[str, int]:
     """How many records the committed full run holds, as every page counts them: ``paper`` (the
     part that runs the paper's chapters with their investigations and repetitions), ``rest``
