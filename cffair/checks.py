@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.errors import DataError, DataWarning
+from cffair.errors import DataError, DataWarning, DuplicateKeyError, PlainWordError, YamlContentError
 
 # Refuses or warns about inputs. The one choice it makes, a CSV's separator, decides which rows
 # are read, and those rows enter a record through its data hash, not through this code.
@@ -71,18 +71,6 @@ _SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", " ": "sp
 
 
 # ---------------------------------------------------------------------------- YAML
-class YamlContentError(ValueError):
-    """YAML that parses but does not say what its author meant; the message gives the line and the fix."""
-
-
-class DuplicateKeyError(YamlContentError):
-    """A YAML mapping names a key twice; the message gives both lines and what to do."""
-
-
-class PlainWordError(YamlContentError):
-    """An unquoted YAML word (``no``, ``on``, ``null``) read as a boolean or as nothing where a name belongs."""
-
-
 def _key_text(node: Any) -> str:
     return str(node.value)
 

@@ -84,7 +84,7 @@ class Plan:
     backend: str | None = None
     notes: tuple[str, ...] = field(default=())
     flow_settings: tuple[tuple[str, Any], ...] = field(default=())
-    #: the LTN settings' training options (``lr``, ``fair_epochs``; :data:`cffair.experiments.OPTIONS`)
+    #: the LTN settings' training options (``lr``, ``fair_epochs``, ``fair_p``; :data:`cffair.experiments.OPTIONS`)
     ltn_options: tuple[tuple[str, Any], ...] = field(default=())
     #: the LTN settings' axiom-group weights (appendix B; groups left out keep weight 1)
     weights: tuple[tuple[str, float], ...] = field(default=())
@@ -154,6 +154,7 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
             lr=opts.get("lr", prof.lr),
             pretrain_epochs=prof.pretrain_epochs,
             fair_epochs=opts.get("fair_epochs", prof.fair_epochs),
+            fair_p=opts.get("fair_p"),
             group_weights={g: w for g, w in p.weights if g in SETTING_GROUPS[setting.removeprefix("ltn_")]} or None,
             seed=p.seed,
             progress=progress,
@@ -278,6 +279,7 @@ def plan(
     decimal: str | None = None,
     lr: float | None = None,
     fair_epochs: int | None = None,
+    fair_p: float | None = None,
     weights: Mapping[str, float] | None = None,
 ) -> tuple[Plan, D.Dataset]:
     """Check every option and the data, spec and graph, before any model is fitted.
@@ -380,7 +382,13 @@ def plan(
         backend,
         tuple(notes),
         tuple(sorted(flow_settings.items())),
-        tuple(sorted({k: v for k, v in (("lr", lr), ("fair_epochs", fair_epochs)) if v is not None}.items())),
+        tuple(
+            sorted(
+                {
+                    k: v for k, v in (("lr", lr), ("fair_epochs", fair_epochs), ("fair_p", fair_p)) if v is not None
+                }.items()
+            )
+        ),
         tuple(sorted((weights or {}).items())),
     )
     p.configs()  # every config is valid (options and weights checked by ExperimentConfig)
@@ -432,6 +440,7 @@ def run(
     save_models: bool = False,
     lr: float | None = None,
     fair_epochs: int | None = None,
+    fair_p: float | None = None,
     weights: Mapping[str, float] | None = None,
     progress: bool = True,
 ) -> OwnRun:
@@ -472,6 +481,7 @@ def run(
         lr: the LTN's Adam learning rate (default: the profile's, 1e-3 in full mode); lower it
             when the report flags a constant predictor.
         fair_epochs: epochs of the fairness stage (default: the profile's, 500 in full mode).
+        fair_p: the exponent p of the fairness axioms' ∀ (default: the paper's 1; section 2.4).
         weights: axiom-group weights of the LTN settings, e.g. ``{"cf": 2}`` (appendix B).
         progress: progress bars and messages on stderr.
 
@@ -501,6 +511,7 @@ def run(
         decimal=decimal,
         lr=lr,
         fair_epochs=fair_epochs,
+        fair_p=fair_p,
         weights=weights,
     )
     if not isinstance(counterfactuals_only, bool):

@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from cffair.errors import CffairError
+from cffair.errors import RecourseError
 from cffair.intersectional import intervene
 from cffair.logic import DEFAULT_SEMANTICS, Semantics
 
@@ -78,10 +78,6 @@ if TYPE_CHECKING:
 Direction = Literal["any", "increase", "decrease"]
 Intervention = tuple[tuple[str, Any], ...]
 NUMERIC = ("integer", "continuous")
-
-
-class RecourseError(CffairError, ValueError):
-    """Recourse was asked for on features that cannot be acted upon, or with bad settings."""
 
 
 @dataclass(frozen=True)

@@ -152,11 +152,11 @@ def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
         task.configs,
         fd,
         store,
-        contents,
-        lambda c, known: record_fingerprint(c, fd.data_hash, known),
-        stages,
-        key,
-        gan_twins,
+        contents=contents,
+        fingerprint=lambda c, known: record_fingerprint(c, fd.data_hash, known),
+        stages=stages,
+        key=key,
+        gan_twins=gan_twins,
     )
 
 

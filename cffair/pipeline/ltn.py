@@ -180,6 +180,7 @@ def _finish(
     fp: dict[str, Any],
     learner: Any,
     extra: dict[str, Any],
+    *,
     train_pairs: CFPairs,
     own_test: CFPairs | None,
     pre_time: float,
@@ -225,6 +226,7 @@ def run(
     store: ResultsStore,
     contents: dict[str, str],
     fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
+    *,
     gan_pairs: Callable[[ExperimentConfig, bool], CFPairs] | None = None,
     gan_content: Callable[[ExperimentConfig], str] | None = None,
 ) -> list[dict[str, Any]]:
@@ -273,7 +275,11 @@ def run(
         else:
             raise ValueError(f"unknown LTN setting {cfg.setting!r}")
         own_test = gan_pairs(cfg, True) if gan_pairs is not None and cfg.cf_source != "cnf" else None
-        records.append(_finish(cfg, fd, store, fp, learner, extra, train_pairs, own_test, pre_time, t1))
+        records.append(
+            _finish(
+                cfg, fd, store, fp, learner, extra, train_pairs=train_pairs, own_test=own_test, pre_time=pre_time, t1=t1
+            )
+        )
     return records
 
 
@@ -310,6 +316,7 @@ def run_stage(
     configs: Sequence[ExperimentConfig],
     fd: FoldData,
     store: ResultsStore,
+    *,
     contents: dict[str, str],
     fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
     stages: StageStore,
@@ -357,7 +364,18 @@ def run_stage(
                 )
             extra = {} if cfg.options else {"diagnostics": _diagnostics(learner, fd)}
             records.append(
-                _finish(cfg, fd, store, fp, learner, extra, _twins_of(cfg, fd).pairs_train, None, pre_time, t1)
+                _finish(
+                    cfg,
+                    fd,
+                    store,
+                    fp,
+                    learner,
+                    extra,
+                    train_pairs=_twins_of(cfg, fd).pairs_train,
+                    own_test=None,
+                    pre_time=pre_time,
+                    t1=t1,
+                )
             )
         return records
     if stage == "fair":
@@ -398,7 +416,18 @@ def run_stage(
     else:
         raise ValueError(f"unknown LTN stage {stage!r}")
     return [
-        _finish(cfg, fd, store, fingerprint(cfg, known), learner, extra, train_pairs, own_test, pre_time, t1)
+        _finish(
+            cfg,
+            fd,
+            store,
+            fingerprint(cfg, known),
+            learner,
+            extra,
+            train_pairs=train_pairs,
+            own_test=own_test,
+            pre_time=pre_time,
+            t1=t1,
+        )
         for cfg in configs
     ]
 
