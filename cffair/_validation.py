@@ -164,8 +164,7 @@ def check_exponent(
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
     if not (ok and math.isfinite(value) and value >= 1):
         raise (error or ParameterError)(  # None, where allowed, is a default, not a fix: not named
-            f"{input_name} must be a finite number >= 1 (section 2.4: p = 1 is the mean, the paper's), "
-            f"got {value!r}."
+            f"{input_name} must be a finite number >= 1 (section 2.4: p = 1 is the mean, the paper's), got {value!r}."
         )
     return float(value)
 

@@ -2,7 +2,7 @@
 
 :class:`~cffair.training.LTNLearner`, the estimators of :mod:`cffair.estimator`, the command line
 (``cffair train``, ``cffair cke`` and ``cffair run`` generate their flags from here, see
-:func:`cffair.cli._options.add_hyperparameter_args`) and the notebooks read each default and each
+``cffair.cli._options.add_hyperparameter_args``) and the notebooks read each default and each
 check from :data:`HYPERPARAMETERS`, so that a default changed here changes everywhere and a value
 is checked by one function wherever it comes in.
 

@@ -396,21 +396,6 @@ def plan(
 
 
 # ============================================================================ running
-class _Runner:
-    """Runs one task group in a worker after registering the user's dataset there (a worker
-    started before the registration does not see it in its environment)."""
-
-    def __init__(self, registrations: Mapping[str, Mapping[str, Any]]) -> None:
-        self.registrations = dict(registrations)
-
-    def __call__(self, group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
-        from cffair.datasets.registry import restore
-        from cffair.pipeline import run_group
-
-        restore(self.registrations)
-        return run_group(group, store)
-
-
 def _collect(caught: Sequence[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
     seen: dict[tuple[type, str], warnings.WarningMessage] = {}
     for w in caught:
@@ -549,7 +534,6 @@ def run(
                 jobs=p.jobs,
                 backend=p.backend,
                 progress=progress,
-                runner=_Runner(D.registry.snapshot()),
                 known_inputs=known_inputs,
             )
             times["experiments"] = round(time.perf_counter() - t0, 1)
@@ -596,7 +580,6 @@ def run(
 def _majority_shares(p: Plan, ds: D.Dataset) -> dict[int, float]:
     """Share of the majority class among each fold's test rows (a constant predictor's
     accuracy), for a binary target; empty for a score."""
-    from cffair.pipeline.fold import fold_rows
 
     frame, spec = ds
     if spec.target_kind != "binary":
@@ -604,7 +587,7 @@ def _majority_shares(p: Plan, ds: D.Dataset) -> dict[int, float]:
     y = frame[spec.target].to_numpy()
     out = {}
     for cfg in p.configs()[:: len(p.methods)]:
-        _, test = fold_rows(frame, spec, cfg)
+        _, test = cfg.split.rows(frame, spec)
         share = float(y[test].mean())
         out[cfg.fold] = max(share, 1 - share)
     return out

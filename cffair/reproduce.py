@@ -229,8 +229,12 @@ def run_grid(
     device_of = {t.id: d for t, d in zip(tasks, devices)}  # one device per task
     bar = tqdm(total=len(pending), desc="experiments", unit="run", disable=not progress)
 
+    from cffair.datasets.registry import snapshot
+
+    data = snapshot()  # the user's registered datasets, by reference (files and settings), for every worker
+
     def call(task: Task) -> tuple[Callable[..., Any], tuple]:
-        return _run_in_worker, (runner, task, store.root, os.getpid(), device_of[task.id])
+        return _run_in_worker, (runner, task, store.root, os.getpid(), device_of[task.id], data)
 
     def done(task: Task, n: int) -> None:
         bar.update(n)
@@ -296,17 +300,31 @@ def _watch_parent(parent: int, every: float = 1.0) -> None:
     _WATCHDOG.append(t)
 
 
-def _run_in_worker(runner: Runner | None, task: Task, root: Path, parent: int, device: str = "cpu") -> int:
+def _run_in_worker(
+    runner: Runner | None,
+    task: Task,
+    root: Path,
+    parent: int,
+    device: str = "cpu",
+    data: Mapping[str, Mapping[str, Any]] | None = None,
+) -> int:
     """Run one task in a worker on ``device`` (:func:`cffair.pipeline.run_task`, or ``runner`` on
-    the task's group); the number of records it wrote."""
+    the task's group); the number of records it wrote.
+
+    ``data``: the registered datasets the grid may name (:func:`cffair.datasets.registry.snapshot`
+    of the process that started the grid), registered here first, so that a worker started before
+    a registration knows the data by what it is, not by its name alone.
+    """
     from joblib import parallel_config
 
+    from cffair.datasets.registry import restore
     from cffair.devices import use_device
     from cffair.utils import torch_cpu_setup
 
     if os.getpid() != parent:
         _watch_parent(parent)
     torch_cpu_setup()
+    restore(data)
     # joblib inside a task (scikit-learn's transformers) runs in this process: under the Dask
     # backend it would otherwise queue behind the very task that waits for it
     with parallel_config(backend="sequential"), use_device(device):

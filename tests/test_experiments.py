@@ -429,13 +429,12 @@ def test_the_full_grid_repeats_cross_validation_on_compas_and_lawschool_only():
 
 def test_a_repetition_partitions_the_rows_anew_and_repetition_zero_keeps_the_papers_folds():
     from cffair import datasets as D
-    from cffair.pipeline.fold import fold_rows
 
     frame, spec = D.load("compas")
     paper = D.make_folds(frame, spec, n_splits=5, seed=0)
     tests = {}
     for r in (0, 1, 2):
-        parts = [fold_rows(frame, spec, E.ExperimentConfig("compas", f, "cnf", repeat=r)) for f in range(5)]
+        parts = [E.ExperimentConfig("compas", f, "cnf", repeat=r).split.rows(frame, spec) for f in range(5)]
         test_rows = np.concatenate([te for _, te in parts])
         assert sorted(test_rows) == list(range(len(frame)))  # each repetition is a partition of the rows
         assert all(len(set(tr) & set(te)) == 0 for tr, te in parts)

@@ -87,7 +87,7 @@ def api_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[own.OwnRun, Path,
         def no_work(*args: Any, **kwargs: Any) -> Any:
             raise AssertionError("a fresh record was recomputed")
 
-        mp.setattr("cffair.pipeline.run_group", no_work)
+        mp.setattr("cffair.pipeline.run_task", no_work)
         second = own.run(
             csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False
         )

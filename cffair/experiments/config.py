@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from cffair import registry
 from cffair._validation import check_exponent
+from cffair.datasets.folds import FoldSplit
 from cffair.errors import ConfigError
 from cffair.hyperparameters import CKE_EPOCHS, DEFAULT_LR, FAIR_EPOCHS, PRETRAIN_EPOCHS
 
@@ -22,6 +23,7 @@ __all__ = [
     "ExperimentConfig",
     "Mode",
     "Profile",
+    "RunSettings",
     "option_text",
     "with_weights",
 ]
@@ -246,6 +248,46 @@ def option_text(options: Iterable[tuple[str, Any]]) -> str:
     return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in options)
 
 
+# ============================================================================ settings
+@dataclass(frozen=True, kw_only=True)
+class RunSettings:
+    """What one config's run trains with, resolved once from its profile and its options
+    (:attr:`ExperimentConfig.settings`) and passed down as values: the runners read these, never
+    the profile.
+
+    Attributes:
+        lr: Adam's learning rate (option ``lr``, else the profile's); the baselines' MLPs' too.
+        clip_grad: the LTN's gradient-norm clip (option ``clip_grad``; ``None``: none).
+        pretrain_epochs: LTN epochs on the accuracy axioms (the baselines' MLP epochs too).
+        fair_epochs: LTN epochs of the fairness stage (option ``fair_epochs``, else the profile's).
+        cke_epochs: LTN epochs per added axiom A5.
+        fair_p: the ∀ exponent of the fairness axioms (option ``fair_p``; ``None``: the semantics', 1).
+        flow_epochs: maximum epochs of the causal flow.
+        split: the fold's rows (:class:`~cffair.datasets.FoldSplit`).
+    """
+
+    lr: float
+    clip_grad: float | None
+    pretrain_epochs: int
+    fair_epochs: int
+    cke_epochs: int
+    fair_p: float | None
+    flow_epochs: int
+    split: FoldSplit
+
+    def learner_kwargs(self) -> dict[str, Any]:
+        """The LTN hyperparameters as :class:`~cffair.training.LTNLearner` keywords, e.g. a notebook's
+        quick model: ``LTNLearner(setting="acc_cf", **fd.config.settings.learner_kwargs())``."""
+        return {
+            "lr": self.lr,
+            "pretrain_epochs": self.pretrain_epochs,
+            "fair_epochs": self.fair_epochs,
+            "cke_epochs": self.cke_epochs,
+            "fair_p": self.fair_p,
+            "clip_grad": self.clip_grad,
+        }
+
+
 # ============================================================================ configs
 @dataclass(frozen=True)
 class ExperimentConfig:
@@ -357,9 +399,50 @@ class ExperimentConfig:
         return self.n_folds if self.n_folds is not None else profile(self.profile).n_folds
 
     @property
+    def settings(self) -> RunSettings:
+        """This config's :class:`RunSettings`: its profile's values with its options over them (the one place
+        a run's profile is read)."""
+        prof, opts = profile(self.profile), self.option_map
+        return RunSettings(
+            lr=opts.get("lr", prof.lr),
+            clip_grad=opts.get("clip_grad"),
+            pretrain_epochs=prof.pretrain_epochs,
+            fair_epochs=opts.get("fair_epochs", prof.fair_epochs),
+            cke_epochs=prof.cke_epochs,
+            fair_p=opts.get("fair_p"),
+            flow_epochs=prof.flow_epochs,
+            split=FoldSplit(self.fold, self.fold_count, self.partition_seed, prof.max_rows),
+        )
+
+    @property
+    def split(self) -> FoldSplit:
+        """The rows of this config's fold: fold ``fold`` of :attr:`fold_count` folds of the partition
+        with seed :attr:`partition_seed`, capped to the profile's ``max_rows`` (quick mode)."""
+        return self.settings.split
+
+    @property
     def partition_seed(self) -> int:
         """The seed of the partition of the rows into folds: the repetition (0 for the paper's)."""
         return self.repeat
+
+    @property
+    def gan_source(self) -> ExperimentConfig:
+        """The GAN config whose twins this config trains on (appendix A; read when ``cf_source`` is
+        ``"gan"``): the same fold, seed and ``gan_variant``; a GAN config is its own source. The one
+        place that says which GAN that is (the task graph, the GAN runner and the fingerprint read it)."""
+        if self.setting == "gan":
+            return self
+        variant = tuple((k, v) for k, v in self.options if k == "gan_variant")  # absent for the re-implementation
+        return ExperimentConfig(
+            self.dataset,
+            self.fold,
+            "gan",
+            profile=self.profile,
+            seed=self.seed,
+            n_folds=self.n_folds,
+            repeat=self.repeat,
+            options=variant,
+        )
 
     @property
     def method(self) -> str:

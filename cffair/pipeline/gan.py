@@ -25,7 +25,6 @@ __all__ = [
     "pairs",
     "pairs_hash",
     "run",
-    "source_config",
 ]
 
 #: The quick profile's GAN (a few epochs: enough to exercise every path).
@@ -64,30 +63,12 @@ def gan_config(cfg: ExperimentConfig) -> GANConfig:
     return paper_config(cfg.dataset, seed=cfg.seed, **changes)
 
 
-def source_config(cfg: ExperimentConfig) -> ExperimentConfig:
-    """The GAN config whose twins an LTN config trains on (appendix A): the same fold, seed and
-    ``gan_variant``; the GAN config itself for a GAN config."""
-    if cfg.setting == "gan":
-        return cfg
-    variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")
-    return ExperimentConfig(
-        cfg.dataset,
-        cfg.fold,
-        "gan",
-        profile=cfg.profile,
-        seed=cfg.seed,
-        n_folds=cfg.n_folds,
-        repeat=cfg.repeat,
-        options=variant,
-    )
-
-
 def model(fd: FoldData, cfg: ExperimentConfig | None = None) -> GANBaseline:
     """The GAN baseline of ``cfg`` (default the fold's config) on this fold, fitted once per process:
     every seed and variant of the fold's GANs is kept until another fold asks for one."""
     from cffair.baselines.gan import GANBaseline
 
-    cfg = source_config(cfg or fd.cfg)
+    cfg = (cfg or fd.config).gan_source
     fold = (cfg.dataset, cfg.fold, cfg.profile, cfg.repeat, cfg.n_folds)
     key = (*fold, cfg.seed, gan_config(cfg))
     if key not in _CACHE:
