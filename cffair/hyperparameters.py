@@ -31,6 +31,7 @@ __all__ = [
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 from cffair._validation import check_exponent, check_int, check_learning_rate, check_number
@@ -55,9 +56,9 @@ def _check_hidden(value: Any, input_name: str) -> tuple[int, ...]:
         widths = tuple(value)
     except TypeError:
         widths = ()
-    if not widths or not all(isinstance(w, int) and not isinstance(w, bool) and w >= 1 for w in widths):
+    if not widths or not all(isinstance(w, Integral) and not isinstance(w, bool) and int(w) >= 1 for w in widths):
         raise ParameterError(f"{input_name} must be a non-empty tuple of layer widths >= 1, got {value!r}.")
-    return widths
+    return tuple(int(w) for w in widths)
 
 
 @dataclass(frozen=True)

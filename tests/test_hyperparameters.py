@@ -34,7 +34,12 @@ def test_learner_and_estimators_take_every_default_from_the_home(cls):
 
 @pytest.mark.parametrize(
     "command,names",
-    [("train", ("pretrain_epochs", "fair_epochs", "fair_p", "lr")), ("run", ("lr", "fair_epochs", "fair_p"))],
+    [
+        ("train", ("pretrain_epochs", "fair_epochs", "fair_p", "lr")),
+        ("cke", ("cke_epochs", "fair_p")),
+        ("run", ("lr", "fair_epochs", "fair_p")),
+        ("fit", ("lr", "pretrain_epochs", "fair_epochs", "fair_p")),
+    ],
 )
 def test_the_command_line_offers_the_flags_generated_from_the_home(command, names, capsys):
     assert main([command, "--help"]) == 0
@@ -50,6 +55,7 @@ def test_the_command_line_offers_the_flags_generated_from_the_home(command, name
     [
         ["train", "--dataset", "compas", "--setting", "acc_cf"],
         ["run", "--data", "missing.csv", "--spec", "missing.yaml"],
+        ["fit", "--data", "missing.csv", "--spec", "missing.yaml", "--out", "m.cffair"],
     ],
 )
 def test_a_bad_fair_p_on_the_command_line_is_one_line_and_exit_2(argv, value, capsys):
