@@ -29,9 +29,6 @@ from __future__ import annotations
 __all__ = [
     "ABSURD_MAGNITUDE",
     "SNIFFED_SEPARATORS",
-    "DuplicateKeyError",
-    "PlainWordError",
-    "YamlContentError",
     "check_csv_columns",
     "check_magnitudes",
     "csv_options",
@@ -53,7 +50,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.errors import DataError, DataWarning, DuplicateKeyError, PlainWordError, YamlContentError
+from cffair.errors import DataError, DataWarning, DuplicateKeyError, PlainWordError
+from cffair.errors import YamlContentError as YamlContentError  # its home is cffair.errors; importable here
 
 # Refuses or warns about inputs. The one choice it makes, a CSV's separator, decides which rows
 # are read, and those rows enter a record through its data hash, not through this code.

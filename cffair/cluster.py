@@ -39,7 +39,7 @@ from typing import Any
 
 from cffair.errors import ClusterError
 
-__all__ = ["CLUSTERS", "ClusterError", "SlurmConfig", "slurm_cluster"]
+__all__ = ["CLUSTERS", "SlurmConfig", "slurm_cluster"]
 
 FINGERPRINT_EXEMPT = True  # where tasks run changes no number
 

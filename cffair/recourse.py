@@ -50,7 +50,6 @@ __all__ = [
     "RECOURSE_ACTIONS",
     "Action",
     "CostModel",
-    "RecourseError",
     "RecourseSearch",
     "RecourseTable",
     "check_actions",

@@ -45,7 +45,6 @@ __all__ = [
     "DatasetEntry",
     "Method",
     "MethodKind",
-    "RegistryError",
     "View",
     "baselines",
     "chapter",

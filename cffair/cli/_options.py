@@ -22,7 +22,6 @@ __all__ = [
     "DEVICE_HELP",
     "MAX_LEARNING_RATE",
     "WEIGHT_GROUPS",
-    "OptionError",
     "add_hyperparameter_args",
     "backend_name",
     "decimal_mark",
@@ -49,7 +48,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from cffair._validation import MAX_LEARNING_RATE
-from cffair.errors import OptionError
+from cffair.errors import OptionError as OptionError  # its home is cffair.errors; importable here
 
 #: joblib backends ``cffair reproduce --backend`` accepts (``dask`` needs the ``cluster`` extra).
 BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading", "sequential", "dask")

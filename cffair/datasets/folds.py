@@ -64,7 +64,7 @@ class FoldSplit:
     folds (:func:`make_folds` with ``seed``), each part capped at random (seeded by the fold) to
     ``max_rows`` training and ``max_rows // 2`` test rows when ``max_rows`` is set (the quick profile).
 
-    The grid's folds (:attr:`cffair.experiments.ExperimentConfig.split`) and a command's fold
+    The grid's folds (:attr:`~cffair.experiments.config.ExperimentConfig.split`) and a command's fold
     (``cffair train --fold 2 --folds 5``) are both a split of this kind: the one fold builder.
 
     >>> FoldSplit(2, 5).fold

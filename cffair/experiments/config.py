@@ -19,7 +19,6 @@ __all__ = [
     "PRETRAIN_OPTIONS",
     "OPTION_DEFAULTS",
     "PROFILES",
-    "ConfigError",
     "ExperimentConfig",
     "Mode",
     "Profile",

@@ -89,7 +89,7 @@ class FoldData:
         cls, split: D.FoldSplit, dataset: tuple[pd.DataFrame, D.DatasetSpec], cfset: CounterfactualSet
     ) -> FoldData:
         """The fold ``split`` of ``dataset`` with the twins ``cfset``, outside any experiment (a command
-        that trains on one fold: ``cffair train``, ``cffair cke``); its :attr:`config` is ``None``."""
+        that trains on one fold: ``cffair train``, ``cffair cke``); its :attr:`FoldData.config` is ``None``."""
         frame, spec = dataset
         train, test = split.rows(frame, spec)
         return cls(None, frame, spec, train, test, cfset)
@@ -99,7 +99,7 @@ class FoldData:
         """The experiment config this fold was built for.
 
         Raises:
-            ValueError: for a fold built from a split alone (:meth:`from_split`).
+            ValueError: for a fold built from a split alone (:meth:`FoldData.from_split`).
         """
         if self.cfg is None:
             raise ValueError("this fold was built from a split (FoldData.from_split), not for an experiment config.")

@@ -269,7 +269,8 @@ def run_stage(
     * ``cke``: ``target``'s CKE setting from its stored parent (trained now and stored when
       absent), or from a parent of its own (:func:`~cffair.experiments.tasks.parent_config`).
 
-    The numbers equal :func:`run`'s: a checkpoint restores weights, Adam's state and history.
+    A stage continued from a stored checkpoint computes what one process would have: a checkpoint restores
+    weights, Adam's state and history.
     """
     from cffair.training import LTNLearner
 
