@@ -35,7 +35,7 @@ from cffair._io import ensure_dir, write_text_atomic
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode
 from cffair.experiments.fingerprint import diff, package_versions
 from cffair.experiments.grid import paper_grid
-from cffair.experiments.store import ResultsStore, machine
+from cffair.experiments.store import Record, ResultsStore, machine
 from cffair.experiments.tasks import Task, task_graph, task_groups
 from cffair.utils import project_root, write_json_atomic
 
@@ -486,7 +486,7 @@ def results_for(
     jobs: int = 1,
     *,
     missing_ok: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[Record]:
     """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode.
 
     ``missing_ok``: return ``[]`` instead of raising when none is stored (a page section whose
@@ -501,7 +501,7 @@ def results_for(
 
         run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs=prepare_inputs(profile, datasets, jobs=jobs))
     keys = {c.key for c in cfgs}
-    recs = [r for r in store.records() if ExperimentConfig.from_dict(r["config"]).key in keys]
+    recs = [r for r in store.records() if r.config.key in keys]
     if not recs and not missing_ok:
         raise FileNotFoundError(
             f"no results for {list(only)} in {store.root}; run `cffair reproduce --mode full` "

@@ -37,7 +37,7 @@ from cffair.experiments.grid import (
     repeat_grid,
     study_grid,
 )
-from cffair.experiments.store import Corrupt, ResultsStore, checksum, make_record
+from cffair.experiments.store import Corrupt, Record, ResultsStore, checksum, make_record
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -71,6 +71,7 @@ __all__ = [
     "diff",
     "investigation_grid",
     "make_record",
+    "Record",
     "normalised_code",
     "option_text",
     "package_versions",
