@@ -82,8 +82,7 @@ def committed_seconds(results: Path) -> dict[tuple[str, str], float]:
 
 def measure() -> dict[str, Any]:
     """Run the full profile's study configs of COMPAS fold 0; own seconds per record, wall per group."""
-    from cffair.experiments.pipeline import run_group
-    from cffair.workflows.reproduce import _task_groups
+    from cffair.workflows.reproduce import _task_groups, run_grid
 
     cfgs = [c for c in paper_grid("full", ["compas"], only=["appendix_c_studies"]) if c.fold == 0]
     out: dict[str, Any] = {"records": {}, "groups": []}
@@ -91,7 +90,8 @@ def measure() -> dict[str, Any]:
         store = ResultsStore(Path(tmp))
         for group in _task_groups(cfgs):
             t0 = time.perf_counter()
-            recs = run_group(group, store)
+            run_grid(group, store, jobs=1, backend="sequential", progress=False)  # the task graph, the one route
+            recs = [r for r in (store.get(c) for c in group) if r is not None]
             out["groups"].append({"configs": [c.key for c in group], "wall_s": round(time.perf_counter() - t0, 2)})
             for rec in recs:
                 key = ExperimentConfig.from_dict(rec["config"]).key

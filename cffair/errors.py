@@ -131,3 +131,55 @@ class CollapsedModelWarning(CffairWarning):
     """A trained model that the degenerate-model screen (:mod:`cffair.evaluation.screen`) finds collapsed on
     its own training rows: constant or near-constant decisions, or no more accurate than the
     majority class (its fairness scores then mean nothing)."""
+
+
+# ---------------------------------------------------------------------------- moved here from their modules
+# (each is still importable from its old home: ``from cffair.learners.training import ConstantPredictorWarning``)
+
+
+class ConfigError(CffairError, ValueError):
+    """An experiment config or grid request names something that does not exist."""
+
+
+class OptionError(CffairError, ValueError):
+    """Options that are valid one by one but not together (e.g. ``--fold 5 --folds 5``)."""
+
+
+class RegistryError(CffairError, ValueError):
+    """A registry entry is malformed, or a name is not registered."""
+
+
+class RecourseError(CffairError, ValueError):
+    """Recourse was asked for on features that cannot be acted upon, or with bad settings."""
+
+
+class ClusterError(CffairError, ValueError):
+    """A cluster setting that cannot work (named, with the fix)."""
+
+
+class YamlContentError(ValueError):
+    """YAML that parses but does not say what its author meant; the message gives the line and the fix."""
+
+
+class DuplicateKeyError(YamlContentError):
+    """A YAML mapping names a key twice; the message gives both lines and what to do."""
+
+
+class PlainWordError(YamlContentError):
+    """An unquoted YAML word (``no``, ``on``, ``null``) read as a boolean or as nothing where a name belongs."""
+
+
+class UsageError(Exception):
+    """A command line argparse rejected (unknown option, bad value, missing argument)."""
+
+
+class EmptyDomainWarning(CffairWarning):
+    """A quantifier's domain is empty (its satisfaction would be NaN); the axiom was skipped."""
+
+
+class ConstantPredictorWarning(CffairWarning):
+    """The trained predicate gives (almost) the same output for every row."""
+
+
+class CollapseRiskWarning(CffairWarning):
+    """Fairness axioms are trained without pre-training on the accuracy axioms."""

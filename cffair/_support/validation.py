@@ -15,6 +15,8 @@ array([1., 2.])
 0.1
 >>> check_learning_rate(1e-3)
 0.001
+>>> check_exponent(2, "fair_p")
+2.0
 >>> check_group_weights({"cf": 2}, ["acc_cf"])
 {'cf': 2.0}
 """
@@ -30,6 +32,7 @@ __all__ = [
     "TargetKind",
     "check_choice",
     "check_device",
+    "check_exponent",
     "check_fitted",
     "check_group_weights",
     "check_int",
@@ -140,6 +143,30 @@ def check_int(value: Any, input_name: str, *, low: int = 0, error: type[CffairEr
         what = {0: "a non-negative integer", 1: "a positive integer"}.get(low, f"a whole number >= {low}")
         raise (error or ParameterError)(f"{input_name} must be {what}, got {value!r}.")
     return int(value)
+
+
+def check_exponent(
+    value: Any, input_name: str = "p", *, optional: bool = False, error: type[CffairError] | None = None
+) -> float | None:
+    """``value`` as a float if it is an exponent of a p-mean of section 2.4 (a quantifier's, an
+    axiom's own ∀, the knowledge base's aggregation): a finite number ``>= 1``; ``None`` passes
+    when ``optional`` (the semantics' own exponent then applies).
+
+    The one check of an exponent p: :class:`~cffair.logic.fuzzy.Semantics`, :class:`~cffair.logic.axioms.Axiom`,
+    :class:`~cffair.learners.training.LTNLearner` (``fair_p``), an experiment's ``fair_p`` option and the
+    command line's ``--fair-p`` all use it.
+
+    Raises:
+        ParameterError: (a ``ValueError``, or ``error``) naming the value received and the bound.
+    """
+    if value is None and optional:
+        return None
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not (ok and math.isfinite(value) and value >= 1):
+        raise (error or ParameterError)(  # None, where allowed, is a default, not a fix: not named
+            f"{input_name} must be a finite number >= 1 (section 2.4: p = 1 is the mean, the paper's), got {value!r}."
+        )
+    return float(value)
 
 
 #: The largest learning rate accepted: Adam's steps are about ``lr`` per weight, so beyond 1 a

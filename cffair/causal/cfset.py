@@ -353,6 +353,7 @@ class CounterfactualSet:
         feature: str,
         value: str | Iterable[str] | None = None,
         row_id: np.ndarray | Iterable[int] | None = None,
+        *,
         sample: np.ndarray | Iterable[int] | None = None,
         meta: Mapping[str, Any] | None = None,
     ) -> CounterfactualSet:

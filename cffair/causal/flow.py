@@ -212,7 +212,7 @@ def generate(
     model = fit_flow(
         (frame, spec), cfg, seed=seed, cache=False if root is None else root, progress=progress, device=device
     )
-    cfs = _build(model, frame, spec, todo, seed, progress, {"data_hash": data_hash})
+    cfs = _build(model, frame, spec, todo, seed, progress=progress, extra={"data_hash": data_hash})
     if path is not None:
         cfs.save(path)
     _warn_frozen(frame, spec, cfs, graph, cfg)
@@ -240,7 +240,9 @@ def generate_from(
     from cffair.datasets import frame_hash
 
     # the hash of the frame the row ids point into: pairing the set with other data is refused
-    cfs = _build(model, frame, spec, todo, seed, progress, {"data_hash": frame_hash(frame[spec.feature_names])})
+    cfs = _build(
+        model, frame, spec, todo, seed, progress=progress, extra={"data_hash": frame_hash(frame[spec.feature_names])}
+    )
     _warn_frozen(frame, spec, cfs, model.graph, model.config)
     return cfs
 
@@ -251,6 +253,7 @@ def _build(
     spec: DatasetSpec,
     todo: list[Intervention],
     seed: int,
+    *,
     progress: bool,
     extra: Mapping[str, Any],
 ) -> CounterfactualSet:

@@ -29,6 +29,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
+from cffair.errors import UsageError
+
 #: Modules that add sub-commands (each has ``register(subparsers)``); for a tuple, the first
 #: of its modules that exists and has ``register`` is used.
 COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
@@ -41,10 +43,6 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     "cffair.cli.audit",  # audit (a model trained elsewhere)
     "cffair.cli.model",  # fit, predict, twins (a self-contained model)
 )
-
-
-class UsageError(Exception):
-    """A command line argparse rejected (unknown option, bad value, missing argument)."""
 
 
 class _Parser(argparse.ArgumentParser):

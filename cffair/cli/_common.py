@@ -26,7 +26,7 @@ __all__ = [
     "from_checkpoint",
     "load_data",
     "load_dataset",
-    "fold_config",
+    "fold_split",
     "fold_encoder",
     "prepare_fold",
     "read_options",
@@ -376,42 +376,35 @@ def counterfactuals(
     return generate(ds, interventions=interventions, config=config, seed=seed, cache_dir=cache, progress=not quiet)
 
 
-def fold_config(spec: Any, fold: int, n_folds: int, seed: int) -> Any:
-    """The :class:`~cffair.experiments.ExperimentConfig` of a command's fold: fold ``fold`` of
-    ``n_folds`` stratified folds of the partition with seed ``seed`` (the seed also trains), all
-    rows (no quick-mode cap).
+def fold_split(fold: int, n_folds: int, seed: int) -> Any:
+    """The rows a command trains on: fold ``fold`` of ``n_folds`` stratified folds of the partition
+    with seed ``seed`` (the seed also trains), all rows (no quick-mode cap):
+    a :class:`~cffair.datasets.FoldSplit`, the grid's fold builder.
 
     Raises:
-        DataError: for a fold outside ``0..n_folds - 1``, naming the option.
+        DataError: for a fold outside ``0..n_folds - 1``.
     """
-    from cffair.errors import DataError
-    from cffair.experiments.config import ExperimentConfig
+    from cffair.datasets.folds import FoldSplit
 
-    if not 0 <= fold < n_folds:
-        raise DataError(f"--fold must lie in 0..{n_folds - 1}, got {fold}.")
-    return ExperimentConfig(spec.name, fold, "ltn_acc", profile="full", seed=seed, n_folds=n_folds, repeat=seed)
+    return FoldSplit(fold, n_folds, seed)
 
 
 def prepare_fold(ds: Any, fold: int, n_folds: int, seed: int, cfs: Any) -> Any:
     """The fold a command trains on, built as the grid builds its folds
-    (:meth:`cffair.experiments.pipeline.fold.FoldData.build`): the encoder fitted on the training part, the
+    (:meth:`cffair.experiments.pipeline.fold.FoldData.from_split`): the encoder fitted on the training part, the
     encoded rows and labels, the sensitive-attribute pairs of both parts, the shared evaluation."""
     from cffair.experiments.pipeline.fold import FoldData
 
-    frame, spec = ds
-    return FoldData.build(fold_config(spec, fold, n_folds, seed), cfs, dataset=(frame, spec))
+    return FoldData.from_split(fold_split(fold, n_folds, seed), ds, cfs)
 
 
 def fold_encoder(ds: Any, extra: dict[str, Any]) -> tuple[Any, Any]:
     """The training rows and the fitted encoder of a checkpoint's fold (``extra``: its saved
     ``folds``, ``fold`` and ``seed``), split as :func:`prepare_fold` splits."""
     from cffair.datasets.encoding import Encoder
-    from cffair.experiments.pipeline.fold import fold_rows
 
     frame, spec = ds
-    train, _ = fold_rows(
-        frame, spec, fold_config(spec, extra.get("fold", 0), extra.get("folds", 5), extra.get("seed", 0))
-    )
+    train, _ = fold_split(extra.get("fold", 0), extra.get("folds", 5), extra.get("seed", 0)).rows(frame, spec)
     return train, Encoder(spec).fit(frame.iloc[train])
 
 

@@ -10,6 +10,9 @@ Every command group imports its validators from here, e.g.::
 
     p.add_argument("--jobs", type=positive_int, default=2)
     p.add_argument("--backend", type=backend_name, default=None)
+
+The flags of the LTN's hyperparameters (``--lr``, ``--fair-epochs``, ``--fair-p`` …) are generated
+from their one home, :data:`cffair.learners.hyperparameters.HYPERPARAMETERS`, by :func:`add_hyperparameter_args`.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ __all__ = [
     "DEVICE_HELP",
     "MAX_LEARNING_RATE",
     "WEIGHT_GROUPS",
-    "OptionError",
+    "add_hyperparameter_args",
     "backend_name",
     "decimal_mark",
     "device",
     "finite_float",
     "folds",
+    "hyperparameter_type",
     "learning_rate",
     "non_negative_float",
     "non_negative_int",
@@ -40,19 +44,17 @@ __all__ = [
 
 import argparse
 import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from cffair._support.validation import MAX_LEARNING_RATE
-from cffair.errors import CffairError
+from cffair.errors import OptionError as OptionError  # its home is cffair.errors; importable here
 
 #: joblib backends ``cffair reproduce --backend`` accepts (``dask`` needs the ``cluster`` extra).
 BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading", "sequential", "dask")
 
 #: Axiom groups whose weights ``--weights`` sets (appendix B of the paper).
 WEIGHT_GROUPS: tuple[str, ...] = ("acc", "cf", "cf_sg", "cke")
-
-
-class OptionError(CffairError, ValueError):
-    """Options that are valid one by one but not together (e.g. ``--fold 5 --folds 5``)."""
 
 
 def _int(text: str, what: str, example: str) -> int:
@@ -262,3 +264,64 @@ def decimal_mark(text: str) -> str:
             f"expected the decimal mark . or , (or point, comma), got {text!r}; e.g. --decimal , for 3,5"
         )
     return value
+
+
+def hyperparameter_type(name: str, *, positive: bool = False) -> Callable[[str], Any]:
+    """The argparse ``type=`` of the LTN hyperparameter ``name`` (:mod:`cffair.learners.hyperparameters`):
+    its text read as its kind and checked by its one check; ``positive``: an epoch count of 1 or more."""
+    from cffair.errors import ParameterError
+    from cffair.learners.hyperparameters import HYPERPARAMETERS
+
+    hp = HYPERPARAMETERS[name]
+    if name == "lr":
+        return learning_rate
+    if hp.kind is int:
+        return positive_int if positive else non_negative_int
+    if hp.kind is not float:
+        raise ValueError(f"hyperparameter {name!r} ({hp.kind.__name__}) has no flag.")
+
+    def parse(text: str) -> Any:
+        value = _float(text, "a number", f"{hp.flag} 2")
+        try:
+            return hp.validate(value, "the value")
+        except ParameterError as exc:
+            raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
+
+    parse.__name__ = name  # argparse names the type in its messages
+    return parse
+
+
+def add_hyperparameter_args(
+    p: Any,
+    names: Iterable[str],
+    *,
+    notes: Mapping[str, str] | None = None,
+    aliases: Mapping[str, tuple[str, ...]] | None = None,
+    positive: Iterable[str] = (),
+) -> None:
+    """Add a flag for each LTN hyperparameter of ``names``, generated from its home
+    (:data:`cffair.learners.hyperparameters.HYPERPARAMETERS`: flag, type, check and help).
+
+    Every flag defaults to ``None`` (the command's default: the home's, or the profile's).
+
+    Args:
+        p: a parser or an argument group.
+        names: hyperparameters, e.g. ``("lr", "fair_epochs", "fair_p")``.
+        notes: a sentence a command adds to a flag's help (what the default is there).
+        aliases: other spellings of a flag (``{"fair_epochs": ("--epochs",)}``).
+        positive: the epoch counts that must be 1 or more here.
+    """
+    from cffair.learners.hyperparameters import HYPERPARAMETERS
+
+    notes, aliases, positive = notes or {}, aliases or {}, set(positive)
+    for name in names:
+        hp = HYPERPARAMETERS[name]
+        text = hp.help + (f"; {notes[name]}" if name in notes else "")
+        p.add_argument(
+            hp.flag,
+            *aliases.get(name, ()),
+            dest=name,
+            type=hyperparameter_type(name, positive=name in positive),
+            default=None,
+            help=text.replace("%", "%%"),
+        )

@@ -48,8 +48,8 @@ from cffair.cli._common import Output, add_read_args, read_options
 from cffair.cli._options import (
     DEVICE_HELP,
     OptionError,
+    add_hyperparameter_args,
     device,
-    learning_rate,
     positive_int,
     seed,
     weights,
@@ -70,12 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=["acc", "acc_cf", "acc_cf_sg"],
         help="axioms: accuracy only, + counterfactual fairness (A4, default), + subgroup fairness (A4_1..n)",
     )
-    f.add_argument("--lr", type=learning_rate, default=None, help="Adam learning rate (default 1e-3; the paper's 0.1)")
-    f.add_argument(
-        "--pretrain-epochs", type=positive_int, default=1500, help="epochs on the accuracy axioms first (default 1500)"
-    )
-    f.add_argument(
-        "--fair-epochs", type=positive_int, default=500, help="epochs with the fairness axioms added (default 500)"
+    add_hyperparameter_args(
+        f, ("lr", "pretrain_epochs", "fair_epochs", "fair_p"), positive=("pretrain_epochs", "fair_epochs")
     )
     f.add_argument(
         "--weights", type=weights, default=None, metavar="GROUP=W,...", help="axiom-group weights, e.g. acc=1,cf=2"
@@ -163,6 +159,11 @@ def _check_fit(args: argparse.Namespace) -> None:
         offered=("acc", "acc_cf", "acc_cf_sg"),
         error=OptionError,
     )
+    if args.fair_p is not None and args.setting == "acc":
+        raise OptionError(
+            f"--fair-p {args.fair_p:g} with --setting acc changes nothing (p is the exponent of the fairness axioms' "
+            "∀); use --setting acc_cf or acc_cf_sg, or leave --fair-p out."
+        )
 
 
 def _check_use(args: argparse.Namespace) -> None:
@@ -181,15 +182,17 @@ def _fit(args: argparse.Namespace) -> int:
     cls = CounterfactualFairClassifier if spec.target_kind == "binary" else CounterfactualFairRegressor
     options: dict[str, Any] = {
         "setting": args.setting,
-        "pretrain_epochs": args.pretrain_epochs,
-        "fair_epochs": args.fair_epochs,
         "group_weights": args.weights,
         "seed": args.seed,
         "progress": not args.quiet,
         "device": args.device,
+        # the LTN's hyperparameters given on the command line; the others keep their home's defaults
+        **{
+            k: getattr(args, k)
+            for k in ("lr", "pretrain_epochs", "fair_epochs", "fair_p")
+            if getattr(args, k) is not None
+        },
     }
-    if args.lr is not None:
-        options["lr"] = args.lr
     if args.flow_epochs is not None:
         options["flow_config"] = {"epochs": args.flow_epochs}
     features = frame[list(spec.features)]

@@ -23,10 +23,10 @@ from cffair.cli._common import CATEGORICAL_HELP, add_read_args
 from cffair.cli._options import (
     DEVICE_HELP,
     OptionError,
+    add_hyperparameter_args,
     backend_name,
     device,
     folds,
-    learning_rate,
     positive_int,
     seed,
     weights,
@@ -128,19 +128,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="stop after the counterfactuals: check the flow's warnings before the long run",
     )
     t = p.add_argument_group("training of the LTN settings (default: the profile's)")
-    t.add_argument(
-        "--lr",
-        type=learning_rate,
-        default=None,
-        help="Adam learning rate (full profile 1e-3, the paper's 0.1); lower it when the report flags a constant predictor",
-    )
-    t.add_argument(
-        "--fair-epochs",
-        "--epochs",
-        dest="fair_epochs",
-        type=positive_int,
-        default=None,
-        help="epochs of the fairness stage, after the 1500 of pre-training (full profile 500)",
+    add_hyperparameter_args(
+        t,
+        ("lr", "fair_epochs", "fair_p"),
+        notes={
+            "lr": "full profile 1e-3; lower it when the report flags a constant predictor",
+            "fair_epochs": "after the 1500 of pre-training (full profile 500)",
+        },
+        aliases={"fair_epochs": ("--epochs",)},
+        positive=("fair_epochs",),
     )
     t.add_argument(
         "--fixed-epochs",
@@ -214,6 +210,7 @@ def _run_own(run: Any, args: argparse.Namespace) -> Any:
         save_models=args.save_models,
         lr=args.lr,
         fair_epochs=args.fair_epochs,
+        fair_p=args.fair_p,
         weights=args.weights,
         progress=not args.quiet,
         **({"patience": None} if args.fixed_epochs else {}),

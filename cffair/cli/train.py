@@ -54,9 +54,9 @@ from cffair.cli._common import (
 from cffair.cli._options import (
     DEVICE_HELP,
     OptionError,
+    add_hyperparameter_args,
     device,
     folds,
-    learning_rate,
     non_negative_int,
     positive_float,
     positive_int,
@@ -67,11 +67,6 @@ from cffair.cli._options import (
 
 if TYPE_CHECKING:
     from cffair.experiments.pipeline.fold import FoldData
-
-LR_HELP = (
-    "Adam learning rate (default 1e-3, the reproduction's; the paper's is --lr 0.1, which can collapse the "
-    "fairness stages to a constant predictor on these data)"
-)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -103,9 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument(
         "--max-axioms", type=non_negative_int, default=None, help="add at most this many axioms (default: all)"
     )
-    c.add_argument(
-        "--cke-epochs", type=positive_int, default=None, help="epochs per added axiom, >= 1 (default 500, the paper's)"
-    )
+    add_hyperparameter_args(c, ("cke_epochs",), notes={"cke_epochs": ">= 1"}, positive=("cke_epochs",))
     c.add_argument(
         "--dry-run", action="store_true", help="only extract: print the imbalances and the axioms it would add"
     )
@@ -151,11 +144,14 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--folds", type=folds, default=5, help="number of folds of the seeded stratified split (default 5, the paper's)"
     )
-    p.add_argument(
-        "--pretrain-epochs",
-        type=non_negative_int,
-        default=None,
-        help="epochs on the accuracy axioms (default 1500, the paper's); cached and shared by every setting",
+    add_hyperparameter_args(
+        p,
+        ("pretrain_epochs", "fair_epochs", "fair_p", "lr"),
+        notes={
+            "pretrain_epochs": "cached and shared by every setting",
+            "fair_epochs": ">= 1 with a fairness setting",
+            "fair_p": "a fairness setting only",
+        },
     )
     p.add_argument(
         "--allow-no-pretrain",
@@ -163,13 +159,6 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         help="accept --pretrain-epochs 0 with a fairness setting (the fairness axioms then start from an untrained "
         "model, the collapse to a constant predictor the pre-training exists to prevent)",
     )
-    p.add_argument(
-        "--fair-epochs",
-        type=non_negative_int,
-        default=None,
-        help="epochs after adding the fairness axioms (default 500; >= 1 with a fairness setting)",
-    )
-    p.add_argument("--lr", type=learning_rate, default=None, help=LR_HELP)
     p.add_argument(
         "--weights",
         type=weights,
@@ -209,6 +198,11 @@ def _check_model_args(args: argparse.Namespace) -> None:
             f"--fair-epochs 0 with --setting {args.setting} never trains on the fairness axioms, so the result is "
             "the pre-trained model; give --fair-epochs 1 or more (default 500), or use --setting acc."
         )
+    if args.fair_p is not None and not fair:
+        raise OptionError(
+            f"--fair-p {args.fair_p:g} with --setting acc changes nothing (p is the exponent of the fairness axioms' "
+            "∀); use --setting acc_cf or acc_cf_sg, or leave --fair-p out."
+        )
     if args.counterfactuals and not Path(args.counterfactuals).is_file():
         raise OptionError(
             f"--counterfactuals {args.counterfactuals}: no such file; "
@@ -235,13 +229,11 @@ def _check_weights(args: argparse.Namespace) -> None:
 
 
 def _learner_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    from cffair.learners.training import DEFAULT_LR, FAIR_EPOCHS, PRETRAIN_EPOCHS
+    """The LTN hyperparameters of the command line: each flag's value, else its home's default."""
+    from cffair.learners.hyperparameters import DEFAULTS
 
-    return {
-        "lr": DEFAULT_LR if args.lr is None else args.lr,
-        "pretrain_epochs": PRETRAIN_EPOCHS if args.pretrain_epochs is None else args.pretrain_epochs,
-        "fair_epochs": FAIR_EPOCHS if args.fair_epochs is None else args.fair_epochs,
-    }
+    names = ("lr", "pretrain_epochs", "fair_epochs", "fair_p")
+    return {k: DEFAULTS[k] if getattr(args, k) is None else getattr(args, k) for k in names}
 
 
 # ---------------------------------------------------------------------------- training
@@ -309,6 +301,7 @@ def _fit(args: argparse.Namespace, interventions: str) -> tuple[Any, FoldData, A
             setting=args.setting,
             lr=kw["lr"],
             fair_epochs=kw["fair_epochs"],
+            fair_p=kw["fair_p"],
             group_weights=args.weights,
             progress=not args.quiet,
             device=args.device,
@@ -367,6 +360,7 @@ def _train(args: argparse.Namespace) -> int:
             "setting": args.setting,
             "fold": args.fold,
             "lr": learner.lr,
+            "fair_p": learner.fair_p,
             "pretraining": pre,
             "counterfactuals": _cf_info(cfs),
         }

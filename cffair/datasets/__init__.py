@@ -162,6 +162,7 @@ __all__ = [
     "is_builtin",
     "load",
     "make_folds",
+    "FoldSplit",
     "manifest",
     "packaged_graph_names",
     "prepare",
@@ -181,7 +182,7 @@ __all__ = [
 
 from cffair.datasets.csvfile import from_csv, read_csv, read_rows
 from cffair.datasets.files import DataFile, data_file, manifest
-from cffair.datasets.folds import Fold, check_subgroups, make_folds, strata, summary
+from cffair.datasets.folds import Fold, FoldSplit, check_subgroups, make_folds, strata, summary
 from cffair.datasets.frames import RowLocator, frame_hash, prepare, prepare_features, require_binary_sensitive
 from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot
 from cffair.datasets.registry import (

@@ -29,9 +29,6 @@ from __future__ import annotations
 __all__ = [
     "ABSURD_MAGNITUDE",
     "SNIFFED_SEPARATORS",
-    "DuplicateKeyError",
-    "PlainWordError",
-    "YamlContentError",
     "check_csv_columns",
     "check_magnitudes",
     "csv_options",
@@ -53,7 +50,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.errors import DataError, DataWarning
+from cffair.errors import DataError, DataWarning, DuplicateKeyError, PlainWordError
+from cffair.errors import YamlContentError as YamlContentError  # its home is cffair.errors; importable here
 
 # Refuses or warns about inputs. The one choice it makes, a CSV's separator, decides which rows
 # are read, and those rows enter a record through its data hash, not through this code.
@@ -71,18 +69,6 @@ _SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", " ": "sp
 
 
 # ---------------------------------------------------------------------------- YAML
-class YamlContentError(ValueError):
-    """YAML that parses but does not say what its author meant; the message gives the line and the fix."""
-
-
-class DuplicateKeyError(YamlContentError):
-    """A YAML mapping names a key twice; the message gives both lines and what to do."""
-
-
-class PlainWordError(YamlContentError):
-    """An unquoted YAML word (``no``, ``on``, ``null``) read as a boolean or as nothing where a name belongs."""
-
-
 def _key_text(node: Any) -> str:
     return str(node.value)
 

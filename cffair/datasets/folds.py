@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["Fold", "check_subgroups", "make_folds", "strata", "summary"]
+__all__ = ["Fold", "FoldSplit", "check_subgroups", "make_folds", "strata", "summary"]
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -56,6 +56,43 @@ def make_folds(frame: pd.DataFrame, spec: DatasetSpec, n_splits: int = 5, seed: 
         Fold(i, np.sort(tr), np.sort(te))
         for i, (tr, te) in enumerate(skf.split(np.zeros(len(frame)), labels.to_numpy()))
     ]
+
+
+@dataclass(frozen=True)
+class FoldSplit:
+    """Which rows one fold trains and is tested on: fold ``fold`` of ``n_folds`` seeded stratified
+    folds (:func:`make_folds` with ``seed``), each part capped at random (seeded by the fold) to
+    ``max_rows`` training and ``max_rows // 2`` test rows when ``max_rows`` is set (the quick profile).
+
+    The grid's folds (:attr:`~cffair.experiments.config.ExperimentConfig.split`) and a command's fold
+    (``cffair train --fold 2 --folds 5``) are both a split of this kind: the one fold builder.
+
+    >>> FoldSplit(2, 5).fold
+    2
+    """
+
+    fold: int
+    n_folds: int = 5
+    seed: int = 0
+    max_rows: int | None = None
+
+    def __post_init__(self) -> None:
+        if not (
+            isinstance(self.n_folds, (int, np.integer)) and not isinstance(self.n_folds, bool) and self.n_folds >= 2
+        ):
+            raise DataError(f"n_folds must be a whole number of at least 2, got {self.n_folds!r}.")
+        if not (isinstance(self.fold, (int, np.integer)) and 0 <= self.fold < self.n_folds):
+            raise DataError(f"fold must lie in 0..{self.n_folds - 1} with {self.n_folds} folds, got {self.fold!r}.")
+
+    def rows(self, frame: pd.DataFrame, spec: DatasetSpec) -> tuple[np.ndarray, np.ndarray]:
+        """Training and test row positions of this fold in ``frame``."""
+        fold = make_folds(frame, spec, n_splits=self.n_folds, seed=self.seed)[self.fold]
+        train, test = fold.train, fold.test
+        if self.max_rows:
+            rng = np.random.default_rng(self.fold)
+            train = np.sort(rng.choice(train, min(self.max_rows, len(train)), replace=False))
+            test = np.sort(rng.choice(test, min(self.max_rows // 2, len(test)), replace=False))
+        return train, test
 
 
 def check_subgroups(frame: pd.DataFrame, spec: DatasetSpec, rows: Iterable[int], what: str = "this fold") -> pd.Series:

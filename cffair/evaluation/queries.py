@@ -152,6 +152,7 @@ def subgroup_cf(
     mask: Any,
     target_kind: TargetKind = "binary",
     semantics: Semantics = DEFAULT_SEMANTICS,
+    *,
     name: str = "C",
     sensitive: str = "S",
 ) -> float:

@@ -50,7 +50,6 @@ __all__ = [
     "RECOURSE_ACTIONS",
     "Action",
     "CostModel",
-    "RecourseError",
     "RecourseSearch",
     "RecourseTable",
     "check_actions",
@@ -68,7 +67,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from cffair.errors import CffairError
+from cffair.errors import RecourseError
 from cffair.logic.axioms import DEFAULT_SEMANTICS, Semantics
 from cffair.logic.intersectional import intervene
 
@@ -78,10 +77,6 @@ if TYPE_CHECKING:
 Direction = Literal["any", "increase", "decrease"]
 Intervention = tuple[tuple[str, Any], ...]
 NUMERIC = ("integer", "continuous")
-
-
-class RecourseError(CffairError, ValueError):
-    """Recourse was asked for on features that cannot be acted upon, or with bad settings."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ neither the grid nor torch); type checkers read the imports under ``TYPE_CHECKIN
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     )
     from cffair.experiments.store import (
         Corrupt,
+        Record,
         ResultsStore,
         checksum,
         make_record,
@@ -69,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "Q2_ADULT": "grid",
     "Q2_VARIANTS": "grid",
     "REPEATS": "grid",
+    "Record": "store",
     "ResultsStore": "store",
     "STUDIES": "grid",
     "STUDY_GAN_SEEDS": "grid",
@@ -96,6 +99,10 @@ def __getattr__(name: str) -> Any:
     (:mod:`.config`)."""
     if name in _EXPORTS:
         return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    if (
+        importlib.util.find_spec(f"{__name__}.{name}") is not None
+    ):  # a submodule (``from cffair.experiments import registry``)
+        return importlib.import_module(f"{__name__}.{name}")
     config = importlib.import_module(f"{__name__}.config")
     if name in config._LIVE:
         return config._LIVE[name]()
@@ -126,6 +133,7 @@ __all__ = [
     "diff",
     "investigation_grid",
     "make_record",
+    "Record",
     "normalised_code",
     "option_text",
     "package_versions",

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cffair.errors import CffairError
+from cffair.errors import ClusterError
 
-__all__ = ["CLUSTERS", "ClusterError", "SlurmConfig", "slurm_cluster"]
+__all__ = ["CLUSTERS", "SlurmConfig", "slurm_cluster"]
 
 FINGERPRINT_EXEMPT = True  # where tasks run changes no number
 
@@ -48,10 +48,6 @@ CLUSTERS: tuple[str, ...] = ("local", "slurm")
 
 _WALLTIME = re.compile(r"^(\d+-)?\d{1,3}:\d{2}(:\d{2})?$")
 _MEMORY = re.compile(r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$", re.I)
-
-
-class ClusterError(CffairError, ValueError):
-    """A cluster setting that cannot work (named, with the fix)."""
 
 
 @dataclass(frozen=True)

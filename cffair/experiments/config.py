@@ -7,8 +7,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from cffair.errors import CffairError
+from cffair._support.validation import check_exponent
+from cffair.datasets.folds import FoldSplit
+from cffair.errors import ConfigError
 from cffair.experiments import registry
+from cffair.learners.hyperparameters import CKE_EPOCHS, DEFAULT_LR, FAIR_EPOCHS, PRETRAIN_EPOCHS
 
 __all__ = [
     "BEYOND_FOLDS",
@@ -16,10 +19,10 @@ __all__ = [
     "PRETRAIN_OPTIONS",
     "OPTION_DEFAULTS",
     "PROFILES",
-    "ConfigError",
     "ExperimentConfig",
     "Mode",
     "Profile",
+    "RunSettings",
     "option_text",
     "with_weights",
 ]
@@ -79,14 +82,22 @@ CF_SOURCES = ("cnf", "gan")
 BEYOND_FOLDS: dict[str, tuple[int, ...] | None] = {"adult": (0,), "compas": None}
 
 
-class ConfigError(CffairError, ValueError):
-    """An experiment config or grid request names something that does not exist."""
-
-
 # ============================================================================ profiles
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Profile:
-    """How much work one run does: the paper's protocol (``full``) or a small ``quick`` one."""
+    """How much work one run does: the paper's protocol (``full``) or a small ``quick`` one.
+
+    Attributes:
+        name: ``full`` or ``quick``.
+        n_folds: folds of the seeded stratified split.
+        folds: the folds that run.
+        max_rows: at most this many training rows per fold (``None``: all).
+        pretrain_epochs: LTN epochs on the accuracy axioms.
+        fair_epochs: LTN epochs of the fairness stage (the one default site of a run's fairness stage).
+        cke_epochs: LTN epochs per added axiom A5.
+        flow_epochs: maximum epochs of the causal flow.
+        lr: Adam learning rate of the LTN predicate and of every baseline MLP(100, 50).
+    """
 
     name: Mode
     n_folds: int
@@ -95,9 +106,8 @@ class Profile:
     pretrain_epochs: int
     fair_epochs: int
     cke_epochs: int
-    baseline_scale: float  # fraction of the paper's baseline epochs
     flow_epochs: int
-    lr: float  # Adam learning rate of the LTN predicate and of every baseline MLP(100, 50)
+    lr: float
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -110,8 +120,28 @@ class Profile:
 #: the smallest change (COMPAS fold 0: accuracy 0.549 vs 0.652 for the same setting; weights
 #: (1, 3) → constant), so the reproduction uses 1e-3, measured stable (see the Reproducing page).
 PROFILES: dict[str, Profile] = {
-    "full": Profile("full", 5, (0, 1, 2, 3, 4), None, 1500, 500, 500, 1.0, 1000, 1e-3),
-    "quick": Profile("quick", 5, (0,), 1500, 60, 40, 20, 0.02, 20, 1e-2),
+    "full": Profile(
+        name="full",
+        n_folds=5,
+        folds=(0, 1, 2, 3, 4),
+        max_rows=None,
+        pretrain_epochs=PRETRAIN_EPOCHS,
+        fair_epochs=FAIR_EPOCHS,
+        cke_epochs=CKE_EPOCHS,
+        flow_epochs=1000,
+        lr=DEFAULT_LR,
+    ),
+    "quick": Profile(
+        name="quick",
+        n_folds=5,
+        folds=(0,),
+        max_rows=1500,
+        pretrain_epochs=60,
+        fair_epochs=40,
+        cke_epochs=20,
+        flow_epochs=20,
+        lr=1e-2,
+    ),
 }
 
 
@@ -200,23 +230,62 @@ def _option(key: str, value: Any) -> float | int | str:
             choices = [c for c in _OPTION_CHOICES[key] if c != OPTION_DEFAULTS.get(key)]
             raise ConfigError(f"option {key} must be one of {', '.join(choices)}, got {value!r}.")
         return str(value)
+    if key == "fair_p":  # the one check of an exponent p (section 2.4)
+        return float(check_exponent(value, f"option {key}", error=ConfigError))  # type: ignore[arg-type]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"option {key} must be a number, got {value!r}.")
     if kind is int:
         if value != int(value) or value < 1:
             raise ConfigError(f"option {key} must be a whole number >= 1, got {value!r}.")
         return int(value)
-    low = 1.0 if key == "fair_p" else 0.0
-    if value < low or (low == 0.0 and value == 0):
-        raise ConfigError(
-            f"option {key} must be {'>= 1 (section 2.4)' if key == 'fair_p' else 'positive'}, got {value!r}."
-        )
+    if value <= 0:
+        raise ConfigError(f"option {key} must be positive, got {value!r}.")
     return float(value)
 
 
 def option_text(options: Iterable[tuple[str, Any]]) -> str:
     """``"fair_p=6,lr=0.1"``: options as they appear in a config's key."""
     return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in options)
+
+
+# ============================================================================ settings
+@dataclass(frozen=True, kw_only=True)
+class RunSettings:
+    """What one config's run trains with, resolved once from its profile and its options
+    (:attr:`ExperimentConfig.settings`) and passed down as values: the runners read these, never
+    the profile.
+
+    Attributes:
+        lr: Adam's learning rate (option ``lr``, else the profile's); the baselines' MLPs' too.
+        clip_grad: the LTN's gradient-norm clip (option ``clip_grad``; ``None``: none).
+        pretrain_epochs: LTN epochs on the accuracy axioms (the baselines' MLP epochs too).
+        fair_epochs: LTN epochs of the fairness stage (option ``fair_epochs``, else the profile's).
+        cke_epochs: LTN epochs per added axiom A5.
+        fair_p: the ∀ exponent of the fairness axioms (option ``fair_p``; ``None``: the semantics', 1).
+        flow_epochs: maximum epochs of the causal flow.
+        split: the fold's rows (:class:`~cffair.datasets.FoldSplit`).
+    """
+
+    lr: float
+    clip_grad: float | None
+    pretrain_epochs: int
+    fair_epochs: int
+    cke_epochs: int
+    fair_p: float | None
+    flow_epochs: int
+    split: FoldSplit
+
+    def learner_kwargs(self) -> dict[str, Any]:
+        """The LTN hyperparameters as :class:`~cffair.learners.training.LTNLearner` keywords, e.g. a notebook's
+        quick model: ``LTNLearner(setting="acc_cf", **fd.config.settings.learner_kwargs())``."""
+        return {
+            "lr": self.lr,
+            "pretrain_epochs": self.pretrain_epochs,
+            "fair_epochs": self.fair_epochs,
+            "cke_epochs": self.cke_epochs,
+            "fair_p": self.fair_p,
+            "clip_grad": self.clip_grad,
+        }
 
 
 # ============================================================================ configs
@@ -330,9 +399,50 @@ class ExperimentConfig:
         return self.n_folds if self.n_folds is not None else profile(self.profile).n_folds
 
     @property
+    def settings(self) -> RunSettings:
+        """This config's :class:`RunSettings`: its profile's values with its options over them (the one place
+        a run's profile is read)."""
+        prof, opts = profile(self.profile), self.option_map
+        return RunSettings(
+            lr=opts.get("lr", prof.lr),
+            clip_grad=opts.get("clip_grad"),
+            pretrain_epochs=prof.pretrain_epochs,
+            fair_epochs=opts.get("fair_epochs", prof.fair_epochs),
+            cke_epochs=prof.cke_epochs,
+            fair_p=opts.get("fair_p"),
+            flow_epochs=prof.flow_epochs,
+            split=FoldSplit(self.fold, self.fold_count, self.partition_seed, prof.max_rows),
+        )
+
+    @property
+    def split(self) -> FoldSplit:
+        """The rows of this config's fold: fold ``fold`` of :attr:`fold_count` folds of the partition
+        with seed :attr:`partition_seed`, capped to the profile's ``max_rows`` (quick mode)."""
+        return self.settings.split
+
+    @property
     def partition_seed(self) -> int:
         """The seed of the partition of the rows into folds: the repetition (0 for the paper's)."""
         return self.repeat
+
+    @property
+    def gan_source(self) -> ExperimentConfig:
+        """The GAN config whose twins this config trains on (appendix A; read when ``cf_source`` is
+        ``"gan"``): the same fold, seed and ``gan_variant``; a GAN config is its own source. The one
+        place that says which GAN that is (the task graph, the GAN runner and the fingerprint read it)."""
+        if self.setting == "gan":
+            return self
+        variant = tuple((k, v) for k, v in self.options if k == "gan_variant")  # absent for the re-implementation
+        return ExperimentConfig(
+            self.dataset,
+            self.fold,
+            "gan",
+            profile=self.profile,
+            seed=self.seed,
+            n_folds=self.n_folds,
+            repeat=self.repeat,
+            options=variant,
+        )
 
     @property
     def method(self) -> str:

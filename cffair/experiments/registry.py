@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from cffair.errors import CffairError
+from cffair.errors import RegistryError
 
 __all__ = [
     "CHAPTERS",
@@ -45,7 +45,6 @@ __all__ = [
     "DatasetEntry",
     "Method",
     "MethodKind",
-    "RegistryError",
     "View",
     "baselines",
     "chapter",
@@ -74,10 +73,6 @@ FINGERPRINT_EXEMPT = True
 
 MethodKind = Literal["ltn", "baseline", "beyond", "label"]
 _KINDS: tuple[str, ...] = ("ltn", "baseline", "beyond", "label")
-
-
-class RegistryError(CffairError, ValueError):
-    """A registry entry is malformed, or a name is not registered."""
 
 
 E = TypeVar("E")

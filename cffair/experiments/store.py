@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -23,7 +23,7 @@ from cffair._support.io import ensure_dir, storage_error, store_lock
 from cffair._support.utils import project_root, stable_hash, write_json_atomic
 from cffair.experiments.config import ExperimentConfig
 
-__all__ = ["SIMD_FLAGS", "Corrupt", "ResultsStore", "checksum", "machine", "make_record"]
+__all__ = ["SIMD_FLAGS", "Corrupt", "Record", "ResultsStore", "checksum", "machine", "make_record"]
 
 FINGERPRINT_EXEMPT = True  # storing records changes no number
 
@@ -36,13 +36,38 @@ def checksum(record: Mapping[str, Any]) -> str:
     return stable_hash({k: v for k, v in record.items() if k != "checksum"})
 
 
+class Record(dict[str, Any]):
+    """A result record: the JSON object the store holds (a ``dict``, so every reader of records as
+    mappings still reads it), with typed access to what every record has.
+
+    >>> rec = Record(config={"dataset": "compas", "fold": 0, "setting": "cnf", "profile": "quick"}, metrics={})
+    >>> rec.config.key
+    'quick/compas/cnf/fold0'
+    """
+
+    @property
+    def config(self) -> ExperimentConfig:
+        """The record's :class:`~cffair.experiments.ExperimentConfig` (read from its ``config`` field)."""
+        return ExperimentConfig.from_dict(self["config"])
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """The record's metrics (its ``metrics`` field)."""
+        return cast("dict[str, Any]", self["metrics"])
+
+    @property
+    def fingerprint(self) -> dict[str, Any]:
+        """What the record's numbers depend on (its ``fingerprint`` field)."""
+        return cast("dict[str, Any]", self["fingerprint"])
+
+
 def make_record(
     cfg: ExperimentConfig,
     fingerprint: Mapping[str, Any],
     metrics: Mapping[str, Any],
     timings: Mapping[str, float],
     **extra: Any,
-) -> dict[str, Any]:
+) -> Record:
     """A result record, ready for :meth:`ResultsStore.put`.
 
     The record names the CPU that computed it (:func:`~cffair.experiments.store.machine`), outside its fingerprint: the same
@@ -67,7 +92,7 @@ def make_record(
     }
     record = json.loads(json.dumps(record, default=_json_default))  # exactly what is stored
     record["checksum"] = checksum(record)
-    return record
+    return Record(record)
 
 
 #: The vector instruction sets a CPU's floating-point kernels may use: the same code may round differently,
@@ -106,7 +131,7 @@ class Corrupt:
     reason: str
 
 
-def _validate(raw: bytes, path: Path) -> dict[str, Any]:
+def _validate(raw: bytes, path: Path) -> Record:
     """The record in ``raw``, or :class:`ValueError` saying what is wrong with it."""
     try:
         text = raw.decode("utf-8")
@@ -125,8 +150,9 @@ def _validate(raw: bytes, path: Path) -> dict[str, Any]:
         raise ValueError("'metrics' and 'fingerprint' must be objects")
     if rec["checksum"] != checksum(rec):
         raise ValueError("its checksum does not match its content (edited by hand?)")
+    rec = Record(rec)
     try:
-        cfg = ExperimentConfig.from_dict(rec["config"])
+        cfg = rec.config
     except (TypeError, ValueError) as exc:
         raise ValueError(f"its config is invalid ({exc})") from None
     expected = cfg.key.replace("/", "__") + ".json"
@@ -186,13 +212,13 @@ class ResultsStore:
     def path(self, cfg: ExperimentConfig) -> Path:
         return self.root / "records" / (cfg.key.replace("/", "__") + ".json")
 
-    def _read(self, path: Path) -> dict[str, Any] | Corrupt:
+    def _read(self, path: Path) -> Record | Corrupt:
         try:
             return _validate(path.read_bytes(), path)
         except ValueError as exc:
             return Corrupt(path, str(exc))
 
-    def get(self, cfg: ExperimentConfig) -> dict[str, Any] | None:
+    def get(self, cfg: ExperimentConfig) -> Record | None:
         """The stored record of ``cfg`` (``None`` if absent or corrupt)."""
         p = self.path(cfg)
         if not p.exists():
@@ -200,13 +226,13 @@ class ResultsStore:
         rec = self._read(p)
         return None if isinstance(rec, Corrupt) else rec
 
-    def put(self, record: dict[str, Any]) -> Path:
-        cfg = ExperimentConfig.from_dict(record["config"])
+    def put(self, record: Mapping[str, Any]) -> Path:
+        cfg = Record(record).config
         p = self.path(cfg)
         write_json_atomic(p, record, what="result record")
         return p
 
-    def scan(self) -> tuple[list[dict[str, Any]], list[Corrupt]]:
+    def scan(self) -> tuple[list[Record], list[Corrupt]]:
         """Every readable record, and every corrupt file with its reason."""
         # records and Corrupt entries, as the return annotation says (mypy cannot follow the one append below)
         good: list[Any] = []
@@ -216,7 +242,7 @@ class ResultsStore:
             (bad if isinstance(rec, Corrupt) else good).append(rec)
         return good, bad
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[Record]:
         """Every readable record (corrupt files are skipped: see :meth:`corrupt`)."""
         return self.scan()[0]
 
@@ -252,11 +278,11 @@ class ResultsStore:
             row.update({k: v for k, v in rec["metrics"].items() if isinstance(v, (int, float, str)) or v is None})
             row["seconds"] = rec.get("timings", {}).get("total")
             row["hash"] = rec["hash"]
-            row["key"] = ExperimentConfig.from_dict(cfg).key
+            row["key"] = rec.config.key
             rows.append(row)
         return pd.DataFrame(rows)
 
-    def restamp(self, record: dict[str, Any], fingerprint: Mapping[str, Any]) -> dict[str, Any]:
+    def restamp(self, record: Mapping[str, Any], fingerprint: Mapping[str, Any]) -> Record:
         """Store ``record`` again under a new fingerprint that yields the same numbers.
 
         Used when an upstream stage was regenerated by changed code and its output hashed the
@@ -267,4 +293,4 @@ class ResultsStore:
         new["hash"] = stable_hash(new["fingerprint"])
         new["checksum"] = checksum(new)
         self.put(new)
-        return new
+        return Record(new)

@@ -124,21 +124,6 @@ def parent_config(cfg: ExperimentConfig) -> ExperimentConfig | None:
     return replace(cfg, setting=cfg.setting.removesuffix("_cke"), tag="", options=())
 
 
-def _gan_config(cfg: ExperimentConfig) -> ExperimentConfig:
-    """The GAN whose twins an LTN config trains on: its fold, seed and ``gan_variant``."""
-    variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")
-    return ExperimentConfig(
-        cfg.dataset,
-        cfg.fold,
-        "gan",
-        profile=cfg.profile,
-        seed=cfg.seed,
-        n_folds=cfg.n_folds,
-        repeat=cfg.repeat,
-        options=variant,
-    )
-
-
 def _pretrain_id(cfg: ExperimentConfig) -> str:
     return pretrain_config(cfg).key.replace("/ltn_acc", "/pretrain", 1)
 
@@ -191,7 +176,7 @@ def task_graph(cfgs: Sequence[ExperimentConfig], *, split: bool = True) -> list[
         def gan_dep(c: ExperimentConfig) -> tuple[str, ...]:
             if c.cf_source != "gan":
                 return ()
-            gcfg = _gan_config(c)
+            gcfg = c.gan_source
             return (add(Task(gcfg.key, "gan", gcfg)),)
 
         fair = [c for c in ltn if c.setting != "ltn_acc" and not c.setting.endswith("_cke")]

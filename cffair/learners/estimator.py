@@ -68,13 +68,20 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from cffair._support.devices import resolve_device
-from cffair._support.validation import TargetKind, check_choice, check_group_weights, check_learning_rate
+from cffair._support.validation import TargetKind, check_choice, check_group_weights
 from cffair.datasets.encoding import Encoder
 from cffair.datasets.frames import prepare, prepare_features
 from cffair.datasets.spec import DatasetSpec, read_spec
 from cffair.errors import DataError, SpecError
 from cffair.evaluation.metrics import cf_flip_rate, cf_mse
-from cffair.learners.training import DEFAULT_LR, LTNLearner
+from cffair.learners.hyperparameters import (
+    DEFAULT_HIDDEN,
+    DEFAULT_LR,
+    FAIR_EPOCHS,
+    PRETRAIN_EPOCHS,
+    check_hyperparameters,
+)
+from cffair.learners.training import LTNLearner
 
 __all__ = [
     "CounterfactualFairClassifier",
@@ -151,12 +158,12 @@ class _CounterfactualFairEstimator(BaseEstimator):
         counterfactuals: Twins = "flow",
         flow_config: Mapping[str, Any] | None = None,
         lr: float = DEFAULT_LR,
-        pretrain_epochs: int = 1500,
-        fair_epochs: int = 500,
+        pretrain_epochs: int = PRETRAIN_EPOCHS,
+        fair_epochs: int = FAIR_EPOCHS,
         group_weights: Mapping[str, float] | None = None,
         fair_p: float | None = None,
         patience: int | None = None,
-        hidden: tuple[int, ...] = (100, 50),
+        hidden: tuple[int, ...] = DEFAULT_HIDDEN,
         seed: int = 0,
         progress: bool = False,
         device: str = "cpu",
@@ -186,7 +193,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
             raise ValueError(
                 f"counterfactuals must be 'flow' or a callable rows -> twins, got {self.counterfactuals!r}."
             )
-        check_learning_rate(self.lr)
+        check_hyperparameters(self, ("lr", "pretrain_epochs", "fair_epochs", "fair_p", "hidden"))
         check_group_weights(self.group_weights, [self.setting], offered=ESTIMATOR_SETTINGS)
         spec = _as_spec(self.spec)
         if spec.target_kind != self._target_kind:

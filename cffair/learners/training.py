@@ -67,13 +67,26 @@ from cffair._support.validation import (
     check_device,
     check_fitted,
     check_int,
-    check_learning_rate,
     check_matrix,
     check_number,
     check_target_kind,
 )
-from cffair.errors import CffairWarning, DataError, DeviceError, ParameterError
+from cffair.errors import (
+    CollapseRiskWarning,
+    ConstantPredictorWarning,
+    DataError,
+    DeviceError,
+    ParameterError,
+)
 from cffair.learners.contract import PredictMixin
+from cffair.learners.hyperparameters import (  # one home of each default (section 6.3, 7.1, 7.3) and its check
+    CKE_EPOCHS,
+    DEFAULT_HIDDEN,
+    DEFAULT_LR,
+    FAIR_EPOCHS,
+    PRETRAIN_EPOCHS,
+    check_hyperparameters,
+)
 from cffair.learners.networks import make_mlp
 from cffair.logic.axioms import (
     Axiom,
@@ -86,22 +99,6 @@ from cffair.logic.axioms import (
 
 Setting = Literal["acc", "acc_cf", "acc_cf_sg"]
 SETTINGS: tuple[str, ...] = ("acc", "acc_cf", "acc_cf_sg")
-
-#: Paper defaults (section 6.3, 7.1, 7.3) and this library's fairness-stage default; the
-#: learning rate is the reproduction's 1e-3 (the paper's 0.1 collapses fairness stages to a
-#: constant predictor on these data; see the module docstring).
-DEFAULT_LR = 1e-3
-PRETRAIN_EPOCHS = 1500
-FAIR_EPOCHS = 500
-CKE_EPOCHS = 500
-
-
-class ConstantPredictorWarning(CffairWarning):
-    """The trained predicate gives (almost) the same output for every row."""
-
-
-class CollapseRiskWarning(CffairWarning):
-    """Fairness axioms are trained without pre-training on the accuracy axioms."""
 
 
 def is_constant(d: np.ndarray, target_kind: str) -> bool:
@@ -234,7 +231,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         cke_epochs: int = CKE_EPOCHS,
         group_weights: Mapping[str, float] | None = None,
         semantics: Semantics | None = None,
-        hidden: tuple[int, ...] = (100, 50),
+        hidden: tuple[int, ...] = DEFAULT_HIDDEN,
         seed: int = 0,
         progress: bool = True,
         allow_no_pretrain: bool = False,
@@ -273,11 +270,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         """
         check_target_kind(self.target_kind)
         check_choice(self.setting, SETTINGS, "setting")
-        for name in ("pretrain_epochs", "fair_epochs", "cke_epochs"):
-            check_int(getattr(self, name), name)
-        check_learning_rate(self.lr)  # (0, 1], as the command line and the estimators
-        check_number(self.fair_p, "fair_p", low=1, optional=True)  # section 2.4
-        check_number(self.clip_grad, "clip_grad", low=0, low_open=True, optional=True)
+        check_hyperparameters(self)  # lr, epochs, fair_p, clip_grad, hidden: as the command line and the estimators
         if self.patience is not None:
             check_int(self.patience, "patience", low=1)
         check_number(self.min_delta, "min_delta", low=0)
@@ -478,7 +471,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         sats_log = torch.empty((epochs, len(kb)), dtype=torch.float32, device=self.device_)
         kb_log = torch.empty(epochs, dtype=torch.float32, device=self.device_)
         with flushed_denormals(self.device_), retained_heap(self.device_):
-            ran = self._epochs(kb, epochs, stage, start, sats_log, kb_log, on_epoch)
+            ran = self._epochs(kb, epochs, stage, start, sats_log, kb_log=kb_log, on_epoch=on_epoch)
         frame = pd.DataFrame(sats_log[:ran].cpu().numpy(), columns=kb.names)
         frame.insert(0, "sat", kb_log[:ran].cpu().numpy())
         frame.insert(0, "stage", stage)
@@ -493,6 +486,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         stage: str,
         start: int,
         sats_log: torch.Tensor,
+        *,
         kb_log: torch.Tensor,
         on_epoch: Callable[[int, torch.Tensor], None] | None,
     ) -> int:

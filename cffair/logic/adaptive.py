@@ -157,6 +157,7 @@ class CFBudget:
         measure: Callable[[], float],
         budget: float,
         eta: float = 0.05,
+        *,
         every: int = 5,
         bounds: tuple[float, float] = (1e-2, 1e2),
         record_every: int = 10,

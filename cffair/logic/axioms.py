@@ -47,8 +47,8 @@ import pandas as pd
 import torch
 from torch import nn
 
-from cffair._support.validation import TargetKind, check_target_kind
-from cffair.errors import CffairWarning, DataError
+from cffair._support.validation import TargetKind, check_exponent, check_target_kind
+from cffair.errors import DataError, EmptyDomainWarning
 from cffair.logic.fuzzy import DEFAULT_SEMANTICS, Semantics, eq_score, logic, weighted_sat
 
 AxiomGroup = Literal["acc", "cf", "cf_sg", "cke"]
@@ -57,19 +57,7 @@ AxiomKind = Literal["holds", "fails", "eq_target", "iff", "eq_pair"]
 GROUPS: tuple[str, ...] = ("acc", "cf", "cf_sg", "cke")
 
 
-class EmptyDomainWarning(CffairWarning):
-    """A quantifier's domain is empty (its satisfaction would be NaN); the axiom was skipped."""
-
-
 # ---------------------------------------------------------------------------- axioms
-def _check_p(p: float | None, what: str) -> None:
-    """``p`` is None or a finite number >= 1 (section 2.4)."""
-    if p is None:
-        return
-    if isinstance(p, bool) or not (isinstance(p, (int, float)) and math.isfinite(p) and p >= 1):
-        raise ValueError(f"{what} must be a finite number >= 1 (section 2.4), got {p!r}.")
-
-
 def _as_tensor(x: np.ndarray | torch.Tensor, what: str, ndim: int) -> torch.Tensor:
     t = torch.as_tensor(np.asarray(x, dtype=np.float32) if not isinstance(x, torch.Tensor) else x).float()
     if t.ndim != ndim:
@@ -118,7 +106,7 @@ class Axiom:
             raise ValueError(f"unknown axiom kind {self.kind!r}.")
         if not (math.isfinite(self.weight) and self.weight >= 0):
             raise ValueError(f"axiom weight must be a finite number >= 0, got {self.weight!r}.")
-        _check_p(self.p, f"{self.name}: the exponent p of ∀")
+        check_exponent(self.p, f"{self.name}: the exponent p of ∀", optional=True)
         self.x = _as_tensor(self.x, f"{self.name}: x", 2)
         if self.is_pair:
             if self.x_cf is None:

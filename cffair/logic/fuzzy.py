@@ -69,7 +69,6 @@ References:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -91,6 +90,9 @@ __all__ = [
     "logic",
     "weighted_sat",
 ]
+from cffair._support.validation import check_exponent
+
+__all__ = ["DEFAULT_LOGIC", "DEFAULT_SEMANTICS", "LOGICS", "Logic", "Semantics", "eq_score", "logic", "weighted_sat"]
 
 Connective = Callable[..., object]
 
@@ -234,9 +236,7 @@ class Semantics:
 
     def __post_init__(self) -> None:
         for name in ("p_forall", "p_exists", "p_kb"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 1):
-                raise ValueError(f"{name} must be a finite number >= 1 (section 2.4), got {value!r}.")
+            check_exponent(getattr(self, name), name)
         logic(self.logic)  # a clear error for an unknown name
         if self.pair_body not in ("equiv", "eq"):
             raise ValueError(f"pair_body must be 'equiv' or 'eq', got {self.pair_body!r}.")
@@ -325,7 +325,7 @@ def eq_score(y_hat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def weighted_sat(
-    truths: torch.Tensor, weights: torch.Tensor | Sequence[float] | None = None, p: float = 2.0, stable: bool = True
+    truths: torch.Tensor, weights: torch.Tensor | Sequence[float] | None = None, p: float = 1.0, stable: bool = True
 ) -> torch.Tensor:
     """Weighted knowledge-base satisfaction ``1 − (Σ wᵢ (1 − sᵢ)^p / Σ wᵢ)^(1/p)``.
 
@@ -336,7 +336,9 @@ def weighted_sat(
     Args:
         truths: 1-D tensor of axiom satisfactions in [0, 1].
         weights: non-negative weights (default: all 1), at least one positive.
-        p: the p-mean exponent (>= 1).
+        p: the p-mean exponent (>= 1; default 1, a weighted mean: :attr:`Semantics.p_kb`'s default, the
+            reproduction's reading of the paper's "p = 1 in the norm aggregators of Section 2.4", section 5.1;
+            ltntorch's ``SatAgg`` defaults to 2).
         stable: apply ltntorch's ``pi_1`` projection (as ``AggregPMeanError`` does).
     """
     truths = torch.as_tensor(truths)

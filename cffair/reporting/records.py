@@ -337,6 +337,7 @@ def find_record(
     setting: str,
     fold: int | None = None,
     cf_source: str = "cnf",
+    *,
     tag: str = "",
     options: str = "",
 ) -> Mapping[str, Any] | None:

@@ -92,7 +92,7 @@ class Plan:
     backend: str | None = None
     notes: tuple[str, ...] = field(default=())
     flow_settings: tuple[tuple[str, Any], ...] = field(default=())
-    #: the LTN settings' training options (``lr``, ``fair_epochs``; :data:`cffair.experiments.OPTIONS`)
+    #: the LTN settings' training options (``lr``, ``fair_epochs``, ``fair_p``; :data:`cffair.experiments.OPTIONS`)
     ltn_options: tuple[tuple[str, Any], ...] = field(default=())
     #: the LTN settings' axiom-group weights (appendix B; groups left out keep weight 1)
     weights: tuple[tuple[str, float], ...] = field(default=())
@@ -167,6 +167,7 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
             pretrain_epochs=prof.pretrain_epochs,
             fair_epochs=opts.get("fair_epochs", prof.fair_epochs),
             patience=opts.get("patience"),
+            fair_p=opts.get("fair_p"),
             verbose=False,
             group_weights={g: w for g, w in p.weights if g in SETTING_GROUPS[setting.removeprefix("ltn_")]} or None,
             seed=p.seed,
@@ -292,6 +293,7 @@ def plan(
     decimal: str | None = None,
     lr: float | None = None,
     fair_epochs: int | None = None,
+    fair_p: float | None = None,
     weights: Mapping[str, float] | None = None,
     patience: int | None = DEFAULT_PATIENCE,
 ) -> tuple[Plan, D.Dataset]:
@@ -404,6 +406,7 @@ def plan(
                     for k, v in (
                         ("lr", lr),
                         ("fair_epochs", fair_epochs),
+                        ("fair_p", fair_p),
                         ("patience", patience if profile == "full" else None),  # quick's epochs are few already
                     )
                     if v is not None
@@ -417,21 +420,6 @@ def plan(
 
 
 # ============================================================================ running
-class _Runner:
-    """Runs one task group in a worker after registering the user's dataset there (a worker
-    started before the registration does not see it in its environment)."""
-
-    def __init__(self, registrations: Mapping[str, Mapping[str, Any]]) -> None:
-        self.registrations = dict(registrations)
-
-    def __call__(self, group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
-        from cffair.datasets.registry import restore
-        from cffair.experiments.pipeline import run_group
-
-        restore(self.registrations)
-        return run_group(group, store)
-
-
 def _collect(caught: Sequence[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
     seen: dict[tuple[type, str], warnings.WarningMessage] = {}
     for w in caught:
@@ -461,6 +449,7 @@ def run(
     save_models: bool = False,
     lr: float | None = None,
     fair_epochs: int | None = None,
+    fair_p: float | None = None,
     weights: Mapping[str, float] | None = None,
     progress: bool = True,
     patience: int | None = DEFAULT_PATIENCE,
@@ -502,6 +491,7 @@ def run(
         lr: the LTN's Adam learning rate (default: the profile's, 1e-3 in full mode); lower it
             when the report flags a constant predictor.
         fair_epochs: epochs of the fairness stage (default: the profile's, 500 in full mode).
+        fair_p: the exponent p of the fairness axioms' ∀ (default: the paper's 1; section 2.4).
         weights: axiom-group weights of the LTN settings, e.g. ``{"cf": 2}`` (appendix B).
         progress: progress bars and messages on stderr.
         patience: early stopping of the LTN's stages in the full profile (:data:`DEFAULT_PATIENCE`;
@@ -534,6 +524,7 @@ def run(
         decimal=decimal,
         lr=lr,
         fair_epochs=fair_epochs,
+        fair_p=fair_p,
         weights=weights,
         patience=patience,
     )
@@ -575,7 +566,6 @@ def run(
                 jobs=p.jobs,
                 backend=p.backend,
                 progress=progress,
-                runner=_Runner(D.registry.snapshot()),
                 known_inputs=known_inputs,
             )
             times["experiments"] = round(time.perf_counter() - t0, 1)
@@ -622,7 +612,6 @@ def run(
 def _majority_shares(p: Plan, ds: D.Dataset) -> dict[int, float]:
     """Share of the majority class among each fold's test rows (a constant predictor's
     accuracy), for a binary target; empty for a score."""
-    from cffair.experiments.pipeline.fold import fold_rows
 
     frame, spec = ds
     if spec.target_kind != "binary":
@@ -630,7 +619,7 @@ def _majority_shares(p: Plan, ds: D.Dataset) -> dict[int, float]:
     y = frame[spec.target].to_numpy()
     out = {}
     for cfg in p.configs()[:: len(p.methods)]:
-        _, test = fold_rows(frame, spec, cfg)
+        _, test = cfg.split.rows(frame, spec)
         share = float(y[test].mean())
         out[cfg.fold] = max(share, 1 - share)
     return out

@@ -36,7 +36,7 @@ from cffair.experiments import registry
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode
 from cffair.experiments.fingerprint import diff, package_versions
 from cffair.experiments.grid import paper_grid
-from cffair.experiments.store import ResultsStore, machine
+from cffair.experiments.store import Record, ResultsStore, machine
 from cffair.experiments.tasks import Task, task_graph, task_groups
 
 __all__ = [  # and NOTEBOOKS: {group: notebook} of the chapter registry (cffair.experiments.registry.notebooks)
@@ -229,8 +229,12 @@ def run_grid(
     device_of = {t.id: d for t, d in zip(tasks, devices)}  # one device per task
     bar = tqdm(total=len(pending), desc="experiments", unit="run", disable=not progress)
 
+    from cffair.datasets.registry import snapshot
+
+    data = snapshot()  # the user's registered datasets, by reference (files and settings), for every worker
+
     def call(task: Task) -> tuple[Callable[..., Any], tuple]:
-        return _run_in_worker, (runner, task, store.root, os.getpid(), device_of[task.id])
+        return _run_in_worker, (runner, task, store.root, os.getpid(), device_of[task.id], data)
 
     def done(task: Task, n: int) -> None:
         bar.update(n)
@@ -298,17 +302,31 @@ def _watch_parent(parent: int, every: float = 1.0) -> None:
     _WATCHDOG.append(t)
 
 
-def _run_in_worker(runner: Runner | None, task: Task, root: Path, parent: int, device: str = "cpu") -> int:
+def _run_in_worker(
+    runner: Runner | None,
+    task: Task,
+    root: Path,
+    parent: int,
+    device: str = "cpu",
+    data: Mapping[str, Mapping[str, Any]] | None = None,
+) -> int:
     """Run one task in a worker on ``device`` (:func:`cffair.experiments.pipeline.run_task`, or ``runner`` on
-    the task's group); the number of records it wrote."""
+    the task's group); the number of records it wrote.
+
+    ``data``: the registered datasets the grid may name (:func:`cffair.datasets.registry.snapshot`
+    of the process that started the grid), registered here first, so that a worker started before
+    a registration knows the data by what it is, not by its name alone.
+    """
     from joblib import parallel_config
 
     from cffair._support.devices import use_device
     from cffair._support.utils import torch_cpu_setup
+    from cffair.datasets.registry import restore
 
     if os.getpid() != parent:
         _watch_parent(parent)
     torch_cpu_setup()
+    restore(data)
     # joblib inside a task (scikit-learn's transformers) runs in this process: under the Dask
     # backend it would otherwise queue behind the very task that waits for it
     with parallel_config(backend="sequential"), use_device(device):
@@ -470,7 +488,7 @@ def results_for(
     jobs: int = 1,
     *,
     missing_ok: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[Record]:
     """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode.
 
     ``missing_ok``: return ``[]`` instead of raising when none is stored (a page section whose
@@ -485,7 +503,7 @@ def results_for(
 
         run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs=prepare_inputs(profile, datasets, jobs=jobs))
     keys = {c.key for c in cfgs}
-    recs = [r for r in store.records() if ExperimentConfig.from_dict(r["config"]).key in keys]
+    recs = [r for r in store.records() if r.config.key in keys]
     if not recs and not missing_ok:
         raise FileNotFoundError(
             f"no results for {list(only)} in {store.root}; run `cffair reproduce --mode full` "

@@ -59,6 +59,18 @@ def test_train_pretrains_once_for_every_setting(cache, capsys):
     assert len(list((cache / "pretrained").glob("*.pt"))) == 2
 
 
+def test_train_fair_p_reaches_the_fairness_axioms_and_p_1_is_the_default(cache, capsys):
+    """``--fair-p`` (generated from the hyperparameters' home) trains the same pre-training's fairness
+    stage with another ∀ exponent: p = 1 restates the paper's default (the same model), p = 6 does not."""
+    default, _ = _train("acc_cf", cache, capsys)
+    one, _ = _train("acc_cf", cache, capsys, "--fair-p", "1")
+    six, _ = _train("acc_cf", cache, capsys, "--fair-p", "6")
+    assert default["fair_p"] is None and one["fair_p"] == 1.0 and six["fair_p"] == 6.0
+    assert six["pretraining"]["from_cache"] and six["pretraining"]["path"] == default["pretraining"]["path"]
+    assert _metrics(one) == _metrics(default)
+    assert _metrics(six) != _metrics(default)
+
+
 def test_a_truncated_pretraining_cache_file_is_reported_and_recomputed(tmp_path, capsys):
     first, _ = _train("acc_cf", tmp_path, capsys)
     path = tmp_path / "pretrained" / first["pretraining"]["path"].rsplit("/", 1)[-1]

@@ -161,9 +161,8 @@ def _bodies(store):
 
 @pytest.fixture(scope="module")
 def compas_fold(tmp_path_factory):
-    """The quick grid's LTN chain and GAN of COMPAS fold 0, run in one process (the groups of
-    before) and as a split graph on 2 workers."""
-    from cffair.experiments.pipeline import prepare_inputs, run_group
+    """The quick grid's LTN chain and GAN of COMPAS fold 0, run as the task graph in one worker and on 2 workers."""
+    from cffair.experiments.pipeline import prepare_inputs
 
     root = tmp_path_factory.mktemp("split")
     mp = pytest.MonkeyPatch()
@@ -175,14 +174,14 @@ def compas_fold(tmp_path_factory):
     grid += [ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", cf_source="gan")]
     known = prepare_inputs("quick", ["compas"])
     one, split = ResultsStore(root / "one"), ResultsStore(root / "split")
-    R.run_grid(grid, one, jobs=1, progress=False, known_inputs=known, runner=run_group)
+    R.run_grid(grid, one, jobs=1, progress=False, known_inputs=known)
     R.run_grid(grid, split, jobs=2, progress=False, known_inputs=known)
     yield grid, known, one, split
     mp.undo()
 
 
 @pytest.mark.slow
-def test_split_records_equal_the_one_process_records(compas_fold):
+def test_records_do_not_depend_on_the_number_of_workers(compas_fold):
     grid, _, one, split = compas_fold
     a, b = _bodies(one), _bodies(split)
     assert len(a) == len(grid) and a == b

@@ -194,7 +194,7 @@ def test_a4_exponent_reaches_the_axiom_and_weighs_the_worst_pairs():
         flips[p] = cf_flip_rate(m.predict_d(X), m.predict_d(Xc))
         assert LTNLearner.load(m.state_dict()).fair_p == p
     assert flips[6.0] < flips[1.0]
-    with pytest.raises(ValueError, match="fair_p must be None or a finite number >= 1"):
+    with pytest.raises(ValueError, match="fair_p must be a finite number >= 1"):
         LTNLearner(fair_p=0.5, progress=False).fit(X, y)  # checked by fit (the constructor only stores it)
 
 

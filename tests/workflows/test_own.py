@@ -87,7 +87,7 @@ def api_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[own.OwnRun, Path,
         def no_work(*args: Any, **kwargs: Any) -> Any:
             raise AssertionError("a fresh record was recomputed")
 
-        mp.setattr("cffair.experiments.pipeline.run_group", no_work)
+        mp.setattr("cffair.experiments.pipeline.run_task", no_work)
         second = own.run(
             csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False
         )
@@ -513,7 +513,7 @@ def test_api_default_settings_leave_out_cke_without_immutable_features(tmp_path:
 
 
 def test_training_options_reach_every_ltn_config_and_only_those(tmp_path: Path, no_work: None) -> None:
-    """--lr, --fair-epochs and --weights become the LTN configs' options and weights; baselines keep theirs."""
+    """--lr, --fair-epochs, --fair-p and --weights become the LTN configs' options and weights; baselines keep theirs."""
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
     p, _ = own.plan(
         csv,
@@ -525,11 +525,14 @@ def test_training_options_reach_every_ltn_config_and_only_those(tmp_path: Path, 
         out=tmp_path / "o",
         lr=5e-4,
         fair_epochs=30,
+        fair_p=6,
         weights={"cf": 2.0},
     )
     cfgs = p.configs()
     ltn = [c for c in cfgs if c.setting.startswith("ltn_")]
-    assert ltn and all(dict(c.options) == {"lr": 5e-4, "fair_epochs": 30} and c.weight_map["cf"] == 2.0 for c in ltn)
+    options = {"fair_epochs": 30, "fair_p": 6.0, "lr": 5e-4}
+    assert ltn and all(dict(c.options) == options and c.weight_map["cf"] == 2.0 for c in ltn)
+    assert all("(fair_epochs=30,fair_p=6,lr=0.0005)" in c.key for c in ltn)
     assert all(c.weight_map["acc"] == 1.0 for c in ltn)
     assert all(not c.options and c.weight_map["cf"] == 1.0 for c in cfgs if c.setting == "unaware")
 

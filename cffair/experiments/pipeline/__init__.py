@@ -19,7 +19,6 @@ Choices (documented on the book's *Reproducing* page):
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from cffair.experiments.config import ExperimentConfig
@@ -33,7 +32,8 @@ from cffair.experiments.pipeline.counterfactuals import (
     ruler_sets,
 )
 from cffair.experiments.pipeline.fold import FoldData
-from cffair.experiments.pipeline.keys import RUNNERS, finish, record_fingerprint
+from cffair.experiments.pipeline.keys import finish, record_fingerprint
+from cffair.experiments.pipeline.runners import load_runner
 from cffair.experiments.store import ResultsStore
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "prepare_counterfactuals",
     "prepare_inputs",
     "forget_fold",
-    "run_group",
     "run_task",
 ]
 
@@ -54,34 +53,6 @@ if TYPE_CHECKING:
 #: This process's last fold (``(identity, FoldData, input contents)``): consecutive tasks of one
 #: fold in a worker load its data once, as one task group did.
 _FOLD: list[tuple[tuple, FoldData, dict[str, str]]] = []
-
-
-def run_group(group: list[ExperimentConfig], store: ResultsStore) -> list[dict[str, Any]]:
-    """Run a task group (every LTN setting of one fold with its GAN, or one baseline) and store its records."""
-    from cffair._support.utils import torch_cpu_setup
-
-    torch_cpu_setup()
-    cfg0 = group[0]
-    fd, contents = _fold(cfg0, cache=False)
-    records = [_baseline(c, fd, store, contents) for c in group if c.method != "ltn"]
-    ltn = [c for c in group if c.method == "ltn"]
-    if ltn:
-        runner = importlib.import_module(RUNNERS["ltn"])
-        gan_pairs = gan_content = None
-        if any(c.cf_source == "gan" for c in ltn):  # the twins of each such config's GAN (seed, variant)
-            gan = importlib.import_module(RUNNERS["gan"])
-            gan_pairs = lambda c, test: gan.pairs(fd, test, cfg=c)  # noqa: E731
-            gan_content = lambda c: gan.pairs_hash(gan.pairs(fd, False, cfg=c))  # noqa: E731
-        records += runner.run(
-            ltn,
-            fd,
-            store,
-            contents,
-            lambda c, known: record_fingerprint(c, fd.data_hash, known),
-            gan_pairs=gan_pairs,
-            gan_content=gan_content,
-        )
-    return records
 
 
 def _fold(cfg: ExperimentConfig, cache: bool = True) -> tuple[FoldData, dict[str, str]]:
@@ -110,14 +81,22 @@ def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
 
     Its inputs from other tasks (the pre-trained checkpoint, a CKE setting's parent, the GAN's
     twins) come from the store's stage folder (:class:`~cffair.experiments.pipeline.stages.StageStore`),
-    or are computed here when absent; its records equal :func:`run_group`'s.
+    or are computed here when absent. This is the one route of every command (``cffair reproduce``,
+    ``cffair run``, the notebooks' helpers): :func:`cffair.workflows.reproduce.run_grid` runs the graph.
+
+    Raises:
+        ValueError: for a ``group`` task (a whole group in one process), which only a runner of
+            groups given to :func:`cffair.workflows.reproduce.run_grid` runs.
     """
     from cffair._support.utils import stable_hash, torch_cpu_setup
     from cffair.experiments.pipeline.stages import StageStore
 
     torch_cpu_setup()
     if task.stage == "group":
-        return run_group(list(task.configs), store)
+        raise ValueError(
+            f"task {task.id} is a whole group (task_graph(split=False)); run_task runs the split graph's "
+            "stage tasks: build the graph with task_graph(configs)."
+        )
     fd, contents = _fold(task.target)
     if task.stage == "run":
         return [_baseline(c, fd, store, contents) for c in task.configs]
@@ -129,8 +108,8 @@ def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
         return stable_hash(producer(name, cfg, fd.data_hash))
 
     def gan_twins(cfg: ExperimentConfig) -> tuple[CFPairs, CFPairs, str]:
-        """The twins of ``cfg``'s GAN (its seed and variant: :func:`cffair.experiments.pipeline.gan.source_config`)."""
-        gan = importlib.import_module(RUNNERS["gan"])
+        """The twins of ``cfg``'s GAN (its seed and variant: :attr:`~cffair.experiments.ExperimentConfig.gan_source`)."""
+        gan = load_runner("gan")
         name = key("gan_counterfactuals", cfg)
         sets = {part: stages.twins(f"{name}-{part}") for part in ("train", "test")}
         for part, rows in (("train", fd.train), ("test", fd.test)):
@@ -145,23 +124,22 @@ def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
         if not task.target.tag:  # a seed tag: a study's GAN no LTN trains on
             gan_twins(task.target)  # stored for the LTN trained on them (appendix A)
         return records
-    runner = importlib.import_module(RUNNERS["ltn"])
-    return runner.run_stage(
+    return load_runner("ltn").run_stage(
         task.stage,
         task.target,
         task.configs,
         fd,
         store,
-        contents,
-        lambda c, known: record_fingerprint(c, fd.data_hash, known),
-        stages,
-        key,
-        gan_twins,
+        contents=contents,
+        fingerprint=lambda c, known: record_fingerprint(c, fd.data_hash, known),
+        stages=stages,
+        key=key,
+        gan_twins=gan_twins,
     )
 
 
 def _baseline(c: ExperimentConfig, fd: FoldData, store: ResultsStore, contents: dict[str, str]) -> dict[str, Any]:
-    metrics, timings, extra = importlib.import_module(RUNNERS[c.method]).run(c, fd)
+    metrics, timings, extra = load_runner(c.method).run(c, fd)
     return finish(
         c,
         store,

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from cffair._support.utils import seed_everything
-from cffair.experiments.config import ExperimentConfig, profile
+from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.pipeline.fold import FoldData
 
 __all__ = ["BUDGET_FRACTION", "RECOURSE_BUDGET", "RECOURSE_PEOPLE", "VARIANTS", "run"]
@@ -71,7 +71,7 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     from cffair.learners.training import LTNLearner
 
     seed_everything(cfg.seed)
-    prof = profile(cfg.profile)
+    run_settings = cfg.settings
     timings: dict[str, float] = {}
     cpu0 = time.process_time()
     t0 = time.perf_counter()
@@ -86,8 +86,8 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
         fd.X_train,
         fd.y_train,
         fd.spec.target_kind,
-        lr=prof.lr,
-        epochs=prof.pretrain_epochs,
+        lr=run_settings.lr,
+        epochs=run_settings.pretrain_epochs,
         seed=cfg.seed,
         sensitive=fd.spec.sensitive,
         cache_dir=False,
@@ -100,9 +100,9 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
     adaptive: dict[str, Any] = {}
     for name in [v for v in VARIANTS[1:] if _applies(v, data)]:
         t0 = time.perf_counter()
-        learner = LTNLearner.load(pretrained_state, lr=prof.lr, progress=False)
+        learner = LTNLearner.load(pretrained_state, lr=run_settings.lr, progress=False)
         kb, schedule = _knowledge_base(name, learner, data, base)
-        learner.train_stage(kb, prof.fair_epochs, name, on_epoch=schedule)
+        learner.train_stage(kb, run_settings.fair_epochs, name, on_epoch=schedule)
         learners[name] = learner
         if schedule is not None:
             adaptive[name] = {"history": schedule.history, **getattr(schedule, "info", {})}

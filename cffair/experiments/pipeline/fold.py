@@ -21,12 +21,12 @@ import pandas as pd
 from cffair import datasets as D
 from cffair.datasets.encoding import Encoder
 from cffair.evaluation.metrics import evaluate
-from cffair.experiments.config import ExperimentConfig, Profile, profile
+from cffair.experiments.config import ExperimentConfig
 
 if TYPE_CHECKING:
     from cffair.causal.cfset import CFPairs, CounterfactualSet
 
-__all__ = ["RULER_METRICS", "FoldData", "fold_rows"]
+__all__ = ["RULER_METRICS", "FoldData"]
 
 #: What the evaluation keeps of each ruler: the counterfactual metrics (accuracy and MSE do not
 #: depend on the twins).
@@ -41,20 +41,6 @@ RULER_METRICS: tuple[str, ...] = (
 )
 
 
-def fold_rows(frame: pd.DataFrame, spec: D.DatasetSpec, cfg: ExperimentConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Training and test row positions of ``cfg``'s fold (stratified folds of the partition with seed
-    ``cfg.partition_seed``: 0, the paper's, except for a repetition of cross-validation; subsampled in
-    quick mode)."""
-    prof: Profile = profile(cfg.profile)
-    fold = D.make_folds(frame, spec, n_splits=cfg.fold_count, seed=cfg.partition_seed)[cfg.fold]
-    train, test = fold.train, fold.test
-    if prof.max_rows:
-        rng = np.random.default_rng(cfg.fold)
-        train = np.sort(rng.choice(train, min(prof.max_rows, len(train)), replace=False))
-        test = np.sort(rng.choice(test, min(prof.max_rows // 2, len(test)), replace=False))
-    return train, test
-
-
 @dataclass
 class FoldData:
     """Everything a method needs on one fold: encoded rows, labels and counterfactual pairs.
@@ -63,7 +49,7 @@ class FoldData:
     every model on (appendix C).
     """
 
-    cfg: ExperimentConfig
+    cfg: ExperimentConfig | None
     frame: pd.DataFrame
     spec: D.DatasetSpec
     train: np.ndarray
@@ -95,8 +81,29 @@ class FoldData:
             from cffair.experiments.pipeline.counterfactuals import counterfactual_set
 
             cfset = counterfactual_set(cfg.dataset, cfg.profile)
-        train, test = fold_rows(frame, spec, cfg)
+        train, test = cfg.split.rows(frame, spec)
         return cls(cfg, frame, spec, train, test, cfset, dict(rulers or {}))
+
+    @classmethod
+    def from_split(
+        cls, split: D.FoldSplit, dataset: tuple[pd.DataFrame, D.DatasetSpec], cfset: CounterfactualSet
+    ) -> FoldData:
+        """The fold ``split`` of ``dataset`` with the twins ``cfset``, outside any experiment (a command
+        that trains on one fold: ``cffair train``, ``cffair cke``); its :attr:`FoldData.config` is ``None``."""
+        frame, spec = dataset
+        train, test = split.rows(frame, spec)
+        return cls(None, frame, spec, train, test, cfset)
+
+    @property
+    def config(self) -> ExperimentConfig:
+        """The experiment config this fold was built for.
+
+        Raises:
+            ValueError: for a fold built from a split alone (:meth:`FoldData.from_split`).
+        """
+        if self.cfg is None:
+            raise ValueError("this fold was built from a split (FoldData.from_split), not for an experiment config.")
+        return self.cfg
 
     @cached_property
     def encoder(self) -> Encoder:
@@ -161,7 +168,7 @@ class FoldData:
     def data_hash(self) -> str:
         """Hash of the dataset's rows (and of a registered dataset's spec and graph,
         :func:`cffair.datasets.data_hash`); the counterfactuals enter a record as an input of their own."""
-        return D.data_hash(self.cfg.dataset, self.frame)
+        return D.data_hash(self.config.dataset, self.frame)
 
     @cached_property
     def ruler_pairs_test(self) -> dict[str, CFPairs]:

@@ -29,7 +29,6 @@ __all__ = [
     "pairs_hash",
     "run",
     "run_seeds",
-    "source_config",
 ]
 
 #: The quick profile's GAN (a few epochs: enough to exercise every path).
@@ -68,24 +67,6 @@ def gan_config(cfg: ExperimentConfig) -> GANConfig:
     return paper_config(cfg.dataset, seed=cfg.seed, **changes)
 
 
-def source_config(cfg: ExperimentConfig) -> ExperimentConfig:
-    """The GAN config whose twins an LTN config trains on (appendix A): the same fold, seed and
-    ``gan_variant``; the GAN config itself for a GAN config."""
-    if cfg.setting == "gan":
-        return cfg
-    variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")
-    return ExperimentConfig(
-        cfg.dataset,
-        cfg.fold,
-        "gan",
-        profile=cfg.profile,
-        seed=cfg.seed,
-        n_folds=cfg.n_folds,
-        repeat=cfg.repeat,
-        options=variant,
-    )
-
-
 def _key(cfg: ExperimentConfig) -> tuple:
     """The cache key of a (source) GAN config: its fold, seed and settings."""
     return (cfg.dataset, cfg.fold, cfg.profile, cfg.repeat, cfg.n_folds, cfg.seed, gan_config(cfg))
@@ -103,7 +84,7 @@ def model(fd: FoldData, cfg: ExperimentConfig | None = None) -> GANBaseline:
     (:func:`fit_seeds` fills the same cache with seeds trained together)."""
     from cffair.baselines.gan import GANBaseline
 
-    cfg = source_config(cfg or fd.cfg)
+    cfg = (cfg or fd.config).gan_source
     key = _key(cfg)
     if key not in _CACHE:
         _keep_fold(key)
@@ -115,7 +96,7 @@ def model(fd: FoldData, cfg: ExperimentConfig | None = None) -> GANBaseline:
 def fit_seeds(fd: FoldData, cfgs: Sequence[ExperimentConfig]) -> list[GANBaseline]:
     """The GANs of several configs of this fold, the seeds of one configuration trained together.
 
-    The configs' GANs (:func:`source_config`) are grouped by everything but the seed; each group
+    The configs' GANs (:attr:`~cffair.experiments.config.ExperimentConfig.gan_source`) are grouped by everything but the seed; each group
     of two or more not yet fitted in this process is trained as one stacked network
     (:func:`cffair.baselines.fit_stacked`: each member with its own initialisation,
     batches, noise and Adam state, equal to a single run up to float rounding), a group of one as
@@ -136,12 +117,12 @@ def fit_seeds(fd: FoldData, cfgs: Sequence[ExperimentConfig]) -> list[GANBaselin
     """
     from cffair.baselines.gan_stacked import fit_stacked
 
-    sources = [source_config(c) for c in cfgs]
+    sources = [c.gan_source for c in cfgs]
     groups: dict[tuple, list[ExperimentConfig]] = {}
     for src in sources:
         key = _key(src)
-        if key[:5] != _key(source_config(fd.cfg))[:5]:
-            raise ValueError(f"fit_seeds: {src} is not a config of this fold ({fd.cfg}); pass one fold's configs.")
+        if key[:5] != _key(fd.config.gan_source)[:5]:
+            raise ValueError(f"fit_seeds: {src} is not a config of this fold ({fd.config}); pass one fold's configs.")
         if key not in _CACHE and all(_key(o) != key for o in groups.get(_unseeded(key), [])):
             groups.setdefault(_unseeded(key), []).append(src)
     for group in groups.values():

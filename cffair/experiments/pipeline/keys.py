@@ -111,8 +111,8 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             },
             "packages": packages,
         }
-    prof = profile(cfg.profile)
     if name == "pretrained":
+        prof = profile(cfg.profile)  # the profile's values, the options over them below (the key stays as it was)
         return {
             "code": code("ltn"),
             "data": data_hash,
@@ -157,18 +157,7 @@ def producer(name: str, cfg: ExperimentConfig, data_hash: str) -> dict[str, Any]
             "packages": packages,
         }
     if name == "gan_counterfactuals":
-        variant = tuple((k, v) for k, v in cfg.options if k == "gan_variant")  # absent for the re-implementation
-        gan_cfg = ExperimentConfig(
-            cfg.dataset,
-            cfg.fold,
-            "gan",
-            profile=cfg.profile,
-            seed=cfg.seed,
-            n_folds=cfg.n_folds,
-            repeat=cfg.repeat,
-            options=variant,
-        )
-        return {"code": code("gan"), "data": data_hash, "config": _config(gan_cfg), "packages": packages}
+        return {"code": code("gan"), "data": data_hash, "config": _config(cfg.gan_source), "packages": packages}
     raise KeyError(f"unknown input {name!r}")
 
 

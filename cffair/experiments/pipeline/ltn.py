@@ -26,14 +26,14 @@ import pandas as pd
 from cffair._support.devices import current_device
 from cffair._support.utils import seed_everything, stable_hash
 from cffair.causal.cfset import CFPairs
-from cffair.experiments.config import ExperimentConfig, profile
+from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.fingerprint import diff
 from cffair.experiments.pipeline.fold import FoldData
 from cffair.experiments.pipeline.stages import StageStore, state_hash
 from cffair.experiments.store import ResultsStore, make_record
 from cffair.experiments.tasks import parent_config, pretrain_config
 
-__all__ = ["DIAGNOSTIC_P", "HISTORY_STRIDE", "QUERY_SUBGROUPS", "run", "run_stage", "state_hash"]
+__all__ = ["DIAGNOSTIC_P", "HISTORY_STRIDE", "QUERY_SUBGROUPS", "run_stage", "state_hash"]
 
 #: History is stored every ``HISTORY_STRIDE`` epochs (the curves in the book).
 HISTORY_STRIDE = 10
@@ -97,17 +97,16 @@ def _diagnostics(learner: Any, fd: FoldData) -> dict[str, Any]:
 
 
 def _ltn_kwargs(cfg: ExperimentConfig, fd: FoldData) -> dict[str, Any]:
-    prof = profile(cfg.profile)
-    opts = cfg.option_map
+    run = cfg.settings
     return {
         "target_kind": fd.spec.target_kind,
-        "lr": opts.get("lr", prof.lr),
-        "clip_grad": opts.get("clip_grad"),
-        "pretrain_epochs": prof.pretrain_epochs,
-        "fair_epochs": opts.get("fair_epochs", prof.fair_epochs),
-        "cke_epochs": prof.cke_epochs,
-        "patience": opts.get("patience"),
-        "fair_p": opts.get("fair_p"),
+        "lr": run.lr,
+        "clip_grad": run.clip_grad,
+        "pretrain_epochs": run.pretrain_epochs,
+        "fair_epochs": run.fair_epochs,
+        "cke_epochs": run.cke_epochs,
+        "fair_p": run.fair_p,
+        "patience": cfg.option_map.get("patience"),  # early stopping (own data's full profile)
         "group_weights": cfg.weight_map,
         "seed": cfg.seed,
         "progress": False,
@@ -185,6 +184,7 @@ def _finish(
     fp: dict[str, Any],
     learner: Any,
     extra: dict[str, Any],
+    *,
     train_pairs: CFPairs,
     own_test: CFPairs | None,
     pre_time: float,
@@ -222,69 +222,6 @@ def _restamped(
     if stored is not None and not diff(stored["fingerprint"], fp, known):
         return store.restamp(stored, fp)
     return None
-
-
-def run(
-    group: list[ExperimentConfig],
-    fd: FoldData,
-    store: ResultsStore,
-    contents: dict[str, str],
-    fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
-    gan_pairs: Callable[[ExperimentConfig, bool], CFPairs] | None = None,
-    gan_content: Callable[[ExperimentConfig], str] | None = None,
-) -> list[dict[str, Any]]:
-    """Run the LTN settings of one fold in this process and store a record each.
-
-    Args:
-        contents: content hashes of the inputs known so far (``counterfactuals``).
-        fingerprint: a config's record fingerprint given its inputs' content hashes.
-        gan_pairs: a config's GAN's counterfactual pairs of the training (``False``) or test
-            (``True``) rows, for settings trained on them (appendix A).
-        gan_content: content hash of a config's GAN's training pairs.
-    """
-    base, pre_time = _pretrain(group[0], fd)
-    pretrained = base.state_dict()
-    known = {**contents, "pretrained": state_hash(pretrained)}
-    models: dict[tuple, Any] = {}
-    records = []
-    for cfg in sorted(group, key=lambda c: ("cke" in c.setting, c.setting)):
-        if "counterfactuals_all" not in known and cfg.option_map.get("explain") == "all":
-            known["counterfactuals_all"] = _content_all(fd)
-        own = (
-            known
-            if cfg.cf_source != "gan" or gan_content is None
-            else {**known, "gan_counterfactuals": gan_content(cfg)}
-        )
-        fp = fingerprint(cfg, own)
-        again = _restamped(cfg, store, fp, own)
-        if again is not None:
-            records.append(again)  # an upstream refactor gave the same inputs
-            continue
-        t1 = time.perf_counter()
-        extra: dict[str, Any] = {}
-        train_pairs = gan_pairs(cfg, False) if cfg.cf_source == "gan" and gan_pairs else _twins_of(cfg, fd).pairs_train
-        if cfg.setting == "ltn_acc" and not cfg.tag:
-            learner = base
-            if not cfg.options:
-                extra["diagnostics"] = _diagnostics(base, fd)
-        elif cfg.setting in ("ltn_acc_cf", "ltn_acc_cf_sg"):
-            learner = _fair(cfg, fd, pretrained, train_pairs)
-            if not cfg.tag and not cfg.options:
-                models[(cfg.setting, cfg.cf_source)] = learner.state_dict()
-            elif not cfg.tag:  # a run whose every LTN setting has these options (own data: --lr, early stopping)
-                models[(cfg.setting, cfg.cf_source, cfg.options, cfg.weights)] = learner.state_dict()
-        elif cfg.setting.endswith("_cke"):
-            parent = parent_config(cfg)
-            parent_state = None if parent is None else models.get((parent.setting, cfg.cf_source))
-            if parent is None and not cfg.tag:  # the same fairness setting trained in this group with the same options
-                same = (cfg.setting.removesuffix("_cke"), cfg.cf_source, _parent_options(cfg), cfg.weights)
-                parent_state = models.get(same)
-            learner, extra = _run_cke(cfg, fd, parent_state, pretrained, train_pairs)
-        else:
-            raise ValueError(f"unknown LTN setting {cfg.setting!r}")
-        own_test = gan_pairs(cfg, True) if gan_pairs is not None and cfg.cf_source != "cnf" else None
-        records.append(_finish(cfg, fd, store, fp, learner, extra, train_pairs, own_test, pre_time, t1))
-    return records
 
 
 #: A stage output's file name in the stage folder, given its input name and config (the
@@ -326,6 +263,7 @@ def run_stage(
     configs: Sequence[ExperimentConfig],
     fd: FoldData,
     store: ResultsStore,
+    *,
     contents: dict[str, str],
     fingerprint: Callable[[ExperimentConfig, dict[str, str]], dict[str, Any]],
     stages: StageStore,
@@ -342,7 +280,8 @@ def run_stage(
     * ``cke``: ``target``'s CKE setting from its stored parent (trained now and stored when
       absent), or from a parent of its own (:func:`~cffair.experiments.tasks.parent_config`).
 
-    The numbers equal :func:`run`'s: a checkpoint restores weights, Adam's state and history.
+    A stage continued from a stored checkpoint computes what one process would have: a checkpoint restores
+    weights, Adam's state and history.
     """
     from cffair.learners.training import LTNLearner
 
@@ -373,7 +312,18 @@ def run_stage(
                 )
             extra = {} if cfg.options else {"diagnostics": _diagnostics(learner, fd)}
             records.append(
-                _finish(cfg, fd, store, fp, learner, extra, _twins_of(cfg, fd).pairs_train, None, pre_time, t1)
+                _finish(
+                    cfg,
+                    fd,
+                    store,
+                    fp,
+                    learner,
+                    extra,
+                    train_pairs=_twins_of(cfg, fd).pairs_train,
+                    own_test=None,
+                    pre_time=pre_time,
+                    t1=t1,
+                )
             )
         return records
     if stage == "fair":
@@ -414,7 +364,18 @@ def run_stage(
     else:
         raise ValueError(f"unknown LTN stage {stage!r}")
     return [
-        _finish(cfg, fd, store, fingerprint(cfg, known), learner, extra, train_pairs, own_test, pre_time, t1)
+        _finish(
+            cfg,
+            fd,
+            store,
+            fingerprint(cfg, known),
+            learner,
+            extra,
+            train_pairs=train_pairs,
+            own_test=own_test,
+            pre_time=pre_time,
+            t1=t1,
+        )
         for cfg in configs
     ]
 
@@ -492,7 +453,7 @@ def _explanation_set(fd: FoldData) -> Any:
     """The fold's dataset's counterfactuals on every attribute (:mod:`cffair.experiments.pipeline.explanations`)."""
     from cffair.experiments.pipeline.explanations import explanation_set
 
-    return explanation_set(fd.cfg.dataset, fd.cfg.profile)
+    return explanation_set(fd.config.dataset, fd.config.profile)
 
 
 def _content_all(fd: FoldData) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cffair.experiments.config import ExperimentConfig, profile
+from cffair.experiments.config import ExperimentConfig
 
 if TYPE_CHECKING:
     from cffair.baselines.augmented import MLPConfig
@@ -17,5 +17,5 @@ def mlp_config(cfg: ExperimentConfig) -> MLPConfig:
     (section 6.4: "the same hyper-parameters as our pipeline")."""
     from cffair.baselines.augmented import MLPConfig
 
-    prof = profile(cfg.profile)
-    return MLPConfig(epochs=prof.pretrain_epochs, lr=prof.lr, seed=cfg.seed)
+    run = cfg.settings
+    return MLPConfig(epochs=run.pretrain_epochs, lr=run.lr, seed=cfg.seed)
