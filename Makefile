@@ -55,7 +55,7 @@ browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 ## Lint: ruff's checks and ruff format's layout of the code, tests, benchmarks and tools, and mypy's types of the
-## library (rules in pyproject.toml).
+## library and the book's package (rules in pyproject.toml).
 lint: install
 	$(VENV)/bin/ruff check conf.py cffair cffair_book tests benchmarks tools
 	$(VENV)/bin/ruff format --check conf.py cffair cffair_book tests benchmarks tools

@@ -88,7 +88,7 @@ def variant(name: str, old: dict[str, Any], disk: Path, counts: dict[str, int]) 
     import cffair_book
     from cffair.datasets import memo, registry
     from cffair.reporting import verdicts
-    from cffair_book import claims_cache, claims_q3_b, investigations
+    from cffair_book import claims_appendix_b, claims_cache, investigations
     from cffair_book import registry as claims_registry
 
     real_eval, real_load = claims_registry._evaluate, registry.load
@@ -111,7 +111,7 @@ def variant(name: str, old: dict[str, Any], disk: Path, counts: dict[str, int]) 
             enter(claims_cache.disabled())
             enter(mock.patch.object(memo, "load", load))  # parsed at every call, as before
             enter(mock.patch.object(verdicts, "sign_flip_p", old["sign_flip_p"]))
-            for mod in (verdicts, claims_q3_b, investigations):
+            for mod in (verdicts, claims_appendix_b, investigations):
                 if hasattr(mod, "spearman_exact"):  # B.1 now tests with the fold as the unit (stats.fold_trend)
                     enter(mock.patch.object(mod, "spearman_exact", old["spearman_exact"]))
         else:

@@ -1,6 +1,7 @@
 """The paper's qualitative claims, checked on our records.
 
-Each claim is one small check function (:mod:`.claims_q1_q2`, :mod:`.claims_q3_b`, sharing
+Each claim is one small check function in its chapter's module (:mod:`.claims_q1`, :mod:`.claims_q2`,
+:mod:`.claims_q3`, :mod:`.claims_q4`, :mod:`.claims_appendix_a`, :mod:`.claims_appendix_b`, sharing
 :mod:`.claim_tools`), registered with :func:`~.registry.claim_check` together
 with the claim's key, its sentence, where the paper makes it, the book page that shows the
 evidence and the rule that decides its verdict. A check reads the :class:`Evidence` (the
@@ -20,7 +21,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cffair_book import claims_q1_q2, claims_q3_b  # noqa: F401  (their checks register, in the book's order)
+# The chapters' checks register as they are imported, so this order (the chapters', then the
+# appendices') is the claims table's: kept out of the import sorting, which would put the appendices first.
+# isort: off
+from cffair_book import (  # noqa: F401
+    claims_q1,
+    claims_q2,
+    claims_q3,
+    claims_q4,
+    claims_appendix_a,
+    claims_appendix_b,
+)
+
+# isort: on
 
 # What reads the registered checks comes from here, so that importing it registers them first;
 # the rest of the registry (Claim, claims_table, claim_status, ...) is imported from .registry.

@@ -99,7 +99,7 @@ def code_version() -> str:
     import cffair
 
     h = hashlib.blake2b(tree_hash(Path(cffair.__file__).parent, Path(__file__).parent).encode(), digest_size=20)
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)

@@ -174,7 +174,7 @@ def _metric_world(records: Records, metric: str) -> list[dict[str, Any]]:
 
 def _mean_metrics(recs: Sequence[Mapping[str, Any]], field: str) -> dict[str, Any] | None:
     """The first record's ``field`` with every scalar metric averaged over ``recs``."""
-    parts = [r.get(field) for r in recs if r.get(field) is not None]
+    parts: list[Mapping[str, Any]] = [p for r in recs if (p := r.get(field)) is not None]
     if not parts:
         return None
     out = dict(parts[0])
@@ -436,7 +436,10 @@ def plot_dependence(frame: pd.DataFrame, ax: Axes | None = None) -> Figure:
         if ax is None:
             fig, ax = plt.subplots(figsize=(MAX_WIDTH_IN, 0.42 * len(claims) + 2.6), layout="constrained")
         else:
-            fig = ax.figure
+            root = ax.get_figure(root=True)
+            if root is None:
+                raise DataError("the axes given belong to no figure: pass axes from plt.subplots, or none.")
+            fig = root
         values = np.array([[_SHADE.get(grid.loc[(c, f, lab), "verdict"], 4) for f, lab in cols] for c in claims], float)
         cmap = ListedColormap(["#4c9a6a", "#c8553d", "#e8c547", "#9aa5b1", "#f4f4f4", "#ffffff"])
         ax.imshow(values, cmap=cmap, vmin=-0.5, vmax=5.5, aspect="auto")

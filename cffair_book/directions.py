@@ -133,9 +133,9 @@ def contradictions(text: str, *, tol: float = TOL) -> list[Contradiction]:
         plain = direction(a, b, tol=tol)
         checks += [(RISING, plain if plain != "rises" else ""), (FALLING, plain if plain != "falls" else "")]
         for words, wrong in checks:
-            word = _words(clause, words)
-            if word and wrong:
+            said = _words(clause, words)
+            if said and wrong:
                 if words in (FAIRER,) and _words(clause, LESS_FAIR):
                     continue  # "less fair" also contains "fair", never "fairer"; kept explicit
-                out.append(Contradiction(clause.strip(), word, wrong, change.group(0)))
+                out.append(Contradiction(clause.strip(), said, wrong, change.group(0)))
     return out

@@ -348,7 +348,7 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
     for f in others:
         b = np.array([big.loc[(k, f), "before"] if (k, f) in big.index else np.nan for k in folds])
         a = np.array([big.loc[(k, f), "after"] if (k, f) in big.index else np.nan for k in folds])
-        r = paired(a, b, larger=True)
+        r = paired(list(a), list(b), larger=True)
         parts.append(f"{f} {np.nanmean(b):.3f} → {np.nanmean(a):.3f} ({r.verdict if r.n > 1 else '1 fold'})")
     out["others"] = (
         "with age discouraged, the largest imbalance of the other attributes (fold means; verdict on "
@@ -363,7 +363,7 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
         pairs = [(float(st[0][metric]), float(st[-1][metric])) for st in steps.values() if len(st) > 1]
         if pairs:
             b, a = np.array(pairs).T
-            r = paired(a, b, larger=metric == "accuracy")
+            r = paired(list(a), list(b), larger=metric == "accuracy")
             out[key] = (
                 f"the A5 axiom changes {label} {b.mean():.3f} → {a.mean():.3f} "
                 f"({'over ' + str(r.n) + ' folds, ' + p_text(r) if r.n > 1 else 'one fold'})"

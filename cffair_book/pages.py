@@ -87,11 +87,7 @@ def verdict_line(claims: Iterable[Any], what: str) -> str:
     """
     verdicts = []
     for c in claims:
-        v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(
-            getattr(c, "holds", None), "pending"
-        )
-        if v not in _VERDICT_WORDS:
-            raise DataError(f"unknown verdict {v!r}; verdicts are {list(_VERDICT_WORDS)}.")
+        v = _verdict_of(c)
         verdicts.append(v)
     if not verdicts:
         raise DataError(f"no claims to tally for {what}.")
@@ -400,11 +396,7 @@ def claim_verdict_sentence(claims: Iterable[Any], key: str) -> str:
     """
     for c in claims:
         if getattr(c, "key", None) == key:
-            v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(
-                getattr(c, "holds", None), "pending"
-            )
-            if v not in _VERDICT_WORDS:
-                raise DataError(f"unknown verdict {v!r}; verdicts are {list(_VERDICT_WORDS)}.")
+            v = _verdict_of(c)
             return f"In the verdict at the end of this page, claim {key} {_VERDICT_WORDS[v][0]}."
     raise DataError(f"no claim {key!r} among {[getattr(c, 'key', None) for c in claims]}.")
 
@@ -420,8 +412,17 @@ _VERDICT_CLASS = {
 }
 
 
+#: The verdict of a claim without one, by its ``holds`` (anything else: pending).
+_HOLDS_WORDS: dict[bool | None, str] = {True: "holds", False: "does not hold"}
+
+
 def _verdict_of(c: Any) -> str:
-    v = getattr(c, "verdict", "") or {True: "holds", False: "does not hold"}.get(getattr(c, "holds", None), "pending")
+    """Claim ``c``'s verdict: its ``verdict``, or, without one, its ``holds`` worded (True, False, None for pending).
+
+    Raises:
+        DataError: if the verdict is not one of ``_VERDICT_WORDS``.
+    """
+    v = getattr(c, "verdict", "") or _HOLDS_WORDS.get(getattr(c, "holds", None), "pending")
     if v not in _VERDICT_WORDS:
         raise DataError(f"unknown verdict {v!r}; verdicts are {list(_VERDICT_WORDS)}.")
     return v

@@ -123,7 +123,7 @@ def claim_status(verdict: bool | str | None) -> str:
     """The status shown for a verdict: ``"✔ holds"``, ``"✘ does not hold"``, ``"≈ inconclusive"``,
     ``"∅ vacuous"``, ``"⊢ by construction"`` or ``"pending"`` (``True``/``False``/``None`` mean
     holds / does not hold / pending)."""
-    key = _FROM_HOLDS.get(verdict, verdict) if not isinstance(verdict, str) else verdict  # type: ignore[arg-type]
+    key = verdict if isinstance(verdict, str) else _FROM_HOLDS[verdict]
     return _STATUS[key][0]
 
 
@@ -341,7 +341,7 @@ def _evaluate(records: Sequence[Mapping[str, Any]], rules_: Rules) -> list[Outco
             out = c.check(evidence)
             verdict, note = out[0], out[1]
             basis = out[2] if len(out) > 2 else Basis()
-            verdict = _FROM_HOLDS.get(verdict, verdict) if not isinstance(verdict, str) else verdict  # type: ignore[arg-type]
+            verdict = _FROM_HOLDS.get(verdict, verdict) if not isinstance(verdict, str) else verdict
             if verdict == PENDING and not note:
                 note = "no records for this claim yet"
             if verdict == PENDING:

@@ -248,9 +248,9 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
         lf, gf = (t[t["cf_flip_rate"].notna()] for t in (ltn, gan))
         if len(lf) and len(gf):
             fl, fg = lf["cf_flip_rate"].astype(float).mean(), gf["cf_flip_rate"].astype(float).mean()
-            folds = f" ({len(lf)} fold{'s' if len(lf) > 1 else ''})" if len(lf) < len(ltn) else ""
+            some = f" ({len(lf)} fold{'s' if len(lf) > 1 else ''})" if len(lf) < len(ltn) else ""
             flips.append(
-                f"{dataset_name(d)}{folds}: LTN flips {fl:.1%} of decisions at {_per_flip(lf['cf_mse'].mean(), fl)} "
+                f"{dataset_name(d)}{some}: LTN flips {fl:.1%} of decisions at {_per_flip(lf['cf_mse'].mean(), fl)} "
                 f"CF-MSE per flip, the GAN {fg:.1%} at {_per_flip(gf['cf_mse'].mean(), fg)}"
             )
         metric = performance_metric(d)
@@ -320,7 +320,7 @@ def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "comp
         name = metric_name(metric).split(" ")[0]
         parts.append(
             f"{dataset_name(d)}: acc+CF_sg reaches CF-MSE {fmt(sg.loc[folds, 'cf_mse'].astype(float).mean())} at {name} "
-            f"{fmt(sign * np.mean([own[f] for f in folds]))}, the global axiom's line gives {fmt(sign * np.mean([line[f] for f in folds]))} "
+            f"{fmt(float(sign * np.mean([own[f] for f in folds])))}, the global axiom's line gives {fmt(float(sign * np.mean([line[f] for f in folds])))} "
             f"there: {_WHERE[res.verdict]} ({p_text(res)})"
         )
     if not parts:

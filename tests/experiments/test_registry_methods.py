@@ -12,7 +12,7 @@ import yaml
 from cffair.experiments import registry
 from cffair.experiments.registry import Chapter, Method, RegistryError
 from cffair.reporting import names  # imported before any registration (their tuples)
-from cffair_book import claims_q1_q2, investigations, layout, pages, rulers
+from cffair_book import claims_q2, investigations, layout, pages, rulers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +126,7 @@ def test_the_protocol_lists_are_the_registrys():
     from cffair.experiments import config as C
 
     assert C.TABLE1_SETTINGS == C.REPEAT_SETTINGS == rulers.RULER_METHODS == names.TABLE_METHODS["table1"]
-    assert claims_q1_q2._BASELINES == registry.paper_baselines() == tuple(investigations.Q2_METHODS[1:])
+    assert claims_q2._BASELINES == registry.paper_baselines() == tuple(investigations.Q2_METHODS[1:])
     assert set(C.BASELINES) == set(registry.paper_baselines()) | set(names.EXTRA_BASELINES)
     assert tuple(s for s in names.TABLE_METHODS["table1"] if registry.method(s).kind == "ltn") == names.Q1_SETTINGS
     assert set(C.INVESTIGATION_GROUPS) <= set(C.GROUPS) and all(registry.chapter(g).of for g in C.INVESTIGATION_GROUPS)

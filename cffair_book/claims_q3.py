@@ -1,5 +1,4 @@
-"""The checks of Q3 (knowledge extraction), Q4 (the queries) and appendices A and B, registered with
-:func:`~.registry.claim_check` (:mod:`.claims`)."""
+"""The checks of Q3 (knowledge extraction), registered with :func:`~.registry.claim_check` (:mod:`.claims`)."""
 
 from __future__ import annotations
 
@@ -7,50 +6,17 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from cffair.reporting.chapter_tables import axiom_label
-from cffair.reporting.investigation_frames import explanation_frame, fine_weight_frame, query_frame
-from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
-from cffair.reporting.paper import TABLE4_PAPER_SAT
-from cffair.reporting.records import (
-    cke_candidates,
-    find_record,
-    records_frame,
-    select_records,
-    weight_grid_frame,
-)
-from cffair.reporting.stats import fold_trend, holm
-from cffair.reporting.verdicts import (
-    ALPHA,
-    BY_CONSTRUCTION,
-    FAILS,
-    HOLDS,
-    INCONCLUSIVE,
-    MIN_TREND_POINTS,
-    PENDING,
-    SHARED_DATASETS,
-    VACUOUS,
-    Basis,
-    Evidence,
-    combine,
-    current_rules,
-    decide,
-    paired_series,
-)
+from cffair.reporting.investigation_frames import explanation_frame
+from cffair.reporting.names import dataset_name, method_name
+from cffair.reporting.records import cke_candidates, find_record
+from cffair.reporting.verdicts import FAILS, HOLDS, PENDING, VACUOUS, Basis, Evidence, decide, paired_series
 from cffair.reporting.verdicts import fmt as _fmt
 from cffair.reporting.verdicts import p_text as _p
-from cffair_book.claim_tools import _UNCOUNTED, _investigation, _per_dataset, _shared_note
-from cffair_book.investigations import cke_finding, query_finding
-from cffair_book.registry import (
-    claim_check,
-)
-from cffair_book.why import (
-    cke_steps_finding,
-    cke_threshold_finding,
-    gan_twins_finding,
-)
+from cffair_book.claim_tools import _investigation
+from cffair_book.investigations import cke_finding
+from cffair_book.registry import claim_check
+from cffair_book.why import cke_steps_finding, cke_threshold_finding
 
 
 # ---------------------------------------------------------------------------- Q3
@@ -292,157 +258,4 @@ def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
             + _investigation(cke_threshold_finding(e.records) if found else None)
         ),
         Basis(_COUNT.test, _runs(len(law))),
-    )
-
-
-# ---------------------------------------------------------------------------- Q4
-@claim_check("Q4.1")
-def _q4_existence_query(e: Evidence) -> tuple[str, str, Basis]:
-    q = query_frame(e.records)
-    q = q[q["dataset"] == "adult"]
-    if q.empty:
-        return PENDING, "", Basis()
-    drawn = q[q["rule"] == "random"]
-    if drawn.empty:
-        first = q[q["fold"] == q["fold"].min()]
-        return (
-            BY_CONSTRUCTION,
-            (
-                f"x̂ is the negatively predicted person whose nearest differently decided neighbour is closest, "
-                f"so the query finds a witness whenever anyone lies within β (fold {int(first['fold'].iloc[0])}): "
-                + "; ".join(
-                    f"{r.subgroup}: sat {_fmt(r.sat)} (paper {_fmt(TABLE4_PAPER_SAT.get(r.subgroup, np.nan))})"
-                    for r in first.itertuples()
-                )
-            ),
-            Basis("by construction, no test", "1 fold"),
-        )
-    found = int(drawn["found"].sum())
-    return (
-        (HOLDS if found == len(TABLE4_PAPER_SAT) and len(drawn) == len(TABLE4_PAPER_SAT) else FAILS),
-        ("x̂ drawn at random among each subgroup's negatively predicted people (§7.4). " + query_finding(q)),
-        Basis("count over subgroups, no test", f"{len(drawn)} subgroups, 1 fold"),
-    )
-
-
-# ---------------------------------------------------------------------------- appendices
-def _own_cf_folds(e: Evidence, d: str, m: str, metric: str = "cf_mse") -> pd.Series:
-    """Per-fold ``metric`` on the GAN's own counterfactual test pairs, indexed by ``(repeat, fold)``."""
-    own = select_records(records_frame(e.records, own_counterfactuals=True), repeats=True)
-    rows = own[(own["dataset"] == d) & (own["method"] == m)]
-    index = pd.MultiIndex.from_arrays([rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"])
-    return pd.Series(rows[metric].astype(float).to_numpy(), index=index)
-
-
-@claim_check("A.1")
-def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
-    res, shown = {}, []
-    for d in DATASET_ORDER:
-        x, y = _own_cf_folds(e, d, "ltn_acc_cf@gan"), _own_cf_folds(e, d, "gan")
-        if not set(x.index) & set(y.index):
-            continue
-        res[d] = (paired_series(x, y, larger=False), x, y)
-        if not e.counts(d, ("ltn_acc_cf@gan", "gan"), "cf_mse"):
-            shown.append(d)
-    counted = [d for d in res if d not in shown]
-    dec = decide([res[d][0] for d in counted], labels=[dataset_name(d) for d in counted])
-    notes = [
-        f"{dataset_name(d)} LTN {_fmt(x.mean())} vs GAN {_fmt(y.mean())} ({_p(r)})"
-        + ("" if d in counted else _UNCOUNTED)
-        for d, (r, x, y) in res.items()
-    ]
-    return (
-        dec.verdict,
-        "; ".join(notes)
-        + _shared_note(shown, ("ltn_acc_cf@gan", "gan"))
-        + _investigation(None if dec.verdict == HOLDS else gan_twins_finding(e.records)["flips"]),
-        dec.basis,
-    )
-
-
-@claim_check("A.2")
-def _a_accuracy_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
-    ds = [d for d in DATASET_ORDER if (d, "gan") in e.cf and (d, "ltn_acc_cf@gan") in e.cf]
-    verdict, note, basis = _per_dataset(
-        e,
-        ds,
-        "ltn_acc_cf@gan",
-        "gan",
-        "perf",
-        {d: not d.startswith("compas") for d in ds},
-        lambda d, r: (
-            f"{dataset_name(d)} LTN {e.perf_text(d, 'ltn_acc_cf@gan')} vs GAN {e.perf_text(d, 'gan')} ({_p(r)})"
-        ),
-    )
-    return verdict, note + _investigation(None if verdict == HOLDS else gan_twins_finding(e.records)["accuracy"]), basis
-
-
-@claim_check("B.1")
-def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
-    fine, coarse = fine_weight_frame(e.records), weight_grid_frame(e.records)
-    if fine.empty and (coarse.empty or coarse["log2_ratio"].nunique() <= 2):
-        return PENDING, "", Basis()
-    trends: dict[str, tuple[Any, Any, int]] = {}
-    parts, shown = [], []
-    for d in DATASET_ORDER:
-        gf, gc = fine[fine["dataset"] == d], coarse[coarse["dataset"] == d]  # the grid with more weight points
-        g = gf if gf["log2_ratio"].nunique() >= gc["log2_ratio"].nunique() and not gf.empty else gc
-        if g.empty:
-            continue
-        if not e.counts(d, ("ltn_acc_cf",), "perf"):
-            shown.append(d)
-        perf = performance_metric(d)
-        points = g["log2_ratio"].nunique()
-        sign = 1 if perf == "accuracy" else -1
-        # the fold is the unit: Spearman's ρ within each fold, then the corrected t-test over the folds' ρ
-        t_perf = fold_trend(g["log2_ratio"], sign * g[perf].astype(float), g["fold"])
-        t_cf = fold_trend(g["log2_ratio"], g["cf_mse"].astype(float), g["fold"])
-        trends[d] = (t_perf, t_cf, points)
-        parts.append(
-            f"{dataset_name(d)} ({points} weight points × {t_perf.n_folds} fold{'' if t_perf.n_folds == 1 else 's'}"
-            f"{', too few points to test' if points < MIN_TREND_POINTS else ''}) "
-            + ", ".join(
-                f"ρ({what}) {t.rho:+.2f} per fold on average ({t.rho_min:+.2f} to {t.rho_max:+.2f}, {_p(t.p)})"
-                for what, t in (("performance", t_perf), ("CF-MSE", t_cf))
-            )
-            + (_UNCOUNTED if d in shown else "")
-        )
-    datasets = [d for d in trends if d not in shown]
-    tested = [d for d in datasets if trends[d][2] >= MIN_TREND_POINTS and trends[d][0].n_folds >= 2]
-    ps = [t.p for d in tested for t in trends[d][:2]]
-    rejected = iter(holm(ps, ALPHA) if current_rules().holm else [p < ALPHA for p in ps])
-    per: dict[str, str] = {}
-    for d in tested:
-        sides = []
-        for t in trends[d][:2]:
-            sides.append(
-                (HOLDS if t.rho > 0 else FAILS)
-                if next(rejected) and not math.isnan(t.rho) and t.rho != 0
-                else INCONCLUSIVE
-            )
-        per[d] = combine(sides)
-    n, shows, against = len(datasets), sum(v == HOLDS for v in per.values()), sum(v == FAILS for v in per.values())
-    verdict = HOLDS if shows > n / 2 else FAILS if n and against >= n / 2 else INCONCLUSIVE
-    words = {HOLDS: "both trends", FAILS: "against", INCONCLUSIVE: "undecided"}
-    decided = ", ".join(f"{dataset_name(d)} {words[v]}" for d, v in per.items()) or "none"
-    return (
-        verdict,
-        (
-            f"both trends on {shows} of {n} datasets, against them on {against} (tested: {decided}); "
-            + "; ".join(parts)
-            + "".join(
-                f"; {dataset_name(d)} is shown, not counted: its weight-grid runs are "
-                f"{dataset_name(SHARED_DATASETS[d])}'s"
-                for d in shown
-            )
-        ),
-        Basis(
-            "Spearman within each fold, corrected t-test over folds"
-            + (f", Holm over {len(ps)}" if len(ps) > 1 else ""),
-            "; ".join(
-                f"{trends[d][2]} points × {trends[d][0].n_folds} fold{'' if trends[d][0].n_folds == 1 else 's'} "
-                f"on {dataset_name(d)}"
-                for d in datasets
-            ),
-        ),
     )

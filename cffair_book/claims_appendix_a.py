@@ -1,0 +1,67 @@
+"""The checks of appendix A (the GAN's own counterfactuals), registered with
+:func:`~.registry.claim_check` (:mod:`.claims`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from cffair.reporting.names import DATASET_ORDER, dataset_name
+from cffair.reporting.records import records_frame, select_records
+from cffair.reporting.verdicts import HOLDS, Basis, Evidence, decide, paired_series
+from cffair.reporting.verdicts import fmt as _fmt
+from cffair.reporting.verdicts import p_text as _p
+from cffair_book.claim_tools import _UNCOUNTED, _investigation, _per_dataset, _shared_note
+from cffair_book.registry import claim_check
+from cffair_book.why import gan_twins_finding
+
+
+# ---------------------------------------------------------------------------- appendix A
+def _own_cf_folds(e: Evidence, d: str, m: str, metric: str = "cf_mse") -> pd.Series:
+    """Per-fold ``metric`` on the GAN's own counterfactual test pairs, indexed by ``(repeat, fold)``."""
+    own = select_records(records_frame(e.records, own_counterfactuals=True), repeats=True)
+    rows = own[(own["dataset"] == d) & (own["method"] == m)]
+    index = pd.MultiIndex.from_arrays([rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"])
+    return pd.Series(rows[metric].astype(float).to_numpy(), index=index)
+
+
+@claim_check("A.1")
+def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
+    res, shown = {}, []
+    for d in DATASET_ORDER:
+        x, y = _own_cf_folds(e, d, "ltn_acc_cf@gan"), _own_cf_folds(e, d, "gan")
+        if not set(x.index) & set(y.index):
+            continue
+        res[d] = (paired_series(x, y, larger=False), x, y)
+        if not e.counts(d, ("ltn_acc_cf@gan", "gan"), "cf_mse"):
+            shown.append(d)
+    counted = [d for d in res if d not in shown]
+    dec = decide([res[d][0] for d in counted], labels=[dataset_name(d) for d in counted])
+    notes = [
+        f"{dataset_name(d)} LTN {_fmt(x.mean())} vs GAN {_fmt(y.mean())} ({_p(r)})"
+        + ("" if d in counted else _UNCOUNTED)
+        for d, (r, x, y) in res.items()
+    ]
+    return (
+        dec.verdict,
+        "; ".join(notes)
+        + _shared_note(shown, ("ltn_acc_cf@gan", "gan"))
+        + _investigation(None if dec.verdict == HOLDS else gan_twins_finding(e.records)["flips"]),
+        dec.basis,
+    )
+
+
+@claim_check("A.2")
+def _a_accuracy_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
+    ds = [d for d in DATASET_ORDER if (d, "gan") in e.cf and (d, "ltn_acc_cf@gan") in e.cf]
+    verdict, note, basis = _per_dataset(
+        e,
+        ds,
+        "ltn_acc_cf@gan",
+        "gan",
+        "perf",
+        {d: not d.startswith("compas") for d in ds},
+        lambda d, r: (
+            f"{dataset_name(d)} LTN {e.perf_text(d, 'ltn_acc_cf@gan')} vs GAN {e.perf_text(d, 'gan')} ({_p(r)})"
+        ),
+    )
+    return verdict, note + _investigation(None if verdict == HOLDS else gan_twins_finding(e.records)["accuracy"]), basis
