@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cffair import reporting
-from cffair_book.pages import HTMLBlock
+from cffair_book.html_block import HTMLBlock
 
 __all__ = [
     "NOTE_CLASS",

@@ -32,7 +32,9 @@ LAYERS = {
     "datafigures": 4,
     "chapter_tables": 4,
     "verdicts": 3,
-    "report": 4,
+    "recommendation": 3,
+    "group_table": 4,
+    "report": 5,
 }
 # The book package sits above the whole of cffair.reporting.
 BOOK_LAYERS = {
@@ -44,6 +46,13 @@ BOOK_LAYERS = {
     "scaling": 0,
     "teaching": 0,
     "directions": 0,
+    "commands": 0,
+    "html_block": 0,
+    "protocol_page": 0,
+    "selfcheck": 0,
+    "speed": 0,
+    "freshness": 1,
+    "basis": 1,
     "saturation": 1,
     "investigations": 1,
     "why": 1,

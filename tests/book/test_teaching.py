@@ -166,11 +166,14 @@ def test_regenerate_facts_formats_measured_and_estimated_times(tmp_path):
             "q2": {"quick": {"wall_seconds": 130.0}, "full": {"estimate_seconds": 5400.0, "records": 180}},
         },
     )
+    from cffair.workflows import reproduce
+
+    held = len(reproduce.results_for("render", ["q1"], missing_ok=True))  # the store is the one source of a count
     assert pages.regenerate_facts("q1", path) == {
         "quick": "48 s",
         "quick_cpu": "2 min",
         "full": "2.1 h",
-        "records": "60",
+        "records": str(held),
         "measured": "2026-12-01",
         "load": "3.5",
         "commit": "abcdef1234",
