@@ -24,6 +24,12 @@ and its causal graph; :func:`check_data_fingerprint` compares a stored fingerpri
 data and names what changed (rows reordered, values of a column edited, rows added, the spec or
 the graph edited), so a saved model never answers for a row that is now someone else.
 
+What a given artefact holds is its owner's business: a flow writes and reads its own payload
+(:meth:`cffair.causal.cnf.CausalFlow.to_payload`, :mod:`cffair.causal.flow_file`), a learner its
+state (:mod:`cffair.learners.checkpoint`), a saved model its parts (:mod:`cffair.learners.model`);
+this module keeps the container, its checks and messages, so it imports nothing above the support
+part.
+
 This module only moves bytes and compares hashes: it cannot change a number (the round-trip
 tests check that a reloaded model predicts bit for bit what the saved one did), hence
 ``FINGERPRINT_EXEMPT``.
@@ -32,32 +38,21 @@ tests check that a reloaded model predicts bit for bit what the saved one did), 
 from __future__ import annotations
 
 __all__ = [
-    "FLOW_FORMAT",
-    "LEARNER_FORMAT",
     "check_data_fingerprint",
     "content_hash",
     "data_fingerprint",
-    "flow_from_payload",
-    "flow_payload",
     "describe_data_changes",
-    "learner_extra",
-    "learner_state",
-    "load_flow",
-    "load_learner",
     "read_artefact",
-    "save_flow",
-    "save_learner",
     "write_artefact",
 ]
 
-import dataclasses
 import io
 import json
 import pickle
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,19 +60,7 @@ import pandas as pd
 from cffair._support.integrity import checksum_problem, seal, zip_damage
 from cffair.errors import ArtefactError, DataError
 
-if TYPE_CHECKING:
-    from cffair.causal.cnf import CausalFlow
-    from cffair.learners.training import LTNLearner
-
 FINGERPRINT_EXEMPT = True  # serialisation and hash comparison: moves bytes, changes no number
-
-#: ``(name, layout version)`` of an :class:`~cffair.learners.training.LTNLearner` checkpoint.
-LEARNER_FORMAT = ("cffair.LTNLearner", 2)
-#: ``(name, layout version)`` of a fitted :class:`~cffair.causal.cnf.CausalFlow`.
-FLOW_FORMAT = ("cffair.CausalFlow", 2)
-
-LEARNER_FIX = "write it again with `cffair train --save PATH` (or LTNLearner.save)"
-FLOW_FIX = "delete it and fit the flow again (cffair.causal.fit_flow, or CausalFlow(...).fit(frame) and save)"
 
 
 # ============================================================================ the container
@@ -96,7 +79,7 @@ def write_artefact(path: str | Path, fmt: tuple[str, int], meta: Mapping[str, An
 
     Args:
         path: the file to write (a temp file renamed into place: never half-written).
-        fmt: ``(name, layout version)``, e.g. :data:`LEARNER_FORMAT`.
+        fmt: ``(name, layout version)``, e.g. :data:`cffair.learners.checkpoint.LEARNER_FORMAT`.
         meta: JSON-serialisable settings and provenance.
         tensors: tensors, or dicts / lists of them and of numbers (state dicts).
     """
@@ -228,195 +211,16 @@ def read_artefact(
     return meta, tensors
 
 
-def _require(meta: Mapping[str, Any], keys: tuple[str, ...], path: str | Path, what: str, fix: str) -> None:
-    missing = [k for k in keys if k not in meta]
-    if missing:
-        raise ArtefactError(f"{what} {path} is damaged (no {', '.join(missing)} in its metadata); {fix}.")
-
-
-# ============================================================================ LTN learners
-def save_learner(learner: LTNLearner, path: str | Path, extra: Mapping[str, Any] | None = None) -> None:
-    """Write an :class:`~cffair.learners.training.LTNLearner` (weights, Adam's state, params, history,
-    ``extra``) as a safe artefact (:func:`write_artefact`)."""
-    state = learner.state_dict()
-    meta = {k: state[k] for k in ("params", "n_features", "pretrained", "data_hash", "history")}
-    meta["history_dtypes"] = {str(c): str(t) for c, t in learner.history_.dtypes.items()}
-    meta["extra"] = dict(extra or {})
-    write_artefact(path, LEARNER_FORMAT, meta, {"model": state["model"], "optimizer": state["optimizer"]})
-
-
-def learner_state(path: str | Path) -> dict[str, Any]:
-    """The :meth:`~cffair.learners.training.LTNLearner.state_dict` mapping stored in a checkpoint (plus ``extra``).
-
-    Raises:
-        ArtefactError: for a missing, damaged, unsafe or old-format file (see :func:`read_artefact`).
-    """
-    what = "LTN checkpoint"
-    meta, tensors = read_artefact(path, LEARNER_FORMAT, what=what, fix=LEARNER_FIX)
-    _require(meta, ("params", "n_features", "pretrained", "history", "extra"), path, what, LEARNER_FIX)
-    if not isinstance(tensors.get("model"), dict) or not isinstance(tensors.get("optimizer"), dict):
-        raise ArtefactError(f"{what} {path} is damaged (no weights or optimiser state); {LEARNER_FIX}.")
-    return {
-        "format": "cffair.LTNLearner/1",  # the in-memory layout of LTNLearner.state_dict
-        "params": meta["params"],
-        "model": tensors["model"],
-        "optimizer": tensors["optimizer"],
-        "n_features": meta["n_features"],
-        "pretrained": meta["pretrained"],
-        "data_hash": meta.get("data_hash"),
-        "history": _typed_history(meta["history"], meta.get("history_dtypes") or {}),
-        "extra": meta["extra"],
-        "written_by": meta["_written_by"],
-    }
-
-
-def _typed_history(history: Mapping[str, Any], dtypes: Mapping[str, str]) -> dict[str, Any]:
-    """The training log's columns with their numeric dtypes back (JSON keeps only the values)."""
-    out: dict[str, Any] = {}
-    for col, values in dict(history).items():
-        dtype = dtypes.get(col)
-        out[col] = np.asarray(values, dtype=dtype) if dtype is not None and np.dtype(dtype).kind in "biuf" else values
-    return out
-
-
-def learner_extra(path: str | Path) -> dict[str, Any]:
-    """The ``extra`` mapping a checkpoint stores (empty if none)."""
-    return dict(learner_state(path).get("extra") or {})
-
-
-def load_learner(path: str | Path, cls: type[LTNLearner], **overrides: Any) -> LTNLearner:
-    """A learner of class ``cls`` (:class:`~cffair.learners.training.LTNLearner`, passed in so that this
-    module imports no model code) from a checkpoint file; ``overrides`` change constructor params.
-
-    Raises:
-        ArtefactError: for an unreadable file, or content that does not fit a learner (tampered
-            settings, weights of the wrong shape).
-    """
-    state = learner_state(path)
-    try:
-        return cls.load(state, **overrides)
-    except (TypeError, ValueError, KeyError, RuntimeError) as exc:
-        msg = " ".join(str(exc).split())[:200]
-        raise ArtefactError(
-            f"LTN checkpoint {path} does not fit a learner ({type(exc).__name__}: {msg}); {LEARNER_FIX}."
-        ) from None
-
-
-# ============================================================================ causal flows
-def _dtype_to_json(dtype: Any) -> dict[str, Any]:
-    if isinstance(dtype, pd.CategoricalDtype):
-        cats = dtype.categories
-        return {"categories": cats.tolist(), "categories_dtype": str(cats.dtype), "ordered": bool(dtype.ordered)}
-    return {"dtype": str(dtype)}
-
-
-def _dtype_from_json(raw: Mapping[str, Any]) -> Any:
-    if "categories" in raw:
-        cats = pd.Index(list(raw["categories"]), dtype=raw.get("categories_dtype"))
-        return pd.CategoricalDtype(cats, ordered=bool(raw.get("ordered", False)))
-    return pd.api.types.pandas_dtype(raw["dtype"])
-
-
-def flow_payload(model: CausalFlow) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(meta, tensors)`` of a fitted :class:`~cffair.causal.cnf.CausalFlow`: its spec, graph,
-    config, column codecs and dtypes, history and the hash of its training data as JSON values,
-    its networks as state dicts (what :func:`save_flow` writes, for artefacts that embed a flow)."""
-    meta = {
-        "spec": model.spec.to_dict(),
-        "graph": model.graph.to_dict(),
-        "config": model.config.to_dict(),
-        "columns": [dataclasses.asdict(model.columns[n]) for n in model.nodes if n in model.columns],
-        "dtypes": {n: _dtype_to_json(t) for n, t in model._dtypes.items()},
-        "history": list(model.history),
-        "best_epoch": int(model.best_epoch),
-        "fit_seconds": float(model.fit_seconds),
-        "data_hash": getattr(model, "data_hash", None),
-    }
-    return meta, (model._state() if model.columns else {"flow": None, "clf": {}, "thr": {}})
-
-
-def save_flow(model: CausalFlow, path: str | Path) -> None:
-    """Write a :class:`~cffair.causal.cnf.CausalFlow` as a safe artefact (:func:`flow_payload`);
-    :func:`load_flow` rebuilds it from these; nothing is pickled."""
-    meta, tensors = flow_payload(model)
-    write_artefact(path, FLOW_FORMAT, meta, tensors)
-
-
-def load_flow(path: str | Path, cls: type[CausalFlow]) -> CausalFlow:
-    """A :class:`~cffair.causal.cnf.CausalFlow` (``cls``, passed in so that this module imports no
-    model code) rebuilt from a file of :func:`save_flow`.
-
-    The networks are built from the stored config and layout (under a forked RNG, so loading
-    never moves torch's global random state) and then given their stored weights.
-
-    Raises:
-        ArtefactError: for a missing, damaged, unsafe or old-format file, or content that does
-            not fit the flow its settings describe.
-    """
-    what = "fitted flow"
-    meta, tensors = read_artefact(path, FLOW_FORMAT, what=what, fix=FLOW_FIX)
-    return flow_from_payload(meta, tensors, cls, path=path, what=what, fix=FLOW_FIX)
-
-
-def flow_from_payload(
-    meta: Mapping[str, Any],
-    tensors: Mapping[str, Any],
-    cls: type[CausalFlow],
-    *,
-    path: str | Path,
-    what: str = "fitted flow",
-    fix: str = FLOW_FIX,
-) -> CausalFlow:
-    """The flow of :func:`flow_payload`'s ``(meta, tensors)`` rebuilt (see :func:`load_flow`).
-
-    Raises:
-        ArtefactError: content that does not fit the flow its settings describe.
-    """
-    import torch
-
-    from cffair.causal.discrete import Column
-    from cffair.causal.graph import CausalGraph
-    from cffair.datasets import DatasetSpec
-
-    _require(
-        meta, ("spec", "graph", "config", "columns", "dtypes", "history", "best_epoch", "fit_seconds"), path, what, fix
-    )
-    try:
-        spec = DatasetSpec.from_dict(meta["spec"])
-        graph = CausalGraph.from_dict(meta["graph"])
-        model = cls(spec, graph, meta["config"])
-        if meta["columns"]:
-            for raw in meta["columns"]:
-                col = Column(**raw)
-                model.columns[col.name] = col
-            if set(model.columns) != set(model.nodes):
-                raise ValueError(f"codecs for {sorted(model.columns)} but the graph has {sorted(model.nodes)}")
-            model._dtypes = {n: _dtype_from_json(v) for n, v in meta["dtypes"].items()}
-            with torch.random.fork_rng(devices=[]):
-                model._build()
-            model._load_state({k: tensors.get(k) for k in ("flow", "clf", "thr")})
-            model._train_mode(False)
-        model.history = [dict(h) for h in meta["history"]]
-        model.best_epoch = int(meta["best_epoch"])
-        model.fit_seconds = float(meta["fit_seconds"])
-        if meta.get("data_hash") is not None:
-            model.data_hash = str(meta["data_hash"])
-    except ArtefactError:
-        raise
-    except Exception as exc:  # spec/graph errors, wrong shapes, missing weights: all mean a damaged file
-        msg = " ".join(str(exc).split())[:200]
-        raise ArtefactError(
-            f"{what} {path} does not fit the flow its settings describe ({type(exc).__name__}: {msg}); {fix}."
-        ) from None
-    return model
-
-
 # ============================================================================ data hashes
 def content_hash(frame: pd.DataFrame) -> str:
-    """A hash of a frame's values, dtypes, column names and row order (index ignored)."""
-    from cffair.datasets import frame_hash
+    """A hash of a frame's values, dtypes, column names and row order (index ignored): the
+    :func:`cffair.datasets.frames.frame_hash` of the frame with a fresh index, computed here so that
+    the support part imports nothing above it (a test holds the two equal)."""
+    from cffair._support.utils import stable_hash
 
-    return frame_hash(frame.reset_index(drop=True))
+    frame = frame.reset_index(drop=True)
+    h = pd.util.hash_pandas_object(frame, index=True).to_numpy()
+    return stable_hash(list(frame.columns), [str(t) for t in frame.dtypes], h.tobytes())
 
 
 def _column_hash(col: pd.Series) -> str:

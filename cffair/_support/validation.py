@@ -33,7 +33,6 @@ __all__ = [
     "check_choice",
     "check_device",
     "check_exponent",
-    "check_fitted",
     "check_group_weights",
     "check_int",
     "check_labels",
@@ -42,13 +41,11 @@ __all__ = [
     "check_number",
     "check_target_kind",
     "check_vector",
-    "load_yaml",
 ]
 
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -260,17 +257,6 @@ def check_group_weights(
     return out
 
 
-def check_fitted(estimator: Any, attribute: str = "model_") -> None:
-    """Raise :class:`~cffair.learners.contract.NotFittedError` (also scikit-learn's) unless ``estimator``
-    has a fitted ``attribute`` (not ``None``)."""
-    if getattr(estimator, attribute, None) is None:
-        from cffair.learners.contract import NotFittedError
-
-        raise NotFittedError(
-            f"this {type(estimator).__name__} is not fitted yet; call fit(...) first (or load a fitted one)."
-        )
-
-
 def _as_array(a: Any, input_name: str, error: type[CffairError]) -> np.ndarray:
     if isinstance(a, (pd.DataFrame, pd.Series)):
         a = a.to_numpy()
@@ -379,53 +365,3 @@ def check_labels(y: Any, target_kind: str, *, input_name: str = "y", length: int
                 "use target_kind='score' for a real-valued target."
             )
     return arr
-
-
-def load_yaml(path: str | Path, *, what: str, error: type[CffairError]) -> Any:
-    """Parse a YAML file, turning syntax and encoding errors into ``error`` with file and line.
-
-    Args:
-        path: the file.
-        what: what the file is, for the message (``"spec file"``, ``"graph file"``).
-        error: the :class:`~cffair.errors.CffairError` subclass to raise.
-
-    Raises:
-        CffairError: ``error`` (a :class:`~cffair.errors.CffairError` subclass) if the file is missing, not UTF-8, not valid YAML (with the line and column
-            of the problem, 1-based, as an editor shows them), or names a key twice in one
-            mapping (YAML would keep the last silently; :func:`cffair.datasets.checks.safe_load_unique`), or
-            holds an unquoted ``no``/``on``/``null`` where a name belongs (:func:`cffair.datasets.checks.check_plain_words`).
-    """
-    import yaml
-
-    path = Path(path)
-    if not path.is_file():
-        raise error(f"{what} {path} does not exist.")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise error(
-            f"{what} {path} is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line}. Save it as UTF-8."
-        ) from None
-    from cffair.datasets.checks import YamlContentError, check_plain_words, safe_load_unique
-
-    try:
-        data = safe_load_unique(text)
-        check_plain_words(text)  # a spec or graph file has no yes/no setting: `no` is a name there
-        return data
-    except YamlContentError as exc:
-        raise error(f"{what} {path}, {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "somewhere"
-        detail = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-        if context and context_mark is not None and context_mark is not mark:
-            detail += f" ({context} that starts on line {context_mark.line + 1})"
-        elif context:
-            detail += f" ({context})"
-        raise error(
-            f"{what} {path} is not valid YAML at {where}: {detail}. "
-            "Check the indentation and the 'key: value' / [a, b] syntax around that line."
-        ) from None

@@ -22,9 +22,10 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from cffair._support.validation import check_fitted, check_labels, check_matrix
+from cffair._support.validation import check_labels, check_matrix
 from cffair.datasets import CATEGORY_KINDS, DatasetSpec, require_binary_sensitive
 from cffair.errors import DataError
+from cffair.learners.contract import check_fitted
 
 __all__ = [
     "Block",

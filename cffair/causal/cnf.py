@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = ["CausalFlow"]
 
 import copy
+import dataclasses
 import math
 import time
 from collections.abc import Iterable, Mapping
@@ -562,24 +563,67 @@ class CausalFlow:
         return np.clip(np.floor(r), c.lo, c.hi) if c.discrete else r
 
     # ------------------------------------------------------------------ persistence
+    def to_payload(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(meta, tensors)``: settings, codecs, history and data hash as JSON values, the networks as
+        state dicts (what :meth:`save` writes, an artefact embedding a flow stores, :meth:`from_payload` reads)."""
+        from cffair.causal.flow_file import dtype_to_json
+
+        meta = {
+            "spec": self.spec.to_dict(),
+            "graph": self.graph.to_dict(),
+            "config": self.config.to_dict(),
+            "columns": [dataclasses.asdict(self.columns[n]) for n in self.nodes if n in self.columns],
+            "dtypes": {n: dtype_to_json(t) for n, t in self._dtypes.items()},
+            "history": list(self.history),
+            "best_epoch": int(self.best_epoch),
+            "fit_seconds": float(self.fit_seconds),
+            "data_hash": getattr(self, "data_hash", None),
+        }
+        return meta, (self._state() if self.columns else {"flow": None, "clf": {}, "thr": {}})
+
+    @classmethod
+    def from_payload(
+        cls, meta: Mapping[str, Any], tensors: Mapping[str, Any], *, path: str | Path, what: str, fix: str
+    ) -> CausalFlow:
+        """The flow of :meth:`to_payload`'s ``(meta, tensors)``: networks built from the stored settings (under
+        a forked RNG: torch's global random state never moves), then given their weights; ``path``, ``what``
+        and ``fix`` name the file in messages. Raises ArtefactError for content that does not fit."""
+        from cffair.causal.flow_file import dtype_from_json, not_fitting, require_meta
+        from cffair.datasets import DatasetSpec
+
+        require_meta(meta, path, what, fix)
+        try:
+            model = cls(DatasetSpec.from_dict(meta["spec"]), CausalGraph.from_dict(meta["graph"]), meta["config"])
+            if meta["columns"]:
+                model.columns.update({c.name: c for c in [Column(**raw) for raw in meta["columns"]]})
+                if set(model.columns) != set(model.nodes):
+                    raise ValueError(f"codecs for {sorted(model.columns)} but the graph has {sorted(model.nodes)}")
+                model._dtypes = {n: dtype_from_json(v) for n, v in meta["dtypes"].items()}
+                with torch.random.fork_rng(devices=[]):
+                    model._build()
+                model._load_state({k: tensors.get(k) for k in ("flow", "clf", "thr")})
+                model._train_mode(False)
+            model.history = [dict(h) for h in meta["history"]]
+            model.best_epoch, model.fit_seconds = int(meta["best_epoch"]), float(meta["fit_seconds"])
+            model.data_hash = None if meta.get("data_hash") is None else str(meta["data_hash"])
+        except Exception as exc:
+            raise not_fitting(exc, path, what, fix) from None
+        return model
+
     def save(self, path: str | Path) -> None:
-        """Write the fitted model atomically: settings as JSON, networks as state dicts
-        (:func:`cffair._support.artefacts.save_flow`; nothing is pickled)."""
-        from cffair._support.artefacts import save_flow
+        """Write the fitted model atomically: :meth:`to_payload` in a file that runs no code when loaded
+        (:mod:`cffair.causal.flow_file`; nothing is pickled)."""
+        from cffair.causal.flow_file import write_flow
 
-        save_flow(self, path)
+        write_flow(path, *self.to_payload())
 
-    @staticmethod
-    def load(path: str | Path) -> CausalFlow:
-        """Rebuild a model written by :meth:`save` from its settings and weights, running no code
-        from the file (:func:`cffair._support.artefacts.load_flow`).
+    @classmethod
+    def load(cls, path: str | Path) -> CausalFlow:
+        """Rebuild a model written by :meth:`save` (:meth:`from_payload`), running no code from the file;
+        ArtefactError for a missing, damaged, old-format (pickled) or crafted file, or one that does not fit."""
+        from cffair.causal.flow_file import FLOW_FIX, read_flow
 
-        Raises:
-            ArtefactError: for a missing, damaged, old-format (pickled) or crafted file.
-        """
-        from cffair._support.artefacts import load_flow
-
-        return load_flow(path, CausalFlow)
+        return cls.from_payload(*read_flow(path), path=path, what="fitted flow", fix=FLOW_FIX)
 
 
 def _sampled_nodes(flow_nodes: list[str], kinds: Mapping[str, str], config: FlowConfig) -> list[str]:

@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from cffair._support.validation import load_yaml
+from cffair._support.yaml_files import load_yaml
 from cffair.errors import GraphError, GraphWarning
 
 _GRAPH_KEYS = {"name", "source", "verified", "notes", "edges", "nodes", "placement"}

@@ -458,8 +458,9 @@ def from_checkpoint(path: str) -> tuple[Any, dict[str, Any], Any]:
         ArtefactError: for a missing, damaged, old-format or crafted checkpoint.
         DataError: for a checkpoint not written by ``cffair train --save``, or data that changed.
     """
-    from cffair._support.artefacts import check_data_fingerprint, learner_state
+    from cffair._support.artefacts import check_data_fingerprint
     from cffair.errors import DataError
+    from cffair.learners.checkpoint import learner_state
     from cffair.learners.training import LTNLearner
 
     state = learner_state(path)  # ArtefactError (one line, how to regenerate) for anything unreadable

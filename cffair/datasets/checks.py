@@ -9,8 +9,9 @@ model (the separator :func:`csv_options` sniffs decides which rows are read, and
 enter a result record through its data hash), which is why this module is exempt from the
 records' code fingerprint.
 
-* :func:`safe_load_unique`: YAML that refuses a key given twice in one mapping (YAML itself
-  keeps the last one silently: ``sensitive`` twice, a feature listed twice with two kinds).
+* YAML that refuses a key given twice in one mapping (YAML itself keeps the last one silently:
+  ``sensitive`` twice, a feature listed twice with two kinds) now lives in the support part:
+  :func:`cffair._support.yaml_files.safe_load_unique`.
 * :func:`csv_options`: the CSV's separator, sniffed from its header line when not given.
 * :func:`check_csv_columns`: the spec's columns against the CSV's header (naming the
   separator used and the one the header suggests), and pandas index columns (``Unnamed: 0``)
@@ -20,8 +21,8 @@ records' code fingerprint.
   categorical variable.
 * :func:`warn_missing_labels`: category labels that pandas would read as missing values
   (``NA``, ``None``, ``null``), kept as categories.
-* :func:`check_plain_words`: unquoted YAML words (``no``, ``on``, ``null``) that YAML turns into
-  booleans or nothing where a spec or graph file names a column or value.
+* unquoted YAML words (``no``, ``on``, ``null``) that YAML turns into booleans or nothing where a
+  spec or graph file names a column or value: :func:`cffair._support.yaml_files.check_plain_words`.
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ __all__ = [
     "csv_options",
     "index_columns",
     "onehot_groups",
-    "check_plain_words",
-    "safe_load_unique",
     "warn_missing_labels",
     "warn_onehot_groups",
 ]
@@ -50,7 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.errors import DataError, DataWarning, DuplicateKeyError, PlainWordError
+from cffair.errors import DataError, DataWarning
 from cffair.errors import YamlContentError as YamlContentError  # its home is cffair.errors; importable here
 
 # Refuses or warns about inputs. The one choice it makes, a CSV's separator, decides which rows
@@ -66,76 +65,6 @@ ABSURD_MAGNITUDE = float(np.finfo(np.float32).max)
 
 _INDEX_COLUMN = re.compile(r"^Unnamed: \d+$")
 _SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", " ": "space"}
-
-
-# ---------------------------------------------------------------------------- YAML
-def _key_text(node: Any) -> str:
-    return str(node.value)
-
-
-def _check_unique(node: Any, path: tuple[str, ...]) -> None:
-    import yaml
-
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[tuple[str, str], Any] = {}
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
-                ident = (key.tag, key.value)
-                if ident in seen:
-                    raise DuplicateKeyError(_duplicate_message(path, key, seen[ident], value))
-                seen[ident] = (key, value)
-            _check_unique(value, (*path, _key_text(key) if isinstance(key, yaml.ScalarNode) else "?"))
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _check_unique(item, path)
-
-
-def _duplicate_message(path: tuple[str, ...], key: Any, first: tuple[Any, Any], value: Any) -> str:
-    import yaml
-
-    name = _key_text(key)
-    line, first_line = key.start_mark.line + 1, first[0].start_mark.line + 1
-    where = f"line {line}, column {key.start_mark.column + 1}"
-
-    def shown(v: Any) -> str:
-        return (
-            repr(v.value)
-            if isinstance(v, yaml.ScalarNode)
-            else "a " + ("list" if isinstance(v, yaml.SequenceNode) else "mapping")
-        )
-
-    if path and path[-1] == "features":
-        kinds = f" as {shown(first[1])} and as {shown(value)}" if shown(first[1]) != shown(value) else ""
-        return (
-            f"{where}: the feature {name!r} is listed twice under 'features' (lines {first_line} and {line}){kinds}; "
-            "YAML would keep only the last silently. List each feature once, with one kind."
-        )
-    if path and path[-1] == "edges":
-        return (
-            f"{where}: the parent {name!r} is given twice under 'edges' (lines {first_line} and {line}); YAML would keep "
-            f"only the last list of children silently. Merge them into one entry, {name}: [child, ...]."
-        )
-    inside = f" in '{'.'.join(path)}'" if path else ""
-    return (
-        f"{where}: the key {name!r} is given twice{inside} (lines {first_line} and {line}, values {shown(first[1])} and "
-        f"{shown(value)}); YAML would keep only the last silently. Keep one of them."
-    )
-
-
-def safe_load_unique(text: str) -> Any:
-    """``yaml.safe_load(text)``, refusing a mapping that names a key twice.
-
-    Raises:
-        DuplicateKeyError: naming the key, both lines and the fix (``features`` and
-            ``edges`` get their own wording).
-        yaml.YAMLError: for text that is not YAML, as ``yaml.safe_load``.
-    """
-    import yaml
-
-    for document in yaml.compose_all(text, Loader=yaml.SafeLoader):
-        if document is not None:
-            _check_unique(document, ())
-    return yaml.safe_load(text)
 
 
 # ---------------------------------------------------------------------------- CSV dialect
@@ -364,50 +293,3 @@ def warn_missing_labels(
             stacklevel=stacklevel,
         )
     return found
-
-
-# ---------------------------------------------------------------------------- YAML words
-#: Unquoted words that YAML 1.1 (PyYAML) reads as booleans: no spec or graph key takes one.
-_WORD_BOOLEANS = frozenset(w for word in ("yes", "no", "on", "off") for w in (word, word.capitalize(), word.upper()))
-
-
-def check_plain_words(text: str, what: str = "YAML file") -> None:
-    """Refuse unquoted ``yes``/``no``/``on``/``off`` anywhere, and ``null``/``~``/nothing as a
-    mapping key or list item, in a spec or graph file: YAML turns them into ``True``/``False``
-    and ``None``, where the file means a column or a value named so.
-
-    Raises:
-        PlainWordError: (a ``ValueError``) naming the line, the word, what YAML made of it and the fix.
-    """
-    import yaml
-
-    def visit(node: Any, role: str) -> None:
-        if isinstance(node, yaml.ScalarNode):
-            if node.style is not None and node.style != "":
-                return  # quoted or a block scalar: text
-            read = None
-            if node.tag == "tag:yaml.org,2002:bool" and node.value in _WORD_BOOLEANS:
-                read = f"the boolean {node.value.lower() in ('yes', 'on')}"
-            elif node.tag == "tag:yaml.org,2002:null" and role in ("key", "item"):
-                read = "nothing (null)"
-            if read is not None:
-                mark = node.start_mark
-                shown = node.value or "an empty entry"
-                raise PlainWordError(
-                    f"line {mark.line + 1}, column {mark.column + 1}: the unquoted {shown!r} is read by YAML as {read}, "
-                    f"not as a name; if it names a column or a value, put it in quotes ('{node.value}')."
-                    if node.value
-                    else f"line {mark.line + 1}, column {mark.column + 1}: an empty {role} is read by YAML as nothing "
-                    "(null); give the name, in quotes if it is a YAML word such as 'null'."
-                )
-        elif isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                visit(key, "key")
-                visit(value, "value")
-        elif isinstance(node, yaml.SequenceNode):
-            for item in node.value:
-                visit(item, "item")
-
-    for document in yaml.compose_all(text, Loader=yaml.SafeLoader):
-        if document is not None:
-            visit(document, "value")

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
-from cffair._support.validation import TargetKind, check_target_kind, load_yaml
+from cffair._support.validation import TargetKind, check_target_kind
+from cffair._support.yaml_files import load_yaml
 from cffair.errors import DataError, SpecError
 from cffair.experiments import registry
 

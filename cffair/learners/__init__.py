@@ -18,10 +18,19 @@ if TYPE_CHECKING:
         calibrated_fit,
         fit_calibration,
     )
+    from cffair.learners.checkpoint import (
+        LEARNER_FIX,
+        LEARNER_FORMAT,
+        learner_extra,
+        learner_state,
+        load_learner,
+        save_learner_state,
+    )
     from cffair.learners.contract import (
         FairModel,
         NotFittedError,
         PredictMixin,
+        check_fitted,
     )
     from cffair.learners.estimator import (
         CounterfactualFairClassifier,
@@ -66,6 +75,8 @@ _EXPORTS: dict[str, str] = {
     "FairModel": "contract",
     "HYPERPARAMETERS": "hyperparameters",
     "Hyperparameter": "hyperparameters",
+    "LEARNER_FIX": "checkpoint",
+    "LEARNER_FORMAT": "checkpoint",
     "METHODS": "calibration",
     "MODEL_FORMAT": "model",
     "NotFittedError": "contract",
@@ -76,16 +87,22 @@ _EXPORTS: dict[str, str] = {
     "cf_flip_rate_scorer": "estimator",
     "cf_mse_scorer": "estimator",
     "cf_scorer": "estimator",
+    "check_fitted": "contract",
     "check_hyperparameter": "hyperparameters",
     "check_hyperparameters": "hyperparameters",
     "fit_calibration": "calibration",
+    "learner_extra": "checkpoint",
+    "learner_state": "checkpoint",
+    "load_learner": "checkpoint",
     "load_model": "model",
     "pretrain_key": "pretraining",
     "pretrained": "pretraining",
+    "save_learner_state": "checkpoint",
     "save_model": "model",
 }
 _SUBMODULES = (
     "calibration",
+    "checkpoint",
     "contract",
     "estimator",
     "hyperparameters",
@@ -107,6 +124,8 @@ __all__ = [
     "FairModel",
     "HYPERPARAMETERS",
     "Hyperparameter",
+    "LEARNER_FIX",
+    "LEARNER_FORMAT",
     "METHODS",
     "MODEL_FORMAT",
     "NotFittedError",
@@ -117,12 +136,17 @@ __all__ = [
     "cf_flip_rate_scorer",
     "cf_mse_scorer",
     "cf_scorer",
+    "check_fitted",
     "check_hyperparameter",
     "check_hyperparameters",
     "fit_calibration",
+    "learner_extra",
+    "learner_state",
+    "load_learner",
     "load_model",
     "pretrain_key",
     "pretrained",
+    "save_learner_state",
     "save_model",
 ]
 

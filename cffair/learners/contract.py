@@ -29,7 +29,7 @@ counterfactual pairs, or a readable frame and its encoder); everything else is a
 
 from __future__ import annotations
 
-__all__ = ["FairModel", "NotFittedError", "PredictMixin"]
+__all__ = ["FairModel", "NotFittedError", "PredictMixin", "check_fitted"]
 
 from typing import Any, Protocol, runtime_checkable
 
@@ -42,6 +42,15 @@ from cffair.errors import CffairError, TargetKindError
 class NotFittedError(CffairError, _SklearnNotFittedError):
     """A model used before ``fit`` (also :class:`sklearn.exceptions.NotFittedError`, so
     scikit-learn's tools recognise it)."""
+
+
+def check_fitted(estimator: Any, attribute: str = "model_") -> None:
+    """Raise :class:`NotFittedError` (also scikit-learn's) unless ``estimator``
+    has a fitted ``attribute`` (not ``None``)."""
+    if getattr(estimator, attribute, None) is None:
+        raise NotFittedError(
+            f"this {type(estimator).__name__} is not fitted yet; call fit(...) first (or load a fitted one)."
+        )
 
 
 @runtime_checkable

@@ -53,15 +53,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from cffair._support.artefacts import (
-    _dtype_from_json,
-    _dtype_to_json,
-    data_fingerprint,
-    flow_from_payload,
-    flow_payload,
-    read_artefact,
-    write_artefact,
-)
+from cffair._support.artefacts import data_fingerprint, read_artefact, write_artefact
+from cffair.causal.flow_file import dtype_from_json, dtype_to_json
 from cffair.errors import ArtefactError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,13 +119,13 @@ def save_model(
             "a calibration map turns a classifier's outputs into probabilities; a score model has none."
         )
     state = estimator.learner_.state_dict()
-    flow_meta, flow_tensors = flow_payload(estimator.flow_)
+    flow_meta, flow_tensors = estimator.flow_.to_payload()
     meta = {
         "estimator": name,
         "params": params,
         "spec": spec_dict,
         "encoder": estimator.encoder_.to_dict(),
-        "dtypes": {c: _dtype_to_json(t) for c, t in estimator.dtypes_.items()},
+        "dtypes": {c: dtype_to_json(t) for c, t in estimator.dtypes_.items()},
         "classes": None if not hasattr(estimator, "classes_") else [_plain(c) for c in estimator.classes_],
         "learner": {k: state[k] for k in ("params", "n_features", "pretrained", "data_hash")},
         "flow": flow_meta,
@@ -189,7 +182,7 @@ def load_model(path: str | Path) -> Any:
             params["hidden"] = tuple(params["hidden"])
         est = cls(spec, **params)
         est.spec_ = spec
-        est.dtypes_ = {c: _dtype_from_json(v) for c, v in meta["dtypes"].items()}
+        est.dtypes_ = {c: dtype_from_json(v) for c, v in meta["dtypes"].items()}
         est.feature_names_in_ = np.asarray(list(spec.features), dtype=object)
         est.n_features_in_ = len(spec.features)
         est.encoder_ = Encoder.from_dict(spec, meta["encoder"])
@@ -208,7 +201,7 @@ def load_model(path: str | Path) -> Any:
             "history": {},
         }
         est.learner_ = LTNLearner.load(state, progress=False)
-        est.flow_ = flow_from_payload(meta["flow"], tensors["flow"], CausalFlow, path=path, what=what, fix=MODEL_FIX)
+        est.flow_ = CausalFlow.from_payload(meta["flow"], tensors["flow"], path=path, what=what, fix=MODEL_FIX)
         est.training_data_ = meta.get("training_data")
         est.calibration_ = _calibration(path, meta.get("calibration"), meta.get("classes"))
         est.written_by_ = meta.get("_written_by")

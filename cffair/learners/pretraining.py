@@ -102,7 +102,7 @@ def pretrain_key(
 
 def _read(path: Path, key: str, data_hash: str, device: str = "cpu") -> LTNLearner | None:
     """The cached learner at ``path``, or None (and the file removed) if it is unreadable."""
-    from cffair._support.artefacts import learner_state
+    from cffair.learners.checkpoint import learner_state
 
     try:
         state = learner_state(path)

@@ -65,7 +65,6 @@ from cffair._support.validation import (
     TargetKind,
     check_choice,
     check_device,
-    check_fitted,
     check_int,
     check_matrix,
     check_number,
@@ -78,7 +77,7 @@ from cffair.errors import (
     DeviceError,
     ParameterError,
 )
-from cffair.learners.contract import PredictMixin
+from cffair.learners.contract import PredictMixin, check_fitted
 from cffair.learners.hyperparameters import (  # one home of each default (section 6.3, 7.1, 7.3) and its check
     CKE_EPOCHS,
     DEFAULT_HIDDEN,
@@ -607,26 +606,26 @@ class LTNLearner(PredictMixin, BaseEstimator):
 
     def save(self, path: str | Path, extra: Mapping[str, Any] | None = None) -> None:
         """Write :meth:`state_dict` (plus JSON-like ``extra``, e.g. dataset and fold) to ``path``
-        atomically, in a format that runs no code when loaded (:mod:`cffair._support.artefacts`); read
+        atomically, in a format that runs no code when loaded (:mod:`cffair.learners.checkpoint`); read
         ``extra`` back with :func:`checkpoint_extra`."""
-        from cffair._support.artefacts import save_learner
+        from cffair.learners.checkpoint import save_learner_state
 
-        save_learner(self, path, extra)
+        save_learner_state(path, self.state_dict(), self.history_.dtypes, extra)
 
     @classmethod
     def load(cls, path_or_state: str | Path | Mapping[str, Any], **overrides: Any) -> LTNLearner:
         """A learner from a checkpoint; ``overrides`` change constructor params (e.g. ``setting="acc_cf"``).
 
         Continue a shared pre-training with ``LTNLearner.load(ckpt, setting="acc_cf").fit(X, y, pairs)``.
-        A file is read without running any code it holds (:func:`cffair._support.artefacts.load_learner`).
+        A file is read without running any code it holds (:func:`cffair.learners.checkpoint.load_learner`).
 
         Raises:
             ArtefactError: for a missing, damaged, old-format or crafted file.
         """
         if not isinstance(path_or_state, Mapping):
-            from cffair._support.artefacts import load_learner
+            from cffair.learners.checkpoint import load_learner
 
-            return load_learner(path_or_state, cls, **overrides)
+            return load_learner(path_or_state, lambda state: cls.load(state, **overrides))
         state = path_or_state
         params = dict(state["params"])
         params["semantics"] = (
@@ -644,6 +643,6 @@ class LTNLearner(PredictMixin, BaseEstimator):
 
 def checkpoint_extra(path: str | Path) -> dict[str, Any]:
     """The ``extra`` mapping stored by :meth:`LTNLearner.save` (empty if none)."""
-    from cffair._support.artefacts import learner_extra
+    from cffair.learners.checkpoint import learner_extra
 
     return learner_extra(path)

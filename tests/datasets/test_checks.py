@@ -11,6 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cffair._support import yaml_files
 from cffair.datasets import checks, from_csv
 from cffair.errors import DataError, DataWarning, SpecError
 
@@ -28,7 +29,7 @@ _docs = st.recursive(
 @given(_docs)
 def test_documents_without_duplicates_load_as_safe_load(doc):
     text = yaml.safe_dump(doc)
-    assert checks.safe_load_unique(text) == yaml.safe_load(text)
+    assert yaml_files.safe_load_unique(text) == yaml.safe_load(text)
 
 
 @pytest.mark.parametrize(
@@ -51,14 +52,14 @@ def test_documents_without_duplicates_load_as_safe_load(doc):
     ],
 )
 def test_duplicate_keys_are_refused_with_both_lines(text, expected):
-    with pytest.raises(checks.DuplicateKeyError) as e:
-        checks.safe_load_unique(text)
+    with pytest.raises(yaml_files.DuplicateKeyError) as e:
+        yaml_files.safe_load_unique(text)
     assert expected in str(e.value)
 
 
 def test_same_key_in_different_mappings_is_fine():
     text = "a: {k: 1}\nb: {k: 2}\n"
-    assert checks.safe_load_unique(text) == {"a": {"k": 1}, "b": {"k": 2}}
+    assert yaml_files.safe_load_unique(text) == {"a": {"k": 1}, "b": {"k": 2}}
 
 
 def test_spec_file_with_duplicate_key_is_a_spec_error(tmp_path):

@@ -78,7 +78,8 @@ def test_damaged_and_foreign_files_are_refused_in_one_line(fitted, tmp_path) -> 
     with pytest.raises(ArtefactError, match="damaged") as err:
         load_model(truncated)
     assert "\n" not in str(err.value)
-    from cffair._support.artefacts import LEARNER_FORMAT, write_artefact
+    from cffair._support.artefacts import write_artefact
+    from cffair.learners.checkpoint import LEARNER_FORMAT
 
     other = tmp_path / "other.pt"
     write_artefact(other, LEARNER_FORMAT, {}, {})

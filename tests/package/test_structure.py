@@ -36,9 +36,53 @@ def _trees() -> list[SourceTree]:
 
 @pytest.mark.parametrize("which", [0, 1], ids=["cffair", "cffair_book"])
 def test_no_import_cycle_in_the_library(which):
-    """From the modules' own import statements (also those inside functions)."""
+    """From the modules' own import statements (also those inside functions, and those under
+    ``TYPE_CHECKING``: a cycle only a type checker follows is still two modules that need each other)."""
     # a package's __init__ re-exporting its submodules is not a cycle with them
     assert _trees()[which].cycles(type_only=False) == []
+    assert _trees()[which].cycles(type_only=True) == []
+
+
+#: The support part: what every other part builds on (``tools/structure.py``'s lowest layer).
+SUPPORT = ("cffair.errors", "cffair._support")
+
+
+def _is_support(module: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in SUPPORT)
+
+
+def test_the_support_part_imports_nothing_above_it():
+    """``cffair._support`` and ``cffair.errors`` import (type-only imports and imports inside functions
+    included) only each other, never a part they support: the file container knows no flow or learner,
+    validation no dataset check or model contract."""
+    graph = SourceTree.installed().import_graph(type_only=True)
+    assert any(_is_support(m) for m in graph), "no support module found: the part was renamed?"
+    upward = sorted(
+        f"{m} -> {t}"
+        for m, targets in graph.items()
+        if _is_support(m)
+        for t in targets
+        if t != "cffair" and not _is_support(t)
+    )
+    assert upward == [], f"the support part imports parts above it: {upward}"
+
+
+def test_the_support_check_sees_a_type_only_import_upward():
+    """The check above reads imports under ``TYPE_CHECKING`` and inside functions."""
+    src = {
+        "cffair": "",
+        "cffair._support": "",
+        "cffair._support.a": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from cffair.causal import b\n",
+        "cffair._support.c": "def f():\n    import cffair.learners.d\n",
+        "cffair.causal": "",
+        "cffair.causal.b": "import cffair._support.a\n",
+        "cffair.learners": "",
+        "cffair.learners.d": "",
+    }
+    graph = SourceTree(src, frozenset({"cffair", "cffair._support", "cffair.causal", "cffair.learners"}))
+    edges = graph.import_graph(type_only=True)
+    assert "cffair.causal.b" in edges["cffair._support.a"] and "cffair.learners.d" in edges["cffair._support.c"]
+    assert graph.cycles(type_only=True) == [["cffair._support.a", "cffair.causal.b"]]
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["cffair", "cffair_book"])

@@ -22,10 +22,12 @@ import torch
 
 from cffair._support import artefacts
 from cffair._support.integrity import seal
+from cffair.causal import flow_file
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.flow import CausalFlow, fit_flow
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import ArtefactError, CacheWarning, CounterfactualError, DataError
+from cffair.learners import checkpoint
 from cffair.learners.training import LTNLearner, checkpoint_extra
 
 torch.set_num_threads(1)
@@ -74,7 +76,7 @@ def _assert_refused(call, marker: Path, *needles: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "fmt", [None, artefacts.LEARNER_FORMAT, artefacts.FLOW_FORMAT], ids=["plain", "learner", "flow"]
+    "fmt", [None, checkpoint.LEARNER_FORMAT, flow_file.FLOW_FORMAT], ids=["plain", "learner", "flow"]
 )
 @pytest.mark.parametrize(
     "loader",
@@ -82,10 +84,10 @@ def _assert_refused(call, marker: Path, *needles: str) -> str:
         LTNLearner.load,
         checkpoint_extra,
         CausalFlow.load,
-        artefacts.learner_state,
-        lambda p: artefacts.load_flow(p, CausalFlow),
+        checkpoint.learner_state,
+        lambda p: CausalFlow.from_payload(*flow_file.read_flow(p), path=p, what="fitted flow", fix=flow_file.FLOW_FIX),
     ],
-    ids=["LTNLearner.load", "checkpoint_extra", "CausalFlow.load", "learner_state", "load_flow"],
+    ids=["LTNLearner.load", "checkpoint_extra", "CausalFlow.load", "learner_state", "from_payload"],
 )
 def test_a_crafted_pickle_runs_nothing_and_is_refused(tmp_path, loader, fmt):
     marker = tmp_path / "ran"
@@ -245,7 +247,7 @@ def test_old_truncated_and_crafted_cached_flows_are_refitted_without_running_cod
     (tmp_path / "cut.pt").write_bytes(raw[:100])
     _assert_refused(lambda: CausalFlow.load(tmp_path / "cut.pt"), marker, "is damaged")
     # in the cache: reported, removed, refitted (the same flow), and nothing ran
-    for bad in (lambda p: _crafted(p, marker, artefacts.FLOW_FORMAT), lambda p: p.write_bytes(raw[:100])):
+    for bad in (lambda p: _crafted(p, marker, flow_file.FLOW_FORMAT), lambda p: p.write_bytes(raw[:100])):
         bad(path)
         with pytest.warns(CacheWarning, match="could not be read"):
             again = fit_flow((frame, spec), FAST, cache=cache, progress=False)
@@ -263,7 +265,7 @@ def test_a_crafted_pretraining_cache_file_runs_nothing_and_is_recomputed(tmp_pat
     first = pretrained(X, y, "binary", epochs=10, cache_dir=tmp_path, progress=False)
     (path,) = (tmp_path / "pretrained").glob("*.pt")
     marker = tmp_path / "ran"
-    _crafted(path, marker, artefacts.LEARNER_FORMAT)
+    _crafted(path, marker, checkpoint.LEARNER_FORMAT)
     with pytest.warns(CacheWarning, match="could run code"):
         again = pretrained(X, y, "binary", epochs=10, cache_dir=tmp_path, progress=False)
     assert not marker.exists() and not again.from_cache
@@ -375,6 +377,21 @@ def test_from_frames_refuses_shuffled_rows_without_row_ids():
 
 
 # ============================================================================ data hashes
+def test_content_hash_is_the_datasets_frame_hash_of_the_reindexed_frame():
+    """The support part computes the hash itself (it imports no dataset code), and stays equal to
+    :func:`cffair.datasets.frames.frame_hash` of the frame with a fresh index: hashes stored in
+    committed flows, sets and checkpoints keep matching."""
+    from cffair.datasets.frames import frame_hash
+
+    frame = pd.DataFrame(
+        {"x": [3.5, -1.0, 2.25], "c": pd.Categorical(["a", "b", "a"]), "n": [1, 2, 3]}, index=[10, 4, 7]
+    )
+    assert artefacts.content_hash(frame) == frame_hash(frame.reset_index(drop=True))
+    assert artefacts.content_hash(frame) == artefacts.content_hash(frame.reset_index(drop=True))  # index ignored
+    assert artefacts.content_hash(frame) != artefacts.content_hash(frame.iloc[::-1])  # row order counts
+    assert artefacts.content_hash(frame) != artefacts.content_hash(frame.astype({"n": "float64"}))  # dtypes count
+
+
 def test_data_fingerprint_names_what_changed():
     frame, spec = _mixed()
     graph = spec.load_graph()
@@ -538,7 +555,7 @@ def test_a_changed_csv_after_train_save_makes_queries_exit_2_with_one_line(train
 def test_crafted_and_damaged_checkpoints_exit_2_with_one_line_on_the_command_line(trained, capsys):
     tmp, _, ckpt, _ = trained
     marker = tmp / "ran"
-    crafted = _crafted(tmp / "crafted.pt", marker, artefacts.LEARNER_FORMAT)
+    crafted = _crafted(tmp / "crafted.pt", marker, checkpoint.LEARNER_FORMAT)
     cut = tmp / "cut.pt"
     cut.write_bytes(ckpt.read_bytes()[:300])
     for path, needle in ((crafted, "could run code"), (cut, "is damaged")):
@@ -590,7 +607,7 @@ def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_tr
     tmp, _, ckpt, _ = trained
     rc, _, err = _ask("cf", ckpt, capsys)
     assert rc == 0 and "warning" not in err  # regenerated as at training time: the same set
-    state = artefacts.learner_state(ckpt)
+    state = checkpoint.learner_state(ckpt)
     other = tmp / "other.pt"
     LTNLearner.load(ckpt).save(other, extra={**state["extra"], "counterfactuals_content": "0" * 16})
     rc, out, err = _ask("cf", other, capsys)
@@ -633,7 +650,7 @@ def test_training_rows_that_encode_differently_are_refused(trained, capsys):
     tmp, _, ckpt, _ = trained
     for name in QUERIES:
         assert _ask(name, ckpt, capsys)[0] == 0
-    state = artefacts.learner_state(ckpt)
+    state = checkpoint.learner_state(ckpt)
     learner = LTNLearner.load(ckpt)
     learner.data_hash_ = "f" * 16  # as if the folds or the encoder had changed since training
     other = tmp / "refolded.pt"
@@ -651,7 +668,7 @@ def test_recourse_warns_when_the_generator_changed_since_training(trained, capsy
     from cffair.causal.cache import source_version
 
     tmp, _, ckpt, _ = trained
-    state = artefacts.learner_state(ckpt)
+    state = checkpoint.learner_state(ckpt)
     assert state["extra"]["generator_version"] == source_version()
     rc, _, err = _ask("recourse", ckpt, capsys)
     assert rc == 0 and "warning" not in err

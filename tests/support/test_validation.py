@@ -15,8 +15,8 @@ from cffair._support.validation import (
     check_matrix,
     check_target_kind,
     check_vector,
-    load_yaml,
 )
+from cffair._support.yaml_files import load_yaml
 from cffair.errors import CounterfactualError, DataError, GraphError, ParameterError, SpecError
 
 

@@ -61,7 +61,7 @@ class StageStore:
     def learner_state(self, key: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """``(state, extra)`` of the checkpoint stored under ``key``, or ``None`` if there is
         none usable (absent, damaged, or its weights no longer hash to what was stored)."""
-        from cffair._support.artefacts import learner_state
+        from cffair.learners.checkpoint import learner_state
 
         path = self._path(key, "ckpt")
         if not path.exists():
