@@ -55,15 +55,15 @@ EXEMPT_FLAG = "FINGERPRINT_EXEMPT"
 FINGERPRINT_EXEMPT = True  # hashing code is bookkeeping: editing this module changes no number
 
 
-#: The ledger of moved modules: name today → the name its fingerprint is keyed and hashed under.
-#: A move adds one entry to ``cffair/data/fingerprint_ledger.json`` (``tools/structure.py --moves`` lists the renames git
-#: sees); an entry is never removed while a committed record names the old module.
 def _ledger() -> dict[str, Any]:
     """The ledger, read from the package data (a file, so that the module names it holds count as no import)."""
     text = resources.files("cffair").joinpath("data/fingerprint_ledger.json").read_text(encoding="utf-8")
     return dict(json.loads(text))
 
 
+#: The ledger of moved modules: name today → the name its fingerprint is keyed and hashed under.
+#: A move adds one entry to ``cffair/data/fingerprint_ledger.json`` (``tools/structure.py --moves`` lists the renames git
+#: sees); an entry is never removed while a committed record names the old module.
 MOVES: Mapping[str, str] = dict(_ledger()["moves"])
 
 

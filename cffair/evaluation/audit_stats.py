@@ -18,7 +18,7 @@ multiplicity ``w_r`` of row ``r`` in a resample, each is ``Σ w_r num_r / Σ w_r
 whose denominator is 0 in a resample (a subgroup not drawn) is NaN there and left out of the
 quantiles.
 
-The interval is the percentile interval of the resampled values (:data:`cffair.evaluation.audit.CI_QUANTILES`,
+The interval is the percentile interval of the resampled values (``cffair.evaluation.audit.CI_QUANTILES``,
 95 % by default). A group-fairness difference is a largest minus a smallest rate, which a
 resample can only push away from 0: near 0 its interval sits above the point value, and its
 lower end is no evidence that the groups differ. ``tests/evaluation/test_audit_stats.py`` checks the standard error against the analytic one

@@ -31,7 +31,7 @@ through the equivalence ``u ↔ v = (u → v) ∧ (v → u)``:
 A score target (Lawschool) has no connective in any axiom: its pair axioms read ``Eq(D(x), D(x′))``,
 a graded equality of two real scores at the squared distance ``δ = ½ Σ (D(x) − D(x′))²``. A t-norm
 with an additive generator ``f`` has its own such equality, ``f⁻¹(δ)`` (a T-indistinguishability:
-Valverde 1985), and that is how a logic reaches them (:meth:`Logic.score_eq`, :data:`SCORE_EQ`):
+Valverde 1985), and that is how a logic reaches them (:meth:`Logic.score_eq`, ``SCORE_EQ``):
 
 * product (the paper's): ``1 / (1 + δ)``, the score equality of section 4.1 (:func:`eq_score`), kept
   as the paper defines it (it is the equality of the Hamacher product, whose generator is (1 − u)/u);
@@ -136,12 +136,12 @@ class Logic:
 
     @property
     def acts_on_scores(self) -> bool:
-        """Whether the logic has an equality of real scores (:data:`SCORE_EQ`): every logic but Gödel."""
+        """Whether the logic has an equality of real scores (``SCORE_EQ``): every logic but Gödel."""
         return SCORE_EQ[self.name] is not None
 
     def score_eq(self, y_hat: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """``Eq(ŷ, y)`` of two scores in this logic: ``f⁻¹(½ Σ (ŷ − y)²)`` for its t-norm's generator ``f``
-        (:data:`SCORE_EQ`). Raises :class:`~cffair.errors.SemanticsError` for Gödel logic, which has none.
+        (``SCORE_EQ``). Raises :class:`~cffair.errors.SemanticsError` for Gödel logic, which has none.
 
         >>> import torch
         >>> a, b = torch.tensor([0.0]), torch.tensor([1.0])
