@@ -977,11 +977,14 @@ def test_sweep(case: Case, tmp_path, capsys, request) -> None:
         else:
             rc = main(argv)
             out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
+    # what a command says to the person on stderr: its problems ("cffair: error: …", "cffair: warning: …") and,
+    # beside a table written to stdout, what the table holds (predict's and twins' header, fit's summary line)
+    lines = [x for x in err.strip().splitlines() if x.startswith("cffair: ")]
     assert "Traceback" not in err
     if case.outcome == "error":
         assert rc == 2, (rc, out, err)
         assert len(lines) == 1 and lines[0].startswith("cffair: error: "), err
+        assert err.strip().splitlines()[-1] == lines[0], err  # the error is the last thing said
     else:
         assert rc == 0, err
         expected = 1 if case.outcome == "warned" else 0

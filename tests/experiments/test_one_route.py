@@ -40,14 +40,15 @@ def test_the_gan_an_ltn_config_trains_on_is_a_property_of_the_config():
     )
     gan = cfg.gan_source
     assert (gan.setting, gan.fold, gan.seed, gan.option_map) == ("gan", 2, 3, {"gan_variant": "released"})
-    assert gan.key == "full/compas/gan(gan_variant=released)/fold2" and gan.gan_source is gan
+    # the GAN of the same training seed (the pre-registered protocol: a seed other than 0 is in the key)
+    assert gan.key == "full/compas/gan(gan_variant=released)/seed3/fold2" and gan.gan_source is gan
     # the task graph makes the LTN task wait for that GAN's task, and the fingerprint names that GAN
     tasks = {t.id: t for t in task_graph([cfg])}
     (ltn_task,) = [t for t in tasks.values() if t.target == cfg]
     assert gan.key in ltn_task.deps and tasks[gan.key].target == gan
     assert keys.producer("gan_counterfactuals", cfg, "data")["config"] == keys._config(gan)
     plain = E.ExperimentConfig("compas", 2, "ltn_acc_cf", cf_source="gan", seed=3)
-    assert plain.gan_source.key == "full/compas/gan/fold2" and not plain.gan_source.options
+    assert plain.gan_source.key == "full/compas/gan/seed3/fold2" and not plain.gan_source.options
 
 
 def probe_runner(group: list, store: E.ResultsStore) -> list:
@@ -90,4 +91,4 @@ def test_every_registered_runner_is_loaded_in_one_place_and_offers_its_protocol(
     users = sorted(
         str(p.relative_to(root)) for p in root.rglob("*.py") if "import_module(RUNNERS" in p.read_text(encoding="utf-8")
     )
-    assert users == ["pipeline/runners.py"]
+    assert users == ["experiments/pipeline/runners.py"]

@@ -81,7 +81,7 @@ def test_the_runners_read_the_settings_not_the_profile():
     from cffair.experiments.pipeline import ltn
     from cffair.experiments.pipeline.mlp import mlp_config
 
-    root = Path(cffair.__file__).parent / "pipeline"
+    root = Path(cffair.__file__).parent / "experiments" / "pipeline"
     readers = sorted(p.name for p in root.glob("*.py") if "profile(cfg.profile)" in p.read_text(encoding="utf-8"))
     assert readers == ["keys.py"]  # the fingerprint records the profile's values themselves
     cfg = ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", options={"lr": 0.05, "fair_epochs": 3})
