@@ -74,8 +74,8 @@ def test_every_exception_and_warning_class_lives_in_errors():
 
 def test_a_moved_class_is_still_importable_from_its_old_home():
     from cffair import errors
-    from cffair.cli._options import OptionError
     from cffair._support.yaml_files import DuplicateKeyError  # with the YAML helpers, in the support part
+    from cffair.cli._options import OptionError
     from cffair.experiments import ConfigError
     from cffair.experiments.registry import RegistryError
     from cffair.learners.training import CollapseRiskWarning, ConstantPredictorWarning
