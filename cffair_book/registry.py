@@ -418,13 +418,13 @@ def robustness_table(
         rows.append(f"  <tr><td>{html.escape(r['key'])}</td><td>{html.escape(r['claim'])}</td>{''.join(cells)}</tr>")
     cap = f'  <caption class="{CAPTION_CLASS}">{html.escape(caption)}</caption>\n' if caption else ""
     table_html = (
-        '<table class="cffair-table cffair-robustness table">\n'
+        '<div class="cffair-scroll"><table class="cffair-table cffair-robustness table">\n'
         + cap
         + "  <thead><tr><th>#</th><th>claim</th>"
         + "".join(f"<th>{html.escape(n)}</th>" for n in names)
         + "</tr></thead>\n"
         + "  <tbody>\n"
         + "\n".join(rows)
-        + "\n  </tbody>\n</table>"
+        + "\n  </tbody>\n</table></div>"
     )
     return HTMLTable(mark_numbers(table_html), f.assign(**{n: f[n].map(claim_status) for n in names}))

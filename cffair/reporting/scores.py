@@ -12,7 +12,7 @@ CF-MSE's place everywhere a claim reads it (:func:`score_records`):
 * **calibrated CF-MSE**: CF-MSE after a Platt calibrator fitted on the model's training rows
   (``calibrated_cf_mse``), which puts soft and saturated models on one probability scale; its worst
   subgroup needs ``calibrated_cf_mse_by_subgroup``, which records made before it existed lack: a
-  claim about the worst subgroup is then *not measured* on this score (its check leaves it out, or
+  claim about the worst subgroup then has no value on this score (its check leaves it out, or
   stays pending), never filled in from another score.
 
 A score's world keeps everything else of a record (accuracy, MSE, the screen's inputs), so a
@@ -70,7 +70,7 @@ def _score(key: str) -> Score:
 def score_metrics(metrics: Mapping[str, Any], score: str) -> dict[str, Any] | None:
     """``metrics`` with ``score`` in CF-MSE's place: its overall value as ``cf_mse``, its per-subgroup
     values as ``cf_mse_by_subgroup`` and their largest as ``cf_mse_worst_subgroup`` (with its subgroup
-    as ``worst_subgroup``); without per-subgroup values the worst subgroup is left out (not measured).
+    as ``worst_subgroup``); without per-subgroup values the worst subgroup is left out (no value).
     ``None`` when the metrics lack the score itself.
 
     >>> m = {"cf_mse": 0.02, "cf_flip_rate": 0.1, "cf_flip_rate_by_subgroup": {"a": 0.05, "b": 0.3},

@@ -517,7 +517,7 @@ class Evidence:
 
     def measured(self, d: str, methods: Iterable[str], metric: str) -> bool:
         """Whether every one of ``methods`` has ``metric`` on some fold of ``d`` (a score's worst
-        subgroup is not measured where the records lack its per-subgroup values:
+        subgroup has no value where the records lack its per-subgroup values:
         :mod:`cffair.reporting.scores`)."""
         if metric not in self.main:
             return False
