@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         code_hash,
         code_version,
         normalised_code,
+        stable_dump,
     )
     from cffair._support.devices import (
         Device,
@@ -149,6 +150,7 @@ _EXPORTS: dict[str, str] = {
     "seal": "integrity",
     "seed_everything": "utils",
     "special_file": "io",
+    "stable_dump": "codehash",
     "stable_hash": "utils",
     "storage_error": "io",
     "store_lock": "io",
@@ -218,6 +220,7 @@ __all__ = [
     "seal",
     "seed_everything",
     "special_file",
+    "stable_dump",
     "stable_hash",
     "storage_error",
     "store_lock",

@@ -112,6 +112,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
             "--quiet",
             "--no-deps",
             "--no-index",
+            "--ignore-installed",  # a cffair on the dependencies' path (a compat run's own install) is not this one
             str(wheel),
         ],
         tmp,
