@@ -202,7 +202,7 @@ def _fit_legend(fig: Figure, legend: Any, *, shortest: int = 10) -> None:
     then shrinks, text and all), down to ``shortest`` characters a line."""
     import textwrap
 
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has it; the stubs do not
     texts = legend.get_texts()
     originals = [t.get_text() for t in texts]
     limit = fig.bbox.width
