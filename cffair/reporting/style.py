@@ -172,7 +172,7 @@ def legend_below(
     """One legend for the whole figure, off the data: centred below the panels, or, given the
     last panel of a grid whose last row has an empty slot to its right (``gap``), in that slot.
     Labels too long for the legend to fit within the figure's width are wrapped onto more lines
-    (:func:`_fit_legend`), so that the saved figure stays as wide as it was drawn."""
+    (``_fit_legend``), so that the saved figure stays as wide as it was drawn."""
     kw = dict(frameon=False, title=title, fontsize=FONT_PT, title_fontsize=FONT_PT, handlelength=2.2)
     if gap is not None:
         box = gap.get_position()
