@@ -147,8 +147,9 @@ def _example(records: Sequence[Mapping[str, Any]], dataset: str) -> str:
 
 def basis_note(records: Sequence[Mapping[str, Any]]) -> HTMLBlock:
     """The note a verdict box opens with: where the verdict reads more folds than the tables (a
-    visible note of class :data:`NOTE_CLASS` that names those datasets and gives one mean both
-    ways), or one sentence saying that tables and verdict read the same folds."""
+    visible note of class :data:`NOTE_CLASS` that names those datasets, with one mean both ways
+    folded beneath it in a ``<details>``), or one sentence saying that tables and verdict read the
+    same folds."""
     shown = fold_counts(records, every_repetition=False)
     read = fold_counts(records)
     more = [ds for ds in read if read[ds] != shown.get(ds)]
@@ -162,13 +163,18 @@ def basis_note(records: Sequence[Mapping[str, Any]]) -> HTMLBlock:
     text = (
         f"<strong>Two sets of folds on this page.</strong> The tables and figures above show the paper's partition "
         f"({html.escape(folds_phrase(shown))}); this verdict reads every repetition of cross-validation the records "
-        f"hold ({html.escape(folds_phrase({ds: read[ds] for ds in more}, every=False))}). Its means on {html.escape(names)} therefore "
-        "differ from the tables' in the last digits"
+        f"hold ({html.escape(folds_phrase({ds: read[ds] for ds in more}, every=False))})."
+    )
+    detail = (
+        f"Its means on {html.escape(names)} therefore differ from the tables' in the last digits"
         + (f" ({html.escape(example)})" if example else "")
         + (f"; on {html.escape(_and(same))} both read the same folds" if same else "")
         + ". The Reproducing page's deviations table says why the claims read more folds."
     )
-    return HTMLBlock(f'<div class="admonition note {NOTE_CLASS}"><p>{text}</p></div>')
+    return HTMLBlock(
+        f'<div class="admonition note {NOTE_CLASS}"><p>{text}</p>'
+        f"<details><summary>What that changes</summary><p>{detail}</p></details></div>"
+    )
 
 
 def paper_partition(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

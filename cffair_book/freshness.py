@@ -71,12 +71,14 @@ def freshness_lines(freshness: Any, top: int = 6) -> list[str]:
 
 def freshness_box(freshness: Any, top: int = 6) -> HTMLBlock:
     """The box under a chapter's loading cell: a tip when every record behind the page is fresh, a
-    warning with the reasons when not (:func:`freshness_lines`)."""
+    warning when not, its count visible and the reasons folded beneath it (:func:`freshness_lines`;
+    a ``<details>``, so that the box stays short on a phone)."""
     lines = [html.escape(x) for x in freshness_lines(freshness, top)]
     kind, title = ("tip", "Results are current") if freshness.fresh else ("warning", "Some results are stale")
     items = "".join(f"<li>{x}</li>" for x in lines[1:])
+    n = len(lines) - 1
     return HTMLBlock(
         f'<div class="admonition {kind}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
-        + (f"<ul>{items}</ul>" if items else "")
+        + (f"<details><summary>{n} reason{'s' if n != 1 else ''}</summary><ul>{items}</ul></details>" if items else "")
         + "</div>"
     )

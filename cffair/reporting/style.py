@@ -170,11 +170,13 @@ def legend_below(
     gap: Any = None,
 ) -> None:
     """One legend for the whole figure, off the data: centred below the panels, or, given the
-    last panel of a grid whose last row has an empty slot to its right (``gap``), in that slot."""
+    last panel of a grid whose last row has an empty slot to its right (``gap``), in that slot.
+    Labels too long for the legend to fit within the figure's width are wrapped onto more lines
+    (``_fit_legend``), so that the saved figure stays as wide as it was drawn."""
     kw = dict(frameon=False, title=title, fontsize=FONT_PT, title_fontsize=FONT_PT, handlelength=2.2)
     if gap is not None:
         box = gap.get_position()
-        fig.legend(
+        legend = fig.legend(
             list(handles),
             list(labels),
             loc="center left",
@@ -182,15 +184,38 @@ def legend_below(
             ncol=1,
             **kw,
         )
-        return
-    fig.legend(
-        list(handles),
-        list(labels),
-        loc="upper center",
-        bbox_to_anchor=(0.5, 0.0),
-        ncol=max(1, min(ncol, len(labels))),
-        **kw,
-    )
+    else:
+        legend = fig.legend(
+            list(handles),
+            list(labels),
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            ncol=max(1, min(ncol, len(labels))),
+            **kw,
+        )
+    _fit_legend(fig, legend)
+
+
+def _fit_legend(fig: Figure, legend: Any, *, shortest: int = 10) -> None:
+    """Wrap ``legend``'s labels at ever fewer characters a line until the legend lies within the
+    figure's width (a legend wider than the figure widens the saved image, which a narrow window
+    then shrinks, text and all), down to ``shortest`` characters a line."""
+    import textwrap
+
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has it; the stubs do not
+    texts = legend.get_texts()
+    originals = [t.get_text() for t in texts]
+    limit = fig.bbox.width
+
+    def sticks_out() -> bool:
+        box = legend.get_window_extent(renderer)
+        return bool(box.x0 < -0.5 or box.x1 > limit + 0.5)
+
+    width = max((len(s) for s in originals), default=0)
+    while sticks_out() and width > shortest:
+        width -= 2
+        for t, s in zip(texts, originals):
+            t.set_text(textwrap.fill(s, max(width, shortest), break_on_hyphens=False))
 
 
 def patch_handles(colours: Sequence[str], *, hatches: Sequence[str | None] | None = None) -> list[Any]:

@@ -42,6 +42,9 @@ def test_the_note_names_the_datasets_read_on_more_folds_with_a_mean_both_ways() 
     # LTN(acc) on COMPAS: 0.12 over the first partition, 0.22 over all three (repeats add 0, 0.1, 0.2)
     assert "the CF-MSE of LTN(acc) on COMPAS is 0.120 in the tables and 0.220 in the verdict" in note
     assert "on Adult both read the same folds" in note
+    # what the note says is visible; the mean both ways is folded beneath it
+    visible, folded = note.split("<details>")
+    assert "15 folds (3 × 5) on COMPAS" in visible and "0.220 in the verdict" in folded
     same = str(basis.basis_note(_records({"adult": 1})))
     assert basis.NOTE_CLASS not in same and "same folds: 5 folds on Adult" in same
 

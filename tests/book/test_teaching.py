@@ -259,4 +259,7 @@ def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when
     assert "<li>the code changed in 1 module: cffair.learners.training</li>" in box
     assert "<li>input counterfactuals: its content changed (1 record)</li>" in box
     assert "<li>1 record is missing.</li>" in box
+    # the count stays visible, the three reasons are folded beneath it (a short box on a phone)
+    assert box.index("3 of 4 records") < box.index("<details><summary>3 reasons</summary><ul>") < box.index("<li>")
+    assert "<details>" not in str(pages.freshness_box(fresh))
     assert repr(stale) == "Freshness(1 fresh, 1 missing, 2 stale in results/full)"

@@ -58,6 +58,25 @@ def test_book_style_keeps_the_interactive_mode_the_body_switched_on():
         matplotlib.interactive(was)
 
 
+def test_a_legend_of_long_labels_below_the_panels_is_wrapped_to_the_figure_width():
+    """A legend wider than its figure widens the saved image (bbox_inches="tight"), which a phone
+    then shrinks, text and all: legend_below wraps the labels until it fits, keeping every word."""
+    labels = [f"variant {i}: A4 exponent p = {i}, weights acc 1 : CF {3**i}, clipped" for i in range(6)]
+    with style.book_style():
+        fig, axes = plt.subplots(1, 2, figsize=(style.MAX_WIDTH_IN, 3), layout="constrained")
+        handles = [axes[0].plot([0, 1], [i, i + 1], marker="o")[0] for i in range(len(labels))]
+        style.legend_below(fig, handles, labels, ncol=2)
+        style.finish(fig)
+    renderer = fig.canvas.get_renderer()
+    box = fig.legends[0].get_window_extent(renderer)
+    assert box.x0 >= -0.5 and box.x1 <= fig.bbox.width + 0.5
+    shown = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("\n" in t for t in shown)  # these labels do not fit on one line each
+    assert [" ".join(t.split()) for t in shown] == labels  # wrapped, not cut
+    check_book_rules(fig)
+    plt.close(fig)
+
+
 def test_ordinal_order_puts_bands_in_numeric_order():
     assert ordinal_order(["31-45", "46-60", "<=30", ">60"]) == ["<=30", "31-45", "46-60", ">60"]
     assert ordinal_order(["White", "Black", ">60", "<=30"]) == ["<=30", ">60", "Black", "White"]
