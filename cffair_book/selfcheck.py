@@ -145,7 +145,7 @@ def check(exercise: str, answer: Any, *, path: str | Path | None = None) -> Resu
 def _render_records(groups: list[str]) -> list[dict[str, Any]]:
     from cffair.workflows import reproduce
 
-    return reproduce.results_for("render", groups)
+    return [dict(r) for r in reproduce.results_for("render", groups)]
 
 
 def _q2_unaware_share() -> float:
