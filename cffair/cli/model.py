@@ -54,6 +54,7 @@ from cffair.cli._options import (
     seed,
     weights,
 )
+from cffair.learners.calibration import DEFAULT_METHOD, DEFAULT_SHARE, METHODS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -81,8 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     f.add_argument(
         "--calibration",
-        choices=["sigmoid", "isotonic", "none"],
-        default="sigmoid",
+        choices=[*METHODS, "none"],
+        default=DEFAULT_METHOD,
         help="calibration map of a classifier's outputs, fitted on a held-out split and stored in the model: sigmoid "
         "(Platt scaling; default, stable on a few hundred rows), isotonic (flexible; needs more rows), none (train on "
         "every row, no calibrated column in cffair predict)",
@@ -90,7 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument(
         "--calibration-share",
         type=_share,
-        default=0.2,
+        default=DEFAULT_SHARE,
         metavar="FRACTION",
         help="share of the rows held out of training to fit the calibration map (default 0.2)",
     )

@@ -156,7 +156,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--save-models",
         action="store_true",
         help="then train the acc, acc_cf and acc_cf_sg settings on every row and save them in <out>/models/ "
-        "(for `cffair predict` and `cffair twins`)",
+        "(for `cffair predict` and `cffair twins`; a classifier calibrated as `cffair fit` does by default)",
     )
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
     p.add_argument("--quiet", action="store_true", help="no progress bars or messages")

@@ -26,7 +26,7 @@ and the calibrated column is what to read as the chance of the label.
 
 from __future__ import annotations
 
-__all__ = ["METHODS", "Calibration", "calibrated_fit", "fit_calibration"]
+__all__ = ["DEFAULT_METHOD", "DEFAULT_SHARE", "METHODS", "Calibration", "calibrated_fit", "fit_calibration"]
 
 import math
 from dataclasses import dataclass, field
@@ -40,6 +40,10 @@ FINGERPRINT_EXEMPT = True  # maps a saved model's outputs for `cffair predict`; 
 
 #: The calibration maps offered.
 METHODS: tuple[str, ...] = ("sigmoid", "isotonic")
+#: The map ``cffair fit`` and ``cffair run --save-models`` fit by default (Platt scaling) ...
+DEFAULT_METHOD = "sigmoid"
+#: ... on this share of the rows, held out of the model's training.
+DEFAULT_SHARE = 0.2
 #: Raw outputs are clipped to [EPS, 1 − EPS] before their log-odds are taken.
 EPS = 1e-6
 
@@ -176,7 +180,7 @@ def _platt(z: np.ndarray, y: np.ndarray) -> dict[str, float]:
 
 
 def calibrated_fit(
-    estimator: Any, X: Any, y: Any, *, method: str = "sigmoid", share: float = 0.2, seed: int = 0
+    estimator: Any, X: Any, y: Any, *, method: str = DEFAULT_METHOD, share: float = DEFAULT_SHARE, seed: int = 0
 ) -> tuple[Any, Calibration, dict[str, float]]:
     """Fit ``estimator`` on all but a stratified ``share`` of the rows, and a calibration map on those.
 

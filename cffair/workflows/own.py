@@ -139,12 +139,18 @@ SAVABLE_SETTINGS: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg")
 def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) -> dict[str, Path]:
     """Each of the plan's LTN settings in :data:`SAVABLE_SETTINGS` trained on every row (the
     profile's epochs, learning rate and, in quick mode, row cap) and saved as ``<setting>.cffair``.
+    A classifier is calibrated as ``cffair fit`` calibrates by default: trained on all but a stratified
+    :data:`~cffair.learners.calibration.DEFAULT_SHARE` of the rows, with a
+    :data:`~cffair.learners.calibration.DEFAULT_METHOD` map fitted on those
+    (:func:`cffair.learners.calibration.calibrated_fit`), so that ``cffair predict`` gives its calibrated
+    probability.
 
     Returns:
         ``{setting: path}``.
     """
     from cffair._support.validation import SETTING_GROUPS
     from cffair.experiments.config import profile
+    from cffair.learners.calibration import DEFAULT_METHOD, DEFAULT_SHARE, calibrated_fit
     from cffair.learners.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
     from cffair.learners.model import save_model
 
@@ -174,8 +180,20 @@ def fit_models(p: Plan, ds: D.Dataset, folder: Path, *, progress: bool = False) 
             progress=False,
             flow_config={**p.flow(), "epochs": prof.flow_epochs},
         )
-        est.fit(frame[list(spec.features)], frame[spec.target])
-        out[setting] = save_model(est, folder / f"{setting.removeprefix('ltn_')}.cffair", training_frame=frame)
+        target = folder / f"{setting.removeprefix('ltn_')}.cffair"
+        if spec.target_kind == "binary":  # as `cffair fit` does: a calibration map fitted on a held-out split
+            est, calibration, _ = calibrated_fit(
+                est,
+                frame[list(spec.features)],
+                frame[spec.target].to_numpy(),
+                method=DEFAULT_METHOD,
+                share=DEFAULT_SHARE,
+                seed=p.seed,
+            )
+            out[setting] = save_model(est, target, training_frame=frame, calibration=calibration)
+        else:
+            est.fit(frame[list(spec.features)], frame[spec.target])
+            out[setting] = save_model(est, target, training_frame=frame)
     return out
 
 

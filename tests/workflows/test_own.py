@@ -319,6 +319,16 @@ def test_cffair_run_on_the_credit_data(credit_csv: Path, tmp_path: Path, capsys:
     loaded = load_model(model)
     rows = pd.read_csv(credit_csv).head(20)
     assert loaded.setting == "acc_cf" and loaded.predict_proba(rows).shape == (20, 2)
+    # calibrated as `cffair fit` calibrates by default: a sigmoid map on a held-out fifth of the rows,
+    # which maps the raw outputs monotonically into (0, 1)
+    cal = loaded.calibration_
+    assert cal is not None and (cal.method, cal.share) == ("sigmoid", 0.2)
+    n_rows = len(pd.read_csv(credit_csv))
+    assert abs(cal.n_rows - 0.2 * n_rows) <= 1
+    raw = loaded.predict_proba(rows)[:, 1]
+    calibrated = cal.apply(raw)
+    order = np.argsort(raw)
+    assert np.all(np.diff(calibrated[order]) >= -1e-12) and np.all((calibrated > 0) & (calibrated < 1))
     store = ResultsStore(out)
     recs = [
         store.get(ExperimentConfig("credit", f, m, profile="quick", n_folds=2))
