@@ -41,6 +41,7 @@ __all__ = [
     "claim_verdict_sentence",
     "HTMLBlock",
     "claims_list",
+    "folded_warning",
     "freshness_box",
     "freshness_lines",
     "headline_claims",
@@ -62,6 +63,21 @@ CHAPTERS: Mapping[str, tuple[str, str, str]] = registry.View(
 _UNMEASURED = "not measured yet"
 
 FULL_RUN_FILE = REGENERATE_FILE.parent / "full_run.json"
+
+
+def folded_warning(text: str) -> str:
+    """A warning as HTML: its kind and first clause visible, the whole of it folded beneath (a
+    warning that lists many columns would otherwise fill a phone's screen).
+
+    >>> folded_warning("UserWarning: 3 columns unchanged: a, b, c").split("</summary>")[0]
+    '<details><summary><code>UserWarning</code>: 3 columns unchanged (open the whole warning)'
+    """
+    kind, _, rest = text.partition(": ")
+    head = rest.split(": ", 1)[0]
+    return (
+        f"<details><summary><code>{html.escape(kind)}</code>: {html.escape(head)} (open the whole warning)</summary>"
+        f'<pre style="white-space: pre-wrap">{html.escape(text)}</pre></details>'
+    )
 
 
 #: The order of the verdicts in a tally, and how each reads after a number ("2 hold here").
