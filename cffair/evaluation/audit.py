@@ -355,7 +355,7 @@ def audit(
 
         data = load(data)
     frame, spec = data
-    _check_bootstrap(n_boot, ci)
+    _check_bootstrap(n_boot, ci, bootstrap)
     _check_frame(frame, spec)
     if sum(x is not None for x in (twins, flow, training)) > 1:
         given = ", ".join(n for n, x in (("twins", twins), ("flow", flow), ("training", training)) if x is not None)
@@ -430,11 +430,14 @@ def audit_flow_config(
     return FlowConfig.from_dict({**base, **dict(flow_config or {})})
 
 
-def _check_bootstrap(n_boot: Any, ci: tuple[float, float]) -> None:
+def _check_bootstrap(n_boot: Any, ci: tuple[float, float], bootstrap: str) -> None:
+    """Refuse bootstrap settings out of range (before any flow is fitted or any prediction made)."""
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
         raise ParameterError(f"n_boot must be a whole number ≥ 0 (0: no intervals), got {n_boot!r}.")
     if not (0 <= ci[0] < ci[1] <= 1):
         raise ParameterError(f"ci must be two quantiles 0 ≤ low < high ≤ 1 (e.g. (0.025, 0.975)), got {ci!r}.")
+    if bootstrap not in ("rows", "pairs"):
+        raise ParameterError(f"bootstrap must be 'rows' (factual rows with their twins) or 'pairs', got {bootstrap!r}.")
 
 
 def audit_scores(
@@ -469,9 +472,10 @@ def audit_scores(
             repeated or unknown; a positional file without its stored hash), of the wrong length,
             not finite or out of range.
         CounterfactualError: for twins that do not belong to ``data``.
+        ParameterError: for ``n_boot``, ``ci`` or ``bootstrap`` out of range.
     """
     frame, spec = data
-    _check_bootstrap(n_boot, ci)
+    _check_bootstrap(n_boot, ci, bootstrap)
     _check_frame(frame, spec)
     _check_twins(twins, frame, spec)
     features = list(spec.features)
@@ -530,8 +534,6 @@ def _scores(
     from cffair.evaluation.audit_stats import audit_tables
     from cffair.evaluation.groupfair import group_rates
 
-    if bootstrap not in ("rows", "pairs"):
-        raise ParameterError(f"bootstrap must be 'rows' (factual rows with their twins) or 'pairs', got {bootstrap!r}.")
     long = twins.frame
     row_id = long["row_id"].to_numpy(dtype=np.int64)
     d_rows = _finite(d_rows, len(frame), "the predictions for the factual rows")
