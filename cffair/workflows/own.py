@@ -520,10 +520,7 @@ def run(
         An :class:`OwnRun` with the records, the report's path and the wall time per stage.
 
     Raises:
-        ConfigError: for an option that is wrong (:func:`plan`).
-        DataError, SpecError, GraphError: for the data, spec or graph.
-        RunError: (a ``RuntimeError``) the grid ended without a readable record for some of its
-            configurations (a record removed or damaged while it ran); running it again computes them.
+        RunError: (a ``RuntimeError``) the grid left no readable record of some configurations; the rest: :func:`plan`.
     """
     from cffair.experiments.pipeline.counterfactuals import prepare_counterfactuals
     from cffair.reporting.report import write_report
@@ -616,11 +613,10 @@ def run(
         found_records = [store.get(c) for c in cfgs]
         missing = [c.key for c, r in zip(cfgs, found_records, strict=True) if r is None]
         if missing:
-            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
             raise RunError(
-                f"the grid finished, but the results folder {out_dir} holds no readable record for "
-                f"{len(missing)} of its {len(cfgs)} configurations ({', '.join(missing[:5])}{more}): a record was "
-                "removed or damaged while it ran; run the same command again to compute the missing ones."
+                f"the grid finished, but the results folder {out_dir} holds no readable record for {len(missing)} "
+                f"of its {len(cfgs)} configurations ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}): "
+                "a record was removed or damaged while it ran; run the same command again to compute the missing ones."
             )
         records = [r for r in found_records if r is not None]
         t0 = time.perf_counter()

@@ -167,6 +167,37 @@ def _restamp_if_same(store: ResultsStore, cfg: ExperimentConfig, known: Mapping[
         store.restamp(rec, new)
 
 
+_NO_DASK = (
+    "backend 'dask' needs the optional extra cluster, which is not installed: pip install 'cffair[cluster]', "
+    "or choose a local backend (loky, the default)."
+)
+
+
+def _grid_backend(jobs: int, backend: str | None, cluster: Any) -> str:
+    """The backend a grid runs on (``backend``, else ``$CFFAIR_BACKEND``, else ``loky``), with ``jobs``
+    and ``cluster`` checked against it, so that a mistake stops a run before any work.
+
+    Raises:
+        ParameterError: ``jobs`` below 1.
+        ConfigError: (a ``ValueError``) an unknown backend (:func:`cffair.experiments.scheduler.check_backend`).
+        OptionError: a ``cluster`` with a backend other than ``dask``.
+        RunError: (a ``RuntimeError``) ``dask`` without the ``cluster`` extra installed.
+    """
+    from cffair.experiments.scheduler import check_backend
+
+    if jobs < 1:
+        raise ParameterError(f"jobs (worker processes) must be at least 1, got {jobs!r}.")
+    name = check_backend(backend or os.environ.get("CFFAIR_BACKEND") or "loky")
+    if cluster is not None and name != "dask":
+        raise OptionError(f"a SLURM cluster runs through the dask backend, not {name!r}; pass backend='dask'.")
+    if name == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError as exc:
+            raise RunError(_NO_DASK) from exc
+    return name
+
+
 def run_grid(
     cfgs: Sequence[ExperimentConfig],
     store: ResultsStore | None = None,
@@ -208,17 +239,13 @@ def run_grid(
         OptionError: a ``cluster`` with a backend other than ``dask``.
         RunError: the ``dask`` backend without the ``cluster`` extra installed.
 
-    The options are checked before any record is read or moved.
+    These are checked before any record is read or moved.
     """
     from tqdm.auto import tqdm
 
     from cffair.experiments import scheduler
 
-    if jobs < 1:
-        raise ParameterError(f"jobs (worker processes) must be at least 1, got {jobs!r}.")
-    backend = scheduler.check_backend(backend or os.environ.get("CFFAIR_BACKEND") or "loky")
-    if cluster is not None and backend != "dask":
-        raise OptionError(f"a SLURM cluster runs through the dask backend, not {backend!r}; pass backend='dask'.")
+    backend = _grid_backend(jobs, backend, cluster)
     from cffair._support.devices import current_device, task_devices
 
     store = store or ResultsStore()
@@ -278,10 +305,7 @@ def _dask_client(jobs: int, cluster: Any = None) -> Any:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
-        raise RunError(
-            "backend 'dask' needs the optional extra cluster, which is not installed: pip install 'cffair[cluster]', "
-            "or choose a local backend (loky, the default)."
-        ) from exc
+        raise RunError(_NO_DASK) from exc
     if cluster is not None:  # a SlurmConfig: one SLURM job per worker
         from cffair.experiments.cluster import slurm_cluster
 
@@ -555,6 +579,7 @@ def reproduce(
     from cffair.experiments.pipeline import prepare_inputs
 
     resolve_device(device)  # a missing accelerator stops here, before any work
+    _grid_backend(jobs, backend, cluster)  # so do jobs < 1, an unknown backend and a missing extra
 
     results_dir = Path(results_dir or results_root() / mode)
     cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work
