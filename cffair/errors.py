@@ -15,7 +15,9 @@ class CffairError(Exception):
 
 
 class DataError(CffairError, ValueError):
-    """The data does not match its spec (missing column, NaN, wrong kind, unknown value)."""
+    """The data does not match its spec (missing column, NaN, wrong kind, unknown value), or values
+    given to a computation are not what it needs (per-fold differences of the wrong shape or count,
+    two series that share no fold)."""
 
 
 class SpecError(CffairError, ValueError):
@@ -31,7 +33,7 @@ class CounterfactualError(CffairError, ValueError):
 
 
 class ArtefactError(CffairError, ValueError):
-    """A saved artefact (checkpoint, cached flow, pre-trained model) cannot be read safely: it is
+    """A saved artefact (checkpoint, cached flow, pre-trained model, result record) cannot be read safely: it is
     damaged, in an old or foreign format (e.g. a pickle that would run code), or it was made
     from other data than it is used with."""
 
@@ -59,8 +61,9 @@ class StorageError(CffairError, OSError):
 
 
 class ParameterError(CffairError, ValueError):
-    """An estimator's parameter of the wrong type or out of range (checked by ``fit``, as
-    scikit-learn checks them, so that ``__init__`` only stores them)."""
+    """A parameter of the wrong type or out of range: an estimator's (checked by ``fit``, as
+    scikit-learn checks them, so that ``__init__`` only stores them) or a function's argument (an
+    unknown choice such as ``test="exact"``, a count below its minimum such as ``n_boot=-1``)."""
 
 
 class DeviceError(CffairError, ValueError):
@@ -74,6 +77,11 @@ class TargetKindError(CffairError, ValueError):
 
 class StoreLockedError(CffairError, RuntimeError):
     """Another process holds the lock of a results folder (it is writing the same results)."""
+
+
+class RunError(CffairError, RuntimeError):
+    """An experiment run that cannot start or did not finish as asked: a backend whose optional extra
+    is not installed, or a grid that ended without some of the records it was to store."""
 
 
 class ResultsMissingError(CffairError, FileNotFoundError):

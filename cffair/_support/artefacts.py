@@ -192,7 +192,7 @@ def read_artefact(
         meta = json.loads(payload["meta"])
         tensors = payload["tensors"]
         if not isinstance(meta, dict) or not isinstance(tensors, dict):
-            raise TypeError("meta or tensors is not a mapping")
+            raise ArtefactError("its 'meta' or 'tensors' member is not a mapping")  # worded by the except below
     except Exception as exc:  # a tampered or truncated meta string
         raise ArtefactError(
             f"{what} {path} is damaged (its metadata is unreadable: {type(exc).__name__}: {str(exc)[:120]}); "

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cffair.errors import ArtefactError
+
 FINGERPRINT_EXEMPT = True  # hashes bytes; changes no number
 
 #: The payload keys that hold the checksums (:func:`seal`); every other key is a checksummed member.
@@ -56,7 +58,7 @@ def artefact_checksums(payload: Mapping[str, Any]) -> dict[str, str]:
     bytes), so a value moved, retyped or reshaped changes it.
 
     Raises:
-        ValueError: the metadata is not a JSON object (the file is damaged).
+        ArtefactError: (a ``ValueError``) the metadata is not a JSON object (the file is damaged).
     """
     out: dict[str, str] = {}
 
@@ -81,7 +83,9 @@ def artefact_checksums(payload: Mapping[str, Any]) -> dict[str, str]:
     walk({k: v for k, v in payload.items() if k not in SEAL_KEYS}, (), ())
     meta = json.loads(payload["meta"]) if isinstance(payload.get("meta"), str) else None
     if not isinstance(meta, dict):
-        raise ValueError("the metadata is not a JSON object")
+        raise ArtefactError(
+            "its metadata ('meta') is not a JSON object: the file is damaged or was not written by cffair"
+        )
     for key, value in meta.items():
         text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
         add(f"meta/{key}", ("meta entry", key), text.encode())

@@ -278,7 +278,7 @@ def hyperparameter_type(name: str, *, positive: bool = False) -> Callable[[str],
     if hp.kind is int:
         return positive_int if positive else non_negative_int
     if hp.kind is not float:
-        raise ValueError(f"hyperparameter {name!r} ({hp.kind.__name__}) has no flag.")
+        raise ValueError(f"hyperparameter {name!r} ({hp.kind.__name__}) has no flag.")  # internal invariant
 
     def parse(text: str) -> Any:
         value = _float(text, "a number", f"{hp.flag} 2")

@@ -65,7 +65,7 @@ import pandas as pd
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.config import FlowConfig
 from cffair.datasets.spec import Dataset, DatasetSpec
-from cffair.errors import DataError
+from cffair.errors import DataError, OptionError, ParameterError
 from cffair.evaluation.alignment import TWIN_KEYS, align, factual_keys
 from cffair.evaluation.metrics import cf_flip_rate, cf_mse, decision_threshold
 
@@ -345,6 +345,8 @@ def audit(
         DataError: for data without the spec's feature columns, or predictions that are not one
             finite number per row (for a binary target, not probabilities in [0, 1]).
         CounterfactualError: for twins that do not belong to ``data``.
+        ParameterError: for ``n_boot``, ``ci``, ``flow_fit`` or ``bootstrap`` out of range.
+        OptionError: for more than one of ``twins``, ``flow`` and ``training``.
     """
     from cffair.causal import generate
 
@@ -353,10 +355,14 @@ def audit(
 
         data = load(data)
     frame, spec = data
-    _check_bootstrap(n_boot, ci)
+    _check_bootstrap(n_boot, ci, bootstrap)
     _check_frame(frame, spec)
     if sum(x is not None for x in (twins, flow, training)) > 1:
-        raise ValueError("give at most one of twins, flow and training: each is a source of the twins.")
+        given = ", ".join(n for n, x in (("twins", twins), ("flow", flow), ("training", training)) if x is not None)
+        raise OptionError(
+            f"audit was given {given}: each is a source of the twins, so give at most one of them "
+            "(twins made elsewhere, the training data's flow, or the rows the model was trained on)."
+        )
     if twins is not None:
         _check_twins(twins, frame, spec)
         source = "twins given"
@@ -412,10 +418,10 @@ def audit_flow_config(
         (4096, 256)
 
     Raises:
-        ValueError: for another ``flow_fit``.
+        ParameterError: (a ``ValueError``) for another ``flow_fit``.
     """
     if flow_fit not in ("audit", "default"):
-        raise ValueError(
+        raise ParameterError(
             f"flow_fit must be 'audit' (the audit's fast fit) or 'default' (the library's), got {flow_fit!r}."
         )
     if isinstance(flow_config, FlowConfig):
@@ -424,11 +430,14 @@ def audit_flow_config(
     return FlowConfig.from_dict({**base, **dict(flow_config or {})})
 
 
-def _check_bootstrap(n_boot: Any, ci: tuple[float, float]) -> None:
+def _check_bootstrap(n_boot: Any, ci: tuple[float, float], bootstrap: str) -> None:
+    """Refuse bootstrap settings out of range (before any flow is fitted or any prediction made)."""
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise ValueError(f"n_boot must be a whole number ≥ 0, got {n_boot!r}.")
+        raise ParameterError(f"n_boot must be a whole number ≥ 0 (0: no intervals), got {n_boot!r}.")
     if not (0 <= ci[0] < ci[1] <= 1):
-        raise ValueError(f"ci must be two quantiles 0 ≤ low < high ≤ 1, got {ci!r}.")
+        raise ParameterError(f"ci must be two quantiles 0 ≤ low < high ≤ 1 (e.g. (0.025, 0.975)), got {ci!r}.")
+    if bootstrap not in ("rows", "pairs"):
+        raise ParameterError(f"bootstrap must be 'rows' (factual rows with their twins) or 'pairs', got {bootstrap!r}.")
 
 
 def audit_scores(
@@ -463,9 +472,10 @@ def audit_scores(
             repeated or unknown; a positional file without its stored hash), of the wrong length,
             not finite or out of range.
         CounterfactualError: for twins that do not belong to ``data``.
+        ParameterError: for ``n_boot``, ``ci`` or ``bootstrap`` out of range.
     """
     frame, spec = data
-    _check_bootstrap(n_boot, ci)
+    _check_bootstrap(n_boot, ci, bootstrap)
     _check_frame(frame, spec)
     _check_twins(twins, frame, spec)
     features = list(spec.features)
@@ -524,8 +534,6 @@ def _scores(
     from cffair.evaluation.audit_stats import audit_tables
     from cffair.evaluation.groupfair import group_rates
 
-    if bootstrap not in ("rows", "pairs"):
-        raise ValueError(f"bootstrap must be 'rows' (factual rows with their twins) or 'pairs', got {bootstrap!r}.")
     long = twins.frame
     row_id = long["row_id"].to_numpy(dtype=np.int64)
     d_rows = _finite(d_rows, len(frame), "the predictions for the factual rows")

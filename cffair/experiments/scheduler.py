@@ -23,9 +23,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from cffair.errors import ConfigError
 from cffair.experiments.tasks import Task
 
-__all__ = ["InlineExecutor", "run_dask", "run_local"]
+__all__ = ["BACKENDS", "InlineExecutor", "check_backend", "run_dask", "run_local"]
 
 FINGERPRINT_EXEMPT = True  # when and where a task runs changes no number
 
@@ -43,12 +44,35 @@ class InlineExecutor(Executor):
         return future
 
 
+#: The backends a grid runs on: four local ones (:func:`local_executor`) and ``dask`` (:func:`run_dask`).
+BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading", "sequential", "dask")
+
+
+def check_backend(backend: str) -> str:
+    """``backend`` if it is one of :data:`BACKENDS`.
+
+    Raises:
+        ConfigError: (a ``ValueError``) naming the backend, where it comes from and the choices.
+    """
+    if backend not in BACKENDS:
+        raise ConfigError(
+            f"unknown backend {backend!r} (the backend option or $CFFAIR_BACKEND); "
+            "choose loky (default), multiprocessing, threading, sequential or dask."
+        )
+    return backend
+
+
 def local_executor(backend: str, jobs: int) -> tuple[Executor, int]:
     """The executor of a local ``backend`` and how many tasks it runs at once.
 
     ``sequential``, or one job: this process. ``threading``: threads. ``loky`` and
     ``multiprocessing``: loky's reusable pool of worker processes (joblib's default).
+
+    Raises:
+        ConfigError: (a ``ValueError``) for another ``backend`` (:func:`check_backend`; ``dask`` runs
+            through :func:`run_dask`).
     """
+    check_backend(backend)
     if backend == "sequential" or jobs == 1 and backend in ("loky", "multiprocessing", "threading"):
         return InlineExecutor(), 1
     if backend == "threading":
@@ -57,9 +81,7 @@ def local_executor(backend: str, jobs: int) -> tuple[Executor, int]:
         from joblib.externals.loky import get_reusable_executor
 
         return get_reusable_executor(max_workers=jobs), jobs
-    raise ValueError(
-        f"unknown backend {backend!r}; choose loky (default), multiprocessing, threading, sequential or dask."
-    )
+    raise ConfigError(f"backend {backend!r} is not a local one; run it with run_dask.")
 
 
 def run_local(

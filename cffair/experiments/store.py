@@ -21,6 +21,7 @@ import pandas as pd
 
 from cffair._support.io import ensure_dir, storage_error, store_lock
 from cffair._support.utils import project_root, stable_hash, write_json_atomic
+from cffair.errors import ArtefactError
 from cffair.experiments.config import ExperimentConfig
 
 __all__ = ["SIMD_FLAGS", "Corrupt", "Record", "ResultsStore", "checksum", "machine", "make_record"]
@@ -132,32 +133,33 @@ class Corrupt:
 
 
 def _validate(raw: bytes, path: Path) -> Record:
-    """The record in ``raw``, or :class:`ValueError` saying what is wrong with it."""
+    """The record in ``raw``, or :class:`~cffair.errors.ArtefactError` (a ``ValueError``) saying in a few
+    words what is wrong with it (the caller names the file: :class:`Corrupt`)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 (byte {exc.start})") from None
+        raise ArtefactError(f"not UTF-8 (byte {exc.start})") from None
     try:
         rec = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise ArtefactError(f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     if not isinstance(rec, dict):
-        raise ValueError(f"a JSON {type(rec).__name__}, not an object")
+        raise ArtefactError(f"a JSON {type(rec).__name__}, not an object")
     missing = [k for k in REQUIRED if k not in rec]
     if missing:
-        raise ValueError(f"no {', '.join(repr(m) for m in missing)} field")
+        raise ArtefactError(f"no {', '.join(repr(m) for m in missing)} field")
     if not isinstance(rec["metrics"], dict) or not isinstance(rec["fingerprint"], dict):
-        raise ValueError("'metrics' and 'fingerprint' must be objects")
+        raise ArtefactError("its 'metrics' or 'fingerprint' is not a JSON object")
     if rec["checksum"] != checksum(rec):
-        raise ValueError("its checksum does not match its content (edited by hand?)")
+        raise ArtefactError("its checksum does not match its content (edited by hand?)")
     rec = Record(rec)
     try:
         cfg = rec.config
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"its config is invalid ({exc})") from None
+        raise ArtefactError(f"its config is invalid ({exc})") from None
     expected = cfg.key.replace("/", "__") + ".json"
     if path.name != expected:
-        raise ValueError(f"its config belongs in {expected}")
+        raise ArtefactError(f"its config belongs in {expected}, not in {path.name}")
     return rec
 
 

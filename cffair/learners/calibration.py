@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from cffair.errors import ArtefactError, DataError
+from cffair.errors import ArtefactError, DataError, ParameterError
 
 FINGERPRINT_EXEMPT = True  # maps a saved model's outputs for `cffair predict`; no reproduction record runs it
 
@@ -136,10 +136,10 @@ def fit_calibration(p: Any, y: Any, method: str = "sigmoid", *, share: float = 0
 
     Raises:
         DataError: for labels that are not 0/1 of both classes, or lengths that differ.
-        ValueError: for an unknown ``method``.
+        ParameterError: (a ``ValueError``) for an unknown ``method``.
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}.")
+        raise ParameterError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}.")
     raw, labels = np.asarray(p, dtype=np.float64).ravel(), np.asarray(y, dtype=np.float64).ravel()
     if len(raw) != len(labels):
         raise DataError(f"{len(raw)} outputs for {len(labels)} labels; give one label per calibration row.")

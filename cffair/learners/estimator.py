@@ -72,7 +72,7 @@ from cffair._support.validation import TargetKind, check_choice, check_group_wei
 from cffair.datasets.encoding import Encoder
 from cffair.datasets.frames import prepare, prepare_features
 from cffair.datasets.spec import DatasetSpec, read_spec
-from cffair.errors import DataError, SpecError
+from cffair.errors import DataError, ParameterError, SpecError
 from cffair.evaluation.metrics import cf_flip_rate, cf_mse
 from cffair.learners.hyperparameters import (
     DEFAULT_HIDDEN,
@@ -190,8 +190,9 @@ class _CounterfactualFairEstimator(BaseEstimator):
         check_choice(self.setting, ESTIMATOR_SETTINGS, "setting")
         resolve_device(self.device)
         if not (self.counterfactuals == "flow" or callable(self.counterfactuals)):
-            raise ValueError(
-                f"counterfactuals must be 'flow' or a callable rows -> twins, got {self.counterfactuals!r}."
+            raise ParameterError(
+                f"counterfactuals must be 'flow' (twins from the causal flow fitted in fit) or a callable "
+                f"rows -> twins, got {self.counterfactuals!r}."
             )
         check_hyperparameters(self, ("lr", "pretrain_epochs", "fair_epochs", "fair_p", "hidden"))
         check_group_weights(self.group_weights, [self.setting], offered=ESTIMATOR_SETTINGS)

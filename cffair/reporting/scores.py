@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cffair.errors import ParameterError
+
 __all__ = ["SCORES", "Score", "score_metrics", "score_records"]
 
 
@@ -64,7 +66,7 @@ def _score(key: str) -> Score:
     try:
         return SCORES[key]
     except KeyError:
-        raise ValueError(f"unknown score {key!r}; the scores are {', '.join(SCORES)}.") from None
+        raise ParameterError(f"unknown score {key!r}; the scores are {', '.join(SCORES)}.") from None
 
 
 def score_metrics(metrics: Mapping[str, Any], score: str) -> dict[str, Any] | None:

@@ -48,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from cffair.errors import DataError, ParameterError
+
 __all__ = [
     "DEFAULT_TEST",
     "MAX_EXACT",
@@ -88,7 +90,7 @@ def holdout_ratio(k: int) -> float:
     0.25
     """
     if k < 2:
-        raise ValueError(f"cross-validation needs at least 2 folds, got {k}.")
+        raise ParameterError(f"k-fold cross-validation needs k ≥ 2 folds, got k={k}.")
     return 1.0 / (k - 1)
 
 
@@ -113,11 +115,11 @@ class FoldTest:
 def _diffs(d: Sequence[float] | np.ndarray) -> np.ndarray:
     x = np.asarray(d, dtype=float)
     if x.ndim != 1:
-        raise ValueError(f"differences must be 1-D, got shape {x.shape}.")
+        raise DataError(f"the per-fold differences must be 1-D (one number per fold), got shape {x.shape}.")
     if np.isnan(x).any():
-        raise ValueError("differences contain NaN; leave out the folds a method lacks first.")
+        raise DataError("the per-fold differences contain NaN; leave out the folds a method lacks first.")
     if len(x) < 2:
-        raise ValueError(f"a test over folds needs at least 2 differences, got {len(x)}.")
+        raise DataError(f"a test over folds needs at least 2 per-fold differences, got {len(x)}.")
     return x
 
 
@@ -158,7 +160,10 @@ def corrected_t(d: Sequence[float] | np.ndarray, k: int = 5, repetitions: int | 
     """
     x = _diffs(d)
     if repetitions is not None and len(x) != k * repetitions:
-        raise ValueError(f"{repetitions} repetitions of {k}-fold CV give {k * repetitions} differences, got {len(x)}.")
+        raise DataError(
+            f"{repetitions} repetitions of {k}-fold CV give {k * repetitions} differences, got {len(x)}; "
+            "pass the repetitions and k the differences come from."
+        )
     return _t_test(x, 1.0 / len(x) + holdout_ratio(k), "corrected")
 
 
@@ -168,7 +173,7 @@ def fold_test(d: Sequence[float], test: str = DEFAULT_TEST, k: int = 5) -> FoldT
         return corrected_t(d, k)
     if test == "plain":
         return plain_t(d)
-    raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}.")
+    raise ParameterError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}.")
 
 
 def sign_flip_p(d: Sequence[float] | np.ndarray, max_exact: int = MAX_EXACT) -> float:
@@ -184,7 +189,10 @@ def sign_flip_p(d: Sequence[float] | np.ndarray, max_exact: int = MAX_EXACT) -> 
     """
     x = np.abs(np.asarray(d, dtype=float))
     if x.ndim != 1 or len(x) == 0 or np.isnan(x).any():
-        raise ValueError("sign_flip_p needs a non-empty 1-D array without NaN.")
+        raise DataError(
+            f"sign_flip_p needs a non-empty 1-D array of differences without NaN, got shape {x.shape}"
+            f"{' with NaN' if x.size and np.isnan(x).any() else ''}; leave out the folds a method lacks first."
+        )
     n = len(x)
     if n > max_exact:
         return math.nan
@@ -217,7 +225,7 @@ def partition_means(d: Sequence[float] | np.ndarray, partitions: Sequence[Any] |
     x = np.asarray(d, dtype=float)
     labels = np.asarray(partitions)
     if x.ndim != 1 or labels.shape != x.shape:
-        raise ValueError(f"one partition label per difference is needed, got {labels.shape} for {x.shape}.")
+        raise DataError(f"one partition label per difference is needed, got {labels.shape} for {x.shape}.")
     return np.array([float(x[labels == lab].mean()) for lab in np.unique(labels)])
 
 
@@ -265,7 +273,7 @@ def power_corrected(delta: float, sd: float, n: int, k: int = 5, alpha: float = 
     0.05
     """
     if n < 2 or sd <= 0 or not math.isfinite(sd):
-        raise ValueError(f"power needs n ≥ 2 folds and a positive finite sd, got n={n}, sd={sd}.")
+        raise ParameterError(f"power needs n ≥ 2 folds and a positive finite sd, got n={n}, sd={sd}.")
     return _power_at(delta / (sd * _ncp_factor(n, k)), n - 1, alpha)
 
 
@@ -286,9 +294,9 @@ def min_detectable_difference(sd: float, n: int, k: int = 5, alpha: float = 0.05
     from scipy import optimize
 
     if not 0 < power < 1 or not 0 < alpha < 1:
-        raise ValueError(f"power and alpha must lie in (0, 1), got power={power}, alpha={alpha}.")
+        raise ParameterError(f"power and alpha must lie in (0, 1), got power={power}, alpha={alpha}.")
     if n < 2 or sd < 0 or not math.isfinite(sd):
-        raise ValueError(f"a detectable difference needs n ≥ 2 folds and a finite sd ≥ 0, got n={n}, sd={sd}.")
+        raise ParameterError(f"a detectable difference needs n ≥ 2 folds and a finite sd ≥ 0, got n={n}, sd={sd}.")
     if sd == 0:
         return 0.0
     # solved on the noncentrality, which does not depend on sd: the same few steps for any scale
@@ -338,7 +346,7 @@ def fold_trend(x: Sequence[float], y: Sequence[float], folds: Sequence[Any], k: 
     codes = {lab: i for i, lab in enumerate(dict.fromkeys(names))}
     xs, ys, labels = np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.array([codes[f] for f in names])
     if not xs.shape == ys.shape == labels.shape or xs.ndim != 1:
-        raise ValueError(f"x, y and folds must be 1-D of one length, got {xs.shape}, {ys.shape} and {labels.shape}.")
+        raise DataError(f"x, y and folds must be 1-D of one length, got {xs.shape}, {ys.shape} and {labels.shape}.")
     rhos, points = [], 0
     for lab in codes.values():
         keep = (labels == lab) & ~(np.isnan(xs) | np.isnan(ys))
@@ -410,10 +418,13 @@ def spearman_exact_test(x: Sequence[float], y: Sequence[float], max_points: int 
     """
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xs.shape != ys.shape or xs.ndim != 1:
-        raise ValueError(f"x and y must be 1-D of the same length, got {xs.shape} and {ys.shape}.")
+        raise DataError(f"x and y must be 1-D of the same length, got {xs.shape} and {ys.shape}.")
     n = len(xs)
     if n > max_points:
-        raise ValueError(f"the exact test enumerates n! orderings; at most {max_points} points, got {n}.")
+        raise DataError(
+            f"the exact test enumerates n! orderings; at most {max_points} points, got {n}: "
+            "average the points into fewer, or raise max_points (n! grows fast)."
+        )
     if n < 2 or np.ptp(xs) == 0 or np.ptp(ys) == 0:
         return n, math.nan, math.nan
     rx, ry = _ranks(xs), _ranks(ys)

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cffair.errors import DataError, ParameterError
 from cffair.experiments.protocol import protocol as _protocol
 from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, performance_metric
@@ -144,7 +145,7 @@ class Rules:
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
-            raise ValueError(f"unknown test {self.test!r}; choose one of {', '.join(TESTS)}.")
+            raise ParameterError(f"Rules: unknown test {self.test!r}; choose one of {', '.join(TESTS)}.")
 
 
 _BOOK_RULES = Rules()
@@ -256,7 +257,8 @@ def paired(
     ``repetitions`` says how many partitions of ``k``-fold cross-validation the pairs come from
     (the corrected test uses n = all pairs and test/train = 1/(k − 1)); ``partitions`` (one label
     per pair: its repetition) lets the sign-flip p read the partition means, which it needs from two
-    partitions on. A pair with a missing value (NaN) is left out. Raises ``ValueError`` for no pair.
+    partitions on. A pair with a missing value (NaN) is left out. Raises :class:`~cffair.errors.DataError`
+    (a ``ValueError``) for no pair.
 
     >>> paired([0.70, 0.71, 0.69, 0.72, 0.70], [0.65, 0.66, 0.66, 0.67, 0.64], larger=True).verdict
     'holds'
@@ -266,12 +268,18 @@ def paired(
     test = test or current_rules().test
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.shape != y.shape:
-        raise ValueError(f"paired values need the same number of folds, got {x.shape} and {y.shape}.")
+        raise DataError(
+            f"paired values need one value per fold on both sides, got shapes {x.shape} and {y.shape}; "
+            "pair them by fold first (paired_series does)."
+        )
     keep = ~(np.isnan(x) | np.isnan(y))
     d = x[keep] - y[keep]
     n = len(d)
     if n == 0:
-        raise ValueError("no fold has both values.")
+        raise DataError(
+            f"no fold has both values (none of the {len(x)} pairs is free of NaN): the two sides share no "
+            "completed fold; compute the missing folds or compare other methods."
+        )
     mean = float(d.mean())
     if n == 1:
         verdict = INCONCLUSIVE if mean == 0 else (HOLDS if (mean > 0) == larger else FAILS)
@@ -283,7 +291,7 @@ def paired(
     else:
         verdict = HOLDS if (mean > 0) == larger else FAILS
     if partitions is not None and len(partitions) != len(x):
-        raise ValueError(f"one partition label per pair is needed, got {len(partitions)} for {len(x)} pairs.")
+        raise DataError(f"one partition label per pair is needed, got {len(partitions)} for {len(x)} pairs.")
     labels = np.asarray(partitions)[keep] if partitions is not None else np.zeros(n, dtype=int)
     if partitions is not None:
         repetitions = len(np.unique(labels))
@@ -561,7 +569,10 @@ def paired_series(x: pd.Series, y: pd.Series, *, larger: bool) -> Paired:
     """:func:`paired` of two per-fold series indexed by ``(repeat, fold)``, on the folds both have."""
     folds = sorted(set(x.index) & set(y.index))
     if not folds:
-        raise ValueError("no fold has both values.")
+        raise DataError(
+            f"no fold has both values: the two series share no (repeat, fold) index ({len(x)} and {len(y)} "
+            "folds); compute the missing folds or compare other methods."
+        )
     parts = [f[0] if isinstance(f, tuple) else 0 for f in folds]
     return paired(
         x.loc[folds].to_numpy(), y.loc[folds].to_numpy(), larger=larger, repetitions=len(set(parts)), partitions=parts

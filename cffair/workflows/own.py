@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from cffair import datasets as D
-from cffair.errors import CffairWarning
+from cffair.errors import CffairWarning, RunError
 from cffair.experiments import registry
 from cffair.experiments.config import ConfigError, ExperimentConfig
 from cffair.experiments.store import ResultsStore
@@ -518,6 +518,9 @@ def run(
 
     Returns:
         An :class:`OwnRun` with the records, the report's path and the wall time per stage.
+
+    Raises:
+        RunError: (a ``RuntimeError``) the grid left no readable record of some configurations; the rest: :func:`plan`.
     """
     from cffair.experiments.pipeline.counterfactuals import prepare_counterfactuals
     from cffair.reporting.report import write_report
@@ -610,7 +613,11 @@ def run(
         found_records = [store.get(c) for c in cfgs]
         missing = [c.key for c, r in zip(cfgs, found_records, strict=True) if r is None]
         if missing:
-            raise RuntimeError(f"the grid finished without records for {missing[:5]}; see the errors above.")
+            raise RunError(
+                f"the grid finished, but the results folder {out_dir} holds no readable record for {len(missing)} "
+                f"of its {len(cfgs)} configurations ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}): "
+                "a record was removed or damaged while it ran; run the same command again to compute the missing ones."
+            )
         records = [r for r in found_records if r is not None]
         t0 = time.perf_counter()
         report = write_report(out_dir / "report.html", records, ds, info)

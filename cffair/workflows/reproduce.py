@@ -32,6 +32,7 @@ import pandas as pd
 
 from cffair._support.io import ensure_dir, write_text_atomic
 from cffair._support.utils import project_root, write_json_atomic
+from cffair.errors import OptionError, ParameterError, RunError
 from cffair.experiments import registry
 from cffair.experiments.config import DATASETS, ExperimentConfig, Mode
 from cffair.experiments.fingerprint import diff, package_versions
@@ -166,6 +167,37 @@ def _restamp_if_same(store: ResultsStore, cfg: ExperimentConfig, known: Mapping[
         store.restamp(rec, new)
 
 
+_NO_DASK = (
+    "backend 'dask' needs the optional extra cluster, which is not installed: pip install 'cffair[cluster]', "
+    "or choose a local backend (loky, the default)."
+)
+
+
+def _grid_backend(jobs: int, backend: str | None, cluster: Any) -> str:
+    """The backend a grid runs on (``backend``, else ``$CFFAIR_BACKEND``, else ``loky``), with ``jobs``
+    and ``cluster`` checked against it, so that a mistake stops a run before any work.
+
+    Raises:
+        ParameterError: ``jobs`` below 1.
+        ConfigError: (a ``ValueError``) an unknown backend (:func:`cffair.experiments.scheduler.check_backend`).
+        OptionError: a ``cluster`` with a backend other than ``dask``.
+        RunError: (a ``RuntimeError``) ``dask`` without the ``cluster`` extra installed.
+    """
+    from cffair.experiments.scheduler import check_backend
+
+    if jobs < 1:
+        raise ParameterError(f"jobs (worker processes) must be at least 1, got {jobs!r}.")
+    name = check_backend(backend or os.environ.get("CFFAIR_BACKEND") or "loky")
+    if cluster is not None and name != "dask":
+        raise OptionError(f"a SLURM cluster runs through the dask backend, not {name!r}; pass backend='dask'.")
+    if name == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError as exc:
+            raise RunError(_NO_DASK) from exc
+    return name
+
+
 def run_grid(
     cfgs: Sequence[ExperimentConfig],
     store: ResultsStore | None = None,
@@ -200,13 +232,20 @@ def run_grid(
             ``"cuda"``; default :func:`~cffair._support.devices.current_device` (``"cpu"`` unless set); with several accelerators, task ``k`` gets ``cuda:(k mod count)``, one
             device per task. Checked before any work; it enters no fingerprint.
         on_stored: called in this process after each task with the number of records it stored.
+
+    Raises:
+        ParameterError: ``jobs`` below 1.
+        ConfigError: an unknown ``backend`` (or ``$CFFAIR_BACKEND``).
+        OptionError: a ``cluster`` with a backend other than ``dask``.
+        RunError: the ``dask`` backend without the ``cluster`` extra installed.
+
+    These are checked before any record is read or moved.
     """
     from tqdm.auto import tqdm
 
     from cffair.experiments import scheduler
 
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}.")
+    backend = _grid_backend(jobs, backend, cluster)
     from cffair._support.devices import current_device, task_devices
 
     store = store or ResultsStore()
@@ -221,9 +260,6 @@ def run_grid(
         elif known_inputs and runner is None:
             _restamp_if_same(store, c, known_inputs.get(c.dataset, {}))
     tasks = task_graph(pending, split=runner is None)  # a runner of its own takes whole groups
-    backend = backend or os.environ.get("CFFAIR_BACKEND") or "loky"
-    if cluster is not None and backend != "dask":
-        raise ValueError(f"a SLURM cluster runs through the dask backend, not {backend!r}; pass backend='dask'.")
     client = _dask_client(jobs, cluster) if backend == "dask" else None
     devices = task_devices(device or current_device(), len(tasks))  # checked here, before any worker starts
     device_of = {t.id: d for t, d in zip(tasks, devices)}  # one device per task
@@ -269,7 +305,7 @@ def _dask_client(jobs: int, cluster: Any = None) -> Any:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
-        raise RuntimeError("backend 'dask' needs the optional extra: pip install 'cffair[cluster]'") from exc
+        raise RunError(_NO_DASK) from exc
     if cluster is not None:  # a SlurmConfig: one SLURM job per worker
         from cffair.experiments.cluster import slurm_cluster
 
@@ -543,6 +579,7 @@ def reproduce(
     from cffair.experiments.pipeline import prepare_inputs
 
     resolve_device(device)  # a missing accelerator stops here, before any work
+    _grid_backend(jobs, backend, cluster)  # so do jobs < 1, an unknown backend and a missing extra
 
     results_dir = Path(results_dir or results_root() / mode)
     cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work

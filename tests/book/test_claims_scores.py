@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import cffair_book as book
+from cffair.errors import ParameterError
 from cffair.reporting import scores as SC
 from cffair.reporting import verdicts as V
 from cffair_book import dependence as dep
@@ -60,7 +61,7 @@ def test_the_flip_rate_replaces_the_worst_subgroup_too_never_a_cf_mse_relabelled
     assert m["worst_subgroup"] == GROUPS[1] and m["cf_mse_by_subgroup"][GROUPS[0]] == pytest.approx(0.15)
     assert SC.score_records(records(), "cf_mse") == records()
     assert SC.score_records(records(calibrated=False), "calibrated_cf_mse") == []  # no record has it
-    with pytest.raises(ValueError, match="unknown score"):
+    with pytest.raises(ParameterError, match="unknown score 'cf_auc'; the scores are"):
         SC.score_records(records(), "cf_auc")
 
 

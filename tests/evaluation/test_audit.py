@@ -23,7 +23,7 @@ from skops.io import dump, get_untrusted_types
 from cffair.causal import CounterfactualSet
 from cffair.cli import main
 from cffair.datasets import DatasetSpec, prepare
-from cffair.errors import CounterfactualError, DataError
+from cffair.errors import CounterfactualError, DataError, OptionError, ParameterError
 from cffair.evaluation.audit import audit, audit_scores, by_subgroup
 
 SPEC = {**toy_estimator.SPEC, "subgroups": ["s"]}  # the estimator tests' toy model, with its subgroups
@@ -139,8 +139,22 @@ def test_predictions_of_the_wrong_shape_or_not_finite_are_refused() -> None:
         audit_scores(np.full(50, np.nan), np.zeros(50), cfs, (frame, spec), n_boot=0)
     with pytest.raises(DataError, match="one number per row"):
         audit(lambda rows: np.zeros((len(rows), 3)), (frame, spec), twins=cfs, n_boot=0)
-    with pytest.raises(ValueError, match="n_boot"):
+    with pytest.raises(ParameterError, match=r"n_boot must be a whole number ≥ 0 \(0: no intervals\), got -1"):
         audit(only_b, (frame, spec), twins=cfs, n_boot=-1)
+
+
+def test_bad_audit_settings_are_parameter_and_option_errors_before_any_prediction() -> None:
+    frame, spec, cfs = toy(50)
+
+    def never(rows: pd.DataFrame) -> np.ndarray:
+        raise AssertionError("predict was called before the settings were checked")
+
+    with pytest.raises(ParameterError, match=r"ci must be two quantiles .* got \(0.9, 0.1\)"):
+        audit(never, (frame, spec), twins=cfs, ci=(0.9, 0.1))
+    with pytest.raises(ParameterError, match="bootstrap must be 'rows' .* or 'pairs', got 'folds'"):
+        audit(never, (frame, spec), twins=cfs, n_boot=0, bootstrap="folds")
+    with pytest.raises(OptionError, match="audit was given twins, training: each is a source of the twins"):
+        audit(never, (frame, spec), twins=cfs, training=frame, n_boot=0)
 
 
 # ----------------------------------------------------------------------------- the twins' flow
@@ -183,7 +197,7 @@ def test_the_audit_fit_and_the_library_fit_are_two_cache_entries(tmp_path, fits)
     assert len(fits) == 2  # the audit's own fit
     cfg = audit_flow_config({"epochs": 3})
     assert {k: cfg.to_dict()[k] for k in AUDIT_FLOW} == AUDIT_FLOW and cfg.epochs == 3
-    with pytest.raises(ValueError, match="flow_fit must be 'audit'"):
+    with pytest.raises(ParameterError, match="flow_fit must be 'audit'"):
         audit(only_b, (frame, spec), flow_fit="fast", cache_dir=tmp_path, n_boot=0)
 
 

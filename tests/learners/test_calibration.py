@@ -16,7 +16,7 @@ import torch
 import toy_estimator
 
 from cffair._support.integrity import seal
-from cffair.errors import ArtefactError, DataError
+from cffair.errors import ArtefactError, DataError, ParameterError
 from cffair.learners.calibration import Calibration, calibrated_fit, fit_calibration
 from cffair.learners.estimator import CounterfactualFairClassifier
 from cffair.learners.model import load_model, save_model
@@ -75,6 +75,8 @@ def test_maps_round_trip_and_bad_ones_are_refused() -> None:
             Calibration.from_dict(bad)
     with pytest.raises(DataError, match="both classes"):
         fit_calibration([0.2, 0.4], [1, 1])
+    with pytest.raises(ParameterError, match="method must be one of 'sigmoid', 'isotonic', got 'platt'"):
+        fit_calibration([0.2, 0.4], [0, 1], "platt")
 
 
 # ----------------------------------------------------------------------------- in a model file

@@ -102,6 +102,10 @@ def test_options_and_data_are_checked_in_fit() -> None:
         CounterfactualFairClassifier(SPEC, setting="acc_cf_cke").fit(X, y)
     with pytest.raises(ValueError, match=r"lr must be a number in \(0, 1\]"):
         CounterfactualFairClassifier(SPEC, lr=1e6).fit(X, y)
+    with pytest.raises(
+        ParameterError, match="counterfactuals must be 'flow' .* or a callable rows -> twins, got 'gan'"
+    ):
+        CounterfactualFairClassifier(SPEC, counterfactuals="gan").fit(X, y)
     with pytest.raises(SpecError, match="CounterfactualFairRegressor"):
         CounterfactualFairClassifier({**SPEC, "target_kind": "score"}).fit(X, score)
     with pytest.raises(DataError, match="exactly two classes"):

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import rankdata
 
+from cffair.errors import DataError
 from cffair.reporting import stats as S
 from cffair.reporting import verdicts as V
 
@@ -96,7 +97,7 @@ def test_spearman_at_eight_and_nine_points_counts_every_ordering():
     assert V.spearman_exact(range(9), range(9, 0, -1)) == V.Trend(9, -1.0, 2 / math.factorial(9))
     flat = V.spearman_exact([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 0, 0, 0, 0, 0, 0, 0, 1])
     assert flat.rho == pytest.approx(0.0, abs=1e-12) and flat.p == 1.0
-    with pytest.raises(ValueError, match="at most 9 points"):
+    with pytest.raises(DataError, match="at most 9 points, got 10: average the points into fewer"):
         V.spearman_exact(range(10), range(10))
 
 

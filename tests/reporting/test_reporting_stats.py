@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from cffair.errors import DataError, ParameterError
 from cffair.reporting import stats as S
 
 A = np.array([0.70, 0.71, 0.69, 0.72, 0.70])
@@ -36,7 +37,7 @@ def test_corrected_t_by_hand_for_one_and_three_repetitions_of_five_folds():
     r15 = S.corrected_t(d15, k=5, repetitions=3)
     t15 = d15.mean() / math.sqrt((1 / 15 + 1 / 4) * d15.var(ddof=1))
     assert r15.t == pytest.approx(t15) and r15.df == 14 and r15.p == pytest.approx(2 * sps.t.sf(abs(t15), 14))
-    with pytest.raises(ValueError, match="give 15 differences"):
+    with pytest.raises(DataError, match="give 15 differences, got 5; pass the repetitions and k"):
         S.corrected_t(d, k=5, repetitions=3)
     # 10 folds: test/train = 1/9
     assert S.holdout_ratio(10) == pytest.approx(1 / 9) and S.holdout_ratio(5) == 0.25
@@ -55,12 +56,20 @@ def test_the_correction_only_ever_widens_the_interval():
 def test_degenerate_differences():
     assert S.plain_t([0.0, 0.0, 0.0]).p == 1.0
     assert S.corrected_t([0.5, 0.5, 0.5]).p == 0.0 and S.corrected_t([0.5, 0.5, 0.5]).t == math.inf  # no spread: exact
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(DataError, match="at least 2 per-fold differences, got 1"):
         S.plain_t([0.1])
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(DataError, match="contain NaN; leave out the folds a method lacks"):
         S.corrected_t([0.1, math.nan])
-    with pytest.raises(ValueError, match="unknown test"):
+    with pytest.raises(DataError, match=r"must be 1-D \(one number per fold\), got shape \(2, 2\)"):
+        S.plain_t([[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(ParameterError, match="unknown test 'wilcoxon'; choose one of"):
         S.fold_test([0.1, 0.2], "wilcoxon")
+    with pytest.raises(ParameterError, match=r"needs k ≥ 2 folds, got k=1"):
+        S.corrected_t([0.1, 0.2], k=1)
+    with pytest.raises(ParameterError, match=r"power and alpha must lie in \(0, 1\), got power=1"):
+        S.min_detectable_difference(1.0, 15, power=1)
+    with pytest.raises(DataError, match=r"got shape \(2,\) with NaN"):
+        S.sign_flip_p([0.1, math.nan])
 
 
 def _sign_flip_by_enumeration(d):

@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from cffair.errors import DataError, ParameterError
 from cffair.reporting import stats as S
 from cffair.reporting import verdicts as V
 
@@ -35,8 +37,21 @@ def test_a_comparison_over_three_partitions_prints_the_partition_sign_flip_and_o
     assert r.repetitions == 3 and r.p_sign == 0.25 and "sign-flip over 3 partitions 0.250" in V.p_text(r)
     one = V.paired(a[:5], b[:5], larger=True)
     assert math.isnan(one.p_sign) and "sign-flip" not in V.p_text(one)
-    with pytest.raises(ValueError, match="partition label per pair"):
+    with pytest.raises(DataError, match="partition label per pair is needed, got 2 for 15 pairs"):
         V.paired(a, b, larger=True, partitions=[0, 1])
+
+
+def test_values_that_cannot_be_paired_are_data_errors_that_say_why():
+    with pytest.raises(DataError, match=r"one value per fold on both sides, got shapes \(5,\) and \(4,\)"):
+        V.paired(np.ones(5), np.ones(4), larger=True)
+    with pytest.raises(DataError, match="none of the 3 pairs is free of NaN.*share no completed fold"):
+        V.paired([0.7, math.nan, 0.6], [math.nan, 0.5, math.nan], larger=True)
+    x = pd.Series([0.7, 0.71], index=pd.MultiIndex.from_tuples([(0, 0), (0, 1)]))
+    y = pd.Series([0.6, 0.61], index=pd.MultiIndex.from_tuples([(1, 0), (1, 1)]))
+    with pytest.raises(DataError, match=r"share no \(repeat, fold\) index \(2 and 2 folds\)"):
+        V.paired_series(x, y, larger=True)
+    with pytest.raises(ParameterError, match="Rules: unknown test 'exact'"):
+        V.Rules(test="exact")
 
 
 # ---------------------------------------------------------------------------- minimum detectable difference

@@ -12,6 +12,7 @@ naming what changed.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -437,12 +438,14 @@ def test_a_crafted_or_tampered_results_record_is_refused(tmp_path):
     raw = src.read_bytes()
     _validate(raw, src)  # the committed record is valid
     marker = tmp_path / "ran"
-    with pytest.raises(ValueError, match="not UTF-8|not JSON"):
+    with pytest.raises(ArtefactError, match="not UTF-8|not JSON"):
         _validate(pickle.dumps(_Evil(marker)), src)
+    with pytest.raises(ArtefactError, match=re.escape(f"its config belongs in {src.name}, not in elsewhere.json")):
+        _validate(raw, src.with_name("elsewhere.json"))
     rec = json.loads(raw)
     key = next(iter(rec["metrics"]))
     rec["metrics"][key] = "tampered"
-    with pytest.raises(ValueError, match="checksum does not match"):
+    with pytest.raises(ArtefactError, match="checksum does not match"):
         _validate(json.dumps(rec).encode(), src)
     assert not marker.exists()
 

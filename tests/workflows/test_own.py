@@ -514,6 +514,40 @@ def test_counterfactuals_only_stops_before_the_grid(
     assert not (tmp_path / "out" / "report.html").exists() and not list((tmp_path / "out" / "records").glob("*.json"))
 
 
+def test_own_run_names_the_configurations_the_grid_left_without_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grid that returns without storing (as when its records are removed while it runs)."""
+    from cffair.errors import RunError
+
+    csv, spec = write_synthetic(tmp_path / "data", rows=200)
+    monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(registry.ENV_VAR, raising=False)
+    monkeypatch.setattr(registry, "_LOCAL", {})
+    monkeypatch.setattr(
+        "cffair.experiments.pipeline.counterfactuals.prepare_counterfactuals", lambda *a, **k: {"synth": "0" * 64}
+    )
+    monkeypatch.setattr("cffair.workflows.reproduce.run_grid", lambda *a, **k: pd.DataFrame())
+    with pytest.raises(RunError, match=r"holds no readable record for 4 of its 4 configurations") as caught:
+        own.run(
+            csv,
+            spec,
+            settings=["acc"],
+            baselines=["unaware"],
+            folds=2,
+            quick=True,
+            out=tmp_path / "out",
+            progress=False,
+        )
+    assert isinstance(caught.value, RuntimeError)
+    message = str(caught.value)
+    assert str(tmp_path / "out") in message and "run the same command again" in message
+    keys = [
+        c.key for c in own.plan(csv, spec, settings=["acc"], baselines=["unaware"], folds=2, quick=True)[0].configs()
+    ]
+    assert all(k in message for k in keys), message
+
+
 def test_api_default_settings_leave_out_cke_without_immutable_features(tmp_path: Path, no_work: None) -> None:
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
     spec.write_text(SPEC.replace("immutable: [age, edu]", "immutable: []"))
