@@ -15,6 +15,8 @@ measures how much, on the records the claims compare:
   runs on the other kind. The subprocess is given nothing of the reference store; it reports the kernels
   it actually ran (:func:`effective_kernels`), and a run whose PyTorch did not take the forced kind is
   refused.
+* **the control**: the same run on this CPU's own kernels (nothing forced): it must give the reference's
+  numbers to the bit, or a difference of the other kind would not be the CPU's (``--no-control`` skips it).
 * **the comparison** (:func:`compare`): per config, each metric of :data:`METRICS` there and in the
   reference store (``--reference``, default the checkout's ``results/full``): absolute and relative
   differences. The two records must have equal fingerprints apart from the *content* of their inputs
@@ -36,8 +38,8 @@ Writes ``benchmarks/results/cpu_kind.json`` atomically: this machine
 the spreads, the summary ratios, and the wall and CPU seconds of the run on the other kind.
 
 Run: ``python benchmarks/bench_cpu_kind.py [--reference results/full] [--dataset compas]
-[--settings ltn_acc ltn_acc_cf ltn_acc_cf_sg] [--folds 0 1 2 3 4] [--kind avx2]`` (about 5 minutes for
-COMPAS's 5 folds on one core).
+[--settings ltn_acc ltn_acc_cf ltn_acc_cf_sg] [--folds 0 1 2 3 4] [--kind avx2] [--no-control]`` (90 s for
+COMPAS folds 0-1 with the control, on two shared cores; most of it fits the three flows, once per run).
 """
 
 from __future__ import annotations
