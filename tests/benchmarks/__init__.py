@@ -1,0 +1,1 @@
+"""The tests of the benchmarks' own helpers (see the conftest.py beside this file)."""
