@@ -19,6 +19,15 @@ the checkout in editable mode. The notebooks import it as::
 from __future__ import annotations
 
 from cffair_book import basis, layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
+from cffair_book.baseline_gap import (
+    BASELINE_NAMES,
+    FACTOR_WORDS,
+    baseline_gap_finding,
+    baseline_gap_frame,
+    baseline_gap_path,
+    baseline_gap_table,
+    load_baseline_gap,
+)
 from cffair_book.beyond import (
     ADAPTIVE_VARIANTS,
     INTERSECTION_VARIANTS,
@@ -152,6 +161,13 @@ from cffair_book.why import (
 )
 
 __all__ = [
+    "BASELINE_NAMES",
+    "FACTOR_WORDS",
+    "baseline_gap_finding",
+    "baseline_gap_frame",
+    "baseline_gap_path",
+    "baseline_gap_table",
+    "load_baseline_gap",
     "critical_path_summary",
     "ltn_epoch_frame",
     "projection_frame",

@@ -58,6 +58,7 @@ BOOK_LAYERS = {
     "why": 1,
     "beyond": 1,
     "gan_study": 1,
+    "baseline_gap": 1,
     "registry": 1,
     "pages": 2,
     "course": 3,
@@ -212,6 +213,7 @@ def test_the_book_package_reexports_its_modules_public_names():
         "reproduction",
         "dependence",
         "gan_study",
+        "baseline_gap",
         "score_claims",
         "directions",
     ):

@@ -1,0 +1,164 @@
+"""The baseline gap study (issue #44 item 6): a baseline moved towards the paper's setting step by step.
+
+* :func:`gap_table` on hand-made rows with a known answer: ours 0.01, the paper 0.1, a step
+  reaching 10^-1.5 ≈ 0.0316 closes half the log gap; a step that changes nothing closes 0 %.
+* :func:`run_gap_study` on a small synthetic fold: its first step is the grid runner's own model
+  (the same CF-MSE as :func:`cffair.experiments.pipeline.cnf.run`), its steps are cumulative, a
+  step without changes reuses the model (and closes 0 %), a ruler step reads the evaluation's ruler.
+* the runner writes a file whose rows, steps and provenance read back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cffair.causal import synthetic
+from cffair.causal.cfset import CounterfactualSet
+from cffair.errors import ConfigError, DataError
+from cffair.experiments import ExperimentConfig, baseline_gap
+from cffair.experiments.baseline_gap import GapStep, default_steps, gap_table, run_gap_study
+from cffair.experiments.pipeline.fold import FoldData
+
+
+def _row(step: str, index: int, cf_mse: float, fold: int = 0, accuracy: float = 0.7) -> dict:
+    return {
+        "step": step,
+        "index": index,
+        "factor": step,
+        "ruler": "paper",
+        "fold": fold,
+        "cf_mse": cf_mse,
+        "accuracy": accuracy,
+        "cpu_s": 1.0,
+    }
+
+
+# ---------------------------------------------------------------------------- gap_table: known answers
+def test_a_step_at_the_geometric_midpoint_closes_half_the_log_gap():
+    rows = [_row("ours", 0, 0.01), _row("half", 1, 10**-1.5), _row("paper", 2, 0.1)]
+    t = gap_table(rows, paper=0.1)
+    assert t["step"].tolist() == ["ours", "half", "paper"]
+    assert t["share_closed"].tolist() == pytest.approx([0.0, 0.5, 0.5])
+    assert t["cumulative_share"].tolist() == pytest.approx([0.0, 0.5, 1.0])
+    assert t.loc[1, "cf_mse"] == pytest.approx(0.0316, abs=1e-4)
+
+
+def test_a_step_that_changes_nothing_closes_nothing_and_one_that_moves_away_widens_the_gap():
+    rows = [_row("ours", 0, 0.01), _row("same", 1, 0.01), _row("away", 2, 0.001)]
+    t = gap_table(rows, paper=0.1)
+    assert t["share_closed"].tolist() == pytest.approx([0.0, 0.0, -1.0])
+
+
+def test_the_table_averages_folds_with_their_sd_and_sums_cpu():
+    rows = [_row("ours", 0, 0.01, fold=0, accuracy=0.6), _row("ours", 0, 0.03, fold=1, accuracy=0.8)]
+    rows += [_row("next", 1, 0.02, fold=0), _row("next", 1, 0.02, fold=1)]
+    t = gap_table(rows, paper=0.2)
+    assert t.loc[0, "cf_mse"] == pytest.approx(0.02)
+    assert t.loc[0, "cf_mse_sd"] == pytest.approx(np.std([0.01, 0.03], ddof=1))
+    assert t.loc[0, "accuracy"] == pytest.approx(0.7)
+    assert t["folds"].tolist() == [2, 2]
+    assert t.loc[0, "cpu_s"] == pytest.approx(2.0)
+    assert t.loc[1, "share_closed"] == pytest.approx(0.0)
+
+
+def test_gap_table_refuses_a_log_of_zero_and_a_missing_gap():
+    with pytest.raises(DataError, match="positive"):
+        gap_table([_row("ours", 0, 0.0)], paper=0.1)
+    with pytest.raises(DataError, match="no gap"):
+        gap_table([_row("ours", 0, 0.1)], paper=0.1)
+    with pytest.raises(DataError, match="no rows"):
+        gap_table([], paper=0.1)
+
+
+# ---------------------------------------------------------------------------- the study on a small synthetic fold
+@pytest.fixture(scope="module")
+def fold() -> FoldData:
+    """A quick-profile fold of a synthetic SCM with its exact twins and an ``independent`` ruler
+    (the exact twins' numeric columns moved a little, so it measures other numbers)."""
+    data = synthetic.load("adult_like", n=600, seed=0)
+    frame, spec = data.frame, data.spec
+    exact = CounterfactualSet.from_frames(frame, data.sensitive_twins, spec, spec.sensitive)
+    moved = exact.frame.copy()
+    numeric = [c for c in spec.features if c != spec.sensitive and moved[c].dtype.kind == "f"]
+    assert numeric
+    moved[numeric] = moved[numeric] + np.random.default_rng(3).normal(0, 0.5, size=(len(moved), len(numeric)))
+    other = CounterfactualSet(moved, exact.meta)
+    cfg = ExperimentConfig("compas", 0, "cnf", profile="quick")
+    rng = np.random.default_rng(0)
+    train = np.sort(rng.permutation(len(frame))[:400])
+    test = np.setdiff1d(np.arange(len(frame)), train)
+    return FoldData(cfg, frame, spec, train, test, exact, {"paper": exact, "independent": other})
+
+
+STEPS = [
+    GapStep("start", "start", "paper"),
+    GapStep("ruler", "ruler", "independent"),
+    GapStep("lr", "learning rate", None, {"lr": 0.1}),
+    GapStep("nothing", "none"),
+]
+
+
+def test_the_study_starts_from_the_grid_runner_and_moves_cumulatively(fold):
+    from cffair.experiments.pipeline import cnf
+
+    rows = run_gap_study("compas", "cnf", [0], STEPS, profile="quick", fold_data=lambda k: fold)
+    grid_metrics, _, _ = cnf.run(fold.config, fold)
+    assert rows[0]["cf_mse"] == pytest.approx(grid_metrics["cf_mse"], rel=1e-6)  # the grid's own model
+    assert rows[0]["accuracy"] == pytest.approx(grid_metrics["accuracy"])
+    # the ruler step reuses the model and reads the independent ruler of the same evaluation
+    assert rows[1]["reused"] and rows[1]["ruler"] == "independent"
+    assert rows[1]["cf_mse"] == rows[1]["cf_mse_rulers"]["independent"] != rows[0]["cf_mse"]
+    assert rows[1]["accuracy"] == rows[0]["accuracy"]
+    # the learning-rate step retrains, keeps the ruler; the last step keeps the change and the model
+    assert not rows[2]["reused"] and rows[2]["ruler"] == "independent" and rows[2]["changes"] == {"lr": 0.1}
+    assert rows[2]["cf_mse"] != rows[1]["cf_mse"]
+    assert rows[3]["reused"] and rows[3]["changes"] == {"lr": 0.1} and rows[3]["cf_mse"] == rows[2]["cf_mse"]
+    t = gap_table(rows, paper=10 * rows[0]["cf_mse"])
+    assert t.loc[3, "share_closed"] == 0.0
+    assert t.loc[3, "cumulative_share"] == pytest.approx(math.log(rows[3]["cf_mse"] / rows[0]["cf_mse"]) / math.log(10))
+
+
+def test_a_step_that_changes_a_field_the_config_has_not_is_refused(fold):
+    bad = [GapStep("start", "start"), GapStep("typo", "x", None, {"learning_rate": 0.1})]
+    with pytest.raises(ConfigError, match="learning_rate"):
+        run_gap_study("compas", "cnf", [0], bad, profile="quick", fold_data=lambda k: fold)
+    with pytest.raises(ConfigError, match="unknown baseline"):
+        run_gap_study("compas", "ltn", [0], STEPS, fold_data=lambda k: fold)
+
+
+def test_default_steps_move_only_existing_config_fields():
+    from cffair.baselines import DCEVAEConfig, GANConfig, MLPConfig
+
+    for baseline, config in (("gan", GANConfig()), ("dcevae", DCEVAEConfig()), ("cnf", MLPConfig())):
+        changes: dict = {}
+        for step in default_steps(baseline):
+            changes.update(step.changes)
+        baseline_gap._with_changes(config, changes)  # raises on a field the config has not
+    gan = default_steps("gan")
+    assert [s.factor for s in gan] == ["start", "ruler", "release", "training length", "training length"]
+    released = baseline_gap._with_changes(GANConfig(), gan[2].changes)
+    assert released.leak_adversary_grad and released.encoder_sees_counterfactual
+    assert baseline_gap._with_changes(DCEVAEConfig(), {"mlp.lr": 0.1}).mlp.lr == 0.1
+
+
+def test_the_runner_writes_a_file_that_reads_back(fold, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(baseline_gap, "grid_fold", lambda dataset, k, profile: fold)
+    out = tmp_path / "studies" / "gap.json"
+    assert baseline_gap.main(["--baseline", "cnf", "--folds", "0", "--profile", "quick", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    study = data["studies"]["cnf"]
+    assert [s["name"] for s in study["steps"]] == [s.name for s in default_steps("cnf")]
+    assert len(study["rows"]) == len(default_steps("cnf"))
+    assert study["paper_cf_mse"] == pytest.approx(0.072)  # Table 1, COMPAS, CNF
+    assert "the MLP's loss" in study["left_out"]
+    prov = data["provenance"]
+    assert prov["code_version"] and "cffair.baselines.augmented" in prov["modules"]
+    assert all(r["cpu_s"] >= 0 for r in study["rows"])
+    t = gap_table(study["rows"], study["paper_cf_mse"])  # the table from the file
+    assert t["step"].tolist() == [s.name for s in default_steps("cnf")]
+    assert not list(out.parent.glob("*.tmp*"))  # written atomically: no partial file left
