@@ -76,7 +76,7 @@ def folded_warning(text: str) -> str:
     head = rest.split(": ", 1)[0]
     return (
         f"<details><summary><code>{html.escape(kind)}</code>: {html.escape(head)} (open the whole warning)</summary>"
-        f'<pre style="white-space: pre-wrap">{html.escape(text)}</pre></details>'
+        f'<pre class="cffair-warning">{html.escape(text)}</pre></details>'
     )
 
 

@@ -268,18 +268,12 @@ def paired(
     test = test or current_rules().test
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.shape != y.shape:
-        raise DataError(
-            f"paired values need one value per fold on both sides, got shapes {x.shape} and {y.shape}; "
-            "pair them by fold first (paired_series does)."
-        )
+        raise DataError(f"paired values need one value per fold on both sides, got {x.shape} and {y.shape}.")
     keep = ~(np.isnan(x) | np.isnan(y))
     d = x[keep] - y[keep]
     n = len(d)
     if n == 0:
-        raise DataError(
-            f"no fold has both values (none of the {len(x)} pairs is free of NaN): the two sides share no "
-            "completed fold; compute the missing folds or compare other methods."
-        )
+        raise DataError(f"no fold has both values (all {len(x)} pairs have a NaN): compute the missing folds.")
     mean = float(d.mean())
     if n == 1:
         verdict = INCONCLUSIVE if mean == 0 else (HOLDS if (mean > 0) == larger else FAILS)
@@ -570,8 +564,7 @@ def paired_series(x: pd.Series, y: pd.Series, *, larger: bool) -> Paired:
     folds = sorted(set(x.index) & set(y.index))
     if not folds:
         raise DataError(
-            f"no fold has both values: the two series share no (repeat, fold) index ({len(x)} and {len(y)} "
-            "folds); compute the missing folds or compare other methods."
+            f"no fold has both values ({len(x)} and {len(y)} folds, none shared): compute the missing folds."
         )
     parts = [f[0] if isinstance(f, tuple) else 0 for f in folds]
     return paired(
