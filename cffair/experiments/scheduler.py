@@ -44,7 +44,7 @@ class InlineExecutor(Executor):
         return future
 
 
-#: The backends a grid runs on: four local ones (:func:`local_executor`) and ``dask`` (:func:`run_dask`).
+#: The backends a grid runs on: four local ones (``local_executor``) and ``dask`` (:func:`run_dask`).
 BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading", "sequential", "dask")
 
 
