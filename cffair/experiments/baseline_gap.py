@@ -262,11 +262,11 @@ def run_gap_study(
         folds: the fold indices.
         steps: the steps (default :func:`default_steps`); the first is the starting point.
         profile: the grid's profile (``full``; ``quick`` for tests).
-        fold_data: the fold of an index (default :func:`grid_fold`; tests pass small synthetic folds).
+        fold_data: the fold of an index (default ``grid_fold``; tests pass small synthetic folds).
         progress: called with one line per finished step and fold.
 
     Returns:
-        One row per step and fold: ``step``, ``index``, ``factor``, ``ruler``, ``fold``, ``cf_mse``
+        The rows, one per step and fold, with ``step``, ``index``, ``factor``, ``ruler``, ``fold``, ``cf_mse``
         (on the step's ruler), ``cf_mse_rulers`` (every ruler's), ``accuracy`` (the MSE for a score
         target), ``cpu_s`` and ``wall_s`` (training and scoring; 0 training when reused),
         ``reused``, ``changes`` (cumulative).
@@ -348,7 +348,7 @@ def gap_table(rows: Sequence[Mapping[str, Any]], paper: float) -> pd.DataFrame:
         paper: the paper's published CF-MSE of the baseline.
 
     Returns:
-        One row per step in order: ``step``, ``factor``, ``ruler``, ``folds``, ``cf_mse``,
+        The rows, one per step in order, with ``step``, ``factor``, ``ruler``, ``folds``, ``cf_mse``,
         ``cf_mse_sd``, ``accuracy``, ``accuracy_sd``, ``share_closed``, ``cumulative_share``, ``cpu_s``.
 
     Raises:
