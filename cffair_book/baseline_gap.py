@@ -72,12 +72,12 @@ def baseline_gap_frame(data: Mapping[str, Any] | None) -> pd.DataFrame:
     [['gan', 'start', 0.0], ['gan', 'x', 0.5]]
     """
     parts = []
-    for baseline, study in ((data or {}).get("studies") or {}).items():
+    for key, study in ((data or {}).get("studies") or {}).items():
         paper = study.get("paper_cf_mse")
         if paper is None or not study.get("rows"):
             continue
         t = gap_table(study["rows"], float(paper))
-        t.insert(0, "baseline", baseline)
+        t.insert(0, "baseline", study.get("baseline", key.rsplit("/", 1)[-1]))
         t.insert(1, "dataset", study.get("dataset", ""))
         t["paper"] = float(paper)
         parts.append(t)
@@ -105,8 +105,8 @@ def baseline_gap_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLT
             "CF-MSE ± over folds": [_pm(m, s) for m, s in zip(frame["cf_mse"], frame["cf_mse_sd"], strict=True)],
             "CF-MSE, paper": [f"{p:.3f}" for p in frame["paper"]],
             "accuracy": [_pm(m, s, 3) for m, s in zip(frame["accuracy"], frame["accuracy_sd"], strict=True)],
-            "share of the log gap closed": [f"{v:+.0%}" for v in frame["share_closed"]],
-            "closed so far": [f"{v:.0%}" for v in frame["cumulative_share"]],
+            "share of the log gap closed": ["collapsed" if pd.isna(v) else f"{v:+.0%}" for v in frame["share_closed"]],
+            "closed so far": ["–" if pd.isna(v) else f"{v:.0%}" for v in frame["cumulative_share"]],
             "CPU s": [f"{v:.0f}" for v in frame["cpu_s"]],
         },
         index=pd.MultiIndex.from_arrays(
@@ -123,10 +123,19 @@ def baseline_gap_table(frame: pd.DataFrame, caption: str | None = None) -> HTMLT
     return format_table(shown, caption)
 
 
+def _usable(g: pd.DataFrame) -> pd.DataFrame:
+    """The steps of one study whose models did not collapse (all of them in a frame without the screen)."""
+    if "collapsed" not in g:
+        return g
+    return g[g["collapsed"].fillna("") == ""]
+
+
 def baseline_gap_finding(frame: pd.DataFrame) -> str:
-    """Two to four sentences the numbers word: per baseline, how far its last step moved the
-    CF-MSE towards the paper's and which step closed the largest share; then, over two or more
-    baselines, the factor that closed the largest share (or that none closed any). Empty without a study.
+    """Two to four sentences the numbers word: per baseline and dataset, how far its last step that
+    did not collapse moved the CF-MSE towards the paper's and which step closed the largest share,
+    naming any step whose models collapsed (:func:`cffair.experiments.baseline_gap.gap_table` counts
+    no share for it); then, over two or more studies, the factor that closed the largest share (or
+    that none closed any); last, whether the study's models were screened at all. Empty without a study.
 
     >>> f = pd.DataFrame({"baseline": ["gan"] * 3, "dataset": ["compas"] * 3, "step": ["start", "a", "b"],
     ...                   "factor": ["start", "ruler", "release"], "cf_mse": [0.01, 0.011, 0.02],
@@ -139,16 +148,17 @@ def baseline_gap_finding(frame: pd.DataFrame) -> str:
         return ""
     out = []
     best_factor: tuple[float, str, str] | None = None
-    for baseline, g in frame.groupby("baseline", sort=False):
-        g = g.reset_index(drop=True)
+    for (baseline, dataset), whole in frame.groupby(["baseline", "dataset"], sort=False):
+        whole = whole.reset_index(drop=True)
+        g = _usable(whole).reset_index(drop=True)
         name = BASELINE_NAMES.get(str(baseline), str(baseline))
         moves = g.iloc[1:]
         closed = float(g["cumulative_share"].iloc[-1])
         left = "the whole gap" if closed >= 1 else f"{closed:.0%} of the log gap, leaving {1 - closed:.0%} open"
         if closed <= 0:
-            left = "none of the log gap (it widens it)"
+            left = "none of the log gap" + (" (it widens it)" if closed < 0 else "")
         sentence = (
-            f"On {dataset_name(str(g['dataset'].iloc[0]))} the {name}'s CF-MSE goes from {g['cf_mse'].iloc[0]:.4f} "
+            f"On {dataset_name(str(dataset))} the {name}'s CF-MSE goes from {g['cf_mse'].iloc[0]:.4f} "
             f"to {g['cf_mse'].iloc[-1]:.4f} against the paper's {g['paper'].iloc[0]:.3f}: the steps close {left}"
         )
         if len(moves):
@@ -160,6 +170,10 @@ def baseline_gap_finding(frame: pd.DataFrame) -> str:
             )
             if best_factor is None or top["share_closed"] > best_factor[0]:
                 best_factor = (float(top["share_closed"]), str(top["factor"]), name)
+        broken = whole[whole["collapsed"].fillna("") != ""] if "collapsed" in whole else whole.iloc[:0]
+        if len(broken):
+            steps = "; ".join(f"{r['step']} ({r['collapsed']})" for _, r in broken.iterrows())
+            sentence += f". Its models collapsed at {steps}: those steps count no share"
         out.append(sentence + ".")
     if best_factor is not None and len(out) > 1:
         share, factor, name = best_factor
@@ -167,5 +181,10 @@ def baseline_gap_finding(frame: pd.DataFrame) -> str:
             f"Of all the factors the study can set, {_factor(factor)} closes the largest share ({share:.0%}, for the {name})."
             if share > 0
             else "No factor the study can set closes any of the gap."
+        )
+    if "screened" in frame and not frame["screened"].fillna(False).astype(bool).all():
+        out.append(
+            "These runs predate the degenerate-model screen: their models were not checked for collapse "
+            "(a rerun of the study screens every step)."
         )
     return " ".join(out)

@@ -12,7 +12,13 @@ Only knobs that the baselines' config objects expose are moved (:class:`~cffair.
 :class:`~cffair.baselines.dcevae.DCEVAEConfig`, :class:`~cffair.baselines.augmented.MLPConfig`);
 the factors that would need other code are listed in :data:`LEFT_OUT` with the reason.
 
-Runner::
+Every model a step trains passes the degenerate-model screen (:mod:`cffair.evaluation.screen`):
+a model that predicts (nearly) one outcome for everyone is trivially "fair", and a step that
+collapses a baseline would close the gap by breaking it. :func:`gap_table` marks such a step
+``collapsed`` and counts no share for it.
+
+Runner (one file holds every dataset's studies: a run replaces the studies it recomputes and keeps
+the others)::
 
     python -m cffair.experiments.baseline_gap --dataset compas --baseline gan dcevae cnf \\
         --folds 0 1 2 3 4 --out results/full/studies/baseline_gap.json
@@ -21,6 +27,7 @@ Runner::
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import platform
@@ -42,11 +49,13 @@ if TYPE_CHECKING:
 __all__ = [
     "BASELINES",
     "LEFT_OUT",
+    "SCREEN_KEYS",
     "GapStep",
     "default_steps",
     "gap_table",
     "main",
     "run_gap_study",
+    "study_key",
     "study_provenance",
 ]
 
@@ -59,6 +68,13 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "dcevae": ("cffair.baselines.dcevae", "cffair.experiments.pipeline.dcevae"),
     "cnf": ("cffair.baselines.augmented", "cffair.experiments.pipeline.cnf"),
 }
+#: The evaluation's metrics each row keeps for the degenerate-model screen
+#: (:func:`cffair.evaluation.screen.screen_folds` reads them).
+SCREEN_KEYS: tuple[str, ...] = ("accuracy", "mse", "prediction_sd", "positive_rate", "majority_rate", "target_variance")
+
+#: The folders of a results store that its pipeline owns (a study's file may not go there).
+_STORE_OWNED = ("records", "inputs", "stages")
+
 _COMMON_MODULES = ("cffair.experiments.pipeline.fold", "cffair.evaluation.metrics", "cffair.experiments.baseline_gap")
 
 #: The factors of the paper's setting that no config object exposes, so the study leaves them out:
@@ -269,13 +285,17 @@ def run_gap_study(
         The rows, one per step and fold, with ``step``, ``index``, ``factor``, ``ruler``, ``fold``, ``cf_mse``
         (on the step's ruler), ``cf_mse_rulers`` (every ruler's), ``accuracy`` (the MSE for a score
         target), ``cpu_s`` and ``wall_s`` (training and scoring; 0 training when reused),
-        ``reused``, ``changes`` (cumulative).
+        ``reused``, ``changes`` (cumulative), ``screen`` (the metrics of :data:`SCREEN_KEYS` the
+        evaluation gave) and ``collapsed`` (the degenerate-model screen's verdict on this fold's
+        model: ``ok``, or why it is degenerate, :class:`cffair.evaluation.screen.Screen`'s ``kind``).
 
     Raises:
         ConfigError: for an unknown baseline, no folds or steps, or a step that changes a field the
             config has not.
         DataError: for a ruler the fold does not carry.
     """
+    from cffair.evaluation.screen import screen_metrics
+
     _check_baseline(baseline)
     steps = list(default_steps(baseline) if steps is None else steps)
     if not steps or not folds:
@@ -319,6 +339,8 @@ def run_gap_study(
                     "wall_s": round(time.perf_counter() - wall0, 2),
                     "reused": reused,
                     "changes": dict(changes),
+                    "screen": {key: float(metrics[key]) for key in SCREEN_KEYS if key in metrics},
+                    "collapsed": screen_metrics(metrics).kind,
                 }
             )
             prev_config = config
@@ -329,11 +351,16 @@ def run_gap_study(
 
 
 def gap_table(rows: Sequence[Mapping[str, Any]], paper: float) -> pd.DataFrame:
-    """Per step: mean CF-MSE ± sd over folds, accuracy, and the share of the log gap it closes.
+    """Per step: mean CF-MSE ± sd over folds, accuracy, the degenerate-model screen and the share of
+    the log gap it closes.
 
     With ``ours`` the first step's mean CF-MSE, the gap is ``log(paper / ours)``; step ``i``
-    closes ``log(m_i / m_{i-1}) / log(paper / ours)`` of it (negative: it widens the gap) and the
-    steps up to ``i`` together ``log(m_i / ours) / log(paper / ours)``.
+    closes ``log(m_i / m_j) / log(paper / ours)`` of it, ``j`` the last step before it that did not
+    collapse (negative: it widens the gap), and the steps up to ``i`` together
+    ``log(m_i / ours) / log(paper / ours)``. A step whose models collapse
+    (:func:`cffair.evaluation.screen.screen_folds` over its folds: constant or near-constant on a
+    fold, or no better than the majority class on average) gets no share: its CF-MSE is low because
+    it says the same to everyone, not because it is fair.
 
     >>> rows = [{"step": "ours", "index": 0, "factor": "start", "ruler": "paper", "fold": 0, "cf_mse": 0.01,
     ...          "accuracy": 0.7, "cpu_s": 1.0},
@@ -344,16 +371,22 @@ def gap_table(rows: Sequence[Mapping[str, Any]], paper: float) -> pd.DataFrame:
 
     Args:
         rows: the rows of :func:`run_gap_study` (or any with ``step``, ``index``, ``factor``,
-            ``ruler``, ``fold``, ``cf_mse``, ``accuracy``, ``cpu_s``).
+            ``ruler``, ``fold``, ``cf_mse``, ``accuracy``, ``cpu_s``; ``screen`` for the screen).
         paper: the paper's published CF-MSE of the baseline.
 
     Returns:
         The rows, one per step in order, with ``step``, ``factor``, ``ruler``, ``folds``, ``cf_mse``,
-        ``cf_mse_sd``, ``accuracy``, ``accuracy_sd``, ``share_closed``, ``cumulative_share``, ``cpu_s``.
+        ``cf_mse_sd``, ``accuracy``, ``accuracy_sd``, ``screened`` (whether every fold's row carried
+        the screen's metrics: rows written before the screen did not), ``collapsed`` (the screen's
+        reason, empty when the step's models are not degenerate), ``share_closed``,
+        ``cumulative_share`` (both NaN for a collapsed step) and ``cpu_s``.
 
     Raises:
-        DataError: for no rows, a non-positive CF-MSE or paper value, or a paper value equal to ours.
+        DataError: for no rows, a non-positive CF-MSE or paper value, a paper value equal to ours, or
+            a starting step whose models collapsed (there is then no baseline to measure the gap from).
     """
+    from cffair.evaluation.screen import screen_folds
+
     if not rows:
         raise DataError("gap_table: no rows; run run_gap_study first.")
     frame = pd.DataFrame(list(rows))
@@ -368,15 +401,37 @@ def gap_table(rows: Sequence[Mapping[str, Any]], paper: float) -> pd.DataFrame:
         accuracy_sd=("accuracy", "std"),
         cpu_s=("cpu_s", "sum"),
     ).reset_index()
+    screened, collapsed = [], []
+    for _, g in grouped:
+        screens = [r if isinstance(r, Mapping) else None for r in g.get("screen", pd.Series([None] * len(g)))]
+        screened.append(all(m is not None for m in screens))
+        verdict = screen_folds([m for m in screens if m is not None]) if screened[-1] else None
+        collapsed.append(verdict.reason if verdict is not None and verdict.collapsed else "")
+    out["screened"] = screened
+    out["collapsed"] = collapsed
+    if out["collapsed"].iloc[0]:
+        raise DataError(
+            f"gap_table: the starting step's models collapsed ({out['collapsed'].iloc[0]}); there is no working "
+            "baseline to measure the gap from. Look at the baseline's own records before the study."
+        )
     ours = float(out["cf_mse"].iloc[0])
     gap = math.log(paper / ours)
     if gap == 0:
         raise DataError("gap_table: the paper's CF-MSE equals the starting step's; there is no gap to share.")
     logs = np.log(out["cf_mse"].to_numpy(dtype=float))
-    out["cumulative_share"] = (logs - logs[0]) / gap
-    out["share_closed"] = np.diff(logs, prepend=logs[0]) / gap
-    cols = ["step", "factor", "ruler", "folds", "cf_mse", "cf_mse_sd", "accuracy", "accuracy_sd"]
-    return out[[*cols, "share_closed", "cumulative_share", "cpu_s"]]
+    share = np.full(len(out), np.nan)
+    cumulative = np.full(len(out), np.nan)
+    last = logs[0]
+    for i, (value, broken) in enumerate(zip(logs, out["collapsed"], strict=True)):
+        if broken:
+            continue
+        share[i] = (value - last) / gap
+        cumulative[i] = (value - logs[0]) / gap
+        last = value
+    out["share_closed"] = share
+    out["cumulative_share"] = cumulative
+    cols = ["step", "factor", "ruler", "folds", "cf_mse", "cf_mse_sd", "accuracy", "accuracy_sd", "screened"]
+    return out[[*cols, "collapsed", "share_closed", "cumulative_share", "cpu_s"]]
 
 
 def _git_commit() -> str | None:
@@ -423,9 +478,64 @@ def _paper_cf_mse(dataset: str, baseline: str) -> float | None:
         return None
 
 
+def study_key(dataset: str, baseline: str) -> str:
+    """The key of one study in the runner's file: ``"<dataset>/<baseline>"``."""
+    return f"{dataset}/{baseline}"
+
+
+def _store_owned(out: Path) -> str | None:
+    """Why ``out`` may not receive a study (a path a results store's pipeline owns), or ``None``."""
+    for folder in out.parents:
+        if folder.name in _STORE_OWNED and ((folder.parent / "provenance.json").exists() or folder.name == "records"):
+            return f"it lies in {folder}, which the results store's pipeline owns"
+    if out.name == "provenance.json" and (out.parent / "records").is_dir():
+        return f"it is the provenance file of the results store {out.parent}"
+    return None
+
+
+def _other_mode(out: Path, profile: str) -> str | None:
+    """The mode of the results store ``out`` lies in when it is not ``profile`` (a quick study in the full store)."""
+    for folder in out.parents:
+        if folder.name in ("quick", "full") and (folder / "records").is_dir() and folder.name != profile:
+            return folder.name
+    return None
+
+
+def _read_existing(out: Path, profile: str) -> dict[str, Any]:
+    """The studies already in ``out`` (keyed by :func:`study_key`), or ``{}``; refuses another profile's file."""
+    if not out.exists():
+        return {}
+    try:
+        data = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(
+            f"baseline_gap: {out} exists but is not a study file this runner wrote ({exc}); move it away or give "
+            "another --out."
+        ) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("studies"), dict):
+        raise DataError(f"baseline_gap: {out} holds no 'studies'; move it away or give another --out.")
+    if data.get("profile", profile) != profile:
+        raise ConfigError(
+            f"baseline_gap: {out} holds a {data['profile']} study and this run is {profile}; one file holds one "
+            "profile: give another --out."
+        )
+    studies: dict[str, Any] = {}
+    for key, study in data["studies"].items():  # files written before the key named the dataset: "<baseline>"
+        baseline = study.get("baseline", key.rsplit("/", 1)[-1])
+        kept = {"provenance": data.get("provenance"), **study, "baseline": baseline}
+        studies[study_key(str(study.get("dataset", "")), baseline)] = kept
+    return studies
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The runner: run the study for each baseline and write rows, steps, left-out factors,
-    the paper's values and provenance to ``--out`` atomically."""
+    the paper's values and provenance to ``--out`` atomically.
+
+    ``--out`` may already hold other studies (other datasets or baselines): they are kept, and the
+    studies this run computes replace those with the same dataset and baseline. It may not lie in
+    the folders a results store's pipeline owns (``records/``, ``inputs/``, ``stages/``, its
+    ``provenance.json``), nor in the store of the other profile (a quick study in ``results/full``).
+    """
     from cffair._support.utils import torch_cpu_setup, write_json_atomic
 
     parser = argparse.ArgumentParser(prog="python -m cffair.experiments.baseline_gap", description=__doc__)
@@ -433,31 +543,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline", nargs="+", default=["gan"], choices=BASELINES)
     parser.add_argument("--folds", nargs="+", type=int, default=[0])
     parser.add_argument("--profile", default="full", choices=["full", "quick"])
-    parser.add_argument("--out", default="results/full/studies/baseline_gap.json")
+    parser.add_argument("--out", default=None, help="default: results/<profile>/studies/baseline_gap.json")
     args = parser.parse_args(argv)
+    out = Path(args.out or f"results/{args.profile}/studies/baseline_gap.json")
+    if out.suffix != ".json":
+        parser.error(f"--out {out}: give a .json file (the study is written as JSON).")
+    owned = _store_owned(out.resolve())
+    if owned:
+        parser.error(f"--out {out}: {owned}; write the study beside them, e.g. results/{args.profile}/studies/.")
+    mode = _other_mode(out.resolve(), args.profile)
+    if mode:
+        parser.error(f"--out {out}: it lies in the {mode} results store and this study is {args.profile}.")
+    if any(k < 0 for k in args.folds) or len(set(args.folds)) != len(args.folds):
+        parser.error(f"--folds {' '.join(map(str, args.folds))}: give distinct fold indices from 0.")
+    try:
+        studies = _read_existing(out, args.profile)
+    except (ConfigError, DataError) as exc:
+        parser.error(str(exc))
     torch_cpu_setup()
-    studies: dict[str, Any] = {}
+    provenance = study_provenance(args.baseline)
     for b in args.baseline:
         steps = default_steps(b)
         cpu0 = time.process_time()
         rows = run_gap_study(args.dataset, b, args.folds, steps, profile=args.profile, progress=print)
-        studies[b] = {
+        studies[study_key(args.dataset, b)] = {
             "dataset": args.dataset,
+            "baseline": b,
             "folds": list(args.folds),
             "paper_cf_mse": _paper_cf_mse(args.dataset, b),
             "steps": [{**asdict(s), "changes": dict(s.changes)} for s in steps],
             "left_out": LEFT_OUT[b],
             "rows": rows,
             "cpu_s": round(time.process_time() - cpu0, 1),
+            "provenance": provenance,
         }
-    out = {
+    data = {
         "what": "baseline gap study (issue #44 item 6): each baseline moved towards the paper's setting step by step",
         "profile": args.profile,
-        "studies": studies,
-        "provenance": study_provenance(args.baseline),
+        "studies": dict(sorted(studies.items())),
+        "provenance": provenance,
     }
-    write_json_atomic(args.out, out, what="the baseline gap study")
-    print(f"wrote {args.out}")
+    write_json_atomic(out, data, what="the baseline gap study")
+    print(f"wrote {out}")
     return 0
 
 

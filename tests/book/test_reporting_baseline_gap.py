@@ -1,6 +1,7 @@
 """Appendix C's baseline gap section (cffair_book.baseline_gap): a missing study reads as "not run",
-the table has one row per baseline and step, and the finding names the factor that closes the
-largest share of the log gap from the numbers."""
+the table has one row per baseline and step, the finding names the factor that closes the
+largest share of the log gap from the numbers, a step whose models collapsed counts no share and
+is named, and a study run before the screen says so."""
 
 from __future__ import annotations
 
@@ -16,14 +17,24 @@ from cffair_book.baseline_gap import (
     load_baseline_gap,
 )
 
+WORKING = {"accuracy": 0.7, "prediction_sd": 0.2, "positive_rate": 0.4, "majority_rate": 0.55}
+ALL_POSITIVE = {"accuracy": 0.45, "prediction_sd": 0.01, "positive_rate": 1.0, "majority_rate": 0.55}
 
-def _rows(values: list[tuple[str, str, float]]) -> list[dict]:
-    return [
+
+def _rows(values: list[tuple[str, str, float]], screens: dict[str, dict | None] | None = None) -> list[dict]:
+    """Two folds per step; each row screened as a working model unless ``screens`` says otherwise
+    (``None``: a row written before the screen)."""
+    screens = screens or {}
+    rows = [
         {"step": s, "index": i, "factor": f, "ruler": "paper", "fold": k, "cf_mse": v * (1 + 0.01 * k), "accuracy": 0.7,
-         "cpu_s": 2.0}
+         "cpu_s": 2.0, "screen": screens.get(s, WORKING)}
         for i, (s, f, v) in enumerate(values)
         for k in (0, 1)
     ]  # fmt: skip
+    for r in rows:
+        if r["screen"] is None:
+            del r["screen"]
+    return rows
 
 
 def _study(tmp_path: Path) -> Path:
@@ -82,3 +93,31 @@ def test_when_every_step_widens_the_gap_no_factor_is_named(tmp_path: Path) -> No
     text = baseline_gap_finding(baseline_gap_frame(data))
     assert "the steps close none of the log gap (it widens it); no step closes any of it." in text
     assert text.endswith("No factor the study can set closes any of the gap.")
+
+
+def test_a_step_whose_models_collapse_counts_no_share_and_is_named() -> None:
+    values = [("start", "start", 0.01), ("rel", "release", 10**-1.9), ("long", "training length", 10**-1.5)]
+    data = {"studies": {"compas/gan": {"dataset": "compas", "baseline": "gan", "paper_cf_mse": 0.1,
+                                       "rows": _rows(values, {"rel": ALL_POSITIVE})}}}  # fmt: skip
+    frame = baseline_gap_frame(data)
+    assert frame["baseline"].tolist() == ["gan"] * 3  # the key "<dataset>/<baseline>" names the baseline
+    assert frame["collapsed"].tolist()[1].startswith("on fold 0 it gives 100.0% of the rows one decision")
+    # the last step's share is measured from the start, the last step that did not collapse
+    assert frame["share_closed"].tolist()[2] == pytest.approx(0.5, abs=0.005)
+    shown = baseline_gap_table(frame)._repr_html_()
+    assert "collapsed" in shown and "+50%" in shown
+    text = baseline_gap_finding(frame)
+    assert "the largest share, 50%, is closed by the training length (long)" in text
+    assert "Its models collapsed at rel (on fold 0 it gives 100.0% of the rows one decision (positive))" in text
+    assert "predate" not in text
+
+
+def test_a_study_run_before_the_screen_says_its_models_were_not_checked() -> None:
+    values = [("start", "start", 0.01), ("rel", "release", 10**-1.7)]
+    data = {"studies": {"gan": {"dataset": "compas", "paper_cf_mse": 0.1,
+                                "rows": _rows(values, {"start": None, "rel": None})}}}  # fmt: skip
+    frame = baseline_gap_frame(data)
+    assert not frame["screened"].any() and (frame["collapsed"] == "").all()
+    assert baseline_gap_finding(frame).endswith(
+        "their models were not checked for collapse (a rerun of the study screens every step)."
+    )

@@ -5,7 +5,12 @@
 * :func:`run_gap_study` on a small synthetic fold: its first step is the grid runner's own model
   (the same CF-MSE as :func:`cffair.experiments.pipeline.cnf.run`), its steps are cumulative, a
   step without changes reuses the model (and closes 0 %), a ruler step reads the evaluation's ruler.
-* the runner writes a file whose rows, steps and provenance read back.
+* the degenerate-model screen: every row carries the screen's metrics and verdict; a step whose
+  models collapse gets no share, the next step's share is measured from the last working step,
+  and a collapsed starting point is refused.
+* the runner writes a file whose rows, steps and provenance read back; a second run on another
+  dataset keeps the first one's studies; ``--out`` refuses the folders a results store owns, the
+  other profile's store and a file of another profile.
 """
 
 from __future__ import annotations
@@ -75,6 +80,44 @@ def test_gap_table_refuses_a_log_of_zero_and_a_missing_gap():
         gap_table([], paper=0.1)
 
 
+WORKING = {"accuracy": 0.7, "prediction_sd": 0.2, "positive_rate": 0.4, "majority_rate": 0.55}
+CONSTANT = {"accuracy": 0.45, "prediction_sd": 0.0, "positive_rate": 1.0, "majority_rate": 0.55}
+
+
+def test_a_collapsed_step_gets_no_share_and_the_next_is_measured_from_the_last_working_step():
+    rows = [_row("ours", 0, 0.01), _row("broken", 1, 0.001), _row("half", 2, 10**-1.5)]
+    for r, screen in zip(rows, (WORKING, CONSTANT, WORKING), strict=True):
+        r["screen"] = screen
+    t = gap_table(rows, paper=0.1)
+    assert t["screened"].all()
+    assert t["collapsed"].tolist()[0] == t["collapsed"].tolist()[2] == ""
+    assert t["collapsed"].tolist()[1].startswith("on fold 0 its outputs are constant")
+    assert math.isnan(t.loc[1, "share_closed"]) and math.isnan(t.loc[1, "cumulative_share"])
+    assert t.loc[2, "share_closed"] == pytest.approx(0.5)  # from ours, not from the broken 0.001
+    assert t.loc[2, "cumulative_share"] == pytest.approx(0.5)
+
+
+def test_a_step_is_collapsed_when_its_mean_accuracy_is_no_better_than_the_majority_class():
+    low = {**WORKING, "accuracy": 0.54}
+    rows = [_row("ours", 0, 0.01, fold=k) for k in (0, 1)] + [_row("low", 1, 0.02, fold=k) for k in (0, 1)]
+    for r, screen in zip(rows, (WORKING, WORKING, low, {**low, "accuracy": 0.58}), strict=True):
+        r["screen"] = screen
+    t = gap_table(rows, paper=0.1)
+    assert t["collapsed"].tolist()[1] == ""  # one fold below the majority rate, the mean 0.56 above it: noise
+    rows[3]["screen"] = {**low, "accuracy": 0.55}
+    t = gap_table(rows, paper=0.1)
+    assert "mean accuracy 0.545 over 2 folds is at or below the mean majority-class rate 0.550" in t["collapsed"][1]
+
+
+def test_rows_without_the_screen_read_as_unscreened_and_a_collapsed_start_is_refused():
+    t = gap_table([_row("ours", 0, 0.01), _row("next", 1, 0.02)], paper=0.1)
+    assert not t["screened"].any() and (t["collapsed"] == "").all()
+    broken = _row("ours", 0, 0.01)
+    broken["screen"] = CONSTANT
+    with pytest.raises(DataError, match="starting step's models collapsed"):
+        gap_table([broken, _row("next", 1, 0.02)], paper=0.1)
+
+
 # ---------------------------------------------------------------------------- the study on a small synthetic fold
 @pytest.fixture(scope="module")
 def fold() -> FoldData:
@@ -118,6 +161,12 @@ def test_the_study_starts_from_the_grid_runner_and_moves_cumulatively(fold):
     assert not rows[2]["reused"] and rows[2]["ruler"] == "independent" and rows[2]["changes"] == {"lr": 0.1}
     assert rows[2]["cf_mse"] != rows[1]["cf_mse"]
     assert rows[3]["reused"] and rows[3]["changes"] == {"lr": 0.1} and rows[3]["cf_mse"] == rows[2]["cf_mse"]
+    # every row carries the screen's metrics, as the grid runner's evaluation gave them, and its verdict
+    assert rows[0]["screen"]["prediction_sd"] == pytest.approx(grid_metrics["prediction_sd"])
+    assert rows[0]["screen"]["majority_rate"] == pytest.approx(grid_metrics["majority_rate"])
+    from cffair.evaluation.screen import screen_metrics
+
+    assert [r["collapsed"] for r in rows] == [screen_metrics(r["screen"]).kind for r in rows]
     t = gap_table(rows, paper=10 * rows[0]["cf_mse"])
     assert t.loc[3, "share_closed"] == 0.0
     assert t.loc[3, "cumulative_share"] == pytest.approx(math.log(rows[3]["cf_mse"] / rows[0]["cf_mse"]) / math.log(10))
@@ -151,7 +200,7 @@ def test_the_runner_writes_a_file_that_reads_back(fold, tmp_path: Path, monkeypa
     out = tmp_path / "studies" / "gap.json"
     assert baseline_gap.main(["--baseline", "cnf", "--folds", "0", "--profile", "quick", "--out", str(out)]) == 0
     data = json.loads(out.read_text())
-    study = data["studies"]["cnf"]
+    study = data["studies"]["compas/cnf"]
     assert [s["name"] for s in study["steps"]] == [s.name for s in default_steps("cnf")]
     assert len(study["rows"]) == len(default_steps("cnf"))
     assert study["paper_cf_mse"] == pytest.approx(0.072)  # Table 1, COMPAS, CNF
@@ -162,3 +211,50 @@ def test_the_runner_writes_a_file_that_reads_back(fold, tmp_path: Path, monkeypa
     t = gap_table(study["rows"], study["paper_cf_mse"])  # the table from the file
     assert t["step"].tolist() == [s.name for s in default_steps("cnf")]
     assert not list(out.parent.glob("*.tmp*"))  # written atomically: no partial file left
+    assert list(data["studies"]) == ["compas/cnf"] and study["baseline"] == "cnf"
+    assert study["provenance"] == prov and t["screened"].all()
+    # another dataset's run keeps this one's study
+    assert baseline_gap.main(["--dataset", "lawschool", "--baseline", "cnf", "--folds", "0", "--profile", "quick",
+                              "--out", str(out)]) == 0  # fmt: skip
+    both = json.loads(out.read_text())["studies"]
+    assert list(both) == ["compas/cnf", "lawschool/cnf"]
+    assert both["compas/cnf"]["rows"] == study["rows"] and both["lawschool/cnf"]["dataset"] == "lawschool"
+
+
+def test_a_file_written_before_studies_named_their_dataset_is_read_and_kept(tmp_path: Path):
+    out = tmp_path / "gap.json"
+    old = {"profile": "quick", "provenance": {"commit": "abc"},
+           "studies": {"gan": {"dataset": "compas", "paper_cf_mse": 0.1, "rows": [_row("ours", 0, 0.01)]}}}  # fmt: skip
+    out.write_text(json.dumps(old))
+    studies = baseline_gap._read_existing(out, "quick")
+    assert list(studies) == ["compas/gan"]
+    assert studies["compas/gan"]["baseline"] == "gan" and studies["compas/gan"]["provenance"] == {"commit": "abc"}
+    with pytest.raises(ConfigError, match="holds a quick study and this run is full"):
+        baseline_gap._read_existing(out, "full")
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("quick/records/gap.json", "which the results store's pipeline owns"),
+        ("quick/inputs/gap.json", "which the results store's pipeline owns"),
+        ("quick/provenance.json", "the provenance file of the results store"),
+        ("full/studies/gap.json", "it lies in the full results store and this study is quick"),
+        ("quick/studies/gap.txt", "give a .json file"),
+        ("quick/studies/bad.json", "is not a study file this runner wrote"),
+    ],
+)
+def test_the_runner_refuses_an_out_it_must_not_write_before_any_work(
+    tmp_path: Path, capsys, monkeypatch, where, message
+):
+    for mode in ("quick", "full"):
+        (tmp_path / mode / "records").mkdir(parents=True)
+        (tmp_path / mode / "provenance.json").write_text("{}")
+    (tmp_path / "quick" / "studies").mkdir()
+    (tmp_path / "quick" / "studies" / "bad.json").write_text("not json")
+    monkeypatch.setattr(baseline_gap, "run_gap_study", lambda *a, **k: pytest.fail("trained before checking --out"))
+    with pytest.raises(SystemExit) as exit_:
+        baseline_gap.main(["--baseline", "cnf", "--profile", "quick", "--out", str(tmp_path / where)])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+    assert (tmp_path / "quick" / "provenance.json").read_text() == "{}"
