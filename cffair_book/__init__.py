@@ -18,7 +18,7 @@ the checkout in editable mode. The notebooks import it as::
 
 from __future__ import annotations
 
-from cffair_book import basis, layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
+from cffair_book import basis, fidelity, layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
 from cffair_book.baseline_gap import (
     BASELINE_NAMES,
     FACTOR_WORDS,
@@ -293,6 +293,7 @@ __all__ = [
     "saturation_table",
     "NOTEBOOK_PAGES",
     "basis",
+    "fidelity",
     "layout",
     "pages",
     "teaching",

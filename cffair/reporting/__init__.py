@@ -92,6 +92,7 @@ from cffair.reporting.names import (
     performance_metric,
 )
 from cffair.reporting.paper import (
+    PAPER_FOLDS,
     TABLE4_PAPER_SAT,
     paper_tables,
     paper_value,
@@ -127,6 +128,7 @@ from cffair.reporting.stats import (
     sign_flip_p,
 )
 from cffair.reporting.tables import (
+    AGREEMENT_ALPHA,
     HTMLTable,
     compare,
     comparison_table,
@@ -173,6 +175,7 @@ __all__ = [
     "metric_name",
     "performance_metric",
     # paper
+    "PAPER_FOLDS",
     "TABLE4_PAPER_SAT",
     "paper_tables",
     "paper_value",
@@ -203,6 +206,7 @@ __all__ = [
     "spec_frame",
     "subgroup_sizes_frame",
     # tables
+    "AGREEMENT_ALPHA",
     "HTMLTable",
     "compare",
     "comparison_table",

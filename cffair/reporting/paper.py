@@ -15,6 +15,7 @@ import pandas as pd
 from cffair.reporting.names import RESULT_COLUMNS
 
 __all__ = [
+    "PAPER_FOLDS",
     "PAPER_TABLE3_AXIOMS",
     "TABLE4_COLUMNS",
     "TABLE4_PAPER_SAT",
@@ -50,8 +51,14 @@ PAPER_TABLE3_AXIOMS: dict[str, str] = {
 }
 
 
+#: The folds behind each mean and sd of the paper's Tables 1–2 ("averaged results over a 5-fold
+#: cross-validation", section 6); Table 3 reports a single run.
+PAPER_FOLDS = 5
+
+
 def paper_tables() -> pd.DataFrame:
-    """The paper's Tables 1–3 as a long frame with columns :data:`RESULT_COLUMNS`.
+    """The paper's Tables 1–3 as a long frame with columns :data:`RESULT_COLUMNS` and ``n``, the
+    folds behind each mean (:data:`PAPER_FOLDS`; 1 for Table 3).
 
     ``sd`` is NaN for Table 3 (a single run). Keys: tables ``table1``–``table3``; datasets
     ``adult, compas, compas_age, lawschool``; metrics ``accuracy, mse, cf_mse,
@@ -62,7 +69,8 @@ def paper_tables() -> pd.DataFrame:
         frame = pd.read_csv(fh, dtype={"table": str, "dataset": str, "metric": str, "method": str})
     frame["mean"] = frame["mean"].astype("float64")
     frame["sd"] = frame["sd"].astype("float64")
-    return frame[list(RESULT_COLUMNS)]
+    frame["n"] = [1.0 if t == "table3" else float(PAPER_FOLDS) for t in frame["table"]]
+    return frame[[*RESULT_COLUMNS, "n"]]
 
 
 def paper_value(table: str, dataset: str, metric: str, method: str) -> tuple[float, float]:

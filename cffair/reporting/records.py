@@ -52,7 +52,9 @@ def check_results(frame: pd.DataFrame, what: str = "results") -> pd.DataFrame:
     """Validate a long results frame and return a clean copy.
 
     A results frame has the columns :data:`RESULT_COLUMNS` (``sd`` may be missing: it is then
-    NaN) and at most one row per ``(table, dataset, metric, method)``.
+    NaN) and at most one row per ``(table, dataset, metric, method)``; an ``n`` column (the folds
+    behind each mean, which :func:`cffair.reporting.tables.compare` needs for the standard error
+    of a difference) is kept when present.
 
     Raises:
         DataError: naming missing columns or duplicated keys.
@@ -73,11 +75,12 @@ def check_results(frame: pd.DataFrame, what: str = "results") -> pd.DataFrame:
         raise DataError(
             f"{what} have several rows for the same cell, e.g. {first}; aggregate them first (summarise_folds)."
         )
-    out = frame[list(RESULT_COLUMNS)].copy()
+    columns = [*RESULT_COLUMNS, *(["n"] if "n" in frame.columns else [])]
+    out = frame[columns].copy()
     for c in keys:
         out[c] = out[c].astype(str)
-    out["mean"] = pd.to_numeric(out["mean"]).astype("float64")
-    out["sd"] = pd.to_numeric(out["sd"]).astype("float64")
+    for c in ("mean", "sd", *columns[len(RESULT_COLUMNS) :]):
+        out[c] = pd.to_numeric(out[c]).astype("float64")
     return out.reset_index(drop=True)
 
 
@@ -100,7 +103,8 @@ def summarise_folds(
             not say which it used).
 
     Returns:
-        A frame with the columns :data:`RESULT_COLUMNS`; ``sd`` is NaN for a single run.
+        A frame with the columns :data:`RESULT_COLUMNS` and ``n`` (the folds behind each mean);
+        ``sd`` is NaN for a single run.
     """
     by = list(by)
     missing = [c for c in [*by, *metrics] if c not in records.columns]
@@ -115,7 +119,7 @@ def summarise_folds(
         if table is None:
             raise DataError("records have no 'table' column; pass table='table1' (or the table they belong to).")
         out["table"] = table
-    return check_results(out[list(RESULT_COLUMNS)], "summarised records")
+    return check_results(out[[*RESULT_COLUMNS, "n"]], "summarised records")
 
 
 def mean_sd(df: pd.DataFrame, by: list[str], value: str, sd: str | None) -> pd.DataFrame:

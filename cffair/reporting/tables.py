@@ -36,6 +36,7 @@ from cffair.reporting.paper import paper_tables
 from cffair.reporting.records import check_results
 
 __all__ = [
+    "AGREEMENT_ALPHA",
     "CAPTION_CLASS",
     "COMPACT_CLASS",
     "FOLD_CLASS",
@@ -246,11 +247,27 @@ def compare(
         paper: the reference frame (default: :func:`paper_tables`).
         decimals: digits of the formatted columns.
 
+    Whether a cell *differs* from the paper's is decided on the standard error of the difference
+    of the two means, not on the spread of single folds: with ``n`` folds behind each mean
+    (``ours``' ``n`` column; the paper's :data:`~cffair.reporting.paper.PAPER_FOLDS`),
+    ``se = √(sd_ours²/n_ours + sd_paper²/n_paper)`` and Welch's t test (Welch–Satterthwaite
+    degrees of freedom) gives a two-sided p; ``beyond`` marks ``p <`` :data:`AGREEMENT_ALPHA`.
+    A cell without an sd or ``n`` on a side cannot be judged (``p`` NaN, ``beyond`` False).
+    One flag per cell, no correction for many cells: at α = 0.05 about one cell in twenty
+    that agrees with the paper is flagged by chance.
+
+    >>> ours = pd.DataFrame({"table": ["table1"], "dataset": ["compas"], "metric": ["accuracy"],
+    ...                      "method": ["ltn_acc"], "mean": [0.70], "sd": [0.01], "n": [5]})
+    >>> paper = ours.assign(mean=0.68, sd=0.02)
+    >>> row = compare(ours, paper=paper).iloc[0]
+    >>> float(round(row["se_delta"], 4)), float(round(row["p_paper"], 3)), bool(row["beyond"])
+    (0.01, 0.093, False)
+
     Returns:
         One row per ``(dataset, metric, method)`` that either side has, in the paper's order,
-        with numeric columns ``ours_mean, ours_sd, paper_mean, paper_sd, delta`` (Δ = ours −
-        paper; NaN where a side is missing) and formatted columns ``ours``, ``paper``, ``Δ``
-        (``"0.812 ± 0.001"``, ``"+0.004"``).
+        with numeric columns ``ours_mean, ours_sd, ours_n, paper_mean, paper_sd, paper_n, delta``
+        (Δ = ours − paper; NaN where a side is missing), ``se_delta``, ``p_paper`` and ``beyond``
+        (above), and formatted columns ``ours``, ``paper``, ``Δ`` (``"0.812 ± 0.001"``, ``"+0.004"``).
     """
     ours = ours.copy()
     if "table" not in ours.columns:
@@ -262,13 +279,17 @@ def compare(
     if ref.empty and ours.empty:
         raise DataError(f"neither our results nor the paper have rows for table {table!r}.")
     keys = ["dataset", "metric", "method"]
+    ours = ours.assign(n=ours["n"] if "n" in ours.columns else np.nan)
+    ref = ref.assign(n=ref["n"] if "n" in ref.columns else np.nan)
     merged = pd.merge(
-        ours[[*keys, "mean", "sd"]].rename(columns={"mean": "ours_mean", "sd": "ours_sd"}),
-        ref[[*keys, "mean", "sd"]].rename(columns={"mean": "paper_mean", "sd": "paper_sd"}),
+        ours[[*keys, "mean", "sd", "n"]].rename(columns={"mean": "ours_mean", "sd": "ours_sd", "n": "ours_n"}),
+        ref[[*keys, "mean", "sd", "n"]].rename(columns={"mean": "paper_mean", "sd": "paper_sd", "n": "paper_n"}),
         on=keys,
         how="outer",
     )
     merged["delta"] = merged["ours_mean"] - merged["paper_mean"]
+    merged["se_delta"], merged["p_paper"] = _welch(merged)
+    merged["beyond"] = (merged["p_paper"] < AGREEMENT_ALPHA).fillna(False).astype(bool)
     merged = merged.sort_values(
         by=keys,
         key=lambda s: order_key(
@@ -279,7 +300,30 @@ def compare(
     merged["ours"] = [format_cell(m, s, decimals) for m, s in zip(merged["ours_mean"], merged["ours_sd"])]
     merged["paper"] = [format_cell(m, s, decimals) for m, s in zip(merged["paper_mean"], merged["paper_sd"])]
     merged["Δ"] = [format_delta(d, decimals) for d in merged["delta"]]
-    return merged[[*keys, "ours_mean", "ours_sd", "paper_mean", "paper_sd", "delta", "ours", "paper", "Δ"]]
+    numbers = ["ours_mean", "ours_sd", "ours_n", "paper_mean", "paper_sd", "paper_n", "delta", "se_delta"]
+    return merged[[*keys, *numbers, "p_paper", "beyond", "ours", "paper", "Δ"]]
+
+
+#: The level below which Welch's p says a cell of ours differs from the paper's (:func:`compare`).
+AGREEMENT_ALPHA = 0.05
+
+
+def _welch(merged: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Standard error of ``delta`` and Welch's two-sided p per row (NaN where a side lacks sd or n ≥ 2)."""
+    from scipy import stats
+
+    n_o, n_p = merged["ours_n"].to_numpy(float), merged["paper_n"].to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v_o = merged["ours_sd"].to_numpy(float) ** 2 / n_o
+        v_p = merged["paper_sd"].to_numpy(float) ** 2 / n_p
+        se = np.sqrt(v_o + v_p)
+        df = (v_o + v_p) ** 2 / (v_o**2 / (n_o - 1) + v_p**2 / (n_p - 1))
+        t = np.abs(merged["delta"].to_numpy(float)) / se
+        p = 2 * stats.t.sf(t, df)
+    judged = (n_o >= 2) & (n_p >= 2) & np.isfinite(se) & np.isfinite(merged["delta"].to_numpy(float))
+    exact = judged & (se == 0)  # both sds 0: any difference is beyond chance, none is not
+    p = np.where(exact, np.where(merged["delta"].to_numpy(float) == 0, 1.0, 0.0), p)
+    return np.where(judged, se, np.nan), np.where(judged, p, np.nan)
 
 
 def side_by_side(comparison: pd.DataFrame, columns: Sequence[str] = ("ours", "paper", "Δ")) -> pd.DataFrame:
@@ -425,24 +469,20 @@ def comparison_table(
     )
 
 
-def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3, k: float = 2.0) -> HTMLTable:
+def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3) -> HTMLTable:
     """The Δs of a :func:`compare` frame at a glance: rows ``(dataset, metric)``, one column per
-    method (headed "LTN" or "baseline"), each cell Δ = ours − paper, in bold where it exceeds
-    ``k`` times the combined sd √(sd_ours² + sd_paper²) (the sds over folds; a missing sd counts as 0).
+    method (headed "LTN" or "baseline"), each cell Δ = ours − paper, in bold where :func:`compare`
+    finds it beyond chance (``beyond``: Welch's t on the two means, their standard error of the
+    difference, p < :data:`AGREEMENT_ALPHA`).
 
     The returned table's ``frame`` holds the cells as text; ``frame.attrs["beyond"]`` the
     ``(row, column)`` labels of the bold cells.
     """
-    missing = [
-        c
-        for c in ("dataset", "metric", "method", "ours_mean", "ours_sd", "paper_sd", "delta")
-        if c not in comparison.columns
-    ]
+    missing = [c for c in ("dataset", "metric", "method", "delta", "beyond") if c not in comparison.columns]
     if missing:
         raise DataError(f"the comparison lacks column(s) {missing}; build it with compare().")
     comp = comparison.copy()
-    spread = np.sqrt(comp["ours_sd"].fillna(0.0) ** 2 + comp["paper_sd"].fillna(0.0) ** 2)
-    comp["far"] = comp["delta"].abs() > k * spread
+    comp["far"] = comp["beyond"].astype(bool)
     comp["cell"] = [format_delta(d, decimals) for d in comp["delta"]]
 
     def column(m: str) -> tuple[str, str]:  # short two-level headers, so that six methods fit the text column

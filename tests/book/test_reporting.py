@@ -46,7 +46,7 @@ def test_packaged_csv_equals_the_shared_copy_when_present():
     shared = ROOT.parent / "shared" / "paper" / "paper_tables.csv"
     if not shared.exists():
         pytest.skip(f"no shared copy at {shared} (only beside the development checkout)")
-    ours = reporting.paper_tables().reset_index(drop=True)
+    ours = reporting.paper_tables().reset_index(drop=True)[list(reporting.RESULT_COLUMNS)]
     theirs = pd.read_csv(shared)
     pd.testing.assert_frame_equal(
         ours.astype({c: object for c in ("table", "dataset", "metric", "method")}),
@@ -57,13 +57,16 @@ def test_packaged_csv_equals_the_shared_copy_when_present():
 
 def test_paper_tables_shape_and_keys():
     p = reporting.paper_tables()
-    assert list(p.columns) == list(reporting.RESULT_COLUMNS)
+    assert list(p.columns) == [*reporting.RESULT_COLUMNS, "n"]
     assert not p.duplicated(["table", "dataset", "metric", "method"]).any()
     assert set(p["table"]) == {"table1", "table2", "table3"}
     assert p["mean"].notna().all()
     # Table 3 is a single run: no sd; Tables 1 and 2 average 5 runs: every cell has one.
     assert p.loc[p.table == "table3", "sd"].isna().all()
     assert p.loc[p.table != "table3", "sd"].notna().all()
+    # the folds behind each mean: the paper's 5-fold cross-validation, one run for Table 3
+    assert reporting.PAPER_FOLDS == 5 and (p.loc[p.table != "table3", "n"] == 5).all()
+    assert (p.loc[p.table == "table3", "n"] == 1).all()
     assert ((p["mean"] >= 0) & (p["mean"] <= 1)).all()
 
 
@@ -459,21 +462,51 @@ def test_tidy_table_keeps_renames_and_formats_the_named_columns():
         reporting.tidy_table(raw, {"wall": ("wall (s)", "{:.0f}")})
 
 
-def test_delta_summary_sets_differences_beyond_two_combined_sds_in_bold():
+def test_compare_decides_a_difference_on_the_standard_error_of_the_difference_of_means():
+    """Welch's t on the two 5-fold means, computed by hand (known answers), not the spread of folds."""
+    from scipy import stats
+
+    cell = {"table": "table1", "metric": "accuracy", "method": "ltn_acc"}
+    ours = pd.DataFrame(
+        [
+            {**cell, "dataset": "adult", "mean": 0.80, "sd": 0.003, "n": 5},  # far: t ≈ 8.9
+            {**cell, "dataset": "compas", "mean": 0.70, "sd": 0.02, "n": 5},  # within two combined sds, beyond chance
+            {**cell, "dataset": "compas_age", "mean": 0.70, "sd": 0.02, "n": 5},  # near: t ≈ 0.7
+            {**cell, "dataset": "lawschool", "mean": 0.70, "sd": np.nan, "n": 1},  # one fold: cannot be judged
+        ]
+    )
+    paper = ours.assign(mean=[0.78, 0.67, 0.69, 0.60], sd=[0.004, 0.02, 0.025, 0.01], n=5)
+    comp = reporting.compare(ours, paper=paper).set_index("dataset")
+    se = np.sqrt(0.02**2 / 5 + 0.02**2 / 5)
+    assert comp.loc["compas", "se_delta"] == pytest.approx(se)
+    df = (2 * 0.02**2 / 5) ** 2 / (2 * (0.02**2 / 5) ** 2 / 4)  # equal variances: 2(n − 1) = 8
+    assert comp.loc["compas", "p_paper"] == pytest.approx(2 * stats.t.sf(0.03 / se, df))
+    # 0.03 < 2·√(0.02² + 0.02²) ≈ 0.057, the old rule's band; yet t ≈ 2.37, p ≈ 0.045: beyond chance
+    assert comp.loc["compas", "delta"] < 2 * np.sqrt(2 * 0.02**2) and comp.loc["compas", "beyond"]
+    assert comp.loc["adult", "beyond"] and not comp.loc["compas_age", "beyond"]
+    assert np.isnan(comp.loc["lawschool", "p_paper"]) and not comp.loc["lawschool", "beyond"]
+    # a frame without n (folds unknown) is never judged
+    assert not reporting.compare(ours.drop(columns="n"), paper=paper)["beyond"].any()
+
+
+def test_compare_reads_the_folds_of_our_records_and_the_papers_five():
+    recs = [_rec("adult", "ltn_acc", fold=k, perf=0.80 + 0.001 * k) for k in range(3)]
+    comp = reporting.compare(reporting.results_long(recs, "table1", ["ltn_acc"]), "table1")
+    row = comp[(comp.dataset == "adult") & (comp.method == "ltn_acc") & (comp.metric == "accuracy")].iloc[0]
+    assert row["ours_n"] == 3 and row["paper_n"] == 5
+
+
+def test_delta_summary_sets_the_differences_beyond_chance_in_bold():
     comp = pd.DataFrame(
         {
             "dataset": ["adult", "adult", "compas"],
             "metric": ["accuracy", "cf_mse", "accuracy"],
             "method": ["ltn_acc"] * 3,
-            "ours_mean": [0.80, 0.10, 0.70],
-            "ours_sd": [0.003, 0.01, np.nan],
-            "paper_mean": [0.78, 0.09, 0.70],
-            "paper_sd": [0.004, 0.01, 0.01],
             "delta": [0.02, 0.01, 0.0],
+            "beyond": [True, False, False],
         }
     )
     t = reporting.delta_summary(comp, "Δ")
-    # 0.02 > 2·√(0.003² + 0.004²) = 0.01 → bold; 0.01 < 2·√(0.01² + 0.01²) ≈ 0.028 → not; 0 never
     assert t.frame.loc[("Adult", "accuracy ↑"), ("LTN", "acc")] == "+0.020"
     assert t.frame.loc[("Adult", "CF-MSE ↓"), ("LTN", "acc")] == "+0.010"
     assert t.frame.loc[("COMPAS", "accuracy ↑"), ("LTN", "acc")] == "0.000"
@@ -482,7 +515,7 @@ def test_delta_summary_sets_differences_beyond_two_combined_sds_in_bold():
     both = reporting.delta_summary(comp.assign(method=["ltn_acc_cf_sg", "cnf", "cnf"]), "Δ")
     assert list(both.frame.columns) == [("LTN", "acc+CF_sg"), ("baseline", "CNF")]
     with pytest.raises(DataError, match="lacks column"):
-        reporting.delta_summary(comp.drop(columns="delta"), "Δ")
+        reporting.delta_summary(comp.drop(columns="beyond"), "Δ")
 
 
 def test_subgroup_frame_reads_per_subgroup_cf_mse():
