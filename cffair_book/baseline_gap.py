@@ -21,6 +21,7 @@ import pandas as pd
 from cffair._support.utils import project_root
 from cffair.experiments.baseline_gap import gap_table
 from cffair.reporting.names import dataset_name
+from cffair.reporting.paper import paper_value
 from cffair.reporting.tables import HTMLTable, format_table
 
 __all__ = [
@@ -63,7 +64,8 @@ def load_baseline_gap(path: str | Path | None = None) -> dict[str, Any] | None:
 
 def baseline_gap_frame(data: Mapping[str, Any] | None) -> pd.DataFrame:
     """One row per baseline and step (:func:`cffair.experiments.baseline_gap.gap_table`), with the
-    ``baseline``, ``dataset`` and the paper's CF-MSE (``paper``); empty without data or studies.
+    ``baseline``, ``dataset`` and the paper's CF-MSE (``paper``: the study's ``paper_cf_mse`` when
+    it gives one, else the paper's Table 1); empty without data or studies.
 
     >>> rows = [{"step": s, "index": i, "factor": s, "ruler": "paper", "fold": 0, "cf_mse": v,
     ...          "accuracy": 0.7, "cpu_s": 1.0} for i, (s, v) in enumerate([("start", 0.01), ("x", 0.0316)])]
@@ -73,8 +75,12 @@ def baseline_gap_frame(data: Mapping[str, Any] | None) -> pd.DataFrame:
     """
     parts = []
     for key, study in ((data or {}).get("studies") or {}).items():
-        paper = study.get("paper_cf_mse")
-        if paper is None or not study.get("rows"):
+        if not study.get("rows"):
+            continue
+        paper = study.get("paper_cf_mse") or _paper_cf_mse(
+            str(study.get("dataset", "")), study.get("baseline", key.rsplit("/", 1)[-1])
+        )
+        if paper is None:
             continue
         t = gap_table(study["rows"], float(paper))
         t.insert(0, "baseline", study.get("baseline", key.rsplit("/", 1)[-1]))
@@ -82,6 +88,14 @@ def baseline_gap_frame(data: Mapping[str, Any] | None) -> pd.DataFrame:
         t["paper"] = float(paper)
         parts.append(t)
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _paper_cf_mse(dataset: str, baseline: str) -> float | None:
+    """The paper's Table 1 CF-MSE of ``baseline`` on ``dataset`` (``None`` where it publishes none)."""
+    try:
+        return paper_value("table1", dataset, "cf_mse", baseline)[0]
+    except KeyError:
+        return None
 
 
 def _factor(factor: str) -> str:

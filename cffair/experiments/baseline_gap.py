@@ -469,15 +469,6 @@ def _torch_threads() -> int:
     return int(torch.get_num_threads())
 
 
-def _paper_cf_mse(dataset: str, baseline: str) -> float | None:
-    from cffair.reporting.paper import paper_value
-
-    try:
-        return paper_value("table1", dataset, "cf_mse", baseline)[0]
-    except KeyError:
-        return None
-
-
 def study_key(dataset: str, baseline: str) -> str:
     """The key of one study in the runner's file: ``"<dataset>/<baseline>"``."""
     return f"{dataset}/{baseline}"
@@ -528,8 +519,9 @@ def _read_existing(out: Path, profile: str) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The runner: run the study for each baseline and write rows, steps, left-out factors,
-    the paper's values and provenance to ``--out`` atomically.
+    """The runner: run the study for each baseline and write rows, steps, left-out factors and
+    provenance to ``--out`` atomically (the paper's values are reference data the book reads beside
+    them: :func:`cffair.reporting.paper.paper_value`).
 
     ``--out`` may already hold other studies (other datasets or baselines): they are kept, and the
     studies this run computes replace those with the same dataset and baseline. It may not lie in
@@ -570,7 +562,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "dataset": args.dataset,
             "baseline": b,
             "folds": list(args.folds),
-            "paper_cf_mse": _paper_cf_mse(args.dataset, b),
             "steps": [{**asdict(s), "changes": dict(s.changes)} for s in steps],
             "left_out": LEFT_OUT[b],
             "rows": rows,

@@ -121,3 +121,12 @@ def test_a_study_run_before_the_screen_says_its_models_were_not_checked() -> Non
     assert baseline_gap_finding(frame).endswith(
         "their models were not checked for collapse (a rerun of the study screens every step)."
     )
+
+
+def test_a_study_without_the_papers_value_reads_it_from_table_1() -> None:
+    values = [("start", "start", 0.01), ("lr", "learning rate", 0.02)]
+    data = {"studies": {"compas/cnf": {"dataset": "compas", "baseline": "cnf", "rows": _rows(values)},
+                        "compas/ltn": {"dataset": "compas", "baseline": "ltn", "rows": _rows(values)}}}  # fmt: skip
+    frame = baseline_gap_frame(data)
+    assert set(frame["baseline"]) == {"cnf"}  # the paper publishes no CF-MSE for "ltn": no gap to measure
+    assert frame["paper"].tolist() == pytest.approx([0.072, 0.072])  # Table 1, COMPAS, CNF

@@ -51,6 +51,7 @@ BOOK_LAYERS = {
     "protocol_page": 0,
     "selfcheck": 0,
     "speed": 0,
+    "fidelity": 0,
     "freshness": 1,
     "basis": 1,
     "saturation": 1,
