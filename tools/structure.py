@@ -6,7 +6,9 @@ that run back up the layers of the data flow (issue 39's "done when").
     python tools/structure.py --moves    # renames git sees since a commit, as MOVES ledger lines
 
 The layers follow the data (DESIGN.md): support → datasets → causal → logic → learners → baselines →
-evaluation → experiments → workflows → reporting → cli. A module's layer is the first entry of
+evaluation → experiments → reporting → workflows → cli. The workflows (the own-data run, reproduce) sit
+above reporting because they orchestrate every part below them, the report included, and only the
+command line imports them. A module's layer is the first entry of
 :data:`LAYERS` whose prefix it starts with; an import from a lower layer into a higher one is fine,
 the other way is a back-coupling. Cycles count type-only imports too (:meth:`SourceTree.cycles`).
 """
@@ -34,8 +36,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("baselines", ("cffair.baselines",)),
     ("evaluation", ("cffair.evaluation",)),
     ("experiments", ("cffair.experiments",)),
-    ("workflows", ("cffair.workflows",)),
     ("reporting", ("cffair.reporting",)),
+    ("workflows", ("cffair.workflows",)),
     ("cli", ("cffair.cli", "cffair.__main__")),
     ("package", ("cffair",)),
 )
