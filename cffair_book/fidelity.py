@@ -1,21 +1,34 @@
 """How close ours is to the paper, in words the numbers choose: which cells of a table differ from the
-paper's beyond chance.
+paper's beyond chance, and how much of the gap in performance the twins an LTN trains on explain.
 
 :func:`cffair.reporting.tables.compare` decides each cell on the standard error of the difference of
 the two means (Welch's t over the folds behind each mean, the paper's five); :func:`paper_agreement`
 says how many cells differ, how many chance alone would flag, and which differ most.
+:func:`twins_performance` pairs each fold's model trained on the paper's twins with the same fold's
+model trained on the sound default twins (the protocol's design factor) and sets both beside the
+paper's published value; :func:`twins_performance_finding` says per dataset which way the sound twins
+move ours and how much of the gap to the paper they close.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
-from cffair.reporting.names import dataset_name, method_name, metric_name
+from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
+from cffair.reporting.paper import paper_value
+from cffair.reporting.records import records_frame
+from cffair.reporting.stats import corrected_t
 from cffair.reporting.tables import AGREEMENT_ALPHA, format_delta
+from cffair.reporting.verdicts import ALPHA
 
-__all__ = ["paper_agreement"]
+__all__ = ["paper_agreement", "twins_performance", "twins_performance_finding"]
+
+#: The option that trains (and scores) a record on the sound default twins (:mod:`cffair.experiments.grid`).
+SOUND_TWINS = "twins=default"
 
 
 def _cell(row: pd.Series) -> str:
@@ -55,3 +68,97 @@ def paper_agreement(comparison: pd.DataFrame, what: str = "the table", *, top: i
         f"{k} of the {n} cells of {what} that can be judged {verb} from the paper's beyond chance ({rule}; "
         f"{chance}); the farthest: {cells}."
     )
+
+
+def twins_performance(records: Iterable[Mapping[str, Any]], method: str = "ltn_acc_cf") -> pd.DataFrame:
+    """Per dataset: ``method``'s performance (accuracy, Lawschool's MSE) trained on the paper's twins and
+    on the sound default twins, over the folds and seeds that have both and where neither model
+    collapsed (the degenerate-model screen), beside the paper's Table 1 value.
+
+    Returns:
+        One row per dataset with ``dataset``, ``metric``, ``pairs``, ``folds``, ``paper_twins``,
+        ``sound_twins``, ``p`` (the corrected resampled t-test of the per-fold differences, seeds
+        averaged within a fold, as the claims test them; NaN for one fold), ``paper`` (NaN where the
+        paper publishes none) and ``dropped`` (pairs left out because a model collapsed); empty when
+        no fold has both.
+    """
+    columns = ["dataset", "metric", "pairs", "folds", "paper_twins", "sound_twins", "p", "paper", "dropped"]
+    frame = records_frame(records)
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    frame = frame[(frame["setting"] == method) & (frame["cf_source"] == "cnf") & (frame["tag"] == "")]
+    keys = ["dataset", "repeat", "fold", "seed"]
+    paper_side = frame[frame["options"] == ""].set_index(keys)
+    sound_side = frame[frame["options"] == SOUND_TWINS].set_index(keys)
+    both = pd.merge(paper_side, sound_side, left_index=True, right_index=True, suffixes=("_paper", "_sound"))
+    rows = []
+    for dataset, g in both.groupby(level="dataset", sort=False):
+        metric = performance_metric(str(dataset))
+        ok = g[~g["collapsed_paper"].astype(bool) & ~g["collapsed_sound"].astype(bool)]
+        if ok.empty:
+            continue
+        try:
+            published = paper_value("table1", str(dataset), metric, method)[0]
+        except KeyError:
+            published = math.nan
+        diffs = (ok[f"{metric}_sound"] - ok[f"{metric}_paper"]).groupby(level=["repeat", "fold"]).mean()
+        p = math.nan if len(diffs) < 2 else (1.0 if (diffs == 0).all() else float(corrected_t(diffs.to_numpy()).p))
+        rows.append(
+            {
+                "dataset": dataset,
+                "metric": metric,
+                "pairs": len(ok),
+                "folds": len(diffs),
+                "paper_twins": float(ok[f"{metric}_paper"].mean()),
+                "sound_twins": float(ok[f"{metric}_sound"].mean()),
+                "p": p,
+                "paper": published,
+                "dropped": len(g) - len(ok),
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def twins_performance_finding(frame: pd.DataFrame, method: str = "ltn_acc_cf") -> str:
+    """One sentence per dataset of :func:`twins_performance`: whether training on the sound twins moves
+    ``method``'s performance beyond chance (the corrected t-test at the claims' α), which way, and
+    which share of the gap between ours (the paper's twins) and the paper's published value it closes.
+
+    >>> f = pd.DataFrame({"dataset": ["adult", "compas"], "metric": ["accuracy"] * 2, "pairs": [10, 15],
+    ...                   "folds": [5, 15], "paper_twins": [0.809, 0.681], "sound_twins": [0.770, 0.679],
+    ...                   "p": [0.001, 0.4], "paper": [0.758, 0.675], "dropped": [0, 0]})
+    >>> print(twins_performance_finding(f))
+    On Adult, LTN(acc+CF) trained on the sound default twins reaches accuracy 0.770 against 0.809 on the paper's twins (5 folds, 10 pairs of models; the paper: 0.758): the sound twins close 76% of the gap to the paper's value (corrected t, p 0.001). On COMPAS, LTN(acc+CF) trained on the sound default twins reaches accuracy 0.679 against 0.681 on the paper's twins (15 folds, 15 pairs of models; the paper: 0.675): no change beyond chance (corrected t, p 0.400).
+    """
+    if frame.empty:
+        return f"No fold holds {method_name(method)} trained on both the paper's and the sound default twins yet."
+    out = []
+    for r in frame.itertuples():
+        name = metric_name(str(r.metric)).rstrip(" ↑↓")
+        head = (
+            f"On {dataset_name(str(r.dataset))}, {method_name(method)} trained on the sound default twins reaches "
+            f"{name} {r.sound_twins:.3f} against {r.paper_twins:.3f} on the paper's twins "
+            f"({r.folds} folds, {r.pairs} pairs of models"
+        )
+        dropped = f", {r.dropped} pair{'s' * (r.dropped != 1)} left out because a model collapsed" if r.dropped else ""
+        paper = "the paper publishes no value" if math.isnan(r.paper) else f"the paper: {r.paper:.3f}"
+        test = (
+            "" if math.isnan(r.p) else f" (corrected t, p {r.p:.3f})" if r.p >= 0.001 else " (corrected t, p < 0.001)"
+        )
+        gap = r.paper_twins - r.paper
+        share = (r.paper_twins - r.sound_twins) / gap if gap and not math.isnan(gap) else math.nan
+        if r.sound_twins == r.paper_twins:
+            verdict = "the same on every fold"
+            test = ""
+        elif math.isnan(r.p) or r.p >= ALPHA:
+            verdict = "no change beyond chance"
+        elif math.isnan(share):
+            verdict = "a change beyond chance, with no published value to set it beside"
+        elif share >= 1:
+            verdict = "the sound twins move ours to the paper's value and past it"
+        elif share > 0:
+            verdict = f"the sound twins close {share:.0%} of the gap to the paper's value"
+        else:
+            verdict = "the sound twins move ours away from the paper's value"
+        out.append(f"{head}{dropped}; {paper}): {verdict}{test}.")
+    return " ".join(out)
