@@ -251,3 +251,32 @@ def test_transition_heatmaps_show_the_tables_two_panels_a_row(tmp_path):
         book.plot_transition_tables(tables, "m", "do(s := 1 - s)", "x")
     with pytest.raises(DataError, match="unknown model 'adult'"):
         book.plot_transition_tables(tables, "adult", "do(s := 1 - s)", "r")
+
+
+# ---------------------------------------------------------------------------- how much the ruler moves CF-MSE
+def _ruled(dataset: str, setting: str, paper: float, default: float | None, folds: int = 2) -> list[dict]:
+    rulers = {} if default is None else {"rulers": {"default": {"cf_mse": default}}}
+    return [
+        {"config": {"dataset": dataset, "fold": k, "setting": setting},
+         "metrics": {"accuracy": 0.8, "cf_mse": paper, **rulers}}
+        for k in range(folds)
+    ]  # fmt: skip
+
+
+def test_ruler_shift_calls_a_ruler_slightly_different_only_when_every_ratio_is_within_a_quarter():
+    from cffair_book.rulers import ruler_shift
+
+    close = _ruled("adult", "ltn_acc_cf", 0.10, 0.11) + _ruled("compas", "ltn_acc_cf", 0.05, 0.045)
+    text = ruler_shift(close)
+    assert "a factor between 0.90 and 1.10" in text and text.endswith("a slightly different ruler.")
+    far = close + _ruled("lawschool", "ltn_acc_cf", 0.02, 0.06, folds=3)
+    text = ruler_shift(far)
+    assert "a factor between 0.90 and 3.00 (LTN(acc+CF) on Lawschool: 0.020 → 0.060; 3 folds)" in text
+    assert text.endswith("a different ruler, not a slightly different one.")
+    # the methods asked for only; records without the ruler say so
+    other = close + _ruled("lawschool", "cnf", 0.02, 0.06)
+    assert "CNF on Lawschool" in ruler_shift(other)
+    assert ruler_shift(other, ["ltn_acc_cf"]).endswith("a slightly different ruler.")
+    assert ruler_shift(_ruled("adult", "ltn_acc_cf", 0.1, None)).startswith("No record carries the CF-MSE")
+    with pytest.raises(DataError, match="compares another ruler"):
+        ruler_shift(close, ruler="paper")
