@@ -25,7 +25,7 @@ from cffair.reporting.stats import corrected_t
 from cffair.reporting.tables import AGREEMENT_ALPHA, format_delta
 from cffair.reporting.verdicts import ALPHA
 
-__all__ = ["paper_agreement", "twins_performance", "twins_performance_finding"]
+__all__ = ["paper_agreement", "same_models", "twins_performance", "twins_performance_finding"]
 
 #: The option that trains (and scores) a record on the sound default twins (:mod:`cffair.experiments.grid`).
 SOUND_TWINS = "twins=default"
@@ -162,3 +162,58 @@ def twins_performance_finding(frame: pd.DataFrame, method: str = "ltn_acc_cf") -
             verdict = "the sound twins move ours away from the paper's value"
         out.append(f"{head}{dropped}; {paper}): {verdict}{test}.")
     return " ".join(out)
+
+
+def same_models(
+    records: Iterable[Mapping[str, Any]],
+    settings: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf"),
+    datasets: tuple[str, str] = ("compas", "compas_age"),
+) -> str:
+    """Whether ``settings`` give the same numbers on two datasets that hold the same rows (COMPAS and
+    COMPAS(age) differ only in their subgroups, which these settings do not use): per setting, on
+    how many paired folds and seeds accuracy and CF-MSE agree exactly, and where they do not, by
+    how much CF-MSE differs.
+
+    >>> def rec(d, s, k, cf):
+    ...     return {"config": {"dataset": d, "fold": k, "setting": s}, "metrics": {"accuracy": 0.7, "cf_mse": cf}}
+    >>> recs = [rec(d, "ltn_acc", k, 0.1) for d in ("compas", "compas_age") for k in range(2)]
+    >>> recs += [rec("compas", "ltn_acc_cf", k, 0.02) for k in range(2)]
+    >>> recs += [rec("compas_age", "ltn_acc_cf", 0, 0.02), rec("compas_age", "ltn_acc_cf", 1, 0.021)]
+    >>> print(same_models(recs))
+    LTN(acc) gives the same accuracy and CF-MSE on COMPAS and COMPAS(age) on all 2 paired folds; LTN(acc+CF) on 1 of 2 (the other differs by up to 0.0010 in CF-MSE: fold 1 of repetition 0).
+    """
+    frame = records_frame(records)
+    a, b = datasets
+    parts = []
+    for setting in settings:
+        if frame.empty:
+            break
+        rows = frame[(frame["setting"] == setting) & (frame["cf_source"] == "cnf") & (frame["tag"] == "")]
+        rows = rows[rows["options"] == ""]
+        keys = ["repeat", "fold", "seed"]
+        left = rows[rows["dataset"] == a].set_index(keys)
+        right = rows[rows["dataset"] == b].set_index(keys)
+        both = pd.merge(left, right, left_index=True, right_index=True, suffixes=("_a", "_b"))
+        if both.empty:
+            continue
+        perf = "accuracy" if both["accuracy_a"].notna().any() else "mse"
+        same = (both[f"{perf}_a"] == both[f"{perf}_b"]) & (both["cf_mse_a"] == both["cf_mse_b"])
+        name, n, k = method_name(setting), len(both), int(same.sum())
+        lead = (
+            f"{name} gives the same accuracy and CF-MSE on {dataset_name(a)} and {dataset_name(b)}"
+            if not parts
+            else name
+        )
+        if k == n:
+            parts.append(f"{lead} on all {n} paired folds")
+            continue
+        gap = float((both["cf_mse_a"] - both["cf_mse_b"]).abs().max())
+        where = ", ".join(
+            f"fold {f} of repetition {r}" + (f" (seed {s})" if s else "") for r, f, s in both.index[~same]
+        )
+        other = "the other differs" if n - k == 1 else "the others differ"
+        parts.append(f"{lead} on {k} of {n} ({other} by up to {gap:.4f} in CF-MSE: {where})")
+    if not parts:
+        names = ", ".join(method_name(s) for s in settings)
+        return f"No setting of {names} has records on both {dataset_name(a)} and {dataset_name(b)}."
+    return "; ".join(parts) + "."

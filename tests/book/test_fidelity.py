@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from cffair import reporting
-from cffair_book.fidelity import paper_agreement
+from cffair_book.fidelity import paper_agreement, same_models
 
 CELL = {"table": "table1", "metric": "cf_mse", "n": 5}
 
@@ -138,3 +138,22 @@ def test_without_both_twins_the_finding_says_so():
     assert twins_performance_finding(frame) == (
         "No fold holds LTN(acc+CF) trained on both the paper's and the sound default twins yet."
     )
+
+
+# ---------------------------------------------------------------------------- the same rows, the same models
+def test_same_models_counts_exact_agreement_per_setting_and_names_the_folds_that_differ():
+    records = [
+        _record(d, k, 0.7, setting=s)
+        for d in ("compas", "compas_age")
+        for s in ("ltn_acc", "ltn_acc_cf")
+        for k in range(3)
+    ]
+    assert same_models(records) == (
+        "LTN(acc) gives the same accuracy and CF-MSE on COMPAS and COMPAS(age) on all 3 paired folds; "
+        "LTN(acc+CF) on all 3 paired folds."
+    )
+    records[-1] = {**records[-1], "metrics": {**records[-1]["metrics"], "cf_mse": 0.0125}}  # compas_age, fold 2
+    assert same_models(records).endswith(
+        "LTN(acc+CF) on 2 of 3 (the other differs by up to 0.0025 in CF-MSE: fold 2 of repetition 0)."
+    )
+    assert same_models(records[:3]).startswith("No setting of LTN(acc), LTN(acc+CF) has records on both")
