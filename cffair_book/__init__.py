@@ -84,6 +84,7 @@ from cffair_book.investigations import (
     q2_table,
     query_finding,
     query_summary,
+    threshold_reach,
     weight_finding,
 )
 from cffair_book.layout import NOTEBOOK_PAGES
@@ -217,6 +218,7 @@ __all__ = [
     "q2_table",
     "query_finding",
     "query_summary",
+    "threshold_reach",
     "weight_finding",
     "RULER_CLAIMS",
     "RULER_LABELS",

@@ -447,3 +447,23 @@ def test_the_query_summary_has_display_names_not_ids():
         and row["share with someone within β"] == "25.0 %"
         and row["satisfaction"] == 0.3
     )
+
+
+def test_threshold_reach_counts_the_folds_whose_largest_imbalance_reaches_the_papers_threshold():
+    from cffair_book.investigations import threshold_reach
+
+    e = pd.DataFrame(
+        {
+            "dataset": ["compas"] * 4 + ["adult"],
+            "fold": [0, 0, 1, 1, 0],
+            "stage": ["before", "after", "before", "before", "before"],
+            "group": "g",
+            "feature": ["priors-count", "priors-count", "age", "sex", "age"],
+            "imbalance": [0.12, 0.30, 0.04, 0.09, 0.5],
+        }
+    )
+    assert threshold_reach(e) == (
+        "Before the A5 axiom, an imbalance reaches the paper's threshold of 0.1 on COMPAS in 1 of 2 folds "
+        "(the largest: 0.120 on priors-count, fold 0): there the extraction would fire."
+    )  # the 0.30 after the axiom and Adult's 0.5 do not count
+    assert threshold_reach(e, "lawschool") == ""
