@@ -107,23 +107,36 @@ def _cke_run(cf, worst):
     return _rec("adult", "ltn_acc_cf_cke", 0, cke={"steps": steps, "candidates": [], "threshold": 0.01})
 
 
-def test_cke_steps_within_the_parents_fold_noise():
+def test_cke_steps_within_the_parents_fold_noise_say_what_that_yardstick_overstates():
     folds = [
         _rec("adult", "ltn_acc_cf", f, cf=c, worst=w)
         for f, (c, w) in enumerate([(0.04, 0.10), (0.05, 0.20), (0.06, 0.15)])
     ]
     run = _cke_run([0.050, 0.053, 0.049], [0.11, 0.14, 0.12])
     text = why.cke_steps_finding([*folds, run], "adult")
-    # largest steps 0.004 (CF-MSE) and 0.030 (worst); fold sds 0.010 and 0.050
+    # largest steps 0.004 (CF-MSE) and 0.030 (worst); fold sds 0.010 and 0.050 (no seeds)
     assert "CF-MSE moves by at most 0.004" in text and "sd 0.010 over its 3 folds" in text
     assert "worst-subgroup CF-MSE moves by at most 0.030" in text and "sd 0.050" in text
-    assert "Every change lies within two fold sds" in text and "Male, Other" in text and "Female, Other" in text
+    assert "the fold sd also holds the split's effect" in text
+    assert "Every change lies within 2√2 sds" in text and "Male, Other" in text and "Female, Other" in text
+
+
+def test_cke_steps_are_measured_against_the_seed_spread_on_the_same_fold_when_there_is_one():
+    folds = [_rec("adult", "ltn_acc_cf", f, cf=0.04 + 0.02 * f, worst=0.10 + 0.05 * f) for f in range(3)]
+    seeds = [_rec("adult", "ltn_acc_cf", 0, cf=0.040 + 0.001 * k, worst=0.100 + 0.002 * k) for k in (1, 2)]
+    for k, r in enumerate(seeds, start=1):
+        r["config"]["seed"] = k
+    run = _cke_run([0.050, 0.053, 0.049], [0.11, 0.14, 0.12])
+    text = why.cke_steps_finding([*folds, *seeds, run], "adult")
+    # seed sds over fold 0's seeds 0, 1, 2: 0.001 and 0.002; 2√2 · 0.001 ≈ 0.0028 < the 0.004 step
+    assert "sd 0.001 over its 3 training seeds on fold 0" in text and "split's effect" not in text
+    assert "Some changes exceed 2√2 sds" in text
 
 
 def test_cke_steps_larger_than_the_noise_are_said_to_be():
     folds = [_rec("adult", "ltn_acc_cf", f, cf=0.05 + 0.001 * f, worst=0.10 + 0.001 * f) for f in range(3)]
     text = why.cke_steps_finding([*folds, _cke_run([0.05, 0.09], [0.10, 0.30])], "adult")
-    assert "Some changes exceed two fold sds" in text
+    assert "Some changes exceed 2√2 sds" in text
     assert why.cke_steps_finding(folds, "adult") == ""  # no CKE record
 
 
