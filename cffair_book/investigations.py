@@ -46,6 +46,9 @@ __all__ = [
 ]
 
 #: The paper's imbalance thresholds (§7.3), drawn on the threshold sweep.
+#: The satisfaction above which a query's answer reads "true" (the midpoint of the fuzzy truth values).
+QUERY_TRUE = 0.5
+
 PAPER_THRESHOLDS: dict[str, float] = {"compas": 0.1, "compas_age": 0.1, "adult": 0.01, "lawschool": 0.01}
 
 
@@ -541,13 +544,17 @@ QUERY_RULES: dict[str, str] = {"nearest": "nearest neighbour (Table 4)", "random
 
 
 def query_finding(queries: pd.DataFrame, dataset: str = "adult") -> str:
-    """One sentence on query (2) for a person drawn at random (§7.4) against the pick that makes it true."""
+    """One sentence on query (2) for a person drawn at random (§7.4): in how many subgroups a differently
+    decided person lies within β, in how many the query's satisfaction says it is true (above
+    :data:`QUERY_TRUE`), and over all of a subgroup's negatively predicted people how often one lies within β."""
     q = queries[(queries["dataset"] == dataset) & (queries["rule"] == "random")]
     if q.empty:
         return ""
-    found = int(q["found"].sum())
+    found, true = int(q["found"].sum()), int((q["sat"] > QUERY_TRUE).sum())
+    sats = "; ".join(f"{r.subgroup} {r.sat:.3f}" for r in q.itertuples())
     shares = "; ".join(f"{r.subgroup} {_pct(r.witness_share)} of {int(r.n_negative)}" for r in q.itertuples())
     return (
-        f"For a negatively predicted person drawn at random, the query finds a similar person with a different decision "
-        f"in {found} of {len(q)} subgroups; over all of a subgroup's negatively predicted people it finds one for: {shares}."
+        f"For a negatively predicted person drawn at random, a similar person with a different decision lies within β "
+        f"in {found} of {len(q)} subgroups, and the query's satisfaction is above {QUERY_TRUE:g} in {true} of {len(q)} "
+        f"({sats}); over all of a subgroup's negatively predicted people one lies within β for: {shares}."
     )

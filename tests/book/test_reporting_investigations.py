@@ -219,12 +219,12 @@ def test_claims_about_an_axiom_never_added_are_vacuous_and_quote_the_forced_run(
     )  # before and after, one run a fold
 
 
-def test_queries_drawn_at_random_decide_q4():
-    eq2 = lambda found: [
+def test_queries_drawn_at_random_decide_q4_on_the_querys_own_truth_value():
+    eq2 = lambda found, sat: [
         {
             "subgroup": s,
             "beta": 3.0,
-            "sat": 0.2,
+            "sat": sat,
             "x_hat_rule": "random",
             "witness_share": 0.9,
             "n_negative": 50,  # noqa: E731
@@ -233,10 +233,13 @@ def test_queries_drawn_at_random_decide_q4():
         }
         for s in reporting.TABLE4_PAPER_SAT
     ]
-    for found, verdict in ((True, V.HOLDS), (False, V.FAILS)):
-        recs = [_rec("adult", "ltn_acc_cf", options={"x_hat": "random"}, queries={"eq2": eq2(found), "eq3": {}})]
+    # a neighbour within β whose decision differs only a little leaves equation (2) false: satisfaction 0.005
+    for found, sat, verdict, true in ((True, 0.9, V.HOLDS, 4), (True, 0.005, V.FAILS, 0), (False, 0.2, V.FAILS, 0)):
+        recs = [_rec("adult", "ltn_acc_cf", options={"x_hat": "random"}, queries={"eq2": eq2(found, sat), "eq3": {}})]
         c = {x.key: x for x in book.evaluate_claims(recs)}["Q4.1"]
         assert c.verdict == verdict and "drawn at random" in c.note and "90.0 % of 50" in c.note
+        assert f"lies within β in {4 if found else 0} of 4 subgroups" in c.note
+        assert f"the query's satisfaction is above 0.5 in {true} of 4" in c.note
 
 
 def test_b1_is_decided_on_the_finer_grid_and_needs_five_points():
