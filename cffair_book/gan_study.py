@@ -177,7 +177,8 @@ def gan_paper_finding(frame: pd.DataFrame) -> str:
         elif abs(released - ours) > spread:
             apart = f"and the two variants differ by more than their spread over folds ({spread:.3f})"
         else:
-            apart = f"but the two variants differ by less than their spread over folds ({spread:.3f})"
+            closer = "neither variant"  # a difference within the spread orders nothing
+            apart = f"the two variants differing by less than their spread over folds ({spread:.3f})"
         who = (
             "neither variant comes closer to it"
             if closer == "neither variant"

@@ -288,7 +288,8 @@ def test_gan_spread_separates_folds_from_seeds_and_keeps_only_the_variants() -> 
     [
         (0.003, 0.090, 0.010, ["the GAN as released comes closer", "differ by more than their spread"]),
         (0.100, 0.300, 0.010, ["the GAN re-implemented comes closer", "differ by more than"]),
-        (0.100, 0.114, 0.050, ["the GAN re-implemented comes closer", "differ by less than their spread"]),
+        (0.100, 0.114, 0.050, ["neither variant comes closer", "differing by less than their spread"]),
+        (0.001, 0.001, 0.0005, ["neither variant comes closer"]),
         (0.100, 0.114, np.nan, ["no spread over folds to compare"]),
     ],
 )
