@@ -524,7 +524,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     them: :func:`cffair.reporting.paper.paper_value`).
 
     ``--out`` may already hold other studies (other datasets or baselines): they are kept, and the
-    studies this run computes replace those with the same dataset and baseline. It may not lie in
+    studies this run computes replace those with the same dataset and baseline. The file is
+    written after every fold, so an interrupted run keeps the folds it finished; a rerun with the
+    same code and steps keeps those folds' rows and computes only the others. It may not lie in
     the folders a results store's pipeline owns (``records/``, ``inputs/``, ``stages/``, its
     ``provenance.json``), nor in the store of the other profile (a quick study in ``results/full``).
     """
@@ -554,29 +556,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     torch_cpu_setup()
     provenance = study_provenance(args.baseline)
-    for b in args.baseline:
-        steps = default_steps(b)
-        cpu0 = time.process_time()
-        rows = run_gap_study(args.dataset, b, args.folds, steps, profile=args.profile, progress=print)
-        studies[study_key(args.dataset, b)] = {
-            "dataset": args.dataset,
-            "baseline": b,
-            "folds": list(args.folds),
-            "steps": [{**asdict(s), "changes": dict(s.changes)} for s in steps],
-            "left_out": LEFT_OUT[b],
-            "rows": rows,
-            "cpu_s": round(time.process_time() - cpu0, 1),
+
+    def write() -> None:
+        data = {
+            "what": "baseline gap study (issue #44 item 6): each baseline moved towards the paper's setting step by step",
+            "profile": args.profile,
+            "studies": dict(sorted(studies.items())),
             "provenance": provenance,
         }
-    data = {
-        "what": "baseline gap study (issue #44 item 6): each baseline moved towards the paper's setting step by step",
-        "profile": args.profile,
-        "studies": dict(sorted(studies.items())),
-        "provenance": provenance,
-    }
-    write_json_atomic(out, data, what="the baseline gap study")
+        write_json_atomic(out, data, what="the baseline gap study")
+
+    for b in args.baseline:
+        key, steps = study_key(args.dataset, b), default_steps(b)
+        step_rows = [{**asdict(s), "changes": dict(s.changes)} for s in steps]
+        rows = _resumable_rows(studies.get(key), step_rows, provenance, args.folds)
+        done = sorted({int(r["fold"]) for r in rows})
+        if done:
+            print(f"{b}: folds {done} already in {out} from the same code and steps: kept")
+        for k in (k for k in args.folds if k not in done):
+            rows += run_gap_study(args.dataset, b, [k], steps, profile=args.profile, progress=print)
+            studies[key] = {
+                "dataset": args.dataset,
+                "baseline": b,
+                "folds": sorted({int(r["fold"]) for r in rows}),
+                "steps": step_rows,
+                "left_out": LEFT_OUT[b],
+                "rows": rows,
+                "cpu_s": round(sum(float(r["cpu_s"]) for r in rows), 1),
+                "provenance": provenance,
+            }
+            write()  # after every fold: an interrupted study keeps what it finished, and a rerun resumes
+    write()
     print(f"wrote {out}")
     return 0
+
+
+def _resumable_rows(
+    prior: Mapping[str, Any] | None, steps: list[dict[str, Any]], provenance: Mapping[str, Any], folds: Sequence[int]
+) -> list[dict[str, Any]]:
+    """The rows of an earlier run of the same study that a rerun keeps: those of the folds asked for,
+    when that run had the same steps and the same code (its provenance's normalised code version)."""
+    if not prior or prior.get("steps") != steps:
+        return []
+    if (prior.get("provenance") or {}).get("code_version") != provenance.get("code_version"):
+        return []
+    return [dict(r) for r in prior.get("rows", []) if int(r["fold"]) in set(folds)]
 
 
 if __name__ == "__main__":

@@ -258,3 +258,36 @@ def test_the_runner_refuses_an_out_it_must_not_write_before_any_work(
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
     assert (tmp_path / "quick" / "provenance.json").read_text() == "{}"
+
+
+def test_the_runner_writes_after_every_fold_and_a_rerun_resumes(fold, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """An interrupted run keeps the folds it finished; a rerun with the same code and steps computes only the
+    others (and a change of steps starts again)."""
+    monkeypatch.setattr(baseline_gap, "grid_fold", lambda dataset, k, profile: fold)
+    out = tmp_path / "gap.json"
+    real, calls = baseline_gap.run_gap_study, []
+
+    def interrupted(dataset, baseline, folds, *a, **k):
+        calls.append(list(folds))
+        if folds == [1]:
+            raise KeyboardInterrupt  # the session ends during fold 1
+        return real(dataset, baseline, folds, *a, **k)
+
+    monkeypatch.setattr(baseline_gap, "run_gap_study", interrupted)
+    argv = ["--baseline", "cnf", "--folds", "0", "1", "--profile", "quick", "--out", str(out)]
+    with pytest.raises(KeyboardInterrupt):
+        baseline_gap.main(argv)
+    first = json.loads(out.read_text())["studies"]["compas/cnf"]
+    assert first["folds"] == [0] and {r["fold"] for r in first["rows"]} == {0}  # fold 0 kept on disk
+    monkeypatch.setattr(baseline_gap, "run_gap_study", lambda d, b, folds, *a, **k: calls.append(list(folds)) or [
+        {**r, "fold": folds[0]} for r in first["rows"]])  # fmt: skip
+    calls.clear()
+    assert baseline_gap.main(argv) == 0
+    assert calls == [[1]]  # fold 0 resumed from the file, only fold 1 computed
+    study = json.loads(out.read_text())["studies"]["compas/cnf"]
+    assert study["folds"] == [0, 1] and study["rows"][: len(first["rows"])] == first["rows"]
+    assert study["cpu_s"] == pytest.approx(sum(r["cpu_s"] for r in study["rows"]), abs=0.1)
+    # other steps (another code version would do the same) start again
+    monkeypatch.setattr(baseline_gap, "default_steps", lambda b: [GapStep("start", "start", "paper")])
+    calls.clear()
+    assert baseline_gap.main(argv) == 0 and calls == [[0], [1]]
