@@ -314,3 +314,31 @@ def test_the_last_part_of_a_regeneration_says_so_and_sums_the_parts():
     note = book.provenance_notes({**PROVENANCE, "records_computed": 98, "records_in_grid": 288, "parts": parts})
     assert "**This run is the last of 3 invocations of one regeneration**" in note
     assert "computed 98 of its 288 records" in note and "sum to 2.5 h" in note and "resumed" not in note
+
+
+def _cpu_kind(metric_ratio: float, claim_ratio: float, moved: bool) -> dict:
+    metrics = {"cf_mse": {"cpu_abs_diff_mean": 0.001, "cpu_abs_diff_max": 0.002, "seed_sd": 0.01, "fold_sd": 0.02,
+                          "ratio_to_seed_sd": metric_ratio, "ratio_to_fold_sd": metric_ratio / 2}}  # fmt: skip
+    claims = {"Q1.1": {"ratio_to_paired_seed_sd": claim_ratio, "verdict_moved": moved}}
+    summary = {"metrics": metrics, "claims": claims, "configs": 6, "configs_identical": 0}
+    return {"dataset": "compas", "kind": "avx2", "folds": [0, 1, 2], "native_capability": "AVX512", "summary": summary}
+
+
+@pytest.mark.parametrize(
+    ("metric_ratio", "claim_ratio", "moved", "ending"),
+    [
+        (0.1, 0.3, False, "at most 0.30 of what another training seed moves them: a difference of that size"),
+        (0.1, 0.7, False, "at most 0.70 of what another training seed moves them, comparable to a rerun"),
+        (0.1, 0.3, True, "comparable to a rerun with another seed: compare two machines' verdicts"),
+    ],
+)
+def test_the_cpu_kind_line_is_worded_by_the_largest_ratio_and_the_verdicts(metric_ratio, claim_ratio, moved, ending):
+    from cffair_book.reproduction import cpu_kind_line, reproduction_facts
+
+    text = cpu_kind_line(_cpu_kind(metric_ratio, claim_ratio, moved))
+    assert text.startswith("COMPAS's Table 1 LTN settings on folds 0–2, re-run from scratch with AVX2 kernels")
+    assert ending in text
+    assert ("the 5-fold verdict of Q1.1 changes" in text) == moved
+    assert reproduction_facts(None, {"cpu_kind": _cpu_kind(0.1, 0.3, False)})["cpu_kind"] == cpu_kind_line(
+        _cpu_kind(0.1, 0.3, False)
+    )
