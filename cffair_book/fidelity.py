@@ -184,7 +184,7 @@ def same_models(
     """
     frame = records_frame(records)
     a, b = datasets
-    parts = []
+    parts: list[str] = []
     for setting in settings:
         if frame.empty:
             break
