@@ -197,8 +197,12 @@ def baseline_gap_finding(frame: pd.DataFrame) -> str:
             else "No factor the study can set closes any of the gap."
         )
     if "screened" in frame and not frame["screened"].fillna(False).astype(bool).all():
+        unscreened = frame[~frame["screened"].fillna(False).astype(bool)]
+        names = list(dict.fromkeys(f"{BASELINE_NAMES.get(str(b), str(b))} ({dataset_name(str(d))})"
+                                   for b, d in zip(unscreened["baseline"], unscreened["dataset"])))  # fmt: skip
+        which = "These runs" if len(unscreened) == len(frame) else f"The runs of {', '.join(names)}"
         out.append(
-            "These runs predate the degenerate-model screen: their models were not checked for collapse "
+            f"{which} predate the degenerate-model screen: their models were not checked for collapse "
             "(a rerun of the study screens every step)."
         )
     return " ".join(out)

@@ -130,3 +130,15 @@ def test_a_study_without_the_papers_value_reads_it_from_table_1() -> None:
     frame = baseline_gap_frame(data)
     assert set(frame["baseline"]) == {"cnf"}  # the paper publishes no CF-MSE for "ltn": no gap to measure
     assert frame["paper"].tolist() == pytest.approx([0.072, 0.072])  # Table 1, COMPAS, CNF
+
+
+def test_a_study_screened_in_part_names_the_runs_that_predate_the_screen() -> None:
+    values = [("start", "start", 0.01), ("rel", "release", 10**-1.7)]
+    data = {"studies": {"compas/gan": {"dataset": "compas", "baseline": "gan", "paper_cf_mse": 0.1,
+                                       "rows": _rows(values)},
+                        "compas/cnf": {"dataset": "compas", "baseline": "cnf", "paper_cf_mse": 0.1,
+                                       "rows": _rows(values, {"start": None, "rel": None})}}}  # fmt: skip
+    assert baseline_gap_finding(baseline_gap_frame(data)).endswith(
+        "The runs of CNF (COMPAS) predate the degenerate-model screen: their models were not checked for collapse "
+        "(a rerun of the study screens every step)."
+    )
