@@ -128,7 +128,7 @@ def twins_performance_finding(frame: pd.DataFrame, method: str = "ltn_acc_cf") -
     ...                   "folds": [5, 15], "paper_twins": [0.809, 0.681], "sound_twins": [0.770, 0.679],
     ...                   "p": [0.001, 0.4], "paper": [0.758, 0.675], "dropped": [0, 0]})
     >>> print(twins_performance_finding(f))
-    On Adult, LTN(acc+CF) trained on the sound default twins reaches accuracy 0.770 against 0.809 on the paper's twins (5 folds, 10 pairs of models; the paper: 0.758): the sound twins close 76% of the gap to the paper's value (corrected t, p 0.001). On COMPAS, LTN(acc+CF) trained on the sound default twins reaches accuracy 0.679 against 0.681 on the paper's twins (15 folds, 15 pairs of models; the paper: 0.675): no change beyond chance (corrected t, p 0.400).
+    On Adult, LTN(acc+CF) trained on the sound twins reaches accuracy 0.770 against 0.809 on the paper's (5 folds; the paper: 0.758): the sound twins close 76% of the gap to the paper's value (corrected t, p 0.001). On COMPAS, LTN(acc+CF) trained on the sound twins reaches accuracy 0.679 against 0.681 on the paper's (15 folds; the paper: 0.675): no change beyond chance (corrected t, p 0.400).
     """
     if frame.empty:
         return f"No fold holds {method_name(method)} trained on both the paper's and the sound default twins yet."
@@ -136,9 +136,8 @@ def twins_performance_finding(frame: pd.DataFrame, method: str = "ltn_acc_cf") -
     for r in frame.itertuples():
         name = metric_name(str(r.metric)).rstrip(" ↑↓")
         head = (
-            f"On {dataset_name(str(r.dataset))}, {method_name(method)} trained on the sound default twins reaches "
-            f"{name} {r.sound_twins:.3f} against {r.paper_twins:.3f} on the paper's twins "
-            f"({r.folds} folds, {r.pairs} pairs of models"
+            f"On {dataset_name(str(r.dataset))}, {method_name(method)} trained on the sound twins reaches "
+            f"{name} {r.sound_twins:.3f} against {r.paper_twins:.3f} on the paper's ({r.folds} folds"
         )
         dropped = f", {r.dropped} pair{'s' * (r.dropped != 1)} left out because a model collapsed" if r.dropped else ""
         paper = "the paper publishes no value" if math.isnan(r.paper) else f"the paper: {r.paper:.3f}"

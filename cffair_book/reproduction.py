@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.names import dataset_name, metric_name
+from cffair.reporting.names import dataset_name
 
 __all__ = [
     "STEP_NAMES",
@@ -436,8 +436,8 @@ def claims_speed_line(result: Mapping[str, Any]) -> str:
 
 def cpu_kind_line(cpu_kind: Mapping[str, Any]) -> str:
     """What another CPU kind does to the records (``cpu_kind.json``, ``benchmarks/bench_cpu_kind.py``), in
-    words the numbers choose: how far the numbers move against the seed and fold spread, how far the
-    paired differences the Q1 claims test move against theirs, and whether a verdict moved.
+    words the numbers choose: how far the metrics move against their spread over training seeds, how far
+    the paired differences the Q1 claims test move against theirs, and whether a verdict moved.
 
     >>> summary = {"metrics": {"cf_mse": {"cpu_abs_diff_mean": 0.0005, "cpu_abs_diff_max": 0.003, "seed_sd": 0.0046,
     ...                                   "fold_sd": 0.0137, "ratio_to_seed_sd": 0.11, "ratio_to_fold_sd": 0.04}},
@@ -446,50 +446,38 @@ def cpu_kind_line(cpu_kind: Mapping[str, Any]) -> str:
     ...            "configs": 15, "configs_identical": 1}
     >>> print(cpu_kind_line({"dataset": "compas", "kind": "avx2", "folds": [0, 1], "summary": summary,
     ...                      "native_capability": "AVX512"}))
-    COMPAS's Table 1 LTN settings on folds 0–1, re-run from scratch with AVX2 kernels on this AVX512 machine, give the same numbers in 1 of 15 records; CF-MSE moves by 0.0005 on average (at most 0.0030), 0.11 of its spread over training seeds (0.0046) and 0.04 of its spread over folds; the paired differences the Q1 claims test move by 0.36–0.67 of their seed spread, and no claim's 5-fold verdict changes. Another CPU kind thus moves these numbers by at most 0.67 of what another training seed moves them, comparable to a rerun with another seed: compare two machines' verdicts, not their digits.
+    COMPAS's Table 1 LTN settings on folds 0–1, re-run with AVX2 kernels on this AVX512 machine: 1 of 15 records identical; the metrics move by 0.11 of their spread over training seeds (CF-MSE by 0.0005 on average), the differences the Q1 claims test by 0.36–0.67 of theirs, and no 5-fold verdict changes. That is comparable to a rerun with another seed: compare two machines' verdicts, not their digits.
     """
     summary = cpu_kind["summary"]
     folds = cpu_kind.get("folds") or []
     span = f"folds {min(folds)}–{max(folds)}" if len(folds) > 1 else f"fold {folds[0]}" if folds else "its folds"
-    parts = []
-    for metric, m in summary["metrics"].items():
-        if m.get("seed_sd") is None:
-            spread = f"{m['ratio_to_fold_sd']:.2f} of its spread over folds (no seed spread yet)"
-        else:
-            spread = (
-                f"{m['ratio_to_seed_sd']:.2f} of its spread over training seeds ({m['seed_sd']:.4f}) and "
-                f"{m['ratio_to_fold_sd']:.2f} of its spread over folds"
-            )
-        parts.append(
-            f"{metric_name(metric).rstrip(' ↑↓')} moves by {m['cpu_abs_diff_mean']:.4f} on average "
-            f"(at most {m['cpu_abs_diff_max']:.4f}), {spread}"
-        )
+    metrics = summary["metrics"]
+    seeds = [m["ratio_to_seed_sd"] for m in metrics.values() if m.get("ratio_to_seed_sd") is not None]
+    cf = metrics.get("cf_mse") or next(iter(metrics.values()))
+    spread = (
+        (f"{min(seeds):.2f}–{max(seeds):.2f}" if len(seeds) > 1 else f"{seeds[0]:.2f}")
+        + " of their spread over training seeds"
+        if seeds
+        else "an amount no seed spread measures yet"
+    )
     claims = summary.get("claims") or {}
     ratios = [c["ratio_to_paired_seed_sd"] for c in claims.values() if c.get("ratio_to_paired_seed_sd") is not None]
     moved = [k for k, c in claims.items() if c.get("verdict_moved")]
-    claim_part = ""
-    if claims:
-        size = f"move by {min(ratios):.2f}–{max(ratios):.2f} of their seed spread" if ratios else "move"
-        verdicts = (
-            "no claim's 5-fold verdict changes" if not moved else f"the 5-fold verdict of {', '.join(moved)} changes"
-        )
-        claim_part = f"; the paired differences the Q1 claims test {size}, and {verdicts}"
-    largest = max([*((m.get("ratio_to_seed_sd") or 0.0) for m in summary["metrics"].values()), *ratios, 0.0])
+    claim_part = (
+        f", the differences the Q1 claims test by {min(ratios):.2f}–{max(ratios):.2f} of theirs" if ratios else ""
+    )
+    verdicts = "no 5-fold verdict changes" if not moved else f"the 5-fold verdict of {', '.join(moved)} changes"
+    largest = max([*seeds, *ratios, 0.0])
     close = (
-        f"Another CPU kind thus moves these numbers by at most {largest:.2f} of what another training seed moves them"
-        + (
-            ": a difference of that size between two machines' records is the CPU's, not the method's."
-            if largest < 0.5 and not moved
-            else ", comparable to a rerun with another seed: compare two machines' verdicts, not their digits."
-        )
+        "A difference of that size between two machines' records is the CPU's, not the method's."
+        if largest < 0.5 and not moved
+        else "That is comparable to a rerun with another seed: compare two machines' verdicts, not their digits."
     )
     return (
-        f"{dataset_name(str(cpu_kind['dataset']))}'s Table 1 LTN settings on {span}, re-run from scratch with "
-        f"{str(cpu_kind['kind']).upper()} kernels on this {cpu_kind.get('native_capability', 'other')} machine, give the "
-        f"same numbers in {summary['configs_identical']} of {summary['configs']} records; "
-        + "; ".join(parts)
-        + claim_part
-        + f". {close}"
+        f"{dataset_name(str(cpu_kind['dataset']))}'s Table 1 LTN settings on {span}, re-run with "
+        f"{str(cpu_kind['kind']).upper()} kernels on this {cpu_kind.get('native_capability', 'other')} machine: "
+        f"{summary['configs_identical']} of {summary['configs']} records identical; the metrics move by {spread} "
+        f"(CF-MSE by {cf['cpu_abs_diff_mean']:.4f} on average){claim_part}, and {verdicts}. {close}"
     )
 
 
