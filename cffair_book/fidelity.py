@@ -1,7 +1,7 @@
 """How close ours is to the paper, in words the numbers choose: which cells of a table differ from the
 paper's beyond chance, and how much of the gap in performance the twins an LTN trains on explain.
 
-:func:`cffair.reporting.tables.compare` decides each cell on the standard error of the difference of
+:func:`cffair.reporting.comparison.compare` decides each cell on the standard error of the difference of
 the two means (Welch's t over the folds behind each mean, the paper's five); :func:`paper_agreement`
 says how many cells differ, how many chance alone would flag, and which differ most.
 :func:`twins_performance` pairs each fold's model trained on the paper's twins with the same fold's
@@ -18,11 +18,12 @@ from typing import Any
 
 import pandas as pd
 
+from cffair.reporting.comparison import AGREEMENT_ALPHA
 from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
 from cffair.reporting.paper import paper_value
 from cffair.reporting.records import records_frame
 from cffair.reporting.stats import corrected_t
-from cffair.reporting.tables import AGREEMENT_ALPHA, format_delta
+from cffair.reporting.tables import format_delta
 from cffair.reporting.verdicts import ALPHA
 
 __all__ = ["paper_agreement", "same_models", "twins_performance", "twins_performance_finding"]
@@ -41,7 +42,7 @@ def _cell(row: pd.Series) -> str:
 
 
 def paper_agreement(comparison: pd.DataFrame, what: str = "the table", *, top: int = 3) -> str:
-    """One or two sentences: of the cells of ``comparison`` (a :func:`~cffair.reporting.tables.compare`
+    """One or two sentences: of the cells of ``comparison`` (a :func:`~cffair.reporting.comparison.compare`
     frame) that can be judged, how many differ from the paper's beyond chance, how many chance alone
     would flag if every cell agreed, and the ``top`` farthest in standard errors of the difference.
 
@@ -52,21 +53,27 @@ def paper_agreement(comparison: pd.DataFrame, what: str = "the table", *, top: i
     1 of the 2 cells of Table 1 that can be judged differs from the paper's beyond chance (Welch's t on the two means, p < 0.05; at that level chance alone flags about 1 in 20 cells that agree); the farthest: LTN(acc)'s accuracy on Adult (Δ +0.050, 5.0 standard errors).
     """
     judged = comparison[comparison["p_paper"].notna()]
+    held = int((comparison["collapsed"] > 0).sum()) if "collapsed" in comparison.columns else 0
+    if held:
+        verb = "holds" if held == 1 else "hold"
+        aside = f" ({held} cell{'s' if held != 1 else ''} {verb} a collapsed model and {'is' if held == 1 else 'are'} not judged)"
+    else:
+        aside = ""
     if judged.empty:
-        return f"No cell of {what} can be judged against the paper (a side without an sd over several folds)."
+        return f"No cell of {what} can be judged against the paper (a side without an sd over several folds){aside}."
     far = judged[judged["beyond"].astype(bool)]
     n, k = len(judged), len(far)
     rule = f"Welch's t on the two means, p < {AGREEMENT_ALPHA:g}"
     chance = f"at that level chance alone flags about 1 in {round(1 / AGREEMENT_ALPHA)} cells that agree"
     if k == 0:
-        return f"None of the {n} cells of {what} that can be judged differs from the paper's beyond chance ({rule})."
+        return f"None of the {n} cells of {what} that can be judged differs from the paper's beyond chance ({rule}){aside}."
     verb = "differs" if k == 1 else "differ"
     order = (far["delta"].abs() / far["se_delta"].where(far["se_delta"] > 0, math.nan)).fillna(math.inf)
     farthest = far.loc[order.sort_values(ascending=False, kind="stable").index[:top]]
     cells = "; ".join(_cell(r) for _, r in farthest.iterrows())
     return (
         f"{k} of the {n} cells of {what} that can be judged {verb} from the paper's beyond chance ({rule}; "
-        f"{chance}); the farthest: {cells}."
+        f"{chance}){aside}; the farthest: {cells}."
     )
 
 

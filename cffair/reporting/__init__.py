@@ -4,15 +4,16 @@ What a library user needs to read result records and compare methods: numbers, d
 tables and figures. What the book *says* about them (the claims and their notes, why the failing
 claims fail, the chapters' boxes) lives in the book package ``cffair_book``, which the wheel does
 not ship. The modules import one way only (names ← paper ← records/describe ← tables/figures/
-verdicts ← report):
+verdicts ← comparison ← report):
 
 * :mod:`.names` — display names, keys and orders (the paper's notation).
 * :mod:`.paper` — the paper's published numbers (:func:`paper_tables`, :func:`paper_value`).
 * :mod:`.records` — result records as frames (:func:`records_frame`, :func:`results_long`,
   :func:`summarise_folds`, :func:`paired_folds`, ...): data shaping only.
 * :mod:`.describe` — the datasets and their causal graphs as frames.
-* :mod:`.tables` — tables (:func:`format_table`), ours next to the paper's (:func:`~cffair.reporting.tables.compare`,
-  :func:`comparison_table`) and Tables 3–6.
+* :mod:`.tables` — tables (:func:`format_table`, :func:`results_table`); Tables 3–6 are :mod:`.chapter_tables`'.
+* :mod:`.comparison` — ours next to the paper's (:func:`~cffair.reporting.comparison.compare`, each cell
+  judged on the folds behind both means; :func:`comparison_table`, :func:`delta_summary`).
 * :mod:`.style` — the figures' size, resolution, fonts, colour-blind palette and markers.
 * :mod:`.figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).
 * :mod:`.stats` — the corrected resampled t-test (Nadeau–Bengio), the plain paired t-test, the
@@ -27,6 +28,7 @@ the rest of each module's public names from the module (``reporting.describe.gra
 from __future__ import annotations
 
 from cffair.reporting import (
+    comparison,
     datafigures,
     describe,
     figures,
@@ -48,6 +50,14 @@ from cffair.reporting.chapter_tables import (
     table3_comparison,
     table5_frame,
     table6_frame,
+)
+from cffair.reporting.comparison import (
+    AGREEMENT_ALPHA,
+    compare,
+    comparison_table,
+    delta_summary,
+    paper_table,
+    side_by_side,
 )
 from cffair.reporting.datafigures import plot_causal_graph, plot_subgroup_sizes
 from cffair.reporting.describe import (
@@ -128,18 +138,12 @@ from cffair.reporting.stats import (
     sign_flip_p,
 )
 from cffair.reporting.tables import (
-    AGREEMENT_ALPHA,
     HTMLTable,
-    compare,
-    comparison_table,
-    delta_summary,
     folded,
     format_cell,
     format_delta,
     format_table,
-    paper_table,
     results_table,
-    side_by_side,
     tidy_table,
 )
 from cffair.reporting.verdicts import (
@@ -205,12 +209,13 @@ __all__ = [
     "row_counts_frame",
     "spec_frame",
     "subgroup_sizes_frame",
-    # tables
+    # comparison
     "AGREEMENT_ALPHA",
-    "HTMLTable",
     "compare",
     "comparison_table",
     "delta_summary",
+    # tables
+    "HTMLTable",
     "axiom_label",
     "eq3_table",
     "format_cell",
@@ -267,6 +272,7 @@ __all__ = [
     # the modules
     "describe",
     "chapter_tables",
+    "comparison",
     "datafigures",
     "figures",
     "investigation_frames",

@@ -23,7 +23,7 @@ from cffair.reporting.names import (
 )
 from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables
 from cffair.reporting.records import find_record, results_long, weight_grid_frame
-from cffair.reporting.tables import _metric_columns, format_cell, format_delta
+from cffair.reporting.tables import format_cell, format_delta, metric_columns
 
 __all__ = [
     "axiom_label",
@@ -225,7 +225,7 @@ def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.
     if grid.empty:
         raise DataError("no weight-grid records; run the appendix_b group.")
     perfs = sorted({performance_metric(d) for d in set(grid["dataset"])})
-    perf_label = dict(zip(perfs, _metric_columns([metric_name(m) for m in perfs]).values()))
+    perf_label = dict(zip(perfs, metric_columns([metric_name(m) for m in perfs]).values()))
     rows = []
     for (d, wa, wc), g in grid.groupby(["dataset", "w_acc", "w_cf"], sort=False):
         cell: dict[str, Any] = {"dataset": dataset_name(d), "weights acc : CF": f"{wa:g} : {wc:g}"}

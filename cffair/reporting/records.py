@@ -48,13 +48,19 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- long results frames
+#: Columns a long results frame may carry besides :data:`RESULT_COLUMNS`: ``n`` (the folds behind a
+#: mean) and ``collapsed`` (records of collapsed models in it).
+OPTIONAL_RESULT_COLUMNS: tuple[str, ...] = ("n", "collapsed")
+
+
 def check_results(frame: pd.DataFrame, what: str = "results") -> pd.DataFrame:
     """Validate a long results frame and return a clean copy.
 
     A results frame has the columns :data:`RESULT_COLUMNS` (``sd`` may be missing: it is then
     NaN) and at most one row per ``(table, dataset, metric, method)``; an ``n`` column (the folds
-    behind each mean, which :func:`cffair.reporting.tables.compare` needs for the standard error
-    of a difference) is kept when present.
+    behind each mean, which :func:`cffair.reporting.comparison.compare` needs for the standard error
+    of a difference) and a ``collapsed`` column (the records of collapsed models in the mean,
+    :func:`results_long`) are kept when present.
 
     Raises:
         DataError: naming missing columns or duplicated keys.
@@ -75,7 +81,7 @@ def check_results(frame: pd.DataFrame, what: str = "results") -> pd.DataFrame:
         raise DataError(
             f"{what} have several rows for the same cell, e.g. {first}; aggregate them first (summarise_folds)."
         )
-    columns = [*RESULT_COLUMNS, *(["n"] if "n" in frame.columns else [])]
+    columns = [*RESULT_COLUMNS, *(c for c in OPTIONAL_RESULT_COLUMNS if c in frame.columns)]
     out = frame[columns].copy()
     for c in keys:
         out[c] = out[c].astype(str)
@@ -273,22 +279,43 @@ def results_long(
     own_counterfactuals: bool = False,
     tagged: bool = False,
 ) -> pd.DataFrame:
-    """Our records aggregated over folds into a long results frame (:data:`RESULT_COLUMNS`).
+    """Our records aggregated over folds into a long results frame (:data:`RESULT_COLUMNS`, ``n`` and
+    ``collapsed``).
 
     ``methods`` defaults to the paper's methods of ``table`` (:data:`TABLE_METHODS`); weight-grid
     and investigation records (those with a ``tag`` or ``options``) are left out unless ``tagged``
-    (a run of your own data chose its learning rate, epochs or weights: its records are the run). Each dataset gets its performance metric
-    (accuracy or MSE), CF-MSE and worst-subgroup CF-MSE; ``sd`` is the sample sd over folds
-    (NaN for a single fold).
+    (a run of your own data chose its learning rate, epochs or weights: its records are the run). Each
+    dataset gets its performance metric (accuracy or MSE), CF-MSE and worst-subgroup CF-MSE.
+
+    The fold is the unit, as in the claims' tests (:meth:`cffair.reporting.verdicts.Evidence.folds`):
+    a fold trained with several seeds (the protocol's) counts once, with the mean over its seeds, so
+    ``mean`` is the mean over folds of the seed means, ``sd`` their sample sd over folds (NaN for one
+    fold) and ``n`` the number of folds, the same unit as the paper's five. ``collapsed`` counts the
+    cell's records whose model collapsed (the degenerate-model screen,
+    :func:`cffair.evaluation.screen.screen_metrics`); they stay in the mean (leaving out the folds
+    where a model fell to the majority rate would flatter its accuracy), and
+    :func:`cffair.reporting.comparison.compare` marks such a cell and does not judge it.
+
+    >>> recs = [{"config": {"dataset": "d", "setting": "ltn_acc", "fold": f, "seed": s},
+    ...          "metrics": {"accuracy": 0.7 + 0.1 * f + 0.01 * s, "majority_rate": 0.5}}
+    ...         for f in (0, 1) for s in (0, 1, 2)]
+    >>> long = results_long(recs, methods=["ltn_acc"])
+    >>> long[["mean", "n", "collapsed"]].round(3).values.tolist()     # 2 folds, not 6 records
+    [[0.76, 2.0, 0.0]]
     """
     methods = list(methods if methods is not None else TABLE_METHODS.get(table, ()))
     frame = select_records(
         records_frame(records, own_counterfactuals=own_counterfactuals), methods, datasets, tagged=tagged
     )
     if frame.empty:
-        return pd.DataFrame(columns=list(RESULT_COLUMNS))
+        return pd.DataFrame(columns=[*RESULT_COLUMNS, *OPTIONAL_RESULT_COLUMNS])
     metrics = [m for m in SCALAR_METRICS if frame[m].notna().any()]
-    long = summarise_folds(frame, metrics, by=("dataset", "method"), table=table).dropna(subset=["mean"])
+    cell = ["dataset", "method"]
+    folds = frame.assign(**{m: frame[m].astype(float) for m in metrics})
+    folds = folds.groupby([*cell, "repeat", "fold"], sort=False)[metrics].mean().reset_index()  # seeds of a fold
+    long = summarise_folds(folds, metrics, by=cell, table=table).dropna(subset=["mean"])
+    gone = frame["collapsed"].fillna(False).astype(bool).groupby([frame["dataset"], frame["method"]]).sum()
+    long["collapsed"] = [float(gone.get((d, m), 0)) for d, m in zip(long["dataset"], long["method"])]
     order = {m: i for i, m in enumerate(methods)}
     long = long.sort_values(
         ["dataset", "metric", "method"],

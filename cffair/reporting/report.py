@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.reporting.comparison import COLLAPSED_MARK, collapsed_note
 from cffair.reporting.group_table import group_fairness_frame
 from cffair.reporting.names import HIGHER_IS_BETTER, METRIC_ORDER, method_name, metric_name
 from cffair.reporting.recommendation import collapsed_runs, recommendation
@@ -61,7 +62,7 @@ def method_frame(
     records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 3
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The Table 1-style comparison: one row per method (in ``methods`` order), one column per
-    metric, cells ``mean ± sd`` over folds.
+    metric, cells ``mean ± sd`` over folds, marked "†" where a fold's model collapsed.
 
     Returns:
         The pair ``(shown, long)``, the formatted frame (display names) and the long frame of numbers
@@ -72,7 +73,10 @@ def method_frame(
         raise DataError(f"no records of the methods {list(methods)}; run them first.")
     metrics = [m for m in METRIC_ORDER if m in set(long["metric"])]
     present = [m for m in methods if m in set(long["method"])]
-    cells = {(r.method, r.metric): format_cell(r.mean, r.sd, decimals) for r in long.itertuples()}
+    cells = {
+        (r.method, r.metric): format_cell(r.mean, r.sd, decimals) + (f" {COLLAPSED_MARK}" if r.collapsed else "")
+        for r in long.itertuples()
+    }
     shown = pd.DataFrame(
         [[cells.get((m, k), "—") for k in metrics] for m in present],
         index=[method_name(m) for m in present],
@@ -427,7 +431,11 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
         "<p>Mean ± sample sd over the folds, the best of each column in bold. CF-MSE is the mean squared difference between "
         "the prediction for a test row and for its counterfactual twin with the sensitive attribute flipped (lower is fairer); "
         "the worst-subgroup CF-MSE is that of the subgroup where it is largest.</p>",
-        _table(shown, f"Table 1 on {name}: {n_folds} folds", bold=best_methods(long)),
+        _table(
+            shown,
+            f"Table 1 on {name}: {n_folds} folds. {collapsed_note(long, paper=False)}".strip(),
+            bold=best_methods(long),
+        ),
     ]
     majority = info.get("majority") or {}
     if majority and spec.target_kind == "binary":

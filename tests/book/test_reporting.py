@@ -236,7 +236,7 @@ def test_summarise_folds():
 def test_format_table_html():
     comp = reporting.compare(_synthetic_ours(np.random.default_rng(3)))
     wide = reporting.side_by_side(comp)
-    bold = reporting.tables.best_cells(comp)
+    bold = reporting.comparison.best_cells(comp)
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
     assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
@@ -254,7 +254,7 @@ def test_format_table_html():
 
 def test_best_cells_respects_direction():
     comp = reporting.compare(reporting.paper_tables()[lambda d: d.table == "table1"])  # ours == paper
-    best = dict(reporting.tables.best_cells(comp))
+    best = dict(reporting.comparison.best_cells(comp))
     assert best[("Adult", "accuracy ↑")] == ("DCEVAE", "ours")  # 0.831: highest accuracy
     assert best[("Adult", "CF-MSE ↓")] == ("LTN(acc+CF_sg)", "ours")  # 0.055: lowest CF-MSE
 
@@ -401,7 +401,7 @@ def test_format_table_marks_the_cells_a_line_break_must_not_split():
     assert "<strong>0.812\u00a0±\u00a00.001</strong>" in html  # bold cells are marked too
     head = BeautifulSoup(html, "html.parser").select("thead th")
     assert not any(reporting.tables.NUMBER_CLASS in (c.get("class") or []) for c in head)
-    cell = reporting.tables._cell("0.812 ± 0.001", "0.800", "+0.012", False)
+    cell = reporting.comparison._cell("0.812 ± 0.001", "0.800", "+0.012", False)
     assert cell.startswith('<span class="cffair-num">0.812 ± 0.001</span><br><span class="cffair-sub">paper 0.800')
     # the marking is idempotent: a marked table is marked again without a second class
     assert reporting.tables.mark_numbers(html) == html
@@ -761,3 +761,48 @@ def test_paired_folds_lets_no_tagged_variant_drop_a_fold():
     assert [r["config"]["fold"] for r in kept if r["config"]["tag"] == "seed1"] == [0]
     # an untagged method missing on a fold still drops it
     assert {r["config"]["fold"] for r in reporting.paired_folds(records[:-2])} == {0, 1}
+
+
+def test_results_long_counts_folds_not_seeds():
+    # three seeds on each of two folds: the fold is the unit (the seeds averaged first), as in the claims' tests
+    recs = []
+    for fold, base in ((0, 0.70), (1, 0.80)):
+        for seed, e in enumerate((-0.03, 0.0, 0.06)):
+            r = _rec("compas", "ltn_acc", fold, perf=base + e)
+            r["config"]["seed"] = seed
+            recs.append(r)
+    row = reporting.results_long(recs, "table1", ["ltn_acc"])
+    row = row[row.metric == "accuracy"].iloc[0]
+    means = [0.71, 0.81]  # each fold's mean over its seeds
+    assert row["n"] == 2 and row["mean"] == pytest.approx(np.mean(means))
+    assert row["sd"] == pytest.approx(np.std(means, ddof=1))  # over folds, not over the six records
+    assert row["collapsed"] == 0
+
+
+def test_compare_marks_and_does_not_judge_a_cell_holding_a_collapsed_model():
+    recs = _paper_like_records(folds=5)
+    for r in recs:  # CNF on COMPAS far from the paper; on fold 3 it says "no" to everyone
+        if r["config"]["dataset"] == "compas" and r["config"]["setting"] == "cnf":
+            r["metrics"]["cf_mse"] += 0.5
+            if r["config"]["fold"] == 3:
+                r["metrics"].update(positive_rate=0.0, prediction_sd=0.0)
+    long = reporting.results_long(recs, "table1")
+    assert set(long.loc[long.collapsed > 0, "method"]) == {"cnf"}
+    comp = reporting.compare(long, "table1")
+    cnf = comp[(comp.dataset == "compas") & (comp.method == "cnf")]
+    assert len(cnf) == 3 and (cnf["collapsed"] == 1).all()
+    assert cnf["p_paper"].isna().all() and not cnf["beyond"].any()  # 0.5 away from the paper, yet not judged
+    assert cnf["ours"].str.endswith("†").all()
+    other = comp[(comp.dataset == "compas_age") & (comp.method == "cnf")]
+    assert other["p_paper"].notna().all() and (other["collapsed"] == 0).all()
+    summary = reporting.delta_summary(comp, "Δ")
+    assert (
+        "+0.498 †" in summary.frame.to_numpy()
+    )  # folds at the paper's value ∓ 0.01 average 0.002 below it and "not compared with the paper" in summary.html
+    assert reporting.comparison_table(comp, "Table 1").html.count("not compared with the paper") == 1
+    from cffair_book.fidelity import paper_agreement
+
+    text = paper_agreement(comp, "Table 1")
+    assert "(3 cells hold a collapsed model and are not judged)" in text
+    clean = reporting.compare(reporting.results_long(_paper_like_records(folds=5), "table1"), "table1")
+    assert "collapsed" not in paper_agreement(clean, "Table 1") and clean["collapsed"].eq(0).all()

@@ -28,6 +28,7 @@ LAYERS = {
     "investigation_frames": 3,
     "describe": 2,
     "tables": 3,
+    "comparison": 4,
     "figures": 3,
     "datafigures": 4,
     "chapter_tables": 4,

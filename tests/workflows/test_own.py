@@ -217,6 +217,12 @@ def test_method_frame_numbers_are_fold_means() -> None:
     shown, long = method_frame(recs, ["cnf"])
     assert shown.loc["CNF", metric_name("accuracy")] == f"0.750 ± {np.std([0.7, 0.8], ddof=1):.3f}"
     assert shown.loc["CNF", metric_name("cf_mse")] == f"0.200 ± {np.std([0.1, 0.3], ddof=1):.3f}"
+    # a fold whose model says "no" to everyone stays in the mean (leaving it out would flatter the
+    # method) and marks every cell of the method
+    recs[1]["metrics"].update(positive_rate=0.0, prediction_sd=0.0)
+    shown, long = method_frame(recs, ["cnf"])
+    assert shown.loc["CNF", metric_name("accuracy")] == f"0.750 ± {np.std([0.7, 0.8], ddof=1):.3f} †"
+    assert (long["collapsed"] == 1).all()
 
 
 def test_collapsed_runs_are_flagged_with_the_reason() -> None:
