@@ -21,7 +21,7 @@ import pandas as pd
 from cffair._support.utils import project_root
 from cffair.experiments.baseline_gap import gap_table
 from cffair.reporting.names import dataset_name
-from cffair.reporting.paper import paper_value
+from cffair.reporting.paper import paper_mean
 from cffair.reporting.tables import HTMLTable, format_table
 
 __all__ = [
@@ -92,10 +92,7 @@ def baseline_gap_frame(data: Mapping[str, Any] | None) -> pd.DataFrame:
 
 def _paper_cf_mse(dataset: str, baseline: str) -> float | None:
     """The paper's Table 1 CF-MSE of ``baseline`` on ``dataset`` (``None`` where it publishes none)."""
-    try:
-        return paper_value("table1", dataset, "cf_mse", baseline)[0]
-    except KeyError:
-        return None
+    return paper_mean("table1", dataset, "cf_mse", baseline)
 
 
 def _factor(factor: str) -> str:

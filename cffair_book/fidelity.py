@@ -20,7 +20,7 @@ import pandas as pd
 
 from cffair.reporting.comparison import AGREEMENT_ALPHA
 from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
-from cffair.reporting.paper import paper_value
+from cffair.reporting.paper import paper_mean
 from cffair.reporting.records import records_frame
 from cffair.reporting.stats import corrected_t
 from cffair.reporting.tables import format_delta
@@ -30,6 +30,20 @@ __all__ = ["paper_agreement", "same_models", "twins_performance", "twins_perform
 
 #: The option that trains (and scores) a record on the sound default twins (:mod:`cffair.experiments.grid`).
 SOUND_TWINS = "twins=default"
+
+
+#: The keys that pair two records of one setting: the same fold of the same partition, the same seed.
+PAIR_KEYS = ["repeat", "fold", "seed"]
+
+
+def _paired(frame: pd.DataFrame, setting: str, column: str, left: str, right: str) -> pd.DataFrame:
+    """The protocol's records of ``setting`` (CNF counterfactuals, no tag) where ``column`` is ``left``
+    beside those where it is ``right``, paired on :data:`PAIR_KEYS` (columns suffixed ``_a``, ``_b``)."""
+    rows = frame[(frame["setting"] == setting) & (frame["cf_source"] == "cnf") & (frame["tag"] == "")]
+    keys = ["dataset", *PAIR_KEYS] if column != "dataset" else PAIR_KEYS
+    a = rows[rows[column] == left].set_index(keys)
+    b = rows[rows[column] == right].set_index(keys)
+    return pd.merge(a, b, left_index=True, right_index=True, suffixes=("_a", "_b"))
 
 
 def _cell(row: pd.Series) -> str:
@@ -93,21 +107,15 @@ def twins_performance(records: Iterable[Mapping[str, Any]], method: str = "ltn_a
     frame = records_frame(records)
     if frame.empty:
         return pd.DataFrame(columns=columns)
-    frame = frame[(frame["setting"] == method) & (frame["cf_source"] == "cnf") & (frame["tag"] == "")]
-    keys = ["dataset", "repeat", "fold", "seed"]
-    paper_side = frame[frame["options"] == ""].set_index(keys)
-    sound_side = frame[frame["options"] == SOUND_TWINS].set_index(keys)
-    both = pd.merge(paper_side, sound_side, left_index=True, right_index=True, suffixes=("_paper", "_sound"))
+    both = _paired(frame, method, "options", "", SOUND_TWINS)
+    both.columns = [c[:-2] + ("_paper" if c.endswith("_a") else "_sound") for c in both.columns]
     rows = []
     for dataset, g in both.groupby(level="dataset", sort=False):
         metric = performance_metric(str(dataset))
         ok = g[~g["collapsed_paper"].astype(bool) & ~g["collapsed_sound"].astype(bool)]
         if ok.empty:
             continue
-        try:
-            published = paper_value("table1", str(dataset), metric, method)[0]
-        except KeyError:
-            published = math.nan
+        published = paper_mean("table1", str(dataset), metric, method)
         diffs = (ok[f"{metric}_sound"] - ok[f"{metric}_paper"]).groupby(level=["repeat", "fold"]).mean()
         p = math.nan if len(diffs) < 2 else (1.0 if (diffs == 0).all() else float(corrected_t(diffs.to_numpy()).p))
         rows.append(
@@ -119,7 +127,7 @@ def twins_performance(records: Iterable[Mapping[str, Any]], method: str = "ltn_a
                 "paper_twins": float(ok[f"{metric}_paper"].mean()),
                 "sound_twins": float(ok[f"{metric}_sound"].mean()),
                 "p": p,
-                "paper": published,
+                "paper": math.nan if published is None else published,
                 "dropped": len(g) - len(ok),
             }
         )
@@ -194,12 +202,7 @@ def same_models(
     for setting in settings:
         if frame.empty:
             break
-        rows = frame[(frame["setting"] == setting) & (frame["cf_source"] == "cnf") & (frame["tag"] == "")]
-        rows = rows[rows["options"] == ""]
-        keys = ["repeat", "fold", "seed"]
-        left = rows[rows["dataset"] == a].set_index(keys)
-        right = rows[rows["dataset"] == b].set_index(keys)
-        both = pd.merge(left, right, left_index=True, right_index=True, suffixes=("_a", "_b"))
+        both = _paired(frame[frame["options"] == ""], setting, "dataset", a, b)
         if both.empty:
             continue
         perf = "accuracy" if both["accuracy_a"].notna().any() else "mse"

@@ -20,7 +20,7 @@ import pandas as pd
 
 from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
-from cffair.reporting.paper import paper_value
+from cffair.reporting.paper import paper_mean
 from cffair.reporting.tables import HTMLTable, format_table
 
 __all__ = ["GAN_VARIANTS", "gan_paper_finding", "gan_runs", "gan_spread_frame", "gan_spread_table"]
@@ -105,10 +105,8 @@ def gan_spread_frame(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
             mean, fold_sd, seed_sd = _spread(g, column)
             row |= {name: mean, f"{name} fold sd": fold_sd, f"{name} seed sd": seed_sd}
         for column, paper_metric in (("performance", metric), ("cf_mse", "cf_mse")):
-            try:
-                row[f"{column} paper"] = paper_value("table1", ds, paper_metric, "gan")[0]
-            except KeyError:
-                row[f"{column} paper"] = np.nan
+            published = paper_mean("table1", ds, paper_metric, "gan")
+            row[f"{column} paper"] = np.nan if published is None else published
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:

@@ -19,6 +19,7 @@ __all__ = [
     "PAPER_TABLE3_AXIOMS",
     "TABLE4_COLUMNS",
     "TABLE4_PAPER_SAT",
+    "paper_mean",
     "paper_tables",
     "paper_value",
 ]
@@ -84,3 +85,16 @@ def paper_value(table: str, dataset: str, metric: str, method: str) -> tuple[flo
     if row.empty:
         raise KeyError(f"the paper has no cell {table}/{dataset}/{metric}/{method}.")
     return float(row["mean"].iloc[0]), float(row["sd"].iloc[0])
+
+
+def paper_mean(table: str, dataset: str, metric: str, method: str) -> float | None:
+    """One published mean, or None where the paper publishes no such cell (e.g. a baseline it left
+    out): for a page that shows the paper's value where there is one.
+
+    >>> paper_mean("table1", "compas", "accuracy", "gan"), paper_mean("table1", "compas", "accuracy", "nobody")
+    (0.685, None)
+    """
+    try:
+        return paper_value(table, dataset, metric, method)[0]
+    except KeyError:
+        return None
