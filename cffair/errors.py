@@ -131,7 +131,7 @@ class ProtocolError(CffairError, ValueError):
 
 
 class SelectionError(CffairError, ValueError):
-    """Model selection that cannot choose (:mod:`cffair.evaluation.model_selection`): every candidate
+    """Model selection that cannot choose (:mod:`cffair.reporting.model_selection`): every candidate
     collapsed, or the scores it reads are missing from the search's results."""
 
 

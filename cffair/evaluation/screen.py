@@ -19,7 +19,7 @@ A score model is collapsed when its outputs are constant, or (when the true scor
 mean squared error is at least the variance of the true scores: no better than predicting the mean.
 
 A *method* evaluated on several folds (:func:`screen_folds`, what the report's recommendation and
-:mod:`cffair.evaluation.model_selection` exclude) is collapsed when it is constant or near-constant on any
+:mod:`cffair.reporting.model_selection` exclude) is collapsed when it is constant or near-constant on any
 fold, or when its accuracy *averaged over the folds* is at or below the averaged majority-class
 rate (its MSE at or above the averaged variance). One fold's accuracy on a few hundred test rows
 moves by a few points by chance, so a fold below the majority rate is flagged but does not by

@@ -19,6 +19,8 @@ verdicts ← comparison ← report):
 * :mod:`.stats` — the corrected resampled t-test (Nadeau–Bengio), the plain paired t-test, the
   exact sign-flip test and Holm's correction.
 * :mod:`.verdicts` — the five verdicts and the fold-paired rules that decide them.
+* :mod:`.model_selection` — choosing among candidates (a scikit-learn search or one's own runs):
+  never a collapsed one, accurate enough, then the fairest, with the choice's fold noise.
 * :mod:`.report` — the self-contained HTML report of a run on one's own data (``cffair run``).
 
 The names below are importable from here (``from cffair import reporting; reporting.compare(...)``);

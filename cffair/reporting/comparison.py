@@ -13,7 +13,6 @@ of the paper's tables as published.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import cast
 
@@ -34,12 +33,12 @@ from cffair.reporting.names import (
 from cffair.reporting.paper import paper_tables
 from cffair.reporting.records import check_results
 from cffair.reporting.tables import (
-    NUMBER_CLASS,
     HTMLTable,
     format_cell,
     format_delta,
     format_table,
     metric_columns,
+    stacked_cell,
 )
 
 __all__ = [
@@ -235,23 +234,10 @@ def best_cells(comparison: pd.DataFrame, side: str = "ours") -> list[tuple[tuple
     return out
 
 
-def _cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
-    """One comparison cell: ours (bold if the best), then the paper's value and Δ on smaller lines
-    beneath; each line keeps its number on one line (:data:`NUMBER_CLASS`, ``cffair-sub``)."""
-    first = f'<span class="{NUMBER_CLASS}">{html.escape(ours)}</span>'
-    first = f"<strong>{first}</strong>" if bold else first
-    if paper is None:
-        return first
-    lines = [f"paper {html.escape(paper)}"] + (
-        [f"Δ {html.escape(delta)}"] if delta is not None and delta != "—" else []
-    )
-    return first + "".join(f'<br><span class="cffair-sub">{line}</span>' for line in lines)
-
-
 def _cell_at(cells: Mapping[tuple[str, str], str], metric: str, bold: bool) -> str:
-    """The :func:`_cell` of one method's ``metric`` from its ``(metric, ours|paper|Δ)`` texts."""
+    """The :func:`~cffair.reporting.tables.stacked_cell` of one method's ``metric`` from its ``(metric, ours|paper|Δ)`` texts."""
     ours, paper, delta = (cells.get((metric, side)) for side in ("ours", "paper", "Δ"))
-    return _cell(cast(str, ours), paper, delta, bold)
+    return stacked_cell(cast(str, ours), paper, delta, bold)
 
 
 def comparison_table(

@@ -218,6 +218,19 @@ def format_table(
     return HTMLTable(mark_numbers(table_html), frame)
 
 
+def stacked_cell(ours: str, paper: str | None, delta: str | None, bold: bool) -> str:
+    """One cell of ours beside the paper's (:func:`cffair.reporting.comparison.comparison_table`): ours (bold if the best), then the paper's value and Δ on smaller lines
+    beneath; each line keeps its number on one line (:data:`NUMBER_CLASS`, ``cffair-sub``)."""
+    first = f'<span class="{NUMBER_CLASS}">{html.escape(ours)}</span>'
+    first = f"<strong>{first}</strong>" if bold else first
+    if paper is None:
+        return first
+    lines = [f"paper {html.escape(paper)}"] + (
+        [f"Δ {html.escape(delta)}"] if delta is not None and delta != "—" else []
+    )
+    return first + "".join(f'<br><span class="cffair-sub">{line}</span>' for line in lines)
+
+
 _PERFORMANCE_COLUMN = "accuracy ↑ / MSE ↓"
 
 

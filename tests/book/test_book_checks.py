@@ -338,7 +338,7 @@ def test_the_books_tables_keep_their_numbers_whole_at_both_widths(tmp_path: Path
         {f"metric {i}": [f"0.{i}12 ± 0.00{i}", "−0.012"] for i in range(6)}, index=["LTN(acc+CF_sg)", "Unaware MLP"]
     )
     table = reporting.format_table(frame, "A caption").html
-    cell = reporting.comparison._cell("0.812 ± 0.001", "0.800 ± 0.010", "+0.012", True)
+    cell = reporting.tables.stacked_cell("0.812 ± 0.001", "0.800 ± 0.010", "+0.012", True)
     compared = reporting.format_table(pd.DataFrame({"accuracy": [cell] * 2, "CF-MSE": [cell] * 2}), escape=False).html
     css = f"<link rel='stylesheet' href='{(Path(__file__).resolve().parents[2] / '_static' / 'cffair.css').as_uri()}'>"
     body = f"<div class='cell_output'><div class='output'>{table}{compared}</div></div>"

@@ -401,7 +401,7 @@ def test_format_table_marks_the_cells_a_line_break_must_not_split():
     assert "<strong>0.812\u00a0±\u00a00.001</strong>" in html  # bold cells are marked too
     head = BeautifulSoup(html, "html.parser").select("thead th")
     assert not any(reporting.tables.NUMBER_CLASS in (c.get("class") or []) for c in head)
-    cell = reporting.comparison._cell("0.812 ± 0.001", "0.800", "+0.012", False)
+    cell = reporting.tables.stacked_cell("0.812 ± 0.001", "0.800", "+0.012", False)
     assert cell.startswith('<span class="cffair-num">0.812 ± 0.001</span><br><span class="cffair-sub">paper 0.800')
     # the marking is idempotent: a marked table is marked again without a second class
     assert reporting.tables.mark_numbers(html) == html

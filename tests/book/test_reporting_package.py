@@ -34,6 +34,7 @@ LAYERS = {
     "chapter_tables": 4,
     "verdicts": 3,
     "recommendation": 3,
+    "model_selection": 4,
     "group_table": 4,
     "report": 5,
 }

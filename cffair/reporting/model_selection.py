@@ -41,7 +41,7 @@ Example::
 
     from sklearn.model_selection import GridSearchCV
     from cffair import CounterfactualFairClassifier
-    from cffair.evaluation.model_selection import FairestWithinTolerance, scoring, select
+    from cffair.reporting.model_selection import FairestWithinTolerance, scoring, select
 
     search = GridSearchCV(CounterfactualFairClassifier(spec), {"setting": ["acc", "acc_cf"], "lr": [1e-3, 1e-2]},
                           scoring=scoring(), refit=FairestWithinTolerance(), cv=5).fit(X, y)
@@ -190,7 +190,7 @@ def _splits(results: Mapping[str, Any], key: str) -> np.ndarray:
         names = sorted({c.split("_test_", 1)[1] for c in results if re.fullmatch(r"split\d+_test_.+", c)})
         raise SelectionError(
             f"the search's results have no per-fold test score {key!r}; they have {names or 'none'}. "
-            "Search with multi-metric scoring (scoring=cffair.evaluation.model_selection.scoring()) and name the keys here."
+            "Search with multi-metric scoring (scoring=cffair.reporting.model_selection.scoring()) and name the keys here."
         )
     return np.column_stack([np.asarray(results[c], dtype=np.float64) for _, c in cols])
 

@@ -1,4 +1,4 @@
-"""Model selection (cffair.evaluation.model_selection): known answers of the rule (a collapsed candidate is
+"""Model selection (cffair.reporting.model_selection): known answers of the rule (a collapsed candidate is
 never chosen, a tie in accuracy goes to the fairer, the tolerance is respected, the noise of the
 choice is stated), from hand-made ``cv_results_``, own-data records and real searches.
 """
@@ -18,7 +18,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from toy_estimator import FAST, SPEC, flip_s, toy
 
 from cffair.errors import ParameterError, SelectionError
-from cffair.evaluation.model_selection import FairestWithinTolerance, collapsed_scorer, scoring, select
+from cffair.reporting.model_selection import FairestWithinTolerance, collapsed_scorer, scoring, select
 
 
 def _results(candidates: dict[str, tuple[list[float], list[float], list[float]]]) -> dict:
