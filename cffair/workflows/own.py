@@ -37,6 +37,7 @@ __all__ = [
     "SAVABLE_SETTINGS",
     "OwnRun",
     "Plan",
+    "RunOptions",
     "default_out",
     "fit_models",
     "normalise_settings",
@@ -48,7 +49,7 @@ import sys
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -71,6 +72,68 @@ DEFAULT_PATIENCE = 100
 #: joblib backends accepted (``dask`` needs the ``cluster`` extra).
 _BACKENDS = ("loky", "multiprocessing", "threading", "sequential", "dask")
 _CATEGORICAL = ("gumbel", "flow", "paper")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of a run on one's own data, in one place: :func:`plan` checks them before any model is
+    fitted, and :func:`run` takes each of them as a keyword of the same name and default.
+
+    Attributes:
+        settings: LTN settings (``acc``, ``acc_cf``, ``acc_cf_sg``, ``acc_cf_cke``,
+            ``acc_cf_sg_cke``, with or without ``ltn_``); default all five (without the CKE
+            ones if the spec lists no immutable feature besides the sensitive one).
+        baselines: from ``cnf``, ``gan``, ``dcevae``, ``unaware``, ``level3``, ``pcf``;
+            default Table 1's ``cnf``, ``gan``, ``dcevae``; ``[]`` for none.
+        folds: cross-validation folds (at least 2; the paper: 5). Every fold runs.
+        quick: the quick profile (few epochs, at most 1,500 training rows per fold): a check
+            that everything runs, not results.
+        seed: seed of the models (the folds and the counterfactuals always use seed 0).
+        jobs: worker processes (one torch thread each).
+        out: the results folder (default :func:`default_out`).
+        name: the dataset's name in records (default: the spec's ``name``, else the CSV's stem).
+        categorical: treatment of nominal columns in the flow: ``gumbel`` (the library's
+            default) or ``flow`` (the paper's integer codes).
+        backend: joblib backend (``loky`` by default; ``dask`` for a cluster).
+        flow: other settings of the causal flow (:class:`cffair.causal.FlowConfig` keys but
+            ``epochs``), e.g. ``{"hidden": [64, 64, 64]}`` for a graph with many distinct
+            parent sets.
+        sep: the CSV's column separator (default: sniffed from its header line, see
+            :func:`cffair.datasets.checks.csv_options`).
+        decimal: the decimal mark of its numbers, ``"."`` (default) or ``","``.
+        lr: the LTN's Adam learning rate (default: the profile's, 1e-3 in full mode); lower it
+            when the report flags a constant predictor.
+        fair_epochs: epochs of the fairness stage (default: the profile's, 500 in full mode).
+        fair_p: the exponent p of the fairness axioms' ∀ (default: the paper's 1; section 2.4).
+        weights: axiom-group weights of the LTN settings, e.g. ``{"cf": 2}`` (appendix B).
+        patience: early stopping of the LTN's stages in the full profile (:data:`DEFAULT_PATIENCE`;
+            the epochs become upper bounds); ``None``: the paper's fixed epochs. The report
+            states which schedule ran.
+    """
+
+    settings: Sequence[str] | str | None = None
+    baselines: Sequence[str] | str | None = None
+    folds: int = 5
+    quick: bool = False
+    seed: int = 0
+    jobs: int = 1
+    out: str | Path | None = None
+    name: str | None = None
+    categorical: str | None = None
+    backend: str | None = None
+    flow: Mapping[str, Any] | None = None
+    sep: str | None = None
+    decimal: str | None = None
+    lr: float | None = None
+    fair_epochs: int | None = None
+    fair_p: float | None = None
+    weights: Mapping[str, float] | None = None
+    patience: int | None = DEFAULT_PATIENCE
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The options' names, in order."""
+        return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True)
@@ -296,29 +359,13 @@ def plan(
     spec: str | Path | Mapping[str, Any],
     graph: str | Path | Mapping[str, Any] | None = None,
     *,
-    settings: Sequence[str] | str | None = None,
-    baselines: Sequence[str] | str | None = None,
-    folds: int = 5,
-    quick: bool = False,
-    seed: int = 0,
-    jobs: int = 1,
-    out: str | Path | None = None,
-    name: str | None = None,
-    categorical: str | None = None,
-    backend: str | None = None,
-    flow: Mapping[str, Any] | None = None,
-    sep: str | None = None,
-    decimal: str | None = None,
-    lr: float | None = None,
-    fair_epochs: int | None = None,
-    fair_p: float | None = None,
-    weights: Mapping[str, float] | None = None,
-    patience: int | None = DEFAULT_PATIENCE,
+    options: RunOptions | None = None,
 ) -> tuple[Plan, D.Dataset]:
     """Check every option and the data, spec and graph, before any model is fitted.
 
     Loading the CSV is part of the check (it is read and validated, which is cheap next to the
-    flow and the models). Arguments are those of :func:`run`.
+    flow and the models). ``data``, ``spec`` and ``graph`` are those of :func:`run`; ``options`` its
+    other keywords (default: every option's default).
 
     Returns:
         The plan and the loaded dataset.
@@ -327,9 +374,27 @@ def plan(
         ConfigError: for an option that is wrong (naming it and what to use instead).
         DataError, SpecError, GraphError: for the data, spec or graph (file, line, column).
     """
-    folds = _whole(folds, "folds", 2, "folds=5 (the paper's)")
-    jobs = _whole(jobs, "jobs", 1, "jobs=2")
-    seed = _whole(seed, "seed", 0, "seed=0")
+    if isinstance(graph, RunOptions):
+        raise ConfigError("the third argument is the graph; pass the options by name: plan(data, spec, options=...).")
+    if options is None:
+        options = RunOptions()
+    elif not isinstance(options, RunOptions):
+        raise ConfigError(f"options must be a RunOptions, got {type(options).__name__}; e.g. RunOptions(folds=5).")
+    o = options
+    settings, baselines, out, name, flow, weights = o.settings, o.baselines, o.out, o.name, o.flow, o.weights
+    categorical, backend, sep, decimal, lr, fair_epochs, fair_p = (
+        o.categorical,
+        o.backend,
+        o.sep,
+        o.decimal,
+        o.lr,
+        o.fair_epochs,
+        o.fair_p,
+    )
+    quick, patience = o.quick, o.patience
+    folds = _whole(o.folds, "folds", 2, "folds=5 (the paper's)")
+    jobs = _whole(o.jobs, "jobs", 1, "jobs=2")
+    seed = _whole(o.seed, "seed", 0, "seed=0")
     if not isinstance(quick, bool):
         raise ConfigError(f"quick must be True or False, got {quick!r}.")
     if patience is not None:
@@ -479,42 +544,16 @@ def run(
         spec: its YAML spec file (or the mapping).
         graph: a YAML causal graph (format in :mod:`cffair.causal.graph`) replacing the spec's
             ``graph``.
-        settings: LTN settings (``acc``, ``acc_cf``, ``acc_cf_sg``, ``acc_cf_cke``,
-            ``acc_cf_sg_cke``, with or without ``ltn_``); default all five (without the CKE
-            ones if the spec lists no immutable feature besides the sensitive one).
-        baselines: from ``cnf``, ``gan``, ``dcevae``, ``unaware``, ``level3``, ``pcf``;
-            default Table 1's ``cnf``, ``gan``, ``dcevae``; ``[]`` for none.
-        folds: cross-validation folds (at least 2; the paper: 5). Every fold runs.
-        quick: the quick profile (few epochs, at most 1,500 training rows per fold): a check
-            that everything runs, not results.
-        seed: seed of the models (the folds and the counterfactuals always use seed 0).
-        jobs: worker processes (one torch thread each).
-        out: the results folder (default :func:`default_out`).
-        name: the dataset's name in records (default: the spec's ``name``, else the CSV's stem).
-        categorical: treatment of nominal columns in the flow: ``gumbel`` (the library's
-            default) or ``flow`` (the paper's integer codes).
-        backend: joblib backend (``loky`` by default; ``dask`` for a cluster).
-        flow: other settings of the causal flow (:class:`cffair.causal.FlowConfig` keys but
-            ``epochs``), e.g. ``{"hidden": [64, 64, 64]}`` for a graph with many distinct
-            parent sets.
-        sep: the CSV's column separator (default: sniffed from its header line, see
-            :func:`cffair.datasets.checks.csv_options`).
-        decimal: the decimal mark of its numbers, ``"."`` (default) or ``","``.
+        settings, baselines, folds, quick, seed, jobs, out, name, categorical, backend, flow, sep,
+            decimal, lr, fair_epochs, fair_p, weights, patience: the run's options, each as
+            :class:`RunOptions` documents it (same name, same default).
         counterfactuals_only: stop after the counterfactuals: check the flow's warnings (and
             the options) before the long run. No records, no report; ``run.json`` lists the
             warnings.
         save_models: after the protocol, train each chosen LTN setting among ``acc``,
             ``acc_cf`` and ``acc_cf_sg`` on every row (the profile's epochs; quick: its row
             cap) and save it as a self-contained model (:mod:`cffair.learners.model`) in ``models/``.
-        lr: the LTN's Adam learning rate (default: the profile's, 1e-3 in full mode); lower it
-            when the report flags a constant predictor.
-        fair_epochs: epochs of the fairness stage (default: the profile's, 500 in full mode).
-        fair_p: the exponent p of the fairness axioms' ∀ (default: the paper's 1; section 2.4).
-        weights: axiom-group weights of the LTN settings, e.g. ``{"cf": 2}`` (appendix B).
         progress: progress bars and messages on stderr.
-        patience: early stopping of the LTN's stages in the full profile (:data:`DEFAULT_PATIENCE`;
-            the epochs become upper bounds); ``None``: the paper's fixed epochs. The report
-            states which schedule ran.
 
     Returns:
         An :class:`OwnRun` with the records, the report's path and the wall time per stage.
@@ -526,29 +565,8 @@ def run(
     from cffair.reporting.report import write_report
     from cffair.workflows.reproduce import run_grid, status
 
-    p, ds = plan(
-        data,
-        spec,
-        graph,
-        settings=settings,
-        baselines=baselines,
-        folds=folds,
-        quick=quick,
-        seed=seed,
-        jobs=jobs,
-        out=out,
-        name=name,
-        categorical=categorical,
-        backend=backend,
-        flow=flow,
-        sep=sep,
-        decimal=decimal,
-        lr=lr,
-        fair_epochs=fair_epochs,
-        fair_p=fair_p,
-        weights=weights,
-        patience=patience,
-    )
+    given = locals()
+    p, ds = plan(data, spec, graph, options=RunOptions(**{k: given[k] for k in RunOptions.names()}))
     if not isinstance(counterfactuals_only, bool):
         raise ConfigError(f"counterfactuals_only must be True or False, got {counterfactuals_only!r}.")
     out_dir = Path(p.out)

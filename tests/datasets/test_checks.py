@@ -179,11 +179,13 @@ def test_own_plan_reads_with_the_given_separator(tmp_path):
     spec = {**SPEC, "name": "sepcheck", "graph": {"edges": {"g": ["x", "z"]}}}
     try:
         with pytest.raises(ConfigError, match=r"sep must be one character .* got ';;'"):
-            own.plan(path, spec, sep=";;", folds=2, quick=True, out=tmp_path / "out")
-        plan, (frame, ds_spec) = own.plan(path, spec, sep="|", folds=2, quick=True, out=tmp_path / "out")
+            own.plan(path, spec, options=own.RunOptions(sep=";;", folds=2, quick=True, out=tmp_path / "out"))
+        plan, (frame, ds_spec) = own.plan(
+            path, spec, options=own.RunOptions(sep="|", folds=2, quick=True, out=tmp_path / "out")
+        )
         assert ds_spec.feature_names == ["g", "x", "z"] and len(frame) == len(FRAME)
         assert datasets.registration("sepcheck").read_csv == {"sep": "|"}
         with pytest.raises(DataError, match=r"read with the separator ';' \(semicolon\) into 1 column"):
-            own.plan(path, spec, sep=";", folds=2, quick=True, out=tmp_path / "out")
+            own.plan(path, spec, options=own.RunOptions(sep=";", folds=2, quick=True, out=tmp_path / "out"))
     finally:
         datasets.unregister("sepcheck")

@@ -454,7 +454,7 @@ def test_spec_without_graph(tmp_path: Path, no_work: None, capsys: pytest.Captur
 def test_nothing_to_run(tmp_path: Path, no_work: None) -> None:
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
     with pytest.raises(ConfigError, match="nothing to run: choose at least one LTN setting or baseline"):
-        own.plan(csv, spec, settings=[], baselines=[], folds=2)
+        own.plan(csv, spec, options=own.RunOptions(settings=[], baselines=[], folds=2))
 
 
 def test_spec_error_names_the_file_and_line(tmp_path: Path, no_work: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -549,7 +549,10 @@ def test_own_run_names_the_configurations_the_grid_left_without_records(
     message = str(caught.value)
     assert str(tmp_path / "out") in message and "run the same command again" in message
     keys = [
-        c.key for c in own.plan(csv, spec, settings=["acc"], baselines=["unaware"], folds=2, quick=True)[0].configs()
+        c.key
+        for c in own.plan(
+            csv, spec, options=own.RunOptions(settings=["acc"], baselines=["unaware"], folds=2, quick=True)
+        )[0].configs()
     ]
     assert all(k in message for k in keys), message
 
@@ -557,7 +560,7 @@ def test_own_run_names_the_configurations_the_grid_left_without_records(
 def test_api_default_settings_leave_out_cke_without_immutable_features(tmp_path: Path, no_work: None) -> None:
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
     spec.write_text(SPEC.replace("immutable: [age, edu]", "immutable: []"))
-    p, _ = own.plan(csv, spec, folds=2, quick=True)
+    p, _ = own.plan(csv, spec, options=own.RunOptions(folds=2, quick=True))
     assert p.settings == ("ltn_acc", "ltn_acc_cf", "ltn_acc_cf_sg") and p.baselines == own.DEFAULT_BASELINES
     assert any("CKE settings were left out" in n for n in p.notes)
 
@@ -565,9 +568,7 @@ def test_api_default_settings_leave_out_cke_without_immutable_features(tmp_path:
 def test_training_options_reach_every_ltn_config_and_only_those(tmp_path: Path, no_work: None) -> None:
     """--lr, --fair-epochs, --fair-p and --weights become the LTN configs' options and weights; baselines keep theirs."""
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
-    p, _ = own.plan(
-        csv,
-        spec,
+    options = own.RunOptions(
         settings=["acc", "acc_cf"],
         baselines=["unaware"],
         folds=2,
@@ -578,6 +579,7 @@ def test_training_options_reach_every_ltn_config_and_only_those(tmp_path: Path, 
         fair_p=6,
         weights={"cf": 2.0},
     )
+    p, _ = own.plan(csv, spec, options=options)
     cfgs = p.configs()
     ltn = [c for c in cfgs if c.setting.startswith("ltn_")]
     options = {"fair_epochs": 30, "fair_p": 6.0, "lr": 5e-4}
@@ -603,9 +605,9 @@ def test_weights_of_a_group_no_chosen_setting_has_are_refused(tmp_path: Path, no
     csv, spec = write_synthetic(tmp_path / "data", rows=200)
     spec.write_text(SPEC.replace("immutable: [age, edu]", "immutable: []"))
     with pytest.raises(ConfigError, match=r"\['cke'\], which none of settings 'acc', 'acc_cf', 'acc_cf_sg' has"):
-        own.plan(csv, spec, folds=2, quick=True, weights={"cke": 2.0})
+        own.plan(csv, spec, options=own.RunOptions(folds=2, quick=True, weights={"cke": 2.0}))
     spec.write_text(SPEC)
-    p, _ = own.plan(csv, spec, folds=2, quick=True, out=tmp_path / "o", weights={"cke": 2.0})
+    p, _ = own.plan(csv, spec, options=own.RunOptions(folds=2, quick=True, out=tmp_path / "o", weights={"cke": 2.0}))
     assert all(c.weight_map["cke"] == 2.0 for c in p.configs() if c.setting.endswith("_cke"))
 
 

@@ -144,12 +144,18 @@ def test_full_profile_runs_stop_early_unless_told_not_to(data) -> None:
     from cffair.workflows import own
 
     csv, spec, tmp = data
-    p, _ = own.plan(csv, spec, settings=["acc", "acc_cf"], baselines=["unaware"], folds=2, out=tmp / "plan")
+    p, _ = own.plan(
+        csv, spec, options=own.RunOptions(settings=["acc", "acc_cf"], baselines=["unaware"], folds=2, out=tmp / "plan")
+    )
     cfgs = p.configs()
     assert all(c.option_map == {"patience": own.DEFAULT_PATIENCE} for c in cfgs if c.setting.startswith("ltn_"))
     assert all(not c.options for c in cfgs if c.setting == "unaware")
-    fixed, _ = own.plan(csv, spec, settings=["acc"], baselines=[], folds=2, out=tmp / "plan", patience=None)
-    quick, _ = own.plan(csv, spec, settings=["acc"], baselines=[], folds=2, out=tmp / "plan", quick=True)
+    fixed, _ = own.plan(
+        csv, spec, options=own.RunOptions(settings=["acc"], baselines=[], folds=2, out=tmp / "plan", patience=None)
+    )
+    quick, _ = own.plan(
+        csv, spec, options=own.RunOptions(settings=["acc"], baselines=[], folds=2, out=tmp / "plan", quick=True)
+    )
     assert not any(c.options for c in fixed.configs() + quick.configs())
 
 
@@ -159,8 +165,34 @@ def test_the_estimate_is_the_sum_of_the_measured_stage_costs(data) -> None:
     from cffair.workflows.own_cost import estimate_seconds
 
     csv, spec, tmp = data
-    p, _ = own.plan(csv, spec, settings=["acc", "acc_cf"], baselines=["cnf"], folds=5, out=tmp / "plan")
+    p, _ = own.plan(
+        csv, spec, options=own.RunOptions(settings=["acc", "acc_cf"], baselines=["cnf"], folds=5, out=tmp / "plan")
+    )
     # 1,000 rows, 5 folds: 800 training rows per fold, the rows of the measurement
     by_hand = S["counterfactuals"] + 5 * (S["ltn_pretraining"] + S["ltn_acc"] + S["ltn_acc_cf"] + S["cnf"])
     assert estimate_seconds(p, 1000) == pytest.approx(by_hand)
     assert estimate_seconds(p, 2000) == pytest.approx(2 * by_hand)
+
+
+def test_run_takes_every_option_of_runoptions_with_the_same_default() -> None:
+    """One list of options: run's keywords are RunOptions' fields (same names, same defaults) plus its own three."""
+    import dataclasses
+    import inspect
+
+    from cffair.workflows import own
+
+    params = inspect.signature(own.run).parameters
+    keywords = {n: p.default for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    fields = {f.name: f.default for f in dataclasses.fields(own.RunOptions)}
+    assert set(keywords) - set(fields) == {"counterfactuals_only", "save_models", "progress"}
+    assert {n: keywords[n] for n in fields} == fields
+
+
+def test_plan_refuses_options_that_are_not_runoptions(tmp_path) -> None:
+    from cffair.experiments import ConfigError
+    from cffair.workflows import own
+
+    with pytest.raises(ConfigError, match=r"options must be a RunOptions, got dict; e.g. RunOptions\(folds=5\)"):
+        own.plan(tmp_path / "x.csv", {"name": "x"}, options={"folds": 5})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"the third argument is the graph; pass the options by name"):
+        own.plan(tmp_path / "x.csv", {"name": "x"}, own.RunOptions(folds=5))  # type: ignore[arg-type]
