@@ -210,7 +210,7 @@ def run_grid(
     known_inputs: Mapping[str, Mapping[str, str]] | None = None,
     cluster: Any = None,
     device: str | None = None,
-    on_stored: Callable[[int], None] | None = None,
+    on_stored: Callable[[int, float], None] | None = None,
 ) -> pd.DataFrame:
     """Run every config whose record is missing, stale or corrupt; return the store's frame of ``cfgs``.
 
@@ -231,7 +231,8 @@ def run_grid(
         device: where each task trains (:mod:`cffair._support.devices`): ``"cpu"``, ``"auto"`` or
             ``"cuda"``; default :func:`~cffair._support.devices.current_device` (``"cpu"`` unless set); with several accelerators, task ``k`` gets ``cuda:(k mod count)``, one
             device per task. Checked before any work; it enters no fingerprint.
-        on_stored: called in this process after each task with the number of records it stored.
+        on_stored: called in this process after each task with the number of records it stored and
+            the CPU seconds its worker spent on it.
 
     Raises:
         ParameterError: ``jobs`` below 1.
@@ -272,10 +273,11 @@ def run_grid(
     def call(task: Task) -> tuple[Callable[..., Any], tuple]:
         return _run_in_worker, (runner, task, store.root, os.getpid(), device_of[task.id], data)
 
-    def done(task: Task, n: int) -> None:
+    def done(task: Task, result: tuple[int, float]) -> None:
+        n, cpu_s = result
         bar.update(n)
         if on_stored is not None:
-            on_stored(n)
+            on_stored(n, cpu_s)
 
     try:
         if client is not None:
@@ -345,9 +347,10 @@ def _run_in_worker(
     parent: int,
     device: str = "cpu",
     data: Mapping[str, Mapping[str, Any]] | None = None,
-) -> int:
+) -> tuple[int, float]:
     """Run one task in a worker on ``device`` (:func:`cffair.experiments.pipeline.run_task`, or ``runner`` on
-    the task's group); the number of records it wrote.
+    the task's group); the number of records it wrote and the CPU seconds the worker spent on it
+    (``time.process_time``: a busy machine stretches a task's wall seconds, not these).
 
     ``data``: the registered datasets the grid may name (:func:`cffair.datasets.registry.snapshot`
     of the process that started the grid), registered here first, so that a worker started before
@@ -365,12 +368,15 @@ def _run_in_worker(
     restore(data)
     # joblib inside a task (scikit-learn's transformers) runs in this process: under the Dask
     # backend it would otherwise queue behind the very task that waits for it
+    cpu = time.process_time()
     with parallel_config(backend="sequential"), use_device(device):
         if runner is None:
             from cffair.experiments.pipeline import run_task
 
-            return len(run_task(task, ResultsStore(root)))
-        return len(runner(list(task.configs), ResultsStore(root)))
+            n = len(run_task(task, ResultsStore(root)))
+        else:
+            n = len(runner(list(task.configs), ResultsStore(root)))
+    return n, round(time.process_time() - cpu, 3)
 
 
 # ============================================================================ provenance
@@ -460,6 +466,8 @@ def with_parts(
         "jobs": int(jobs),
         "commit": current.get("commit"),
         "stage_seconds": dict(current.get("stage_seconds") or {}),
+        # the CPU seconds the workers spent on the part's tasks (None in parts recorded before it was measured)
+        "task_cpu_s": current.get("task_cpu_seconds"),
     }
     if running:
         part["last_record"] = current.get("finished")
@@ -591,9 +599,10 @@ def reproduce(
         previous = _previous_provenance(results_dir / "provenance.json")
         groups = None if only is None else list(only)
         times: dict[str, float] = {}
+        cpu = [0.0]  # the workers' CPU seconds on this invocation's tasks
 
         def write(computed: int, *, running: bool) -> dict[str, Any]:
-            prov = provenance(times, computed=computed, in_grid=len(cfgs))
+            prov = provenance(times, computed=computed, in_grid=len(cfgs)) | {"task_cpu_seconds": round(cpu[0], 1)}
             prov = with_parts(previous, prov, groups=groups, jobs=jobs, started=started, running=running)
             write_json_atomic(results_dir / "provenance.json", prov, what="provenance")
             return prov
@@ -607,8 +616,9 @@ def reproduce(
         computed = sum(check(store, c, known_inputs=known)[0] != "fresh" for c in cfgs)
         done = [0]
 
-        def stored(n: int) -> None:  # after each task: the part so far, in case this invocation is killed
+        def stored(n: int, cpu_s: float = 0.0) -> None:  # after each task: the part so far, in case this is killed
             done[0] += n
+            cpu[0] += cpu_s
             times["experiments"] = round(time.perf_counter() - t0, 1)
             write(done[0], running=True)
 

@@ -207,8 +207,8 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
 
     def killed(cfgs, store, *, on_stored, **kw):
         R.time.sleep(0.1)
-        on_stored(3)
-        on_stored(4)
+        on_stored(3, 1.25)
+        on_stored(4, 2.5)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(R, "run_grid", killed)
@@ -217,9 +217,10 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
     left = json.loads((tmp_path / "provenance.json").read_text())
     [part] = left["parts"]
     assert part["finished"] is None and part["records_computed"] == 7 and part["last_record"] == "t2"
+    assert part["task_cpu_s"] == 3.8  # the workers' CPU seconds so far (1.25 + 2.5, one decimal)
     assert part["stage_seconds"]["experiments"] > 0 and part["wall_s"] >= part["stage_seconds"]["experiments"]
 
-    monkeypatch.setattr(R, "run_grid", lambda cfgs, store, *, on_stored, **kw: on_stored(5))
+    monkeypatch.setattr(R, "run_grid", lambda cfgs, store, *, on_stored, **kw: on_stored(5, 4.0))
     # another commit with the same records' code continues the regeneration
     monkeypatch.setattr(
         R,
@@ -238,4 +239,23 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
     assert first["interrupted"] and first["finished"] == "t2" and first["records_computed"] == 7
     assert not second.get("interrupted") and second["finished"] is not None and second["commit"] == "c2"
     assert final["wall_seconds"] == round(first["wall_s"] + second["wall_s"], 1)
+    assert (first["task_cpu_s"], second["task_cpu_s"]) == (3.8, 4.0)  # each part its own
     assert json.loads((tmp_path / "provenance.json").read_text()) == json.loads(json.dumps(final))
+
+
+def test_a_worker_reports_the_cpu_seconds_of_its_task_not_its_wall_seconds(tmp_path):
+    """A task's CPU seconds come back with its record count: busy work counts, sleeping does not."""
+    from cffair.experiments import ExperimentConfig
+    from cffair.experiments.tasks import Task
+
+    def runner(configs, store):
+        end = R.time.process_time() + 0.3
+        while R.time.process_time() < end:
+            pass
+        R.time.sleep(0.5)
+        return [object(), object()]
+
+    cfg = ExperimentConfig("compas", 0, "cnf", profile="quick")
+    task = Task("t", "group", cfg, (cfg,))
+    n, cpu = R._run_in_worker(runner, task, tmp_path, os.getpid())
+    assert n == 2 and 0.25 <= cpu < 0.6  # the 0.3 s of work, not the 0.5 s of sleep
