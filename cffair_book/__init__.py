@@ -116,7 +116,6 @@ from cffair_book.reproduction import (
     ltn_seconds_frame,
     paper_protocol_line,
     provenance_notes,
-    record_cost_line,
     reproduction_facts,
     scaling_frame,
     stage_seconds_frame,
@@ -149,7 +148,7 @@ from cffair_book.scaling import (
     workers_summary,
 )
 from cffair_book.score_claims import HEADLINE, headline_answer, score_claims, score_verdicts
-from cffair_book.speed import critical_path_summary, ltn_epoch_frame, projection_frame
+from cffair_book.speed import critical_path_summary, ltn_epoch_frame, projection_frame, record_cost_line
 from cffair_book.why import (
     cke_steps_finding,
     cke_threshold_finding,

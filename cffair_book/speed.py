@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["critical_path_summary", "ltn_epoch_frame", "projection_frame"]
+__all__ = ["critical_path_summary", "ltn_epoch_frame", "projection_frame", "record_cost_line"]
 
 #: What each measured knowledge base is, for the table's rows.
 _STAGES = {
@@ -98,3 +98,44 @@ def critical_path_summary(result: Mapping[str, Any] | None) -> str:
         f"({steps}), {verdict} the target of 10 minutes; the longest chain after is "
         f"{proj['after']['critical_path']['task']}."
     )
+
+
+def record_cost_line(cost: Mapping[str, Any]) -> str:
+    """Where one LTN record's seconds go (``bench_record_cost.py``), worded by its numbers (Markdown).
+
+    >>> cost = {"dataset": "compas", "setting": "ltn_acc_cf", "fold": 0, "cpu_s": 2.9, "wall_s": 11.0,
+    ...         "shares": {"training": 0.83, "evaluation": 0.14, "evaluation: fairlearn MetricFrame": 0.08},
+    ...         "reference": {"timings": {"setting": 3.4}, "cpu_over_reference_setting": 0.85}, "load": [2.9, 3.6]}
+    >>> print(record_cost_line(cost))
+    One record's own task (COMPAS fold 0, LTN(acc+CF), the pre-trained model loaded) takes 2.9 CPU seconds: 83 % training, 14 % the record's evaluation (its parts, each with what it calls: fairlearn MetricFrame 8 %). The earlier run recorded 3.4 s for it: the code is no slower (0.85×). A record's seconds are wall seconds, which load inflates: this run took 11.0 s of wall time for its 2.9 CPU seconds (load average 2.9 before, 3.6 after).
+    >>> cost["reference"]["cpu_over_reference_setting"] = 1.4
+    >>> print(record_cost_line(cost).split(". ")[1][:59])
+    The earlier run recorded 3.4 s for it: the code takes 1.40×
+    """
+    from cffair.reporting.names import dataset_name, method_name
+
+    shares = dict(cost["shares"])
+    parts = [f"{k.split(': ', 1)[1]} {100 * v:.0f} %" for k, v in shares.items() if k.startswith("evaluation: ")]
+    head = (
+        f"One record's own task ({dataset_name(str(cost['dataset']))} fold {cost['fold']}, "
+        f"{method_name(str(cost['setting']))}, the pre-trained model loaded) takes {float(cost['cpu_s']):.1f} CPU "
+        f"seconds: {100 * shares['training']:.0f} % training, {100 * shares['evaluation']:.0f} % the record's "
+        f"evaluation" + (f" (its parts, each with what it calls: {', '.join(parts)})" if parts else "") + "."
+    )
+    ref = cost.get("reference") or {}
+    ratio = ref.get("cpu_over_reference_setting")
+    if ratio is not None:
+        then = float(ref["timings"]["setting"])
+        verdict = (
+            f"the code is no slower ({ratio:.2f}×)" if ratio <= 1.05 else f"the code takes {ratio:.2f}× the CPU time"
+        )
+        head += f" The earlier run recorded {then:.1f} s for it: {verdict}."
+    load = cost.get("load") or [None, None]
+    wall, cpu = float(cost["wall_s"]), float(cost["cpu_s"])
+    if wall > 1.2 * cpu:
+        head += (
+            f" A record's seconds are wall seconds, which load inflates: this run took {wall:.1f} s of wall time "
+            f"for its {cpu:.1f} CPU seconds"
+            + (f" (load average {load[0]:.1f} before, {load[1]:.1f} after)." if load[0] is not None else ".")
+        )
+    return head

@@ -14,7 +14,6 @@ FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 if TYPE_CHECKING:
     from cffair.workflows.own import (
         DEFAULT_BASELINES,
-        DEFAULT_PATIENCE,
         SAVABLE_SETTINGS,
         OwnRun,
         Plan,
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
         estimate_seconds,
         estimate_text,
     )
+    from cffair.workflows.own_options import DEFAULT_PATIENCE, RunOptions
     from cffair.workflows.reproduce import (
         Freshness,
         freshness,
@@ -45,10 +45,11 @@ if TYPE_CHECKING:
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
     "DEFAULT_BASELINES": "own",
-    "DEFAULT_PATIENCE": "own",
+    "DEFAULT_PATIENCE": "own_options",
     "Freshness": "reproduce",
     "OwnRun": "own",
     "Plan": "own",
+    "RunOptions": "own_options",
     "SAVABLE_SETTINGS": "own",
     "SECONDS_PER_FOLD": "own_cost",
     "default_out": "own",
@@ -68,7 +69,7 @@ _EXPORTS: dict[str, str] = {
     "status": "reproduce",
     "with_parts": "reproduce",
 }
-_SUBMODULES = ("own", "own_cost", "reproduce")
+_SUBMODULES = ("own", "own_cost", "own_options", "reproduce")
 
 __all__ = [
     "DEFAULT_BASELINES",
@@ -76,6 +77,7 @@ __all__ = [
     "Freshness",
     "OwnRun",
     "Plan",
+    "RunOptions",
     "SAVABLE_SETTINGS",
     "SECONDS_PER_FOLD",
     "default_out",

@@ -21,7 +21,6 @@ import os
 import platform
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -320,26 +319,6 @@ def _dask_client(jobs: int, cluster: Any = None) -> Any:
     return Client(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None))
 
 
-_WATCHDOG: list[threading.Thread] = []
-
-
-def _watch_parent(parent: int, every: float = 1.0) -> None:
-    """Exit this worker process as soon as ``parent`` is gone (loky's workers outlive a killed main
-    process for minutes otherwise, each holding a dataset and a model: about 1.3 GB on Adult)."""
-    if _WATCHDOG or os.getppid() != parent:  # not a direct child (a Dask worker): its nanny handles this
-        return
-
-    def watch() -> None:
-        while True:
-            time.sleep(every)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    t = threading.Thread(target=watch, name="cffair-parent-watchdog", daemon=True)
-    t.start()
-    _WATCHDOG.append(t)
-
-
 def _run_in_worker(
     runner: Runner | None,
     task: Task,
@@ -361,9 +340,10 @@ def _run_in_worker(
     from cffair._support.devices import use_device
     from cffair._support.utils import torch_cpu_setup
     from cffair.datasets.registry import restore
+    from cffair.experiments import scheduler
 
     if os.getpid() != parent:
-        _watch_parent(parent)
+        scheduler.watch_parent(parent)
     torch_cpu_setup()
     restore(data)
     # joblib inside a task (scikit-learn's transformers) runs in this process: under the Dask
