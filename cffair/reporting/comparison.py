@@ -31,7 +31,7 @@ from cffair.reporting.names import (
     order_key,
 )
 from cffair.reporting.paper import paper_tables
-from cffair.reporting.records import check_results
+from cffair.reporting.records import check_results, rankable
 from cffair.reporting.tables import (
     HTMLTable,
     format_cell,
@@ -225,7 +225,7 @@ def best_cells(comparison: pd.DataFrame, side: str = "ours") -> list[tuple[tuple
     :func:`format_table` applied to :func:`side_by_side` (higher accuracy, lower otherwise)."""
     col = f"{side}_mean"
     out = []
-    for (d, m), g in comparison.groupby(["dataset", "metric"], sort=False):
+    for (d, m), g in rankable(comparison).groupby(["dataset", "metric"], sort=False):  # a collapsed model is no best
         g = g.dropna(subset=[col])
         if g.empty:
             continue

@@ -53,6 +53,16 @@ __all__ = [
 OPTIONAL_RESULT_COLUMNS: tuple[str, ...] = ("n", "collapsed")
 
 
+def rankable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a long results frame that may be ranked ("the best", in bold): those whose mean holds
+    no collapsed model (a ``collapsed`` count of 0; every row when the frame has no such column).
+
+    >>> rankable(pd.DataFrame({"method": ["a", "b"], "collapsed": [0, 2]}))["method"].tolist()
+    ['a']
+    """
+    return frame[frame["collapsed"].fillna(0) == 0] if "collapsed" in frame.columns else frame
+
+
 def check_results(frame: pd.DataFrame, what: str = "results") -> pd.DataFrame:
     """Validate a long results frame and return a clean copy.
 

@@ -45,7 +45,7 @@ from cffair.reporting.comparison import COLLAPSED_MARK, collapsed_note
 from cffair.reporting.group_table import group_fairness_frame
 from cffair.reporting.names import HIGHER_IS_BETTER, METRIC_ORDER, method_name, metric_name
 from cffair.reporting.recommendation import collapsed_runs, recommendation
-from cffair.reporting.records import cke_candidates, records_frame, results_long, subgroup_frame
+from cffair.reporting.records import cke_candidates, rankable, records_frame, results_long, subgroup_frame
 from cffair.reporting.tables import format_cell, format_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,7 +89,7 @@ def best_methods(long: pd.DataFrame) -> list[tuple[str, str]]:
     """The ``(method, metric)`` display cells of :func:`method_frame`'s table with the best mean
     of each metric (highest accuracy, lowest otherwise), for ``format_table(bold=...)``."""
     out = []
-    for metric, g in long.groupby("metric", sort=False):
+    for metric, g in rankable(long).groupby("metric", sort=False):  # a collapsed model is no best
         i = g["mean"].idxmax() if metric in HIGHER_IS_BETTER else g["mean"].idxmin()
         out.append((method_name(g.at[i, "method"]), metric_name(str(metric))))
     return out

@@ -28,7 +28,7 @@ from cffair.reporting.names import (
     method_name,
     metric_name,
 )
-from cffair.reporting.records import check_results
+from cffair.reporting.records import check_results, rankable
 
 __all__ = [
     "CAPTION_CLASS",
@@ -259,7 +259,7 @@ def results_table(
     methods = list(dict.fromkeys(long["method"]))
     best = set()
     if bold:
-        for (d, m), g in long.groupby(["dataset", "metric"], sort=False):
+        for (d, m), g in rankable(long).groupby(["dataset", "metric"], sort=False):  # a collapsed model is no best
             i = g["mean"].idxmax() if m in HIGHER_IS_BETTER else g["mean"].idxmin()
             best.add((d, m, g.at[i, "method"]))
     ds_rank = {d: i for i, d in enumerate(DATASET_ORDER)}

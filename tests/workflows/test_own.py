@@ -26,7 +26,7 @@ from cffair.cli import main
 from cffair.datasets import registry
 from cffair.experiments import ConfigError, ExperimentConfig, ResultsStore
 from cffair.reporting import METRIC_ORDER, method_name, metric_name
-from cffair.reporting.report import collapsed_runs, method_frame
+from cffair.reporting.report import best_methods, collapsed_runs, method_frame
 from cffair.workflows import own
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -223,6 +223,14 @@ def test_method_frame_numbers_are_fold_means() -> None:
     shown, long = method_frame(recs, ["cnf"])
     assert shown.loc["CNF", metric_name("accuracy")] == f"0.750 ± {np.std([0.7, 0.8], ddof=1):.3f} †"
     assert (long["collapsed"] == 1).all()
+    # ... and is never "the best" in bold, however low its CF-MSE
+    fair = {
+        "config": {"dataset": "d", "fold": 0, "setting": "gan", "cf_source": "cnf", "tag": ""},
+        "metrics": {"accuracy": 0.7, "cf_mse": 0.5, "cf_mse_worst_subgroup": 1.0},
+    }
+    _, long = method_frame([*recs, fair, {**fair, "config": {**fair["config"], "fold": 1}}], ["cnf", "gan"])
+    assert ("CNF", metric_name("cf_mse")) not in best_methods(long)
+    assert ("GAN", metric_name("cf_mse")) in best_methods(long)
 
 
 def test_collapsed_runs_are_flagged_with_the_reason() -> None:
