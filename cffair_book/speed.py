@@ -111,6 +111,8 @@ def record_cost_line(cost: Mapping[str, Any]) -> str:
     >>> cost["reference"]["cpu_over_reference_setting"] = 1.4
     >>> print(record_cost_line(cost).split(". ")[1][:59])
     The earlier run recorded 3.4 s for it: the code takes 1.40×
+    >>> "wall seconds" in record_cost_line(cost | {"wall_s": 3.0})      # an idle run: nothing inflated
+    False
     """
     from cffair.reporting.names import dataset_name, method_name
 
