@@ -7,7 +7,7 @@ import pandas as pd
 
 from cffair.reporting.names import DATASET_ORDER, dataset_name
 from cffair.reporting.records import records_frame, select_records
-from cffair.reporting.verdicts import HOLDS, Basis, Evidence, decide, paired_series
+from cffair.reporting.verdicts import HOLDS, Basis, Evidence, decide, fold_series, paired_series
 from cffair.reporting.verdicts import fmt as _fmt
 from cffair.reporting.verdicts import p_text as _p
 from cffair_book.claim_tools import _UNCOUNTED, _investigation, _per_dataset, _shared_note
@@ -17,11 +17,10 @@ from cffair_book.why import gan_twins_finding
 
 # ---------------------------------------------------------------------------- appendix A
 def _own_cf_folds(e: Evidence, d: str, m: str, metric: str = "cf_mse") -> pd.Series:
-    """Per-fold ``metric`` on the GAN's own counterfactual test pairs, indexed by ``(repeat, fold)``."""
+    """Per-fold ``metric`` on the GAN's own counterfactual test pairs, indexed by ``(repeat, fold)``: the
+    seeds of a fold averaged and a collapsed model left out, as in every other test (:func:`fold_series`)."""
     own = select_records(records_frame(e.records, own_counterfactuals=True), repeats=True)
-    rows = own[(own["dataset"] == d) & (own["method"] == m)]
-    index = pd.MultiIndex.from_arrays([rows["repeat"].astype(int), rows["fold"].astype(int)], names=["repeat", "fold"])
-    return pd.Series(rows[metric].astype(float).to_numpy(), index=index)
+    return fold_series(own[(own["dataset"] == d) & (own["method"] == m)], metric)
 
 
 @claim_check("A.1")

@@ -44,7 +44,18 @@ from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, met
 from cffair.reporting.paper import paper_value
 from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame, weight_grid_frame
 from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
-from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, Evidence, fmt, folds_text, p_text, paired
+from cffair.reporting.verdicts import (
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    Evidence,
+    fmt,
+    fold_series,
+    folds_text,
+    p_text,
+    paired,
+    paired_series,
+)
 from cffair_book.wording import note, sign_change
 
 if TYPE_CHECKING:
@@ -267,33 +278,34 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
     fairness stage (LTN(acc), on the same folds) against the GAN: if the gap is there already,
     it does not come from training on the GAN's twins.
     """
-    recs = list(records)
-    own = select_records(records_frame(recs, own_counterfactuals=True))
-    main = select_records(records_frame(recs))
+    recs = list(records)  # every repetition, as the verdicts these findings explain
+    own = select_records(records_frame(recs, own_counterfactuals=True), repeats=True)
+    main = select_records(records_frame(recs), repeats=True)
     flips, acc = [], []
     for d in datasets:
         o = own[own["dataset"] == d]
         ltn, gan = o[o["method"] == "ltn_acc_cf@gan"], o[o["method"] == "gan"]
         if ltn.empty or gan.empty:
             continue
-        # the flip rate and the CF-MSE of the same records (older records lack the flip rate)
+        # the flip rate and the CF-MSE of the same records (older records lack the flip rate), per fold
         lf, gf = (t[t["cf_flip_rate"].notna()] for t in (ltn, gan))
         if len(lf) and len(gf):
-            fl, fg = lf["cf_flip_rate"].astype(float).mean(), gf["cf_flip_rate"].astype(float).mean()
-            some = f" ({len(lf)} fold{'s' if len(lf) > 1 else ''})" if len(lf) < len(ltn) else ""
+            fl, fg = (fold_series(t, "cf_flip_rate").mean() for t in (lf, gf))
+            n, of = (len(fold_series(t, "cf_mse")) for t in (lf, ltn))
+            some = f" ({n} fold{'s' if n > 1 else ''})" if n < of else ""
             flips.append(
-                f"{dataset_name(d)}{some}: LTN flips {fl:.1%} of decisions at {_per_flip(lf['cf_mse'].mean(), fl)} "
-                f"CF-MSE per flip, the GAN {fg:.1%} at {_per_flip(gf['cf_mse'].mean(), fg)}"
+                f"{dataset_name(d)}{some}: LTN flips {fl:.1%} of decisions at "
+                f"{_per_flip(fold_series(lf, 'cf_mse').mean(), fl)} CF-MSE per flip, "
+                f"the GAN {fg:.1%} at {_per_flip(fold_series(gf, 'cf_mse').mean(), fg)}"
             )
         metric = performance_metric(d)
-        base = main[(main["dataset"] == d) & (main["method"] == "ltn_acc")].set_index("fold")[metric].astype(float)
-        g = gan.set_index("fold")[metric].astype(float)
-        l_cf = ltn.set_index("fold")[metric].astype(float)
+        base = fold_series(main[(main["dataset"] == d) & (main["method"] == "ltn_acc")], metric)
+        g, l_cf = fold_series(gan, metric), fold_series(ltn, metric)
         folds = sorted(set(base.index) & set(g.index) & set(l_cf.index))
         if len(folds) < 2:
             continue
         larger = metric == "accuracy"
-        r = paired(base.loc[folds].to_numpy(), g.loc[folds].to_numpy(), larger=larger)
+        r = paired_series(base.loc[folds], g.loc[folds], larger=larger)
         name = "accuracy" if larger else "MSE"
         acc.append(
             f"{dataset_name(d)}: LTN(acc) {name} {fmt(base.loc[folds].mean())} before the fairness stage, "
@@ -337,7 +349,8 @@ def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "comp
     parts = []
     for d in datasets:
         metric, sign = performance_metric(d), (1.0 if performance_metric(d) == "accuracy" else -1.0)
-        sg = main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")].set_index("fold")
+        rows = main[(main["dataset"] == d) & (main["method"] == "ltn_acc_cf_sg")]  # a fold's seeds averaged
+        sg = pd.DataFrame({c: fold_series(rows, c) for c in ("cf_mse", metric)}).droplevel("repeat")
         g = grid[grid["dataset"] == d]
         line, own, points = {}, {}, 0
         for fold, r in sg.iterrows():

@@ -478,8 +478,10 @@ def undesirable_ratio_frame(
 
 # ---------------------------------------------------------------------------- weight grid (appendix B)
 def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """The LTN(acc+CF) runs of the appendix-B weight grid plus the equal-weights run, one row per
-    record: ``dataset, fold, w_acc, w_cf, log2_ratio`` (log₂ of acc weight / CF weight) and metrics."""
+    """The LTN(acc+CF) runs of the appendix-B weight grid plus the equal-weights run, one row per fold
+    and weight point: ``dataset, fold, w_acc, w_cf, log2_ratio`` (log₂ of acc weight / CF weight) and
+    metrics. A point trained with several seeds (the protocol's equal-weights run) gives their mean, so
+    that the fold is the unit of every trend, as in the verdicts; ``collapsed`` if any seed collapsed."""
     frame = records_frame(records)
     frame = frame[
         (frame["setting"] == "ltn_acc_cf")
@@ -489,6 +491,12 @@ def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     ]
     tag = frame["tag"].fillna("").astype(str)  # no records: an all-NaN column
     frame = frame[(tag == "") | tag.str.startswith("w")].copy()
+    keys = ["dataset", "repeat", "fold", "tag", "w_acc", "w_cf"]
+    how = {
+        c: "mean" if c in SCALAR_METRICS or c == "n_pairs" else "any" if c == "collapsed" else "first" for c in frame
+    }
+    frame = frame.groupby(keys, sort=False, dropna=False).agg({c: h for c, h in how.items() if c not in keys})
+    frame = frame.reset_index()[[c for c in how]]  # the seeds of a point averaged; the columns' order kept
     frame["log2_ratio"] = np.log2(frame["w_acc"].astype(float) / frame["w_cf"].astype(float))
     return frame.sort_values(["dataset", "log2_ratio", "fold"]).reset_index(drop=True)
 

@@ -58,6 +58,7 @@ import pandas as pd
 
 from cffair.errors import DataError, ParameterError
 from cffair.experiments.protocol import protocol as _protocol
+from cffair.experiments.protocol import seed_means
 from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, performance_metric
 from cffair.reporting.records import mean_by_method, records_frame, select_records
@@ -96,6 +97,7 @@ __all__ = [
     "current_rules",
     "decide",
     "fmt",
+    "fold_series",
     "folds_text",
     "p_text",
     "paired",
@@ -500,22 +502,12 @@ class Evidence:
         A fold whose model collapsed (:func:`cffair.evaluation.screen.screen_metrics`: constant or
         near-constant decisions, or accuracy at or below the majority rate) is NaN, so that no
         verdict counts it (:func:`paired` leaves out a pair with a missing value); :meth:`collapsed`
-        names those folds for the page that would have used them.
-
-        A fold trained with several seeds (the protocol's, :mod:`cffair.experiments.protocol`) gives the mean over
-        its seeds (:func:`cffair.experiments.protocol.seed_means`): the fold stays the unit of the test; a collapsed
-        seed is left out of its fold's mean, and the fold is NaN only when every seed collapsed."""
+        names those folds for the page that would have used them. A fold trained with several seeds gives
+        the mean over its seeds (:func:`fold_series`): a collapsed seed is left out of its fold's mean, and
+        the fold is NaN only when every seed collapsed."""
         rows = self.main[(self.main["dataset"] == d) & (self.main["method"] == m)]
         col = performance_metric(d) if metric == "perf" else metric
-        sign = -1.0 if metric == "perf" and col != "accuracy" else 1.0
-        values = rows[col].astype(float).to_numpy() * sign
-        if "collapsed" in rows:
-            values = np.where(rows["collapsed"].fillna(False).astype(bool).to_numpy(), np.nan, values)
-        keys = pd.DataFrame(
-            {"repeat": rows["repeat"].astype(int).to_numpy(), "fold": rows["fold"].astype(int).to_numpy()}
-        )
-        means = pd.Series(values).groupby([keys["repeat"], keys["fold"]], sort=False).mean()  # seeds of a fold
-        return pd.Series(means.to_numpy(), index=means.index.set_names(["repeat", "fold"]), name=col)
+        return fold_series(rows, col, sign=-1.0 if metric == "perf" and col != "accuracy" else 1.0)
 
     def measured(self, d: str, methods: Iterable[str], metric: str) -> bool:
         """Whether every one of ``methods`` has ``metric`` on some fold of ``d`` (a score's worst
@@ -557,6 +549,16 @@ class Evidence:
         if d not in SHARED_DATASETS or current_rules().count_shared or metric in SUBGROUP_METRICS:
             return True
         return any(m.split("@")[0] in SUBGROUP_METHODS for m in methods)
+
+
+def fold_series(rows: pd.DataFrame, column: str, sign: float = 1.0) -> pd.Series:
+    """``sign`` × ``column`` per fold of ``rows`` (:func:`~cffair.reporting.records.records_frame` rows of one
+    dataset and method), indexed by ``(repeat, fold)``: a collapsed model's value NaN, the seeds of a fold
+    averaged (:func:`cffair.experiments.protocol.seed_means`), so that the fold is the unit of every test."""
+    values = rows[column].astype(float) * sign
+    if "collapsed" in rows:
+        values = values.mask(rows["collapsed"].fillna(False).astype(bool))
+    return seed_means(rows.assign(**{column: values}), column).droplevel(["dataset", "method"])
 
 
 def paired_series(x: pd.Series, y: pd.Series, *, larger: bool) -> Paired:

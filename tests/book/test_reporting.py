@@ -807,3 +807,38 @@ def test_compare_marks_and_does_not_judge_a_cell_holding_a_collapsed_model():
     assert "(3 cells hold a collapsed model and are not judged)" in text
     clean = reporting.compare(reporting.results_long(_paper_like_records(folds=5), "table1"), "table1")
     assert "collapsed" not in paper_agreement(clean, "Table 1") and clean["collapsed"].eq(0).all()
+
+
+def test_appendix_a_reads_a_fold_once_whatever_its_seeds():
+    """A.1 reads the GAN's own counterfactual pairs per fold: three training seeds of the LTN on a fold
+    count as one fold with their mean (the protocol's unit), not as three folds against the GAN's one."""
+
+    def records(seeds):
+        recs = []
+        for f in range(5):
+            gan = _rec("compas", "gan", f, cf=0.2 + 0.01 * f)
+            gan["metrics_own_counterfactuals"] = {**gan["metrics"]}
+            recs.append(gan)
+            for s, e in enumerate(seeds):
+                r = _rec("compas", "ltn_acc_cf", f, cf_source="gan", cf=0.05 + 0.01 * f + e)
+                r["config"]["seed"] = s
+                r["metrics_own_counterfactuals"] = {**r["metrics"]}
+                recs.append(r)
+        return recs
+
+    three = {c.key: c for c in book.evaluate_claims(records((-0.02, 0.0, 0.02)))}["A.1"]
+    mean = {c.key: c for c in book.evaluate_claims(records((0.0,)))}["A.1"]
+    assert three.verdict == mean.verdict and three.note == mean.note  # the seeds' mean is the single seed's value
+    assert "COMPAS LTN 0.070 vs GAN 0.220" in three.note
+
+
+def test_weight_grid_frame_gives_a_point_one_row_per_fold_with_its_seeds_mean():
+    recs = [_rec("compas", "ltn_acc_cf", 0, perf=0.60 + 0.02 * s, cf=0.10 + 0.02 * s) for s in range(3)]
+    for s, r in enumerate(recs):
+        r["config"]["seed"] = s
+    recs.append(_rec("compas", "ltn_acc_cf", 0, tag="w1-3", w_acc=1, w_cf=3, perf=0.5, cf=0.01))
+    grid = reporting.weight_grid_frame(recs)
+    assert len(grid) == 2 and list(grid["log2_ratio"]) == [pytest.approx(np.log2(1 / 3)), 0.0]
+    equal = grid[grid["tag"] == ""].iloc[0]
+    assert equal["accuracy"] == pytest.approx(0.62) and equal["cf_mse"] == pytest.approx(0.12)
+    assert list(grid.columns) == [*reporting.records_frame(recs).columns, "log2_ratio"]

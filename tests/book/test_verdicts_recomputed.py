@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
 from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORDS = ROOT / "results" / "full" / "records"
+#: The committed records; ``CFFAIR_RESULTS`` points the recomputation at another store (a regeneration's).
+RECORDS = Path(os.environ.get("CFFAIR_RESULTS") or ROOT / "results") / "full" / "records"
 ALPHA = 0.05
 
 #: Each claim's comparisons, written down from its rule in claims.yaml: (dataset, a, b, metric,
@@ -47,8 +49,10 @@ VERDICT = {1: "holds", -1: "does not hold", 0: "inconclusive"}
 
 def _plain_records() -> dict[tuple[str, str, int, int], dict]:
     """The protocol's records (no option, no tag) by (dataset, setting, repetition, fold): a setting
-    trained on the GAN's twins is ``setting@gan``; ``cf_mse_own`` is the CF-MSE on the GAN's own twins."""
-    out = {}
+    trained on the GAN's twins is ``setting@gan``; ``cf_mse_own`` is the CF-MSE on the GAN's own twins.
+    A fold trained with several seeds gives the mean of each number over its seeds."""
+    out: dict[tuple[str, str, int, int], dict] = {}
+    seeds: dict[tuple[str, str, int, int], list[dict]] = {}
     for path in sorted(RECORDS.glob("*.json")):
         r = json.loads(path.read_text(encoding="utf-8"))
         c = r["config"]
@@ -60,7 +64,10 @@ def _plain_records() -> dict[tuple[str, str, int, int], dict]:
         own = r.get("metrics_own_counterfactuals") or {}
         if "cf_mse" in own:
             metrics["cf_mse_own"] = own["cf_mse"]
-        out[(c["dataset"], setting, int(c.get("repeat") or 0), int(c["fold"]))] = metrics
+        seeds.setdefault((c["dataset"], setting, int(c.get("repeat") or 0), int(c["fold"])), []).append(metrics)
+    for key, runs in seeds.items():  # the training seeds of a fold (the protocol's): their mean, the fold the unit
+        names = {m for run in runs for m, v in run.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        out[key] = {m: sum(run[m] for run in runs if m in run) / sum(m in run for run in runs) for m in names}
     return out
 
 
@@ -185,3 +192,47 @@ def test_the_front_pages_results_box_says_the_recomputed_headline_verdicts() -> 
         checked += 1
     if not checked:
         pytest.skip("the committed records decide no headline claim yet")
+
+
+def test_the_recomputation_averages_a_folds_seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three training seeds of a fold are one fold with their mean, as in the book's tests."""
+    for seed, cf in enumerate((0.1, 0.3, 0.5)):
+        rec = {
+            "config": {"dataset": "compas", "setting": "ltn_acc", "fold": 2, "seed": seed},
+            "metrics": {"cf_mse": cf},
+        }
+        (tmp_path / f"r{seed}.json").write_text(json.dumps(rec), encoding="utf-8")
+    monkeypatch.setitem(globals(), "RECORDS", tmp_path)
+    assert _plain_records() == {("compas", "ltn_acc", 0, 2): {"cf_mse": pytest.approx(0.3)}}
+
+
+#: The claims whose notes count runs (a seed is another run), not folds.
+_COUNT_RUNS = ("Q3.1", "Q3.2", "Q3.3", "Q3.4")
+
+
+def test_a_folds_seeds_leave_every_verdict_and_note_as_their_mean_would() -> None:
+    """Invariance: every LTN record of the committed COMPAS folds copied twice as seeds 1 and 2 (the
+    protocol's three seeds, all equal to the committed one) changes no verdict, and no note but the
+    counts of runs: every test and finding reads a fold once, with the mean over its seeds."""
+    if not any(RECORDS.glob("*.json")):
+        pytest.skip("no committed full records")
+    import copy
+
+    import cffair_book as book
+    from cffair import reporting
+
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(RECORDS.glob("full__compas__*.json"))]
+    one = reporting.paired_folds([r for r in records if int(r["config"].get("seed") or 0) == 0])
+    three = [*one]
+    for r in one:
+        if r["config"]["setting"].startswith("ltn"):
+            for seed in (1, 2):
+                three.append(copy.deepcopy(r))
+                three[-1]["config"]["seed"] = seed
+    a = {c.key: c for c in book.evaluate_claims(one)}
+    b = {c.key: c for c in book.evaluate_claims(three)}
+    assert a.keys() == b.keys() and any(c.verdict != "pending" for c in a.values())
+    for key in a:
+        assert a[key].verdict == b[key].verdict, key
+        if key not in _COUNT_RUNS:
+            assert a[key].note == b[key].note, key
