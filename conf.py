@@ -21,6 +21,12 @@ for _path in (ROOT / "book" / "_ext", ROOT):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+# A relative $CFFAIR_RESULTS names a folder from where the build started; the notebooks' kernels run in their own
+# folders, so it is made absolute once, here, for every kernel the build starts.
+from cffair.workflows.reproduce import pin_results_root  # noqa: E402
+
+pin_results_root()
+
 # ----------------------------------------------------------------------------- the book
 project = html_title = "Counterfactual fairness with logic tensor networks: a reproduction"
 author = "The cffair authors"

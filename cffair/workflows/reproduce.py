@@ -491,6 +491,14 @@ def results_root() -> Path:
     return Path(os.environ.get("CFFAIR_RESULTS") or project_root() / "results")
 
 
+def pin_results_root() -> None:
+    """Make a relative ``$CFFAIR_RESULTS`` absolute, against the folder the command was started in: a
+    notebook's kernel runs in its own folder and would read it against that (a book built with
+    ``CFFAIR_RESULTS=results/regeneration`` found no records). Called before any kernel starts."""
+    if os.environ.get("CFFAIR_RESULTS"):
+        os.environ["CFFAIR_RESULTS"] = str(Path(os.environ["CFFAIR_RESULTS"]).resolve())
+
+
 def resolve_mode(mode: str | None) -> Literal["render", "quick", "full"]:
     """A notebook's mode: the papermill parameter, else ``$CFFAIR_MODE``, else ``render``.
 
@@ -622,6 +630,7 @@ def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path |
 
     root = project_root()
     out_dir = ensure_dir(Path(out_dir or root / "_build" / "executed"), what="folder of executed notebooks")
+    pin_results_root()  # the kernels run in notebooks/, the results folder was named from here
     outs = []
     notebooks = registry.notebooks()
     for name in tqdm(list(dict.fromkeys(notebooks[k] for k in only or notebooks)), desc="notebooks"):  # each once

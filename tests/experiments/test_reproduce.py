@@ -259,3 +259,20 @@ def test_a_worker_reports_the_cpu_seconds_of_its_task_not_its_wall_seconds(tmp_p
     task = Task("t", "group", cfg, (cfg,))
     n, cpu = R._run_in_worker(runner, task, tmp_path, os.getpid())
     assert n == 2 and 0.25 <= cpu < 0.6  # the 0.3 s of work, not the 0.5 s of sleep
+
+
+def test_a_relative_results_folder_is_pinned_to_where_the_command_started(tmp_path, monkeypatch):
+    """A notebook's kernel runs in notebooks/: a relative $CFFAIR_RESULTS must name the folder the user
+    meant (from where the build or the command started), not one under notebooks/."""
+    from cffair.workflows.reproduce import pin_results_root, results_root
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CFFAIR_RESULTS", "results/regeneration")
+    pin_results_root()
+    monkeypatch.chdir(tmp_path.parent)  # where a kernel would run: elsewhere
+    assert results_root() == tmp_path / "results" / "regeneration"
+    pin_results_root()  # twice: still the same folder
+    assert results_root() == tmp_path / "results" / "regeneration"
+    monkeypatch.delenv("CFFAIR_RESULTS")
+    pin_results_root()  # unset stays unset: the checkout's results/
+    assert "CFFAIR_RESULTS" not in os.environ
