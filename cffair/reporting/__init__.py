@@ -46,6 +46,7 @@ from cffair.reporting import (
 from cffair.reporting.chapter_tables import (
     axiom_label,
     eq3_table,
+    fold_coverage,
     query_profiles,
     query_sat_table,
     query_table,
@@ -191,6 +192,7 @@ __all__ = [
     "explanation_frame",
     "find_record",
     "fine_weight_frame",
+    "fold_coverage",
     "folds_per_dataset",
     "paired_folds",
     "query_frame",

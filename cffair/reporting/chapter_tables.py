@@ -1,4 +1,4 @@
-"""The chapters' own tables: Table 3 (the CKE steps, Q3), Table 4 and equation 3 (the queries, Q4),
+"""The chapters' own tables: the folds behind a page's numbers, Table 3 (the CKE steps, Q3), Table 4 and equation 3 (the queries, Q4),
 Table 5 (appendix A) and Table 6 (appendix B), each next to the paper's where the paper has one.
 Cells and HTML are :mod:`.tables`'.
 """
@@ -22,12 +22,13 @@ from cffair.reporting.names import (
     performance_metric,
 )
 from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables
-from cffair.reporting.records import find_record, results_long, weight_grid_frame
+from cffair.reporting.records import find_record, records_frame, results_long, select_records, weight_grid_frame
 from cffair.reporting.tables import format_cell, format_delta, metric_columns
 
 __all__ = [
     "axiom_label",
     "eq3_table",
+    "fold_coverage",
     "query_profiles",
     "query_sat_table",
     "query_table",
@@ -241,3 +242,42 @@ def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.
         rows.append(cell)
     out = pd.DataFrame(rows).sort_values("_order").drop(columns="_order")
     return out.set_index(["dataset", "weights acc : CF"])
+
+
+# ---------------------------------------------------------------------------- the folds behind a page
+def _spans(values: Sequence[int]) -> str:
+    """Sorted integers as runs: ``"0–4"``, ``"0, 2–3"``, ``"0"``.
+
+    >>> _spans([0, 1, 2, 3, 4]), _spans([3, 0, 2]), _spans([0])
+    ('0–4', '0, 2–3', '0')
+    """
+    vs, runs = sorted(set(values)), []
+    for v in vs:
+        if runs and v == runs[-1][1] + 1:
+            runs[-1][1] = v
+        else:
+            runs.append([v, v])
+    return ", ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in runs)
+
+
+def fold_coverage(records: Iterable[Mapping[str, Any]], methods: Sequence[str]) -> pd.DataFrame:
+    """The folds behind each mean of a page: a row per dataset, a column per one of ``methods`` (in that order,
+    those with records), a cell such as ``"0–4 × 3 partitions, 3 seeds"`` (the folds of the protocol's records,
+    the partitions of repeated cross-validation, the most training seeds a fold has), NaN where none.
+
+    >>> recs = [{"config": {"dataset": "d", "setting": "ltn_acc", "fold": f, "repeat": r, "seed": s}, "metrics": {}}
+    ...         for f in range(5) for r in range(3) for s in range(2)]
+    >>> fold_coverage(recs, ["ltn_acc"]).loc["d", "ltn_acc"]
+    '0–4 × 3 partitions, 2 seeds'
+    """
+    frame = select_records(records_frame(records), methods, repeats=True)
+    cells: dict[tuple[str, str], str] = {}
+    for (d, m), g in frame.groupby(["dataset", "method"]):
+        parts, seeds = g["repeat"].nunique(), int(g.groupby(["repeat", "fold"])["seed"].nunique().max())
+        cells[(str(d), str(m))] = (
+            _spans(g["fold"].astype(int))
+            + (f" × {parts} partitions" if parts > 1 else "")
+            + (f", {seeds} seeds" if seeds > 1 else "")
+        )
+    out = pd.Series(cells, dtype=object).unstack() if cells else pd.DataFrame()
+    return out.reindex(columns=[m for m in methods if m in out.columns])

@@ -842,3 +842,19 @@ def test_weight_grid_frame_gives_a_point_one_row_per_fold_with_its_seeds_mean():
     equal = grid[grid["tag"] == ""].iloc[0]
     assert equal["accuracy"] == pytest.approx(0.62) and equal["cf_mse"] == pytest.approx(0.12)
     assert list(grid.columns) == [*reporting.records_frame(recs).columns, "log2_ratio"]
+
+
+def test_fold_coverage_names_folds_partitions_and_seeds_once_each():
+    recs = [_rec("compas", "ltn_acc", f) for f in range(5)]
+    for f in range(5):  # a second partition, two seeds per fold
+        for s in (0, 1):
+            r = _rec("compas", "ltn_acc_cf", f)
+            r["config"].update(repeat=1, seed=s)
+            recs += [r, {**_rec("compas", "ltn_acc_cf", f), "config": {**r["config"], "repeat": 0}}]
+    recs.append(_rec("adult", "ltn_acc", 0))
+    recs.append(_rec("adult", "ltn_acc", 2, tag="w1-3"))  # a weight point: not the protocol's
+    table = reporting.fold_coverage(recs, ["ltn_acc_cf", "ltn_acc", "gan"])
+    assert list(table.columns) == ["ltn_acc_cf", "ltn_acc"]  # the order asked, only methods with records
+    assert table.loc["compas", "ltn_acc"] == "0–4"
+    assert table.loc["compas", "ltn_acc_cf"] == "0–4 × 2 partitions, 2 seeds"
+    assert table.loc["adult", "ltn_acc"] == "0" and pd.isna(table.loc["adult", "ltn_acc_cf"])
