@@ -9,7 +9,7 @@ from typing import Any
 from cffair.reporting.chapter_tables import axiom_label
 from cffair.reporting.investigation_frames import explanation_frame
 from cffair.reporting.names import dataset_name, method_name
-from cffair.reporting.records import cke_candidates, find_record
+from cffair.reporting.records import cke_candidates, find_record, run_label
 from cffair.reporting.verdicts import FAILS, HOLDS, PENDING, VACUOUS, Basis, Evidence, decide, paired_series
 from cffair.reporting.verdicts import fmt as _fmt
 from cffair.reporting.verdicts import p_text as _p
@@ -218,7 +218,7 @@ _LAW_CKE = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
 def _law_run_text(r: Mapping[str, Any]) -> str:
     """One Lawschool CKE run for Q3.6's note: what it detected and what the A5 axiom did."""
     c, cfg = r["cke"], r["config"]
-    name = f"{method_name(cfg['setting'])}, fold {cfg['fold']}"
+    name = run_label(cfg)
     t = float(c["threshold"])
     if not c["candidates"]:
         largest = max((abs(float(i["imbalance"])) for i in c.get("imbalances_before", [])), default=math.nan)

@@ -42,7 +42,14 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, metric_name, performance_metric
 from cffair.reporting.paper import paper_value
-from cffair.reporting.records import find_record, records_frame, select_records, subgroup_frame, weight_grid_frame
+from cffair.reporting.records import (
+    find_record,
+    records_frame,
+    run_label,
+    select_records,
+    subgroup_frame,
+    weight_grid_frame,
+)
 from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
 from cffair.reporting.verdicts import (
     FAILS,
@@ -247,7 +254,7 @@ def cke_threshold_finding(
         chance = 2 * (1 - norm.cdf(t / se))
         found = max((abs(float(c["imbalance"])) for c in cke["candidates"]), default=math.nan)
         # the run's display name ("LTN(acc+CF+CKE)"), never its id ("acc_cf")
-        run = f"{method_name(r['config']['setting'])}, fold {r['config']['fold']}"
+        run = run_label(r["config"])
         notes.append(
             f"{run}: the imbalance's standard error is at least {se:.4f} "
             f"(shares {', '.join(f'{g} {p:.1%}' for g, p in ratio.items())} of the negatively predicted, "

@@ -22,6 +22,7 @@ from cffair.reporting.names import (
     RESULT_COLUMNS,
     SCALAR_METRICS,
     TABLE_METHODS,
+    method_name,
     order_key,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "record_method",
     "record_repeat",
     "records_frame",
+    "run_label",
     "results_long",
     "select_records",
     "subgroup_frame",
@@ -172,6 +174,19 @@ def options_text(config: Mapping[str, Any]) -> str:
     the paper's protocol)."""
     opts = config.get("options") or {}
     return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(opts.items()))
+
+
+def run_label(config: Mapping[str, Any]) -> str:
+    """A run's name for a sentence: its setting's display name and fold, with its partition of repeated
+    cross-validation and its training seed where they are not the first.
+
+    >>> run_label({"setting": "ltn_acc_cf_cke", "fold": 0, "repeat": 2, "seed": 1})
+    'LTN(acc+CF+CKE), fold 0, partition 2, seed 1'
+    """
+    repeat, seed = record_repeat(config), int(config.get("seed", 0) or 0)
+    return f"{method_name(config['setting'])}, fold {config['fold']}" + (
+        (f", partition {repeat}" if repeat else "") + (f", seed {seed}" if seed else "")
+    )
 
 
 def is_investigation(config: Mapping[str, Any]) -> bool:
@@ -403,7 +418,7 @@ def find_record(
 def cke_candidates(
     records: Iterable[Mapping[str, Any]], settings: Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
 ) -> pd.DataFrame:
-    """Every imbalance found by knowledge extraction: ``dataset, setting, fold, group, feature,
+    """Every imbalance found by knowledge extraction: ``dataset, setting, fold, repeat, seed, group, feature,
     frequency, imbalance, threshold, candidate`` (at or above the threshold, so an A5 axiom was
     added), and ``imbalance_after`` (the same pair's imbalance once the CKE axioms are trained)."""
     rows = []
@@ -421,6 +436,8 @@ def cke_candidates(
                     "dataset": cfg["dataset"],
                     "setting": cfg["setting"],
                     "fold": int(cfg["fold"]),
+                    "repeat": record_repeat(cfg),
+                    "seed": int(cfg.get("seed", 0) or 0),
                     "group": r["group"],
                     "feature": r["feature"],
                     "frequency": float(r["frequency"]),
@@ -434,6 +451,8 @@ def cke_candidates(
         "dataset",
         "setting",
         "fold",
+        "repeat",
+        "seed",
         "group",
         "feature",
         "frequency",
