@@ -251,7 +251,8 @@ def _spans(values: Sequence[int]) -> str:
     >>> _spans([0, 1, 2, 3, 4]), _spans([3, 0, 2]), _spans([0])
     ('0–4', '0, 2–3', '0')
     """
-    vs, runs = sorted(set(values)), []
+    vs = sorted(set(values))
+    runs: list[list[int]] = []
     for v in vs:
         if runs and v == runs[-1][1] + 1:
             runs[-1][1] = v
