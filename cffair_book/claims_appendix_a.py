@@ -25,10 +25,13 @@ def _own_cf_folds(e: Evidence, d: str, m: str, metric: str = "cf_mse") -> pd.Ser
 
 @claim_check("A.1")
 def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
-    res, shown = {}, []
+    res, shown, collapsed = {}, [], []
     for d in DATASET_ORDER:
         x, y = _own_cf_folds(e, d, "ltn_acc_cf@gan"), _own_cf_folds(e, d, "gan")
         if not set(x.index) & set(y.index):
+            continue
+        if not (x.notna() & y.reindex(x.index).notna()).any():  # every shared fold holds a collapsed model
+            collapsed.append(d)
             continue
         res[d] = (paired_series(x, y, larger=False), x, y)
         if not e.counts(d, ("ltn_acc_cf@gan", "gan"), "cf_mse"):
@@ -43,6 +46,7 @@ def _a_ltn_fairer_on_gan_counterfactuals(e: Evidence) -> tuple[str, str, Basis]:
     return (
         dec.verdict,
         "; ".join(notes)
+        + "".join(f"; {dataset_name(d)}: a collapsed model on every fold, not counted" for d in collapsed)
         + _shared_note(shown, ("ltn_acc_cf@gan", "gan"))
         + _investigation(None if dec.verdict == HOLDS else gan_twins_finding(e.records)["flips"]),
         dec.basis,

@@ -858,3 +858,15 @@ def test_fold_coverage_names_folds_partitions_and_seeds_once_each():
     assert table.loc["compas", "ltn_acc"] == "0–4"
     assert table.loc["compas", "ltn_acc_cf"] == "0–4 × 2 partitions, 2 seeds"
     assert table.loc["adult", "ltn_acc"] == "0" and pd.isna(table.loc["adult", "ltn_acc_cf"])
+
+
+def test_appendix_a_leaves_out_a_dataset_whose_model_collapsed_on_every_fold():
+    """One quick fold where the GAN says "no" to everyone on its own twins: A.1 does not compare a
+    collapsed model (and does not fail): the note says so."""
+    gan = _rec("compas", "gan", 0, cf=0.0)
+    gan["metrics_own_counterfactuals"] = {**gan["metrics"], "positive_rate": 0.0, "prediction_sd": 0.0}
+    ltn = _rec("compas", "ltn_acc_cf", 0, cf_source="gan", cf=0.05)
+    ltn["metrics_own_counterfactuals"] = {**ltn["metrics"]}
+    a1 = {c.key: c for c in book.evaluate_claims([gan, ltn])}["A.1"]
+    assert "COMPAS: a collapsed model on every fold, not counted" in a1.note
+    assert a1.verdict != "holds"
