@@ -235,6 +235,57 @@ def _law_run_text(r: Mapping[str, Any]) -> str:
     return f"{name}: {top['feature']} detected for {top['group']} at {_fmt(abs(float(top['imbalance'])))} (threshold {t:g}){change}"
 
 
+def _span(values: list[float], f: Any = _fmt, sep: str = "–") -> str:
+    """``"0.040"`` for one value (or equal values), ``"0.040–0.072"`` for a range."""
+    lo, hi = min(values), max(values)
+    return f(lo) if f(lo) == f(hi) else f"{f(lo)}{sep}{f(hi)}"
+
+
+def _law_setting_text(runs: list[Mapping[str, Any]]) -> str:
+    """One fairness setting's Lawschool CKE runs for Q3.6's note: one run in full, several summarised.
+
+    Several runs (folds, partitions, seeds) are summed up in one clause, so that the note stays a
+    sentence on a phone: how many detected, which explanation, the imbalances' range, what the
+    A5 axioms did to the MSE, and the largest imbalance of the runs that detected nothing.
+    """
+    if len(runs) == 1:
+        return _law_run_text(runs[0])
+    found = [r for r in runs if r["cke"]["candidates"]]
+    text = f"{method_name(runs[0]['config']['setting'])}, {len(runs)} runs: {len(found)} detected"
+    if found:
+        tops = [max(r["cke"]["candidates"], key=lambda i: abs(float(i["imbalance"]))) for r in found]
+        what: dict[str, int] = {}
+        for top in tops:
+            key = f"{top['feature']} for {top['group']}"
+            what[key] = what.get(key, 0) + 1
+        thresholds = sorted({float(r["cke"]["threshold"]) for r in found})
+        text += (
+            f" ({', '.join(f'{k} in {n}' for k, n in what.items())}; imbalance "
+            f"{_span([abs(float(t['imbalance'])) for t in tops])}, threshold {'/'.join(f'{t:g}' for t in thresholds)})"
+        )
+        moved = [
+            float(r["cke"]["steps"][-1]["mse"]) - float(r["cke"]["steps"][0]["mse"])
+            for r in found
+            if _added(r) and "mse" in r["cke"]["steps"][0]
+        ]
+        if moved:
+            text += f"; A5 added in {len(moved)}, MSE change {_span(moved, lambda v: f'{v:+.3f}', ' to ')}"
+    quiet = [r for r in runs if not r["cke"]["candidates"]]
+    largest = [
+        max((abs(float(i["imbalance"])) for i in r["cke"].get("imbalances_before", [])), default=math.nan)
+        for r in quiet
+    ]
+    largest = [v for v in largest if not math.isnan(v)]
+    if not found:
+        t = "/".join(f"{v:g}" for v in sorted({float(r["cke"]["threshold"]) for r in runs}))
+        return text.replace(": 0 detected", ": nothing detected") + (
+            f" (largest imbalance {_fmt(max(largest))} < {t})" if largest else ""
+        )
+    if largest:
+        text += f"; the other {len(quiet)}: largest imbalance {_fmt(max(largest))}"
+    return text
+
+
 @claim_check("Q3.6")
 def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
     law = sorted(
@@ -245,10 +296,12 @@ def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
         return PENDING, "", Basis()
     found = [r for r in law if r["cke"]["candidates"]]
     settings = sorted({r["config"]["setting"] for r in law})
+    per_setting = [[r for r in law if r["config"]["setting"] == s] for s in _LAW_CKE]
     return (
         (HOLDS if not found else FAILS),
         (
-            f"detections in {len(found)} of {len(law)} runs ({', '.join(_law_run_text(r) for r in law)})"
+            f"detections in {len(found)} of {len(law)} runs "
+            f"({'; '.join(_law_setting_text(runs) for runs in per_setting if runs)})"
             + (
                 ""
                 if len(settings) == len(_LAW_CKE)

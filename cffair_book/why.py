@@ -222,7 +222,8 @@ def cke_threshold_finding(
     ``sqrt(p1(1 − p1)/N1 + p2(1 − p2)/N2)`` with ``N`` the group's *training* rows (fewer rows are
     negatively predicted, which only makes the error larger), so the chance that an imbalance
     of pure noise crosses the threshold is at least ``2(1 − Φ(threshold / that bound))``. Every
-    CKE run of ``settings`` (default both fairness settings, as claim Q3.6 reads them) is one part.
+    CKE run of ``settings`` (default both fairness settings, as claim Q3.6 reads them) is one part;
+    several runs (folds, partitions, seeds) are summed up in one sentence with ranges.
     """
     from scipy.stats import norm
 
@@ -243,6 +244,7 @@ def cke_threshold_finding(
     ds = load(dataset)
     share = ds.frame[ds.spec.sensitive].astype(str).value_counts(normalize=True)
     notes = []
+    rows = []  # (standard error, threshold, largest imbalance found, training rows) per run
     for r in sorted(recs, key=lambda r: (int(r["config"]["fold"]), r["config"]["setting"])):
         cke, n_train = r["cke"], int(r["n_train"])
         ratio = {str(k): float(v) for k, v in (cke.get("undesirable_ratio_before") or {}).items()}
@@ -253,6 +255,7 @@ def cke_threshold_finding(
         t = float(cke["threshold"])
         chance = 2 * (1 - norm.cdf(t / se))
         found = max((abs(float(c["imbalance"])) for c in cke["candidates"]), default=math.nan)
+        rows.append((se, t, found, n_train))
         # the run's display name ("LTN(acc+CF+CKE)"), never its id ("acc_cf")
         run = run_label(r["config"])
         notes.append(
@@ -266,7 +269,31 @@ def cke_threshold_finding(
                 else ""
             )
         )
-    return "; ".join(notes)
+    if len(rows) <= 1:
+        return "; ".join(notes)
+    # several runs: one sentence with ranges, so that the finding stays readable on a phone
+    ses = [row[0] for row in rows]
+    ratios = [row[1] / row[0] for row in rows]
+    chances = [2 * (1 - norm.cdf(v)) for v in ratios]
+    founds = [row[2] / row[0] for row in rows if not math.isnan(row[2])]
+    thresholds = "/".join(f"{t:g}" for t in sorted({row[1] for row in rows}))
+    trains = "/".join(f"{n:,}" for n in sorted({row[3] for row in rows}))
+
+    def span(values: list[float], f: str) -> str:
+        lo, hi = format(min(values), f), format(max(values), f)
+        return lo if lo == hi else f"{lo}–{hi}"
+
+    return (
+        f"over the {len(rows)} runs, the imbalance's standard error is at least {span(ses, '.4f')} "
+        f"({trains} training rows), so the threshold {thresholds} is {span(ratios, '.1f')} such errors and an "
+        f"imbalance of pure noise crosses it in at least {span(chances, '.0%')} of runs"
+        + (
+            f"; the imbalances found ({len(founds)} run{'s' if len(founds) != 1 else ''}) are at most "
+            f"{span(founds, '.1f')} errors"
+            if founds
+            else ""
+        )
+    )
 
 
 # ---------------------------------------------------------------------------- A.1, A.2

@@ -319,6 +319,30 @@ def test_q3_6_reads_both_fairness_settings():
     assert "LTN(acc+CF+CKE), fold 0: nothing detected (largest imbalance 0.004 < 0.01)" in c.note
 
 
+def test_q3_6_sums_up_several_runs_of_a_setting_in_one_clause():
+    def law(setting, fold, imbalance, mse_after):
+        r = _law_cke(setting, imbalance is not None)
+        r["config"]["fold"] = fold
+        if imbalance is not None:
+            r["cke"]["candidates"][0]["imbalance"] = imbalance
+            r["cke"]["steps"][-1]["mse"] = mse_after
+        return r
+
+    runs = [
+        law("ltn_acc_cf_sg_cke", f, imb, mse) for f, imb, mse in [(0, 0.040, 0.811), (1, 0.072, 0.790), (2, None, 0)]
+    ]
+    runs += [law("ltn_acc_cf_cke", f, None, 0) for f in (0, 1)]
+    c = _claims(runs)["Q3.6"]
+    assert c.verdict == V.FAILS and "detections in 2 of 5 runs" in c.note and c.folds == "5 runs"
+    # the detections: which explanation, the imbalances' range, the MSE change of each A5 axiom (0.811 − 0.756, 0.790 − 0.756)
+    assert (
+        "LTN(acc+CF_sg+CKE), 3 runs: 2 detected (race for Female in 2; imbalance 0.040–0.072, threshold 0.01); "
+        "A5 added in 2, MSE change +0.034 to +0.055; the other 1: largest imbalance 0.004"
+    ) in c.note
+    assert "LTN(acc+CF+CKE), 2 runs: nothing detected (largest imbalance 0.004 < 0.01)" in c.note
+    assert "fold 1" not in c.note  # no per-run list
+
+
 # ---------------------------------------------------------------------------- the tables
 def test_the_claims_table_shows_rule_test_and_paired_folds_and_the_robustness_table_every_rule():
     recs = _q2_records(0.02) + _q1_records(["lawschool"], 0.05, repeats=3)

@@ -159,6 +159,16 @@ def test_the_threshold_is_compared_with_a_lower_bound_of_the_sampling_error():
     assert f"{0.01 / se:.1f} such errors" in text and f"at least {2 * (1 - norm.cdf(0.01 / se)):.0%} of runs" in text
     assert f"at most {0.025 / se:.1f} errors" in text
     assert why.cke_threshold_finding([_rec("lawschool", "ltn_acc_cf")], "lawschool") == ""
+    # several runs: one sentence with the ranges over them
+    other = dict(cke, undesirable_ratio_before={groups[0]: 0.30, groups[1]: 0.32}, candidates=[])
+    second = _rec("lawschool", "ltn_acc_cf_sg_cke", 1, cke=other, n_train=17432)
+    se2 = math.sqrt(sum(p * (1 - p) / (share[g] * 17432) for g, p in other["undesirable_ratio_before"].items()))
+    lo, hi = sorted([se, se2])
+    text = why.cke_threshold_finding([rec, second], "lawschool")
+    assert text.startswith(f"over the 2 runs, the imbalance's standard error is at least {lo:.4f}–{hi:.4f}")
+    assert f"the threshold 0.01 is {0.01 / hi:.1f}–{0.01 / lo:.1f} such errors" in text
+    assert f"the imbalances found (1 run) are at most {0.025 / se:.1f} errors" in text
+    assert "fold 1" not in text
 
 
 # ---------------------------------------------------------------------------- A.1, A.2
