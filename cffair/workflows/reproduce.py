@@ -431,9 +431,11 @@ def with_parts(
     running: bool = False,
 ) -> dict[str, Any]:
     """``current`` with the regeneration's ``parts`` (each invocation's groups, start, end, ``wall_s``,
-    records, jobs, commit); a clean run whose ``records_code`` (else commit) is a clean ``previous``'s
-    continues its list, any other starts one. ``wall_seconds`` sums the parts. ``running``: the part is
-    still going (``finished`` None, ``last_record`` now); a later call closes it (``_closed``).
+    records, jobs, commit); a run whose ``records_code`` is ``previous``'s continues its list (an edit
+    outside the records' code, which makes a checkout ``dirty``, does not change what the records
+    compute); without ``records_code`` on both, a clean run at a clean ``previous``'s commit continues
+    it; any other starts one. ``wall_seconds`` sums the parts. ``running``: the part is still going
+    (``finished`` None, ``last_record`` now); a later call closes it (``_closed``).
     Tested in ``tests/experiments/test_reproduce.py``.
     """
     part = {
@@ -453,16 +455,11 @@ def with_parts(
         part["last_record"] = current.get("finished")
 
     def same_code(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-        both = a.get("records_code") and b.get("records_code")
-        return bool(a["records_code"] == b["records_code"] if both else a.get("commit") == b.get("commit"))
+        if a.get("records_code") and b.get("records_code"):
+            return bool(a["records_code"] == b["records_code"])
+        return a.get("commit") == b.get("commit") and not a.get("dirty") and not b.get("dirty")
 
-    same = (
-        previous is not None
-        and same_code(previous, current)
-        and not previous.get("dirty")
-        and not current.get("dirty")
-        and isinstance(previous.get("parts"), list)
-    )
+    same = previous is not None and same_code(previous, current) and isinstance(previous.get("parts"), list)
     parts = [*(_closed(q) for q in (previous or {}).get("parts", []) if same), part]
     return {
         **current,

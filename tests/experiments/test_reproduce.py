@@ -243,6 +243,42 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
     assert json.loads((tmp_path / "provenance.json").read_text()) == json.loads(json.dumps(final))
 
 
+def test_parts_continue_on_the_same_records_code_even_from_a_dirty_checkout():
+    """A checkout edited outside the records' code (a notebook, the book) is ``dirty`` but computes
+    the same records: its part continues the regeneration (part 7 of round 4's regeneration, run
+    while notebooks were edited, started a new list and dropped parts 1–6). Without the records'
+    code the commit decides, and a dirty checkout starts anew."""
+    first = R.with_parts(
+        None,
+        {
+            "commit": "c1",
+            "records_code": "k",
+            "dirty": False,
+            "stage_seconds": {"experiments": 5.0},
+            "records_computed": 3,
+        },
+        groups=None,
+        jobs=2,
+        started="t0",
+    )
+    dirty = {
+        "commit": "c2",
+        "records_code": "k",
+        "dirty": True,
+        "stage_seconds": {"experiments": 4.0},
+        "records_computed": 2,
+    }
+    second = R.with_parts(first, dirty, groups=None, jobs=2, started="t1")
+    assert len(second["parts"]) == 2 and second["wall_seconds"] == 9.0 and second["records_computed_total"] == 5
+    third = R.with_parts(second, {**dirty, "dirty": False}, groups=None, jobs=2, started="t2")
+    assert len(third["parts"]) == 3  # a dirty part does not cut the list for the next one either
+    changed = R.with_parts(third, {**dirty, "records_code": "other"}, groups=None, jobs=2, started="t3")
+    assert len(changed["parts"]) == 1  # other records' code: a new regeneration
+    old = {k: v for k, v in first.items() if k != "records_code"}
+    assert len(R.with_parts(old, {**old, "dirty": True}, groups=None, jobs=2, started="t4")["parts"]) == 1
+    assert len(R.with_parts(old, {**old}, groups=None, jobs=2, started="t4")["parts"]) == 2
+
+
 def test_a_worker_reports_the_cpu_seconds_of_its_task_not_its_wall_seconds(tmp_path):
     """A task's CPU seconds come back with its record count: busy work counts, sleeping does not."""
     from cffair.experiments import ExperimentConfig
