@@ -101,10 +101,8 @@ from cffair_book.registry import (
 from cffair_book.reproduction import (
     STEP_NAMES,
     baseline_seconds_frame,
-    claims_speed_line,
     command_times_frame,
     core_seconds_frame,
-    denormals_line,
     efficiency_scope,
     flow_benchmark_frame,
     gan_mmd_frame,
@@ -115,6 +113,8 @@ from cffair_book.reproduction import (
     load_provenance,
     ltn_seconds_frame,
     paper_protocol_line,
+    parts_sentence,
+    protocol_cost_line,
     provenance_notes,
     reproduction_facts,
     scaling_frame,
@@ -148,7 +148,14 @@ from cffair_book.scaling import (
     workers_summary,
 )
 from cffair_book.score_claims import HEADLINE, headline_answer, score_claims, score_verdicts
-from cffair_book.speed import critical_path_summary, ltn_epoch_frame, projection_frame, record_cost_line
+from cffair_book.speed import (
+    claims_speed_line,
+    critical_path_summary,
+    denormals_line,
+    ltn_epoch_frame,
+    projection_frame,
+    record_cost_line,
+)
 from cffair_book.why import (
     cke_steps_finding,
     cke_threshold_finding,
@@ -273,6 +280,8 @@ __all__ = [
     "load_provenance",
     "ltn_seconds_frame",
     "paper_protocol_line",
+    "parts_sentence",
+    "protocol_cost_line",
     "provenance_notes",
     "reproduction_facts",
     "STEP_NAMES",

@@ -24,13 +24,13 @@ __all__ = [
     "baseline_seconds_frame",
     "command_times_frame",
     "core_seconds_frame",
-    "claims_speed_line",
-    "denormals_line",
     "flow_benchmark_frame",
     "group_label",
     "gan_mmd_frame",
     "group_seconds_frame",
     "paper_protocol_line",
+    "parts_sentence",
+    "protocol_cost_line",
     "husband_flip_frame",
     "load_benchmarks",
     "load_provenance",
@@ -284,6 +284,29 @@ def _wall_kind(run: Mapping[str, Any], measured: bool) -> str:
     return f"measured: the sum of its {count} parts" if count > 1 else "measured"
 
 
+def parts_sentence(run: Mapping[str, Any]) -> str:
+    """What the full run's wall time is, worded by its parts (the benchmark's ``parts``).
+
+    >>> parts_sentence({"wall_seconds": 9.0, "parts": {"count": 9, "interrupted": 8}})
+    "That wall time is the sum of the regeneration's 9 parts, 8 of them stopped and resumed: it is neither a clean nor a cold run"
+    >>> parts_sentence({"wall_seconds": 9.0, "parts": {"count": 1, "interrupted": 0}})
+    'That wall time is one invocation'
+    >>> parts_sentence({"wall_seconds": None, "parts": {"count": 3}})
+    "No invocations at one code computed the whole grid, so that time is projected from the records' own seconds"
+    """
+    parts = run.get("parts") or {}
+    count, stopped = int(parts.get("count") or 0), int(parts.get("interrupted") or 0)
+    if run.get("wall_seconds") is None:
+        return "No invocations at one code computed the whole grid, so that time is projected from the records' own seconds"
+    if count <= 1:
+        return "That wall time is one invocation" + ("'s, stopped and resumed" if stopped else "")
+    return (
+        f"That wall time is the sum of the regeneration's {count} parts"
+        + (f", {stopped} of them stopped and resumed" if stopped else "")
+        + ": it is neither a clean nor a cold run"
+    )
+
+
 def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
     """The paper's protocol apart from the rest of the full mode, in one or two sentences worded by
     the numbers: its projected makespan against its target, and the measured wall time of the
@@ -294,7 +317,7 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
     ...        "projected_seconds": 5789.0, "measured_part_seconds": 8400.0, "target_seconds": 7200},
     ...        "parts": {"paper_part": {"groups": ["q1", "q2_why"], "records": 474}}}
     >>> print(paper_protocol_line(run))
-    The paper's protocol alone (its chapters, one repetition of cross-validation, 216 of 216 records) takes 96 min on 2 cores, projected from its records' own seconds: within its target of 2.0 h. The part of the regeneration that ran its chapters with their investigations and repetitions (474 records) took 140 min, measured.
+    The paper's protocol alone (its chapters, one partition of cross-validation, one seed, its twins; 216 of 216 records) takes 96 min on 2 cores, projected from its records' own seconds: within its target of 2.0 h. The part of the regeneration that ran its chapters with their investigations and repetitions (474 records) took 140 min, measured.
     >>> run["parts"]["paper_part"].update(parts=2, interrupted=1)
     >>> print(paper_protocol_line(run).split(". ")[-1])
     The parts of the regeneration that ran its chapters with their investigations and repetitions (474 records) took 140 min, measured, the sum of 2 invocations (1 of them stopped before the end and resumed).
@@ -309,7 +332,8 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
         verdict = "not yet comparable with"
     cpus = int((full_run.get("machine") or {}).get("cpus") or 2)
     text = (
-        f"The paper's protocol alone (its chapters, one repetition of cross-validation, {paper['records']} of "
+        f"The paper's protocol alone (its chapters, one partition of cross-validation, one seed, its twins; "
+        f"{paper['records']} of "
         f"{paper['records_wanted']} records) takes {minutes:.0f} min on {cpus} cores, projected from its records' "
         f"own seconds: {verdict} its target of {float(paper['target_seconds']) / 3600:.1f} h."
     )
@@ -342,95 +366,25 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
     return text
 
 
-def denormals_line(denormals: Mapping[str, Any]) -> str:
-    """What flushing denormal floats saves while the LTN trains (``bench_denormals.py``), worded by
-    its numbers (Markdown).
+def protocol_cost_line(full_run: Mapping[str, Any]) -> str:
+    """What the replication adds to the paper's protocol, in core-hours and shares of the full mode
+    (the benchmark's ``protocol_seconds``; Markdown; empty without it).
 
-    >>> print(denormals_line({"pretrain_s": {"flush": 80.0, "denormals": 140.0}, "fair_s": {"flush": 12.0,
-    ...       "denormals": 30.0}, "speedup": {"pretrain_s": 1.75, "fair_s": 2.5}, "fair_epochs": 100,
-    ...       "max_abs_diff": 0.0, "saturation": 0.967, "load": [0.1, 1.0]}))
-    On Adult fold 0, where 96.7 % of the pre-trained predicate's test outputs are below 0.01 or above 0.99, the 1500 pre-training epochs take 80 s with the learner's flush and 140 s computing with denormals (1.75× faster flushed); 100 acc+CF epochs from that pre-training 12 s against 30 s (2.50× faster flushed). The two pre-trained models give identical outputs on the test rows. (Load average 0.1 before, 1.0 after.)
-    >>> print(denormals_line({"pretrain_s": {"flush": 80.0, "denormals": 79.0}, "fair_s": {"flush": 12.0,
-    ...       "denormals": 12.1}, "speedup": {"pretrain_s": 0.99, "fair_s": 1.01}, "fair_epochs": 100,
-    ...       "max_abs_diff": 2e-7, "saturation": 0.5, "load": [0.1, 1.0]}).split("; ")[0][-56:])
-    computing with denormals (no faster flushed, within 5 %)
+    >>> print(protocol_cost_line({"protocol_seconds": {"the paper's protocol": 3600.0, "the sound twins": 7200.0,
+    ...     "more seeds": 3600.0, "more partitions": 0.0, "studies and the rest": 3600.0}}))
+    Of the full mode's 5.0 core-hours, the paper's protocol takes 1.0 (20%); the replication adds 3.0 (60%): the sound twins 2.0, more seeds 1.0; the studies and the rest take 1.0 (20%).
     """
-
-    def faster(ratio: float) -> str:
-        return (
-            "no faster flushed, within 5 %"
-            if abs(ratio - 1.0) <= 0.05
-            else (f"{ratio:.2f}× faster flushed" if ratio > 1 else f"{1 / ratio:.2f}× slower flushed")
-        )
-
-    pre, fair, speed = denormals["pretrain_s"], denormals["fair_s"], denormals["speedup"]
-    diff = float(denormals["max_abs_diff"])
-    same = (
-        "The two pre-trained models give identical outputs on the test rows."
-        if diff == 0.0
-        else f"The two pre-trained models' test outputs differ by at most {diff:.1e}."
-    )
-    load = denormals.get("load") or [None, None]
+    parts = {k: float(v) / 3600 for k, v in (full_run.get("protocol_seconds") or {}).items()}
+    total = sum(parts.values())
+    if not total:
+        return ""
+    paper, rest = parts.pop("the paper's protocol", 0.0), parts.pop("studies and the rest", 0.0)
+    added = sum(parts.values())
     return (
-        f"On Adult fold 0, where {100 * float(denormals['saturation']):.1f} % of the pre-trained predicate's test "
-        f"outputs are below 0.01 or above 0.99, the 1500 pre-training epochs take {pre['flush']:.0f} s with the "
-        f"learner's flush and {pre['denormals']:.0f} s computing with denormals ({faster(float(speed['pretrain_s']))}); "
-        f"{denormals['fair_epochs']} acc+CF epochs from that pre-training {fair['flush']:.0f} s against "
-        f"{fair['denormals']:.0f} s ({faster(float(speed['fair_s']))}). {same}"
-        + (f" (Load average {load[0]:.1f} before, {load[1]:.1f} after.)" if load[0] is not None else "")
-    )
-
-
-def claims_speed_line(result: Mapping[str, Any]) -> str:
-    """What the Reproducing page's robustness cell costs before and after the claims cache and the
-    vectorised exact tests (``bench_book_claims.py``), worded by its numbers (Markdown).
-
-    >>> r = {"rounds": 3, "same_output": True, "variants": {
-    ...     "before": {"cpu": {"median": 22.0, "min": 21.0, "max": 23.0}, "wall": {"median": 35.0, "min": 29.0,
-    ...                "max": 39.0}, "evaluations": 8, "dataset_parses": 16, "load": [[4.2, 4.9], [5.5, 4.8]]},
-    ...     "after": {"cpu": {"median": 2.7, "min": 2.6, "max": 3.0}, "wall": {"median": 4.1, "min": 3.3, "max": 5.5},
-    ...               "evaluations": 4, "dataset_parses": 2, "load": [[4.8, 4.9]]},
-    ...     "after_disk": {"cpu": {"median": 0.6, "min": 0.59, "max": 0.6}, "wall": {"median": 1.0, "min": 0.8,
-    ...                    "max": 1.2}, "evaluations": 0, "dataset_parses": 0, "load": [[4.1, 4.2]]}},
-    ...     "exact_tests": {"spearman_exact_7": {"ratio_cpu": 418.0, "same_value": True},
-    ...                     "sign_flip_p_15": {"ratio_cpu": 260.0, "same_value": True}}, "machine": {"cpus": 2}}
-    >>> print(claims_speed_line(r))  # doctest: +NORMALIZE_WHITESPACE
-    The Reproducing page's robustness cell decided the claims 8 times and parsed the datasets 16 times: 22.0 s of
-    CPU (21.0–23.0 over 3 rounds; 35.0 s wall, 29.0–39.0). Today it decides each of its 4 rule sets once and
-    parses 2 datasets once: 2.7 s of CPU (2.6–3.0; 4.1 s wall, 3.3–5.5), 8.1× less; with the evaluations already in the build's
-    claims cache (a second build of the same inputs) 0.6 s (37×). Both give the same table. Alone, Spearman's
-    exact test on 7 points is 418× faster and the sign-flip test on 15 differences 260×, with the same values.
-    (Load average 4.1–5.5 on 2 cores.)
-    """
-    v = result["variants"]
-    before, after, disk = v["before"], v["after"], v["after_disk"]
-
-    def cpu(x: Mapping[str, Any], rounds: bool = False) -> str:
-        c, w = x["cpu"], x["wall"]
-        spread = f"{c['min']:.1f}–{c['max']:.1f}" + (f" over {result['rounds']} rounds" if rounds else "")
-        return f"{c['median']:.1f} s of CPU ({spread}; {w['median']:.1f} s wall, {w['min']:.1f}–{w['max']:.1f})"
-
-    ratio = before["cpu"]["median"] / after["cpu"]["median"]
-    ratio_disk = before["cpu"]["median"] / disk["cpu"]["median"]
-    same = "Both give the same table." if result.get("same_output") else "**The two tables differ.**"
-    tests = result.get("exact_tests", {})
-    exact = ""
-    if "spearman_exact_7" in tests and "sign_flip_p_15" in tests:
-        sp, sf = tests["spearman_exact_7"], tests["sign_flip_p_15"]
-        values = "the same values" if sp["same_value"] and sf["same_value"] else "**other values**"
-        exact = (
-            f" Alone, Spearman's exact test on 7 points is {sp['ratio_cpu']:.0f}× faster and the sign-flip test on "
-            f"15 differences {sf['ratio_cpu']:.0f}×, with {values}."
-        )
-    loads = [x for name in ("before", "after", "after_disk") for pair in v[name].get("load", []) for x in pair]
-    cores = result.get("machine", {}).get("cpus")
-    load = f" (Load average {min(loads):.1f}–{max(loads):.1f} on {cores or 'its'} cores.)" if loads else ""
-    return (
-        f"The Reproducing page's robustness cell decided the claims {before['evaluations']} times and parsed the "
-        f"datasets {before['dataset_parses']} times: {cpu(before, True)}. Today it decides each of its "
-        f"{after['evaluations']} rule sets once and parses {after['dataset_parses']} datasets once: {cpu(after)}, "
-        f"{ratio:.1f}× less; with the evaluations already in the build's claims cache (a second build of the same "
-        f"inputs) {disk['cpu']['median']:.1f} s ({ratio_disk:.0f}×). {same}{exact}{load}"
+        f"Of the full mode's {total:.1f} core-hours, the paper's protocol takes {paper:.1f} ({paper / total:.0%}); "
+        f"the replication adds {added:.1f} ({added / total:.0%}): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in parts.items() if round(v, 1))
+        + f"; the studies and the rest take {rest:.1f} ({rest / total:.0%})."
     )
 
 
@@ -518,6 +472,7 @@ def reproduction_facts(
             full_minutes=wall / 60,
             full_hours=wall / 3600,
             full_wall_kind=_wall_kind(run, measured),
+            full_parts=parts_sentence(run),
             full_cpus=int(run["machine"]["cpus"]),
             full_verdict="within" if run["target_met"] else "over",
             full_target_hours=float(run["target_seconds"]) / 3600,

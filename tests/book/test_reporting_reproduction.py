@@ -204,7 +204,30 @@ def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, comput
     else:
         assert out["wall_seconds"] is None and "parallel_efficiency" not in out
     assert 0 < out["paper_protocol"]["records"] <= out["records"] and out["paper_protocol"]["projected_seconds"] > 0
-    assert out["paper_protocol"]["target_seconds"] == 7200 and out["target_seconds"] == 3.5 * 3600
+    assert out["paper_protocol"]["target_seconds"] == 3600 and out["target_seconds"] == 4 * 3600
+    # the protocol's parts split the same seconds as the groups (pre-training once per task)
+    assert sum(out["protocol_seconds"].values()) == pytest.approx(sum(out["group_seconds"].values()), abs=0.5)
+
+
+def test_bench_full_run_tells_the_papers_protocol_from_what_the_replication_adds():
+    from cffair.experiments import ExperimentConfig
+
+    bench = _bench_full_run()
+    base = ExperimentConfig("compas", 0, "ltn_acc_cf", profile="full")
+    paper = {base.key}
+    variants = {
+        "the paper's protocol": base,
+        "the sound twins": ExperimentConfig("compas", 0, "ltn_acc_cf", profile="full", options=(("twins", "default"),)),
+        "more seeds": ExperimentConfig("compas", 0, "ltn_acc_cf", profile="full", seed=2, repeat=1),
+        "more partitions": ExperimentConfig("compas", 0, "ltn_acc_cf", profile="full", repeat=1),
+    }
+    keys = paper | {c.key for c in variants.values()}
+    assert {k: bench.kind_of(c, keys) for k, c in variants.items()} == {k: k for k in variants}
+    assert bench.kind_of(variants["more seeds"], paper) == "studies and the rest"  # not in the paper's chapters
+    assert [bench.paper_protocol(c) for c in variants.values()] == [True, False, False, False]
+    # the committed grid: the paper's protocol is one partition, one seed, the paper's twins
+    grid = [c for c in bench.paper_grid("full", only=list(bench.paper_groups())) if bench.paper_protocol(c)]
+    assert grid and {(c.repeat, c.seed, dict(c.options).get("twins")) for c in grid} == {(0, 0, None)}
 
 
 def test_bench_full_run_sums_the_parts_of_a_regeneration_that_covered_the_grid() -> None:
