@@ -571,7 +571,8 @@ def run_counts(full_run: str | Path | None = None) -> dict[str, int]:
     """How many records the committed full run holds, as every page counts them: ``paper`` (the
     part that runs the paper's chapters with their investigations and repetitions), ``rest``
     (appendix C's studies and the chapter beyond the paper) and ``total``, from
-    ``benchmarks/results/full_run.json`` (its parts' grids). The README and the pages state these;
+    ``benchmarks/results/full_run.json`` (its parts' grids; for a run in parts by dataset, its
+    ``paper_chapters``: the store's records of those chapters). The README and the pages state these;
     ``tests/book/test_pages_counts.py`` holds them, and this function, to the results store.
 
     Raises:
@@ -587,6 +588,8 @@ def run_counts(full_run: str | Path | None = None) -> dict[str, int]:
     paper = max(
         (int(p.get("records_in_grid") or 0) for p in parts if set(p.get("groups") or ()) == paper_groups), default=0
     )
+    if not paper_groups:  # a run in parts by dataset: the paper's chapters counted in the store by the benchmark
+        paper = int((data.get("paper_chapters") or {}).get("records") or 0)
     if not paper:
         raise DataError(f"{file} has no part that ran the paper's chapters; run benchmarks/bench_full_run.py.")
     total = int(data["records"])

@@ -318,6 +318,9 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
     ...        "parts": {"paper_part": {"groups": ["q1", "q2_why"], "records": 474}}}
     >>> print(paper_protocol_line(run))
     The paper's protocol alone (its chapters, one partition of cross-validation, one seed, its twins; 216 of 216 records) takes 96 min on 2 cores, projected from its records' own seconds: within its target of 2.0 h. The part of the regeneration that ran its chapters with their investigations and repetitions (474 records) took 140 min, measured.
+    >>> by_dataset = {**run, "parts": {}, "paper_chapters": {"records": 1600}}
+    >>> print(paper_protocol_line(by_dataset).split(". ")[-1])
+    Its chapters with their investigations and the replication (1600 records) ran in parts by dataset together with the rest, so no measured wall time is theirs alone.
     >>> run["parts"]["paper_part"].update(parts=2, interrupted=1)
     >>> print(paper_protocol_line(run).split(". ")[-1])
     The parts of the regeneration that ran its chapters with their investigations and repetitions (474 records) took 140 min, measured, the sum of 2 invocations (1 of them stopped before the end and resumed).
@@ -338,6 +341,12 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
         f"own seconds: {verdict} its target of {float(paper['target_seconds']) / 3600:.1f} h."
     )
     part = (full_run.get("parts") or {}).get("paper_part")
+    chapters = full_run.get("paper_chapters")
+    if not part and chapters:  # a run in parts by dataset: no wall time is the chapters' alone
+        text += (
+            f" Its chapters with their investigations and the replication ({chapters['records']} records) ran in "
+            "parts by dataset together with the rest, so no measured wall time is theirs alone."
+        )
     if paper.get("measured_part_seconds") is not None and part:
         count = int(part.get("parts") or 1)
         killed = int(part.get("interrupted") or 0)

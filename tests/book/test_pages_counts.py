@@ -86,6 +86,30 @@ def test_the_runs_parts_are_the_stores_and_the_readme_states_them() -> None:
     assert f"({counts['paper']} records" in paper_protocol_line(run)
 
 
+def test_a_run_in_parts_by_dataset_counts_the_papers_chapters_from_the_store(tmp_path) -> None:
+    """The regeneration ran by dataset (no part ran the paper's chapters alone): the paper's part is
+    the benchmark's count of their records in the store, and the Benchmarks page's line says so."""
+    import json
+
+    from cffair.errors import DataError
+    from cffair_book.reproduction import paper_protocol_line
+
+    run = {
+        "records": 1852,
+        "machine": {"cpus": 2},
+        "parts": {"count": 9, "parts": [{"groups": None, "records_in_grid": 371}], "paper_part": None},
+        "paper_chapters": {"records": 1624, "records_wanted": 1624},
+        "paper_protocol": {"records": 216, "records_wanted": 216, "projected_seconds": 4000.0, "target_seconds": 3600},
+    }
+    file = tmp_path / "full_run.json"
+    file.write_text(json.dumps(run))
+    assert pages.run_counts(file) == {"paper": 1624, "rest": 228, "total": 1852}
+    assert "(1624 records" in paper_protocol_line(run)
+    file.write_text(json.dumps({**run, "paper_chapters": None}))
+    with pytest.raises(DataError, match="no part that ran the paper's chapters"):
+        pages.run_counts(file)
+
+
 def test_the_chapters_times_and_the_whole_runs_are_explained_together() -> None:
     text = pages.chapters_and_whole_run()
     assert "share records" in text

@@ -205,6 +205,8 @@ def test_bench_full_run_claims_a_wall_time_only_for_a_whole_run(tmp_path, comput
         assert out["wall_seconds"] is None and "parallel_efficiency" not in out
     assert 0 < out["paper_protocol"]["records"] <= out["records"] and out["paper_protocol"]["projected_seconds"] > 0
     assert out["paper_protocol"]["target_seconds"] == 3600 and out["target_seconds"] == 4 * 3600
+    # the table per dataset and part counts a shared pre-training once, as the task graph does
+    assert out["core_seconds_total"] == pytest.approx(graph["core_seconds"], abs=0.5)
     # the protocol's parts split the same seconds as the groups (pre-training once per task)
     assert sum(out["protocol_seconds"].values()) == pytest.approx(sum(out["group_seconds"].values()), abs=0.5)
 
