@@ -17,6 +17,7 @@ from cffair_book.claim_tools import _investigation
 from cffair_book.investigations import cke_finding
 from cffair_book.registry import claim_check
 from cffair_book.why import cke_steps_finding, cke_threshold_finding
+from cffair_book.wording import value_range
 
 
 # ---------------------------------------------------------------------------- Q3
@@ -235,12 +236,6 @@ def _law_run_text(r: Mapping[str, Any]) -> str:
     return f"{name}: {top['feature']} detected for {top['group']} at {_fmt(abs(float(top['imbalance'])))} (threshold {t:g}){change}"
 
 
-def _span(values: list[float], f: Any = _fmt, sep: str = "–") -> str:
-    """``"0.040"`` for one value (or equal values), ``"0.040–0.072"`` for a range."""
-    lo, hi = min(values), max(values)
-    return f(lo) if f(lo) == f(hi) else f"{f(lo)}{sep}{f(hi)}"
-
-
 def _law_setting_text(runs: list[Mapping[str, Any]]) -> str:
     """One fairness setting's Lawschool CKE runs for Q3.6's note: one run in full, several summarised.
 
@@ -261,7 +256,7 @@ def _law_setting_text(runs: list[Mapping[str, Any]]) -> str:
         thresholds = sorted({float(r["cke"]["threshold"]) for r in found})
         text += (
             f" ({', '.join(f'{k} in {n}' for k, n in what.items())}; imbalance "
-            f"{_span([abs(float(t['imbalance'])) for t in tops])}, threshold {'/'.join(f'{t:g}' for t in thresholds)})"
+            f"{value_range([abs(float(t['imbalance'])) for t in tops], _fmt)}, threshold {'/'.join(f'{t:g}' for t in thresholds)})"
         )
         moved = [
             float(r["cke"]["steps"][-1]["mse"]) - float(r["cke"]["steps"][0]["mse"])
@@ -269,7 +264,7 @@ def _law_setting_text(runs: list[Mapping[str, Any]]) -> str:
             if _added(r) and "mse" in r["cke"]["steps"][0]
         ]
         if moved:
-            text += f"; A5 added in {len(moved)}, MSE change {_span(moved, lambda v: f'{v:+.3f}', ' to ')}"
+            text += f"; A5 added in {len(moved)}, MSE change {value_range(moved, '+.3f', ' to ')}"
     quiet = [r for r in runs if not r["cke"]["candidates"]]
     largest = [
         max((abs(float(i["imbalance"])) for i in r["cke"].get("imbalances_before", [])), default=math.nan)

@@ -63,7 +63,7 @@ from cffair.reporting.verdicts import (
     paired,
     paired_series,
 )
-from cffair_book.wording import note, sign_change
+from cffair_book.wording import note, sign_change, value_range
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -279,17 +279,13 @@ def cke_threshold_finding(
     thresholds = "/".join(f"{t:g}" for t in sorted({row[1] for row in rows}))
     trains = "/".join(f"{n:,}" for n in sorted({row[3] for row in rows}))
 
-    def span(values: list[float], f: str) -> str:
-        lo, hi = format(min(values), f), format(max(values), f)
-        return lo if lo == hi else f"{lo}–{hi}"
-
     return (
-        f"over the {len(rows)} runs, the imbalance's standard error is at least {span(ses, '.4f')} "
-        f"({trains} training rows), so the threshold {thresholds} is {span(ratios, '.1f')} such errors and an "
-        f"imbalance of pure noise crosses it in at least {span(chances, '.0%')} of runs"
+        f"over the {len(rows)} runs, the imbalance's standard error is at least {value_range(ses, '.4f')} "
+        f"({trains} training rows), so the threshold {thresholds} is {value_range(ratios, '.1f')} such errors and an "
+        f"imbalance of pure noise crosses it in at least {value_range(chances, '.0%')} of runs"
         + (
             f"; the imbalances found ({len(founds)} run{'s' if len(founds) != 1 else ''}) are at most "
-            f"{span(founds, '.1f')} errors"
+            f"{value_range(founds, '.1f')} errors"
             if founds
             else ""
         )

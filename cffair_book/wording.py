@@ -8,7 +8,7 @@ numbers for each branch. Templates are filled with :meth:`str.format`; a missing
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,20 @@ def joined(items: Sequence[str]) -> str:
     """
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def value_range(values: Sequence[float], f: str | Callable[[float], str] = ".3f", sep: str = "–") -> str:
+    """``"0.040"`` for one value (or values equal once formatted), ``"0.040–0.072"`` for a range;
+    ``f`` is a format spec or a function that formats one value.
+
+    >>> value_range([0.04, 0.072]), value_range([0.0401, 0.0404]), value_range([0.2, 0.5], ".0%")
+    ('0.040–0.072', '0.040', '20%–50%')
+    >>> value_range([-0.01, 0.02], lambda v: f"{v:+.2f}", " to ")
+    '-0.01 to +0.02'
+    """
+    fmt: Callable[[float], str] = (lambda v: format(v, f)) if isinstance(f, str) else f
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo}{sep}{hi}"
 
 
 #: How a mean moves, by the sign of its change (beyond ``tol``).
