@@ -1,7 +1,7 @@
 """Every claim's verdict on each co-primary score and on both twin treatments: issue 44's table
 claim × score × twins, for a closing note or a reviewer.
 
-    CFFAIR_RESULTS=results/regeneration python tools/verdict_grid.py [--claims Q1.2 Q2.1] [--json grid.json]
+    python tools/verdict_grid.py [--claims Q1.2 Q2.1] [--json grid.json]
 
 Reads the verdicts' own records (:func:`cffair_book.claims.claim_records` with appendix C's studies, in
 render mode: nothing is computed) and decides every claim in six worlds: the **paper's twins** (the
