@@ -946,3 +946,19 @@ def test_moved_numbers_flags_a_mean_that_moved_past_the_fold_sd_and_reads_why_fr
     # a shift inside the folds' spread is not a moved number, whatever the fingerprints say
     near = moved_numbers.groups([rec(0, 0.71, "b", "3"), rec(1, 0.73, "b", "3"), rec(2, 0.75, "b", "3")])
     assert moved_numbers.moved(old, near, metrics=["accuracy"]) == []
+    # a group with one fold has no sd of its own: judged against the dataset's groups with several folds
+    one = lambda acc: {"config": {"dataset": "d", "setting": "t", "fold": 0}, "metrics": {"accuracy": acc}}  # noqa: E731
+    small = moved_numbers.moved(
+        {**old, **moved_numbers.groups([one(0.70)])},
+        {**new, **moved_numbers.groups([one(0.71)])},
+        metrics=["accuracy"],
+        reasons_of=lambda a, b: [],
+    )
+    assert [r["folds"] for r in small] == [3]  # 0.01 is within the three-fold group's sd 0.02
+    large = moved_numbers.moved(
+        old | moved_numbers.groups([one(0.70)]),
+        new | moved_numbers.groups([one(0.75)]),
+        metrics=["accuracy"],
+        reasons_of=lambda a, b: [],
+    )
+    assert sorted((r["folds"], r["sd_basis"]) for r in large) == [(1, "the dataset's median fold sd"), (3, "fold sd")]
