@@ -369,13 +369,35 @@ def parts_efficiency(parts: list[dict[str, Any]], records: list[dict[str, Any]],
     what they add to the earlier lists' (a fold's pre-training, reused, counts once). Only lists whose
     parts computed at least those records count. ``exact`` is false when they computed more (some
     were computed again, e.g. after their twins changed): the wall time then holds work no record
-    shows, and the efficiency is a lower bound.
+    shows, and the efficiency is a lower bound. A run whose every part ran the whole grid (``groups``
+    None: resumed, or restricted to some datasets) that together computed every record is measured as
+    one, with ``groups`` None.
 
     >>> parts_efficiency([{"groups": ["q1"], "stage_seconds": {"experiments": 10.0}, "records_computed": 1,
     ...                    "records_in_grid": 2}], [], 2)
     []
     """
     out = []
+    whole = [p for p in parts if p.get("groups") is None]
+    computed_whole = sum(int(p.get("records_computed") or 0) for p in whole)
+    if whole and len(whole) == len(parts) and records and computed_whole >= len(records):
+        # the whole grid in parts (by dataset, resumed): one measurement over all of them
+        wall = sum(float((p.get("stage_seconds") or {}).get("experiments") or 0.0) for p in whole)
+        core = sum(task_seconds(records)[1].values())
+        if wall:
+            out.append(
+                {
+                    "groups": None,
+                    "parts": len(whole),
+                    "workers": workers,
+                    "records": len(records),
+                    "experiments_wall_seconds": round(wall, 1),
+                    "core_seconds": round(core, 1),
+                    "efficiency": round(core / (workers * wall), 3),
+                    "exact": computed_whole == len(records),
+                }
+            )
+        return out
     lists: list[list[str]] = []
     for p in parts:
         if p.get("groups") is not None and p["groups"] not in lists:

@@ -69,6 +69,8 @@ def efficiency_scope(efficiency: Mapping[str, Any]) -> str:
     'the committed full run'
     >>> efficiency_scope({"groups": ["appendix_c", "beyond"], "parts": 2, "records": 168, "exact": True})
     'the 2 invocations that computed the 168 records of Appendix C: three rulers; Beyond the paper'
+    >>> efficiency_scope({"groups": None, "parts": 10, "records": 1852, "exact": True})
+    "the 10 invocations that computed the full run's 1,852 records"
     >>> efficiency_scope({"groups": ["q1"], "parts": 1, "records": 5, "exact": False})[-69:]
     'fairness (it computed some records twice: the share is a lower bound)'
     """
@@ -76,6 +78,8 @@ def efficiency_scope(efficiency: Mapping[str, Any]) -> str:
         return "the committed full run"
     n = int(efficiency["parts"])
     who = "the invocation" if n == 1 else f"the {n} invocations"
+    if efficiency["groups"] is None:
+        return f"{who} that computed the full run's {int(efficiency['records']):,} records"
     groups = "; ".join(group_label(g) for g in efficiency["groups"])
     text = f"{who} that computed the {int(efficiency['records'])} records of {groups}"
     if not efficiency.get("exact", True):
