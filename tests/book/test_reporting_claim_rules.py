@@ -395,22 +395,24 @@ def test_compas_age_repeats_compas_exactly_where_the_rule_says():
             and not c.get("tag")
             and not c.get("repeat")
         ):
-            key = (c["setting"], c.get("cf_source", "cnf"), c["fold"])
+            key = (c["setting"], c.get("cf_source", "cnf"), c.get("seed", 0), c["fold"])  # each seed its own run
             by.setdefault(key, {})[c["dataset"]] = (r["metrics"]["accuracy"], r["metrics"]["cf_mse"])
             inputs = {n: i.get("content") for n, i in r["fingerprint"].get("inputs", {}).items()}
             fp[(*key, c["dataset"])] = (r["fingerprint"]["code"], inputs, r.get("machine"))
     pairs = {k: v for k, v in by.items() if len(v) == 2 and fp[(*k, "compas")][:2] == fp[(*k, "compas_age")][:2]}
     assert pairs
-    for (setting, src, fold), v in pairs.items():
+    for (setting, src, seed, fold), v in pairs.items():
         shared = not V.Evidence.of([]).counts("compas_age", (setting,), "cf_mse")
-        one_cpu = machines.one_cpu(fp[(setting, src, fold, "compas")][2], fp[(setting, src, fold, "compas_age")][2])
+        one_cpu = machines.one_cpu(
+            fp[(setting, src, seed, fold, "compas")][2], fp[(setting, src, seed, fold, "compas_age")][2]
+        )
         if not shared:
-            assert v["compas"] != v["compas_age"], (setting, src, fold)
+            assert v["compas"] != v["compas_age"], (setting, src, seed, fold)
         elif one_cpu:
-            assert v["compas"] == v["compas_age"], (setting, src, fold)
+            assert v["compas"] == v["compas_age"], (setting, src, seed, fold)
         else:
             gap = max(abs(a - b) for a, b in zip(v["compas"], v["compas_age"]))
-            assert gap <= machines.ACROSS_MACHINES, (setting, src, fold, gap)
+            assert gap <= machines.ACROSS_MACHINES, (setting, src, seed, fold, gap)
 
 
 def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_records():
