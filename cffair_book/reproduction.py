@@ -35,6 +35,7 @@ __all__ = [
     "load_benchmarks",
     "load_provenance",
     "ltn_seconds_frame",
+    "measured_efficiency_line",
     "provenance_notes",
     "reproduction_facts",
     "scaling_frame",
@@ -85,6 +86,29 @@ def efficiency_scope(efficiency: Mapping[str, Any]) -> str:
     if not efficiency.get("exact", True):
         text += f" ({'it' if n == 1 else 'they'} computed some records twice: the share is a lower bound)"
     return text
+
+
+def measured_efficiency_line(full_run: Mapping[str, Any]) -> str:
+    """What the committed run's own wall time says of its workers' parallel efficiency (the Benchmarks
+    page's sentence after the replay's table): one clause per measurement of
+    ``parallel_efficiency_parts`` (:func:`efficiency_scope` names each), or that none was measured.
+
+    >>> measured_efficiency_line({"parallel_efficiency_parts": [
+    ...     {"groups": None, "parts": 10, "records": 1852, "exact": True, "efficiency": 0.955, "workers": 2}]})
+    "The efficiencies above come from the replay, not from a measurement: in the 10 invocations that computed the full run's 1,852 records, the 2 workers were measured busy 95.5 % of the experiments' wall time."
+    >>> measured_efficiency_line({}).endswith("; the committed run records no measurement of its workers.")
+    True
+    """
+    parts = full_run.get("parallel_efficiency_parts") or []
+    head = "The efficiencies above come from the replay, not from a measurement"
+    if not parts:
+        return f"{head}; the committed run records no measurement of its workers."
+    clauses = [
+        f"in {efficiency_scope(e)}, the {int(e.get('workers', 2))} workers were measured busy "
+        f"{100 * float(e['efficiency']):.1f} % of the experiments' wall time"
+        for e in parts
+    ]
+    return f"{head}: {'; '.join(clauses)}."
 
 
 def load_benchmarks(folder: str | Path) -> dict[str, dict[str, Any]]:

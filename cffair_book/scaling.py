@@ -10,6 +10,7 @@ them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,17 +66,28 @@ _TASK_KINDS = {"pretrain": "LTN pre-training", "ltn+gan": "LTN settings and GAN"
 
 def _short(task_id: str) -> str:
     """A task id in display names: ``full/adult/ltn_acc_cf/fold0`` → ``Adult LTN(acc+CF) fold 0``,
-    ``full/compas/pretrain/fold2`` → ``COMPAS LTN pre-training fold 2``.
+    ``full/compas/pretrain/fold2`` → ``COMPAS LTN pre-training fold 2``; an option in words (the sound
+    twins), a repeated partition and a seed as words too.
 
     >>> _short("full/adult/ltn_acc_cf_cke/fold0"), _short("full/lawschool/pretrain/fold3")
     ('Adult LTN(acc+CF+CKE) fold 0', 'Lawschool LTN pre-training fold 3')
+    >>> _short("full/adult/cnf(twins=default)/rep1/seed2/fold0")
+    'Adult CNF on the sound twins, partition 1, seed 2, fold 0'
     """
     parts = task_id.split("/")[1:]
     if len(parts) < 3:
         return " ".join(parts)
     dataset, kind, *rest = parts
+    kind, _, options = kind.partition("(")
     shown = [dataset_name(dataset), _TASK_KINDS.get(kind) or method_name(kind)]
-    return " ".join(shown + [p.replace("fold", "fold ") if p.startswith("fold") else p for p in rest])
+    for option in filter(None, options.rstrip(")").split(",")):
+        shown.append("on the sound twins" if option == "twins=default" else f"({option.replace('=', ' ')})")
+    words = {"rep": "partition", "seed": "seed", "fold": "fold"}
+    steps = [f"{words[m.group(1)]} {m.group(2)}" for p in rest if (m := re.fullmatch(r"(rep|seed|fold)(\d+)", p))]
+    others = [p for p in rest if not re.fullmatch(r"(rep|seed|fold)\d+", p)]
+    if len(steps) > 1:
+        return " ".join(shown + others) + ", " + ", ".join(steps)
+    return " ".join(shown + others + steps)
 
 
 def _verdict(value: float, target: float) -> str:
