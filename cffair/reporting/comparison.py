@@ -312,7 +312,8 @@ def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3) 
     method (headed "LTN" or "baseline"), each cell Δ = ours − paper, in bold where :func:`compare`
     finds it beyond chance (``beyond``: Welch's t on the two means, their standard error of the
     difference, p < :data:`AGREEMENT_ALPHA`); a cell whose mean holds a collapsed model ends in "†",
-    is not judged, and the caption says so (:func:`collapsed_note`).
+    is not judged, and the caption says so (:func:`collapsed_note`). A metric without a Δ in any
+    cell of its row (one the paper does not report, such as the flip rate) is left out.
 
     The returned table's ``frame`` holds the cells as text; ``frame.attrs["beyond"]`` the
     ``(row, column)`` labels of the bold cells.
@@ -320,7 +321,9 @@ def delta_summary(comparison: pd.DataFrame, caption: str, *, decimals: int = 3) 
     missing = [c for c in ("dataset", "metric", "method", "delta", "beyond") if c not in comparison.columns]
     if missing:
         raise DataError(f"the comparison lacks column(s) {missing}; build it with compare().")
-    comp = comparison.copy()
+    # a metric the paper does not report (no Δ in any method's cell) is no row: a row of dashes says nothing
+    reported = comparison.groupby(["dataset", "metric"], sort=False)["delta"].transform(lambda d: d.notna().any())
+    comp = comparison[reported.astype(bool)].copy()
     comp["far"] = comp["beyond"].astype(bool)
     gone = comp["collapsed"].fillna(0).astype(int) if "collapsed" in comp.columns else pd.Series(0, index=comp.index)
     comp["cell"] = [

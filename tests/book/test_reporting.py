@@ -516,6 +516,16 @@ def test_delta_summary_sets_the_differences_beyond_chance_in_bold():
     assert list(both.frame.columns) == [("LTN", "acc+CF_sg"), ("baseline", "CNF")]
     with pytest.raises(DataError, match="lacks column"):
         reporting.delta_summary(comp.drop(columns="beyond"), "Δ")
+    # a metric the paper does not report has no Δ anywhere: no row of dashes; one Δ missing keeps its row
+    flip = pd.DataFrame({"dataset": ["adult"] * 2, "metric": ["cf_flip_rate"] * 2, "method": ["ltn_acc", "cnf"],
+                         "delta": [float("nan")] * 2, "beyond": [False] * 2})  # fmt: skip
+    some = comp.assign(delta=[0.02, float("nan"), 0.0])  # LTN(acc)'s CF-MSE Δ missing, CNF's there
+    cnf = pd.DataFrame(
+        {"dataset": ["adult"], "metric": ["cf_mse"], "method": ["cnf"], "delta": [0.01], "beyond": [False]}
+    )
+    t = reporting.delta_summary(pd.concat([some, cnf, flip], ignore_index=True), "Δ")
+    assert t.frame.loc[("Adult", "CF-MSE ↓"), ("LTN", "acc")] == "—"
+    assert not any(m.startswith("CF flip") for _, m in t.frame.index)
 
 
 def test_subgroup_frame_reads_per_subgroup_cf_mse():
