@@ -91,7 +91,10 @@ def markdown(grid: pd.DataFrame) -> str:
     lines = [head, "|" + "---|" * (len(order) + 1)]
     lines += [f"| {k} | " + " | ".join(str(v) for v in row) + " |" for k, row in wide.fillna("").iterrows()]
     legend = ", ".join(f"{s} {v}" for v, s in SYMBOL.items())
-    return "\n".join(lines) + f"\n\n{legend}; p: each comparison's corrected p-value, in the note's order."
+    return "\n".join(lines) + (
+        f"\n\n{legend} (no records for that world in the store: still to compute, or not in the protocol); "
+        "p: each comparison's corrected p-value, in the note's order."
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
