@@ -377,56 +377,48 @@ def parts_efficiency(parts: list[dict[str, Any]], records: list[dict[str, Any]],
     ...                    "records_in_grid": 2}], [], 2)
     []
     """
+
+    def measured(
+        groups: list[str] | None, same: list[dict[str, Any]], n: int, core: float, wanted: int
+    ) -> dict[str, Any]:
+        """One measurement: ``same`` parts computed ``wanted`` records (``n`` of them counted, ``core`` seconds)."""
+        wall = sum(float((p.get("stage_seconds") or {}).get("experiments") or 0.0) for p in same)
+        computed = sum(int(p.get("records_computed") or 0) for p in same)
+        return {
+            "groups": groups,
+            "parts": len(same),
+            "workers": workers,
+            "records": n,
+            "experiments_wall_seconds": round(wall, 1),
+            "core_seconds": round(core, 1),
+            "efficiency": round(core / (workers * wall), 3) if wall else 0.0,
+            "exact": computed == wanted,
+            "_usable": bool(wall) and computed >= wanted,
+        }
+
     out = []
     whole = [p for p in parts if p.get("groups") is None]
-    computed_whole = sum(int(p.get("records_computed") or 0) for p in whole)
-    if whole and len(whole) == len(parts) and records and computed_whole >= len(records):
+    if whole and len(whole) == len(parts) and records:
         # the whole grid in parts (by dataset, resumed): one measurement over all of them
-        wall = sum(float((p.get("stage_seconds") or {}).get("experiments") or 0.0) for p in whole)
-        core = sum(task_seconds(records)[1].values())
-        if wall:
-            out.append(
-                {
-                    "groups": None,
-                    "parts": len(whole),
-                    "workers": workers,
-                    "records": len(records),
-                    "experiments_wall_seconds": round(wall, 1),
-                    "core_seconds": round(core, 1),
-                    "efficiency": round(core / (workers * wall), 3),
-                    "exact": computed_whole == len(records),
-                }
-            )
-        return out
+        e = measured(None, whole, len(records), sum(task_seconds(records)[1].values()), len(records))
+        return [{k: v for k, v in e.items() if k != "_usable"}] if e.pop("_usable") else []
     lists: list[list[str]] = []
     for p in parts:
         if p.get("groups") is not None and p["groups"] not in lists:
             lists.append(p["groups"])
     earlier: set[str] = set()
     for groups in lists:
-        same = [p for p in parts if p.get("groups") == groups]
-        wall = sum(float((p.get("stage_seconds") or {}).get("experiments") or 0.0) for p in same)
-        computed = sum(int(p.get("records_computed") or 0) for p in same)
         keys = {c.key for c in paper_grid("full", only=groups)} - earlier
         earlier |= keys
         mine = [r for r in records if _key(r) in keys]
         before = [r for r in records if _key(r) in earlier - keys]
-        if not wall or not mine or computed < len(keys):
+        if not mine:
             continue
         # what this list added: work an earlier list did (a fold's shared pre-training) is not counted again
         core = sum(task_seconds(before + mine)[1].values()) - sum(task_seconds(before)[1].values())
-        out.append(
-            {
-                "groups": groups,
-                "parts": len(same),
-                "workers": workers,
-                "records": len(mine),
-                "experiments_wall_seconds": round(wall, 1),
-                "core_seconds": round(core, 1),
-                "efficiency": round(core / (workers * wall), 3),
-                "exact": computed == len(keys),
-            }
-        )
+        e = measured(groups, [p for p in parts if p.get("groups") == groups], len(mine), core, len(keys))
+        if e.pop("_usable"):
+            out.append(e)
     return out
 
 
