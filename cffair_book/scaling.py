@@ -64,6 +64,10 @@ def graph_scaling_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
 _TASK_KINDS = {"pretrain": "LTN pre-training", "ltn+gan": "LTN settings and GAN"}
 
 
+#: A task id's partition, seed and fold in words.
+_STEP_WORDS = {"rep": "partition", "seed": "seed", "fold": "fold"}
+
+
 def _short(task_id: str) -> str:
     """A task id in display names: ``full/adult/ltn_acc_cf/fold0`` → ``Adult LTN(acc+CF) fold 0``,
     ``full/compas/pretrain/fold2`` → ``COMPAS LTN pre-training fold 2``; an option in words (the sound
@@ -82,9 +86,11 @@ def _short(task_id: str) -> str:
     shown = [dataset_name(dataset), _TASK_KINDS.get(kind) or method_name(kind)]
     for option in filter(None, options.rstrip(")").split(",")):
         shown.append("on the sound twins" if option == "twins=default" else f"({option.replace('=', ' ')})")
-    words = {"rep": "partition", "seed": "seed", "fold": "fold"}
-    steps = [f"{words[m.group(1)]} {m.group(2)}" for p in rest if (m := re.fullmatch(r"(rep|seed|fold)(\d+)", p))]
-    others = [p for p in rest if not re.fullmatch(r"(rep|seed|fold)\d+", p)]
+    steps: list[str] = []
+    others: list[str] = []
+    for p in rest:
+        m = re.fullmatch(r"(rep|seed|fold)(\d+)", p)
+        (steps if m else others).append(f"{_STEP_WORDS[m.group(1)]} {m.group(2)}" if m else p)
     if len(steps) > 1:
         return " ".join(shown + others) + ", " + ", ".join(steps)
     return " ".join(shown + others + steps)
