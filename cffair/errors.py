@@ -191,3 +191,8 @@ class ConstantPredictorWarning(CffairWarning):
 
 class CollapseRiskWarning(CffairWarning):
     """Fairness axioms are trained without pre-training on the accuracy axioms."""
+
+
+class StateError(CffairError, RuntimeError):
+    """A method called on an object that is not yet in the state it needs (a learner's knowledge base
+    extended before ``fit`` built one): call the step named in the message first."""

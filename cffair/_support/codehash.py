@@ -48,6 +48,7 @@ __all__ = [
     "code_hash",
     "code_version",
     "normalised_code",
+    "raise_neutral_code",
     "stable_dump",
 ]
 
@@ -296,22 +297,91 @@ class Equivalence:
         replaces: the hash of the code it replaced, which records, cache keys and stage inputs
             keep seeing.
         reason: why no number can differ, and how that was checked.
+        proof: how a test checks it again, or ``None``: ``{"kind": "raises", "commit": sha}`` when the
+            module's code at ``commit`` (which hashes to ``replaces``) has the same
+            :func:`raise_neutral_code` as today's (``tools/declare_equivalent.py`` writes these).
     """
 
     module: str
     code: str
     replaces: str
     reason: str
+    proof: Mapping[str, str] | None = None
+
+
+# ============================================================================ raise-neutral code
+def _builtin_of(cls: type) -> str | None:
+    """The builtin error a cffair error class also is (``DataError`` → ``ValueError``), ``None`` for none."""
+    for base in cls.__mro__[1:]:
+        if base.__module__ == "builtins" and base not in (Exception, BaseException, object):
+            return base.__name__
+    return None
+
+
+class _RaiseNeutral(ast.NodeTransformer):
+    """Reads each ``raise`` of an error class imported from :mod:`cffair.errors` as a raise of the builtin
+    error that class also is, and leaves out the imports from :mod:`cffair.errors`."""
+
+    def __init__(self, builtin_of: Mapping[str, str]) -> None:
+        self.builtin_of = builtin_of
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | None:
+        return None if node.module == "cffair.errors" and node.level == 0 else node
+
+    def visit_Raise(self, node: ast.Raise) -> ast.Raise:
+        exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if isinstance(exc, ast.Name) and exc.id in self.builtin_of:
+            exc.id = self.builtin_of[exc.id]
+        return node
+
+
+def raise_neutral_code(source: str, moves: Mapping[str, str]) -> str:
+    """:func:`canonical_code` with every raise of one of :mod:`cffair.errors`' classes read as a raise of
+    the builtin error that class also is, and the imports from :mod:`cffair.errors` left out.
+
+    Two versions of a module with the same raise-neutral code differ only in which of cffair's errors
+    they raise where the other raised the builtin it subclasses: a raise ends the computation it is
+    in, and ``except`` clauses that caught the builtin still catch the subclass, so no number that
+    either version computes can differ (the proof behind an :class:`Equivalence` of kind ``raises``).
+
+    >>> old = "def f(x):\\n    if x < 0:\\n        raise ValueError('negative')\\n    return x"
+    >>> new = "from cffair.errors import ParameterError\\n" + old.replace("ValueError", "ParameterError")
+    >>> raise_neutral_code(old, {}) == raise_neutral_code(new, {})
+    True
+    >>> raise_neutral_code(old, {}) == raise_neutral_code(new.replace("return x", "return -x"), {})
+    False
+    """
+    import cffair.errors
+
+    imported = {
+        alias.asname or alias.name: alias.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module == "cffair.errors" and node.level == 0
+        for alias in node.names
+    }
+    builtin_of = {
+        local: b
+        for local, name in imported.items()
+        if isinstance(cls := getattr(cffair.errors, name, None), type) and (b := _builtin_of(cls))
+    }
+    tree = _strip_docstrings(ast.parse(source))
+    assert isinstance(tree, ast.Module)
+    tree = _strip_version(tree)
+    if moves:
+        tree = _regroup(_Canonical(moves).visit(tree))
+    return stable_dump(_RaiseNeutral(builtin_of).visit(tree))
 
 
 #: Rewrites declared equivalent to the code they replaced (:class:`Equivalence`), read by
 #: :meth:`SourceTree.code_hash`. Add one only when the rewrite provably changes no number (say
 #: how in ``reason``), never to spare a regeneration after a change of what the code computes.
 EQUIVALENT_CODE: tuple[Equivalence, ...] = tuple(
-    Equivalence(e["module"], e["code"], e["replaces"], e["reason"]) for e in _ledger()["equivalent_code"]
+    Equivalence(e["module"], e["code"], e["replaces"], e["reason"], e.get("proof"))
+    for e in _ledger()["equivalent_code"]
 )
 
-_EQUIVALENT = {(e.module, e.code): e.replaces for e in EQUIVALENT_CODE}
+#: Keyed by the declared code alone (a hash of its content), so that a declaration follows its code through a move.
+_EQUIVALENT = {e.code: e.replaces for e in EQUIVALENT_CODE}
 
 
 # ============================================================================ the source tree
@@ -368,7 +438,7 @@ class SourceTree:
         equivalent to it)."""
         if module not in self._hashes:
             found = _hash(canonical_code(self.sources[module], self.moves))
-            self._hashes[module] = _EQUIVALENT.get((module, found), found)
+            self._hashes[module] = _EQUIVALENT.get(found, found)
         return self._hashes[module]
 
     def ledger_name(self, module: str) -> str:

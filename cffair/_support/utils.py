@@ -72,7 +72,7 @@ def json_default(obj: Any) -> Any:
         return obj.tolist()
     if isinstance(obj, Path):
         return str(obj)
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")  # internal invariant
 
 
 def stable_hash(*parts: Any, length: int = 16) -> str:

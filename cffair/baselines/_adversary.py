@@ -47,7 +47,7 @@ def _linears(module: nn.Sequential) -> list[nn.Linear]:
     if len(layers) != 3 or acts != [nn.Tanh, nn.ReLU] or layers[-1].out_features != 1:
         raise ValueError(
             f"PackedAdversary needs the GAN's adversary Linear-Tanh-Linear-ReLU-Linear with one output, got {module}."
-        )
+        )  # internal invariant
     return layers
 
 
@@ -67,13 +67,13 @@ class PackedAdversary:
         eps: float = 1e-8,
     ):
         if not modules:
-            raise ValueError("PackedAdversary needs at least one adversary.")
+            raise ValueError("PackedAdversary needs at least one adversary.")  # internal invariant
         layers = [_linears(m) for m in modules]
         first = layers[0]
         self.widths = [first[0].in_features, first[0].out_features, first[1].out_features, 1]
         for other in layers[1:]:
             if [lin.weight.shape for lin in other] != [lin.weight.shape for lin in first]:
-                raise ValueError("PackedAdversary needs adversaries of the same shapes.")
+                raise ValueError("PackedAdversary needs adversaries of the same shapes.")  # internal invariant
         self.k = k = len(modules)
         ref = first[0].weight
         d0, h1, h2 = self.widths[:3]

@@ -92,7 +92,9 @@ def reconstruction_loss(logits: torch.Tensor, target: torch.Tensor, blocks: Sequ
     ``logits`` and ``target`` share the layout described by ``blocks``.
     """
     if logits.shape != target.shape:
-        raise ValueError(f"logits {tuple(logits.shape)} and target {tuple(target.shape)} differ in shape.")
+        raise ValueError(
+            f"logits {tuple(logits.shape)} and target {tuple(target.shape)} differ in shape."
+        )  # internal invariant
     total = logits.new_zeros(())
     for b in blocks:
         lo, ta = logits[:, b.start : b.stop], target[:, b.start : b.stop]

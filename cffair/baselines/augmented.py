@@ -31,7 +31,7 @@ from cffair._support.devices import flushed_denormals, resolve_device
 from cffair._support.validation import TargetKind, check_target_kind
 from cffair.baselines._mixed import check_encoded, check_fitted, check_target, minibatches, model_device
 from cffair.causal.cfset import CFPairs
-from cffair.errors import DataError
+from cffair.errors import DataError, ParameterError
 from cffair.learners.contract import PredictMixin
 from cffair.learners.networks import make_mlp
 
@@ -58,11 +58,11 @@ class MLPConfig:
 
     def __post_init__(self) -> None:
         if self.epochs < 1:
-            raise ValueError(f"epochs must be at least 1, got {self.epochs}.")
+            raise ParameterError(f"epochs must be at least 1, got {self.epochs}.")
         if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr}.")
+            raise ParameterError(f"lr must be positive, got {self.lr}.")
         if self.batch_size is not None and self.batch_size < 1:
-            raise ValueError(f"batch_size must be None (full batch) or positive, got {self.batch_size}.")
+            raise ParameterError(f"batch_size must be None (full batch) or positive, got {self.batch_size}.")
 
 
 def predictor_loss(

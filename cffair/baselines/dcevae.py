@@ -67,7 +67,7 @@ from cffair.baselines._mixed import (
     reconstruction_loss,
 )
 from cffair.baselines.augmented import AugmentedMLP, MLPConfig
-from cffair.errors import DataError
+from cffair.errors import DataError, ParameterError
 from cffair.learners.contract import PredictMixin
 
 
@@ -105,11 +105,11 @@ class DCEVAEConfig:
     def __post_init__(self) -> None:
         for name in ("ur_dim", "ud_dim", "h_dim", "batch_size"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}.")
+                raise ParameterError(f"{name} must be at least 1, got {getattr(self, name)}.")
         if self.epochs < 0:
-            raise ValueError(f"epochs must be non-negative, got {self.epochs}.")
+            raise ParameterError(f"epochs must be non-negative, got {self.epochs}.")
         if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr}.")
+            raise ParameterError(f"lr must be positive, got {self.lr}.")
 
 
 def kl_diag_std_normal(mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:

@@ -80,7 +80,7 @@ from cffair.baselines._mixed import (
     reconstruction_loss,
 )
 from cffair.baselines.augmented import predict_mlp, predictor_loss
-from cffair.errors import DataError
+from cffair.errors import DataError, ParameterError
 from cffair.learners.contract import PredictMixin
 
 #: The paper's batch sizes (section 6.4): 2048 for Adult, 512 for COMPAS and Lawschool.
@@ -148,19 +148,19 @@ class GANConfig:
     def __post_init__(self) -> None:
         for name in ("latent_dim", "decoder_hidden", "batch_size", "n_cf_samples"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}.")
+                raise ParameterError(f"{name} must be at least 1, got {getattr(self, name)}.")
         for name in ("inner_steps", "first_epoch_inner_steps", "inference_epochs", "predictor_epochs"):
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be non-negative, got {getattr(self, name)}.")
+                raise ParameterError(f"{name} must be non-negative, got {getattr(self, name)}.")
         if self.predictor_patience is not None and self.predictor_patience < 1:
-            raise ValueError(f"predictor_patience must be None or at least 1, got {self.predictor_patience}.")
+            raise ParameterError(f"predictor_patience must be None or at least 1, got {self.predictor_patience}.")
         if not 0 < self.validation_fraction < 1:
-            raise ValueError(f"validation_fraction must lie in (0, 1), got {self.validation_fraction}.")
+            raise ParameterError(f"validation_fraction must lie in (0, 1), got {self.validation_fraction}.")
         if self.adversary_update not in ("written", "autograd"):
-            raise ValueError(f"adversary_update must be 'written' or 'autograd', got {self.adversary_update!r}.")
+            raise ParameterError(f"adversary_update must be 'written' or 'autograd', got {self.adversary_update!r}.")
         for name in ("inference_lr", "adversary_lr", "predictor_lr"):
             if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}.")
+                raise ParameterError(f"{name} must be positive, got {getattr(self, name)}.")
 
 
 class _KernelMean(torch.autograd.Function):
@@ -209,7 +209,7 @@ def mmd_rbf(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     rounding (``tests/baselines/test_baselines_units.py`` checks both against the tiled kernel).
     """
     if a.shape[1] != b.shape[1]:
-        raise ValueError(f"mmd_rbf needs rows of the same width, got {a.shape[1]} and {b.shape[1]}.")
+        raise DataError(f"mmd_rbf needs rows of the same width, got {a.shape[1]} and {b.shape[1]}.")
     k = _KernelMean.apply
     return k(a, a) + k(b, b) - 2 * k(a, b)
 

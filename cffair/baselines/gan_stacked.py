@@ -46,6 +46,7 @@ from cffair._support.devices import flushed_denormals, resolve_device
 from cffair.baselines._adversary import PackedAdversary
 from cffair.baselines._mixed import Block, encode_frame, minibatches
 from cffair.baselines.gan import AdversarialVAE, GANBaseline, GANConfig
+from cffair.errors import ParameterError
 
 __all__ = ["fit_stacked", "stacked_mmd", "stacked_reconstruction_loss"]
 
@@ -142,10 +143,10 @@ class _StackedVAE:
 
 def _members(config: GANConfig, seeds: Sequence[int], device: str) -> list[GANBaseline]:
     if len(seeds) == 0:
-        raise ValueError("fit_stacked needs at least one seed, e.g. seeds=[0, 1, 2].")
+        raise ParameterError("fit_stacked needs at least one seed, e.g. seeds=[0, 1, 2].")
     bad = [s for s in seeds if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0]
     if bad:
-        raise ValueError(f"fit_stacked's seeds must be non-negative integers, got {bad}.")
+        raise ParameterError(f"fit_stacked's seeds must be non-negative integers, got {bad}.")
     return [GANBaseline(replace(config, seed=int(s)), device=device) for s in seeds]
 
 

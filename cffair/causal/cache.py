@@ -93,7 +93,7 @@ def read_cached(path: Path | None, reader: Callable[[Path], T], what: str, expec
     try:
         obj = reader(path)
         if expect is not None and not isinstance(obj, expect):
-            raise TypeError(f"it holds a {type(obj).__name__}, not a {expect.__name__}")
+            raise TypeError(f"it holds a {type(obj).__name__}, not a {expect.__name__}")  # internal invariant
     except Exception as exc:  # any unreadable cache file is recomputed, whatever broke it
         reason = f"{type(exc).__name__}: {exc}".strip()
         warnings.warn(

@@ -25,7 +25,7 @@ from torch import nn
 from cffair.causal.config import FlowConfig
 from cffair.causal.discrete import Column, ThresholdHead, bin_point, categorical_mlp, gumbel_posterior, skewness
 from cffair.causal.graph import CausalGraph
-from cffair.errors import CounterfactualError
+from cffair.errors import ArtefactError, CounterfactualError
 
 if TYPE_CHECKING:
     from zuko.lazy import Flow  # zuko ships no type information: Any to mypy
@@ -597,7 +597,7 @@ class CausalFlow:
             if meta["columns"]:
                 model.columns.update({c.name: c for c in [Column(**raw) for raw in meta["columns"]]})
                 if set(model.columns) != set(model.nodes):
-                    raise ValueError(f"codecs for {sorted(model.columns)} but the graph has {sorted(model.nodes)}")
+                    raise ArtefactError(f"codecs for {sorted(model.columns)} but the graph has {sorted(model.nodes)}")
                 model._dtypes = {n: dtype_from_json(v) for n, v in meta["dtypes"].items()}
                 with torch.random.fork_rng(devices=[]):
                     model._build()

@@ -32,6 +32,8 @@ import pandas as pd
 import torch
 from torch import nn
 
+from cffair.errors import ParameterError
+
 
 @dataclass
 class Column:
@@ -132,9 +134,9 @@ def bin_point(codes: np.ndarray, how: str, gen: torch.Generator | None = None, e
         return codes + 0.5
     if how == "sample":
         if gen is None:
-            raise ValueError("bin_point(..., 'sample') needs a torch.Generator")
+            raise ParameterError("bin_point(..., 'sample') needs a torch.Generator")
         return codes + edge + (1 - 2 * edge) * torch.rand(codes.shape, generator=gen, dtype=torch.float64).numpy()
-    raise ValueError(f"unknown bin point {how!r}; use 'midpoint' or 'sample'")
+    raise ParameterError(f"unknown bin point {how!r}; use 'midpoint' or 'sample'")
 
 
 def _std_gumbel(shape: Sequence[int], gen: torch.Generator) -> torch.Tensor:

@@ -28,7 +28,7 @@ import pandas as pd
 
 from cffair._support.validation import TargetKind
 from cffair.datasets import DatasetSpec
-from cffair.errors import DataError
+from cffair.errors import DataError, ParameterError
 from cffair.evaluation.metrics import undesirable_explanation_ratio
 from cffair.logic.axioms import Axiom, cke_axiom
 
@@ -73,7 +73,7 @@ def favourable(d: np.ndarray, spec: DatasetSpec, score_threshold: float | None =
     if spec.target_kind == "binary":
         return cast(np.ndarray, (d >= 0.5).astype(int) == int(spec.favourable))  # type: ignore[arg-type]
     if score_threshold is None:
-        raise ValueError("a score target needs score_threshold (the score of the best favourable_top_fraction).")
+        raise ParameterError("a score target needs score_threshold (the score of the best favourable_top_fraction).")
     return d >= score_threshold
 
 
@@ -287,7 +287,7 @@ def pairs_from_cfset(
         wanted = cke_features(spec)
     elif isinstance(features, str):
         if features != "all":
-            raise ValueError(f"features must be None, 'all' or a list of features, got {features!r}.")
+            raise ParameterError(f"features must be None, 'all' or a list of features, got {features!r}.")
         wanted = [f for f in spec.feature_names if f != spec.sensitive]
     else:
         wanted = list(features)
@@ -307,7 +307,7 @@ def top_candidates(report: CKEReport, k: int, features: Sequence[str] | None = N
     (optionally only on ``features``): to make the A5 mechanism visible where no imbalance
     reaches the paper's threshold."""
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k!r}.")
+        raise ParameterError(f"k must be at least 1, got {k!r}.")
     imb = report.imbalances
     if features is not None:
         imb = imb[imb["feature"].isin(list(features))]

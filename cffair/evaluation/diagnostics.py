@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from cffair._support.validation import TargetKind
-from cffair.errors import DataError
+from cffair.errors import DataError, ParameterError
 from cffair.evaluation.metrics import SATURATION_EPS, calibrated_cf_mse, calibrator, cf_flip_rate, cf_mse, saturation
 from cffair.evaluation.metrics import _finite_vector as _vector
 
@@ -69,7 +69,7 @@ def a4_gradient_share(
     if len(a) != len(b):
         raise DataError(f"{len(a)} outputs D(x) but {len(b)} outputs D(x').")
     if not (isinstance(p, (int, float)) and np.isfinite(p) and p >= 1):
-        raise ValueError(f"p must be a finite number >= 1, got {p!r}.")
+        raise ParameterError(f"p must be a finite number >= 1, got {p!r}.")
     sem = semantics or DEFAULT_SEMANTICS
     axiom = cf_axiom(np.zeros((len(a), 1), np.float32), np.zeros((len(a), 1), np.float32), target_kind, p=p)
     ta = torch.tensor(a, dtype=torch.float64, requires_grad=True)

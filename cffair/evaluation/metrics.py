@@ -33,7 +33,7 @@ from fairlearn.metrics import MetricFrame
 from sklearn.metrics import mean_squared_error
 
 from cffair._support.validation import TargetKind, check_target_kind
-from cffair.errors import DataError, MetricWarning
+from cffair.errors import DataError, MetricWarning, ParameterError
 
 #: Outputs closer than this to 0 or 1 count as saturated (:func:`saturation`).
 SATURATION_EPS = 0.01
@@ -109,7 +109,7 @@ def decision_threshold(d_x: Any, target_kind: TargetKind, top_fraction: float = 
     if target_kind == "binary":
         return 0.5
     if not 0 < top_fraction < 1:
-        raise ValueError(f"top_fraction must lie strictly between 0 and 1, got {top_fraction!r}.")
+        raise ParameterError(f"top_fraction must lie strictly between 0 and 1, got {top_fraction!r}.")
     return float(np.quantile(_vec(d_x, "D(x)"), 1 - top_fraction))
 
 
@@ -195,7 +195,7 @@ def saturation(d: Any, eps: float = SATURATION_EPS) -> float:
     0.8
     """
     if not 0 < eps < 0.5:
-        raise ValueError(f"eps must lie in (0, 0.5), got {eps!r}.")
+        raise ParameterError(f"eps must lie in (0, 0.5), got {eps!r}.")
     v = _finite_vector(d, "the outputs")
     return float(np.mean((v < eps) | (v > 1 - eps)))
 
@@ -229,7 +229,7 @@ def calibrator(d_train: Any, y_train: Any, method: Literal["platt", "isotonic"] 
 
         lr = LogisticRegression(C=1e6).fit(logit(d), y.astype(int))
         return lambda v: lr.predict_proba(logit(v))[:, 1]
-    raise ValueError(f"method must be 'platt' or 'isotonic', got {method!r}.")
+    raise ParameterError(f"method must be 'platt' or 'isotonic', got {method!r}.")
 
 
 def calibrated_cf_mse(

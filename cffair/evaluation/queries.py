@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from cffair._support.validation import TargetKind
-from cffair.errors import DataError
+from cffair.errors import DataError, ParameterError
 from cffair.logic.axioms import DEFAULT_SEMANTICS, Semantics, eq_score, subgroup_cf_axioms
 
 __all__ = [
@@ -96,7 +96,7 @@ def similar_different(
     if not (np.isfinite(X).all() and np.isfinite(xh).all()):
         raise DataError("the query rows contain NaN or infinite values.")
     if not beta > 0:
-        raise ValueError(f"beta must be positive, got {beta!r}.")
+        raise ParameterError(f"beta must be positive, got {beta!r}.")
     xt, xht = torch.from_numpy(X), torch.from_numpy(xh)
     others = (xt != xht).any(dim=1)
     if not bool(others.any()):
@@ -207,7 +207,7 @@ def query_person(X_subgroup: Any, d: Any, rule: str = "random", seed: int = 0) -
         DataError: if no row of the subgroup is negatively predicted.
     """
     if rule not in X_HAT_RULES:
-        raise ValueError(f"rule must be one of {', '.join(X_HAT_RULES)}, got {rule!r}.")
+        raise ParameterError(f"rule must be one of {', '.join(X_HAT_RULES)}, got {rule!r}.")
     d = np.asarray(d, dtype=np.float64)
     neg = np.flatnonzero(d < 0.5)
     if len(neg) == 0:

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from cffair.errors import ParameterError
 from cffair.experiments import registry
 from cffair.experiments.config import DATASETS, ExperimentConfig
 
@@ -223,7 +224,7 @@ def simulate(tasks: Sequence[Task], seconds: Mapping[str, float], workers: int) 
     5.0
     """
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}.")
+        raise ParameterError(f"workers must be at least 1, got {workers}.")
     order = {t.id: i for i, t in enumerate(tasks)}
     waiting = {t.id: set(t.deps) for t in tasks}
     dependents: dict[str, list[str]] = {t.id: [] for t in tasks}

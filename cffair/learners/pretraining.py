@@ -108,7 +108,7 @@ def _read(path: Path, key: str, data_hash: str, device: str = "cpu") -> LTNLearn
         state = learner_state(path)
         extra = state.get("extra") or {}
         if extra.get("pretrain_key") != key or state.get("data_hash") != data_hash or not state.get("pretrained"):
-            raise ValueError("it was written for other data or parameters")
+            raise ValueError("it was written for other data or parameters")  # internal invariant
         return LTNLearner.load(state, device=device)
     except Exception as exc:  # any failure to read the file makes it a cache miss
         warnings.warn(

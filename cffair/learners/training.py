@@ -71,11 +71,13 @@ from cffair._support.validation import (
     check_target_kind,
 )
 from cffair.errors import (
+    ArtefactError,
     CollapseRiskWarning,
     ConstantPredictorWarning,
     DataError,
     DeviceError,
     ParameterError,
+    StateError,
 )
 from cffair.learners.contract import PredictMixin, check_fitted
 from cffair.learners.hyperparameters import (  # one home of each default (section 6.3, 7.1, 7.3) and its check
@@ -420,7 +422,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         """
         self._check_fitted()
         if self.kb_ is None:
-            raise RuntimeError("no knowledge base yet; call fit first.")
+            raise StateError("no knowledge base yet; call fit first.")
         new = [axioms] if isinstance(axioms, Axiom) else list(axioms)
         kb = self._kb(self.kb_.axioms + new)
         kb.compile_from(self.kb_)  # the rows of the step before are de-duplicated once, not at every step
@@ -582,11 +584,11 @@ class LTNLearner(PredictMixin, BaseEstimator):
     def load_state_dict(self, state: Mapping[str, Any]) -> LTNLearner:
         """Restore weights, optimiser state and history (keeps this learner's own params, e.g. ``setting``)."""
         if state.get("format") != "cffair.LTNLearner/1":
-            raise ValueError("not a cffair LTNLearner checkpoint.")
+            raise ArtefactError("not a cffair LTNLearner checkpoint.")
         self._check_params()
         saved = state["params"]
         if saved["target_kind"] != self.target_kind or tuple(saved["hidden"]) != tuple(self.hidden):
-            raise ValueError(
+            raise ArtefactError(
                 f"checkpoint is for target_kind={saved['target_kind']!r}, hidden={tuple(saved['hidden'])}; "
                 f"this learner has {self.target_kind!r}, {tuple(self.hidden)}."
             )

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from cffair.errors import DataError, ParameterError
 from cffair.logic.axioms import KnowledgeBase
 
 
@@ -59,7 +60,7 @@ def get_weight(kb: KnowledgeBase, name: str) -> float:
 def set_weight(kb: KnowledgeBase, name: str, weight: float) -> None:
     """Set the own weight of the axiom or term ``name``; read by the next evaluation."""
     if not (math.isfinite(weight) and weight >= 0):
-        raise ValueError(f"a weight must be a finite number >= 0, got {weight!r}.")
+        raise ParameterError(f"a weight must be a finite number >= 0, got {weight!r}.")
     _formula(kb, name).weight = float(weight)
 
 
@@ -91,11 +92,11 @@ class RaiseLeastSatisfied:
         record_every: int = 10,
     ) -> None:
         if not names:
-            raise ValueError("RaiseLeastSatisfied needs at least one axiom name to adjust.")
+            raise ParameterError("RaiseLeastSatisfied needs at least one axiom name to adjust.")
         if not (math.isfinite(eta) and eta >= 0):
-            raise ValueError(f"eta must be a finite number >= 0, got {eta!r}.")
+            raise ParameterError(f"eta must be a finite number >= 0, got {eta!r}.")
         if not max_ratio >= 1:
-            raise ValueError(f"max_ratio must be >= 1, got {max_ratio!r}.")
+            raise ParameterError(f"max_ratio must be >= 1, got {max_ratio!r}.")
         self.kb, self.names, self.eta, self.max_ratio, self.record_every = (
             kb,
             list(names),
@@ -125,7 +126,7 @@ def train_pair_cf_mse(model: torch.nn.Module, x: Any, x_cf: Any) -> Callable[[],
     xt = torch.as_tensor(np.asarray(x, dtype=np.float32))
     xc = torch.as_tensor(np.asarray(x_cf, dtype=np.float32))
     if xt.shape != xc.shape or len(xt) == 0:
-        raise ValueError(
+        raise DataError(
             f"pairs must be two non-empty arrays of the same shape, got {tuple(xt.shape)} and {tuple(xc.shape)}."
         )
 
@@ -163,11 +164,11 @@ class CFBudget:
         record_every: int = 10,
     ) -> None:
         if not (math.isfinite(budget) and budget > 0):
-            raise ValueError(f"the budget must be a positive number, got {budget!r}.")
+            raise ParameterError(f"the budget must be a positive number, got {budget!r}.")
         if not (math.isfinite(eta) and eta >= 0):
-            raise ValueError(f"eta must be a finite number >= 0, got {eta!r}.")
+            raise ParameterError(f"eta must be a finite number >= 0, got {eta!r}.")
         if not (0 < bounds[0] <= bounds[1]):
-            raise ValueError(f"bounds must satisfy 0 < low <= high, got {bounds!r}.")
+            raise ParameterError(f"bounds must satisfy 0 < low <= high, got {bounds!r}.")
         _positions(kb, [name])
         self.kb, self.name, self.measure, self.budget, self.eta = kb, name, measure, float(budget), float(eta)
         self.every, self.bounds, self.record_every = int(every), bounds, int(record_every)

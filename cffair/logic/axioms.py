@@ -48,7 +48,7 @@ import torch
 from torch import nn
 
 from cffair._support.validation import TargetKind, check_exponent, check_target_kind
-from cffair.errors import DataError, EmptyDomainWarning
+from cffair.errors import DataError, EmptyDomainWarning, ParameterError
 from cffair.logic.fuzzy import DEFAULT_SEMANTICS, Semantics, eq_score, logic, weighted_sat
 
 AxiomGroup = Literal["acc", "cf", "cf_sg", "cke"]
@@ -101,11 +101,11 @@ class Axiom:
 
     def __post_init__(self) -> None:
         if self.group not in GROUPS:
-            raise ValueError(f"axiom group must be one of {GROUPS}, got {self.group!r}.")
+            raise ParameterError(f"axiom group must be one of {GROUPS}, got {self.group!r}.")
         if self.kind not in ("holds", "fails", "eq_target", "iff", "eq_pair"):
-            raise ValueError(f"unknown axiom kind {self.kind!r}.")
+            raise ParameterError(f"unknown axiom kind {self.kind!r}.")
         if not (math.isfinite(self.weight) and self.weight >= 0):
-            raise ValueError(f"axiom weight must be a finite number >= 0, got {self.weight!r}.")
+            raise ParameterError(f"axiom weight must be a finite number >= 0, got {self.weight!r}.")
         check_exponent(self.p, f"{self.name}: the exponent p of ∀", optional=True)
         self.x = _as_tensor(self.x, f"{self.name}: x", 2)
         if self.is_pair:
@@ -389,10 +389,10 @@ class KnowledgeBase:
         if group_weights:
             unknown = set(group_weights) - set(GROUPS)
             if unknown:
-                raise ValueError(f"unknown axiom group(s) {sorted(unknown)}; groups are {GROUPS}.")
+                raise ParameterError(f"unknown axiom group(s) {sorted(unknown)}; groups are {GROUPS}.")
             for g, w in group_weights.items():
                 if not (math.isfinite(w) and w >= 0):
-                    raise ValueError(f"group weight for {g!r} must be >= 0, got {w!r}.")
+                    raise ParameterError(f"group weight for {g!r} must be >= 0, got {w!r}.")
                 self.group_weights[g] = float(w)
         self.axioms: list[Axiom] = []
         self._compiled: _Compiled | None = None
@@ -403,7 +403,7 @@ class KnowledgeBase:
     def add(self, axiom: Axiom) -> None:
         """Add an axiom; an axiom with an empty domain is skipped with a warning."""
         if axiom.name in self.names:
-            raise ValueError(f"the knowledge base already has an axiom named {axiom.name!r}.")
+            raise ParameterError(f"the knowledge base already has an axiom named {axiom.name!r}.")
         if axiom.size == 0:
             warnings.warn(
                 f"axiom {axiom.name} has an empty domain (its satisfaction is NaN); skipped.",
@@ -473,7 +473,7 @@ class KnowledgeBase:
         if self._compiled is not None:
             return self._compiled
         if not self.axioms:
-            raise ValueError("the knowledge base is empty; add axioms first.")
+            raise ParameterError("the knowledge base is empty; add axioms first.")
         parts = []
         for a in self.axioms:
             parts.append(a.x)

@@ -54,7 +54,7 @@ Example:
 >>> logic("boolean")
 Traceback (most recent call last):
 ...
-ValueError: unknown fuzzy logic 'boolean'; choose one of product, lukasiewicz, godel, goguen.
+cffair.errors.ParameterError: unknown fuzzy logic 'boolean'; choose one of product, lukasiewicz, godel, goguen.
 
 References:
     | Badreddine, Garcez, Serafini, Spranger (2022), Logic Tensor Networks, Artificial Intelligence 303.
@@ -77,7 +77,7 @@ from typing import Literal, cast
 import ltn
 import torch
 
-from cffair.errors import SemanticsError
+from cffair.errors import ParameterError, SemanticsError
 
 __all__ = [
     "DEFAULT_LOGIC",
@@ -203,7 +203,7 @@ def logic(name: str) -> Logic:
     try:
         return LOGICS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown fuzzy logic {name!r}; choose one of {', '.join(LOGICS)}.") from None
+        raise ParameterError(f"unknown fuzzy logic {name!r}; choose one of {', '.join(LOGICS)}.") from None
 
 
 # ---------------------------------------------------------------------------- semantics
@@ -239,7 +239,7 @@ class Semantics:
             check_exponent(getattr(self, name), name)
         logic(self.logic)  # a clear error for an unknown name
         if self.pair_body not in ("equiv", "eq"):
-            raise ValueError(f"pair_body must be 'equiv' or 'eq', got {self.pair_body!r}.")
+            raise ParameterError(f"pair_body must be 'equiv' or 'eq', got {self.pair_body!r}.")
 
     # ltntorch operators -------------------------------------------------------------
     @property
@@ -343,14 +343,14 @@ def weighted_sat(
     """
     truths = torch.as_tensor(truths)
     if truths.ndim != 1 or truths.numel() == 0:
-        raise ValueError(
+        raise ParameterError(
             f"weighted_sat needs a non-empty 1-D tensor of satisfactions, got shape {tuple(truths.shape)}."
         )
     w = torch.ones_like(truths) if weights is None else torch.as_tensor(weights, dtype=truths.dtype)
     if w.shape != truths.shape:
-        raise ValueError(f"got {w.numel()} weights for {truths.numel()} axioms.")
+        raise ParameterError(f"got {w.numel()} weights for {truths.numel()} axioms.")
     if torch.any(w < 0) or not torch.any(w > 0):
-        raise ValueError(f"axiom weights must be >= 0 with at least one > 0, got {w.tolist()}.")
+        raise ParameterError(f"axiom weights must be >= 0 with at least one > 0, got {w.tolist()}.")
     if stable:
         truths = ltn.fuzzy_ops.pi_1(truths)
     err = torch.sum(w * (1.0 - truths) ** p) / torch.sum(w)

@@ -65,7 +65,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from cffair.errors import DataError
+from cffair.errors import DataError, ParameterError
 from cffair.logic.axioms import DEFAULT_SEMANTICS, Axiom, KnowledgeBase, Semantics
 
 #: β of the Lipschitz metric: the similarity radius of equation (2) in the paper's Table 4.
@@ -231,9 +231,9 @@ def similar_pairs(
     """
     xt = _rows(x, "x").numpy()
     if not beta > 0:
-        raise ValueError(f"beta must be positive, got {beta!r}.")
+        raise ParameterError(f"beta must be positive, got {beta!r}.")
     if not isinstance(k, int) or k < 1 or k >= len(xt):
-        raise ValueError(f"k must be a whole number in 1..{len(xt) - 1} (rows - 1), got {k!r}.")
+        raise ParameterError(f"k must be a whole number in 1..{len(xt) - 1} (rows - 1), got {k!r}.")
     keep = np.setdiff1d(np.arange(xt.shape[1]), np.asarray(exclude, dtype=int))
     z = xt[:, keep]
     sq = (z**2).sum(axis=1)
@@ -316,7 +316,7 @@ class TermKnowledgeBase(KnowledgeBase):
     def add_term(self, term: Term) -> None:
         """Add a term (names are unique across axioms and terms)."""
         if term.name in self.names:
-            raise ValueError(f"the knowledge base already has a formula named {term.name!r}.")
+            raise ParameterError(f"the knowledge base already has a formula named {term.name!r}.")
         if self.axioms and term.x.shape[1] != self.axioms[0].x.shape[1]:
             raise DataError(
                 f"term {term.name} has {term.x.shape[1]} input columns, the axioms {self.axioms[0].x.shape[1]}."

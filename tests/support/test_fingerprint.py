@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -264,6 +265,59 @@ def test_every_declared_equivalence_names_the_code_of_today() -> None:
         assert e.reason
 
 
+def test_every_raises_proof_holds_against_the_code_it_replaced() -> None:
+    """An equivalence of kind ``raises`` is checked again from git: the code at its commit hashes to what the
+    records keep seeing, and differs from today's only in the classes of its raises."""
+    import subprocess
+
+    import cffair
+    from cffair._support.codehash import EQUIVALENT_CODE, _hash, canonical_code, raise_neutral_code
+
+    root = Path(cffair.__file__).resolve().parents[1]
+    tree = SourceTree.installed()
+    proofs = [e for e in EQUIVALENT_CODE if e.proof and e.proof.get("kind") == "raises"]
+    assert all(e.proof is None or set(e.proof) == {"kind", "commit"} for e in EQUIVALENT_CODE), "an unknown proof"
+    if not proofs:
+        pytest.skip("no equivalence of kind raises is declared")
+    for e in proofs:
+        assert e.proof is not None
+        path = "/".join(e.module.split(".")) + ("/__init__.py" if e.module in tree.packages else ".py")
+        run = subprocess.run(
+            ["git", "show", f"{e.proof['commit']}:{path}"], cwd=root, capture_output=True, text=True, check=False
+        )
+        if run.returncode != 0:
+            pytest.skip(f"git cannot show {path} at {e.proof['commit'][:12]} (no repository, or a shallow clone)")
+        old, new = run.stdout, tree.sources[e.module]
+        assert _hash(canonical_code(old, tree.moves)) == e.replaces, f"{e.module}: its old code is not what it replaces"
+        assert raise_neutral_code(old, tree.moves) == raise_neutral_code(new, tree.moves), (
+            f"{e.module} changed more than the classes of its raises since {e.proof['commit'][:12]}"
+        )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "same"),
+    [
+        ("raise ValueError('x')", "from cffair.errors import DataError\nraise DataError('x')", True),
+        ("raise RuntimeError('x')", "from cffair.errors import StateError\nraise StateError('x')", True),
+        # another builtin: an ``except ValueError`` would no longer catch it
+        ("raise ValueError('x')", "from cffair.errors import StorageError\nraise StorageError('x')", False),
+        ("raise ValueError('x')", "from cffair.errors import DataError\nraise DataError('y')", False),
+        # an except clause is not a raise: what it catches changes
+        (
+            "try:\n    f()\nexcept ValueError:\n    g()",
+            "from cffair.errors import DataError\ntry:\n    f()\nexcept DataError:\n    g()",
+            False,
+        ),
+        # a class of that name not imported from cffair.errors is not read as the builtin
+        ("raise ValueError('x')", "from mylib import DataError\nraise DataError('x')", False),
+    ],
+)
+def test_raise_neutral_code_sees_only_the_classes_of_raises(old: str, new: str, same: bool) -> None:
+    from cffair._support.codehash import raise_neutral_code
+
+    assert (raise_neutral_code(old, {}) == raise_neutral_code(new, {})) is same
+
+
 def test_a_declared_module_edited_again_stales_its_records(monkeypatch: pytest.MonkeyPatch) -> None:
     """A declaration applies to one exact code (declared here for today's code of a module)."""
     from cffair._support import codehash
@@ -271,7 +325,7 @@ def test_a_declared_module_edited_again_stales_its_records(monkeypatch: pytest.M
     tree = SourceTree.installed()
     module = "cffair.datasets.paper"
     today = codehash._hash(codehash.canonical_code(tree.sources[module], tree.moves))
-    monkeypatch.setattr(codehash, "_EQUIVALENT", {(module, today): "0123456789abcdef"})
+    monkeypatch.setattr(codehash, "_EQUIVALENT", {today: "0123456789abcdef"})
     declared = SourceTree(tree.sources, tree.packages, tree.moves)
     assert declared.code_hash(module) == "0123456789abcdef"  # read as the code it replaced
     edited = _edited(declared, module, lambda s: s + "\n_EDIT = 1\n")

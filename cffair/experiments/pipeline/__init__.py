@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cffair.errors import ParameterError
 from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.pipeline.counterfactuals import (
     RULERS,
@@ -93,7 +94,7 @@ def run_task(task: Task, store: ResultsStore) -> list[dict[str, Any]]:
 
     torch_cpu_setup()
     if task.stage == "group":
-        raise ValueError(
+        raise ParameterError(
             f"task {task.id} is a whole group (task_graph(split=False)); run_task runs the split graph's "
             "stage tasks: build the graph with task_graph(configs)."
         )

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from cffair._support.utils import seed_everything
+from cffair.errors import ConfigError
 from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.pipeline.fold import FoldData
 
@@ -218,7 +219,7 @@ def _knowledge_base(name: str, learner: Any, data: _Data, base: Any) -> tuple[An
         axioms += subgroup_cf_axioms(x, x_cf, data.pair_labels, spec.target_kind, spec.sensitive)
     elif name == "acc_cf_joint":
         if data.joint_train is None:
-            raise ValueError(f"{spec.name} has a single sensitive attribute: no joint twins for the joint axiom.")
+            raise ConfigError(f"{spec.name} has a single sensitive attribute: no joint twins for the joint axiom.")
         axioms.append(
             intersectional.joint_cf_axiom(*data.joint_train, spec.target_kind, [a.column for a in data.attrs])
         )
@@ -229,7 +230,7 @@ def _knowledge_base(name: str, learner: Any, data: _Data, base: Any) -> tuple[An
     elif name == "acc_lip":
         terms.append(notions.lipschitz_axiom(fd.X_train, data.exclude, k=1, beta=data.beta))
     else:
-        raise ValueError(f"unknown variant {name!r}; variants are {VARIANTS}.")
+        raise ConfigError(f"unknown variant {name!r}; variants are {VARIANTS}.")
     kb = notions.TermKnowledgeBase(axioms, terms, learner.semantics_, weights or None)
     if name == "adaptive_sg":
         schedule = adaptive.RaiseLeastSatisfied(kb, [a.name for a in axioms if a.group == "cf_sg"])

@@ -20,6 +20,7 @@ import pandas as pd
 
 from cffair import datasets as D
 from cffair.datasets.encoding import Encoder
+from cffair.errors import ParameterError
 from cffair.evaluation.metrics import evaluate
 from cffair.experiments.config import ExperimentConfig
 
@@ -102,7 +103,9 @@ class FoldData:
             ValueError: for a fold built from a split alone (:meth:`FoldData.from_split`).
         """
         if self.cfg is None:
-            raise ValueError("this fold was built from a split (FoldData.from_split), not for an experiment config.")
+            raise ParameterError(
+                "this fold was built from a split (FoldData.from_split), not for an experiment config."
+            )
         return self.cfg
 
     @cached_property

@@ -11,6 +11,7 @@ import numpy as np
 
 from cffair._support.devices import current_device
 from cffair._support.utils import seed_everything, stable_hash
+from cffair.errors import ParameterError
 from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.pipeline.fold import FoldData
 
@@ -122,7 +123,9 @@ def fit_seeds(fd: FoldData, cfgs: Sequence[ExperimentConfig]) -> list[GANBaselin
     for src in sources:
         key = _key(src)
         if key[:5] != _key(fd.config.gan_source)[:5]:
-            raise ValueError(f"fit_seeds: {src} is not a config of this fold ({fd.config}); pass one fold's configs.")
+            raise ParameterError(
+                f"fit_seeds: {src} is not a config of this fold ({fd.config}); pass one fold's configs."
+            )
         if key not in _CACHE and all(_key(o) != key for o in groups.get(_unseeded(key), [])):
             groups.setdefault(_unseeded(key), []).append(src)
     for group in groups.values():

@@ -26,6 +26,7 @@ import pandas as pd
 from cffair._support.devices import current_device
 from cffair._support.utils import seed_everything, stable_hash
 from cffair.causal.cfset import CFPairs
+from cffair.errors import ConfigError, ParameterError
 from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.fingerprint import diff
 from cffair.experiments.pipeline.fold import FoldData
@@ -290,7 +291,7 @@ def run_stage(
     own_test = None
     if target.cf_source == "gan":
         if gan_twins is None:
-            raise ValueError(f"{target.key} trains on the GAN's twins; pass gan_twins.")
+            raise ConfigError(f"{target.key} trains on the GAN's twins; pass gan_twins.")
         train_pairs, own_test, known["gan_counterfactuals"] = gan_twins(target)
     else:
         train_pairs = _twins_of(target, fd).pairs_train
@@ -328,7 +329,7 @@ def run_stage(
         return records
     if stage == "fair":
         if target.setting not in ("ltn_acc_cf", "ltn_acc_cf_sg"):
-            raise ValueError(f"unknown LTN setting {target.setting!r}")
+            raise ConfigError(f"unknown LTN setting {target.setting!r}")
         name = stable_hash(fingerprint(target, known)) if parent_key(target) else None  # a CKE setting's parent
         have = name is not None and stages.learner_state(name) is not None
         if not configs and (name is None or have):
@@ -362,7 +363,7 @@ def run_stage(
                 parent_state = got[0]
         learner, extra = _run_cke(target, fd, parent_state, pretrained, train_pairs)
     else:
-        raise ValueError(f"unknown LTN stage {stage!r}")
+        raise ParameterError(f"unknown LTN stage {stage!r}")
     return [
         _finish(
             cfg,

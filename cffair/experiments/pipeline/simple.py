@@ -7,6 +7,7 @@ from typing import Any
 
 from cffair._support.devices import current_device
 from cffair._support.utils import seed_everything
+from cffair.errors import ConfigError
 from cffair.experiments.config import ExperimentConfig
 from cffair.experiments.pipeline.fold import FoldData
 from cffair.experiments.pipeline.mlp import mlp_config
@@ -28,7 +29,7 @@ def run(cfg: ExperimentConfig, fd: FoldData) -> tuple[dict[str, Any], dict[str, 
         model = PlugInCF(fd.encoder, mlp_config(cfg), device=current_device()).fit(fd.X_train, fd.y_train)
         model.set_counterfactuals(fd.pairs_test)
     else:
-        raise ValueError(f"not a simple baseline: {cfg.setting!r}")
+        raise ConfigError(f"not a simple baseline: {cfg.setting!r}")
     fit_time = time.perf_counter() - t0
     # the plug-in PCF mixes a row's prediction with its twins': on a ruler it is given that ruler's twins
     score_for = model.score_fn if cfg.setting == "pcf" else None

@@ -1,0 +1,101 @@
+"""Declare rewrites that provably change no number, so that the records made with the old code stay fresh.
+
+    python tools/declare_equivalent.py --since HEAD            # what changed since HEAD, and what is declarable
+    python tools/declare_equivalent.py --since HEAD --write    # write the declarable ones into the ledger
+
+A module qualifies when its code at ``--since`` and today differ only in which error class a ``raise`` names,
+each new class one of :mod:`cffair.errors`' that is also the builtin error the old code raised there
+(:func:`cffair._support.codehash.raise_neutral_code` is the same for both). Every such entry is written to
+``cffair/data/fingerprint_ledger.json`` with its proof (``{"kind": "raises", "commit": ...}``), which
+``tests/support/test_fingerprint.py`` checks again from git. A module whose code changed in any other way is
+listed and left alone: its records go stale, as after any change of what the code computes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cffair._support.codehash import MOVES, SourceTree, _hash, canonical_code, raise_neutral_code  # noqa: E402
+
+LEDGER = ROOT / "cffair" / "data" / "fingerprint_ledger.json"
+REASON = (
+    "Only the classes of raises changed (issue 39): where a user's mistake raised a bare ValueError, RuntimeError "
+    "or TypeError, it now raises the error of cffair.errors that is also that builtin. A raise ends the computation "
+    "it is in, and every except clause that caught the builtin catches its subclass, so no number can differ. "
+    "Checked: the raise-neutral code (cffair._support.codehash.raise_neutral_code) of this code and of the code at "
+    "the proof's commit are equal; tests/support/test_fingerprint.py checks it again from git."
+)
+
+
+def module_path(module: str, packages: frozenset[str]) -> str:
+    """The file of ``module`` relative to the repository (``cffair.logic.axioms`` → ``cffair/logic/axioms.py``)."""
+    parts = module.split(".")
+    return "/".join(parts) + ("/__init__.py" if module in packages else ".py")
+
+
+def source_at(commit: str, path: str, root: Path = ROOT) -> str | None:
+    """The text of ``path`` at ``commit``, ``None`` when it did not exist there (or git cannot say)."""
+    run = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=root, capture_output=True, text=True, check=False)
+    return run.stdout if run.returncode == 0 else None
+
+
+def proposals(since: str) -> tuple[list[dict[str, object]], list[str]]:
+    """The declarable entries since ``since`` and the modules whose code changed otherwise."""
+    commit = subprocess.run(
+        ["git", "rev-parse", since], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    tree = SourceTree.from_directory(ROOT / "cffair", moves=MOVES)
+    entries, other = [], []
+    for module in sorted(tree.sources):
+        if tree.exempt(module):
+            continue
+        old = source_at(commit, module_path(module, tree.packages))
+        if old is None:
+            continue
+        new = tree.sources[module]
+        old_hash, new_hash = _hash(canonical_code(old, MOVES)), _hash(canonical_code(new, MOVES))
+        if old_hash == new_hash:
+            continue
+        if raise_neutral_code(old, MOVES) == raise_neutral_code(new, MOVES):
+            entries.append(
+                {
+                    "module": module,
+                    "code": new_hash,
+                    "replaces": old_hash,
+                    "reason": REASON,
+                    "proof": {"kind": "raises", "commit": commit},
+                }
+            )
+        else:
+            other.append(module)
+    return entries, other
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--since", required=True, help="the commit whose code the records were made with")
+    parser.add_argument("--write", action="store_true", help="write the declarable entries into the ledger")
+    args = parser.parse_args(argv)
+    entries, other = proposals(args.since)
+    for e in entries:
+        print(f"declarable  {e['module']}  {e['replaces']} -> {e['code']}")
+    for m in other:
+        print(f"changed     {m}  (not only its raises: its records go stale)")
+    if args.write and entries:
+        ledger = json.loads(LEDGER.read_text(encoding="utf-8"))
+        keep = [e for e in ledger["equivalent_code"] if e["module"] not in {n["module"] for n in entries}]
+        ledger["equivalent_code"] = sorted(keep + entries, key=lambda e: str(e["module"]))
+        LEDGER.write_text(json.dumps(ledger, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {len(entries)} entries to {LEDGER.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
