@@ -6,6 +6,10 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.cffair-installed
 JOBS ?= 2
 MODE ?= quick
+## Sphinx reads (and so executes) the pages in this many processes, and pytest runs the tests in this many workers
+## (pytest-xdist): two at a time on 2 cores.
+SPHINX_JOBS ?= 2
+TEST_JOBS ?= 2
 
 REMOTE ?= origin
 
@@ -27,7 +31,7 @@ $(STAMP): requirements.lock pyproject.toml
 ## cross-reference checked (-n), every page read and executed again (-E: Sphinx's incremental build would keep
 ## a page whose source is unchanged although the records it reads changed). Each build keeps its doctrees and
 ## executed notebooks beside its output folder: <dir>/.doctrees, <dir>/jupyter_execute.
-SPHINX_BUILD = $(VENV)/bin/sphinx-build -W -n -E
+SPHINX_BUILD = $(VENV)/bin/sphinx-build -W -n -E -j $(SPHINX_JOBS)
 
 ## Build the book (render mode: reads the committed results) into _build/html. The stamp
 ## (cffair_book/build_stamp.py: the inputs hashed before and after) lets `make test` browse this book instead of
@@ -65,18 +69,18 @@ lint: install
 ## The book test browses `make book`'s _build/html when its stamp matches the inputs at hand, else builds its own
 ## (CFFAIR_BOOK_REBUILD=1: always builds).
 test: install browser lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_JOBS)
 
 ## The unit tests without the slow ones and the book (a few minutes): for the edit-test loop.
 test-fast: install
-	$(PY) -m pytest -q -m "not slow and not book"
+	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow and not book"
 
 ## The suite with PyTorch's kernels forced to another instruction set (CPU=avx2, or default), as on a machine without
 ## AVX-512: no test may depend on the last digits one instruction set gives. Not part of CI's budget; run before a
 ## release.
 CPU ?= avx2
 test-portable: install
-	ATEN_CPU_CAPABILITY=$(CPU) $(PY) -m pytest -q -m "not book"
+	ATEN_CPU_CAPABILITY=$(CPU) $(PY) -m pytest -q -n $(TEST_JOBS) -m "not book"
 
 ## Recompute every result (MODE=quick|full) with JOBS worker processes.
 reproduce: install

@@ -12,6 +12,7 @@ builds the student edition (``book/_ext/course_kit.py``).
 from __future__ import annotations
 
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,21 @@ def _singlehtml_assets(app: Any) -> None:
         app.set_html_assets_policy("always")
 
 
+#: Extensions that declare nothing about parallel reading, which makes Sphinx read (and execute) the pages one at a
+#: time under `make book`'s -j. Read at these versions, both are safe beside parallel reading: what they do runs in
+#: the main process and reads nothing a reading process writes. sphinx-multitoc-numbering (loaded by
+#: sphinx-external-toc) numbers sections across toctrees in TocTreeCollector.assign_section_numbers, after the
+#: pages are read and merged; sphinx-mathjax-offline copies MathJax into _static when the build has finished.
+_PARALLEL_READ_SAFE = {
+    "sphinx_multitoc_numbering": ("sphinx-multitoc-numbering", "0.1.3"),
+    "sphinx-mathjax-offline": ("sphinx-mathjax-offline", "0.0.2"),
+}
+
+
 def setup(app: Any) -> None:
     """The book's own build hooks."""
     app.connect("builder-inited", _singlehtml_assets)
+    for name, (dist, checked) in _PARALLEL_READ_SAFE.items():
+        ext = app.extensions.get(name)
+        if ext is not None and metadata.version(dist) == checked:
+            ext.parallel_read_safe = True  # another version: Sphinx warns and reads serially until checked again

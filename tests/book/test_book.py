@@ -213,7 +213,8 @@ def built_book(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
     env = {**os.environ, "CFFAIR_MODE": "render", "PYTHONWARNINGS": os.environ.get("PYTHONWARNINGS", "")}
     start = time.perf_counter()
     build = out / "_build"
-    args = ["-b", "html", "-W", "-n", "-E", "-d", str(build / ".doctrees"), str(ROOT), str(build / "html")]
+    jobs = os.environ.get("SPHINX_JOBS", "2")  # as `make book`: the pages read, and executed, two at a time
+    args = ["-b", "html", "-W", "-n", "-E", "-j", jobs, "-d", str(build / ".doctrees"), str(ROOT), str(build / "html")]
     proc = subprocess.run(
         [*sphinx_build_cmd(), *args],
         cwd=ROOT,

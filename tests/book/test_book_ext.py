@@ -795,11 +795,11 @@ def test_make_targets_for_the_student_edition_and_the_pdf() -> None:
 
     student = dry("book-student")
     assert re.search(
-        r"CFFAIR_EDITION=student \S*sphinx-build -W -n -E -b html .* \. _build/student/_build/html", student
+        r"CFFAIR_EDITION=student \S*sphinx-build -W -n -E -j 2 -b html .* \. _build/student/_build/html", student
     )
     book = dry("book")
     assert re.search(
-        r"CFFAIR_MODE=render \S*sphinx-build -W -n -E -b html -d _build/.doctrees \. _build/html$", book, re.M
+        r"CFFAIR_MODE=render \S*sphinx-build -W -n -E -j 2 -b html -d _build/.doctrees \. _build/html$", book, re.M
     )
     pdf = dry("pdf")
     assert "-b singlehtml -d _build/pdf/_build/.doctrees . _build/pdf/_build/singlehtml" in pdf
