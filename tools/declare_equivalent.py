@@ -17,12 +17,21 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cffair._support.codehash import MOVES, SourceTree, _hash, canonical_code, raise_neutral_code  # noqa: E402
+from cffair._support.codehash import (  # noqa: E402
+    _EQUIVALENT,
+    MOVES,
+    SourceTree,
+    _hash,
+    canonical_code,
+    raise_neutral_code,
+)
 
 LEDGER = ROOT / "cffair" / "data" / "fingerprint_ledger.json"
 REASON = (
@@ -46,35 +55,47 @@ def source_at(commit: str, path: str, root: Path = ROOT) -> str | None:
     return run.stdout if run.returncode == 0 else None
 
 
-def proposals(since: str) -> tuple[list[dict[str, object]], list[str]]:
-    """The declarable entries since ``since`` and the modules whose code changed otherwise."""
+def classify(
+    module: str, old: str, new: str, commit: str, moves: Mapping[str, str] = MOVES
+) -> dict[str, Any] | str | None:
+    """What to do with ``module``, whose code was ``old`` at ``commit`` and is ``new`` today: ``None`` when its
+    canonical code is the same, its ledger entry when only the classes of its raises changed, else why not.
+
+    Its old code must be what the records hash: an old code that was itself declared equivalent to an older one is
+    refused (its records hash that older code, which this proof does not reach back to).
+    """
+    old_hash, new_hash = _hash(canonical_code(old, moves)), _hash(canonical_code(new, moves))
+    if old_hash == new_hash:
+        return None
+    if old_hash in _EQUIVALENT:
+        return "its code at the commit was itself declared equivalent to older code: declare it by hand"
+    if raise_neutral_code(old, moves) != raise_neutral_code(new, moves):
+        return "not only its raises changed: its records go stale"
+    return {
+        "module": module,
+        "code": new_hash,
+        "replaces": old_hash,
+        "reason": REASON,
+        "proof": {"kind": "raises", "commit": commit},
+    }
+
+
+def proposals(since: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The declarable entries since ``since`` and, for each module whose code changed otherwise, why."""
     commit = subprocess.run(
         ["git", "rev-parse", since], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
     tree = SourceTree.from_directory(ROOT / "cffair", moves=MOVES)
-    entries, other = [], []
+    entries, other = [], {}
     for module in sorted(tree.sources):
-        if tree.exempt(module):
-            continue
-        old = source_at(commit, module_path(module, tree.packages))
+        old = None if tree.exempt(module) else source_at(commit, module_path(module, tree.packages))
         if old is None:
             continue
-        new = tree.sources[module]
-        old_hash, new_hash = _hash(canonical_code(old, MOVES)), _hash(canonical_code(new, MOVES))
-        if old_hash == new_hash:
-            continue
-        if raise_neutral_code(old, MOVES) == raise_neutral_code(new, MOVES):
-            entries.append(
-                {
-                    "module": module,
-                    "code": new_hash,
-                    "replaces": old_hash,
-                    "reason": REASON,
-                    "proof": {"kind": "raises", "commit": commit},
-                }
-            )
-        else:
-            other.append(module)
+        found = classify(module, old, tree.sources[module], commit)
+        if isinstance(found, dict):
+            entries.append(found)
+        elif found is not None:
+            other[module] = found
     return entries, other
 
 
@@ -86,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     entries, other = proposals(args.since)
     for e in entries:
         print(f"declarable  {e['module']}  {e['replaces']} -> {e['code']}")
-    for m in other:
-        print(f"changed     {m}  (not only its raises: its records go stale)")
+    for m, why in other.items():
+        print(f"changed     {m}  ({why})")
     if args.write and entries:
         ledger = json.loads(LEDGER.read_text(encoding="utf-8"))
         keep = [e for e in ledger["equivalent_code"] if e["module"] not in {n["module"] for n in entries}]

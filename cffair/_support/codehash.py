@@ -264,12 +264,15 @@ def canonical_code(source: str, moves: Mapping[str, str]) -> str:
     >>> canonical_code("x = 'pkg.new.mod'", moves) == normalised_code("x = 'pkg.mod'")
     True
     """
+    return stable_dump(_canonical_tree(source, moves))
+
+
+def _canonical_tree(source: str, moves: Mapping[str, str]) -> ast.AST:
+    """The syntax tree :func:`canonical_code` writes out (and :func:`raise_neutral_code` reads further)."""
     tree = _strip_docstrings(ast.parse(source))
     assert isinstance(tree, ast.Module)
     tree = _strip_version(tree)
-    if moves:
-        tree = _regroup(_Canonical(moves).visit(tree))
-    return stable_dump(tree)
+    return _regroup(_Canonical(moves).visit(tree)) if moves else tree
 
 
 def _hash(text: str) -> str:
@@ -364,12 +367,7 @@ def raise_neutral_code(source: str, moves: Mapping[str, str]) -> str:
         for local, name in imported.items()
         if isinstance(cls := getattr(cffair.errors, name, None), type) and (b := _builtin_of(cls))
     }
-    tree = _strip_docstrings(ast.parse(source))
-    assert isinstance(tree, ast.Module)
-    tree = _strip_version(tree)
-    if moves:
-        tree = _regroup(_Canonical(moves).visit(tree))
-    return stable_dump(_RaiseNeutral(builtin_of).visit(tree))
+    return stable_dump(_RaiseNeutral(builtin_of).visit(_canonical_tree(source, moves)))
 
 
 #: Rewrites declared equivalent to the code they replaced (:class:`Equivalence`), read by

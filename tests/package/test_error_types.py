@@ -103,3 +103,17 @@ def test_every_cffair_error_is_also_the_builtin_error_it_replaced() -> None:
     assert not plain, (
         f"these errors are no builtin error besides Exception, so `except ValueError` misses them: {plain}"
     )
+
+
+def test_converted_sites_in_the_fingerprinted_modules_raise_cffair_errors() -> None:
+    """A few of the sites converted without staling a record: a user's mistake there is a CffairError (one line from
+    the CLI) and still the builtin it was."""
+    from cffair.baselines.augmented import MLPConfig
+    from cffair.baselines.gan import GANConfig
+    from cffair.errors import CffairError, ParameterError
+    from cffair.logic.fuzzy import logic
+
+    for call in (lambda: MLPConfig(epochs=0), lambda: GANConfig(adversary_update="fast"), lambda: logic("boolean")):
+        with pytest.raises(ParameterError) as caught:
+            call()
+        assert isinstance(caught.value, CffairError) and isinstance(caught.value, ValueError)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from cffair.experiments import ExperimentConfig, ResultsStore, SourceTree, diff, normalised_code
 from cffair.experiments.pipeline import keys
 
+ROOT = Path(__file__).resolve().parents[2]
 METHODS = ("ltn", "cnf", "gan", "dcevae", "pcf")
 
 
@@ -265,33 +267,54 @@ def test_every_declared_equivalence_names_the_code_of_today() -> None:
         assert e.reason
 
 
+def _declare_tool() -> Any:
+    """``tools/declare_equivalent.py``, loaded from the checkout (tools are scripts, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("declare_equivalent", ROOT / "tools" / "declare_equivalent.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_every_raises_proof_holds_against_the_code_it_replaced() -> None:
-    """An equivalence of kind ``raises`` is checked again from git: the code at its commit hashes to what the
-    records keep seeing, and differs from today's only in the classes of its raises."""
-    import subprocess
+    """An equivalence of kind ``raises`` is checked again from git, by the tool that declares them: the code at its
+    commit is what the records hash, and differs from today's only in the classes of its raises."""
+    from cffair._support.codehash import EQUIVALENT_CODE
 
-    import cffair
-    from cffair._support.codehash import EQUIVALENT_CODE, _hash, canonical_code, raise_neutral_code
-
-    root = Path(cffair.__file__).resolve().parents[1]
+    tool = _declare_tool()
     tree = SourceTree.installed()
-    proofs = [e for e in EQUIVALENT_CODE if e.proof and e.proof.get("kind") == "raises"]
     assert all(e.proof is None or set(e.proof) == {"kind", "commit"} for e in EQUIVALENT_CODE), "an unknown proof"
+    proofs = [e for e in EQUIVALENT_CODE if e.proof and e.proof.get("kind") == "raises"]
     if not proofs:
         pytest.skip("no equivalence of kind raises is declared")
     for e in proofs:
         assert e.proof is not None
-        path = "/".join(e.module.split(".")) + ("/__init__.py" if e.module in tree.packages else ".py")
-        run = subprocess.run(
-            ["git", "show", f"{e.proof['commit']}:{path}"], cwd=root, capture_output=True, text=True, check=False
-        )
-        if run.returncode != 0:
+        path = tool.module_path(e.module, tree.packages)
+        old = tool.source_at(e.proof["commit"], path, ROOT)
+        if old is None:
             pytest.skip(f"git cannot show {path} at {e.proof['commit'][:12]} (no repository, or a shallow clone)")
-        old, new = run.stdout, tree.sources[e.module]
-        assert _hash(canonical_code(old, tree.moves)) == e.replaces, f"{e.module}: its old code is not what it replaces"
-        assert raise_neutral_code(old, tree.moves) == raise_neutral_code(new, tree.moves), (
-            f"{e.module} changed more than the classes of its raises since {e.proof['commit'][:12]}"
-        )
+        assert tool.classify(e.module, old, tree.sources[e.module], e.proof["commit"], tree.moves) == {
+            "module": e.module,
+            "code": e.code,
+            "replaces": e.replaces,
+            "reason": e.reason,
+            "proof": dict(e.proof),
+        }, f"{e.module}: its old code is not what it replaces, or more than its raises changed"
+
+
+def test_the_declaring_tool_declares_only_a_change_of_raise_classes(monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = _declare_tool()
+    old = "def f(x):\n    if x < 0:\n        raise ValueError('negative')\n    return x\n"
+    new = "from cffair.errors import ParameterError\n\n" + old.replace("ValueError", "ParameterError")
+    assert tool.classify("m", old, old + "# a comment\n", "c0") is None
+    entry = tool.classify("m", old, new, "c0")
+    assert isinstance(entry, dict) and entry["proof"] == {"kind": "raises", "commit": "c0"}
+    assert entry["code"] != entry["replaces"]
+    assert "not only its raises" in tool.classify("m", old, new.replace("return x", "return -x"), "c0")
+    monkeypatch.setattr(tool, "_EQUIVALENT", {entry["replaces"]: "0123456789abcdef"})  # the old code was declared
+    assert "declare it by hand" in tool.classify("m", old, new, "c0")
 
 
 @pytest.mark.parametrize(
