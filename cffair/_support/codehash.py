@@ -399,6 +399,8 @@ class SourceTree:
     _trees: dict[str, ast.Module] = field(default_factory=dict, repr=False)
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
     _imports: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _exempt: dict[str, bool] = field(default_factory=dict, repr=False)
+    _fingerprints: dict[tuple[frozenset[str], ...], dict[str, str]] = field(default_factory=dict, repr=False)
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -445,12 +447,15 @@ class SourceTree:
 
     def exempt(self, module: str) -> bool:
         """Whether the module declares ``FINGERPRINT_EXEMPT = True`` (it cannot change a number)."""
-        for node in self.tree(module).body:
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == EXEMPT_FLAG for t in node.targets
-            ):
-                return isinstance(node.value, ast.Constant) and node.value.value is True
-        return False
+        if module not in self._exempt:
+            self._exempt[module] = False
+            for node in self.tree(module).body:
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == EXEMPT_FLAG for t in node.targets
+                ):
+                    self._exempt[module] = isinstance(node.value, ast.Constant) and node.value.value is True
+                    break
+        return self._exempt[module]
 
     def _resolve(self, module: str, name: str | None, level: int, current: str) -> str | None:
         """The module an import statement names (``None`` when outside the tree)."""
@@ -549,8 +554,11 @@ class SourceTree:
         ``shallow`` modules (dispatchers) contribute their own code but not their imports:
         what they dispatch to is named among the roots.
         """
-        mods = self.closure(roots, stop) | {m for m in shallow if not self.exempt(m)}
-        return dict(sorted((self.ledger_name(m), self.code_hash(m)) for m in mods))
+        key = (frozenset(roots), frozenset(stop), frozenset(shallow))
+        if key not in self._fingerprints:
+            mods = self.closure(key[0], key[1]) | {m for m in key[2] if not self.exempt(m)}
+            self._fingerprints[key] = dict(sorted((self.ledger_name(m), self.code_hash(m)) for m in mods))
+        return dict(self._fingerprints[key])
 
     def import_graph(self, *, type_only: bool = False) -> dict[str, set[str]]:
         """``{module: modules it imports}`` for every module of the tree (``type_only``: with the

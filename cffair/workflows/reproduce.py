@@ -531,8 +531,9 @@ def results_for(
         from cffair.experiments.pipeline import prepare_inputs
 
         run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs=prepare_inputs(profile, datasets, jobs=jobs))
-    keys = {c.key for c in cfgs}
-    recs = [r for r in store.records() if r.config.key in keys]
+    # each wanted record read from its own file (a chapter holds a tenth of the store), in the store's order
+    wanted = sorted({store.path(c).name: c for c in cfgs}.values(), key=lambda c: store.path(c).name)
+    recs = [r for c in wanted if (r := store.get(c)) is not None]
     if not recs and not missing_ok:
         raise FileNotFoundError(
             f"no results for {list(only)} in {store.root}; run `cffair reproduce --mode full` "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from cffair import experiments as E
+from cffair.experiments import store as store_module
 
 
 def test_a_record_is_typed_when_made_and_when_read_back(tmp_path):
@@ -21,3 +22,33 @@ def test_a_record_is_typed_when_made_and_when_read_back(tmp_path):
     assert json.loads(json.dumps(back)) == dict(made)  # still the plain JSON object on disk
     again = store.restamp(back, {"code": {"m": "other"}})
     assert isinstance(again, E.Record) and again.config == cfg and again.fingerprint == {"code": {"m": "other"}}
+
+
+def test_a_store_read_again_gives_the_same_records_and_sees_every_change(tmp_path, monkeypatch):
+    """Reading a record again in the same process skips the parse and the checksum (the file is the same one),
+    and still returns what is on disk: a record of its own each time, the new content after a write, and a
+    corrupt verdict after a hand edit of the same size."""
+    store = E.ResultsStore(tmp_path)
+    cfgs = [E.ExperimentConfig("compas", fold, "cnf", profile="quick") for fold in (0, 1)]
+    for k, cfg in enumerate(cfgs):
+        store.put(E.make_record(cfg, {"code": {"m": "h"}}, {"accuracy": 0.5 + k / 10}, {"total": 1.0}))
+    first = store.records()
+    checked = []
+    real = store_module._validate
+    monkeypatch.setattr(store_module, "_validate", lambda raw, path: checked.append(path.name) or real(raw, path))
+    second = store.records()
+    assert checked == []  # the same files: neither parsed nor checked again
+    assert second == first and all(isinstance(r, E.Record) for r in second)
+    second[0]["metrics"]["accuracy"] = -1.0  # a reader's edit stays its own
+    assert store.records()[0]["metrics"]["accuracy"] == 0.5
+
+    store.put(E.make_record(cfgs[0], {"code": {"m": "h"}}, {"accuracy": 0.9}, {"total": 1.0}))
+    assert store.get(cfgs[0]).metrics == {"accuracy": 0.9}  # rewritten: read again
+    assert checked == [store.path(cfgs[0]).name]
+
+    path = store.path(cfgs[1])
+    text = path.read_text()
+    path.write_text(text.replace('"accuracy": 0.6', '"accuracy": 0.7'))  # same size, by hand
+    assert path.stat().st_size == len(text.encode())
+    assert store.get(cfgs[1]) is None
+    assert [c.path for c in store.corrupt()] == [path] and "checksum" in store.corrupt()[0].reason
