@@ -156,6 +156,7 @@ from cffair_book.speed import (
     ltn_epoch_frame,
     projection_frame,
     record_cost_line,
+    store_speed_line,
 )
 from cffair_book.why import (
     cke_steps_finding,
@@ -267,6 +268,7 @@ __all__ = [
     "claims_speed_line",
     "denormals_line",
     "record_cost_line",
+    "store_speed_line",
     "flow_benchmark_frame",
     "gan_mmd_frame",
     "GAN_VARIANTS",

@@ -1,5 +1,6 @@
 """What the Benchmarks page says about speed: the LTN's epochs and the critical path
-(``ltn_heap.json``), flushing denormals (``denormals.json``) and the claims engine (``book_claims.json``).
+(``ltn_heap.json``), flushing denormals (``denormals.json``), the claims engine (``book_claims.json``) and the
+book's reading of the store (``book_store.json``).
 
 The numbers come from ``benchmarks/bench_ltn_heap.py``: short, alternating measurements on Adult
 fold 0 (CPU time beside wall time, the machine's load, the spread over the rounds), and the task
@@ -20,6 +21,7 @@ __all__ = [
     "ltn_epoch_frame",
     "projection_frame",
     "record_cost_line",
+    "store_speed_line",
 ]
 
 #: What each measured knowledge base is, for the table's rows.
@@ -241,3 +243,67 @@ def claims_speed_line(result: Mapping[str, Any]) -> str:
         f"{ratio:.1f}× less; with the evaluations already in the build's claims cache (a second build of the same "
         f"inputs) {disk['cpu']['median']:.1f} s ({ratio_disk:.0f}×). {same}{exact}{load}"
     )
+
+
+def store_speed_line(result: Mapping[str, Any] | None) -> str:
+    """What the pages that read the store most cost before and after each record is read once per file
+    (``bench_book_store.py``), worded by its numbers (Markdown).
+
+    >>> page = lambda b, a, same=True: {"before": {"cpu": {"median": b, "min": b - 1, "max": b + 1}},
+    ...     "after": {"cpu": {"median": a, "min": a - 0.5, "max": a + 0.5}}, "ratio_cpu": round(b / a, 2),
+    ...     "same_output": same, "load": [0.2, 1.1]}
+    >>> r = {"rounds": 3, "pages": {"intro.md": page(30.0, 8.0), "book/reproducing.md": page(40.0, 20.0)},
+    ...      "machine": {"cpus": 2}}
+    >>> print(store_speed_line(r))  # doctest: +NORMALIZE_WHITESPACE
+    Each page in a fresh process, 3 alternating rounds, CPU seconds (median, min–max): the front page 30.0 s
+    (29.0–31.0) before, 8.0 s (7.5–8.5) after, 3.75× less; the Reproducing page 40.0 s (39.0–41.0) before,
+    20.0 s (19.5–20.5) after, 2.00× less. Every page shows the same output with both. (Load average 0.2–1.1 on
+    2 cores.)
+    >>> "**The outputs differ.**" in store_speed_line({**r, "pages": {"intro.md": page(30.0, 8.0, same=False)}})
+    True
+    >>> store_speed_line(None)
+    '`benchmarks/bench_book_store.py` has not been run on this checkout.'
+    """
+    if result is None:
+        return "`benchmarks/bench_book_store.py` has not been run on this checkout."
+    names = {"intro.md": "the front page", "book/reproducing.md": "the Reproducing page"}
+
+    def cpu(x: Mapping[str, Any]) -> str:
+        c = x["cpu"]
+        return f"{c['median']:.1f} s ({c['min']:.1f}–{c['max']:.1f})"
+
+    parts = [
+        f"{names.get(p, _page_name(p))} {cpu(e['before'])} before, {cpu(e['after'])} after, {e['ratio_cpu']:.2f}× less"
+        for p, e in result["pages"].items()
+    ]
+    same = (
+        "Every page shows the same output with both."
+        if all(e["same_output"] for e in result["pages"].values())
+        else "**The outputs differ.**"
+    )
+    loads = [x for e in result["pages"].values() for x in _loads(e)]
+    cores = result.get("machine", {}).get("cpus")
+    load = f" (Load average {min(loads):.1f}–{max(loads):.1f} on {cores or 'its'} cores.)" if loads else ""
+    return (
+        f"Each page in a fresh process, {result['rounds']} alternating rounds, CPU seconds (median, min–max): "
+        + "; ".join(parts)
+        + f". {same}{load}"
+    )
+
+
+def _page_name(path: str) -> str:
+    """A chapter's name from its notebook (``notebooks/q1_counterfactual_fairness.md`` → ``chapter Q1``).
+
+    >>> _page_name("notebooks/q1_counterfactual_fairness.md"), _page_name("book/claims.md")
+    ('chapter Q1', 'the page claims')
+    """
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    head = stem.split("_", 1)[0]
+    return f"chapter {head.upper()}" if head[:1] == "q" and head[1:].isdigit() else f"the page {stem}"
+
+
+def _loads(entry: Mapping[str, Any]) -> list[float]:
+    """Every load average a page's runs noted (a run keeps ``[before, after]``; a summary may keep one pair)."""
+    if "load" in entry:
+        return [float(x) for x in entry["load"]]
+    return [float(x) for v in ("before", "after") for run in entry[v].get("runs", []) for x in run["load"]]
