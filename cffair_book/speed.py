@@ -261,6 +261,8 @@ def store_speed_line(result: Mapping[str, Any] | None) -> str:
     2 cores.)
     >>> "**The outputs differ.**" in store_speed_line({**r, "pages": {"intro.md": page(30.0, 8.0, same=False)}})
     True
+    >>> "1.25× more" in store_speed_line({**r, "pages": {"intro.md": page(8.0, 10.0)}})  # slower after: says so
+    True
     >>> store_speed_line(None)
     '`benchmarks/bench_book_store.py` has not been run on this checkout.'
     """
@@ -273,7 +275,8 @@ def store_speed_line(result: Mapping[str, Any] | None) -> str:
         return f"{c['median']:.1f} s ({c['min']:.1f}–{c['max']:.1f})"
 
     parts = [
-        f"{names.get(p, _page_name(p))} {cpu(e['before'])} before, {cpu(e['after'])} after, {e['ratio_cpu']:.2f}× less"
+        f"{names.get(p, _page_name(p))} {cpu(e['before'])} before, {cpu(e['after'])} after, "
+        + (f"{e['ratio_cpu']:.2f}× less" if e["ratio_cpu"] >= 1 else f"{1 / e['ratio_cpu']:.2f}× more")
         for p, e in result["pages"].items()
     ]
     same = (

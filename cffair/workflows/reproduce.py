@@ -532,8 +532,8 @@ def results_for(
 
         run_grid(cfgs, store, jobs=jobs, progress=False, known_inputs=prepare_inputs(profile, datasets, jobs=jobs))
     # each wanted record read from its own file (a chapter holds a tenth of the store), in the store's order
-    wanted = sorted({store.path(c).name: c for c in cfgs}.values(), key=lambda c: store.path(c).name)
-    recs = [r for c in wanted if (r := store.get(c)) is not None]
+    by_file = {store.path(c).name: c for c in cfgs}
+    recs = [r for name in sorted(by_file) if (r := store.get(by_file[name])) is not None]
     if not recs and not missing_ok:
         raise FileNotFoundError(
             f"no results for {list(only)} in {store.root}; run `cffair reproduce --mode full` "
