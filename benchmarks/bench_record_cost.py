@@ -44,10 +44,10 @@ RESULTS = Path(__file__).resolve().parent / "results" / "record_cost.json"
 STAGES: Mapping[str, tuple[str, str]] = {
     "training": ("cffair/learners/training.py", "_epochs"),
     "evaluation": ("cffair/experiments/pipeline/ltn.py", "_finish"),
-    "evaluation: metrics (three rulers)": ("cffair/evaluation/metrics.py", "evaluate"),
-    "evaluation: per-subgroup CF-MSE": ("cffair/evaluation/metrics.py", "cf_mse_by_subgroup"),
+    "evaluation: metrics (three rulers)": ("cffair/scores/metrics.py", "evaluate"),
+    "evaluation: per-subgroup CF-MSE": ("cffair/scores/metrics.py", "cf_mse_by_subgroup"),
     "evaluation: fairlearn MetricFrame": ("fairlearn/metrics/_metric_frame.py", "__init__"),
-    "evaluation: calibration (Platt)": ("cffair/evaluation/metrics.py", "calibrator"),
+    "evaluation: calibration (Platt)": ("cffair/scores/metrics.py", "calibrator"),
 }
 
 

@@ -136,7 +136,7 @@ class SelectionError(CffairError, ValueError):
 
 
 class CollapsedModelWarning(CffairWarning):
-    """A trained model that the degenerate-model screen (:mod:`cffair.evaluation.screen`) finds collapsed on
+    """A trained model that the degenerate-model screen (:mod:`cffair.scores.screen`) finds collapsed on
     its own training rows: constant or near-constant decisions, or no more accurate than the
     majority class (its fairness scores then mean nothing)."""
 

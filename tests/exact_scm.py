@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cffair.causal.graph import CausalGraph
 from cffair.datasets import DatasetSpec
+from cffair.datasets.graph import CausalGraph
 
 LEVELS = {"s": ["a", "b"], "m": ["p", "q", "r"], "train": ["no", "yes"]}
 EDGES = {"s": ["skill"], "m": ["skill"], "train": ["skill"]}

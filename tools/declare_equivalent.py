@@ -26,12 +26,12 @@ sys.path.insert(0, str(ROOT))
 
 from cffair._support.codehash import (  # noqa: E402
     _EQUIVALENT,
-    MOVES,
     SourceTree,
     _hash,
     canonical_code,
     raise_neutral_code,
 )
+from cffair._support.moves import MOVES, MOVES_IN_TEXT  # noqa: E402
 
 LEDGER = ROOT / "cffair" / "data" / "fingerprint_ledger.json"
 REASON = (
@@ -55,21 +55,46 @@ def source_at(commit: str, path: str, root: Path = ROOT) -> str | None:
     return run.stdout if run.returncode == 0 else None
 
 
+Ledger = tuple[Mapping[str, str], Mapping[str, str]]  # (moves, moves_in_text)
+
+
+def ledger_at(commit: str, root: Path = ROOT) -> Ledger:
+    """The ledger's moves as they were at ``commit`` (none before the ledger existed)."""
+    text = source_at(commit, "cffair/data/fingerprint_ledger.json", root)
+    ledger = json.loads(text) if text else {}
+    return dict(ledger.get("moves", {})), dict(ledger.get("moves_in_text", {}))
+
+
+def name_at(module: str, moves_now: Mapping[str, str], moves_then: Mapping[str, str]) -> str:
+    """The name ``module`` (today's name) had when ``moves_then`` was the ledger: both map to one ledger name."""
+    ledger = moves_now.get(module, module)
+    return next((then for then, name in moves_then.items() if name == ledger), ledger)
+
+
 def classify(
-    module: str, old: str, new: str, commit: str, moves: Mapping[str, str] = MOVES
+    module: str,
+    old: str,
+    new: str,
+    commit: str,
+    moves: Mapping[str, str] = MOVES,
+    in_text: Mapping[str, str] = MOVES_IN_TEXT,
+    then: Ledger | None = None,
 ) -> dict[str, Any] | str | None:
     """What to do with ``module``, whose code was ``old`` at ``commit`` and is ``new`` today: ``None`` when its
     canonical code is the same, its ledger entry when only the classes of its raises changed, else why not.
 
-    Its old code must be what the records hash: an old code that was itself declared equivalent to an older one is
-    refused (its records hash that older code, which this proof does not reach back to).
+    The old code is read with the ledger of its commit (``then``; default: today's), the new with today's, so that a
+    module moved since is compared under the one name its records key it by. Its old code must be what the records
+    hash: an old code that was itself declared equivalent to an older one is refused (its records hash that older
+    code, which this proof does not reach back to).
     """
-    old_hash, new_hash = _hash(canonical_code(old, moves)), _hash(canonical_code(new, moves))
+    was = (moves, in_text) if then is None else then
+    old_hash, new_hash = _hash(canonical_code(old, *was)), _hash(canonical_code(new, moves, in_text))
     if old_hash == new_hash:
         return None
     if old_hash in _EQUIVALENT:
         return "its code at the commit was itself declared equivalent to older code: declare it by hand"
-    if raise_neutral_code(old, moves) != raise_neutral_code(new, moves):
+    if raise_neutral_code(old, *was) != raise_neutral_code(new, moves, in_text):
         return "not only its raises changed: its records go stale"
     return {
         "module": module,
@@ -85,13 +110,15 @@ def proposals(since: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
     commit = subprocess.run(
         ["git", "rev-parse", since], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
-    tree = SourceTree.from_directory(ROOT / "cffair", moves=MOVES)
+    tree = SourceTree.from_directory(ROOT / "cffair")
+    then = ledger_at(commit)
     entries, other = [], {}
     for module in sorted(tree.sources):
-        old = None if tree.exempt(module) else source_at(commit, module_path(module, tree.packages))
+        path = module_path(name_at(module, MOVES, then[0]), tree.packages)
+        old = None if tree.exempt(module) else source_at(commit, path)
         if old is None:
             continue
-        found = classify(module, old, tree.sources[module], commit)
+        found = classify(module, old, tree.sources[module], commit, then=then)
         if isinstance(found, dict):
             entries.append(found)
         elif found is not None:

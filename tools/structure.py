@@ -5,7 +5,7 @@ that run back up the layers of the data flow (issue 39's "done when").
     python tools/structure.py --json     # the same numbers, for a closing note or a test
     python tools/structure.py --moves    # renames git sees since a commit, as MOVES ledger lines
 
-The layers follow the data (DESIGN.md): support → datasets → causal → logic → learners → baselines →
+The layers follow the data (DESIGN.md): support → datasets → causal → logic → scores → learners → baselines →
 evaluation → experiments → reporting → workflows → cli. The workflows (the own-data run, reproduce) sit
 above reporting because they orchestrate every part below them, the report included, and only the
 command line imports them. A module's layer is the first entry of
@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("datasets", ("cffair.datasets",)),
     ("causal", ("cffair.causal",)),
     ("logic", ("cffair.logic",)),
+    ("scores", ("cffair.scores",)),
     ("learners", ("cffair.learners",)),
     ("baselines", ("cffair.baselines",)),
     ("evaluation", ("cffair.evaluation",)),

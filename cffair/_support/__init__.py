@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from cffair._support.codehash import (
         EQUIVALENT_CODE,
         EXEMPT_FLAG,
-        MOVES,
         Equivalence,
         SourceTree,
         canonical_code,
@@ -59,6 +58,10 @@ if TYPE_CHECKING:
         store_lock,
         writable_dir,
         write_text_atomic,
+    )
+    from cffair._support.moves import (
+        MOVES,
+        MOVES_IN_TEXT,
     )
     from cffair._support.utils import (
         json_default,
@@ -104,7 +107,8 @@ _EXPORTS: dict[str, str] = {
     "EXEMPT_FLAG": "codehash",
     "Equivalence": "codehash",
     "MAX_LEARNING_RATE": "validation",
-    "MOVES": "codehash",
+    "MOVES": "moves",
+    "MOVES_IN_TEXT": "moves",
     "PlainWordError": "yaml_files",
     "SEAL_KEYS": "integrity",
     "SETTING_GROUPS": "validation",
@@ -164,7 +168,7 @@ _EXPORTS: dict[str, str] = {
     "write_text_atomic": "io",
     "zip_damage": "integrity",
 }
-_SUBMODULES = ("artefacts", "codehash", "devices", "integrity", "io", "utils", "validation", "yaml_files")
+_SUBMODULES = ("artefacts", "codehash", "devices", "integrity", "io", "moves", "utils", "validation", "yaml_files")
 
 __all__ = [
     "DEVICES",
@@ -175,6 +179,7 @@ __all__ = [
     "Equivalence",
     "MAX_LEARNING_RATE",
     "MOVES",
+    "MOVES_IN_TEXT",
     "PlainWordError",
     "SEAL_KEYS",
     "SETTING_GROUPS",

@@ -7,12 +7,10 @@ fingerprints (:mod:`cffair.experiments.fingerprint`), the cache keys of fitted f
 counterfactual sets (:mod:`cffair.causal.cache`) and of pre-trainings (:mod:`cffair.pretraining`)
 all hash code here, so that a docstring edit invalidates none of them.
 
-Moving a module is not a change of what it does. :data:`MOVES` is the ledger of moves: a moved
-module's name today → the name it is fingerprinted under (the one it had when records were first
-made). Before hashing, every reference to a moved module (an import statement's module path, an
-imported submodule, a string naming it for ``importlib``) is read as its ledger name, and the
-fingerprint is keyed by ledger names, so a move that keeps each import's target stales nothing:
-every hash and key is what it was. :func:`cffair.experiments.fingerprint.diff` is rename-aware
+Moving a module is not a change of what it does (:mod:`cffair._support.moves`, the ledger of moves):
+before hashing, every reference to a moved module is read as its ledger name, and the fingerprint is
+keyed by ledger names, so a move that keeps each import's target stales nothing: every hash and key
+is what it was. :func:`cffair.experiments.fingerprint.diff` is rename-aware
 as well: a module that left the fingerprint under one name and came back under another with the
 same normalised code is a move, not a reason.
 
@@ -34,14 +32,13 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import Any
+
+from cffair._support.moves import MOVES, MOVES_IN_TEXT, as_before_the_moves, ledger
 
 __all__ = [
     "EQUIVALENT_CODE",
     "EXEMPT_FLAG",
-    "MOVES",
     "Equivalence",
     "SourceTree",
     "canonical_code",
@@ -55,18 +52,6 @@ __all__ = [
 #: The name a module assigns ``True`` to declare that it cannot change a number.
 EXEMPT_FLAG = "FINGERPRINT_EXEMPT"
 FINGERPRINT_EXEMPT = True  # hashing code is bookkeeping: editing this module changes no number
-
-
-def _ledger() -> dict[str, Any]:
-    """The ledger, read from the package data (a file, so that the module names it holds count as no import)."""
-    text = resources.files("cffair").joinpath("data/fingerprint_ledger.json").read_text(encoding="utf-8")
-    return dict(json.loads(text))
-
-
-#: The ledger of moved modules: name today → the name its fingerprint is keyed and hashed under.
-#: A move adds one entry to ``cffair/data/fingerprint_ledger.json`` (``tools/structure.py --moves`` lists the renames git
-#: sees); an entry is never removed while a committed record names the old module.
-MOVES: Mapping[str, str] = dict(_ledger()["moves"])
 
 
 # ============================================================================ normalised code
@@ -138,119 +123,7 @@ def normalised_code(source: str) -> str:
     return stable_dump(_strip_version(tree))
 
 
-class _Canonical(ast.NodeTransformer):
-    """Rewrites references to moved modules into their ledger names (see :data:`MOVES`).
-
-    A move splits an import: ``from cffair import cke, own`` becomes two statements from two parts,
-    which the formatter then sorts apart. So, in a block of imports that a move touched, the
-    first-party ``from ... import`` statements are read back as the formatter writes them: one
-    statement per module, the names sorted, the modules in order (the layout the code had before
-    the move). A block no move touched is left exactly as it is.
-    """
-
-    def __init__(self, moves: Mapping[str, str]) -> None:
-        self.moves = moves
-
-    def visit_Import(self, node: ast.Import) -> ast.Import:
-        for alias in node.names:
-            if alias.name in self.moves:
-                alias.name = self.moves[alias.name]
-                node._moved = True  # type: ignore[attr-defined]
-        return node
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | list[ast.AST]:
-        module = node.module or ""
-        moved = [f"{module}.{a.name}" in self.moves for a in node.names]
-        if not any(moved):
-            if node.module and module in self.moves:
-                node.module = self.moves[module]
-                node._moved = True  # type: ignore[attr-defined]
-            return node
-        # ``from package import submodule``: each moved submodule is imported as its ledger name was
-        out: list[ast.AST] = []
-        for alias, is_moved in zip(node.names, moved):
-            if is_moved:
-                parent, _, name = self.moves[f"{module}.{alias.name}"].rpartition(".")
-                asname = None if alias.asname in (None, name) else alias.asname
-                out.append(ast.ImportFrom(module=parent, names=[ast.alias(name=name, asname=asname)], level=0))
-            else:
-                out.append(ast.ImportFrom(module=self.moves.get(module, module), names=[alias], level=node.level))
-        for new in out:
-            new._moved = True  # type: ignore[attr-defined]
-        return out[0] if len(out) == 1 else out
-
-    def visit_Constant(self, node: ast.Constant) -> ast.Constant:
-        if isinstance(node.value, str) and node.value in self.moves:
-            node.value = self.moves[node.value]
-        return node
-
-
-def _first_party(node: ast.stmt, package: str) -> bool:
-    return (
-        isinstance(node, ast.ImportFrom)
-        and node.level == 0
-        and node.module is not None
-        and (node.module == package or node.module.startswith(package + "."))
-    )
-
-
-def _member_key(name: str) -> tuple[int, str]:
-    """The formatter's order of imported names: constants, then classes, then the rest."""
-    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
-    return kind, name.lower()
-
-
-def _regroup_block(block: list[ast.stmt], package: str) -> list[ast.stmt]:
-    """One block of consecutive imports, its first-party ``from`` imports laid out as the formatter does."""
-    if not any(getattr(node, "_moved", False) for node in block):
-        return block
-    ours = [node for node in block if _first_party(node, package)]
-    if not ours:
-        return block
-    plain: dict[str, list[list[str]]] = {}
-    aliased: dict[str, list[ast.alias]] = {}
-    for node in ours:
-        assert isinstance(node, ast.ImportFrom) and node.module is not None
-        bare = [a.name for a in node.names if a.asname is None]
-        if bare:
-            plain.setdefault(node.module, []).append(bare)
-        aliased.setdefault(node.module, []).extend(a for a in node.names if a.asname is not None)
-    merged: list[ast.stmt] = []
-    for module in sorted({*plain, *aliased}):
-        groups = plain.get(module, [])
-        if groups:
-            bare = groups[0] if len(groups) == 1 else sorted({n for g in groups for n in g}, key=_member_key)
-            merged.append(ast.ImportFrom(module=module, names=[ast.alias(name=n) for n in bare], level=0))
-        for alias in aliased.get(module, []):
-            merged.append(ast.ImportFrom(module=module, names=[alias], level=0))
-    first = block.index(ours[0])
-    rest = [node for node in block if not _first_party(node, package)]
-    before = [node for node in rest if block.index(node) < first]
-    after = [node for node in rest if block.index(node) > first]
-    return before + merged + after
-
-
-def _regroup(tree: ast.AST, package: str = "cffair") -> ast.AST:
-    for node in ast.walk(tree):
-        for field_name in ("body", "orelse", "finalbody"):
-            body = getattr(node, field_name, None)
-            if not isinstance(body, list) or not body or not isinstance(body[0], ast.AST):
-                continue
-            out: list[ast.stmt] = []
-            block: list[ast.stmt] = []
-            for stmt in [*body, None]:
-                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                    block.append(stmt)
-                    continue
-                out.extend(_regroup_block(block, package))
-                block = []
-                if stmt is not None:
-                    out.append(stmt)
-            setattr(node, field_name, out)
-    return tree
-
-
-def canonical_code(source: str, moves: Mapping[str, str]) -> str:
+def canonical_code(source: str, moves: Mapping[str, str], in_text: Mapping[str, str] | None = None) -> str:
     """:func:`normalised_code` with every reference to a moved module read as its ledger name.
 
     With no move that the source refers to, it is :func:`normalised_code` itself, so a ledger
@@ -263,16 +136,27 @@ def canonical_code(source: str, moves: Mapping[str, str]) -> str:
     True
     >>> canonical_code("x = 'pkg.new.mod'", moves) == normalised_code("x = 'pkg.mod'")
     True
+
+    A module named inside a longer text (a message's "see pkg.new.mod") is read as the name the text
+    had for the moves in ``in_text`` (:data:`MOVES_IN_TEXT`), and only as a whole name:
+
+    >>> says, named = "raise E('see pkg.new.mod.f')", {"pkg.new.mod": "pkg.mod"}
+    >>> canonical_code(says, moves, named) == normalised_code("raise E('see pkg.mod.f')")
+    True
+    >>> canonical_code(says, moves) == normalised_code(says)
+    True
+    >>> canonical_code("x = 'pkg.new.module'", moves, named) == normalised_code("x = 'pkg.new.module'")
+    True
     """
-    return stable_dump(_canonical_tree(source, moves))
+    return stable_dump(_canonical_tree(source, moves, in_text))
 
 
-def _canonical_tree(source: str, moves: Mapping[str, str]) -> ast.AST:
+def _canonical_tree(source: str, moves: Mapping[str, str], in_text: Mapping[str, str] | None = None) -> ast.AST:
     """The syntax tree :func:`canonical_code` writes out (and :func:`raise_neutral_code` reads further)."""
     tree = _strip_docstrings(ast.parse(source))
     assert isinstance(tree, ast.Module)
     tree = _strip_version(tree)
-    return _regroup(_Canonical(moves).visit(tree)) if moves else tree
+    return as_before_the_moves(tree, moves, in_text) if moves else tree
 
 
 def _hash(text: str) -> str:
@@ -338,7 +222,7 @@ class _RaiseNeutral(ast.NodeTransformer):
         return node
 
 
-def raise_neutral_code(source: str, moves: Mapping[str, str]) -> str:
+def raise_neutral_code(source: str, moves: Mapping[str, str], in_text: Mapping[str, str] | None = None) -> str:
     """:func:`canonical_code` with every raise of one of :mod:`cffair.errors`' classes read as a raise of
     the builtin error that class also is, and the imports from :mod:`cffair.errors` left out.
 
@@ -367,15 +251,14 @@ def raise_neutral_code(source: str, moves: Mapping[str, str]) -> str:
         for local, name in imported.items()
         if isinstance(cls := getattr(cffair.errors, name, None), type) and (b := _builtin_of(cls))
     }
-    return stable_dump(_RaiseNeutral(builtin_of).visit(_canonical_tree(source, moves)))
+    return stable_dump(_RaiseNeutral(builtin_of).visit(_canonical_tree(source, moves, in_text)))
 
 
 #: Rewrites declared equivalent to the code they replaced (:class:`Equivalence`), read by
 #: :meth:`SourceTree.code_hash`. Add one only when the rewrite provably changes no number (say
 #: how in ``reason``), never to spare a regeneration after a change of what the code computes.
 EQUIVALENT_CODE: tuple[Equivalence, ...] = tuple(
-    Equivalence(e["module"], e["code"], e["replaces"], e["reason"], e.get("proof"))
-    for e in _ledger()["equivalent_code"]
+    Equivalence(e["module"], e["code"], e["replaces"], e["reason"], e.get("proof")) for e in ledger()["equivalent_code"]
 )
 
 #: Keyed by the declared code alone (a hash of its content), so that a declaration follows its code through a move.
@@ -391,11 +274,13 @@ class SourceTree:
         sources: module name (``cffair.causal.flow``) → source text.
         packages: the names in ``sources`` that are packages (their ``__init__``).
         moves: the ledger of moved modules (:data:`MOVES`, the default for the installed tree).
+        in_text: moved modules a text may name (:data:`MOVES_IN_TEXT`, the default for the installed tree).
     """
 
     sources: dict[str, str]
     packages: frozenset[str] = frozenset()
     moves: Mapping[str, str] = field(default_factory=dict)
+    in_text: Mapping[str, str] = field(default_factory=dict)
     _trees: dict[str, ast.Module] = field(default_factory=dict, repr=False)
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
     _imports: dict[str, set[str]] = field(default_factory=dict, repr=False)
@@ -419,7 +304,9 @@ class SourceTree:
                 parts = parts[:-1]
                 packages.add(".".join(parts))
             sources[".".join(parts)] = path.read_text(encoding="utf-8")
-        return cls(sources, frozenset(packages), dict(MOVES if moves is None else moves))
+        if moves is None:  # the installed ledger
+            return cls(sources, frozenset(packages), dict(MOVES), dict(MOVES_IN_TEXT))
+        return cls(sources, frozenset(packages), dict(moves))
 
     @classmethod
     def installed(cls) -> SourceTree:
@@ -437,7 +324,7 @@ class SourceTree:
         (the hash of the code it replaced when :data:`EQUIVALENT_CODE` declares this exact code
         equivalent to it)."""
         if module not in self._hashes:
-            found = _hash(canonical_code(self.sources[module], self.moves))
+            found = _hash(canonical_code(self.sources[module], self.moves, self.in_text))
             self._hashes[module] = _EQUIVALENT.get(found, found)
         return self._hashes[module]
 

@@ -1,7 +1,7 @@
 """The baselines of Table 1 (paper section 6.4) and cheap alternatives a user would try.
 
 Every baseline has ``fit(...)`` and ``predict_score(X_encoded) -> np.ndarray`` (P(y = 1) for a
-binary target, a real score otherwise), so one evaluation (:func:`cffair.evaluation.metrics.evaluate`)
+binary target, a real score otherwise), so one evaluation (:func:`cffair.scores.metrics.evaluate`)
 scores them all on the same CNF counterfactual pairs. The generators also export their own
 counterfactuals as a :class:`~cffair.causal.cfset.CounterfactualSet`
 (``meta["generator"]`` is ``"gan"`` or ``"dcevae"``), e.g. for appendix A.

@@ -174,7 +174,7 @@ class PlugInCF(_EncodedBaseline):
     * :meth:`predict_score_pairs` ``(x, [x_cf_1, ...])`` — aligned arrays, one per
       counterfactual world or sample;
     * :meth:`score_fn` ``(pairs)`` — a ``score_fn(X)`` for the shared
-      :func:`cffair.evaluation.metrics.evaluate`, which calls it on the test rows, on ``pairs.x`` and on
+      :func:`cffair.scores.metrics.evaluate`, which calls it on the test rows, on ``pairs.x`` and on
       ``pairs.x_cf``. A row equal to a factual row of ``pairs`` is mixed with that row's
       counterfactuals; a row that only occurs as a counterfactual is mixed with its factual
       row (the counterfactual of a counterfactual is the factual row: exact for an

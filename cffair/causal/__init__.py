@@ -11,8 +11,8 @@ from typing import Any
 
 from cffair.causal.cfset import CFPairs, CounterfactualSet
 from cffair.causal.config import PAPER_TREATMENT, FlowConfig
-from cffair.causal.graph import CausalGraph, load_graph
 from cffair.causal.interventions import Intervention
+from cffair.datasets.graph import CausalGraph, load_graph
 
 __all__ = [
     "PAPER_TREATMENT",

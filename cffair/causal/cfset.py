@@ -283,7 +283,7 @@ class CounterfactualSet:
 
         Args:
             factual: the dataset frame the row ids point into (positional).
-            graph: the :class:`~cffair.causal.graph.CausalGraph` of the data.
+            graph: the :class:`~cffair.datasets.graph.CausalGraph` of the data.
 
         Raises:
             CounterfactualError: naming the first counterfactual row that disagrees, the column,

@@ -24,7 +24,7 @@ from torch import nn
 
 from cffair.causal.config import FlowConfig
 from cffair.causal.discrete import Column, ThresholdHead, bin_point, categorical_mlp, gumbel_posterior, skewness
-from cffair.causal.graph import CausalGraph
+from cffair.datasets.graph import CausalGraph
 from cffair.errors import ArtefactError, CounterfactualError
 
 if TYPE_CHECKING:

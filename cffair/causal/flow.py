@@ -98,8 +98,8 @@ from cffair.causal.cache import GENERATOR_VERSION, cache_dir, data_key, read_cac
 from cffair.causal.cfset import CounterfactualSet
 from cffair.causal.cnf import CausalFlow, _progress
 from cffair.causal.config import PAPER_TREATMENT, FlowConfig
-from cffair.causal.graph import CausalGraph
 from cffair.causal.interventions import Intervention, resolve
+from cffair.datasets.graph import CausalGraph
 from cffair.errors import CounterfactualError, CounterfactualWarning
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ make from the row, and a single draw is what a perfect sampling generator produc
 Models (:data:`MODELS`, each ``load(name, n, seed)``): ``nominal_child``, ``ordinal_child``,
 ``binary_child``, ``chain``, ``heteroscedastic``, ``adult_like``. Each returns factual rows with
 a binary target, a :class:`~cffair.datasets.DatasetSpec`, a
-:class:`~cffair.causal.graph.CausalGraph`, and the true twins for ``do(S := 1 - S)`` and for an
+:class:`~cffair.datasets.graph.CausalGraph`, and the true twins for ``do(S := 1 - S)`` and for an
 intervention on a non-sensitive feature.
 
 Example:
@@ -49,8 +49,8 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from cffair.causal.graph import CausalGraph
 from cffair.datasets import Dataset, DatasetSpec, FeatureKind, prepare
+from cffair.datasets.graph import CausalGraph
 from cffair.errors import CounterfactualError
 
 Values = Mapping[str, np.ndarray]

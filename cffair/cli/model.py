@@ -310,7 +310,7 @@ def _predict(args: argparse.Namespace) -> int:
 
 
 def _threshold(model: Any, d: Any) -> float:
-    from cffair.evaluation.metrics import decision_threshold
+    from cffair.scores.metrics import decision_threshold
 
     return decision_threshold(d, "score", model.spec_.favourable_top_fraction)
 

@@ -44,7 +44,7 @@ key                         type                   default     meaning
                                                                "immutable"`` also intervenes on them
 ``favourable``              ``0`` | ``1``          ``1``       binary target: the favourable label
 ``favourable_top_fraction`` number in (0, 1)       ``0.4``     score target: the best share counted favourable
-``graph``                   name, path or mapping  ``null``    the causal graph (:mod:`cffair.causal.graph`): a
+``graph``                   name, path or mapping  ``null``    the causal graph (:mod:`cffair.datasets.graph`): a
                                                                packaged name (``adult``, ``compas``,
                                                                ``lawschool``), a YAML file (a relative path is
                                                                looked up next to the spec file first) or the

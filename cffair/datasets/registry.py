@@ -203,7 +203,7 @@ def register(
         name: letters, digits, ``_``, ``.`` and ``-``; not a built-in dataset's name.
         data: the CSV file.
         spec: the YAML spec file (format in :mod:`cffair.datasets`) or the spec mapping.
-        graph: a YAML graph file (format in :mod:`cffair.causal.graph`) or mapping that
+        graph: a YAML graph file (format in :mod:`cffair.datasets.graph`) or mapping that
             replaces the spec's ``graph``.
         flow: flow settings of the counterfactuals (e.g. ``{"categorical": "flow"}``, the
             paper's treatment); default: the library's.

@@ -39,7 +39,7 @@ from cffair.errors import DataError, SpecError
 from cffair.experiments import registry
 
 if TYPE_CHECKING:
-    from cffair.causal.graph import CausalGraph
+    from cffair.datasets.graph import CausalGraph
 
 FeatureKind = Literal["continuous", "integer", "binary", "ordinal", "categorical"]
 
@@ -228,7 +228,7 @@ class DatasetSpec:
         favourable_top_fraction: for a score target, the share of best scores counted as
             favourable when a binary outcome is needed (section 7.3: the best 40 %).
         graph: the causal graph: a packaged graph name, a path to a YAML graph file, or a
-            mapping in that format (see :mod:`cffair.causal.graph`).
+            mapping in that format (see :mod:`cffair.datasets.graph`).
         description: one line on where the data comes from.
     """
 
@@ -358,7 +358,7 @@ class DatasetSpec:
         """
         # imported here: cffair.causal's package imports the flow machinery's light parts,
         # and cffair.causal.cfset imports cffair.datasets lazily (no cycle at import time)
-        from cffair.causal.graph import load_graph
+        from cffair.datasets.graph import load_graph
 
         if self.graph is None:
             raise SpecError(

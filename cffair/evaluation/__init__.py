@@ -1,4 +1,7 @@
-"""Evaluation: the metrics (accuracy, CF-MSE, flip rates, group fairness), the degenerate-model screen, audits of a model's decisions, counterfactual knowledge extraction (CKE), post-hoc queries, recourse and diagnostics.
+"""Evaluation of a trained model: audits of its decisions, counterfactual knowledge extraction (CKE), post-hoc queries, recourse and diagnostics.
+
+The scores themselves (accuracy, CF-MSE, flip rates, group fairness, the degenerate-model screen)
+are :mod:`cffair.scores`, the part below the learners that scores them.
 
 Each name below is loaded from its module on first use, so that importing the part stays light and no
 import cycle runs through this face; type checkers read the imports under ``TYPE_CHECKING``.
@@ -61,23 +64,6 @@ if TYPE_CHECKING:
         cf_mse_per_flip,
         saturation,
     )
-    from cffair.evaluation.groupfair import (
-        GROUP_METRICS,
-        group_fairness,
-        group_rates,
-    )
-    from cffair.evaluation.metrics import (
-        accuracy,
-        cf_flip_rate,
-        cf_flip_rate_by_subgroup,
-        cf_mse,
-        cf_mse_by_subgroup,
-        decision_threshold,
-        evaluate,
-        mse,
-        undesirable_explanation_ratio,
-        worst_subgroup,
-    )
     from cffair.evaluation.queries import (
         X_HAT_RULES,
         QueryResult,
@@ -96,13 +82,6 @@ if TYPE_CHECKING:
         check_actions,
         default_actions,
     )
-    from cffair.evaluation.screen import (
-        CONSTANT_SD,
-        NEAR_CONSTANT_SHARE,
-        Screen,
-        screen_folds,
-        screen_metrics,
-    )
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
@@ -110,12 +89,9 @@ _EXPORTS: dict[str, str] = {
     "Action": "recourse",
     "AuditResult": "audit",
     "CKEReport": "cke",
-    "CONSTANT_SD": "screen",
     "Candidate": "cke",
     "CostModel": "recourse",
     "DEFAULT_THRESHOLDS": "cke",
-    "GROUP_METRICS": "groupfair",
-    "NEAR_CONSTANT_SHARE": "screen",
     "QueryResult": "queries",
     "RECOURSE_ACTIONS": "recourse",
     "ROW_ID": "alignment",
@@ -123,11 +99,9 @@ _EXPORTS: dict[str, str] = {
     "RecourseTable": "recourse",
     "SATURATION_EPS": "diagnostics",
     "SIDECAR": "alignment",
-    "Screen": "screen",
     "TWIN_KEYS": "alignment",
     "X_HAT_RULES": "queries",
     "a4_gradient_share": "diagnostics",
-    "accuracy": "metrics",
     "align": "alignment",
     "audit_flow_config": "audit",
     "audit_scores": "audit",
@@ -136,29 +110,20 @@ _EXPORTS: dict[str, str] = {
     "by_subgroup": "audit",
     "calibrated_cf_mse": "diagnostics",
     "calibrator": "diagnostics",
-    "cf_flip_rate": "metrics",
-    "cf_flip_rate_by_subgroup": "metrics",
-    "cf_mse": "metrics",
-    "cf_mse_by_subgroup": "metrics",
     "cf_mse_per_flip": "diagnostics",
     "check_actions": "recourse",
     "check_range": "audit",
     "cke_features": "cke",
     "cke_loop": "cke",
     "cluster_sums": "audit_stats",
-    "decision_threshold": "metrics",
     "default_actions": "recourse",
     "default_threshold": "cke",
-    "evaluate": "metrics",
     "explanations": "cke",
     "extract": "cke",
     "factual_keys": "alignment",
     "favourable": "cke",
     "frequencies": "cke",
-    "group_fairness": "groupfair",
-    "group_rates": "groupfair",
     "imbalances": "cke",
-    "mse": "metrics",
     "nearest_different": "queries",
     "pairs_from_cfset": "cke",
     "percentile_interval": "audit_stats",
@@ -169,14 +134,10 @@ _EXPORTS: dict[str, str] = {
     "save_predictions": "alignment",
     "score_threshold_of": "cke",
     "scores_of": "audit",
-    "screen_folds": "screen",
-    "screen_metrics": "screen",
     "similar_different": "queries",
     "subgroup_cf": "queries",
     "top_candidates": "cke",
-    "undesirable_explanation_ratio": "metrics",
     "witness_share": "queries",
-    "worst_subgroup": "metrics",
 }
 _SUBMODULES = (
     "alignment",
@@ -184,11 +145,8 @@ _SUBMODULES = (
     "audit_stats",
     "cke",
     "diagnostics",
-    "groupfair",
-    "metrics",
     "queries",
     "recourse",
-    "screen",
 )
 
 __all__ = [
@@ -196,12 +154,9 @@ __all__ = [
     "Action",
     "AuditResult",
     "CKEReport",
-    "CONSTANT_SD",
     "Candidate",
     "CostModel",
     "DEFAULT_THRESHOLDS",
-    "GROUP_METRICS",
-    "NEAR_CONSTANT_SHARE",
     "QueryResult",
     "RECOURSE_ACTIONS",
     "ROW_ID",
@@ -209,11 +164,9 @@ __all__ = [
     "RecourseTable",
     "SATURATION_EPS",
     "SIDECAR",
-    "Screen",
     "TWIN_KEYS",
     "X_HAT_RULES",
     "a4_gradient_share",
-    "accuracy",
     "align",
     "audit_flow_config",
     "audit_scores",
@@ -222,29 +175,20 @@ __all__ = [
     "by_subgroup",
     "calibrated_cf_mse",
     "calibrator",
-    "cf_flip_rate",
-    "cf_flip_rate_by_subgroup",
-    "cf_mse",
-    "cf_mse_by_subgroup",
     "cf_mse_per_flip",
     "check_actions",
     "check_range",
     "cke_features",
     "cke_loop",
     "cluster_sums",
-    "decision_threshold",
     "default_actions",
     "default_threshold",
-    "evaluate",
     "explanations",
     "extract",
     "factual_keys",
     "favourable",
     "frequencies",
-    "group_fairness",
-    "group_rates",
     "imbalances",
-    "mse",
     "nearest_different",
     "pairs_from_cfset",
     "percentile_interval",
@@ -255,14 +199,10 @@ __all__ = [
     "save_predictions",
     "score_threshold_of",
     "scores_of",
-    "screen_folds",
-    "screen_metrics",
     "similar_different",
     "subgroup_cf",
     "top_candidates",
-    "undesirable_explanation_ratio",
     "witness_share",
-    "worst_subgroup",
 ]
 
 

@@ -2,7 +2,7 @@
 
 The method of the paper scores a model by how much its output moves between each person ``x``
 and their counterfactual twin ``x′`` (section 6.5): the CF-MSE, the mean of
-``(D(x) − D(x′))²`` over the pairs, and (not in the paper, :mod:`cffair.evaluation.metrics`) the share of
+``(D(x) − D(x′))²`` over the pairs, and (not in the paper, :mod:`cffair.scores.metrics`) the share of
 pairs whose *decision* flips. Nothing in either needs the model to be an LTN: :func:`audit`
 takes any function from readable rows to ``P(y = 1)`` (or to a score), e.g. a scikit-learn
 model's ``predict_proba``, and scores it on cffair's twins (a causal normalising flow fitted on
@@ -15,7 +15,7 @@ pairs of one row share its prediction ``D(x)``, so resampling pairs as if indepe
 gives intervals too narrow. When the data has the target column, the audit also gives the
 accuracy (MSE for a score target), overall and per subgroup, and beside counterfactual fairness
 the group fairness of the decisions between the sensitive attribute's groups: the
-demographic-parity and equalized-odds differences (:mod:`cffair.evaluation.groupfair`, fairlearn's
+demographic-parity and equalized-odds differences (:mod:`cffair.scores.groupfair`, fairlearn's
 ``MetricFrame``), all from the same resamples of rows.
 
 Where the twins come from matters: a flow fitted on a few hundred audited rows makes other
@@ -67,7 +67,7 @@ from cffair.causal.config import FlowConfig
 from cffair.datasets.spec import Dataset, DatasetSpec
 from cffair.errors import DataError, OptionError, ParameterError
 from cffair.evaluation.alignment import TWIN_KEYS, align, factual_keys
-from cffair.evaluation.metrics import cf_flip_rate, cf_mse, decision_threshold
+from cffair.scores.metrics import cf_flip_rate, cf_mse, decision_threshold
 
 if TYPE_CHECKING:  # pragma: no cover
     from cffair.causal.cnf import CausalFlow
@@ -532,7 +532,7 @@ def _scores(
     the counterfactual numbers as if independent (fairlearn's scheme; kept to compare with).
     """
     from cffair.evaluation.audit_stats import audit_tables
-    from cffair.evaluation.groupfair import group_rates
+    from cffair.scores.groupfair import group_rates
 
     long = twins.frame
     row_id = long["row_id"].to_numpy(dtype=np.int64)

@@ -137,7 +137,7 @@ def audit_tables(
     Returns:
         ``(by_subgroup, overall, accuracy)``: see :class:`cffair.evaluation.audit.AuditResult`.
     """
-    from cffair.evaluation.groupfair import group_fairness
+    from cffair.scores.groupfair import group_fairness
 
     n = len(d_rows)
     d = d_rows[row_id]

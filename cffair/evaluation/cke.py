@@ -29,8 +29,8 @@ import pandas as pd
 from cffair._support.validation import TargetKind
 from cffair.datasets import DatasetSpec
 from cffair.errors import DataError, ParameterError
-from cffair.evaluation.metrics import undesirable_explanation_ratio
 from cffair.logic.axioms import Axiom, cke_axiom
+from cffair.scores.metrics import undesirable_explanation_ratio
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -334,7 +334,7 @@ def cke_loop(
     Extraction runs once on the training rows with the current model; the candidates are then
     added in order of imbalance (optionally filtered by ``accept``, the human in the loop), each
     followed by ``epochs`` (default ``learner.cke_epochs`` = 500) of training. ``evaluate_fn(learner)``
-    (e.g. a closure over :func:`cffair.evaluation.metrics.evaluate` on the test fold) is recorded before
+    (e.g. a closure over :func:`cffair.scores.metrics.evaluate` on the test fold) is recorded before
     the first and after every added axiom.
 
     ``top=k`` adds the k largest positive imbalances whatever the threshold

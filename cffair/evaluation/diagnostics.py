@@ -6,9 +6,9 @@ other pair about 0, so its CF-MSE is about its flip rate; a soft model's flips c
 Comparing a saturated LTN with a soft baseline on CF-MSE alone therefore compares two different
 things. The functions here measure that, so that the book and a user can compare on equal terms:
 
-* :func:`saturation` (from :mod:`cffair.evaluation.metrics`, which records it): the share of outputs within ``eps`` of 0 or 1;
+* :func:`saturation` (from :mod:`cffair.scores.metrics`, which records it): the share of outputs within ``eps`` of 0 or 1;
 * :func:`cf_mse_per_flip`: CF-MSE divided by the flip rate (about 1 for a saturated model);
-* :func:`calibrated_cf_mse` (from :mod:`cffair.evaluation.metrics`): CF-MSE after mapping each model's outputs to calibrated
+* :func:`calibrated_cf_mse` (from :mod:`cffair.scores.metrics`): CF-MSE after mapping each model's outputs to calibrated
   probabilities fitted on its *training* rows (Platt scaling or isotonic regression, from
   scikit-learn), so hard and soft models are scored on one scale;
 * :func:`a4_gradient_share`: the share of the gradient of axiom A4's satisfaction (with the
@@ -29,8 +29,8 @@ import torch
 
 from cffair._support.validation import TargetKind
 from cffair.errors import DataError, ParameterError
-from cffair.evaluation.metrics import SATURATION_EPS, calibrated_cf_mse, calibrator, cf_flip_rate, cf_mse, saturation
-from cffair.evaluation.metrics import _finite_vector as _vector
+from cffair.scores.metrics import SATURATION_EPS, calibrated_cf_mse, calibrator, cf_flip_rate, cf_mse, saturation
+from cffair.scores.metrics import _finite_vector as _vector
 
 __all__ = ["SATURATION_EPS", "a4_gradient_share", "calibrated_cf_mse", "calibrator", "cf_mse_per_flip", "saturation"]
 

@@ -12,7 +12,7 @@ Only knobs that the baselines' config objects expose are moved (:class:`~cffair.
 :class:`~cffair.baselines.dcevae.DCEVAEConfig`, :class:`~cffair.baselines.augmented.MLPConfig`);
 the factors that would need other code are listed in :data:`LEFT_OUT` with the reason.
 
-Every model a step trains passes the degenerate-model screen (:mod:`cffair.evaluation.screen`):
+Every model a step trains passes the degenerate-model screen (:mod:`cffair.scores.screen`):
 a model that predicts (nearly) one outcome for everyone is trivially "fair", and a step that
 collapses a baseline would close the gap by breaking it. :func:`gap_table` marks such a step
 ``collapsed`` and counts no share for it.
@@ -69,13 +69,13 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "cnf": ("cffair.baselines.augmented", "cffair.experiments.pipeline.cnf"),
 }
 #: The evaluation's metrics each row keeps for the degenerate-model screen
-#: (:func:`cffair.evaluation.screen.screen_folds` reads them).
+#: (:func:`cffair.scores.screen.screen_folds` reads them).
 SCREEN_KEYS: tuple[str, ...] = ("accuracy", "mse", "prediction_sd", "positive_rate", "majority_rate", "target_variance")
 
 #: The folders of a results store that its pipeline owns (a study's file may not go there).
 _STORE_OWNED = ("records", "inputs", "stages")
 
-_COMMON_MODULES = ("cffair.experiments.pipeline.fold", "cffair.evaluation.metrics", "cffair.experiments.baseline_gap")
+_COMMON_MODULES = ("cffair.experiments.pipeline.fold", "cffair.scores.metrics", "cffair.experiments.baseline_gap")
 
 #: The factors of the paper's setting that no config object exposes, so the study leaves them out:
 #: ``{baseline: {factor: why}}``.
@@ -287,14 +287,14 @@ def run_gap_study(
         target), ``cpu_s`` and ``wall_s`` (training and scoring; 0 training when reused),
         ``reused``, ``changes`` (cumulative), ``screen`` (the metrics of :data:`SCREEN_KEYS` the
         evaluation gave) and ``collapsed`` (the degenerate-model screen's verdict on this fold's
-        model: ``ok``, or why it is degenerate, :class:`cffair.evaluation.screen.Screen`'s ``kind``).
+        model: ``ok``, or why it is degenerate, :class:`cffair.scores.screen.Screen`'s ``kind``).
 
     Raises:
         ConfigError: for an unknown baseline, no folds or steps, or a step that changes a field the
             config has not.
         DataError: for a ruler the fold does not carry.
     """
-    from cffair.evaluation.screen import screen_metrics
+    from cffair.scores.screen import screen_metrics
 
     _check_baseline(baseline)
     steps = list(default_steps(baseline) if steps is None else steps)
@@ -358,7 +358,7 @@ def gap_table(rows: Sequence[Mapping[str, Any]], paper: float) -> pd.DataFrame:
     closes ``log(m_i / m_j) / log(paper / ours)`` of it, ``j`` the last step before it that did not
     collapse (negative: it widens the gap), and the steps up to ``i`` together
     ``log(m_i / ours) / log(paper / ours)``. A step whose models collapse
-    (:func:`cffair.evaluation.screen.screen_folds` over its folds: constant or near-constant on a
+    (:func:`cffair.scores.screen.screen_folds` over its folds: constant or near-constant on a
     fold, or no better than the majority class on average) gets no share: its CF-MSE is low because
     it says the same to everyone, not because it is fair.
 
@@ -385,7 +385,7 @@ def gap_table(rows: Sequence[Mapping[str, Any]], paper: float) -> pd.DataFrame:
         DataError: for no rows, a non-positive CF-MSE or paper value, a paper value equal to ours, or
             a starting step whose models collapsed (there is then no baseline to measure the gap from).
     """
-    from cffair.evaluation.screen import screen_folds
+    from cffair.scores.screen import screen_folds
 
     if not rows:
         raise DataError("gap_table: no rows; run run_gap_study first.")

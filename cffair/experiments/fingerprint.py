@@ -29,7 +29,8 @@ from functools import cache
 from importlib import metadata
 from typing import Any
 
-from cffair._support.codehash import EXEMPT_FLAG, MOVES, SourceTree, _installed_tree, normalised_code
+from cffair._support.codehash import EXEMPT_FLAG, SourceTree, _installed_tree, normalised_code
+from cffair._support.moves import MOVES
 
 __all__ = [
     "EXEMPT_FLAG",
@@ -92,7 +93,7 @@ def _shown(ledger_name: str) -> str:
     """The name a reader knows a module by today: a fingerprint keys a moved module by its ledger name.
 
     >>> _shown("cffair.metrics"), _shown("m")
-    ('cffair.evaluation.metrics', 'm')
+    ('cffair.scores.metrics', 'm')
     """
     return _CURRENT.get(ledger_name, ledger_name)
 

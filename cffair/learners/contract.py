@@ -19,7 +19,7 @@ on every method alike:
   ``predict_proba``   ``[P(y = 0), P(y = 1)]``, ``(n, 2)``        raises :class:`~cffair.errors.TargetKindError`
   ==================  ==========================================  =============================
 
-  ``predict_score`` is what the shared evaluation (:func:`cffair.evaluation.metrics.evaluate`) scores.
+  ``predict_score`` is what the shared evaluation (:func:`cffair.scores.metrics.evaluate`) scores.
 * ``device`` (``"cpu"``, ``"cuda"``, ``"auto"``; :mod:`cffair._support.devices`) says where ``fit`` trains.
 
 ``fit``'s data arguments differ with what a method learns from (encoded rows and labels, their

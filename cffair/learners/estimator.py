@@ -35,7 +35,7 @@ Scorers (:func:`cf_flip_rate_scorer`, :func:`cf_mse_scorer`, and :func:`cf_score
 estimator given a twin generator) score a fitted estimator on the twins of held-out rows, also as
 the last step of a :class:`~sklearn.pipeline.Pipeline`, so a grid search can choose by
 counterfactual fairness; each returns the negated metric, as scikit-learn maximises a score, and
-the worst score for a collapsed model (:mod:`cffair.evaluation.screen`), which is fair only because it says
+the worst score for a collapsed model (:mod:`cffair.scores.screen`), which is fair only because it says
 the same thing to everyone.
 
 Example::
@@ -73,7 +73,6 @@ from cffair.datasets.encoding import Encoder
 from cffair.datasets.frames import prepare, prepare_features
 from cffair.datasets.spec import DatasetSpec, read_spec
 from cffair.errors import DataError, ParameterError, SpecError
-from cffair.evaluation.metrics import cf_flip_rate, cf_mse
 from cffair.learners.hyperparameters import (
     DEFAULT_HIDDEN,
     DEFAULT_LR,
@@ -82,6 +81,7 @@ from cffair.learners.hyperparameters import (
     check_hyperparameters,
 )
 from cffair.learners.training import LTNLearner
+from cffair.scores.metrics import cf_flip_rate, cf_mse
 
 __all__ = [
     "CounterfactualFairClassifier",
@@ -135,7 +135,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
             the rows, the epochs, the seconds and the training accuracy beside the majority-class
             rate (the training MSE beside the variance of the target for a regressor), and warn
             (:class:`~cffair.errors.CollapsedModelWarning`) when the degenerate-model screen
-            (:mod:`cffair.evaluation.screen`) finds the trained model collapsed on its own training rows.
+            (:mod:`cffair.scores.screen`) finds the trained model collapsed on its own training rows.
             ``False``: no line (the warning stays). Not saved with the model.
 
     Attributes after :meth:`fit`:
@@ -145,7 +145,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
         of held-out rows can score it). ``n_features_in_``,
         ``feature_names_in_``: the input columns. ``training_score_``: the training accuracy
         (classifier) or MSE (regressor); ``training_screen_``: the screen's verdict on the
-        training rows (:class:`cffair.evaluation.screen.Screen`).
+        training rows (:class:`cffair.scores.screen.Screen`).
     """
 
     _target_kind: TargetKind = "binary"
@@ -288,7 +288,7 @@ class _CounterfactualFairEstimator(BaseEstimator):
         import warnings
 
         from cffair.errors import CollapsedModelWarning
-        from cffair.evaluation.screen import screen
+        from cffair.scores.screen import screen
 
         d, y = self._train_out
         del self._train_out
@@ -515,7 +515,7 @@ def cf_scorer(
     make), or any estimator with ``predict_proba`` (``predict`` for scores) on the twins that
     ``counterfactuals(rows)`` returns (one per row in order, or several with a ``row_id`` column).
 
-    A collapsed model (:func:`cffair.evaluation.screen.screen`: constant or near-constant decisions, or
+    A collapsed model (:func:`cffair.scores.screen.screen`: constant or near-constant decisions, or
     accuracy at or below the majority rate on the scored rows) gets the worst score the metric
     can give, so that model selection never picks a model that is fair because it says the
     same thing to everyone. ``screen_collapsed=False`` turns that off.
@@ -528,8 +528,8 @@ def cf_scorer(
     check_choice(metric, ("flip_rate", "cf_mse"), "metric")
 
     def score(estimator: Any, X: pd.DataFrame, y: Any = None) -> float:
-        from cffair.evaluation.metrics import decision_threshold
-        from cffair.evaluation.screen import screen
+        from cffair.scores.metrics import decision_threshold
+        from cffair.scores.screen import screen
 
         if counterfactuals is None:
             step, rows = _scoring_step(estimator, X)
@@ -564,7 +564,7 @@ def cf_scorer(
 
 #: Minus the share of rows whose decision changes on their twin (higher is fairer); the worst
 #: score (−1) for a collapsed model. For a score target the decision threshold is
-#: :func:`cffair.evaluation.metrics.decision_threshold` of the factual scores (the spec's favourable top fraction).
+#: :func:`cffair.scores.metrics.decision_threshold` of the factual scores (the spec's favourable top fraction).
 cf_flip_rate_scorer = cf_scorer("flip_rate")
 #: Minus the CF-MSE, the mean of ``(D(x) − D(x′))²`` over the twins of the rows (higher is fairer);
 #: the worst score for a collapsed model.

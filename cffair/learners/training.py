@@ -104,10 +104,10 @@ SETTINGS: tuple[str, ...] = ("acc", "acc_cf", "acc_cf_sg")
 
 def is_constant(d: np.ndarray, target_kind: str) -> bool:
     """Whether predictions ``d`` are constant: the degenerate-model screen without labels
-    (:func:`cffair.evaluation.screen.screen`: outputs whose sd is below :data:`cffair.evaluation.screen.CONSTANT_SD`, or,
-    for a binary target, at least :data:`cffair.evaluation.screen.NEAR_CONSTANT_SHARE` of the decisions one
+    (:func:`cffair.scores.screen.screen`: outputs whose sd is below :data:`cffair.scores.screen.CONSTANT_SD`, or,
+    for a binary target, at least :data:`cffair.scores.screen.NEAR_CONSTANT_SHARE` of the decisions one
     class). One test of constancy for the learner, the scorers and the report."""
-    from cffair.evaluation.screen import screen
+    from cffair.scores.screen import screen
 
     return screen(d, target_kind="score" if target_kind == "score" else "binary").collapsed
 
@@ -526,7 +526,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         return epochs
 
     def _check_constant(self, X: np.ndarray, when: str) -> None:
-        from cffair.evaluation.screen import screen
+        from cffair.scores.screen import screen
 
         verdict = screen(self.predict_d(X), target_kind="score" if self.target_kind == "score" else "binary")
         self.constant_ = verdict.collapsed

@@ -1,8 +1,8 @@
 """The own-data report's group-fairness table: demographic parity and equalized odds per method.
 
 Each record of a run holds the demographic-parity and equalized-odds differences of its test
-decisions between the sensitive attribute's groups (:func:`cffair.evaluation.metrics.evaluate`, computed with
-fairlearn's ``MetricFrame`` by :mod:`cffair.evaluation.groupfair`); :func:`group_fairness_frame` shows them
+decisions between the sensitive attribute's groups (:func:`cffair.scores.metrics.evaluate`, computed with
+fairlearn's ``MetricFrame`` by :mod:`cffair.scores.groupfair`); :func:`group_fairness_frame` shows them
 per method, ``mean ± sd`` over folds, beside the report's Table 1 (:mod:`cffair.reporting.report`).
 """
 
@@ -19,7 +19,7 @@ import pandas as pd
 from cffair.reporting.names import method_name
 from cffair.reporting.tables import format_cell
 
-#: The group-fairness metrics of a record (:func:`cffair.evaluation.groupfair.group_fairness`) and their column names.
+#: The group-fairness metrics of a record (:func:`cffair.scores.groupfair.group_fairness`) and their column names.
 GROUP_FAIRNESS_COLUMNS: dict[str, str] = {
     "demographic_parity_difference": "demographic-parity difference ↓",
     "equalized_odds_difference": "equalized-odds difference ↓",
@@ -32,7 +32,7 @@ def group_fairness_frame(
     """Group fairness beside counterfactual fairness: one row per method (in ``methods`` order)
     with the demographic-parity and equalized-odds differences of its test decisions between
     the sensitive attribute's groups (fairlearn's ``MetricFrame``, recorded by
-    :func:`cffair.evaluation.metrics.evaluate`), ``mean ± sd`` over folds; empty when no record holds them
+    :func:`cffair.scores.metrics.evaluate`), ``mean ± sd`` over folds; empty when no record holds them
     (records made before they were recorded).
 
     >>> recs = [{"config": {"setting": "ltn_acc", "fold": f}, "metrics": {"demographic_parity_difference": v}}

@@ -5,7 +5,7 @@ says the same thing to everyone (a constant predictor flips nothing), and choosi
 candidates whose scores differ by less than their fold-to-fold spread picks noise. The rule
 here (:func:`select`) avoids both:
 
-1. **Screen.** A candidate is dropped when it collapsed (:func:`cffair.evaluation.screen.screen_folds`):
+1. **Screen.** A candidate is dropped when it collapsed (:func:`cffair.scores.screen.screen_folds`):
    constant or near-constant decisions on any fold, or a mean accuracy over the folds at or below
    the mean majority-class rate (no better than always predicting the commoner label). One fold
    below the majority rate alone drops nothing: a fold's accuracy moves by a few points by chance.
@@ -84,15 +84,15 @@ MAJORITY = "majority_rate"
 # ============================================================================ scorers
 def collapsed_scorer(estimator: Any, X: pd.DataFrame, y: Any = None) -> float:
     """1.0 if the fitted ``estimator``'s outputs on these rows are constant or its decisions
-    near-constant (:func:`cffair.evaluation.screen.screen` without the labels), else 0.0.
+    near-constant (:func:`cffair.scores.screen.screen` without the labels), else 0.0.
 
     A scikit-learn scorer for a search's multi-metric ``scoring``: :func:`select` drops a
     candidate that collapsed on any fold. It reads a cffair estimator (also as a
     :class:`~sklearn.pipeline.Pipeline`'s last step) or any estimator with ``predict_proba``
     (``predict`` for a score target).
     """
-    from cffair.evaluation.screen import screen
     from cffair.learners.estimator import _scoring_step
+    from cffair.scores.screen import screen
 
     steps = getattr(estimator, "steps", None)
     if hasattr(estimator, "cf_decisions") or (steps and hasattr(steps[-1][1], "cf_decisions")):
@@ -241,9 +241,9 @@ def _from_search(results: Mapping[str, Any], performance: str | None, fairness: 
 def _from_records(
     records: Sequence[Mapping[str, Any]], performance: str | None, fairness: str, majority: Mapping[int, float]
 ) -> tuple[list[Candidate], str]:
-    from cffair.evaluation.screen import screen_folds, screen_metrics
     from cffair.reporting.names import method_name
     from cffair.reporting.records import records_frame
+    from cffair.scores.screen import screen_folds, screen_metrics
 
     frame = records_frame(records)
     if frame.empty:
@@ -367,7 +367,7 @@ def _choose(candidates: list[Candidate], tolerance: str | float, performance: st
         with pd.option_context("display.max_colwidth", 120, "display.width", 250):
             text = shown.to_string()
         raise SelectionError(
-            f"every one of the {len(candidates)} candidates collapsed (cffair.evaluation.screen.screen_folds: constant or "
+            f"every one of the {len(candidates)} candidates collapsed (cffair.scores.screen.screen_folds: constant or "
             "near-constant decisions, or no more accurate than the majority class on average), so none can be "
             "chosen; a model no better than always predicting the commoner label is fair for nothing. Try other "
             "learning rates or fairness weights, longer training, or more rows.\n" + text

@@ -1,6 +1,6 @@
 """The first line of an own-data report: which method to prefer, chosen by the numbers.
 
-Every method of a run is screened by the one degenerate-model screen (:mod:`cffair.evaluation.screen`):
+Every method of a run is screened by the one degenerate-model screen (:mod:`cffair.scores.screen`):
 each collapsed fold is flagged (:func:`collapsed_runs`), and a method is left out of the
 recommendation (:func:`excluded_methods`) when it is constant or near-constant on a fold or no
 more accurate than the majority class on average over the folds. Among the others,
@@ -23,10 +23,10 @@ FINGERPRINT_EXEMPT = True  # reads finished records: no record runs it
 
 def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float]) -> list[tuple[str, str]]:
     """``("method fold k", why)`` for every record of a collapsed model, whatever the method, by the one
-    degenerate-model screen (:func:`cffair.evaluation.screen.screen_metrics`: constant or near-constant
+    degenerate-model screen (:func:`cffair.scores.screen.screen_metrics`: constant or near-constant
     decisions, or accuracy at or below the majority rate). A record made before the majority rate
     was recorded reads it from ``majority`` (fold → share of the majority class in its test rows)."""
-    from cffair.evaluation.screen import screen_metrics
+    from cffair.scores.screen import screen_metrics
 
     out = []
     for r in records:
@@ -47,13 +47,13 @@ def excluded_methods(
     records: Sequence[Mapping[str, Any]], methods: Sequence[str], majority: Mapping[int, float] | None = None
 ) -> dict[str, Any]:
     """``{method: screen}`` for every method the recommendation leaves out, by
-    :func:`cffair.evaluation.screen.screen_folds` over its folds: constant or near-constant on any fold, or
+    :func:`cffair.scores.screen.screen_folds` over its folds: constant or near-constant on any fold, or
     no more accurate than the majority class on average over the folds (a single fold below the
     majority rate is flagged by :func:`collapsed_runs` but excludes nothing: one fold's accuracy
     moves by a few points by chance). A record made before the majority rate was recorded reads it
     from ``majority`` (fold → share of the majority class in its test rows)."""
-    from cffair.evaluation.screen import screen_folds
     from cffair.reporting.records import record_method
+    from cffair.scores.screen import screen_folds
 
     folds: dict[str, list[dict[str, Any]]] = {}
     for r in records:

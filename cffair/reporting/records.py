@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.evaluation.screen import screen_metrics
 from cffair.reporting.names import (
     DATASET_ORDER,
     METRIC_ORDER,
@@ -25,6 +24,7 @@ from cffair.reporting.names import (
     method_name,
     order_key,
 )
+from cffair.scores.screen import screen_metrics
 
 __all__ = [
     "check_results",
@@ -205,7 +205,7 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
     w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
     ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``), and ``collapsed``
     with ``collapse_reason``: the verdict of the one degenerate-model screen
-    (:func:`cffair.evaluation.screen.screen_metrics`) on the record's metrics. A metric a record lacks is NaN
+    (:func:`cffair.scores.screen.screen_metrics`) on the record's metrics. A metric a record lacks is NaN
     (the flip rate of records made before it existed).
 
     Args:
@@ -317,7 +317,7 @@ def results_long(
     ``mean`` is the mean over folds of the seed means, ``sd`` their sample sd over folds (NaN for one
     fold) and ``n`` the number of folds, the same unit as the paper's five. ``collapsed`` counts the
     cell's records whose model collapsed (the degenerate-model screen,
-    :func:`cffair.evaluation.screen.screen_metrics`); they stay in the mean (leaving out the folds
+    :func:`cffair.scores.screen.screen_metrics`); they stay in the mean (leaving out the folds
     where a model fell to the majority rate would flatter its accuracy), and
     :func:`cffair.reporting.comparison.compare` marks such a cell and does not judge it.
 

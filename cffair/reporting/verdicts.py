@@ -499,7 +499,7 @@ class Evidence:
         """Per-fold values of ``metric`` for method ``m`` on dataset ``d`` (``"perf"``: accuracy or
         −MSE), indexed by ``(repeat, fold)``: every repetition of cross-validation the records hold.
 
-        A fold whose model collapsed (:func:`cffair.evaluation.screen.screen_metrics`: constant or
+        A fold whose model collapsed (:func:`cffair.scores.screen.screen_metrics`: constant or
         near-constant decisions, or accuracy at or below the majority rate) is NaN, so that no
         verdict counts it (:func:`paired` leaves out a pair with a missing value); :meth:`collapsed`
         names those folds for the page that would have used them. A fold trained with several seeds gives

@@ -367,7 +367,7 @@ def plan(
     if ds_spec.graph is None:
         raise ConfigError(
             f"dataset {ds_name!r} has no causal graph: counterfactuals need one. Add 'graph: graph.yaml' to the spec "
-            "or pass a graph file (--graph); the format is in cffair.causal.graph."
+            "or pass a graph file (--graph); the format is in cffair.datasets.graph."
         )
     notes: list[str] = []
     from cffair.evaluation.cke import cke_features
@@ -475,7 +475,7 @@ def run(
     Args:
         data: the CSV file (format in :mod:`cffair.datasets`).
         spec: its YAML spec file (or the mapping).
-        graph: a YAML causal graph (format in :mod:`cffair.causal.graph`) replacing the spec's
+        graph: a YAML causal graph (format in :mod:`cffair.datasets.graph`) replacing the spec's
             ``graph``.
         counterfactuals_only: stop after the counterfactuals: check the flow's warnings (and
             the options) before the long run. No records, no report; ``run.json`` lists the

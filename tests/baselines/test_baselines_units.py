@@ -310,7 +310,7 @@ def test_augmenting_with_counterfactuals_shrinks_the_counterfactual_gap(data):
 
 
 def test_plugin_through_the_shared_evaluation_has_zero_cf_mse(data):
-    from cffair.evaluation.metrics import evaluate
+    from cffair.scores.metrics import evaluate
 
     frame, spec, enc = data
     X, y = enc.transform(frame), frame["y"].to_numpy()

@@ -855,7 +855,7 @@ DOCUMENTED = [
         ("ResultsStore.put", None, "cffair.experiments.store.ResultsStore.put"),  # a method by its class
         ("cffair.experiments.BASELINES", None, "cffair.experiments.registry.BASELINES"),  # re-exported from elsewhere
         ("cffair.datasets.load", None, None),  # two candidates: ambiguous, left to Sphinx's warning
-        ("fit", "cffair.evaluation.metrics", None),  # two fits, none in the referring package's own module path
+        ("fit", "cffair.scores.metrics", None),  # two fits, none in the referring package's own module path
         ("cffair.causal.Missing", None, None),
         ("pandas.DataFrame", None, None),  # other libraries are never resolved to ours
     ],

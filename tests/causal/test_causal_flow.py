@@ -269,8 +269,8 @@ def test_counterfactual_rmse_beats_unchanged_baseline(synthetic, root_context):
 
 def test_a_graph_given_to_the_flow_is_checked_against_the_spec():
     """A graph passed directly (not loaded through the spec) must still name S and leave out the target."""
-    from cffair.causal.graph import CausalGraph
     from cffair.datasets import load
+    from cffair.datasets.graph import CausalGraph
     from cffair.errors import GraphError
 
     frame, spec = load("lawschool")

@@ -158,7 +158,7 @@ def test_onehot_group_warns_with_the_fix(tmp_path):
 
 
 def test_graph_edge_into_sensitive_is_refused():
-    from cffair.causal.graph import CausalGraph
+    from cffair.datasets.graph import CausalGraph
     from cffair.errors import GraphError
 
     g = CausalGraph.from_edges([("a", "s"), ("s", "b")])

@@ -16,8 +16,8 @@ import yaml
 
 from cffair import datasets as D
 from cffair.causal.cfset import CounterfactualSet
-from cffair.causal.graph import load_graph
 from cffair.datasets.encoding import Encoder
+from cffair.datasets.graph import load_graph
 from cffair.errors import CounterfactualError, DataError, GraphError, GraphWarning, SpecError
 
 HEADER = "gender,age,income,score,approved"

@@ -1,4 +1,4 @@
-"""The tests of cffair.evaluation: metrics, the degenerate-model screen, audits, CKE, queries, recourse.
+"""The tests of cffair.evaluation: audits, CKE, queries, recourse and diagnostics (the scores are tests/scores).
 
 Every test under this folder carries the ``evaluation`` marker (``pytest -m evaluation`` runs this part alone);
 what all parts share (a clean environment, a private cache, the toy estimator) is in ``tests/conftest.py``.

@@ -12,8 +12,8 @@ import pytest
 from cffair._support.utils import torch_cpu_setup
 from cffair.datasets import DatasetSpec
 from cffair.evaluation import cke
-from cffair.evaluation.metrics import evaluate
 from cffair.learners.training import LTNLearner
+from cffair.scores.metrics import evaluate
 
 torch_cpu_setup()
 

@@ -164,7 +164,7 @@ def test_the_study_starts_from_the_grid_runner_and_moves_cumulatively(fold):
     # every row carries the screen's metrics, as the grid runner's evaluation gave them, and its verdict
     assert rows[0]["screen"]["prediction_sd"] == pytest.approx(grid_metrics["prediction_sd"])
     assert rows[0]["screen"]["majority_rate"] == pytest.approx(grid_metrics["majority_rate"])
-    from cffair.evaluation.screen import screen_metrics
+    from cffair.scores.screen import screen_metrics
 
     assert [r["collapsed"] for r in rows] == [screen_metrics(r["screen"]).kind for r in rows]
     t = gap_table(rows, paper=10 * rows[0]["cf_mse"])

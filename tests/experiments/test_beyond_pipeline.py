@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_the_setting_and_its_runner() -> None:
-    from cffair._support.codehash import MOVES
+    from cffair._support.moves import MOVES
 
     _CURRENT = {old: new for new, old in MOVES.items()}
     from cffair.experiments.pipeline.keys import RUNNERS, code

@@ -374,7 +374,7 @@ def test_explanations_on_every_attribute_are_an_input_of_their_own():
         *rulers,
     )
     # the stage's code is its input's producer, never an LTN record's code
-    from cffair._support.codehash import MOVES
+    from cffair._support.moves import MOVES
 
     explanations = MOVES["cffair.experiments.pipeline.explanations"]  # records key moved modules by ledger name
     assert explanations not in keys.code("ltn")

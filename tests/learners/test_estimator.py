@@ -344,7 +344,7 @@ def test_a_collapsed_model_scores_worst_and_is_never_chosen() -> None:
 
 def test_the_screen_reads_a_collapsed_ltn_as_worst() -> None:
     """A learned LTN is scored by its metric; the same LTN saying yes to everyone scores -1."""
-    from cffair.evaluation.screen import screen
+    from cffair.scores.screen import screen
 
     X, y, _ = toy(160, seed=4)
     est = CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)

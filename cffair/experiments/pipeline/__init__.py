@@ -11,7 +11,7 @@ Choices (documented on the book's *Reproducing* page):
 * Counterfactuals: one causal flow per dataset, fitted on all rows' features (the target never
   enters the flow), generating the sensitive flip and every immutable-feature intervention,
   with the paper's treatment of discrete columns (:data:`.counterfactuals.PAPER_TREATMENT`).
-* Every method is scored by the same :func:`cffair.evaluation.metrics.evaluate` on the same CNF test pairs,
+* Every method is scored by the same :func:`cffair.scores.metrics.evaluate` on the same CNF test pairs,
   and, on the paper's datasets, also on the test pairs of the rulers of appendix C
   (:data:`.counterfactuals.RULERS`: other twin sets of the sensitive flip), re-scoring each
   trained model without retraining it.

@@ -1,6 +1,6 @@
 """One fold of one dataset: encoded rows, labels, counterfactual pairs and the shared evaluation.
 
-Every method, LTN and baselines alike, is scored by the same :func:`cffair.evaluation.metrics.evaluate`
+Every method, LTN and baselines alike, is scored by the same :func:`cffair.scores.metrics.evaluate`
 on the same CNF counterfactual test pairs of the same fold (section 6.5). When the fold carries
 *rulers* (appendix C: other twin sets of the sensitive flip,
 :data:`cffair.experiments.pipeline.counterfactuals.RULERS`), the same evaluation also scores the model on
@@ -21,8 +21,8 @@ import pandas as pd
 from cffair import datasets as D
 from cffair.datasets.encoding import Encoder
 from cffair.errors import ParameterError
-from cffair.evaluation.metrics import evaluate
 from cffair.experiments.config import ExperimentConfig
+from cffair.scores.metrics import evaluate
 
 if TYPE_CHECKING:
     from cffair.causal.cfset import CFPairs, CounterfactualSet

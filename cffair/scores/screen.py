@@ -137,7 +137,7 @@ def screen(
 
 
 def screen_metrics(metrics: Mapping[str, Any]) -> Screen:
-    """Screen a model by the metrics a record holds (:func:`cffair.evaluation.metrics.evaluate`'s
+    """Screen a model by the metrics a record holds (:func:`cffair.scores.metrics.evaluate`'s
     ``prediction_sd``, ``positive_rate``, ``accuracy``, ``majority_rate``; ``mse`` and
     ``target_variance`` for a score target): the same rules as :func:`screen`, read off a record.
 

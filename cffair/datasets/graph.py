@@ -392,7 +392,7 @@ def load_graph(name_or_path: str | Path | Mapping[str, Any]) -> CausalGraph:
     if not isinstance(data, Mapping):
         raise GraphError(
             f"{origin} does not hold a mapping (it holds {'nothing' if data is None else type(data).__name__}); "
-            "a graph file has 'edges: {parent: [children]}' (see cffair.causal.graph for the format)."
+            "a graph file has 'edges: {parent: [children]}' (see cffair.datasets.graph for the format)."
         )
     try:
         return replace(CausalGraph.from_dict(data), origin=origin)

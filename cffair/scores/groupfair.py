@@ -1,6 +1,6 @@
 """Group fairness beside counterfactual fairness: demographic parity and equalized odds (fairlearn).
 
-Counterfactual fairness (:mod:`cffair.evaluation.metrics`) compares each person with their twin; group
+Counterfactual fairness (:mod:`cffair.scores.metrics`) compares each person with their twin; group
 fairness compares *groups* of the sensitive attribute ``S``:
 
 * the **demographic-parity difference**: the largest minus the smallest share of rows decided

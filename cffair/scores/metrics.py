@@ -262,7 +262,7 @@ def evaluate(
         train: ``(X_train, y_train)``, the encoded training rows and labels: for a binary
             target, the calibrated CF-MSE is computed with a Platt calibrator fitted on them.
         groups: the sensitive attribute's value of each test row: with it, the group fairness
-            of the decisions (:func:`cffair.evaluation.groupfair.group_fairness`, fairlearn's ``MetricFrame``)
+            of the decisions (:func:`cffair.scores.groupfair.group_fairness`, fairlearn's ``MetricFrame``)
             is recorded too.
 
     Returns:
@@ -309,7 +309,7 @@ def evaluate(
     out["n_pairs"] = int(len(d_x))
     out["prediction_sd"] = float(np.std(pred))
     if groups is not None:
-        from cffair.evaluation.groupfair import group_fairness
+        from cffair.scores.groupfair import group_fairness
 
         labels = None if target_kind != "binary" else _vec(y_test, "y_test")
         out.update(group_fairness((pred >= t).astype(int), np.asarray(groups), labels))

@@ -1,0 +1,105 @@
+"""Scores: what a model's decisions are measured with (paper section 7.1), and the degenerate-model screen.
+
+* :mod:`~cffair.scores.metrics`: accuracy or MSE, CF-MSE, counterfactual flip rates, per subgroup
+  through fairlearn's ``MetricFrame``, and the worst subgroup;
+* :mod:`~cffair.scores.groupfair`: group-fairness rates and gaps (demographic parity, equalised odds);
+* :mod:`~cffair.scores.screen`: the one screen that tells a collapsed (constant or near-constant)
+  model from a fair one, used by the learners, the replication, the report and the scorers.
+
+They need predictions, not a model: the learners score themselves with them, so the part sits below
+the learners (as scikit-learn's ``metrics`` below its estimators); :mod:`cffair.evaluation` holds what
+needs a trained model. Each name below is loaded from its module on first use.
+
+>>> from cffair.scores import cf_mse
+>>> round(cf_mse([0.2, 0.9], [0.4, 0.9]), 6)
+0.02
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
+
+if TYPE_CHECKING:
+    from cffair.scores.groupfair import (
+        GROUP_METRICS,
+        group_fairness,
+        group_rates,
+    )
+    from cffair.scores.metrics import (
+        accuracy,
+        cf_flip_rate,
+        cf_flip_rate_by_subgroup,
+        cf_mse,
+        cf_mse_by_subgroup,
+        decision_threshold,
+        evaluate,
+        mse,
+        undesirable_explanation_ratio,
+        worst_subgroup,
+    )
+    from cffair.scores.screen import (
+        CONSTANT_SD,
+        NEAR_CONSTANT_SHARE,
+        Screen,
+        screen_folds,
+        screen_metrics,
+    )
+
+#: public name -> the module of this part that defines it
+_EXPORTS: dict[str, str] = {
+    "CONSTANT_SD": "screen",
+    "GROUP_METRICS": "groupfair",
+    "NEAR_CONSTANT_SHARE": "screen",
+    "Screen": "screen",
+    "accuracy": "metrics",
+    "cf_flip_rate": "metrics",
+    "cf_flip_rate_by_subgroup": "metrics",
+    "cf_mse": "metrics",
+    "cf_mse_by_subgroup": "metrics",
+    "decision_threshold": "metrics",
+    "evaluate": "metrics",
+    "group_fairness": "groupfair",
+    "group_rates": "groupfair",
+    "mse": "metrics",
+    "screen_folds": "screen",
+    "screen_metrics": "screen",
+    "undesirable_explanation_ratio": "metrics",
+    "worst_subgroup": "metrics",
+}
+_SUBMODULES = ("groupfair", "metrics", "screen")
+
+__all__ = [
+    "CONSTANT_SD",
+    "GROUP_METRICS",
+    "NEAR_CONSTANT_SHARE",
+    "Screen",
+    "accuracy",
+    "cf_flip_rate",
+    "cf_flip_rate_by_subgroup",
+    "cf_mse",
+    "cf_mse_by_subgroup",
+    "decision_threshold",
+    "evaluate",
+    "group_fairness",
+    "group_rates",
+    "mse",
+    "screen_folds",
+    "screen_metrics",
+    "undesirable_explanation_ratio",
+    "worst_subgroup",
+]
+
+
+def __getattr__(name: str) -> object:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *_SUBMODULES})
