@@ -9,11 +9,20 @@ each new class one of :mod:`cffair.errors`' that is also the builtin error the o
 ``cffair/data/fingerprint_ledger.json`` with its proof (``{"kind": "raises", "commit": ...}``), which
 ``tests/support/test_fingerprint.py`` checks again from git. A module whose code changed in any other way is
 listed and left alone: its records go stale, as after any change of what the code computes.
+
+    python tools/declare_equivalent.py --since REF --module M --because "why" [--write]
+
+declares one module by hand (proof of kind ``statements``): the tool finds the top-level statements that differ
+between the code at ``REF`` and today's (a function, a class, an assignment by its names, an import by the names
+it binds) and writes them into the proof; ``--because`` says why changing exactly those cannot change a number of
+a record made with the old code. The test checks again that exactly those statements differ; the reason is read
+by people (the CHANGELOG and the closing note quote it).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import subprocess
 import sys
@@ -27,9 +36,11 @@ sys.path.insert(0, str(ROOT))
 from cffair._support.codehash import (  # noqa: E402
     _EQUIVALENT,
     SourceTree,
+    _canonical_tree,
     _hash,
     canonical_code,
     raise_neutral_code,
+    stable_dump,
 )
 from cffair._support.moves import MOVES, MOVES_IN_TEXT  # noqa: E402
 
@@ -105,6 +116,68 @@ def classify(
     }
 
 
+def statement_names(tree: ast.AST) -> list[tuple[str, str]]:
+    """The top-level statements of a canonical module tree as ``(name, code)``: a function or class by its
+    name, an assignment by its targets (``= NAMES``), an import by the names it binds (``import registry``),
+    any other statement by its position."""
+    assert isinstance(tree, ast.Module)
+    out = []
+    for i, node in enumerate(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = node.name
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            name = "= " + ", ".join(ast.unparse(t) for t in targets)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            name = "import " + ", ".join(a.asname or a.name.partition(".")[0] for a in node.names)
+        else:
+            name = f"statement {i}"
+        out.append((name, stable_dump(node)))
+    return out
+
+
+def changed_statements(old: str, new: str, then: Ledger, now: Ledger) -> list[str]:
+    """The names of the top-level statements that differ between ``old`` (read with the ledger ``then``) and
+    ``new`` (with ``now``): changed, added or removed, in the order of the new code, the removed ones last. The
+    statements both have must keep their order, else every name counts as changed."""
+    before, after = (dict(statement_names(_canonical_tree(src, *ledger))) for src, ledger in ((old, then), (new, now)))
+    common_before = [n for n in before if n in after]
+    common_after = [n for n in after if n in before]
+    if common_before != common_after:
+        return sorted({*before, *after})
+    return [n for n in after if before.get(n) != after[n]] + [n for n in before if n not in after]
+
+
+def declare_statements(module: str, since: str, because: str) -> dict[str, Any]:
+    """The ledger entry that declares today's ``module`` equivalent to its code at ``since``, the differing
+    top-level statements named in its proof (kind ``statements``) and ``because`` as its reason."""
+    commit = subprocess.run(["git", "rev-parse", since], cwd=ROOT, capture_output=True, text=True, check=True)
+    sha = commit.stdout.strip()
+    tree = SourceTree.from_directory(ROOT / "cffair")
+    then = ledger_at(sha)
+    old = source_at(sha, module_path(name_at(module, MOVES, then[0]), tree.packages))
+    if old is None:
+        raise SystemExit(f"{module} did not exist at {since}: nothing to declare it equivalent to")
+    new = tree.sources[module]
+    old_hash, new_hash = _hash(canonical_code(old, *then)), _hash(canonical_code(new, MOVES, MOVES_IN_TEXT))
+    if old_hash == new_hash:
+        raise SystemExit(f"{module}: its code is the same as at {since}; nothing to declare")
+    changed = changed_statements(old, new, then, (MOVES, MOVES_IN_TEXT))
+    proof = {"kind": "statements", "commit": sha, "changed": changed}
+    entry = {"module": module, "code": new_hash, "replaces": old_hash, "reason": because, "proof": proof}
+    keeps = dropped_imports(tree, module, old)
+    return {**entry, "keeps": keeps} if keeps else entry
+
+
+def dropped_imports(tree: SourceTree, module: str, old: str) -> list[str]:
+    """The modules of ``tree`` that ``old`` (an earlier code of ``module``) imported and today's code does not:
+    the records made with the old code hashed them, and the declaration keeps them in their fingerprints."""
+    before = SourceTree({**tree.sources, module: old}, tree.packages, tree.moves, tree.in_text)
+    return sorted(
+        m for m in before.imports(module) - tree.imports(module) if not tree.exempt(m)
+    )  # exempt: never hashed
+
+
 def proposals(since: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The declarable entries since ``since`` and, for each module whose code changed otherwise, why."""
     commit = subprocess.run(
@@ -130,8 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--since", required=True, help="the commit whose code the records were made with")
     parser.add_argument("--write", action="store_true", help="write the declarable entries into the ledger")
+    parser.add_argument("--module", help="declare this module by hand (proof of kind statements)")
+    parser.add_argument("--because", help="with --module: why its changed statements change no number")
     args = parser.parse_args(argv)
-    entries, other = proposals(args.since)
+    if args.module:
+        if not args.because:
+            parser.error("--module needs --because: the reason no number can change")
+        entries, other = [declare_statements(args.module, args.since, args.because)], {}
+        print(f"changed statements of {args.module}: {', '.join(entries[0]['proof']['changed'])}")
+    else:
+        entries, other = proposals(args.since)
     for e in entries:
         print(f"declarable  {e['module']}  {e['replaces']} -> {e['code']}")
     for m, why in other.items():

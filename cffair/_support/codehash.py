@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from cffair._support.moves import MOVES, MOVES_IN_TEXT, as_before_the_moves, ledger
 
@@ -186,14 +187,20 @@ class Equivalence:
         reason: why no number can differ, and how that was checked.
         proof: how a test checks it again, or ``None``: ``{"kind": "raises", "commit": sha}`` when the
             module's code at ``commit`` (which hashes to ``replaces``) has the same
-            :func:`raise_neutral_code` as today's (``tools/declare_equivalent.py`` writes these).
+            :func:`raise_neutral_code` as today's; ``{"kind": "statements", "commit": sha, "changed":
+            [...]}`` when exactly the named top-level statements differ from the code at ``commit`` and
+            ``reason`` says why changing them changes no number (``tools/declare_equivalent.py`` writes both).
+        keeps: modules the replaced code imported and this code no longer does: a record made with the old
+            code hashed them, and keeps hashing them (:meth:`SourceTree.closure`), so the rewrite neither
+            drops them from its fingerprint nor stales it; they are not imports of the module otherwise.
     """
 
     module: str
     code: str
     replaces: str
     reason: str
-    proof: Mapping[str, str] | None = None
+    proof: Mapping[str, Any] | None = None
+    keeps: tuple[str, ...] = ()
 
 
 # ============================================================================ raise-neutral code
@@ -258,11 +265,13 @@ def raise_neutral_code(source: str, moves: Mapping[str, str], in_text: Mapping[s
 #: :meth:`SourceTree.code_hash`. Add one only when the rewrite provably changes no number (say
 #: how in ``reason``), never to spare a regeneration after a change of what the code computes.
 EQUIVALENT_CODE: tuple[Equivalence, ...] = tuple(
-    Equivalence(e["module"], e["code"], e["replaces"], e["reason"], e.get("proof")) for e in ledger()["equivalent_code"]
+    Equivalence(e["module"], e["code"], e["replaces"], e["reason"], e.get("proof"), tuple(e.get("keeps", ())))
+    for e in ledger()["equivalent_code"]
 )
 
 #: Keyed by the declared code alone (a hash of its content), so that a declaration follows its code through a move.
 _EQUIVALENT = {e.code: e.replaces for e in EQUIVALENT_CODE}
+_KEEPS = {e.code: e.keeps for e in EQUIVALENT_CODE if e.keeps}
 
 
 # ============================================================================ the source tree
@@ -283,6 +292,7 @@ class SourceTree:
     in_text: Mapping[str, str] = field(default_factory=dict)
     _trees: dict[str, ast.Module] = field(default_factory=dict, repr=False)
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
+    _kept: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _imports: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _exempt: dict[str, bool] = field(default_factory=dict, repr=False)
     _fingerprints: dict[tuple[frozenset[str], ...], dict[str, str]] = field(default_factory=dict, repr=False)
@@ -326,6 +336,7 @@ class SourceTree:
         if module not in self._hashes:
             found = _hash(canonical_code(self.sources[module], self.moves, self.in_text))
             self._hashes[module] = _EQUIVALENT.get(found, found)
+            self._kept[module] = {m for m in _KEEPS.get(found, ()) if m in self.sources}
         return self._hashes[module]
 
     def ledger_name(self, module: str) -> str:
@@ -430,8 +441,15 @@ class SourceTree:
             if m in seen or m in stop or self.exempt(m):
                 continue
             seen.add(m)
-            todo.extend(self.imports(m) - seen)
+            todo.extend((self.imports(m) | self.kept(m)) - seen)
         return seen
+
+    def kept(self, module: str) -> set[str]:
+        """Modules a declared rewrite of ``module`` no longer imports but its records hash (:attr:`Equivalence.keeps`)."""
+        if not _KEEPS:
+            return set()
+        self.code_hash(module)
+        return set(self._kept[module])
 
     def code_fingerprint(
         self, roots: Iterable[str], stop: Iterable[str] = (), shallow: Iterable[str] = ()

@@ -206,7 +206,11 @@ def register(
         graph: a YAML graph file (format in :mod:`cffair.datasets.graph`) or mapping that
             replaces the spec's ``graph``.
         flow: flow settings of the counterfactuals (e.g. ``{"categorical": "flow"}``, the
-            paper's treatment); default: the library's.
+            paper's treatment); default: the library's. They are the causal part's to check
+            (:class:`cffair.causal.FlowConfig`): every command that runs experiments checks a
+            registered dataset's settings before any work
+            (:func:`cffair.experiments.config.check_registered_flows`),
+            and the flow checks them again when it is fitted.
         read_csv_kwargs: options for :func:`pandas.read_csv`.
 
     Returns:
@@ -232,10 +236,6 @@ def register(
         graph_ref = json.loads(json.dumps(dict(graph), default=str))
     elif graph is not None:
         graph_ref = _absolute(graph, "graph file")
-    if flow:
-        from cffair.causal.config import FlowConfig
-
-        FlowConfig.from_dict(flow)  # unknown keys and values are an error now
     reg = Registration(name, _absolute(data, "data file"), spec_ref, graph_ref, dict(flow or {}), dict(read_csv_kwargs))
     ds = _read(reg)
     _LOCAL[name] = reg

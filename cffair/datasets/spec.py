@@ -35,8 +35,8 @@ import pandas as pd
 
 from cffair._support.validation import TargetKind, check_target_kind
 from cffair._support.yaml_files import load_yaml
+from cffair.datasets import catalogue
 from cffair.errors import DataError, SpecError
-from cffair.experiments import registry
 
 if TYPE_CHECKING:
     from cffair.datasets.graph import CausalGraph
@@ -48,11 +48,11 @@ NUMERIC_KINDS = frozenset({"continuous", "integer"})
 CATEGORY_KINDS = frozenset({"binary", "ordinal", "categorical"})
 DISCRETE_KINDS = frozenset({"integer", "binary", "ordinal", "categorical"})
 
-#: The paper's datasets (the dataset registry's, :data:`cffair.experiments.registry.DATASETS`).
-NAMES: tuple[str, ...] = registry.dataset_names()
+#: The paper's datasets (:data:`cffair.datasets.catalogue.DATASETS`).
+NAMES: tuple[str, ...] = catalogue.dataset_names()
 
 #: Row counts reported in the paper (section 6.1) next to what the shipped files hold.
-PAPER_ROW_COUNTS: dict[str, int] = {k: d.paper_rows for k, d in registry.DATASETS.items()}
+PAPER_ROW_COUNTS: dict[str, int] = {k: d.paper_rows for k, d in catalogue.DATASETS.items()}
 
 
 def _name_list(raw: Any, key: str) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from cffair.experiments import registry
 from cffair.learners.hyperparameters import CKE_EPOCHS, DEFAULT_LR, FAIR_EPOCHS, PRETRAIN_EPOCHS
 
 __all__ = [
+    "check_registered_flows",
     "BEYOND_FOLDS",
     "OPTIONS",
     "PRETRAIN_OPTIONS",
@@ -491,6 +492,32 @@ class ExperimentConfig:
         if "options" in d:
             d["options"] = tuple(sorted(dict(d["options"]).items()))
         return cls(**d)
+
+
+def check_registered_flows(datasets: Iterable[str]) -> None:
+    """Check the flow settings of each registered dataset among ``datasets`` (built-in ones have none).
+
+    The dataset registry keeps them as given (:func:`cffair.datasets.register`); the flow
+    (:class:`cffair.causal.FlowConfig`) is what can read them, so a typo fails here, in one line that
+    names the dataset, before any work.
+
+    Raises:
+        ConfigError: a setting the flow does not have, or a value it refuses.
+    """
+    from cffair.causal.config import FlowConfig
+    from cffair.datasets.registry import registration
+    from cffair.errors import CounterfactualError  # the flow config's error
+
+    for name in sorted(set(datasets)):
+        reg = registration(name)
+        if reg is not None and reg.flow:
+            try:
+                FlowConfig.from_dict(reg.flow)
+            except CounterfactualError as exc:
+                raise ConfigError(
+                    f"registered dataset {name!r} has flow settings the flow cannot use: {exc} "
+                    "Register it again with settings of cffair.causal.FlowConfig."
+                ) from None
 
 
 def with_weights(cfg: ExperimentConfig, **weights: float) -> ExperimentConfig:

@@ -13,7 +13,8 @@ one entry below) next to the module that does the work; ``CONTRIBUTING.md`` has 
   short one (``acc_cf``, the learner's :attr:`~cffair.learners.training.LTNLearner.setting`).
 * :data:`CHAPTERS`: question group → notebook → page title → what it regenerates; the command
   that regenerates it is :meth:`Chapter.command`.
-* ``DATASETS``: the paper's datasets (display name, kind of target, runs shared with another).
+* ``DATASETS``: the paper's datasets (display name, kind of target, runs shared with another), kept by
+  the datasets part (:mod:`cffair.datasets.catalogue`) and named here with the other registries.
 
 The registries are data: nothing here computes a number, so no record depends on this module's
 code (``FINGERPRINT_EXEMPT``); what a method computes is in its runner module.
@@ -35,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from cffair.datasets.catalogue import DATASETS, DatasetEntry, dataset_names
 from cffair.errors import RegistryError
 
 __all__ = [
@@ -419,50 +421,6 @@ def chapters(*, regenerates: bool = False, paper: bool = False) -> dict[str, Cha
 def notebooks() -> dict[str, str]:
     """``{group: notebook stem}`` of every question group (an investigation: its chapter's notebook)."""
     return {g: c.notebook for g, c in CHAPTERS.items()}
-
-
-# ============================================================================ datasets
-@dataclass(frozen=True)
-class DatasetEntry:
-    """One of the paper's datasets, as the grid and the tables name it (its rows, spec and graph
-    are :mod:`cffair.datasets.paper`'s).
-
-    Attributes:
-        key: the dataset's name (``"compas_age"``).
-        name: its display name (``"COMPAS(age)"``).
-        target_kind: ``binary`` (scored by accuracy) or ``score`` (scored by MSE).
-        paper_rows: the row count the paper reports (section 6.1).
-        shares_runs_with: a dataset with the same rows, folds and models except the subgroups
-            (COMPAS(age) shares COMPAS's); empty otherwise.
-    """
-
-    key: str
-    name: str
-    paper_rows: int
-    target_kind: Literal["binary", "score"] = "binary"
-    shares_runs_with: str = ""
-
-    @property
-    def performance_metric(self) -> str:
-        """``accuracy`` for a binary target, ``mse`` for a score."""
-        return "mse" if self.target_kind == "score" else "accuracy"
-
-
-#: The paper's datasets, in the order of its tables.
-DATASETS: dict[str, DatasetEntry] = {
-    d.key: d
-    for d in (
-        DatasetEntry("adult", "Adult", 48_842),
-        DatasetEntry("compas", "COMPAS", 6_172),
-        DatasetEntry("compas_age", "COMPAS(age)", 6_172, shares_runs_with="compas"),
-        DatasetEntry("lawschool", "Lawschool", 21_791, "score"),
-    )
-}
-
-
-def dataset_names() -> tuple[str, ...]:
-    """The paper's datasets, in the order of its tables."""
-    return tuple(DATASETS)
 
 
 # ============================================================================ views

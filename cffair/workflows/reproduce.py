@@ -31,9 +31,9 @@ import pandas as pd
 
 from cffair._support.io import ensure_dir, write_text_atomic
 from cffair._support.utils import project_root, write_json_atomic
-from cffair.errors import OptionError, ParameterError, RunError
+from cffair.errors import ConfigError, OptionError, ParameterError, RunError
 from cffair.experiments import registry
-from cffair.experiments.config import DATASETS, ExperimentConfig, Mode
+from cffair.experiments.config import DATASETS, ExperimentConfig, Mode, check_registered_flows
 from cffair.experiments.fingerprint import diff, package_versions
 from cffair.experiments.grid import paper_grid
 from cffair.experiments.store import Record, ResultsStore, machine
@@ -238,6 +238,8 @@ def run_grid(
         ConfigError: an unknown ``backend`` (or ``$CFFAIR_BACKEND``).
         OptionError: a ``cluster`` with a backend other than ``dask``.
         RunError: the ``dask`` backend without the ``cluster`` extra installed.
+        ConfigError: a registered dataset whose flow settings the flow cannot read
+            (:func:`cffair.experiments.config.check_registered_flows`).
 
     These are checked before any record is read or moved.
     """
@@ -246,6 +248,7 @@ def run_grid(
     from cffair.experiments import scheduler
 
     backend = _grid_backend(jobs, backend, cluster)
+    check_registered_flows({c.dataset for c in cfgs})  # before any record is read
     from cffair._support.devices import current_device, task_devices
 
     store = store or ResultsStore()
@@ -502,8 +505,6 @@ def resolve_mode(mode: str | None) -> Literal["render", "quick", "full"]:
     ``render`` reads the committed results of the full protocol; ``quick`` and ``full``
     compute (missing or stale) results first.
     """
-    from cffair.experiments.config import ConfigError
-
     mode = mode or os.environ.get("CFFAIR_MODE") or "render"
     if mode not in ("render", "quick", "full"):
         raise ConfigError(f"mode must be render, quick or full, got {mode!r}")

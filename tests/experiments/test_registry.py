@@ -126,10 +126,31 @@ def test_registering_a_missing_file_names_it(tmp_path: Path) -> None:
         D.register("loans", tmp_path / "nope.csv", spec)
 
 
-def test_a_bad_flow_setting_is_refused_at_registration(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("flow", "words"),
+    [
+        ({"categorical": "bogus"}, "categorical must be one of"),
+        ({"hiden": [8]}, "unknown flow config key(s) ['hiden']"),
+    ],
+)
+def test_a_bad_flow_setting_is_refused_by_the_grid_before_any_work(tmp_path: Path, flow: dict, words: str) -> None:
+    """The dataset registry keeps flow settings as given (it sits below the flow); the grid's option check reads
+    them with the flow's config and refuses a bad one in one line naming the dataset, before the store is touched."""
+    from cffair.experiments import ResultsStore
+    from cffair.experiments.config import check_registered_flows
+    from cffair.workflows.reproduce import run_grid
+
     csv, spec = _write(tmp_path)
-    with pytest.raises(ValueError, match="categorical must be one of"):
-        D.register("loans", csv, spec, flow={"categorical": "bogus"})
+    D.register("loans", csv, spec, flow=flow)
+    assert D.registration("loans").flow == flow  # kept as given
+    store = ResultsStore(tmp_path / "store")
+    with pytest.raises(ConfigError, match=r"registered dataset 'loans' has flow settings") as err:
+        run_grid([ExperimentConfig("loans", 0, "ltn_acc", profile="quick")], store, progress=False)
+    assert words in str(err.value) and "\n" not in str(err.value)
+    assert not any((store.root / "records").iterdir())  # nothing was computed or written
+    check_registered_flows(["adult", "compas"])  # built-in datasets have no flow settings to check
+    D.register("loans", csv, spec, flow={"categorical": "flow"})
+    check_registered_flows(["loans"])  # a good setting passes
 
 
 def test_a_registered_file_that_disappears_is_reported(tmp_path: Path) -> None:

@@ -277,7 +277,7 @@ def test_every_declared_equivalence_names_the_code_of_today() -> None:
     tree = SourceTree.installed()
     for e in EQUIVALENT_CODE:
         assert e.module in tree.sources, f"EQUIVALENT_CODE names {e.module}, which no longer exists: remove it"
-        assert _hash(canonical_code(tree.sources[e.module], tree.moves)) == e.code, (
+        assert _hash(canonical_code(tree.sources[e.module], tree.moves, tree.in_text)) == e.code, (
             f"the code of {e.module} changed since its equivalence was declared: remove the entry from "
             "cffair._support.codehash.EQUIVALENT_CODE (records that ran the old code go stale, as after any code change)"
         )
@@ -303,7 +303,11 @@ def test_every_raises_proof_holds_against_the_code_it_replaced() -> None:
 
     tool = _declare_tool()
     tree = SourceTree.installed()
-    assert all(e.proof is None or set(e.proof) == {"kind", "commit"} for e in EQUIVALENT_CODE), "an unknown proof"
+    assert all(
+        e.proof is None
+        or set(e.proof) == ({"kind", "commit", "changed"} if e.proof["kind"] == "statements" else {"kind", "commit"})
+        for e in EQUIVALENT_CODE
+    ), "an unknown proof"
     proofs = [e for e in EQUIVALENT_CODE if e.proof and e.proof.get("kind") == "raises"]
     if not proofs:
         pytest.skip("no equivalence of kind raises is declared")
@@ -322,6 +326,67 @@ def test_every_raises_proof_holds_against_the_code_it_replaced() -> None:
             "reason": e.reason,
             "proof": dict(e.proof),
         }, f"{e.module}: its old code is not what it replaces, or more than its raises changed"
+
+
+def test_every_statements_proof_names_exactly_the_statements_that_changed() -> None:
+    """An equivalence of kind ``statements`` is checked again from git: the code at its commit is what the records
+    hash, exactly the statements its proof names differ from today's, and it keeps exactly the imports it dropped."""
+    from cffair._support.codehash import EQUIVALENT_CODE, _hash, canonical_code
+
+    tool = _declare_tool()
+    tree = SourceTree.installed()
+    proofs = [e for e in EQUIVALENT_CODE if e.proof and e.proof.get("kind") == "statements"]
+    if not proofs:
+        pytest.skip("no equivalence of kind statements is declared")
+    for e in proofs:
+        assert e.proof is not None
+        then = tool.ledger_at(e.proof["commit"], ROOT)
+        path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), tree.packages)
+        old = tool.source_at(e.proof["commit"], path, ROOT)
+        if old is None:
+            pytest.skip(f"git cannot show {path} at {e.proof['commit'][:12]} (no repository, or a shallow clone)")
+        assert _hash(canonical_code(old, *then)) == e.replaces, f"{e.module}: its old code is not what it replaces"
+        now = (tree.moves, tree.in_text)
+        assert tool.changed_statements(old, tree.sources[e.module], then, now) == list(e.proof["changed"]), e.module
+        assert tool.dropped_imports(tree, e.module, old) == list(e.keeps), e.module
+
+
+def test_the_catalogue_the_spec_reads_is_the_registry_s_own() -> None:
+    """What the declaration of ``cffair.datasets.spec`` rests on: the catalogue it now reads is the very table the
+    experiments' registry held and re-exports, so the names and row counts it builds are what they were."""
+    from cffair.datasets import catalogue, spec
+    from cffair.experiments import registry
+
+    assert registry.DATASETS is catalogue.DATASETS and registry.dataset_names is catalogue.dataset_names
+    assert spec.NAMES == registry.dataset_names() == ("adult", "compas", "compas_age", "lawschool")
+    assert spec.PAPER_ROW_COUNTS == {"adult": 48_842, "compas": 6_172, "compas_age": 6_172, "lawschool": 21_791}
+
+
+def test_changed_statements_names_what_differs_and_a_dropped_import_is_kept() -> None:
+    tool = _declare_tool()
+    none: tuple[dict, dict] = ({}, {})
+    old = "from p import q\nimport os\nX = q.f()\n\ndef g():\n    import p.c\n    p.c.check()\n    return 1\n"
+    new = "from p import r\nimport os\nX = r.f()\n\ndef g():\n    return 1\n"
+    assert tool.changed_statements(old, new, none, none) == ["import r", "= X", "g", "import q"]
+    assert tool.changed_statements(old, old + "# a comment\n", none, none) == []
+    swapped = "import os\nfrom p import q\nX = q.f()\n\ndef g():\n    return 1\n"
+    assert tool.changed_statements(old, swapped, none, none) == ["= X", "g", "import os", "import q"]  # order moved
+    tree = SourceTree({"p": "", "p.c": "", "p.m": new, "p.q": "", "p.r": ""}, frozenset({"p"}))
+    assert tool.dropped_imports(tree, "p.m", old) == ["p.c", "p.q"]
+
+
+def test_a_declared_rewrite_keeps_the_modules_its_old_code_imported_in_the_fingerprint(monkeypatch) -> None:
+    """The records of the old code hashed what it imported; a declared rewrite that drops an import keeps it in the
+    closure (so its records stay fresh, and go stale if that module changes), but not in the import graph."""
+    from cffair._support import codehash
+
+    src = {"p": "", "p.a": "import p.b\nX = 1\n", "p.b": "Y = 2\n"}
+    new = "X = 1\n"
+    monkeypatch.setattr(codehash, "_KEEPS", {codehash._hash(codehash.canonical_code(new, {})): ("p.b",)})
+    tree = SourceTree({**src, "p.a": new}, frozenset({"p"}))
+    assert tree.closure(["p.a"]) == {"p.a", "p.b"} and tree.imports("p.a") == set()
+    changed = SourceTree({**src, "p.a": new, "p.b": "Y = 3\n"}, frozenset({"p"}))
+    assert changed.code_fingerprint(["p.a"]) != tree.code_fingerprint(["p.a"])  # the kept module still counts
 
 
 def test_the_declaring_tool_declares_only_a_change_of_raise_classes(monkeypatch: pytest.MonkeyPatch) -> None:
