@@ -1,6 +1,6 @@
 """What the Benchmarks page says about speed: the LTN's epochs and the critical path
-(``ltn_heap.json``), flushing denormals (``denormals.json``), the claims engine (``book_claims.json``) and the
-book's reading of the store (``book_store.json``).
+(``ltn_heap.json``), flushing denormals (``denormals.json``), the GAN's adversary (``gan_adversary.json``), the
+claims engine (``book_claims.json``) and the book's reading of the store (``book_store.json``).
 
 The numbers come from ``benchmarks/bench_ltn_heap.py``: short, alternating measurements on Adult
 fold 0 (CPU time beside wall time, the machine's load, the spread over the rounds), and the task
@@ -18,6 +18,7 @@ __all__ = [
     "claims_speed_line",
     "critical_path_summary",
     "denormals_line",
+    "gan_adversary_frame",
     "ltn_epoch_frame",
     "projection_frame",
     "record_cost_line",
@@ -190,6 +191,59 @@ def denormals_line(denormals: Mapping[str, Any]) -> str:
         f"{fair['denormals']:.0f} s ({faster(float(speed['fair_s']))}). {same}"
         + (f" (Load average {load[0]:.1f} before, {load[1]:.1f} after.)" if load[0] is not None else "")
     )
+
+
+#: The GAN adversary benchmark's comparisons: (row, its part of the file, the variant before, the one after, the
+#: file's ratio of the two). Each compares the code before issue 43 (autograd) with the written update.
+_GAN_ROWS = (
+    ("update, 512 rows (COMPAS)", "update", "autograd", "written", "speedup_written"),
+    ("update, 5 stacked, per member", "update", "autograd", "written_stacked_5", "speedup_stacked_5_per_member"),
+    ("update, 2048 rows (Adult)", "update_adult_batch", "autograd", "written", "speedup_written"),
+    (
+        "update, 2048 rows, 5 stacked, per member",
+        "update_adult_batch",
+        "autograd",
+        "written_stacked_5",
+        "speedup_stacked_5_per_member",
+    ),
+    ("released variant's update, 512 rows", "update", "released_autograd", "released_written", "speedup_released"),
+    ("stage 1, one model (COMPAS)", "stage1", "single_autograd", "single_written", "speedup_written_single"),
+    ("stage 1, 5 stacked, per model", "stage1", "single_autograd", "stacked_5", "speedup_stacked_5_vs_single_autograd"),
+)
+
+
+def gan_adversary_frame(result: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per comparison of ``bench_gan_adversary.py``: CPU milliseconds before (autograd's update) and
+    after (the written update, alone or stacked), median (min–max) over the rounds, and the ratio of the
+    medians in CPU and in wall time (the file's own ratios). A comparison the file lacks is left out.
+
+    >>> e = lambda cpu: {"cpu_s": {"median": cpu, "min": cpu, "max": cpu}, "wall_s": {"median": cpu, "min": cpu,
+    ...     "max": cpu}}
+    >>> r = {"update": {"seconds_per_update": {"autograd": e(0.0006), "written": e(0.0002)},
+    ...      "speedup_written": {"cpu_s": 3.0, "wall_s": 2.5}}}
+    >>> gan_adversary_frame(r).iloc[0].to_dict()
+    {'before: CPU ms': '0.600 (0.600–0.600)', 'after: CPU ms': '0.200 (0.200–0.200)', 'ratio (CPU)': 3.0, 'ratio (wall)': 2.5}
+    """
+    rows = []
+    for label, part, before, after, ratio in _GAN_ROWS:
+        got = result.get(part) or {}
+        times = got.get("seconds_per_update") or got.get("seconds_per_model") or {}
+        if before not in times or after not in times or ratio not in got:
+            continue
+        ms = {
+            k: {q: 1000 * float(v) for q, v in times[k]["cpu_s"].items() if q in ("median", "min", "max")}
+            for k in (before, after)
+        }
+        rows.append(
+            {
+                "comparison": label,
+                "before: CPU ms": _spread({"x": ms[before]}, "x"),
+                "after: CPU ms": _spread({"x": ms[after]}, "x"),
+                "ratio (CPU)": float(got[ratio]["cpu_s"]),
+                "ratio (wall)": float(got[ratio]["wall_s"]),
+            }
+        )
+    return pd.DataFrame(rows).set_index("comparison") if rows else pd.DataFrame()
 
 
 def claims_speed_line(result: Mapping[str, Any]) -> str:

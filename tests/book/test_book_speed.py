@@ -80,3 +80,22 @@ def test_the_summary_says_within_or_over_from_the_projected_path(after_cke_s: fl
 
 def test_without_the_benchmark_the_page_says_so() -> None:
     assert "has not been run" in speed.critical_path_summary(None)
+
+
+def test_the_gan_adversary_table_shows_each_comparison_of_the_committed_benchmark() -> None:
+    """Every comparison the committed gan_adversary.json holds is a row, with the file's own ratios and the
+    medians in milliseconds; a comparison the file lacks is left out, not shown as zero."""
+    import json
+
+    from cffair._support.utils import project_root
+
+    result = json.loads((project_root() / "benchmarks" / "results" / "gan_adversary.json").read_text())
+    frame = speed.gan_adversary_frame(result)
+    assert len(frame) == len(speed._GAN_ROWS)
+    row = frame.loc["update, 512 rows (COMPAS)"]
+    assert row["ratio (CPU)"] == result["update"]["speedup_written"]["cpu_s"]
+    median_ms = 1000 * result["update"]["seconds_per_update"]["written"]["cpu_s"]["median"]
+    assert row["after: CPU ms"].startswith(f"{median_ms:.3f} (")
+    del result["stage1"]
+    assert not any(label.startswith("stage 1") for label in speed.gan_adversary_frame(result).index)
+    assert speed.gan_adversary_frame({}).empty
