@@ -139,7 +139,7 @@ def canonical_code(source: str, moves: Mapping[str, str], in_text: Mapping[str, 
     True
 
     A module named inside a longer text (a message's "see pkg.new.mod") is read as the name the text
-    had for the moves in ``in_text`` (:data:`MOVES_IN_TEXT`), and only as a whole name:
+    had for the moves in ``in_text`` (:data:`~cffair._support.moves.MOVES_IN_TEXT`), and only as a whole name:
 
     >>> says, named = "raise E('see pkg.new.mod.f')", {"pkg.new.mod": "pkg.mod"}
     >>> canonical_code(says, moves, named) == normalised_code("raise E('see pkg.mod.f')")
@@ -282,8 +282,8 @@ class SourceTree:
     Args:
         sources: module name (``cffair.causal.flow``) → source text.
         packages: the names in ``sources`` that are packages (their ``__init__``).
-        moves: the ledger of moved modules (:data:`MOVES`, the default for the installed tree).
-        in_text: moved modules a text may name (:data:`MOVES_IN_TEXT`, the default for the installed tree).
+        moves: the ledger of moved modules (:data:`~cffair._support.moves.MOVES`, the default for the installed tree).
+        in_text: moved modules a text may name (:data:`~cffair._support.moves.MOVES_IN_TEXT`, the default for the installed tree).
     """
 
     sources: dict[str, str]
