@@ -167,7 +167,7 @@ def as_before_the_moves(
     """``tree`` with every reference to a module of ``moves`` read as its ledger name (in texts, for the modules of
     ``in_text``, as the name they had), and the imports a move split laid out as before.
 
-    >>> tree = ast.parse("from pkg.new.mod import f\nraise E('see pkg.new.mod')")
+    >>> tree = ast.parse("from pkg.new.mod import f\\nraise E('see pkg.new.mod')")
     >>> print(ast.unparse(as_before_the_moves(tree, {"pkg.new.mod": "pkg.mod"}, {"pkg.new.mod": "pkg.mod"})))
     from pkg.mod import f
     raise E('see pkg.mod')
