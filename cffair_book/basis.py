@@ -24,10 +24,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cffair import reporting
+from cffair.reporting.records import as_records
 from cffair_book.html_block import HTMLBlock
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = [
     "NOTE_CLASS",
@@ -48,7 +52,7 @@ NOTE_CLASS = "cffair-basis-note"
 _PAPER_PARTITION = 0
 
 
-def fold_counts(records: Sequence[Mapping[str, Any]], *, every_repetition: bool = True) -> dict[str, tuple[int, int]]:
+def fold_counts(records: Sequence[Record], *, every_repetition: bool = True) -> dict[str, tuple[int, int]]:
     """Per dataset, how many folds the paper's protocol records cover and from how many partitions:
     ``{"adult": (5, 1), "compas": (15, 3)}``. Only the protocol's records count (no weight point,
     seed or investigation: no ``tag``, no ``options``); without ``every_repetition`` only the
@@ -60,14 +64,13 @@ def fold_counts(records: Sequence[Mapping[str, Any]], *, every_repetition: bool 
     ({'compas': (10, 2)}, {'compas': (5, 1)})
     """
     seen: dict[str, set[tuple[int, int]]] = {}
-    for r in records:
-        c = r["config"]
-        if c.get("tag") or c.get("options"):
+    for r in as_records(records):
+        c = r.config
+        if c.tag or c.options:
             continue
-        repeat = int(c.get("repeat", 0) or 0)
-        if not every_repetition and repeat != _PAPER_PARTITION:
+        if not every_repetition and c.repeat != _PAPER_PARTITION:
             continue
-        seen.setdefault(c["dataset"], set()).add((repeat, int(c["fold"])))
+        seen.setdefault(c.dataset, set()).add((c.repeat, c.fold))
     return {ds: (len(f), len({r for r, _ in f})) for ds, f in sorted(seen.items(), key=lambda kv: _order(kv[0]))}
 
 
@@ -108,7 +111,7 @@ def folds_phrase(counts: Mapping[str, tuple[int, int]], *, every: bool = True) -
     return "; ".join(parts)
 
 
-def table_caption(records: Sequence[Mapping[str, Any]]) -> str:
+def table_caption(records: Sequence[Record]) -> str:
     """What a chapter's tables and figures average, as the end of their caption: ``"means ± sd over
     the paper's partition: 5 folds on every dataset"`` (the folds of repetition 0 the records hold)."""
     counts = fold_counts(records, every_repetition=False)
@@ -117,7 +120,7 @@ def table_caption(records: Sequence[Mapping[str, Any]]) -> str:
     return f"mean ± sd over the paper's partition: {folds_phrase(counts)}"
 
 
-def verdict_caption(records: Sequence[Mapping[str, Any]], what: str) -> str:
+def verdict_caption(records: Sequence[Record], what: str) -> str:
     """The caption of a chapter's claims table: which claims, and the folds their verdicts read
     (every repetition of cross-validation the records hold)."""
     counts = fold_counts(records)
@@ -125,7 +128,7 @@ def verdict_caption(records: Sequence[Mapping[str, Any]], what: str) -> str:
     return f"The paper's {what} claims, checked on every paired fold of this page's records ({basis}); means over those folds."
 
 
-def _example(records: Sequence[Mapping[str, Any]], dataset: str) -> str:
+def _example(records: Sequence[Record], dataset: str) -> str:
     """One mean on ``dataset`` as the tables and as the verdict give it: the CF-MSE of the method
     (with records in every repetition) whose two means differ most."""
     frame = reporting.records_frame(records)
@@ -145,11 +148,12 @@ def _example(records: Sequence[Mapping[str, Any]], dataset: str) -> str:
     return best[1] if best is not None else ""
 
 
-def basis_note(records: Sequence[Mapping[str, Any]]) -> HTMLBlock:
+def basis_note(records: Sequence[Record]) -> HTMLBlock:
     """The note a verdict box opens with: where the verdict reads more folds than the tables (a
     visible note of class :data:`NOTE_CLASS` that names those datasets, with one mean both ways
     folded beneath it in a ``<details>``), or one sentence saying that tables and verdict read the
     same folds."""
+    records = as_records(records)
     shown = fold_counts(records, every_repetition=False)
     read = fold_counts(records)
     more = [ds for ds in read if read[ds] != shown.get(ds)]
@@ -177,15 +181,15 @@ def basis_note(records: Sequence[Mapping[str, Any]]) -> HTMLBlock:
     )
 
 
-def paper_partition(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def paper_partition(records: Sequence[Record]) -> list[Record]:
     """The records of the paper's partition only (repetition 0): what a table or figure shows when
     it says "the paper's partition", with every method on the same folds.
 
-    >>> recs = [{"config": {"dataset": "compas", "fold": 0, "repeat": r}} for r in (0, 1, 2)]
-    >>> [r["config"]["repeat"] for r in paper_partition(recs)]
+    >>> recs = [{"config": {"dataset": "compas", "fold": 0, "repeat": r, "setting": "ltn_acc"}} for r in (0, 1, 2)]
+    >>> [r.config.repeat for r in paper_partition(recs)]
     [0]
     """
-    return [r for r in records if int(r["config"].get("repeat", 0) or 0) == _PAPER_PARTITION]
+    return [r for r in as_records(records) if r.config.repeat == _PAPER_PARTITION]
 
 
 def claims_caption(claims: Sequence[Any], what: str) -> str:

@@ -35,11 +35,14 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.reporting.names import dataset_name
+from cffair.reporting.records import as_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
 from cffair.reporting.tables import HTMLTable, format_cell, format_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
+
+    from cffair.experiments.store import Record
 
 #: How the chapter names each variant of :data:`cffair.experiments.pipeline.beyond.VARIANTS`.
 VARIANT_LABELS: dict[str, str] = {
@@ -76,11 +79,11 @@ ADAPTIVE_VARIANTS: tuple[str, ...] = (
 )
 
 
-def _beyond(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, int, Mapping[str, Any]]]:
+def _beyond(records: Iterable[Record]) -> list[tuple[str, int, Mapping[str, Any]]]:
     out = [
-        (r["config"]["dataset"], int(r["config"]["fold"]), r["beyond"])
+        (r.config.dataset, r.config.fold, r["beyond"])
         for r in records
-        if r["config"].get("setting") == "beyond" and "beyond" in r
+        if r.config.setting == "beyond" and "beyond" in r
     ]
     if not out:
         raise DataError(
@@ -96,11 +99,11 @@ def _pooled(table: Mapping[str, float], counts: Mapping[str, int]) -> float:
     return float((n * v).sum() / n.sum()) if n.sum() else float("nan")
 
 
-def beyond_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def beyond_frame(records: Iterable[Record]) -> pd.DataFrame:
     """One row per dataset × fold × variant: accuracy, CF-MSE, worst subgroup, the notions' gaps,
     the joint twins' CF-MSE (pooled and worst intersection) and the training seconds."""
     rows = []
-    for ds, fold, b in _beyond(records):
+    for ds, fold, b in _beyond(as_records(records)):
         counts = b["intersections"].get("test_pairs", {})
         for name, v in b["variants"].items():
             m, nt = v["metrics"], v["notions"]
@@ -148,14 +151,14 @@ def mean_table(
 
 
 def intersection_frame(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     dataset: str,
     kind: str = "joint",
     variants: Sequence[str] = INTERSECTION_VARIANTS,
 ) -> pd.DataFrame:
     """CF-MSE per intersection (rows, smallest first) and variant (columns) on ``kind`` twins
     (``joint`` or an attribute), averaged over folds; ``test rows`` summed over folds."""
-    per = [(f, b) for ds, f, b in _beyond(records) if ds == dataset]
+    per = [(f, b) for ds, f, b in _beyond(as_records(records)) if ds == dataset]
     if not per:
         raise DataError(f"no 'beyond' record of {dataset!r}.")
     rows: dict[str, dict[str, list[float]]] = {}
@@ -182,12 +185,12 @@ def intersection_frame(
     return out.sort_values("test rows")
 
 
-def recourse_frame(records: Iterable[Mapping[str, Any]], by: str | None = None) -> pd.DataFrame:
+def recourse_frame(records: Iterable[Record], by: str | None = None) -> pd.DataFrame:
     """Recourse per dataset × variant (× group of attribute ``by``, or ``intersection``): people
     decided unfavourably (summed over folds), the share with recourse and the mean cost (weighted
     by those people), and the recourse query's truth (mean over folds)."""
     rows = []
-    for ds, fold, b in _beyond(records):
+    for ds, fold, b in _beyond(as_records(records)):
         rec = b.get("recourse") or {}
         for var, m in rec.get("models", {}).items():
             if by is None:
@@ -408,10 +411,11 @@ def _spread(frame: pd.DataFrame, variant: str, column: str) -> float:
     return float(v.max() - v.min())
 
 
-def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def findings(records: Sequence[Record]) -> dict[str, str]:
     """Sentences with the chapter's numbers, worded by what the numbers say (so that they hold in
     quick mode too): ``recourse_<ds>``, ``intersections_<ds>``, ``notions_<ds>``, ``adaptive_<ds>``
     and ``cost``."""
+    records = as_records(records)
     frame = beyond_frame(records)
     overall = recourse_frame(records)
     out: dict[str, str] = {}
@@ -475,7 +479,7 @@ def findings(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         )
     cost = []
     for ds in sorted(frame["dataset"].unique()):
-        recs = [r for r in records if r["config"].get("setting") == "beyond" and r["config"]["dataset"] == ds]
+        recs = [r for r in records if r.config.setting == "beyond" and r.config.dataset == ds]
         cpu = sum(float(r["timings"].get("cpu", r["timings"].get("total", 0.0))) for r in recs)
         cost.append(f"{dataset_name(ds)} {cpu / 60:.1f} min over {len(recs)} fold{'s' if len(recs) > 1 else ''}")
     out["cost"] = "; ".join(cost)

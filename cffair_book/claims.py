@@ -18,8 +18,8 @@ that read the registered checks (:func:`evaluate_claims`, :func:`robustness_fram
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 # The chapters' checks register as they are imported, so this order (the chapters', then the
 # appendices') is the claims table's: kept out of the import sorting, which would put the appendices first.
@@ -38,6 +38,9 @@ from cffair_book import (  # noqa: F401
 # What reads the registered checks comes from here, so that importing it registers them first;
 # the rest of the registry (Claim, claims_table, claim_status, ...) is imported from .registry.
 from cffair_book.registry import CLAIM_CHECKS, Claim, evaluate_claims, robustness_frame, robustness_table
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = [
     "CLAIM_CHECKS",
@@ -71,7 +74,7 @@ def claim_records(
     missing_ok: bool = False,
     computing: Sequence[str] | None = None,
     **results: Any,
-) -> list[Mapping[str, Any]]:
+) -> list[Record]:
     """The records the verdicts read, on every page: the groups of :data:`CLAIM_GROUPS` (and ``also``:
     appendix C's studies) with every method on the same folds
     (:func:`~cffair.reporting.records.paired_folds`), every repetition of cross-validation included.

@@ -23,7 +23,7 @@ def _q2_keys(e: Evidence) -> set[str]:
     """The keys of the Q2 page's records (its groups ``q2`` and ``q2_why``), in the records' profiles."""
     from cffair.experiments import paper_grid  # here: cffair.experiments imports torch; the book package does not
 
-    profiles = {r["config"].get("profile", "full") for r in e.records}
+    profiles = {r.config.profile for r in e.records}
     return {c.key for p in profiles for c in paper_grid(p, only=["q2", "q2_why"])}
 
 
@@ -59,12 +59,10 @@ def _q2_ltn_fairer_than_baselines(e: Evidence) -> tuple[str, str, Basis]:
             )
             + _flips(e, d, ("ltn_acc_cf", *_BASELINES))
         )
-    from cffair.experiments.config import ExperimentConfig
-
     keys = _q2_keys(e)
     # Q2's variants: the records of the Q2 page's groups, as the page counts them (appendix B's weight
     # points and appendix C's studies also vary LTN(acc+CF), but they are not Q2's variants)
-    finding = q2_finding(variants_frame([r for r in e.records if ExperimentConfig.from_dict(r["config"]).key in keys]))
+    finding = q2_finding(variants_frame([r for r in e.records if r.config.key in keys]))
     return (
         dec.verdict,
         "; ".join(parts) + _shared_note(shown, ("ltn_acc_cf", *_BASELINES)) + (f". {finding}" if finding else ""),

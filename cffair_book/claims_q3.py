@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cffair.reporting.chapter_tables import axiom_label
 from cffair.reporting.investigation_frames import explanation_frame
@@ -19,23 +18,26 @@ from cffair_book.registry import claim_check
 from cffair_book.why import cke_steps_finding, cke_threshold_finding
 from cffair_book.wording import value_range
 
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
+
 
 # ---------------------------------------------------------------------------- Q3
-def _cke_runs(e: Evidence, dataset: str, setting: str = "ltn_acc_cf_cke") -> list[Mapping[str, Any]]:
+def _cke_runs(e: Evidence, dataset: str, setting: str = "ltn_acc_cf_cke") -> list[Record]:
     """The protocol's CKE records of ``dataset`` that hold CKE results."""
     return [
         r
         for r in e.records
-        if r["config"]["dataset"] == dataset
-        and r["config"]["setting"] == setting
+        if r.config.dataset == dataset
+        and r.config.setting == setting
         and "cke" in r
-        and not r["config"].get("options")
-        and not r["config"].get("tag")
-        and not r["config"].get("repeat")
+        and not r.config.options
+        and not r.config.tag
+        and not r.config.repeat
     ]
 
 
-def _added(rec: Mapping[str, Any]) -> list[str]:
+def _added(rec: Record) -> list[str]:
     """The A5 axioms a CKE record added."""
     return [s["axiom"] for s in rec["cke"]["steps"] if int(s["step"]) > 0]
 
@@ -77,7 +79,7 @@ def _q3_compas_age_imbalance(e: Evidence) -> tuple[str, str, Basis]:
     )
 
 
-def _compas_cke_runs(e: Evidence) -> list[Mapping[str, Any]]:
+def _compas_cke_runs(e: Evidence) -> list[Record]:
     """COMPAS's CKE runs, each counted once: COMPAS(age)'s acc+CF+CKE runs are COMPAS's (no subgroups), its
     acc+CF_sg+CKE runs are its own (unless the rules count COMPAS(age) everywhere)."""
     out = []
@@ -95,7 +97,7 @@ def _no_axiom_note(e: Evidence) -> str:
         f"no A5 axiom was added in any of the {len(runs)} distinct COMPAS CKE runs (no imbalance reached the threshold 0.1"
         + (
             "; COMPAS(age)'s acc+CF+CKE runs are COMPAS's and count once"
-            if shared and any(r["config"]["dataset"] == "compas_age" for r in _compas_cke_runs(e))
+            if shared and any(r.config.dataset == "compas_age" for r in _compas_cke_runs(e))
             else ""
         )
         + ")"
@@ -169,7 +171,7 @@ def _cke_effect(e: Evidence, metric: str, larger: bool, what: str) -> tuple[str,
         for parent in ("ltn_acc_cf", "ltn_acc_cf_sg"):
             if not e.counts(d, (parent, parent + "_cke"), metric):
                 continue
-            folds = [(0, int(r["config"]["fold"])) for r in _cke_runs(e, d, parent + "_cke") if _added(r)]
+            folds = [(0, r.config.fold) for r in _cke_runs(e, d, parent + "_cke") if _added(r)]
             x, y = e.folds(d, parent + "_cke", metric), e.folds(d, parent, metric)
             folds = [f for f in folds if f in x.index and f in y.index]
             if not folds:
@@ -216,10 +218,10 @@ def _q3_adult_cke_steps(e: Evidence) -> tuple[str, str, Basis]:
 _LAW_CKE = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
 
 
-def _law_run_text(r: Mapping[str, Any]) -> str:
+def _law_run_text(r: Record) -> str:
     """One Lawschool CKE run for Q3.6's note: what it detected and what the A5 axiom did."""
-    c, cfg = r["cke"], r["config"]
-    name = run_label(cfg)
+    c = r["cke"]
+    name = run_label(r.config)
     t = float(c["threshold"])
     if not c["candidates"]:
         largest = max((abs(float(i["imbalance"])) for i in c.get("imbalances_before", [])), default=math.nan)
@@ -236,7 +238,7 @@ def _law_run_text(r: Mapping[str, Any]) -> str:
     return f"{name}: {top['feature']} detected for {top['group']} at {_fmt(abs(float(top['imbalance'])))} (threshold {t:g}){change}"
 
 
-def _law_setting_text(runs: list[Mapping[str, Any]]) -> str:
+def _law_setting_text(runs: list[Record]) -> str:
     """One fairness setting's Lawschool CKE runs for Q3.6's note: one run in full, several summarised.
 
     Several runs (folds, partitions, seeds) are summed up in one clause, so that the note stays a
@@ -246,7 +248,7 @@ def _law_setting_text(runs: list[Mapping[str, Any]]) -> str:
     if len(runs) == 1:
         return _law_run_text(runs[0])
     found = [r for r in runs if r["cke"]["candidates"]]
-    text = f"{method_name(runs[0]['config']['setting'])}, {len(runs)} runs: {len(found)} detected"
+    text = f"{method_name(runs[0].config.setting)}, {len(runs)} runs: {len(found)} detected"
     if found:
         tops = [max(r["cke"]["candidates"], key=lambda i: abs(float(i["imbalance"]))) for r in found]
         what: dict[str, int] = {}
@@ -285,13 +287,13 @@ def _law_setting_text(runs: list[Mapping[str, Any]]) -> str:
 def _q3_lawschool_nothing_found(e: Evidence) -> tuple[str, str, Basis]:
     law = sorted(
         (r for s in _LAW_CKE for r in _cke_runs(e, "lawschool", s)),
-        key=lambda r: (int(r["config"]["fold"]), r["config"]["setting"]),
+        key=lambda r: (r.config.fold, r.config.setting),
     )
     if not law:
         return PENDING, "", Basis()
     found = [r for r in law if r["cke"]["candidates"]]
-    settings = sorted({r["config"]["setting"] for r in law})
-    per_setting = [[r for r in law if r["config"]["setting"] == s] for s in _LAW_CKE]
+    settings = sorted({r.config.setting for r in law})
+    per_setting = [[r for r in law if r.config.setting == s] for s in _LAW_CKE]
     return (
         (HOLDS if not found else FAILS),
         (

@@ -29,7 +29,7 @@ in :mod:`.saturation`, re-exported here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,6 +37,7 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.reporting.names import DATASET_ORDER, dataset_name
+from cffair.reporting.records import as_record, as_records
 from cffair.reporting.scores import score_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair.reporting.tables import HTMLTable, format_table
@@ -49,6 +50,8 @@ from cffair_book.saturation import SATURATION_ROWS, saturation_finding, saturati
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from cffair.experiments.store import Record
 
 __all__ = [
     "DEPENDENCE_LEVELS",
@@ -67,7 +70,7 @@ __all__ = [
     "saturation_table",
 ]
 
-Records = Sequence[Mapping[str, Any]]
+Records = Sequence["Record"]
 
 #: The claims about Table 1 and appendix A whose verdicts the factors could move.
 HEADLINE_CLAIMS: tuple[str, ...] = ("Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.3", "Q2.4", "A.1", "A.2")
@@ -111,33 +114,24 @@ FACTOR_TITLES: dict[str, str] = {
 
 
 # ---------------------------------------------------------------------------- worlds
-def _cfg(rec: Mapping[str, Any]) -> Mapping[str, Any]:
-    return rec["config"]
-
-
-def _opts(rec: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(_cfg(rec).get("options") or {})
-
-
-def _plain(rec: Mapping[str, Any]) -> bool:
+def _plain(rec: Record) -> bool:
     """A record of the paper's protocol (no option, no tag)."""
-    return not _cfg(rec).get("options") and not _cfg(rec).get("tag")
+    return not rec.config.options and not rec.config.tag
 
 
-def _slot(rec: Mapping[str, Any]) -> tuple:
-    c = _cfg(rec)
-    return (c["dataset"], int(c.get("repeat", 0) or 0), int(c["fold"]), c["setting"], c.get("cf_source", "cnf"))
+def _slot(rec: Record) -> tuple:
+    c = rec.config
+    return (c.dataset, c.repeat, c.fold, c.setting, c.cf_source)
 
 
-def _seed_slot(rec: Mapping[str, Any]) -> tuple:
+def _seed_slot(rec: Record) -> tuple:
     """:func:`_slot` and the training seed (the protocol's seeds: each replaced by the variant of its own seed)."""
-    return (*_slot(rec), int(_cfg(rec).get("seed", 0) or 0))
+    return (*_slot(rec), rec.config.seed)
 
 
-def _as_plain(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _as_plain(rec: Record, metrics: Mapping[str, Any] | None = None) -> Record:
     """A variant's record presented as the protocol's: options and tag dropped (the claim checks read plain records)."""
-    cfg = {k: v for k, v in _cfg(rec).items() if k not in ("options", "tag")}
-    out = {**rec, "config": cfg}
+    out = as_record({**rec, "config": replace(rec.config, options=(), tag="").to_dict()})
     if metrics is not None:
         out["metrics"] = dict(metrics)
     return out
@@ -145,10 +139,10 @@ def _as_plain(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None = None) 
 
 def _swap(
     records: Records,
-    variant: Callable[[Mapping[str, Any]], bool],
-    replaced: Callable[[Mapping[str, Any]], bool],
-    keep: Callable[[Mapping[str, Any]], dict[str, Any] | None] = lambda r: dict(r),
-) -> list[dict[str, Any]]:
+    variant: Callable[[Record], bool],
+    replaced: Callable[[Record], bool],
+    keep: Callable[[Record], Record | None] = lambda r: as_record(dict(r)),  # a copy
+) -> list[Record]:
     """The records of the folds the variant covers: each ``replaced`` slot taken by its variant
     record (a slot without one is left out), every other plain record passed through ``keep``."""
     by_slot = {_seed_slot(r): r for r in records if variant(r)}
@@ -166,13 +160,13 @@ def _swap(
     return out
 
 
-def _metric_world(records: Records, metric: str) -> list[dict[str, Any]]:
+def _metric_world(records: Records, metric: str) -> list[Record]:
     """Every plain record measured with the score ``metric`` (:func:`~cffair.reporting.scores.score_records`:
     overall *and* worst subgroup in that score, never a CF-MSE relabelled); records without it are left out."""
     return score_records([r for r in records if _plain(r)], metric)
 
 
-def _mean_metrics(recs: Sequence[Mapping[str, Any]], field: str) -> dict[str, Any] | None:
+def _mean_metrics(recs: Records, field: str) -> dict[str, Any] | None:
     """The first record's ``field`` with every scalar metric averaged over ``recs``."""
     parts: list[Mapping[str, Any]] = [p for r in recs if (p := r.get(field)) is not None]
     if not parts:
@@ -185,29 +179,31 @@ def _mean_metrics(recs: Sequence[Mapping[str, Any]], field: str) -> dict[str, An
     return out
 
 
-def _gan_world(records: Records, variant: str) -> list[dict[str, Any]]:
+def _gan_world(records: Records, variant: str) -> list[Record]:
     """The GAN's records averaged over its seeds (per fold), as re-implemented or as released; the LTN
     on the GAN's twins from the released GAN's for ``released``."""
     released = variant == "released"
 
-    def is_variant_gan(r: Mapping[str, Any]) -> bool:
-        return _cfg(r)["setting"] == "gan" and (_opts(r).get("gan_variant") == "released") == released
+    def is_variant_gan(r: Record) -> bool:
+        return r.config.setting == "gan" and (r.config.option_map.get("gan_variant") == "released") == released
 
-    gans: dict[tuple, list[Mapping[str, Any]]] = {}
+    gans: dict[tuple, list[Record]] = {}
     for r in records:
         if is_variant_gan(r):
             gans.setdefault(_slot(r), []).append(r)
     # a level is shown only where some slot has more than the paper grid's one GAN run (its seeds or variant)
     covered = {s[:3] for s, rs in gans.items() if released or len(rs) > 1}
     ltn_gan = {
-        _slot(r): r for r in records if _cfg(r).get("cf_source") == "gan" and _opts(r).get("gan_variant") == "released"
+        _slot(r): r
+        for r in records
+        if r.config.cf_source == "gan" and r.config.option_map.get("gan_variant") == "released"
     }
     out = []
     for r in records:
-        c = _cfg(r)
+        c = r.config
         if not _plain(r) or _slot(r)[:3] not in covered:
             continue
-        if c["setting"] == "gan":
+        if c.setting == "gan":
             rs = gans.get(_slot(r))
             if rs:
                 metrics = _mean_metrics(rs, "metrics")
@@ -216,16 +212,17 @@ def _gan_world(records: Records, variant: str) -> list[dict[str, Any]]:
                 if own is not None:
                     new["metrics_own_counterfactuals"] = own
                 out.append(new)
-        elif c.get("cf_source") == "gan" and released:
+        elif c.cf_source == "gan" and released:
             if (v := ltn_gan.get(_slot(r))) is not None:
                 out.append(_as_plain(v))
         else:
-            out.append(dict(r))
+            out.append(as_record(dict(r)))  # a copy
     return out
 
 
-def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
+def factor_world(records: Records, level: Level) -> list[Record]:
     """The records as they would read at ``level`` (empty when no record describes it)."""
+    records = as_records(records)
     if level.factor == "ruler":
         plain = [r for r in records if _plain(r)]
         if level.name in ("default", "independent"):
@@ -237,16 +234,14 @@ def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
         return _metric_world(records, level.name)
     if level.factor == "twins":
 
-        def keep(r: Mapping[str, Any]) -> dict[str, Any] | None:  # every other method scored on the sound twins
+        def keep(r: Record) -> Record | None:  # every other method scored on the sound twins
             scored = ruler_records([r], level.name)
             return scored[0] if scored else None
 
         return _swap(
             records,
-            lambda r: _opts(r).get("twins") == level.name,
-            lambda r: (
-                _cfg(r)["setting"] in (*_TRAINED_ON_TWINS, "ltn_acc") and _cfg(r).get("cf_source", "cnf") == "cnf"
-            ),
+            lambda r: r.config.option_map.get("twins") == level.name,
+            lambda r: r.config.setting in (*_TRAINED_ON_TWINS, "ltn_acc") and r.config.cf_source == "cnf",
             keep,
         )
     if level.factor == "semantics":
@@ -254,10 +249,10 @@ def factor_world(records: Records, level: Level) -> list[dict[str, Any]]:
 
         return _swap(
             records,  # a logic that cannot act on a dataset (Gödel on Lawschool's scores) is not counted there
-            lambda r: _opts(r).get("semantics") == level.name and level.name in study_logics(_cfg(r)["dataset"]),
             lambda r: (
-                _cfg(r)["setting"] in ("ltn_acc_cf", "ltn_acc_cf_sg") and _cfg(r).get("cf_source", "cnf") == "cnf"
+                r.config.option_map.get("semantics") == level.name and level.name in study_logics(r.config.dataset)
             ),
+            lambda r: r.config.setting in ("ltn_acc_cf", "ltn_acc_cf_sg") and r.config.cf_source == "cnf",
         )
     if level.factor == "gan":
         return _gan_world(records, level.name)
@@ -273,7 +268,7 @@ def _level(factor: str, name: str) -> Level:
 #: The robustness table's other worlds (:func:`~cffair_book.registry.robustness_frame`): the book's rules
 #: on each other co-primary score (overall and worst subgroup) and on the sound twins (the folds the
 #: twins study ran; a claim whose records it lacks is pending there).
-ROBUSTNESS_WORLDS: tuple[tuple[str, Rules, Callable[[Records], list[dict[str, Any]]]], ...] = (
+ROBUSTNESS_WORLDS: tuple[tuple[str, Rules, Callable[[Records], list[Record]]], ...] = (
     # every record re-scored, the investigations' too (Q4.1's query, B.1's weight grid read them)
     ("flip rate (corrected t-test, Holm)", Rules(), lambda recs: score_records(recs, "cf_flip_rate")),
     ("calibrated CF-MSE (corrected t-test, Holm)", Rules(), lambda recs: score_records(recs, "calibrated_cf_mse")),
@@ -289,16 +284,12 @@ def robustness_columns() -> tuple[RobustnessColumn, ...]:
 
 
 def _coverage(recs: Records) -> set[tuple]:
-    return {(_cfg(r)["dataset"], int(_cfg(r).get("repeat", 0) or 0), int(_cfg(r)["fold"])) for r in recs}
+    return {_slot(r)[:3] for r in recs}
 
 
-def _restrict(records: Records, coverage: set[tuple]) -> list[Mapping[str, Any]]:
+def _restrict(records: Records, coverage: set[tuple]) -> list[Record]:
     """The plain records on the datasets and folds of ``coverage``."""
-    return [
-        r
-        for r in records
-        if _plain(r) and (_cfg(r)["dataset"], int(_cfg(r).get("repeat", 0) or 0), int(_cfg(r)["fold"])) in coverage
-    ]
+    return [r for r in records if _plain(r) and _slot(r)[:3] in coverage]
 
 
 def _verdicts(records: Records, keys: Iterable[str]) -> dict[str, str]:
@@ -350,6 +341,7 @@ def dependence_frame(
     doing, not fewer folds'), ``reverses`` whether one of them says *holds* and the other *does not
     hold*. A level without records gives :data:`NO_RECORDS`, a claim the level cannot act on
     :data:`NOT_APPLICABLE` (both with ``changed`` False)."""
+    records = as_records(records)
     rows = []
     table = _verdicts(records, claims)
     full = _coverage([r for r in records if _plain(r)])

@@ -13,8 +13,8 @@ move ours and how much of the gap to the paper they close.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -25,6 +25,9 @@ from cffair.reporting.records import records_frame
 from cffair.reporting.stats import corrected_t
 from cffair.reporting.tables import format_delta
 from cffair.reporting.verdicts import ALPHA
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = ["paper_agreement", "same_models", "twins_performance", "twins_performance_finding"]
 
@@ -91,7 +94,7 @@ def paper_agreement(comparison: pd.DataFrame, what: str = "the table", *, top: i
     )
 
 
-def twins_performance(records: Iterable[Mapping[str, Any]], method: str = "ltn_acc_cf") -> pd.DataFrame:
+def twins_performance(records: Iterable[Record], method: str = "ltn_acc_cf") -> pd.DataFrame:
     """Per dataset: ``method``'s performance (accuracy, Lawschool's MSE) trained on the paper's twins and
     on the sound default twins, over the folds and seeds that have both and where neither model
     collapsed (the degenerate-model screen), beside the paper's Table 1 value.
@@ -179,7 +182,7 @@ def twins_performance_finding(frame: pd.DataFrame, method: str = "ltn_acc_cf") -
 
 
 def same_models(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     settings: tuple[str, ...] = ("ltn_acc", "ltn_acc_cf"),
     datasets: tuple[str, str] = ("compas", "compas_age"),
 ) -> str:

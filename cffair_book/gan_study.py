@@ -12,8 +12,8 @@ spread, in words the numbers choose.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,11 @@ import pandas as pd
 from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
 from cffair.reporting.paper import paper_mean
+from cffair.reporting.records import as_records
 from cffair.reporting.tables import HTMLTable, format_table
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = ["GAN_VARIANTS", "gan_paper_finding", "gan_runs", "gan_spread_frame", "gan_spread_table"]
 
@@ -29,7 +33,7 @@ __all__ = ["GAN_VARIANTS", "gan_paper_finding", "gan_runs", "gan_spread_frame", 
 GAN_VARIANTS = {"": "re-implemented", "released": "as released"}
 
 
-def gan_runs(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def gan_runs(records: Sequence[Record]) -> pd.DataFrame:
     """One row per GAN record of the paper's partition (repetition 0) whose only option is the
     variant, leaving out datasets whose runs are another's (COMPAS(age) is COMPAS's): ``dataset``, ``variant`` (a key of :data:`GAN_VARIANTS`), ``fold``, ``seed``, the
     performance metric's name and value (``metric``, ``performance``: accuracy, or MSE for a score
@@ -42,22 +46,22 @@ def gan_runs(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     [['released', 1, 'accuracy', 0.66, 0.05]]
     """
     rows = []
-    for r in records:
-        c = r["config"]
-        options = dict(c.get("options") or {})
+    for r in as_records(records):
+        c = r.config
+        options = c.option_map
         variant = options.pop("gan_variant", "")
-        if c.get("setting") != "gan" or options or int(c.get("repeat", 0) or 0) or variant not in GAN_VARIANTS:
+        if c.setting != "gan" or options or c.repeat or variant not in GAN_VARIANTS:
             continue
-        if c["dataset"] in DATASETS and DATASETS[c["dataset"]].shares_runs_with:
+        if c.dataset in DATASETS and DATASETS[c.dataset].shares_runs_with:
             continue  # COMPAS(age)'s GAN is COMPAS's run
-        metric = performance_metric(c["dataset"])
+        metric = performance_metric(c.dataset)
         own = r.get("metrics_own_counterfactuals") or {}
         rows.append(
             {
-                "dataset": c["dataset"],
+                "dataset": c.dataset,
                 "variant": variant,
-                "fold": int(c["fold"]),
-                "seed": int(c.get("seed", 0) or 0),
+                "fold": c.fold,
+                "seed": c.seed,
                 "metric": metric,
                 "performance": float(r["metrics"][metric]),
                 "cf_mse": float(r["metrics"]["cf_mse"]),
@@ -77,7 +81,7 @@ def _spread(g: pd.DataFrame, column: str) -> tuple[float, float, float]:
     return float(g[column].mean()), fold_sd, float(seed_sds.mean()) if len(seed_sds) else np.nan
 
 
-def gan_spread_frame(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def gan_spread_frame(records: Sequence[Record]) -> pd.DataFrame:
     """Per dataset and variant (in the tables' order): how many runs, folds and seeds, and for the
     performance metric and the CF-MSE their mean, their sd over folds and their sd over seeds, with
     the paper's Table 1 value (NaN where the paper has none). Empty without GAN records.

@@ -13,7 +13,7 @@ seaborn and matplotlib are imported inside the plotting functions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,6 +22,7 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.experiments.registry import paper_baselines
 from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
+from cffair.reporting.records import as_records
 from cffair.reporting.stats import fold_trend
 from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
 from cffair.reporting.tables import format_cell
@@ -29,6 +30,8 @@ from cffair.reporting.verdicts import p_text, paired
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
+
+    from cffair.experiments.store import Record
 
 __all__ = [
     "cke_finding",
@@ -314,7 +317,7 @@ def _largest(frame: pd.DataFrame) -> pd.Series:
     return frame.groupby(["fold", "stage", "feature"])["imbalance"].max()
 
 
-def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], dataset: str = "compas") -> dict[str, str]:
+def cke_finding(expl: pd.DataFrame, records: Sequence[Record], dataset: str = "compas") -> dict[str, str]:
     """What turning the largest immutable imbalance into an A5 axiom did (:func:`~.explanation_frame`
     of the runs with explanations on every attribute), as sentences keyed ``axiom`` (the axiom
     and its own imbalance), ``others`` (the other attributes' imbalances, priors count first),
@@ -360,9 +363,9 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Mapping[str, Any]], datase
         "'it widens', paired over folds): " + "; ".join(parts)
     )
     steps = {
-        int(r["config"]["fold"]): r["cke"]["steps"]
-        for r in records
-        if r["config"]["dataset"] == dataset and (r.get("cke") or {}).get("explain_all")
+        r.config.fold: r["cke"]["steps"]
+        for r in as_records(records)
+        if r.config.dataset == dataset and (r.get("cke") or {}).get("explain_all")
     }
     for key, metric, label in (("cf", "cf_mse", "CF-MSE"), ("accuracy", "accuracy", "accuracy")):
         pairs = [(float(st[0][metric]), float(st[-1][metric])) for st in steps.values() if len(st) > 1]

@@ -18,11 +18,12 @@ import html
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.reporting.records import as_records
 from cffair.reporting.tables import CAPTION_CLASS, HTMLTable, mark_numbers
 from cffair.reporting.verdicts import (
     BY_CONSTRUCTION,
@@ -42,6 +43,9 @@ from cffair_book import claims_cache
 from cffair_book.claims_cache import Outcome
 from cffair_book.layout import NOTEBOOK_PAGES
 from cffair_book.wording import claim_entry, verdict_rule
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = [
     "CLAIM_CHECKS",
@@ -290,7 +294,7 @@ def claim_check(
     return register
 
 
-def evaluate_claims(records: Sequence[Mapping[str, Any]], base: str = "", rules_: Rules | None = None) -> list[Claim]:
+def evaluate_claims(records: Sequence[Record], base: str = "", rules_: Rules | None = None) -> list[Claim]:
     """Check each qualitative claim of the paper on our records.
 
     Every claim is decided only on the datasets our records cover; a claim whose records are
@@ -302,7 +306,7 @@ def evaluate_claims(records: Sequence[Mapping[str, Any]], base: str = "", rules_
     counted everywhere); default the book's. The same records under the same rules are evaluated
     once (:mod:`.claims_cache`).
     """
-    (outcomes,) = _outcomes(records, [rules_ or current_rules()])
+    (outcomes,) = _outcomes(as_records(records), [rules_ or current_rules()])
     return [_claim(c, o, base) for c, o in zip(CLAIM_CHECKS.values(), outcomes, strict=True)]
 
 
@@ -323,7 +327,7 @@ def _claim(c: _Registered, o: Outcome, base: str) -> Claim:
     )
 
 
-def _outcomes(records: Sequence[Mapping[str, Any]], rule_sets: Sequence[Rules]) -> list[list[Outcome]]:
+def _outcomes(records: Sequence[Record], rule_sets: Sequence[Rules]) -> list[list[Outcome]]:
     """Every registered check's outcome under each of ``rule_sets``, each evaluated once per content."""
     from cffair.experiments import registry as methods
 
@@ -332,7 +336,7 @@ def _outcomes(records: Sequence[Mapping[str, Any]], rule_sets: Sequence[Rules]) 
     return claims_cache.evaluations(records, rule_sets, checks, context, _evaluate)
 
 
-def _evaluate(records: Sequence[Mapping[str, Any]], rules_: Rules) -> list[Outcome]:
+def _evaluate(records: Sequence[Record], rules_: Rules) -> list[Outcome]:
     """Run every registered check on ``records`` under ``rules_`` (no cache)."""
     with rules(rules_):
         evidence = Evidence.of(records)
@@ -367,18 +371,15 @@ ROBUSTNESS_RULES: tuple[tuple[str, Rules], ...] = (
 
 #: A robustness column: its heading and rules, and optionally the world it decides in (a function of
 #: the records: another score in CF-MSE's place, the sound twins), the book's records without one.
-RobustnessColumn = (
-    tuple[str, Rules] | tuple[str, Rules, Callable[[Sequence[Mapping[str, Any]]], Sequence[Mapping[str, Any]]]]
-)
+RobustnessColumn = tuple[str, Rules] | tuple[str, Rules, Callable[[Sequence["Record"]], Sequence["Record"]]]
 
 
-def robustness_frame(
-    records: Sequence[Mapping[str, Any]], columns: Sequence[RobustnessColumn] = ROBUSTNESS_RULES
-) -> pd.DataFrame:
+def robustness_frame(records: Sequence[Record], columns: Sequence[RobustnessColumn] = ROBUSTNESS_RULES) -> pd.DataFrame:
     """Each claim's verdict under each of ``columns`` (default the rule sets of :data:`ROBUSTNESS_RULES`;
     :func:`cffair_book.dependence.robustness_columns` adds the other scores and the sound twins): one row per
     claim (``key``, ``claim``, one column per heading) and ``same``: whether every column that decides
     the claim gives the same verdict (a world whose records lack the claim's, pending there, is left out)."""
+    records = as_records(records)
     names = [col[0] for col in columns]
     plain = [i for i, col in enumerate(columns) if len(col) == 2]
     by: list[list[Outcome]] = [[] for _ in columns]
@@ -386,7 +387,7 @@ def robustness_frame(
         by[i] = outcomes
     for i, col in enumerate(columns):
         if len(col) == 3:
-            (world_outcomes,) = _outcomes(list(col[2](records)), [col[1]])
+            (world_outcomes,) = _outcomes(as_records(col[2](records)), [col[1]])
             by[i] = world_outcomes
     rows = []
     for i, c in enumerate(CLAIM_CHECKS.values()):
@@ -399,7 +400,7 @@ def robustness_frame(
 
 
 def robustness_table(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Record],
     caption: str | None = None,
     columns: Sequence[RobustnessColumn] = ROBUSTNESS_RULES,
 ) -> HTMLTable:

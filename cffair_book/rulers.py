@@ -29,7 +29,7 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.experiments.registry import table_methods
 from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
-from cffair.reporting.records import records_frame, select_records
+from cffair.reporting.records import as_record, as_records, records_frame, select_records
 from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair.reporting.tables import HTMLTable, format_cell, format_table
 from cffair_book.claims import evaluate_claims
@@ -38,6 +38,8 @@ from cffair_book.registry import claim_status
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
+
+    from cffair.experiments.store import Record
 
 __all__ = [
     "RULER_CLAIMS",
@@ -282,10 +284,11 @@ def plot_transition_tables(
 
 
 # ---------------------------------------------------------------------------- Table 1 on three rulers
-def ruler_records(records: Iterable[Mapping[str, Any]], ruler: str) -> list[dict[str, Any]]:
-    """The records as measured with ``ruler``: each record's CF metrics replaced by that ruler's
-    (``metrics["rulers"][ruler]``), accuracy and MSE kept. For ``paper`` a record without rulers
-    keeps its metrics (the paper ruler's, by construction); for the other rulers it is left out."""
+def ruler_records(records: Iterable[Record], ruler: str) -> list[Record]:
+    """The records as measured with ``ruler`` (new :class:`~cffair.experiments.store.Record` s): each record's
+    CF metrics replaced by that ruler's (``metrics["rulers"][ruler]``), accuracy and MSE kept. For ``paper`` a
+    record without rulers keeps its metrics (the paper ruler's, by construction); for the other rulers it is left
+    out."""
     if ruler not in RULER_LABELS:
         raise DataError(f"unknown ruler {ruler!r}; the rulers are {', '.join(RULER_LABELS)}.")
     out = []
@@ -298,32 +301,32 @@ def ruler_records(records: Iterable[Mapping[str, Any]], ruler: str) -> list[dict
         if scored is not None:
             new.update({k: scored[k] for k in _CF_METRICS if k in scored})
             new.pop("cf_flip_rate_by_subgroup", None)  # not scored per ruler
-        out.append({**rec, "metrics": new})
+        out.append(as_record({**rec, "metrics": new}))
     return out
 
 
-def _table1(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _table1(records: Iterable[Record]) -> list[Record]:
     """Table 1's records: its methods on the flow's twins, without weight-grid tags or options."""
     return [
         r
         for r in records
-        if r["config"]["setting"] in RULER_METHODS
-        and not r["config"].get("tag")
-        and not r["config"].get("options")
-        and r["config"].get("cf_source", "cnf") == "cnf"
+        if r.config.setting in RULER_METHODS
+        and not r.config.tag
+        and not r.config.options
+        and r.config.cf_source == "cnf"
     ]
 
 
-def ruler_coverage(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+def ruler_coverage(records: Iterable[Record]) -> dict[str, int]:
     """How many of Table 1's records carry each ruler (every record carries ``paper``)."""
-    recs = _table1(records)
+    recs = _table1(as_records(records))
     return {name: len(ruler_records(recs, name)) for name in RULER_LABELS}
 
 
-def ruler_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def ruler_frame(records: Iterable[Record]) -> pd.DataFrame:
     """One row per Table 1 record and ruler: :func:`~cffair.reporting.records.records_frame`'s
     columns and ``ruler``."""
-    recs = _table1(records)
+    recs = _table1(as_records(records))
     parts = []
     for name in RULER_LABELS:
         f = select_records(records_frame(ruler_records(recs, name)), RULER_METHODS)
@@ -338,7 +341,7 @@ _RULER_TABLE_METRICS = {"cf_mse": "CF-MSE", "cf_mse_worst_subgroup": "worst subg
 
 
 def ruler_table(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     caption: str | None = None,
     decimals: int = 3,
     metrics: Sequence[str] = ("cf_mse", "cf_mse_worst_subgroup"),
@@ -382,14 +385,14 @@ def ruler_table(
     return format_table(shown, caption, bold=bold)
 
 
-def ruler_claims(records: Sequence[Mapping[str, Any]], keys: Sequence[str] = RULER_CLAIMS) -> pd.DataFrame:
+def ruler_claims(records: Sequence[Record], keys: Sequence[str] = RULER_CLAIMS) -> pd.DataFrame:
     """The paper's Table 1 claims about counterfactual fairness checked on each ruler: a row per
     claim (``key``, ``claim``), for each ruler its status (:func:`claim_status`; "no records"
     where no record carries the ruler) and note, ``survives``: True when the verdict is the same
     on every ruler, None while a ruler is missing from the records, and ``reverses``: True when
     one ruler says the claim holds and another that it does not (a change between a verdict and
     "inconclusive" is a p-value crossing 5 %, not a reversal)."""
-    recs = _table1(records)
+    recs = _table1(as_records(records))
     verdicts: dict[str, dict[str, Any]] = {}
     texts: dict[str, str] = {}
     for name in RULER_LABELS:
@@ -466,9 +469,7 @@ def ruler_verdict_line(claims: pd.DataFrame) -> str:
     return text + "."
 
 
-def ruler_shift(
-    records: Iterable[Mapping[str, Any]], methods: Sequence[str] | None = None, ruler: str = "default"
-) -> str:
+def ruler_shift(records: Iterable[Record], methods: Sequence[str] | None = None, ruler: str = "default") -> str:
     """One sentence: how much the CF-MSE of the same models changes when they are measured on another
     flow's twins (``ruler``) instead of the paper's flow's, over the folds that carry both: the range
     of the ratio of the two means per dataset and method, and the largest change. The adjective

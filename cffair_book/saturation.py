@@ -4,31 +4,27 @@ falls at the start of the fairness stage (:func:`saturation_frame`, :func:`satur
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cffair.reporting.names import DATASET_ORDER, dataset_name
+from cffair.reporting.records import as_records
 from cffair.reporting.tables import HTMLTable, format_table
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = ["SATURATED", "SATURATION_ROWS", "SMALL", "saturation_finding", "saturation_frame", "saturation_table"]
 
-Records = Sequence[Mapping[str, Any]]
+Records = Sequence["Record"]
 
 
-def _cfg(rec: Mapping[str, Any]) -> Mapping[str, Any]:
-    return rec["config"]
-
-
-def _opts(rec: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(_cfg(rec).get("options") or {})
-
-
-def _plain(rec: Mapping[str, Any]) -> bool:
+def _plain(rec: Record) -> bool:
     """A record of the paper's protocol (no option, no tag)."""
-    return not _cfg(rec).get("options") and not _cfg(rec).get("tag")
+    return not rec.config.options and not rec.config.tag
 
 
 # ---------------------------------------------------------------------------- saturation (appendix C)
@@ -44,13 +40,10 @@ def saturation_frame(records: Records) -> pd.DataFrame:
     """Per dataset (paper grid's partition): the saturation of the test outputs of each row of
     :data:`SATURATION_ROWS` (mean over the folds that have it) and the pre-trained model's share of
     A4's gradient on flipped training pairs at p = 1, 2, 6 (columns ``share_p1`` …)."""
+    records = as_records(records)
     rows = []
     for d in DATASET_ORDER:
-        recs = [
-            r
-            for r in records
-            if _cfg(r)["dataset"] == d and not _cfg(r).get("repeat") and _cfg(r).get("cf_source", "cnf") == "cnf"
-        ]
+        recs = [r for r in records if r.config.dataset == d and not r.config.repeat and r.config.cf_source == "cnf"]
         if not recs:
             continue
         row: dict[str, Any] = {"dataset": d}
@@ -60,14 +53,14 @@ def saturation_frame(records: Records) -> pd.DataFrame:
             vals = [
                 r["metrics"].get("saturation")
                 for r in recs
-                if _cfg(r)["setting"] == setting and _opts(r) == want and not _cfg(r).get("tag")
+                if r.config.setting == setting and r.config.option_map == want and not r.config.tag
             ]
             vals = [v for v in vals if v is not None]
             row[label] = float(np.mean(vals)) if vals else np.nan
         shares = [
             r.get("diagnostics", {}).get("a4_gradient_share")
             for r in recs
-            if _cfg(r)["setting"] == "ltn_acc" and _plain(r)
+            if r.config.setting == "ltn_acc" and _plain(r)
         ]
         for p in ("1", "2", "6"):
             vals = [s[p] for s in shares if s and s.get(p) is not None and not np.isnan(s[p])]

@@ -15,7 +15,7 @@ went is chosen from the verdicts' comparisons (:attr:`~cffair_book.registry.Clai
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -26,13 +26,16 @@ from cffair_book.claims import evaluate_claims
 from cffair_book.registry import Claim, claim_status
 from cffair_book.wording import joined
 
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
+
 __all__ = ["HEADLINE", "headline_answer", "score_claims", "score_verdicts"]
 
 #: The claim whose verdict is the paper's headline answer.
 HEADLINE = "Q2.1"
 
 
-def score_verdicts(records: Sequence[Mapping[str, Any]], base: str = "") -> dict[str, list[Claim]]:
+def score_verdicts(records: Sequence[Record], base: str = "") -> dict[str, list[Claim]]:
     """The claims table on each score: ``{score: claims}`` (:func:`evaluate_claims` of
     :func:`~cffair.reporting.scores.score_records`). A claim's note names the score in CF-MSE's place."""
     out = {}
@@ -56,7 +59,7 @@ def _named(names: tuple[str, ...], label: str) -> tuple[str, ...]:
     return tuple(n.replace("CF-MSE", label) for n in names)
 
 
-def score_claims(records: Sequence[Mapping[str, Any]], keys: Sequence[str] | None = None) -> pd.DataFrame:
+def score_claims(records: Sequence[Record], keys: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per claim (``key``, ``claim``), a column per score's label with its verdict
     (:func:`~cffair_book.registry.claim_status`), ``note (<label>)`` with its note, and ``same``:
     whether every score gives the same verdict (pending ones left out of that comparison)."""

@@ -23,11 +23,14 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from cffair.errors import DataError
+
+if TYPE_CHECKING:
+    from cffair.experiments.store import Record
 
 __all__ = ["KEYS_FILE", "RECORD_ANSWERS", "Result", "check", "digest", "keys", "number_digest", "write_keys"]
 
@@ -142,10 +145,10 @@ def check(exercise: str, answer: Any, *, path: str | Path | None = None) -> Resu
 
 
 # ---------------------------------------------------------------------------- keys read from the records
-def _render_records(groups: list[str]) -> list[dict[str, Any]]:
+def _render_records(groups: list[str]) -> list[Record]:
     from cffair.workflows import reproduce
 
-    return [dict(r) for r in reproduce.results_for("render", groups)]
+    return reproduce.results_for("render", groups)
 
 
 def _q2_unaware_share() -> float:

@@ -33,8 +33,8 @@ A.1, A.2         :func:`gan_twins_finding`: on the GAN's twins, does the LTN fli
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,7 @@ from cffair.errors import DataError
 from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, metric_name, performance_metric
 from cffair.reporting.paper import paper_value
 from cffair.reporting.records import (
+    as_records,
     find_record,
     records_frame,
     run_label,
@@ -68,6 +69,8 @@ from cffair_book.wording import note, sign_change, value_range
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from cffair.experiments.store import Record
+
 __all__ = [
     "cke_steps_finding",
     "cke_threshold_finding",
@@ -81,7 +84,7 @@ __all__ = [
     "subgroup_drop_finding",
 ]
 
-Records = Iterable[Mapping[str, Any]]
+Records = Iterable["Record"]
 
 
 def _rows_share(dataset: str) -> pd.Series:
@@ -96,7 +99,7 @@ def _rows_share(dataset: str) -> pd.Series:
 def subgroup_drop_frame(records: Records, dataset: str = "adult") -> pd.DataFrame:
     """Per subgroup: share of rows, CF-MSE of LTN(acc) and LTN(acc+CF) (means over folds), the
     drop and the relative drop; sorted by share, largest first. Empty without both settings."""
-    sg = subgroup_frame(list(records), ["ltn_acc", "ltn_acc_cf"], dataset)
+    sg = subgroup_frame(records, ["ltn_acc", "ltn_acc_cf"], dataset)
     if sg.empty or not {"ltn_acc", "ltn_acc_cf"} <= set(sg["method"]):
         return pd.DataFrame()
     m = sg.groupby(["subgroup", "method"])["cf_mse"].mean().unstack("method").dropna()
@@ -137,7 +140,7 @@ def subgroup_drop_finding(records: Records, dataset: str = "adult") -> str:
 
 # ---------------------------------------------------------------------------- Q3.5
 def _fold_sd(records: Records, dataset: str, setting: str, metric: str) -> tuple[float, int]:
-    main = select_records(records_frame(list(records)))
+    main = select_records(records_frame(records))
     v = main[(main["dataset"] == dataset) & (main["method"] == setting)][metric].astype(float).dropna()
     return (float(v.std(ddof=1)) if len(v) > 1 else math.nan), len(v)
 
@@ -145,7 +148,7 @@ def _fold_sd(records: Records, dataset: str, setting: str, metric: str) -> tuple
 def _seed_sd(records: Records, dataset: str, setting: str, metric: str, fold: int = 0) -> tuple[float, int]:
     """The sd of ``metric`` over the training seeds of ``setting`` on one fold (repetition 0): the
     noise of one run on that fold's data."""
-    f = records_frame(list(records))
+    f = records_frame(records)
     if f.empty:
         return math.nan, 0
     f = f[(f["dataset"] == dataset) & (f["setting"] == setting) & (f["cf_source"] == "cnf")]
@@ -163,7 +166,7 @@ def cke_steps_finding(records: Records, dataset: str = "adult", setting: str = "
     noise. Without several seeds the fold-to-fold sd stands in, and the sentence says that it also
     holds the split's effect (it overstates one fold's noise, so "within the noise" then says less).
     """
-    recs = list(records)
+    recs = as_records(records)
     rec = find_record(recs, dataset, setting, 0)
     if rec is None or "cke" not in rec or len(rec["cke"]["steps"]) < 2:
         return ""
@@ -232,12 +235,12 @@ def cke_threshold_finding(
     settings = (settings,) if isinstance(settings, str) else tuple(settings)
     recs = [
         r
-        for r in records
-        if r["config"]["dataset"] == dataset
-        and r["config"]["setting"] in settings
+        for r in as_records(records)
+        if r.config.dataset == dataset
+        and r.config.setting in settings
         and "cke" in r
-        and not r["config"].get("options")
-        and not r["config"].get("tag")
+        and not r.config.options
+        and not r.config.tag
     ]
     if not recs:
         return ""
@@ -245,7 +248,7 @@ def cke_threshold_finding(
     share = ds.frame[ds.spec.sensitive].astype(str).value_counts(normalize=True)
     notes = []
     rows = []  # (standard error, threshold, largest imbalance found, training rows) per run
-    for r in sorted(recs, key=lambda r: (int(r["config"]["fold"]), r["config"]["setting"])):
+    for r in sorted(recs, key=lambda r: (r.config.fold, r.config.setting)):
         cke, n_train = r["cke"], int(r["n_train"])
         ratio = {str(k): float(v) for k, v in (cke.get("undesirable_ratio_before") or {}).items()}
         if len(ratio) != 2:
@@ -257,7 +260,7 @@ def cke_threshold_finding(
         found = max((abs(float(c["imbalance"])) for c in cke["candidates"]), default=math.nan)
         rows.append((se, t, found, n_train))
         # the run's display name ("LTN(acc+CF+CKE)"), never its id ("acc_cf")
-        run = run_label(r["config"])
+        run = run_label(r.config)
         notes.append(
             f"{run}: the imbalance's standard error is at least {se:.4f} "
             f"(shares {', '.join(f'{g} {p:.1%}' for g, p in ratio.items())} of the negatively predicted, "
@@ -308,7 +311,7 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
     fairness stage (LTN(acc), on the same folds) against the GAN: if the gap is there already,
     it does not come from training on the GAN's twins.
     """
-    recs = list(records)  # every repetition, as the verdicts these findings explain
+    recs = as_records(records)  # every repetition, as the verdicts these findings explain
     own = select_records(records_frame(recs, own_counterfactuals=True), repeats=True)
     main = select_records(records_frame(recs), repeats=True)
     flips, acc = [], []
@@ -374,7 +377,7 @@ def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "comp
     (CF-MSE, performance); it is read at the CF-MSE that acc+CF_sg reached on that fold, and the
     two performances are compared by a paired test over folds.
     """
-    recs = list(records)
+    recs = as_records(records)
     grid, main = weight_grid_frame(recs), select_records(records_frame(recs))
     parts = []
     for d in datasets:
@@ -412,7 +415,7 @@ def plot_frontier(records: Records, datasets: Sequence[str] = ("adult", "compas"
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    recs = list(records)
+    recs = as_records(records)
     grid, main = weight_grid_frame(recs), select_records(records_frame(recs))
     shown = [
         d

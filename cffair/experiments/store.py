@@ -10,6 +10,7 @@ recomputes it.
 
 from __future__ import annotations
 
+import functools
 import json
 import marshal
 import os
@@ -46,12 +47,30 @@ class Record(dict[str, Any]):
     >>> rec = Record(config={"dataset": "compas", "fold": 0, "setting": "cnf", "profile": "quick"}, metrics={})
     >>> rec.config.key
     'quick/compas/cnf/fold0'
+    >>> rec.config is rec.config  # parsed once
+    True
+
+    The parsed config is kept on the object, never among its items: the JSON the store writes, the
+    marshalled copy it keeps of each record it has read, and a pickle or copy of the record hold the fields only.
     """
 
-    @property
+    @functools.cached_property
     def config(self) -> ExperimentConfig:
-        """The record's :class:`~cffair.experiments.ExperimentConfig` (read from its ``config`` field)."""
+        """The record's :class:`~cffair.experiments.ExperimentConfig` (read from its ``config`` field).
+
+        Parsed once per record and kept (a claim check reads it for every record many times); setting the
+        ``config`` field (``rec["config"] = ...``) parses it again, a config edited in place is not seen."""
         return ExperimentConfig.from_dict(self["config"])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key == "config":
+            self.__dict__.pop("config", None)
+        super().__setitem__(key, value)
+
+    def __getstate__(self) -> None:
+        """Nothing besides the items: a pickle or copy (:mod:`copy`) of a record holds its fields, and the
+        copy parses its config again (the pickled bytes of a record do not depend on whether it was read)."""
+        return None
 
     @property
     def metrics(self) -> dict[str, Any]:

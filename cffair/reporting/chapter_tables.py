@@ -6,7 +6,7 @@ Cells and HTML are :mod:`.tables`'.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,8 +22,18 @@ from cffair.reporting.names import (
     performance_metric,
 )
 from cffair.reporting.paper import PAPER_TABLE3_AXIOMS, TABLE4_COLUMNS, TABLE4_PAPER_SAT, paper_tables
-from cffair.reporting.records import find_record, records_frame, results_long, select_records, weight_grid_frame
+from cffair.reporting.records import (
+    as_records,
+    find_record,
+    records_frame,
+    results_long,
+    select_records,
+    weight_grid_frame,
+)
 from cffair.reporting.tables import format_cell, format_delta, metric_columns
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = [
     "axiom_label",
@@ -48,7 +58,7 @@ def axiom_label(name: str) -> str:
 
 
 def table3_comparison(
-    records: Sequence[Mapping[str, Any]], dataset: str = "adult", fold: int = 0, decimals: int = 3
+    records: Sequence[Record], dataset: str = "adult", fold: int = 0, decimals: int = 3
 ) -> pd.DataFrame:
     """Table 3: the CKE steps of one run (``ltn_acc_cf_cke`` of ``dataset``/``fold``) next to the paper's.
 
@@ -59,6 +69,7 @@ def table3_comparison(
     Raises:
         DataError: if the records lack the CKE run.
     """
+    records = as_records(records)
     cke_rec = find_record(records, dataset, "ltn_acc_cf_cke", fold)
     if cke_rec is None or "cke" not in cke_rec:
         raise DataError(f"no ltn_acc_cf_cke record with CKE steps for {dataset} fold {fold}; run the q3 group.")
@@ -182,7 +193,7 @@ def eq3_table(record: Mapping[str, Any], decimals: int = 3) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- Table 5 (appendix A)
-def table5_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
+def table5_frame(records: Sequence[Record], decimals: int = 3) -> pd.DataFrame:
     """Table 5: the GAN method against LTN(acc+CF) trained on the GAN's counterfactuals, each
     evaluated on the GAN's own counterfactual test pairs and on the CNF ones.
 
@@ -190,6 +201,7 @@ def table5_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.
     Accuracy/MSE use the factual test rows only, so it is the same under both evaluations.
     """
     methods = ["gan", "ltn_acc_cf@gan"]
+    records = as_records(records)
     parts = []
     for own, label in ((True, "GAN's CFs"), (False, "CNF's CFs")):
         long = results_long(records, "table5", methods, own_counterfactuals=own)
@@ -218,7 +230,7 @@ def table5_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.
 
 
 # ---------------------------------------------------------------------------- Table 6 (appendix B)
-def table6_frame(records: Iterable[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
+def table6_frame(records: Iterable[Record], decimals: int = 3) -> pd.DataFrame:
     """Table 6: for each dataset and (accuracy weight, CF weight), performance (accuracy, or MSE
     for Lawschool, in one column), CF-MSE and worst-subgroup CF-MSE (mean ± sd over folds) and
     the worst subgroup (the most frequent over folds, by its name: "Male, Amer-Indian-Eskimo")."""
@@ -261,7 +273,7 @@ def _spans(values: Sequence[int]) -> str:
     return ", ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in runs)
 
 
-def fold_coverage(records: Iterable[Mapping[str, Any]], methods: Sequence[str]) -> pd.DataFrame:
+def fold_coverage(records: Iterable[Record], methods: Sequence[str]) -> pd.DataFrame:
     """The folds behind each mean of a page: a row per dataset, a column per one of ``methods`` (in that order,
     those with records), a cell such as ``"0–4 × 3 partitions, 3 seeds"`` (the folds of the protocol's records,
     the partitions of repeated cross-validation, the most training seeds a fold has), NaN where none.

@@ -8,16 +8,21 @@ per method, ``mean ± sd`` over folds, beside the report's Table 1 (:mod:`cffair
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __all__ = ["GROUP_FAIRNESS_COLUMNS", "group_fairness_frame"]
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from cffair.reporting.names import method_name
+from cffair.reporting.records import as_records
 from cffair.reporting.tables import format_cell
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 #: The group-fairness metrics of a record (:func:`cffair.scores.groupfair.group_fairness`) and their column names.
 GROUP_FAIRNESS_COLUMNS: dict[str, str] = {
@@ -26,23 +31,22 @@ GROUP_FAIRNESS_COLUMNS: dict[str, str] = {
 }
 
 
-def group_fairness_frame(
-    records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 3
-) -> pd.DataFrame:
+def group_fairness_frame(records: Sequence[Record], methods: Sequence[str], decimals: int = 3) -> pd.DataFrame:
     """Group fairness beside counterfactual fairness: one row per method (in ``methods`` order)
     with the demographic-parity and equalized-odds differences of its test decisions between
     the sensitive attribute's groups (fairlearn's ``MetricFrame``, recorded by
     :func:`cffair.scores.metrics.evaluate`), ``mean ± sd`` over folds; empty when no record holds them
     (records made before they were recorded).
 
-    >>> recs = [{"config": {"setting": "ltn_acc", "fold": f}, "metrics": {"demographic_parity_difference": v}}
+    >>> recs = [{"config": {"dataset": "d", "setting": "ltn_acc", "fold": f},
+    ...          "metrics": {"demographic_parity_difference": v}}
     ...         for f, v in ((0, 0.2), (1, 0.1))]
     >>> group_fairness_frame(recs, ["ltn_acc"]).iloc[0, 0]
     '0.150 ± 0.071'
     """
     values: dict[tuple[str, str], list[float]] = {}
-    for r in records:
-        method, m = r["config"]["setting"], r.get("metrics") or {}
+    for r in as_records(records):
+        method, m = r.config.setting, r.get("metrics") or {}
         for key in GROUP_FAIRNESS_COLUMNS:
             if m.get(key) is not None:
                 values.setdefault((method, key), []).append(float(m[key]))

@@ -7,14 +7,18 @@ into the book's findings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from cffair.experiments.config import ExperimentConfig
 from cffair.reporting.names import SCALAR_METRICS
-from cffair.reporting.records import records_frame
+from cffair.reporting.records import as_records, records_frame
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = [
     "VARIANT_OPTIONS",
@@ -30,9 +34,8 @@ __all__ = [
 VARIANT_OPTIONS: tuple[str, ...] = ("lr", "clip_grad", "fair_p", "fair_epochs")
 
 
-def _variant_label(cfg: Mapping[str, Any]) -> str:
-    opts = dict(cfg.get("options") or {})
-    w = cfg.get("weights") or {}
+def _variant_label(cfg: ExperimentConfig) -> str:
+    opts, w = cfg.option_map, cfg.weight_map
     parts = []
     if "lr" in opts:
         parts.append(f"lr {opts['lr']:g}" + (f", clip {opts['clip_grad']:g}" if "clip_grad" in opts else ""))
@@ -45,7 +48,7 @@ def _variant_label(cfg: Mapping[str, Any]) -> str:
     return ", ".join(parts) or "reference (A4 exponent p = 1)"
 
 
-def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = None) -> pd.DataFrame:
+def variants_frame(records: Iterable[Record], dataset: str | None = None) -> pd.DataFrame:
     """The Q2 investigation as a frame: one row per record of LTN(acc+CF) on the CNF
     counterfactuals without an appendix-B weight tag of the paper's grid, and of each baseline.
 
@@ -54,28 +57,28 @@ def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = N
     options of :data:`VARIANT_OPTIONS`, ``w_acc, w_cf`` and the scalar metrics.
     """
     rows = []
-    for rec in records:
-        cfg = rec["config"]
-        if cfg.get("cf_source", "cnf") != "cnf" or (dataset is not None and cfg["dataset"] != dataset):
+    for rec in as_records(records):
+        cfg = rec.config
+        if cfg.cf_source != "cnf" or (dataset is not None and cfg.dataset != dataset):
             continue
-        ltn = cfg["setting"] == "ltn_acc_cf"
-        opts = cfg.get("options") or {}
-        if ltn and cfg.get("tag") and not opts:
+        ltn = cfg.setting == "ltn_acc_cf"
+        opts = cfg.option_map
+        if ltn and cfg.tag and not opts:
             continue  # the paper's appendix-B weight grid
         if ltn and opts and set(opts) <= {"x_hat"}:
             continue  # the paper's model again, asked query (2) another way (Q4)
-        if not ltn and (cfg["setting"].startswith("ltn") or opts):
+        if not ltn and (cfg.setting.startswith("ltn") or opts):
             continue
         kind = "variant" if ltn and opts else "paper"
-        if not ltn and cfg.get("tag"):
+        if not ltn and cfg.tag:
             continue
-        w = cfg.get("weights") or {}
+        w = cfg.weight_map
         row: dict[str, Any] = {
-            "dataset": cfg["dataset"],
-            "fold": int(cfg["fold"]),
-            "method": cfg["setting"],
+            "dataset": cfg.dataset,
+            "fold": cfg.fold,
+            "method": cfg.setting,
             "kind": kind,
-            "label": _variant_label(cfg) if ltn else cfg["setting"],
+            "label": _variant_label(cfg) if ltn else cfg.setting,
             **{k: opts.get(k, np.nan) for k in VARIANT_OPTIONS},
             "w_acc": float(w.get("acc", 1.0)),
             "w_cf": float(w.get("cf", 1.0)),
@@ -86,7 +89,7 @@ def variants_frame(records: Iterable[Mapping[str, Any]], dataset: str | None = N
     return pd.DataFrame(rows, columns=cols)
 
 
-def explanation_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def explanation_frame(records: Iterable[Record]) -> pd.DataFrame:
     """The Q3 investigation: imbalances of counterfactual explanations on *every* attribute
     (records with option ``explain="all"``), before and after the A5 axiom.
 
@@ -96,18 +99,18 @@ def explanation_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     and whether this (group, feature) was turned into the A5 axiom (``forced``).
     """
     rows = []
-    for rec in records:
+    for rec in as_records(records):
         c = (rec.get("cke") or {}).get("explain_all")
         if not c:
             continue
-        cfg = rec["config"]
+        cfg = rec.config
         forced = {(f["group"], f["feature"]) for f in rec["cke"].get("forced", [])}
         for stage in ("before", "after"):
             for r in c[f"imbalances_{stage}"]:
                 rows.append(
                     {
-                        "dataset": cfg["dataset"],
-                        "fold": int(cfg["fold"]),
+                        "dataset": cfg.dataset,
+                        "fold": cfg.fold,
                         "stage": stage,
                         "group": r["group"],
                         "feature": r["feature"],
@@ -121,7 +124,7 @@ def explanation_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def threshold_sweep_frame(records: Iterable[Mapping[str, Any]], thresholds: Sequence[float]) -> pd.DataFrame:
+def threshold_sweep_frame(records: Iterable[Record], thresholds: Sequence[float]) -> pd.DataFrame:
     """How many (group, feature) imbalances reach each threshold, before any A5 axiom.
 
     Rows per dataset, fold, ``features`` (``"immutable"``: the paper's protocol, the
@@ -130,13 +133,13 @@ def threshold_sweep_frame(records: Iterable[Mapping[str, Any]], thresholds: Sequ
     imbalance of that record, the same for every threshold).
     """
     rows = []
-    for rec in records:
-        cfg = rec["config"]
+    for rec in as_records(records):
+        cfg = rec.config
         cke = rec.get("cke")
-        if not cke or cfg["setting"] != "ltn_acc_cf_cke" or cfg.get("tag"):
+        if not cke or cfg.setting != "ltn_acc_cf_cke" or cfg.tag:
             continue
         sources = []
-        if not cfg.get("options"):
+        if not cfg.options:
             sources.append(("immutable", cke.get("imbalances_before", [])))
         if cke.get("explain_all"):
             sources.append(("every attribute", cke["explain_all"]["imbalances_before"]))
@@ -146,8 +149,8 @@ def threshold_sweep_frame(records: Iterable[Mapping[str, Any]], thresholds: Sequ
             for t in thresholds:
                 rows.append(
                     {
-                        "dataset": cfg["dataset"],
-                        "fold": int(cfg["fold"]),
+                        "dataset": cfg.dataset,
+                        "fold": cfg.fold,
                         "features": name,
                         "threshold": float(t),
                         "n": int((values >= t).sum()),
@@ -157,20 +160,20 @@ def threshold_sweep_frame(records: Iterable[Mapping[str, Any]], thresholds: Sequ
     return pd.DataFrame(rows, columns=["dataset", "fold", "features", "threshold", "n", "largest"])
 
 
-def query_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def query_frame(records: Iterable[Record]) -> pd.DataFrame:
     """Query (2) of every record that holds it: ``dataset, fold, rule`` (how x̂ was chosen:
     ``nearest``, which makes the query true, or ``random``; records made before the rule was
     stored used ``nearest``), ``subgroup, beta, sat, found`` (a differently decided person within
     β), ``witness_share`` (the share of the subgroup's negatively predicted people for whom the
     query finds one; NaN in older records) and ``n_negative``."""
     rows = []
-    for rec in records:
-        cfg = rec["config"]
+    for rec in as_records(records):
+        cfg = rec.config
         for q in (rec.get("queries") or {}).get("eq2", []):
             rows.append(
                 {
-                    "dataset": cfg["dataset"],
-                    "fold": int(cfg["fold"]),
+                    "dataset": cfg.dataset,
+                    "fold": cfg.fold,
                     "rule": q.get("x_hat_rule", "nearest"),
                     "subgroup": q["subgroup"],
                     "beta": float(q["beta"]),
@@ -185,7 +188,7 @@ def query_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     )
 
 
-def fine_weight_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def fine_weight_frame(records: Iterable[Record]) -> pd.DataFrame:
     """Appendix B's finer weight grid (the investigation's LTN(acc+CF) runs with option
     ``fair_p=1`` and equal or tagged weights): one row per record, like :func:`weight_grid_frame`."""
     frame = records_frame(records)

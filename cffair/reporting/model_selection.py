@@ -64,12 +64,15 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cffair.errors import ParameterError, SelectionError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from cffair.experiments.store import Record
 
 FINGERPRINT_EXEMPT = True  # chooses among finished runs: no reproduction record runs it
 
@@ -239,7 +242,7 @@ def _from_search(results: Mapping[str, Any], performance: str | None, fairness: 
 
 
 def _from_records(
-    records: Sequence[Mapping[str, Any]], performance: str | None, fairness: str, majority: Mapping[int, float]
+    records: Sequence[Record], performance: str | None, fairness: str, majority: Mapping[int, float]
 ) -> tuple[list[Candidate], str]:
     from cffair.reporting.names import method_name
     from cffair.reporting.records import records_frame
@@ -259,7 +262,7 @@ def _from_records(
     metrics = []
     for r in records:
         m = dict(r["metrics"])
-        fold = int(r["config"]["fold"])
+        fold = r.config.fold
         if "accuracy" in m and "majority_rate" not in m and fold in majority:
             m["majority_rate"] = float(majority[fold])
         metrics.append(m)
@@ -480,7 +483,9 @@ def select(
             raise SelectionError(
                 f"select() takes a fitted search, its cv_results_, or own-data records; got {type(source).__name__}."
             )
-        candidates, perf_name = _from_records(records, performance, fairness, majority or {})
+        from cffair.reporting.records import as_records
+
+        candidates, perf_name = _from_records(as_records(records), performance, fairness, majority or {})
     return _choose(candidates, tolerance, perf_name, fairness)
 
 

@@ -13,15 +13,18 @@ from __future__ import annotations
 __all__ = ["FAIRNESS_SCORES", "collapsed_runs", "excluded_methods", "recommendation"]
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cffair.reporting.names import method_name, metric_name
-from cffair.reporting.records import records_frame
+from cffair.reporting.records import as_records, record_method, records_frame
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 FINGERPRINT_EXEMPT = True  # reads finished records: no record runs it
 
 
-def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, float]) -> list[tuple[str, str]]:
+def collapsed_runs(records: Sequence[Record], majority: Mapping[int, float]) -> list[tuple[str, str]]:
     """``("method fold k", why)`` for every record of a collapsed model, whatever the method, by the one
     degenerate-model screen (:func:`cffair.scores.screen.screen_metrics`: constant or near-constant
     decisions, or accuracy at or below the majority rate). A record made before the majority rate
@@ -29,13 +32,13 @@ def collapsed_runs(records: Sequence[Mapping[str, Any]], majority: Mapping[int, 
     from cffair.scores.screen import screen_metrics
 
     out = []
-    for r in records:
-        m, fold = dict(r["metrics"]), int(r["config"]["fold"])
+    for r in as_records(records):
+        m, fold = dict(r["metrics"]), r.config.fold
         if "accuracy" in m and "majority_rate" not in m and fold in majority:
             m["majority_rate"] = float(majority[fold])
         verdict = screen_metrics(m)
         if verdict.collapsed:
-            out.append((f"{method_name(r['config']['setting'])} fold {fold}", verdict.reason))
+            out.append((f"{method_name(r.config.setting)} fold {fold}", verdict.reason))
     return out
 
 
@@ -44,7 +47,7 @@ FAIRNESS_SCORES: tuple[str, ...] = ("cf_mse", "cf_flip_rate", "calibrated_cf_mse
 
 
 def excluded_methods(
-    records: Sequence[Mapping[str, Any]], methods: Sequence[str], majority: Mapping[int, float] | None = None
+    records: Sequence[Record], methods: Sequence[str], majority: Mapping[int, float] | None = None
 ) -> dict[str, Any]:
     """``{method: screen}`` for every method the recommendation leaves out, by
     :func:`cffair.scores.screen.screen_folds` over its folds: constant or near-constant on any fold, or
@@ -52,12 +55,11 @@ def excluded_methods(
     majority rate is flagged by :func:`collapsed_runs` but excludes nothing: one fold's accuracy
     moves by a few points by chance). A record made before the majority rate was recorded reads it
     from ``majority`` (fold → share of the majority class in its test rows)."""
-    from cffair.reporting.records import record_method
     from cffair.scores.screen import screen_folds
 
     folds: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
-        m, fold = dict(r["metrics"]), int(r["config"]["fold"])
+    for r in as_records(records):
+        m, fold = dict(r["metrics"]), r.config.fold
         if "accuracy" in m and "majority_rate" not in m and fold in (majority or {}):
             m["majority_rate"] = float((majority or {})[fold])
         folds.setdefault(record_method(r), []).append(m)
@@ -66,7 +68,7 @@ def excluded_methods(
 
 
 def recommendation(
-    records: Sequence[Mapping[str, Any]], methods: Sequence[str], majority: Mapping[int, float] | None = None
+    records: Sequence[Record], methods: Sequence[str], majority: Mapping[int, float] | None = None
 ) -> str:
     """The report's first line, chosen by the numbers: among the methods that neither collapsed
     nor are no more accurate than the majority class on average (:func:`excluded_methods`), the
@@ -89,6 +91,7 @@ def recommendation(
         shown = [method_name(m) for m in ms]
         return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
+    records = as_records(records)
     excluded = excluded_methods(records, methods, majority)
     frame = records_frame(records)
     frame = frame[frame["method"].isin(methods)]

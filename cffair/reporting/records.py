@@ -7,13 +7,15 @@ investigations' frames are :mod:`.investigation_frames`'.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
+from cffair.experiments.config import ExperimentConfig, option_text
 from cffair.reporting.names import (
     DATASET_ORDER,
     METRIC_ORDER,
@@ -26,7 +28,12 @@ from cffair.reporting.names import (
 )
 from cffair.scores.screen import screen_metrics
 
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
+
 __all__ = [
+    "as_record",
+    "as_records",
     "check_results",
     "cke_candidates",
     "find_record",
@@ -162,45 +169,69 @@ def mean_sd(df: pd.DataFrame, by: list[str], value: str, sd: str | None) -> pd.D
 
 
 # ---------------------------------------------------------------------------- records → frames
-def record_method(record: Mapping[str, Any]) -> str:
+def as_record(record: Mapping[str, Any]) -> Record:
+    """``record`` as a :class:`~cffair.experiments.store.Record` (itself if it is one; a plain mapping, e.g. a
+    record read from a JSON file, is wrapped), so that its config is read typed: ``as_record(r).config.fold``.
+
+    >>> as_record({"config": {"dataset": "compas", "fold": 2, "setting": "cnf"}, "metrics": {}}).config.fold
+    2
+    """
+    cls = _record_class()
+    return record if isinstance(record, cls) else cls(record)
+
+
+def as_records(records: Iterable[Mapping[str, Any]]) -> list[Record]:
+    """The records as :class:`~cffair.experiments.store.Record` s (:func:`as_record`): what every public function
+    here that takes records does once, so that records loaded from JSON files are read as the store's are."""
+    return [as_record(r) for r in records]
+
+
+@functools.cache
+def _record_class() -> type[Record]:
+    from cffair.experiments.store import Record  # here, once: reading records loads no store until one is read
+
+    return Record
+
+
+def record_method(record: Record) -> str:
     """The method key of a record: its setting, with ``@gan`` when trained on the GAN's counterfactuals."""
-    cfg = record["config"]
-    src = cfg.get("cf_source", "cnf")
-    return cfg["setting"] + (f"@{src}" if src != "cnf" else "")
+    cfg = as_record(record).config
+    return cfg.setting + (f"@{cfg.cf_source}" if cfg.cf_source != "cnf" else "")
 
 
-def options_text(config: Mapping[str, Any]) -> str:
-    """A record config's investigation options as in its key (``"fair_p=6,lr=0.1"``; ``""`` for
-    the paper's protocol)."""
-    opts = config.get("options") or {}
-    return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(opts.items()))
+def options_text(config: ExperimentConfig) -> str:
+    """A record config's investigation options as in its key (``"fair_p=6,lr=0.1"``; ``""`` for the paper's).
+
+    >>> options_text(ExperimentConfig("compas", 0, "ltn_acc_cf", options={"lr": 0.1, "fair_p": 6}))
+    'fair_p=6,lr=0.1'
+    """
+    return option_text(config.options)
 
 
-def run_label(config: Mapping[str, Any]) -> str:
+def run_label(config: ExperimentConfig) -> str:
     """A run's name for a sentence: its setting's display name and fold, with its partition of repeated
     cross-validation and its training seed where they are not the first.
 
-    >>> run_label({"setting": "ltn_acc_cf_cke", "fold": 0, "repeat": 2, "seed": 1})
+    >>> run_label(ExperimentConfig("compas", 0, "ltn_acc_cf_cke", repeat=2, seed=1))
     'LTN(acc+CF+CKE), fold 0, partition 2, seed 1'
     """
-    repeat, seed = record_repeat(config), int(config.get("seed", 0) or 0)
-    return f"{method_name(config['setting'])}, fold {config['fold']}" + (
-        (f", partition {repeat}" if repeat else "") + (f", seed {seed}" if seed else "")
+    return f"{method_name(config.setting)}, fold {config.fold}" + (
+        (f", partition {config.repeat}" if config.repeat else "") + (f", seed {config.seed}" if config.seed else "")
     )
 
 
-def is_investigation(config: Mapping[str, Any]) -> bool:
+def is_investigation(config: ExperimentConfig) -> bool:
     """Whether a record belongs to an investigation (it has options) rather than to the paper's protocol."""
-    return bool(config.get("options"))
+    return bool(config.options)
 
 
-def record_repeat(config: Mapping[str, Any]) -> int:
+def record_repeat(config: ExperimentConfig) -> int:
     """The repetition of cross-validation a record's config belongs to (0: the paper's one 5-fold
-    partition; absent in every config of it)."""
-    return int(config.get("repeat", 0) or 0)
+    partition; absent in every config of it): its :attr:`~cffair.experiments.ExperimentConfig.repeat`."""
+    return config.repeat
 
 
-def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: bool = False) -> pd.DataFrame:
+def records_frame(records: Iterable[Record], *, own_counterfactuals: bool = False) -> pd.DataFrame:
     """One row per record: ``dataset, repeat, fold, seed, setting, method, cf_source, tag, options, w_acc, w_cf,
     w_cf_sg, w_cke`` and the scalar metrics (``accuracy``/``mse``, ``cf_mse``,
     ``cf_mse_worst_subgroup``, ``cf_flip_rate``, ``worst_subgroup``, ``n_pairs``), and ``collapsed``
@@ -214,49 +245,31 @@ def records_frame(records: Iterable[Mapping[str, Any]], *, own_counterfactuals: 
             without them are left out.
     """
     rows = []
-    for rec in records:
-        cfg = rec["config"]
+    for rec in as_records(records):
+        cfg = rec.config
         metrics = rec.get("metrics_own_counterfactuals") if own_counterfactuals else rec.get("metrics")
         if metrics is None:
             continue
         row: dict[str, Any] = {
-            "dataset": cfg["dataset"],
-            "repeat": record_repeat(cfg),
-            "fold": int(cfg["fold"]),
-            "seed": int(cfg.get("seed", 0) or 0),  # a training seed of the protocol (cffair.experiments.protocol)
-            "setting": cfg["setting"],
+            "dataset": cfg.dataset,
+            "repeat": cfg.repeat,
+            "fold": cfg.fold,
+            "seed": cfg.seed,  # a training seed of the protocol (cffair.experiments.protocol)
+            "setting": cfg.setting,
             "method": record_method(rec),
-            "cf_source": cfg.get("cf_source", "cnf"),
-            "tag": cfg.get("tag", "") or "",
+            "cf_source": cfg.cf_source,
+            "tag": cfg.tag,
             "options": options_text(cfg),
         }
-        for k, v in (cfg.get("weights") or {}).items():
+        for k, v in cfg.weights:
             row[f"w_{k}"] = float(v)
         for k in (*SCALAR_METRICS, "worst_subgroup", "n_pairs"):
             row[k] = metrics.get(k, np.nan)
         verdict = screen_metrics(metrics)
         row["collapsed"], row["collapse_reason"] = verdict.collapsed, verdict.reason
         rows.append(row)
-    cols = [
-        "dataset",
-        "repeat",
-        "fold",
-        "seed",
-        "setting",
-        "method",
-        "cf_source",
-        "tag",
-        "options",
-        "w_acc",
-        "w_cf",
-        "w_cf_sg",
-        "w_cke",
-        *SCALAR_METRICS,
-        "worst_subgroup",
-        "n_pairs",
-        "collapsed",
-        "collapse_reason",
-    ]
+    cols = ["dataset", "repeat", "fold", "seed", "setting", "method", "cf_source", "tag", "options", "w_acc", "w_cf"]
+    cols += ["w_cf_sg", "w_cke", *SCALAR_METRICS, "worst_subgroup", "n_pairs", "collapsed", "collapse_reason"]
     frame = pd.DataFrame(rows)
     for c in cols:
         if c not in frame.columns:
@@ -296,7 +309,7 @@ def mean_by_method(frame: pd.DataFrame, metric: str) -> dict[tuple[str, str], fl
 
 
 def results_long(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     table: str = "table1",
     methods: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
@@ -353,7 +366,7 @@ def results_long(
 
 
 def subgroup_frame(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     settings: Sequence[str] = Q1_SETTINGS,
     dataset: str | None = None,
     *,
@@ -363,23 +376,22 @@ def subgroup_frame(
     cf_mse`` (the data of Figures 3–5; CNF counterfactuals, no weight-grid records unless
     ``tagged``, the paper's one partition: no repetition of cross-validation)."""
     rows = []
-    for rec in records:
-        cfg = rec["config"]
+    for rec in as_records(records):
+        cfg = rec.config
         if (
-            (not tagged and (cfg.get("tag") or cfg.get("options")))
-            or cfg.get("cf_source", "cnf") != "cnf"
-            or cfg["setting"] not in settings
-            or record_repeat(cfg)
+            (not tagged and (cfg.tag or cfg.options))
+            or cfg.cf_source != "cnf"
+            or cfg.setting not in settings
+            or cfg.repeat
+            or (dataset is not None and cfg.dataset != dataset)
         ):
-            continue
-        if dataset is not None and cfg["dataset"] != dataset:
             continue
         for sg, v in (rec["metrics"].get("cf_mse_by_subgroup") or {}).items():
             rows.append(
                 {
-                    "dataset": cfg["dataset"],
-                    "fold": int(cfg["fold"]),
-                    "method": cfg["setting"],
+                    "dataset": cfg.dataset,
+                    "fold": cfg.fold,
+                    "method": cfg.setting,
                     "subgroup": sg,
                     "cf_mse": float(v),
                 }
@@ -388,7 +400,7 @@ def subgroup_frame(
 
 
 def find_record(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     dataset: str,
     setting: str,
     fold: int | None = None,
@@ -396,35 +408,35 @@ def find_record(
     *,
     tag: str = "",
     options: str = "",
-) -> Mapping[str, Any] | None:
+) -> Record | None:
     """The record of ``dataset``/``setting`` (on ``fold``, or the lowest fold if ``fold`` is None;
     ``options`` as :func:`options_text` gives them, ``""`` for the paper's; the paper's partition,
     not a repetition of cross-validation); None if absent."""
     found = [
         r
-        for r in records
-        if not record_repeat(r["config"])
-        and r["config"]["dataset"] == dataset
-        and r["config"]["setting"] == setting
-        and r["config"].get("cf_source", "cnf") == cf_source
-        and (r["config"].get("tag") or "") == tag
-        and options_text(r["config"]) == options
-        and (fold is None or int(r["config"]["fold"]) == fold)
+        for r in as_records(records)
+        if not r.config.repeat
+        and r.config.dataset == dataset
+        and r.config.setting == setting
+        and r.config.cf_source == cf_source
+        and r.config.tag == tag
+        and options_text(r.config) == options
+        and (fold is None or r.config.fold == fold)
     ]
-    return min(found, key=lambda r: int(r["config"]["fold"])) if found else None
+    return min(found, key=lambda r: r.config.fold) if found else None
 
 
 # ---------------------------------------------------------------------------- CKE (Q3)
 def cke_candidates(
-    records: Iterable[Mapping[str, Any]], settings: Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
+    records: Iterable[Record], settings: Sequence[str] = ("ltn_acc_cf_cke", "ltn_acc_cf_sg_cke")
 ) -> pd.DataFrame:
     """Every imbalance found by knowledge extraction: ``dataset, setting, fold, repeat, seed, group, feature,
     frequency, imbalance, threshold, candidate`` (at or above the threshold, so an A5 axiom was
     added), and ``imbalance_after`` (the same pair's imbalance once the CKE axioms are trained)."""
     rows = []
-    for rec in records:
-        cfg = rec["config"]
-        if cfg["setting"] not in settings or "cke" not in rec or cfg.get("tag") or cfg.get("options"):
+    for rec in as_records(records):
+        cfg = rec.config
+        if cfg.setting not in settings or "cke" not in rec or cfg.tag or cfg.options:
             continue
         c = rec["cke"]
         after = {(r["group"], r["feature"]): r["imbalance"] for r in c.get("imbalances_after", [])}
@@ -433,11 +445,11 @@ def cke_candidates(
                 continue  # the other side of a pair: the group with the smaller frequency
             rows.append(
                 {
-                    "dataset": cfg["dataset"],
-                    "setting": cfg["setting"],
-                    "fold": int(cfg["fold"]),
-                    "repeat": record_repeat(cfg),
-                    "seed": int(cfg.get("seed", 0) or 0),
+                    "dataset": cfg.dataset,
+                    "setting": cfg.setting,
+                    "fold": cfg.fold,
+                    "repeat": cfg.repeat,
+                    "seed": cfg.seed,
                     "group": r["group"],
                     "feature": r["feature"],
                     "frequency": float(r["frequency"]),
@@ -464,28 +476,20 @@ def cke_candidates(
     return pd.DataFrame(rows, columns=cols)
 
 
-def undesirable_ratio_frame(
-    records: Iterable[Mapping[str, Any]], dataset: str, setting: str = "ltn_acc_cf_cke"
-) -> pd.DataFrame:
+def undesirable_ratio_frame(records: Iterable[Record], dataset: str, setting: str = "ltn_acc_cf_cke") -> pd.DataFrame:
     """The data of Figure 4 (bottom): for each immutable feature and sensitive group, the share of
     the group's negatively predicted training rows with a counterfactual explanation on that
     feature, ``before`` and ``after`` the CKE axioms (columns ``fold, feature, group, stage, ratio``)."""
     rows = []
-    for rec in records:
-        cfg = rec["config"]
-        if (
-            cfg["dataset"] != dataset
-            or cfg["setting"] != setting
-            or "cke" not in rec
-            or cfg.get("tag")
-            or cfg.get("options")
-        ):
+    for rec in as_records(records):
+        cfg = rec.config
+        if cfg.dataset != dataset or cfg.setting != setting or "cke" not in rec or cfg.tag or cfg.options:
             continue
         for stage in ("before", "after"):
             for r in rec["cke"].get(f"imbalances_{stage}", []):
                 rows.append(
                     {
-                        "fold": int(cfg["fold"]),
+                        "fold": cfg.fold,
                         "feature": r["feature"],
                         "group": r["group"],
                         "stage": stage,
@@ -496,7 +500,7 @@ def undesirable_ratio_frame(
 
 
 # ---------------------------------------------------------------------------- weight grid (appendix B)
-def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def weight_grid_frame(records: Iterable[Record]) -> pd.DataFrame:
     """The LTN(acc+CF) runs of the appendix-B weight grid plus the equal-weights run, one row per fold
     and weight point: ``dataset, fold, w_acc, w_cf, log2_ratio`` (log₂ of acc weight / CF weight) and
     metrics. A point trained with several seeds (the protocol's equal-weights run) gives their mean, so
@@ -521,9 +525,7 @@ def weight_grid_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- paired folds
-def paired_folds(
-    records: Sequence[Mapping[str, Any]], fold0_only: Iterable[tuple[str, str]] | None = None
-) -> list[Mapping[str, Any]]:
+def paired_folds(records: Iterable[Record], fold0_only: Iterable[tuple[str, str]] | None = None) -> list[Record]:
     """Keep, per dataset, only the folds on which every method has a record.
 
     A comparison of means is only paired if all methods average the same folds. An interrupted
@@ -538,9 +540,10 @@ def paired_folds(
     never drop a fold themselves.
     """
 
-    def key(r: Mapping[str, Any]) -> tuple[str, str, str, str]:
-        c = r["config"]
-        return (c["setting"], c.get("cf_source", "cnf"), c.get("tag", ""), options_text(c))
+    def key(c: ExperimentConfig) -> tuple[str, str, str, str]:
+        return (c.setting, c.cf_source, c.tag, options_text(c))
+
+    records = as_records(records)
 
     from cffair.experiments import BASELINES, LTN_SETTINGS  # here: cffair.experiments imports torch
 
@@ -562,25 +565,25 @@ def paired_folds(
     # its folds are checked against its own first fold
     by_ds: dict[tuple[str, int], dict[int, set[tuple[str, str, str, str]]]] = {}
     for r in records:
-        c = r["config"]
-        if is_investigation(c) or c["setting"] not in protocol or c.get("tag"):
+        c = r.config
+        if is_investigation(c) or c.setting not in protocol or c.tag:
             continue  # the investigations and tagged variants run on the folds they name (e.g. Adult fold 0 only)
-        by_ds.setdefault((c["dataset"], record_repeat(c)), {}).setdefault(c["fold"], set()).add(key(r))
+        by_ds.setdefault((c.dataset, c.repeat), {}).setdefault(c.fold, set()).add(key(c))
     keep: dict[tuple[str, int], set[int]] = {}
     for (ds, rep), folds in by_ds.items():
         first = min(folds)
         ref = {k for k in folds[first] if not only_first(ds, k[0])}
         keep[(ds, rep)] = {f for f, ks in folds.items() if ref <= ks}
 
-    def kept(c: Mapping[str, Any]) -> bool:
-        return c["fold"] in keep.get((c["dataset"], record_repeat(c)), {c["fold"]})
+    def kept(c: ExperimentConfig) -> bool:
+        return c.fold in keep.get((c.dataset, c.repeat), {c.fold})
 
-    return [r for r in records if kept(r["config"])]
+    return [r for r in records if kept(r.config)]
 
 
-def folds_per_dataset(records: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+def folds_per_dataset(records: Iterable[Record]) -> dict[str, list[int]]:
     """Which folds the records cover, per dataset (e.g. ``{"adult": [0], "compas": [0, 1]}``)."""
     out: dict[str, set[int]] = {}
-    for r in records:
-        out.setdefault(r["config"]["dataset"], set()).add(int(r["config"]["fold"]))
+    for r in as_records(records):
+        out.setdefault(r.config.dataset, set()).add(r.config.fold)
     return {ds: sorted(f) for ds, f in sorted(out.items())}

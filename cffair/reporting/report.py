@@ -45,11 +45,20 @@ from cffair.reporting.comparison import COLLAPSED_MARK, collapsed_note
 from cffair.reporting.group_table import group_fairness_frame
 from cffair.reporting.names import HIGHER_IS_BETTER, METRIC_ORDER, method_name, metric_name
 from cffair.reporting.recommendation import collapsed_runs, recommendation
-from cffair.reporting.records import cke_candidates, rankable, records_frame, results_long, subgroup_frame
+from cffair.reporting.records import (
+    as_records,
+    cke_candidates,
+    rankable,
+    records_frame,
+    results_long,
+    subgroup_frame,
+)
 from cffair.reporting.tables import format_cell, format_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
+
+    from cffair.experiments.store import Record
 
 
 def _style() -> str:
@@ -59,7 +68,7 @@ def _style() -> str:
 
 # ---------------------------------------------------------------------------- frames
 def method_frame(
-    records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 3
+    records: Sequence[Record], methods: Sequence[str], decimals: int = 3
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The Table 1-style comparison: one row per method (in ``methods`` order), one column per
     metric, cells ``mean ± sd`` over folds, marked "†" where a fold's model collapsed.
@@ -96,7 +105,7 @@ def best_methods(long: pd.DataFrame) -> list[tuple[str, str]]:
 
 
 def subgroup_summary(
-    records: Sequence[Mapping[str, Any]], methods: Sequence[str], decimals: int = 4
+    records: Sequence[Record], methods: Sequence[str], decimals: int = 4
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """CF-MSE per subgroup: ``(shown, per_fold)`` where ``shown`` has one row per subgroup and
     one column per method (``mean ± sd`` over folds) and ``per_fold`` one row per record ×
@@ -120,19 +129,20 @@ def subgroup_summary(
     return shown, per_fold
 
 
-def cke_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
+def cke_frame(records: Sequence[Record], decimals: int = 3) -> pd.DataFrame:
     """Knowledge extraction (section 4.3): for each CKE setting, sensitive group and immutable
     feature with a positive imbalance, the share of the group's negatively predicted training
     rows with a counterfactual explanation on that feature (``frequency``), the ``imbalance``
     (mean ± sd over the folds where it is positive), on how many folds it reached the threshold (an axiom A5 was added)
     and the imbalance once the axioms were trained. Empty if no CKE setting ran."""
+    records = as_records(records)
     c = cke_candidates(records)
     if c.empty:
         return pd.DataFrame()
     runs: dict[str, set[int]] = {}
     for r in records:
-        if "cke" in r and not r["config"].get("tag"):
-            runs.setdefault(r["config"]["setting"], set()).add(int(r["config"]["fold"]))
+        if "cke" in r and not r.config.tag:
+            runs.setdefault(r.config.setting, set()).add(r.config.fold)
     rows = []
     for (setting, group, feature), g in c.groupby(["setting", "group", "feature"], sort=False):
         sd = g["imbalance"].std(ddof=1) if len(g) > 1 else None
@@ -153,20 +163,19 @@ def cke_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.Dat
     return out.set_index(["setting", "group", "feature"])
 
 
-def eq3_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.DataFrame:
+def eq3_frame(records: Sequence[Record], decimals: int = 3) -> pd.DataFrame:
     """Equation (3) for every subgroup on the LTN(acc+CF) records: the satisfaction of "every
     counterfactual twin of the subgroup gets the same outcome" (mean ± sd over folds), with the
     subgroup's CF-MSE. Empty if those records have no queries."""
     rows = []
-    for rec in records:
-        cfg = rec["config"]
+    for rec in as_records(records):
+        cfg = rec.config
         q = (rec.get("queries") or {}).get("eq3") or {}
-        if cfg["setting"] != "ltn_acc_cf" or cfg.get("tag") or not q:
+        if cfg.setting != "ltn_acc_cf" or cfg.tag or not q:
             continue
         by_sg = rec["metrics"].get("cf_mse_by_subgroup", {})
         rows += [
-            {"subgroup": sg, "fold": cfg["fold"], "sat": float(v), "cf_mse": by_sg.get(sg, np.nan)}
-            for sg, v in q.items()
+            {"subgroup": sg, "fold": cfg.fold, "sat": float(v), "cf_mse": by_sg.get(sg, np.nan)} for sg, v in q.items()
         ]
     if not rows:
         return pd.DataFrame()
@@ -185,13 +194,12 @@ def eq3_frame(records: Sequence[Mapping[str, Any]], decimals: int = 3) -> pd.Dat
     return pd.DataFrame(out).sort_values("_sat").drop(columns="_sat").set_index("subgroup")
 
 
-def per_fold_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> pd.DataFrame:
+def per_fold_frame(records: Sequence[Record], methods: Sequence[str]) -> pd.DataFrame:
     """Every record's numbers: one row per fold × method with the scalar metrics, the worst
     subgroup and the run's seconds."""
+    records = as_records(records)
     frame = records_frame(records)
-    seconds = {
-        (r["config"]["setting"], int(r["config"]["fold"])): (r.get("timings") or {}).get("total") for r in records
-    }
+    seconds = {(r.config.setting, r.config.fold): (r.get("timings") or {}).get("total") for r in records}
     frame["seconds"] = [seconds.get((s, int(f))) for s, f in zip(frame["setting"], frame["fold"], strict=True)]
     order = {m: i for i, m in enumerate(methods)}
     frame = frame[frame["method"].isin(methods)].copy()
@@ -216,7 +224,7 @@ VERDICT_METRICS: tuple[tuple[str, bool], ...] = (
 )
 
 
-def verdict_frame(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> tuple[str | None, pd.DataFrame]:
+def verdict_frame(records: Sequence[Record], methods: Sequence[str]) -> tuple[str | None, pd.DataFrame]:
     """Each method against the reference (accuracy-only LTN) on the same folds: per metric the
     mean difference, on how many folds it is better, the corrected resampled t-test's p
     (Nadeau–Bengio; :func:`cffair.reporting.verdicts.paired`) and the verdict.
@@ -312,7 +320,7 @@ def _subgroup_figure(per_fold: pd.DataFrame, methods: Sequence[str], name: str) 
     return figure_html(fig, "CF-MSE per subgroup and method")
 
 
-def _undesirable_figure(records: Sequence[Mapping[str, Any]], dataset: str) -> str | None:
+def _undesirable_figure(records: Sequence[Record], dataset: str) -> str | None:
     from cffair.reporting.figures import plot_undesirable_ratio
     from cffair.reporting.records import undesirable_ratio_frame
 
@@ -401,7 +409,7 @@ def _checks(info: Mapping[str, Any], collapsed: Sequence[tuple[str, str]]) -> st
     )
 
 
-def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> str:
+def render_report(records: Sequence[Record], ds: Any, info: Mapping[str, Any]) -> str:
     """The report page as HTML text (see the module docstring for its sections).
 
     Args:
@@ -411,10 +419,11 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
             ``warnings`` (messages), ``stage_seconds``, ``computed`` (records computed by
             this run), ``majority`` (fold → majority-class share of its test rows).
     """
+    records = as_records(records)
     frame, spec = ds
     plan = info.get("plan", {})
     methods = [*plan.get("settings", []), *plan.get("baselines", [])] or list(
-        dict.fromkeys(r["config"]["setting"] for r in records)
+        dict.fromkeys(r.config.setting for r in records)
     )
     name = spec.name
     shown, long = method_frame(records, methods)
@@ -529,10 +538,12 @@ def render_report(records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[s
 
 
 def write_report(path: str | Path, records: Sequence[Mapping[str, Any]], ds: Any, info: Mapping[str, Any]) -> Path:
-    """Write :func:`render_report` to ``path`` (atomically) and return the path."""
+    """Write :func:`render_report` to ``path`` (atomically) and return the path. ``records`` may be plain
+    mappings (a run's records as :class:`cffair.workflows.own.OwnRun` types them): they are read as
+    :class:`~cffair.experiments.store.Record` s."""
     from cffair._support.io import write_text_atomic
 
     path = Path(path)
-    text = render_report(records, ds, info)
+    text = render_report(as_records(records), ds, info)
     write_text_atomic(path, text, what="report")
     return path

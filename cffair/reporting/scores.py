@@ -23,9 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cffair.errors import ParameterError
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = ["SCORES", "Score", "score_metrics", "score_records"]
 
@@ -99,17 +102,19 @@ def score_metrics(metrics: Mapping[str, Any], score: str) -> dict[str, Any] | No
     return out
 
 
-def score_records(records: Iterable[Mapping[str, Any]], score: str) -> list[dict[str, Any]]:
+def score_records(records: Iterable[Record], score: str) -> list[Record]:
     """The records as measured with ``score`` (:func:`score_metrics` of their metrics and of their
-    metrics on their own counterfactuals); a record without the score is left out. ``"cf_mse"``
-    returns the records unchanged."""
+    metrics on their own counterfactuals), new :class:`~cffair.experiments.store.Record` s; a record without
+    the score is left out. ``"cf_mse"`` returns the records unchanged."""
+    from cffair.experiments.store import Record  # here: reading records loads no store until one is read
+
     _score(score)
     out = []
     for rec in records:
         metrics = score_metrics(rec.get("metrics") or {}, score)
         if metrics is None:
             continue
-        new = {**rec, "metrics": metrics}
+        new = Record({**rec, "metrics": metrics})
         own = rec.get("metrics_own_counterfactuals")
         if own is not None:
             scored_own = score_metrics(own, score)

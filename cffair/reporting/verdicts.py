@@ -34,24 +34,22 @@ hold" → does not hold; all "holds" → holds; otherwise inconclusive.
 runs; a comparison on it counts only when it can differ from COMPAS's (a method that uses the
 subgroups, or a metric over subgroups: :meth:`Evidence.counts`); otherwise it is shown, not counted.
 
-**Which rules** (:class:`Rules`, :func:`rules`): the test (``corrected`` or ``plain``), Holm's
-correction, and whether COMPAS(age) is counted everywhere; the defaults are the book's verdicts,
-the others are the robustness table's.
+**Which rules** (:class:`Rules`, :func:`rules`): the test (``corrected`` or ``plain``), Holm's correction, and
+whether COMPAS(age) is counted everywhere; the defaults are the book's verdicts, the others are the robustness table's.
 
-**The rule for trends** (:func:`spearman_exact`): Spearman's ρ between the weight ratio and a
-metric over the means of the weight points, with the exact permutation p-value (all n!
-orderings); fewer than :data:`MIN_TREND_POINTS` points cannot reach p < 0.05 and are
-inconclusive.
+**The rule for trends** (:func:`spearman_exact`): Spearman's ρ between the weight ratio and a metric over the means
+of the weight points, with the exact permutation p-value (all n! orderings); fewer than :data:`MIN_TREND_POINTS`
+points cannot reach p < 0.05 and are inconclusive.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -61,7 +59,7 @@ from cffair.experiments.protocol import protocol as _protocol
 from cffair.experiments.protocol import seed_means
 from cffair.experiments.registry import DATASETS
 from cffair.reporting.names import DATASET_ORDER, performance_metric
-from cffair.reporting.records import mean_by_method, records_frame, select_records
+from cffair.reporting.records import as_records, mean_by_method, records_frame, select_records
 from cffair.reporting.stats import (
     DEFAULT_TEST,
     TESTS,
@@ -73,6 +71,9 @@ from cffair.reporting.stats import (
     sign_flip_p,
     spearman_exact_test,
 )
+
+if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
+    from cffair.experiments.store import Record
 
 __all__ = [
     "ALPHA",
@@ -455,12 +456,11 @@ def fmt(v: float | None) -> str:
 
 @dataclass
 class Evidence:
-    """What the claim checks read: the records; the paper's protocol as a frame (``main``: CNF
-    counterfactuals, no weight-grid tag, no investigation) with means over folds per
-    ``(dataset, method)`` (method keys carry ``@gan`` for the runs on the GAN's
-    counterfactuals); and the investigations' records (options, or a ``ref`` baseline)."""
+    """What the claim checks read: the records; the paper's protocol as a frame (``main``: CNF counterfactuals, no
+    weight-grid tag, no investigation) with means over folds per ``(dataset, method)`` (method keys carry ``@gan`` for
+    the runs on the GAN's counterfactuals); and the investigations' records (options, or a ``ref`` baseline)."""
 
-    records: list[Mapping[str, Any]]
+    records: list[Record]
     main: pd.DataFrame = field(default_factory=pd.DataFrame)
     cf: dict[tuple[str, str], float] = field(default_factory=dict)
     worst: dict[tuple[str, str], float] = field(default_factory=dict)
@@ -469,9 +469,9 @@ class Evidence:
     flips: dict[tuple[str, str], float] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, records: Iterable[Mapping[str, Any]]) -> Evidence:
-        """The evidence of some records."""
-        recs = list(records)
+    def of(cls, records: Iterable[Record]) -> Evidence:
+        """The evidence of some records (plain mappings are read as :class:`~cffair.experiments.store.Record` s)."""
+        recs = as_records(records)
         main = select_records(records_frame(recs), repeats=True)
         return cls(
             recs,

@@ -90,7 +90,8 @@ def test_the_twins_pair_folds_average_seeds_and_test_the_fold_differences():
     records = _pairs("adult", paper_side, sound_side) + _pairs(
         "adult", paper_side, [s + 0.002 for s in sound_side], seed=1
     )
-    records.append(_record("adult", 9, 0.5, sound=True))  # no partner on the paper's twins: left out
+    # a fold (of another partition) with no partner on the paper's twins: left out
+    records.append(_record("adult", 0, 0.5, sound=True, repeat=1))
     records.append(_record("adult", 0, 0.6, setting="ltn_acc"))  # another method: left out
     row = twins_performance(records).iloc[0]
     assert (row["pairs"], row["folds"]) == (10, 5)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import cffair_book as book
+from cffair.errors import ConfigError
 from cffair_book import dependence as dep
 
 FOLDS = range(5)
@@ -252,12 +253,12 @@ def test_the_dependence_table_has_one_column_per_factor_and_marks_changes():
 
 
 # ---------------------------------------------------------------------------- the GAN study's spread
-def _gan(ds, fold, seed, cf_mse, *, released=False, acc=0.65, repeat=0, other=None):
+def _gan(ds, fold, seed, cf_mse, *, released=False, acc=0.65, repeat=0, other=None, setting="gan", cf_source="cnf"):
     options = {"gan_variant": "released"} if released else {}
     options |= other or {}
     return {
-        "config": {"dataset": ds, "fold": fold, "seed": seed, "setting": "gan", "tag": f"seed{seed}" if seed else "",
-                   "options": options, "repeat": repeat},
+        "config": {"dataset": ds, "fold": fold, "seed": seed, "setting": setting, "tag": f"seed{seed}" if seed else "",
+                   "options": options, "repeat": repeat, "cf_source": cf_source},
         "metrics": {"accuracy": acc, "mse": 1 - acc, "cf_mse": cf_mse},
     }  # fmt: skip
 
@@ -266,9 +267,11 @@ def test_gan_spread_separates_folds_from_seeds_and_keeps_only_the_variants() -> 
     recs = [_gan("compas", f, s, 0.01 * (f + 1) + 0.002 * s) for f in range(5) for s in range(3)]
     recs += [_gan("compas", f, 0, 0.09, released=True) for f in range(5)]
     recs += [
-        _gan("compas", 0, 0, 0.5, other={"semantics": "godel"}),
+        _gan("compas", 0, 0, 0.5, released=True, setting="ltn_acc_cf", cf_source="gan"),  # trained on its twins
         _gan("compas", 0, 0, 0.5, repeat=1),
     ]  # not the study
+    with pytest.raises(ConfigError, match="LTN options"):  # a GAN with another option is no record at all
+        book.gan_spread_frame([*recs, _gan("compas", 0, 0, 0.5, other={"semantics": "godel"})])
     frame = book.gan_spread_frame(recs)
     assert frame["variant"].tolist() == ["", "released"] and frame["runs"].tolist() == [15, 5]
     ours = frame.iloc[0]

@@ -52,3 +52,27 @@ def test_a_store_read_again_gives_the_same_records_and_sees_every_change(tmp_pat
     assert path.stat().st_size == len(text.encode())
     assert store.get(cfgs[1]) is None
     assert [c.path for c in store.corrupt()] == [path] and "checksum" in store.corrupt()[0].reason
+
+
+def test_a_records_config_is_parsed_once_and_kept_off_its_fields(tmp_path):
+    """Two reads of ``config`` give the same object; the parsed config is never one of the record's fields: the
+    JSON the store writes, the marshalled copy it keeps, a pickle and a copy hold the fields only (a copy parses
+    again), and setting the ``config`` field parses the new one."""
+    import copy
+    import marshal
+    import pickle
+
+    cfg = E.ExperimentConfig("compas", 1, "ltn_acc_cf", profile="quick")
+    rec = E.make_record(cfg, {"code": {"m": "h"}}, {"accuracy": 0.75}, {"total": 1.0})
+    fields = (json.dumps(rec), pickle.dumps(rec, protocol=5))
+    assert rec.config is rec.config and rec.config == cfg
+    assert (json.dumps(rec), pickle.dumps(rec, protocol=5)) == fields
+    assert marshal.loads(marshal.dumps(dict(rec))) == json.loads(fields[0])  # marshal's bytes follow refcounts
+    for twin in (copy.copy(rec), copy.deepcopy(rec), pickle.loads(pickle.dumps(rec))):
+        assert isinstance(twin, E.Record) and twin == rec and vars(twin) == {}
+        assert twin.config == cfg and twin.config is not rec.config
+    store = E.ResultsStore(tmp_path)
+    store.put(rec)
+    assert json.loads(store.path(cfg).read_text()) == dict(rec) and store.get(cfg).config == cfg
+    rec["config"] = E.ExperimentConfig("adult", 0, "cnf", profile="quick").to_dict()
+    assert rec.config.key == "quick/adult/cnf/fold0"

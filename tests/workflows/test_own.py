@@ -237,11 +237,14 @@ def test_collapsed_runs_are_flagged_with_the_reason() -> None:
     """Accuracy at or below the majority rate is collapsed, whatever its CF-MSE (records without
     the rate read it from the run's folds)."""
     recs = [
-        {"config": {"setting": "ltn_acc_cf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0}},
-        {"config": {"setting": "ltn_acc", "fold": 0}, "metrics": {"accuracy": 0.80, "cf_mse": 0.0}},
-        {"config": {"setting": "ltn_acc_cf_sg", "fold": 1}, "metrics": {"accuracy": 0.69, "cf_mse": 0.01}},
+        {"config": {"dataset": "d", "setting": "ltn_acc_cf", "fold": 0}, "metrics": {"accuracy": 0.78, "cf_mse": 0.0}},
+        {"config": {"dataset": "d", "setting": "ltn_acc", "fold": 0}, "metrics": {"accuracy": 0.80, "cf_mse": 0.0}},
         {
-            "config": {"setting": "gan", "fold": 1},
+            "config": {"dataset": "d", "setting": "ltn_acc_cf_sg", "fold": 1},
+            "metrics": {"accuracy": 0.69, "cf_mse": 0.01},
+        },
+        {
+            "config": {"dataset": "d", "setting": "gan", "fold": 1},
             "metrics": {"accuracy": 0.3, "majority_rate": 0.7, "positive_rate": 1.0},
         },
     ]
@@ -253,8 +256,14 @@ def test_collapsed_runs_are_flagged_with_the_reason() -> None:
 def test_collapsed_runs_use_the_spread_of_the_outputs_for_every_method() -> None:
     """A GAN whose outputs barely move is constant even with a CF-MSE above 0."""
     recs = [
-        {"config": {"setting": "gan", "fold": 0}, "metrics": {"accuracy": 0.6, "cf_mse": 1e-6, "prediction_sd": 2e-4}},
-        {"config": {"setting": "cnf", "fold": 0}, "metrics": {"accuracy": 0.85, "cf_mse": 0.0, "prediction_sd": 0.2}},
+        {
+            "config": {"dataset": "d", "setting": "gan", "fold": 0},
+            "metrics": {"accuracy": 0.6, "cf_mse": 1e-6, "prediction_sd": 2e-4},
+        },
+        {
+            "config": {"dataset": "d", "setting": "cnf", "fold": 0},
+            "metrics": {"accuracy": 0.85, "cf_mse": 0.0, "prediction_sd": 0.2},
+        },
     ]
     assert [c for c, _ in collapsed_runs(recs, {0: 0.78})] == ["GAN fold 0"]
 
