@@ -2,8 +2,9 @@
 
 Training and the twins are reproducible to the bit on one kind of CPU, not across kinds: another
 x86-64 CPU (another vector instruction set) rounds float32 sums differently and trains to slightly
-other numbers. Records name the CPU that made them (``machine``, see
-:func:`cffair.experiments.store.machine`); records older than that field name none. The tests that
+other numbers, and so do PyTorch's kernels forced to another instruction set on one CPU
+(``ATEN_CPU_CAPABILITY``). Records name the CPU that made them and the kernels it used (``machine``, see
+:func:`cffair.experiments.store.machine`); records older than those fields name none. The tests that
 compare two runs of one configuration read their tolerance from here, so there is one number.
 """
 
@@ -21,14 +22,35 @@ ONE_CPU = 5e-4
 ACROSS_MACHINES = 0.01
 
 
+def kernels(m: Mapping[str, Any]) -> str:
+    """The instruction set PyTorch's kernels used for a record: its ``cpu_kernels`` (``ATEN_CPU_CAPABILITY`` can
+    force a lower one than the CPU has), or, for a record older than that field (made with the kernels PyTorch
+    chose itself), the best its CPU's flags allow.
+
+    >>> kernels({"cpu_simd": ["avx2", "fma", "avx512f"]}), kernels({"cpu_simd": ["avx2", "fma"]}), kernels({})
+    ('AVX512', 'AVX2', 'DEFAULT')
+    >>> kernels({"cpu_simd": ["avx2", "fma", "avx512f"], "cpu_kernels": "DEFAULT"})
+    'DEFAULT'
+    """
+    simd = set(m.get("cpu_simd") or ())
+    native = "AVX512" if "avx512f" in simd else "AVX2" if {"avx2", "fma"} <= simd else "DEFAULT"
+    return str(m.get("cpu_kernels") or native)
+
+
 def one_cpu(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
-    """Whether two records' ``machine`` entries name the same kind of CPU (``False`` if either is unnamed).
+    """Whether two records' ``machine`` entries name the same kind of CPU computing with the same kernels
+    (``False`` if either is unnamed).
 
     >>> m = {"cpu_model": "AMD EPYC", "cpu_simd": ["avx2", "avx512f"]}
     >>> one_cpu(m, dict(m)), one_cpu(m, None), one_cpu(m, {**m, "cpu_simd": ["avx2"]})
     (True, False, False)
+    >>> one_cpu(m, {**m, "cpu_kernels": "AVX512"}), one_cpu(m, {**m, "cpu_kernels": "DEFAULT"})
+    (True, False)
     """
-    return a is not None and b is not None and dict(a) == dict(b)
+    if a is None or b is None:
+        return False
+    same = {k: v for k, v in a.items() if k != "cpu_kernels"} == {k: v for k, v in b.items() if k != "cpu_kernels"}
+    return same and kernels(a) == kernels(b)
 
 
 def tolerance(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> float:

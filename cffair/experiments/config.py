@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import MISSING, asdict, dataclass, replace
 from typing import Any, Literal
 
 from cffair._support.validation import check_exponent
@@ -486,7 +486,34 @@ class ExperimentConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ExperimentConfig:
+    def from_dict(cls, d: Mapping[str, Any]) -> ExperimentConfig:
+        """A config from its record form (:meth:`to_dict`, a record's ``config``).
+
+        Raises:
+            ConfigError: not a mapping, a required field missing or an unknown field, each named.
+
+        >>> ExperimentConfig.from_dict({"dataset": "compas", "fold": 0}).key
+        Traceback (most recent call last):
+        ...
+        cffair.errors.ConfigError: config {'dataset': 'compas', 'fold': 0} lacks 'setting'; a config holds dataset, fold and setting, and may hold profile, weights, cf_source, seed, tag, n_folds, options, repeat.
+        """
+        if not isinstance(d, Mapping):
+            raise ConfigError(
+                f"a config is a mapping of its fields (dataset, fold, setting, ...), got {type(d).__name__}."
+            )
+        fields = list(cls.__dataclass_fields__)
+        required = [f for f in fields if cls.__dataclass_fields__[f].default is MISSING]
+        missing = [f for f in required if f not in d]
+        unknown = sorted(k for k in d if k not in cls.__dataclass_fields__)
+        if missing or unknown:
+            what = (
+                "lacks " + ", ".join(map(repr, missing)) if missing else "has unknown " + ", ".join(map(repr, unknown))
+            )
+            optional = ", ".join(f for f in fields if f not in required)
+            raise ConfigError(
+                f"config {dict(d)} {what}; a config holds {', '.join(required[:-1])} and {required[-1]}, "
+                f"and may hold {optional}."
+            )
         d = dict(d)
         d["weights"] = tuple(sorted(dict(d.get("weights", {})).items()))
         if "options" in d:

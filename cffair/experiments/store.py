@@ -14,6 +14,7 @@ import functools
 import json
 import marshal
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from cffair._support.utils import project_root, stable_hash, write_json_atomic
 from cffair.errors import ArtefactError
 from cffair.experiments.config import ExperimentConfig
 
-__all__ = ["SIMD_FLAGS", "Corrupt", "Record", "ResultsStore", "checksum", "machine", "make_record"]
+__all__ = ["SIMD_FLAGS", "Corrupt", "Record", "ResultsStore", "checksum", "kernels", "machine", "make_record"]
 
 FINGERPRINT_EXEMPT = True  # storing records changes no number
 
@@ -92,9 +93,10 @@ def make_record(
 ) -> Record:
     """A result record, ready for :meth:`ResultsStore.put`.
 
-    The record names the CPU that computed it (:func:`~cffair.experiments.store.machine`), outside its fingerprint: the same
-    code on the same inputs gives the same numbers on one kind of CPU, and may differ in the last
-    digits, which training can amplify, on another.
+    The record names the CPU that computed it and the kernels PyTorch used on it
+    (:func:`~cffair.experiments.store.machine`, :func:`~cffair.experiments.store.kernels`), outside its fingerprint: the
+    same code on the same inputs gives the same numbers on one kind of CPU with one set of kernels, and may differ in
+    the last digits, which training can amplify, on another.
 
     Args:
         fingerprint: what the record's numbers depend on (code, data, config, packages,
@@ -107,7 +109,7 @@ def make_record(
         "fingerprint": dict(fingerprint),
         "hash": stable_hash(fingerprint),
         "cffair_version": __version__,
-        "machine": machine(),
+        "machine": {**machine(), **kernels()},
         "metrics": dict(metrics),
         "timings": dict(timings),
         **extra,
@@ -137,6 +139,18 @@ def machine(cpuinfo: str | None = None) -> dict[str, Any]:
     fields = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in cpuinfo.splitlines() if ":" in line)}
     flags = set(fields.get("flags", "").split())
     return {"cpu_model": fields.get("model name", ""), "cpu_simd": [f for f in SIMD_FLAGS if f in flags]}
+
+
+def kernels() -> dict[str, str]:
+    """The instruction set PyTorch's kernels use in this process (``{"cpu_kernels": "AVX512"}``), or ``{}`` where
+    torch is not loaded (it is never imported for this: the book's pages have no torch).
+
+    The CPU's flags (:func:`machine`) say what it can do; ``ATEN_CPU_CAPABILITY`` can make PyTorch use less
+    (``avx2``, ``default``), and a record computed so differs in the last digits from one computed with the
+    CPU's own kernels, as a record of another kind of CPU does.
+    """
+    torch = sys.modules.get("torch")
+    return {} if torch is None else {"cpu_kernels": str(torch.backends.cpu.get_cpu_capability())}
 
 
 def _json_default(obj: Any) -> Any:

@@ -76,3 +76,41 @@ def test_a_records_config_is_parsed_once_and_kept_off_its_fields(tmp_path):
     assert json.loads(store.path(cfg).read_text()) == dict(rec) and store.get(cfg).config == cfg
     rec["config"] = E.ExperimentConfig("adult", 0, "cnf", profile="quick").to_dict()
     assert rec.config.key == "quick/adult/cnf/fold0"
+
+
+def test_a_record_names_the_kernels_that_computed_it_and_forced_kernels_are_another_machine():
+    """ATEN_CPU_CAPABILITY makes PyTorch use a lower instruction set than the CPU has: the numbers then differ in the
+    last digits as on another CPU. A record says which kernels computed it, and the tests' tolerance reads it."""
+    import subprocess
+    import sys
+
+    import machines
+    import torch
+
+    cfg = E.ExperimentConfig("compas", 0, "cnf", profile="quick")
+    rec = store_module.make_record(cfg, {"code": {}}, {"accuracy": 0.5}, {})
+    assert rec["machine"]["cpu_kernels"] == torch.backends.cpu.get_cpu_capability()
+    code = "import torch, json; from cffair.experiments import store; print(json.dumps(store.kernels()))"
+    env = {"ATEN_CPU_CAPABILITY": "default", "PATH": "/usr/bin:/bin"}
+    forced = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout)
+    assert forced == {"cpu_kernels": "DEFAULT"}
+    other = {**rec["machine"], **forced}
+    assert machines.one_cpu(rec["machine"], rec["machine"])
+    assert machines.one_cpu(rec["machine"], other) is (rec["machine"]["cpu_kernels"] == "DEFAULT")
+    older = {k: v for k, v in rec["machine"].items() if k != "cpu_kernels"}  # a record made before the field
+    assert machines.one_cpu(older, rec["machine"]) is (machines.kernels(older) == rec["machine"]["cpu_kernels"])
+
+
+def test_a_config_with_a_missing_or_unknown_field_is_refused_by_name():
+    import pytest
+
+    from cffair.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"lacks 'fold', 'setting'; a config holds dataset, fold and setting"):
+        E.ExperimentConfig.from_dict({"dataset": "compas"})
+    with pytest.raises(ConfigError, match=r"has unknown 'colour'"):
+        E.ExperimentConfig.from_dict({"dataset": "compas", "fold": 0, "setting": "cnf", "colour": "red"})
+    with pytest.raises(ConfigError, match="a config is a mapping"):
+        E.ExperimentConfig.from_dict(["compas", 0, "cnf"])  # type: ignore[arg-type]
+    cfg = E.ExperimentConfig("compas", 1, "cnf", profile="quick", seed=2)
+    assert E.ExperimentConfig.from_dict(cfg.to_dict()) == cfg
