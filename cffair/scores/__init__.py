@@ -17,8 +17,9 @@ needs a trained model. Each name below is loaded from its module on first use.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from cffair._support.faces import lazy_face
 
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 
@@ -92,14 +93,4 @@ __all__ = [
     "worst_subgroup",
 ]
 
-
-def __getattr__(name: str) -> object:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*__all__, *_SUBMODULES})
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)
