@@ -99,3 +99,20 @@ def test_the_gan_adversary_table_shows_each_comparison_of_the_committed_benchmar
     del result["stage1"]
     assert not any(label.startswith("stage 1") for label in speed.gan_adversary_frame(result).index)
     assert speed.gan_adversary_frame({}).empty
+
+
+def test_the_benchmarks_page_shows_every_column_of_the_gan_adversary_table() -> None:
+    """`reporting.tidy_table` shows only the columns its format names: the page must name each column the frame
+    has (the first version named the ratios alone, and the page lost the before and after milliseconds)."""
+    import ast
+    import json
+    import re
+
+    from cffair._support.utils import project_root
+
+    page = (project_root() / "book" / "benchmarks.md").read_text(encoding="utf-8")
+    call = re.search(r"book\.gan_adversary_frame\(adversary\),\s*(\{.*?\}),\s*f?\"", page, re.S)
+    assert call, "the Benchmarks page no longer tabulates gan_adversary_frame"
+    named = set(ast.literal_eval(call.group(1)))
+    result = json.loads((project_root() / "benchmarks" / "results" / "gan_adversary.json").read_text())
+    assert set(speed.gan_adversary_frame(result).columns) <= named
