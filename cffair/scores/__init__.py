@@ -1,4 +1,4 @@
-"""Scores: what a model's decisions are measured with (paper section 7.1), and the degenerate-model screen.
+"""Scores: what a model's decisions are measured with (paper section 6.5), and the degenerate-model screen.
 
 * :mod:`~cffair.scores.metrics`: accuracy or MSE, CF-MSE, counterfactual flip rates, per subgroup
   through fairlearn's ``MetricFrame``, and the worst subgroup;
