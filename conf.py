@@ -24,7 +24,7 @@ for _path in (ROOT / "book" / "_ext", ROOT):
 
 # A relative $CFFAIR_RESULTS names a folder from where the build started; the notebooks' kernels run in their own
 # folders, so it is made absolute once, here, for every kernel the build starts.
-from cffair.workflows.reproduce import pin_results_root  # noqa: E402
+from cffair.workflows._reproduce import pin_results_root  # noqa: E402
 
 pin_results_root()
 

@@ -1,11 +1,11 @@
 """What a user of a saved model waits for: predicting new rows, and auditing a scikit-learn model.
 
-* ``predict``: a :class:`~cffair.learners.estimator.CounterfactualFairClassifier` trained (short
-  schedules) on 5,000 Adult rows, saved (:mod:`cffair.learners.model`), loaded, then ``predict_proba`` on
+* ``predict``: a :class:`~cffair.learners.CounterfactualFairClassifier` trained (short
+  schedules) on 5,000 Adult rows, saved (:mod:`cffair.learners._model`), loaded, then ``predict_proba`` on
   10,000 other Adult rows on one torch thread (the median of 5 repetitions; loading timed apart).
   Target: under 2 s after loading.
 * ``audit``: a logistic regression (one-hot + scaling) on Adult, audited with
-  :func:`cffair.evaluation.audit.audit` on every Adult row with 100 bootstrap resamples per subgroup.
+  :func:`cffair.evaluation.audit` on every Adult row with 100 bootstrap resamples per subgroup.
   ``cold``: an empty cache, so fitting the causal flow (the audit's fit, ``flow_fit="audit"``)
   and making the twins are inside the timing; target: under 1 minute. ``warm``: then a second
   model (the logistic regression without the sensitive attribute) on the same data and cache,
@@ -14,10 +14,10 @@
 * ``twin_quality``: whether the audit's faster fit makes worse twins. On Adult, for each seed,
   the two fits' held-out loss (the same held-out rows for both) and the logistic regression's
   CF-MSE and flip rate on their twins; the reference's own spread over seeds is the yardstick.
-  On the structural model ``adult_like`` of :mod:`cffair.causal.synthetic` (known mechanisms and noise,
+  On the structural model ``adult_like`` of :mod:`cffair.causal._synthetic` (known mechanisms and noise,
   so exact twins), for each seed, the CF-MSE of a logistic regression on each fit's twins over
   the CF-MSE on the true twins, and the largest transition-table gap of a category node
-  (:func:`cffair.causal.scores.compare_with_truth`).
+  (:func:`cffair.causal._scores.compare_with_truth`).
 
 The machine's load (``os.getloadavg()``, 1-minute average) is recorded before and after each
 timing: on the 2 shared cores of the development machine it varies from 0 to 7, and the same
@@ -55,8 +55,7 @@ def _load() -> float:
 
 
 def bench_predict(frame: Any, spec: Any) -> dict[str, Any]:
-    from cffair.learners.estimator import CounterfactualFairClassifier
-    from cffair.learners.model import load_model, save_model
+    from cffair.learners import CounterfactualFairClassifier, load_model, save_model
 
     rng = np.random.default_rng(0)
     order = rng.permutation(len(frame))
@@ -100,7 +99,7 @@ def logistic(frame: Any, spec: Any, features: list[str]) -> Any:
 
 
 def _timed_audit(predict: Any, frame: Any, spec: Any, cache: str, **kwargs: Any) -> dict[str, Any]:
-    from cffair.evaluation.audit import audit
+    from cffair.evaluation import audit
 
     before = _load()
     t0 = time.perf_counter()
@@ -117,7 +116,7 @@ def _timed_audit(predict: Any, frame: Any, spec: Any, cache: str, **kwargs: Any)
 
 
 def bench_audit(frame: Any, spec: Any, *, library_fit: bool = True) -> dict[str, Any]:
-    from cffair.evaluation.audit import AUDIT_FLOW
+    from cffair.evaluation import AUDIT_FLOW
 
     features = list(spec.features)
     with_s = logistic(frame, spec, features)
@@ -138,7 +137,7 @@ def bench_audit(frame: Any, spec: Any, *, library_fit: bool = True) -> dict[str,
 
 def _adult_quality(frame: Any, spec: Any, seed: int) -> dict[str, Any]:
     from cffair.causal import CausalFlow, generate_from
-    from cffair.evaluation.audit import audit_flow_config
+    from cffair.evaluation import audit_flow_config
 
     features = list(spec.features)
     predict = logistic(frame, spec, features).predict_proba
@@ -164,10 +163,11 @@ def _adult_quality(frame: Any, spec: Any, seed: int) -> dict[str, Any]:
 def _synthetic_quality(rows: int, seed: int) -> dict[str, Any]:
     from sklearn.linear_model import LogisticRegression
 
-    from cffair.causal import CausalFlow, generate_from, synthetic
-    from cffair.causal.scores import CATEGORY_KINDS, compare_with_truth
-    from cffair.datasets.encoding import Encoder
-    from cffair.evaluation.audit import audit_flow_config
+    from cffair.causal import CausalFlow, generate_from
+    from cffair.causal import _synthetic as synthetic
+    from cffair.causal._scores import CATEGORY_KINDS, compare_with_truth
+    from cffair.datasets._encoding import Encoder
+    from cffair.evaluation import audit_flow_config
 
     data = synthetic.load("adult_like", n=rows, seed=seed)
     frame, spec, graph = data.frame, data.spec, data.graph

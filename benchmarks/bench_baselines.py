@@ -47,7 +47,7 @@ from cffair.baselines import (
     train_mlp,
 )
 from cffair.datasets import load, make_folds
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 
 N_FOLDS = 5
 
@@ -159,7 +159,7 @@ def _gan_later_epochs(gan: GANBaseline, train, enc, epochs: int) -> None:
 def compare_gan_variants(name: str, variants: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Train the GAN's inference stage once at the paper's settings on fold 0, then each predictor
     variant; report test accuracy (or MSE) and the CF-MSE on the GAN's own test counterfactuals."""
-    from cffair.scores.metrics import evaluate
+    from cffair.scores import evaluate
 
     frame, spec = load(name)
     fold = make_folds(frame, spec, N_FOLDS, seed=0)[0]

@@ -86,8 +86,9 @@ def robustness_cell() -> str:
 def variant(name: str, old: dict[str, Any], disk: Path, counts: dict[str, int]) -> Iterator[None]:
     """The code and caches of one variant, counting evaluations and dataset parses."""
     import cffair_book
-    from cffair.datasets import memo, registry
-    from cffair.reporting import verdicts
+    from cffair.datasets import _memo as memo
+    from cffair.datasets import _registry as registry
+    from cffair.reporting import _verdicts as verdicts
     from cffair_book import claims_appendix_b, claims_cache, investigations
     from cffair_book import registry as claims_registry
 
@@ -149,8 +150,7 @@ def summary(values: list[float], digits: int = 3) -> dict[str, float]:
 
 def exact_tests(old: dict[str, Any], rounds: int) -> dict[str, Any]:
     """Old and new ``spearman_exact`` (7 points) and ``sign_flip_p`` (5 and 15 differences), alternating."""
-    from cffair.reporting.stats import sign_flip_p
-    from cffair.reporting.verdicts import spearman_exact
+    from cffair.reporting import sign_flip_p, spearman_exact
 
     rng = np.random.default_rng(0)
     cases: dict[str, tuple[Callable[..., Any], Callable[..., Any], tuple[Any, ...], int]] = {

@@ -52,8 +52,8 @@ os.environ["CFFAIR_MODE"] = "render"
 os.environ["MPLBACKEND"] = "Agg"
 root = os.getcwd()
 if variant == "before":
-    from cffair.experiments import store
-    from cffair.workflows import reproduce
+    from cffair.experiments import _store as store
+    from cffair.workflows import _reproduce as reproduce
     from cffair._support import codehash
 
     def old(path):

@@ -44,10 +44,9 @@ def run_one(name: str, seed: int = 0) -> dict[str, Any]:
     """Fit and generate for one dataset in this process; return timings and counts."""
     from cffair import datasets
     from cffair._support.utils import torch_cpu_setup
-    from cffair.causal.cfset import CounterfactualSet
-    from cffair.causal.config import PAPER_TREATMENT
-    from cffair.causal.flow import CausalFlow, FlowConfig, _one_intervention
-    from cffair.causal.interventions import resolve
+    from cffair.causal import PAPER_TREATMENT, CounterfactualSet
+    from cffair.causal._flow import CausalFlow, FlowConfig, _one_intervention
+    from cffair.causal._interventions import resolve
 
     torch_cpu_setup()
     frame, spec = datasets.load(name)

@@ -2,13 +2,13 @@
 instruction set's kernels, beside the seed spread and the fold spread of the same records.
 
 The same code on the same inputs gives the same numbers on one kind of CPU and may differ in the last
-digits on another (:func:`cffair.experiments.store.make_record`); training can amplify such digits. This
+digits on another (:func:`cffair.experiments.make_record`); training can amplify such digits. This
 measures how much, on the records the claims compare:
 
 * **the other kind**: the configs of Table 1's LTN settings (``ltn_acc``, ``ltn_acc_cf``,
   ``ltn_acc_cf_sg``; the paper's twins, repetition 0, seed 0) of one dataset and its folds, built into
-  tasks (:func:`cffair.experiments.tasks.task_graph`) and run one after another
-  (:func:`cffair.experiments.pipeline.run_task`) in a subprocess whose kernels are forced to another kind
+  tasks (:func:`cffair.experiments._tasks.task_graph`) and run one after another
+  (:func:`cffair.experiments._pipeline.run_task`) in a subprocess whose kernels are forced to another kind
   (:data:`KINDS`: PyTorch's ``ATEN_CPU_CAPABILITY``, as ``make test-portable`` does, and the same cap for
   MKL, oneDNN, OpenBLAS and NumPy's own dispatch), with one thread each, into a fresh temporary store
   and a fresh cache: the flows, the twins and the rulers are fitted again there too, so the whole chain
@@ -30,11 +30,11 @@ measures how much, on the records the claims compare:
   each paired difference that a Q1 claim tests (:data:`CLAIM_PAIRS`) the sd of that difference over
   folds and over seeds. The summary divides the CPU kind's effect by each: "another CPU moves a number
   by about X % of the seed spread". Each claim's 5-fold test (corrected resampled t-test of
-  :func:`cffair.reporting.verdicts.paired`, repetition 0 and seed 0 only: the book's verdicts pool
+  :func:`cffair.reporting.paired`, repetition 0 and seed 0 only: the book's verdicts pool
   3 repetitions of seed means) is run on both sets of numbers, to show whether the other kind moves it.
 
 Writes ``benchmarks/results/cpu_kind.json`` atomically: this machine
-(:func:`~cffair.experiments.store.machine`), the kind forced and the kernels it ran, the per-config table,
+(:func:`~cffair.experiments._store.machine`), the kind forced and the kernels it ran, the per-config table,
 the spreads, the summary ratios, and the wall and CPU seconds of the run on the other kind.
 
 Run: ``python benchmarks/bench_cpu_kind.py [--reference results/full] [--dataset compas]
@@ -101,7 +101,7 @@ ONE_THREAD: Mapping[str, str] = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
 # ============================================================================ configs and references
 def metric_name(metric: str, dataset: str) -> str:
     """The record's metric for ``metric`` (``perf``: the dataset's performance metric)."""
-    from cffair.reporting.names import performance_metric
+    from cffair.reporting import performance_metric
 
     return performance_metric(dataset) if metric == "perf" else metric
 
@@ -124,7 +124,7 @@ def fresh_references(store: ResultsStore, cfgs: Sequence[ExperimentConfig]) -> d
     Raises:
         DataError: a record is missing, stale or corrupt: nothing is run against it.
     """
-    from cffair.workflows.reproduce import check
+    from cffair.workflows._reproduce import check
 
     bad, out = [], {}
     for c in cfgs:
@@ -146,10 +146,10 @@ def reference_values(
     store: ResultsStore, dataset: str, settings: Sequence[str], folds: Sequence[int], metrics: Sequence[str]
 ) -> tuple[dict[tuple[str, int, int], dict[str, float]], dict[str, int]]:
     """``{(setting, fold, seed): {metric: value}}`` of the fresh records of every protocol seed
-    (:func:`cffair.experiments.protocol.protocol`), and how many records were fresh, stale (left out),
+    (:func:`cffair.experiments._protocol.protocol`), and how many records were fresh, stale (left out),
     missing or corrupt."""
-    from cffair.experiments.protocol import protocol
-    from cffair.workflows.reproduce import check
+    from cffair.experiments._protocol import protocol
+    from cffair.workflows._reproduce import check
 
     values: dict[tuple[str, int, int], dict[str, float]] = {}
     counts = {"fresh": 0, "stale": 0, "missing": 0, "corrupt": 0}
@@ -182,7 +182,7 @@ def comparable(reference: Mapping[str, Any], other: Mapping[str, Any]) -> list[s
     The content of an input (the twins, the pre-trained model) is what another CPU may change; its
     producer (the code, data, settings that made it) must be the same.
     """
-    from cffair.experiments.fingerprint import diff
+    from cffair.experiments import diff
 
     return diff(reference["fingerprint"], other["fingerprint"])
 
@@ -337,7 +337,7 @@ def summarise(
         folds: the folds compared; ``spread_folds``: the folds the spreads are read from.
         seeds: each setting's protocol seeds.
     """
-    from cffair.reporting.verdicts import paired
+    from cffair.reporting import paired
 
     by_key = {r["key"]: r for r in rows}
     metrics = metric_names(dataset)
@@ -472,8 +472,8 @@ def _child(folder: Path) -> None:
     """The subprocess: run the tasks of ``folder/configs.json`` into ``folder/store``; write ``folder/child.json``."""
     import cffair
     from cffair._support.utils import torch_cpu_setup
-    from cffair.experiments.pipeline import run_task
-    from cffair.experiments.tasks import task_graph
+    from cffair.experiments._pipeline import run_task
+    from cffair.experiments._tasks import task_graph
 
     torch_cpu_setup()
     cfgs = [ExperimentConfig.from_dict(d) for d in json.loads((folder / "configs.json").read_text())]
@@ -593,8 +593,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         _child(args.child)
         return {}
 
-    from cffair.experiments.protocol import protocol
-    from cffair.experiments.store import machine
+    from cffair.experiments._protocol import protocol
+    from cffair.experiments._store import machine
 
     started = time.perf_counter()
     store = ResultsStore(args.reference, create=False)

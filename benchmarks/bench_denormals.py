@@ -6,7 +6,7 @@ denormal floats, which x86 CPUs compute with many times slower. On Adult fold 0 
 profile, one torch thread:
 
 * ``pretrain``: the 1500 pre-training epochs, with the learner's flush
-  (:func:`cffair.learners.training.flushed_denormals`) and without it;
+  (:func:`cffair.learners._training.flushed_denormals`) and without it;
 * ``fair``: ``--fair-epochs`` acc+CF epochs continued from that pre-training, both ways;
 * ``max_abs_diff``: the largest difference between the two pre-trained models' outputs on the
   test rows (0 means the flush changed nothing that the float32 model computes).
@@ -28,9 +28,10 @@ from unittest import mock
 
 import numpy as np
 
+from cffair import learners
 from cffair._support.utils import torch_cpu_setup, write_json_atomic
-from cffair.experiments.config import ExperimentConfig
-from cffair.learners import training
+from cffair.experiments import ExperimentConfig
+from cffair.learners import _training as training
 
 RESULTS = Path(__file__).resolve().parent / "results" / "denormals.json"
 
@@ -44,7 +45,7 @@ def _timed(flush: bool, fn: Any) -> tuple[Any, float]:
 
 
 def main(fair_epochs: int = 100) -> dict[str, Any]:
-    from cffair.experiments.pipeline import _fold
+    from cffair.experiments._pipeline import _fold
 
     torch_cpu_setup()
     fd, _ = _fold(ExperimentConfig("adult", 0, "ltn_acc_cf"), cache=False)
@@ -54,13 +55,13 @@ def main(fair_epochs: int = 100) -> dict[str, Any]:
     models = {}
     for flush in (True, False):
         learner, seconds = _timed(
-            flush, lambda: training.LTNLearner("binary", "acc", progress=False).fit(fd.X_train, fd.y_train)
+            flush, lambda: learners.LTNLearner("binary", "acc", progress=False).fit(fd.X_train, fd.y_train)
         )
         models[flush] = learner
         out.setdefault("pretrain_s", {})["flush" if flush else "denormals"] = round(seconds, 1)
     state = models[True].state_dict()
     for flush in (True, False):
-        fair = training.LTNLearner.load(state, setting="acc_cf", fair_epochs=fair_epochs, progress=False)
+        fair = learners.LTNLearner.load(state, setting="acc_cf", fair_epochs=fair_epochs, progress=False)
         _, seconds = _timed(flush, lambda f=fair: f.fit(fd.X_train, fd.y_train, pairs=pairs))
         out.setdefault("fair_s", {})["flush" if flush else "denormals"] = round(seconds, 1)
     d = {k: m.predict_d(fd.X_test) for k, m in models.items()}

@@ -44,8 +44,8 @@ DEVICES = ("cpu", "cuda")
 
 
 def _ltn(setting: str, fd: Any, profile_name: str) -> dict[str, Any]:
-    from cffair.experiments.config import profile
-    from cffair.learners.training import LTNLearner
+    from cffair.experiments import profile
+    from cffair.learners import LTNLearner
 
     prof = profile(profile_name)
     learner = LTNLearner(
@@ -65,14 +65,14 @@ def _ltn(setting: str, fd: Any, profile_name: str) -> dict[str, Any]:
 
 def run_method(method: str, fd: Any, profile_name: str) -> dict[str, Any]:
     """The shared evaluation's numbers of ``method`` trained on fold ``fd`` on the current device."""
-    from cffair.experiments.config import ExperimentConfig
-    from cffair.experiments.pipeline.keys import RUNNERS
+    from cffair.experiments import ExperimentConfig
+    from cffair.experiments._pipeline.keys import RUNNERS
 
     if method.startswith("ltn_"):
         return _ltn(method.removeprefix("ltn_"), fd, profile_name)
     runner = importlib.import_module(RUNNERS[method])
     if method == "gan":
-        importlib.import_module("cffair.experiments.pipeline.gan")._CACHE.clear()  # fit again on this device
+        importlib.import_module("cffair.experiments._pipeline.gan")._CACHE.clear()  # fit again on this device
     metrics, _, _ = runner.run(ExperimentConfig("adult", 0, method, profile=profile_name), fd)
     return metrics
 
@@ -115,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     torch_cpu_setup()
     from cffair import datasets as D
-    from cffair.causal.cnf import CausalFlow
-    from cffair.experiments.config import ExperimentConfig
-    from cffair.experiments.pipeline import FoldData, counterfactual_set, flow_config
+    from cffair.causal import CausalFlow
+    from cffair.experiments import ExperimentConfig
+    from cffair.experiments._pipeline import FoldData, counterfactual_set, flow_config
 
     frame, spec = D.load("adult")
     flow = {}
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     fd = FoldData.build(
         ExperimentConfig("adult", 0, "cnf", profile=args.profile), counterfactual_set("adult", args.profile)
     )
-    from cffair.experiments.store import machine
+    from cffair.experiments._store import machine
 
     out: dict[str, Any] = {
         "profile": args.profile,

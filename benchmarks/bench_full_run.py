@@ -22,13 +22,13 @@ per dataset × fold × setting (its own seconds). This script reads them and sum
   dropping a study would save;
 * the quick reproduction's wall time against its 10-minute target, when
   ``results/quick/provenance.json`` exists (``cffair reproduce --mode quick``);
-* the task graph of the run (:func:`cffair.experiments.tasks.task_graph`: the pre-training, each
+* the task graph of the run (:func:`cffair.experiments._tasks.task_graph`: the pre-training, each
   fairness and CKE setting, the GAN and each other baseline of a fold, each task after those it
   continues from) with each task's core-seconds from its records: the critical path (the
   longest chain of dependencies), the parallel efficiency of the two workers of the run
   (core-seconds ÷ (workers × experiment wall time)), and the makespan projected for 1–64
   workers by replaying the scheduler's policy (a free worker takes the first ready task,
-  :func:`cffair.experiments.tasks.simulate`); the same for the task groups of before
+  :func:`cffair.experiments._tasks.simulate`); the same for the task groups of before
   (``task_graph_groups``: one task per LTN group with its GAN), and for the whole grid of today's
   checkout (``task_graph_grid``: a config without a record takes its twin's seconds on the paper's
   partition);
@@ -64,7 +64,7 @@ TARGET_QUICK_S = 10 * 60
 
 def paper_groups() -> tuple[str, ...]:
     """The question groups of the paper's own chapters (Q1–Q4, appendices A and B)."""
-    from cffair.experiments.registry import chapters
+    from cffair.experiments import chapters
 
     return tuple(chapters(paper=True))
 
@@ -77,7 +77,7 @@ def regeneration_parts(prov: dict[str, Any], grid_size: int) -> dict[str, Any]:
     ``paper_part`` sums the parts that ran the paper's chapters as one ``--only`` list (a first
     invocation and the ones that resumed it), once their records cover that list's grid; ``parts``
     is how many invocations that took and ``interrupted`` how many of them were killed before the
-    end (:func:`cffair.workflows.reproduce.with_parts` closes those at their last record).
+    end (:func:`cffair.workflows.with_parts` closes those at their last record).
 
     >>> prov = {"parts": [
     ...     {"groups": ["q1", "q2", "q3", "q4", "appendix_a", "appendix_b", "q2_why"], "wall_s": 100.0,
@@ -151,10 +151,10 @@ def part_of(setting: str) -> str:
 
 def core_seconds(records: list[dict[str, Any]]) -> pd.DataFrame:
     """Core-seconds per dataset × part; a pre-training that several LTN settings continue from is
-    counted once (:func:`cffair.experiments.tasks.pretrain_config`: one per fold, partition, seed and
+    counted once (:func:`cffair.experiments._tasks.pretrain_config`: one per fold, partition, seed and
     pre-training option), with the longest time its records report, as :func:`task_seconds` does."""
     from cffair.experiments import ExperimentConfig
-    from cffair.experiments.tasks import pretrain_config
+    from cffair.experiments._tasks import pretrain_config
 
     rows = []
     pretrain: dict[str, tuple[str, float]] = {}
@@ -186,11 +186,11 @@ def _shared_pretrain(task: list[Any], timings: list[dict[str, Any]]) -> float:
 
 def group_seconds(records: list[dict[str, Any]]) -> dict[str, float]:
     """Core-seconds per group of the grid (chapter or study), each record counted in the first
-    group that asks for it (in :data:`cffair.experiments.config.GROUPS` order); a task's LTN
+    group that asks for it (in :data:`cffair.experiments._config.GROUPS` order); a task's LTN
     pre-training (once per task, as in :func:`task_seconds`) in the first group among its records'."""
     from cffair.experiments import ExperimentConfig
-    from cffair.experiments.config import GROUPS
-    from cffair.workflows.reproduce import _task_groups
+    from cffair.experiments._config import GROUPS
+    from cffair.workflows._reproduce import _task_groups
 
     group_of: dict[str, str] = {}
     for group in GROUPS:
@@ -238,7 +238,7 @@ def protocol_seconds(records: list[dict[str, Any]]) -> dict[str, float]:
     """Core-seconds per :data:`KINDS`: what the paper's protocol costs and what the replication adds
     (a task's LTN pre-training, once per task as in :func:`group_seconds`, in its first record's kind)."""
     from cffair.experiments import ExperimentConfig
-    from cffair.workflows.reproduce import _task_groups
+    from cffair.workflows._reproduce import _task_groups
 
     paper_keys = {c.key for c in paper_grid("full", only=list(paper_groups()))}
     by_key = {_key(r): r for r in records}
@@ -273,7 +273,7 @@ def summarise(results: Path, quick: Path | None = None) -> dict[str, Any]:
     else:
         whole = prov.get("records_computed", len(wanted)) >= prov.get("records_in_grid", len(wanted))
         wall = sum(stages.values()) if whole else None
-    from cffair.experiments.registry import groups as registry_groups
+    from cffair.experiments._registry import groups as registry_groups
 
     # the paper's chapters with their investigations and the replication: what the README counts as the paper's part
     chapter_groups = [*paper_groups(), *registry_groups(investigations=True)]
@@ -423,12 +423,12 @@ def parts_efficiency(parts: list[dict[str, Any]], records: list[dict[str, Any]],
 
 
 def task_seconds(records: list[dict[str, Any]], *, split: bool = True) -> tuple[list[Any], dict[str, float]]:
-    """The task graph of the records' configs (:func:`cffair.experiments.tasks.task_graph`) and
+    """The task graph of the records' configs (:func:`cffair.experiments._tasks.task_graph`) and
     each task's core-seconds from its records: a pre-training task its fold's pre-training (once)
     and the ``ltn_acc`` evaluation, every other task its records' own seconds. ``split=False``:
     the task groups of before (one per LTN group with its GAN), pre-training counted once each."""
     from cffair.experiments import ExperimentConfig
-    from cffair.experiments.tasks import pretrain_config, task_graph
+    from cffair.experiments._tasks import pretrain_config, task_graph
 
     by_key = {_key(r): r for r in records}
     cfgs = [ExperimentConfig.from_dict(r["config"]) for r in records]
@@ -458,7 +458,7 @@ def task_seconds(records: list[dict[str, Any]], *, split: bool = True) -> tuple[
 
 def makespan(durations: list[float], workers: int) -> float:
     """Wall time of running independent ``durations`` in order on ``workers``, each free worker
-    taking the next task (:func:`cffair.experiments.tasks.simulate` without dependencies).
+    taking the next task (:func:`cffair.experiments._tasks.simulate` without dependencies).
 
     >>> makespan([4, 1, 1, 1, 1], 2)
     4.0
@@ -466,7 +466,7 @@ def makespan(durations: list[float], workers: int) -> float:
     4.0
     """
     from cffair.experiments import ExperimentConfig
-    from cffair.experiments.tasks import Task, simulate
+    from cffair.experiments._tasks import Task, simulate
 
     cfg = ExperimentConfig("compas", 0, "cnf")
     tasks = [Task(str(i), "run", cfg) for i in range(len(durations))]
@@ -480,9 +480,9 @@ WORKERS = (1, 2, 4, 8, 16, 32, 64)
 
 def projection(tasks: list[Any], seconds: dict[str, float], workers: tuple[int, ...] = WORKERS) -> dict[str, Any]:
     """Critical path, projected makespans (the scheduler's policy replayed by
-    :func:`cffair.experiments.tasks.simulate`), lower bounds ``max(critical path, core-seconds / N)``
+    :func:`cffair.experiments._tasks.simulate`), lower bounds ``max(critical path, core-seconds / N)``
     and parallel efficiency ``core-seconds / (N × makespan)`` of a task graph."""
-    from cffair.experiments.tasks import critical_path, simulate
+    from cffair.experiments._tasks import critical_path, simulate
 
     path, longest = critical_path(tasks, seconds)
     total = sum(seconds.values())
@@ -546,9 +546,9 @@ def measure_local(
     import time
 
     from cffair.experiments import paper_grid
-    from cffair.experiments.pipeline import prepare_inputs
-    from cffair.experiments.tasks import task_graph
-    from cffair.workflows.reproduce import run_grid
+    from cffair.experiments._pipeline import prepare_inputs
+    from cffair.experiments._tasks import task_graph
+    from cffair.workflows import run_grid
 
     grid = paper_grid("quick", list(datasets))
     known = prepare_inputs("quick", list(datasets), jobs=1)

@@ -23,7 +23,7 @@ order rotated each round), wall time (``time.perf_counter``) beside CPU time
 2. ``stage1``: the whole counterfactual-inference stage on COMPAS fold 0's training rows for
    ``--epochs`` short epochs (``--inner-steps`` adversary updates per batch in every epoch),
    seconds per model: a single run with the autograd update (before), a single run with the
-   written update (after, the default), and :func:`cffair.baselines.gan_stacked.fit_stacked_inference`
+   written update (after, the default), and :func:`cffair.baselines._gan_stacked.fit_stacked_inference`
    with ``K`` = 1, 3, 5 seeds. The predictor (stage 2) is per member in both routes and not timed.
 
 3. ``overhead``: whether stacking would pay for the other small networks, measured as the share
@@ -58,10 +58,10 @@ from cffair._support.devices import flushed_denormals
 from cffair._support.utils import torch_cpu_setup, write_json_atomic
 from cffair.baselines import PAPER_BATCH_SIZE, GANBaseline, paper_config
 from cffair.baselines._adversary import PackedAdversary
-from cffair.baselines.gan import AdversarialVAE, GANConfig
-from cffair.baselines.gan_stacked import fit_stacked_inference
+from cffair.baselines._gan import AdversarialVAE, GANConfig
+from cffair.baselines._gan_stacked import fit_stacked_inference
 from cffair.datasets import load, make_folds
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gan_adversary.json"
 STACK_SIZES = (1, 3, 5)

@@ -1,5 +1,5 @@
 """The GAN baseline's MMD term: autograd through the kernel expression versus cffair's
-hand-written backward (:class:`cffair.baselines.gan._KernelMean`).
+hand-written backward (:class:`cffair.baselines._gan._KernelMean`).
 
 Stage 1 of the GAN method (Grari et al. 2023) adds ``MMD²(prior sample, z)`` to every batch's
 loss; on Adult the batches have 2048 rows, so each of the three kernel means is a 2048 × 2048
@@ -7,7 +7,7 @@ matrix. Measured, per forward + backward of the whole MMD, on one torch thread:
 
 * ``autograd``: the expression ``exp(−max(‖u‖² + ‖v‖² − 2 u·v, 0) / dim²)`` with autograd's
   backward (cffair's implementation until round 2);
-* ``cffair``: :func:`cffair.baselines.gan.mmd_rbf` as it is now.
+* ``cffair``: :func:`cffair.baselines.mmd_rbf` as it is now.
 
 Also written: the largest absolute difference between the two in the value and in the gradient
 (float32), so the speed-up is shown to compute the same thing. Target: at least 2× faster at
@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 from cffair._support.utils import torch_cpu_setup, write_json_atomic
-from cffair.baselines.gan import PAPER_BATCH_SIZE, GANConfig, mmd_rbf
+from cffair.baselines import PAPER_BATCH_SIZE, GANConfig, mmd_rbf
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gan_mmd.json"
 

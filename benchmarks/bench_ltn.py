@@ -25,9 +25,9 @@ import numpy as np
 import torch
 
 from cffair._support.utils import torch_cpu_setup, write_json_atomic
-from cffair.learners.networks import make_mlp
-from cffair.learners.training import LTNLearner
-from cffair.logic.axioms import accuracy_axioms, cf_axiom
+from cffair.learners import LTNLearner
+from cffair.learners._networks import make_mlp
+from cffair.logic import accuracy_axioms, cf_axiom
 
 RESULTS = Path(__file__).resolve().parent / "results" / "ltn.json"
 

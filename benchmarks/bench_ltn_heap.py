@@ -16,7 +16,7 @@ cache), one torch thread, denormals flushed as in training:
   weighted by its count in the ∀'s mean): the issue's proposal for duplicate rows, measured
   against the one pass over unique rows the knowledge base already makes;
 * compiling each CKE step's knowledge base from scratch against compiling it from the step
-  before (:meth:`cffair.logic.axioms.KnowledgeBase.compile_from`).
+  before (:meth:`cffair.logic.KnowledgeBase.compile_from`).
 
 Then the projection: the task graph of the committed full run (``results/full``, every task's
 seconds its records' own, as ``benchmarks/bench_full_run.py``), and the same graph with each
@@ -49,8 +49,8 @@ import torch
 
 from cffair._support.devices import retained_heap
 from cffair._support.utils import project_root, torch_cpu_setup, write_json_atomic
-from cffair.learners.networks import make_mlp
-from cffair.logic.axioms import KnowledgeBase, accuracy_axioms, cke_axiom, subgroup_cf_axioms
+from cffair.learners._networks import make_mlp
+from cffair.logic import KnowledgeBase, accuracy_axioms, cke_axiom, subgroup_cf_axioms
 
 RESULTS = Path(__file__).resolve().parent / "results" / "ltn_heap.json"
 WORKERS = (2, 4, 16, 64)
@@ -88,9 +88,8 @@ class MergedKB(KnowledgeBase):
 
 def fold_axioms() -> tuple[list[Any], list[Any], list[Any], int]:
     """Adult fold 0: the accuracy axioms, the subgroup axioms A4_i and the record's four A5 axioms."""
-    from cffair.evaluation import cke
-    from cffair.experiments.config import ExperimentConfig
-    from cffair.experiments.pipeline.fold import FoldData
+    from cffair.evaluation import _cke as cke
+    from cffair.experiments import ExperimentConfig, FoldData
 
     fd = FoldData.build(ExperimentConfig("adult", 0, "ltn_acc_cf_sg_cke"))
     pt = fd.pairs_train

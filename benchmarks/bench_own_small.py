@@ -1,6 +1,6 @@
 """Seconds on small data: the default 5-fold ``cffair run`` on 1,000 rows of the credit data.
 
-The own-data protocol (:func:`cffair.workflows.own.run`: every LTN setting, Table 1's baselines CNF, GAN and
+The own-data protocol (:func:`cffair.workflows.run`: every LTN setting, Table 1's baselines CNF, GAN and
 DCEVAE, 5 folds, the full profile, one worker) on the 1,000-row subsample that
 ``examples/credit/prepare.py --rows 1000`` writes (800 training rows per fold), with an empty
 cache. Target: under 3 minutes on 2 cores.
@@ -8,7 +8,7 @@ cache. Target: under 3 minutes on 2 cores.
 Recorded: the wall time of each stage of the run (counterfactuals: the causal flow and its twins;
 experiments: the grid; report), the grid broken down by stage from the records' timings (the LTN's
 shared pre-training counted once per fold, each LTN setting's own stages, each baseline), the
-epochs each LTN stage ran (early stopping: :data:`cffair.workflows.own.DEFAULT_PATIENCE`), the mean accuracy
+epochs each LTN stage ran (early stopping: :data:`cffair.workflows.DEFAULT_PATIENCE`), the mean accuracy
 and flip rate per method, the report's first line, and the machine's load (``os.getloadavg()``)
 before and after: on the 2 shared cores of the development machine the load varies from 0 to 10,
 and wall times with it (the same run took 7.6 min under a load of 3–8).
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--fixed-epochs", action="store_true", help="the paper's fixed epochs (no early stopping)")
     args = parser.parse_args(argv)
 
-    from cffair.workflows import own
+    from cffair import workflows
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CFFAIR_CACHE"] = str(Path(tmp) / "cache")
@@ -80,13 +80,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         load_before = _load()
         t0 = time.perf_counter()
         cpu0 = time.process_time()
-        result = own.run(
+        result = workflows.run(
             csv,
             ROOT / "examples" / "credit" / "spec.yaml",
             folds=args.folds,
             out=Path(tmp) / "out",
             progress=False,
-            patience=None if args.fixed_epochs else own.DEFAULT_PATIENCE,
+            patience=None if args.fixed_epochs else workflows.DEFAULT_PATIENCE,
         )
         wall = time.perf_counter() - t0
         cpu = time.process_time() - cpu0
@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     entry = {
         "what": f"cffair run, {args.folds} folds, full profile, default settings and baselines, 1 worker, "
         f"{args.rows} rows of examples/credit",
-        "schedule": "paper's fixed epochs" if args.fixed_epochs else f"early stopping, patience {own.DEFAULT_PATIENCE}",
+        "schedule": "paper's fixed epochs"
+        if args.fixed_epochs
+        else f"early stopping, patience {workflows.DEFAULT_PATIENCE}",
         "wall_seconds": round(wall, 1),
         "target_seconds": 180,
         "main_process_cpu_seconds": round(cpu, 1),

@@ -26,7 +26,7 @@ def main() -> dict[str, Any]:
     from bench_full_run import projection, task_seconds
 
     from cffair.experiments import ExperimentConfig, ResultsStore, paper_grid
-    from cffair.experiments.protocol import protocol, protocol_commit
+    from cffair.experiments._protocol import protocol, protocol_commit
 
     records = ResultsStore(ROOT / "results" / "full").records()
     have = {ExperimentConfig.from_dict(r["config"]).key: r for r in records}

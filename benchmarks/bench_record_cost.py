@@ -42,12 +42,12 @@ RESULTS = Path(__file__).resolve().parent / "results" / "record_cost.json"
 
 #: The stages measured: name -> (the end of the defining file's path, the function's name).
 STAGES: Mapping[str, tuple[str, str]] = {
-    "training": ("cffair/learners/training.py", "_epochs"),
-    "evaluation": ("cffair/experiments/pipeline/ltn.py", "_finish"),
-    "evaluation: metrics (three rulers)": ("cffair/scores/metrics.py", "evaluate"),
-    "evaluation: per-subgroup CF-MSE": ("cffair/scores/metrics.py", "cf_mse_by_subgroup"),
+    "training": ("cffair/learners/_training.py", "_epochs"),
+    "evaluation": ("cffair/experiments/_pipeline/ltn.py", "_finish"),
+    "evaluation: metrics (three rulers)": ("cffair/scores/_metrics.py", "evaluate"),
+    "evaluation: per-subgroup CF-MSE": ("cffair/scores/_metrics.py", "cf_mse_by_subgroup"),
     "evaluation: fairlearn MetricFrame": ("fairlearn/metrics/_metric_frame.py", "__init__"),
-    "evaluation: calibration (Platt)": ("cffair/scores/metrics.py", "calibrator"),
+    "evaluation: calibration (Platt)": ("cffair/scores/_metrics.py", "calibrator"),
 }
 
 
@@ -76,7 +76,7 @@ def stage_shares(stats: pstats.Stats, stages: Mapping[str, tuple[str, str]], tot
 
 def _task(dataset: str, setting: str, fold: int) -> tuple[list[Any], Any]:
     from cffair.experiments import ExperimentConfig
-    from cffair.experiments.tasks import task_graph
+    from cffair.experiments._tasks import task_graph
 
     tasks = list(task_graph([ExperimentConfig(dataset, fold, setting, profile="full", seed=0)]))
     return tasks[:-1], tasks[-1]
@@ -84,7 +84,7 @@ def _task(dataset: str, setting: str, fold: int) -> tuple[list[Any], Any]:
 
 def _run(task: Any, store: Any) -> tuple[float, float]:
     """CPU and wall seconds of ``task``, run afresh (its record removed first)."""
-    from cffair.experiments.pipeline import run_task
+    from cffair.experiments._pipeline import run_task
 
     for f in (store.root / "records").glob("*.json"):
         if f"__{task.id.split('/')[2]}__" in f.name:
@@ -122,7 +122,7 @@ def main(
         before, task = _task(dataset, setting, fold)
         load = os.getloadavg()[0]
         cpu0 = time.process_time()
-        from cffair.experiments.pipeline import run_task
+        from cffair.experiments._pipeline import run_task
 
         for t in before:
             run_task(t, store)

@@ -82,7 +82,7 @@ def committed_seconds(results: Path) -> dict[tuple[str, str], float]:
 
 def measure() -> dict[str, Any]:
     """Run the full profile's study configs of COMPAS fold 0; own seconds per record, wall per group."""
-    from cffair.workflows.reproduce import _task_groups, run_grid
+    from cffair.workflows._reproduce import _task_groups, run_grid
 
     cfgs = [c for c in paper_grid("full", ["compas"], only=["appendix_c_studies"]) if c.fold == 0]
     out: dict[str, Any] = {"records": {}, "groups": []}

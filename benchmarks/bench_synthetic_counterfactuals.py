@@ -1,9 +1,9 @@
 """Every counterfactual treatment of the causal flow, scored against exact twins (issue 12).
 
-For each structural causal model of :mod:`cffair.causal.synthetic` (known mechanisms and noise, so the
+For each structural causal model of :mod:`cffair.causal._synthetic` (known mechanisms and noise, so the
 true twins are exact) and each treatment of :class:`cffair.causal.FlowConfig`, one flow is fitted
 on the factual rows and generates the twins of ``do(S := 1 - S)`` and of the model's
-intervention on a non-sensitive feature. Scores (:func:`cffair.causal.scores.compare_with_truth`):
+intervention on a non-sensitive feature. Scores (:func:`cffair.causal._scores.compare_with_truth`):
 
 * numeric nodes: RMSE of the per-row mean of the draws against the true twin, next to "leave
   unchanged" and to the oracle (mechanisms known, noise drawn from its posterior given the row;
@@ -65,7 +65,7 @@ def _predictor(frame: pd.DataFrame, spec: Any) -> Any:
     """A logistic regression on the factual rows; returns ``frame -> P(y = 1)``."""
     from sklearn.linear_model import LogisticRegression
 
-    from cffair.datasets.encoding import Encoder
+    from cffair.datasets._encoding import Encoder
 
     enc = Encoder(spec).fit(frame)
     clf = LogisticRegression(max_iter=2000).fit(enc.transform(frame), frame[spec.target].to_numpy())
@@ -110,7 +110,7 @@ def _summary(scores: pd.DataFrame, oracle: bool = False) -> dict[str, Any]:
 
 def _transitions(frame: pd.DataFrame, twins: pd.DataFrame, nodes: dict[str, str]) -> dict[str, Any]:
     """``P(x' = b | x = a)`` of each category node (rows ``a``, columns ``b``), for a figure."""
-    from cffair.causal.scores import CATEGORY_KINDS, transition_table
+    from cffair.causal._scores import CATEGORY_KINDS, transition_table
 
     out = {}
     for col, kind in nodes.items():
@@ -123,10 +123,9 @@ def _transitions(frame: pd.DataFrame, twins: pd.DataFrame, nodes: dict[str, str]
 
 def run_model(name: str, n: int, seed: int, epochs: int) -> dict[str, Any]:
     """Fit every treatment's flow on one synthetic model and score it."""
-    from cffair.causal import synthetic
-    from cffair.causal.cnf import CausalFlow
-    from cffair.causal.flow import generate_from
-    from cffair.causal.scores import compare_with_truth
+    from cffair.causal import CausalFlow, generate_from
+    from cffair.causal import _synthetic as synthetic
+    from cffair.causal._scores import compare_with_truth
     from cffair.errors import CounterfactualWarning
 
     data = synthetic.load(name, n=n, seed=seed)
@@ -237,7 +236,7 @@ def table(results: dict[str, Any]) -> pd.DataFrame:
 
 def main() -> int:
     from cffair._support.utils import torch_cpu_setup, write_json_atomic
-    from cffair.causal import synthetic
+    from cffair.causal import _synthetic as synthetic
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5000, help="rows per model (default 5000)")

@@ -49,9 +49,9 @@ def _load() -> list[float]:
 
 def measure(workers: tuple[int, ...] = (1, 4), datasets: tuple[str, ...] = DATASETS) -> dict[str, Any]:
     """Run the quick grid of ``datasets`` once per worker count on a Dask LocalCluster."""
-    from cffair.experiments.pipeline import prepare_inputs
-    from cffair.experiments.tasks import task_graph
-    from cffair.workflows.reproduce import run_grid
+    from cffair.experiments._pipeline import prepare_inputs
+    from cffair.experiments._tasks import task_graph
+    from cffair.workflows import run_grid
 
     grid = paper_grid("quick", list(datasets))
     known = prepare_inputs("quick", list(datasets), jobs=1)

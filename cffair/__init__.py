@@ -8,7 +8,7 @@ The library behind the book companion of Heilmann, Manganini, Cerrato, Kestel an
 
 The scikit-learn estimators are importable from the top level (loaded on first use, so that
 ``import cffair`` stays light): ``cffair.CounterfactualFairClassifier`` and
-``cffair.CounterfactualFairRegressor`` (:mod:`cffair.learners.estimator`).
+``cffair.CounterfactualFairRegressor`` (:mod:`cffair.learners._estimator`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ __version__ = "0.2.0"
 __all__ = ["CounterfactualFairClassifier", "CounterfactualFairRegressor", "__version__"]
 
 _LAZY = {
-    "CounterfactualFairClassifier": "cffair.learners.estimator",
-    "CounterfactualFairRegressor": "cffair.learners.estimator",
+    "CounterfactualFairClassifier": "cffair.learners._estimator",
+    "CounterfactualFairRegressor": "cffair.learners._estimator",
 }
 
 

@@ -1,13 +1,13 @@
 """Exceptions with messages that say what is wrong and how to fix it.
 
-:class:`cffair.learners.contract.NotFittedError` (a model used before ``fit``) is a :class:`CffairError`
+:class:`cffair.learners.NotFittedError` (a model used before ``fit``) is a :class:`CffairError`
 too; it lives beside the estimator contract because it is also scikit-learn's
 :class:`sklearn.exceptions.NotFittedError`, and this module imports no scikit-learn.
 """
 
 from __future__ import annotations
 
-FINGERPRINT_EXEMPT = True  # messages and classes of errors change no number (see cffair.experiments.fingerprint)
+FINGERPRINT_EXEMPT = True  # messages and classes of errors change no number (see cffair.experiments._fingerprint)
 
 
 class CffairError(Exception):
@@ -106,7 +106,7 @@ class CounterfactualWarning(CffairWarning):
 
 
 class ExpressionError(CffairError, ValueError):
-    """A row-selection expression (``--where``) that the grammar of :mod:`cffair.datasets.expressions`
+    """A row-selection expression (``--where``) that the grammar of :mod:`cffair.datasets._expressions`
     does not accept, or that names an unknown column or value."""
 
 
@@ -122,27 +122,27 @@ class DataWarning(CffairWarning):
 
 class SemanticsError(CffairError, ValueError):
     """A fuzzy logic asked to read an axiom it cannot act on (Gödel logic on a score target's
-    ``Eq(D(x), D(x′))``: :mod:`cffair.logic.fuzzy`)."""
+    ``Eq(D(x), D(x′))``: :mod:`cffair.logic._fuzzy`)."""
 
 
 class ProtocolError(CffairError, ValueError):
-    """A pre-registered protocol file (``cffair/data/protocol.yaml``: :mod:`cffair.experiments.protocol`) that is
+    """A pre-registered protocol file (``cffair/data/protocol.yaml``: :mod:`cffair.experiments._protocol`) that is
     missing an entry or has one of the wrong kind."""
 
 
 class SelectionError(CffairError, ValueError):
-    """Model selection that cannot choose (:mod:`cffair.reporting.model_selection`): every candidate
+    """Model selection that cannot choose (:mod:`cffair.reporting._model_selection`): every candidate
     collapsed, or the scores it reads are missing from the search's results."""
 
 
 class CollapsedModelWarning(CffairWarning):
-    """A trained model that the degenerate-model screen (:mod:`cffair.scores.screen`) finds collapsed on
+    """A trained model that the degenerate-model screen (:mod:`cffair.scores._screen`) finds collapsed on
     its own training rows: constant or near-constant decisions, or no more accurate than the
     majority class (its fairness scores then mean nothing)."""
 
 
 # ---------------------------------------------------------------------------- moved here from their modules
-# (each is still importable from its old home: ``from cffair.learners.training import ConstantPredictorWarning``)
+# (each is still importable from its old home: ``from cffair.learners._training import ConstantPredictorWarning``)
 
 
 class ConfigError(CffairError, ValueError):

@@ -1,6 +1,6 @@
 """Appendix C: why the baselines are fairer here than in the paper (the baseline gap study).
 
-The study (:mod:`cffair.experiments.baseline_gap`, ``results/full/studies/baseline_gap.json``)
+The study (:mod:`cffair.experiments._baseline_gap`, ``results/full/studies/baseline_gap.json``)
 moves each baseline from this book's setting towards the paper's published one, one factor at
 a time and cumulatively, and measures on a log scale which share of the CF-MSE gap
 ``log(paper / ours)`` each step closes. :func:`load_baseline_gap` reads the file (``None`` when the
@@ -19,10 +19,9 @@ from typing import Any
 import pandas as pd
 
 from cffair._support.utils import project_root
-from cffair.experiments.baseline_gap import gap_table
-from cffair.reporting.names import dataset_name
-from cffair.reporting.paper import paper_mean
-from cffair.reporting.tables import HTMLTable, format_table
+from cffair.experiments._baseline_gap import gap_table
+from cffair.reporting import HTMLTable, dataset_name, format_table
+from cffair.reporting._paper import paper_mean
 
 __all__ = [
     "BASELINE_NAMES",
@@ -34,7 +33,7 @@ __all__ = [
     "load_baseline_gap",
 ]
 
-#: How the book words each factor of the study (:func:`cffair.experiments.baseline_gap.default_steps`).
+#: How the book words each factor of the study (:func:`cffair.experiments._baseline_gap.default_steps`).
 FACTOR_WORDS: dict[str, str] = {
     "ruler": "the ruler",
     "release": "the release's behaviour",
@@ -63,7 +62,7 @@ def load_baseline_gap(path: str | Path | None = None) -> dict[str, Any] | None:
 
 
 def baseline_gap_frame(data: Mapping[str, Any] | None) -> pd.DataFrame:
-    """One row per baseline and step (:func:`cffair.experiments.baseline_gap.gap_table`), with the
+    """One row per baseline and step (:func:`cffair.experiments._baseline_gap.gap_table`), with the
     ``baseline``, ``dataset`` and the paper's CF-MSE (``paper``: the study's ``paper_cf_mse`` when
     it gives one, else the paper's Table 1); empty without data or studies.
 
@@ -144,7 +143,7 @@ def _usable(g: pd.DataFrame) -> pd.DataFrame:
 def baseline_gap_finding(frame: pd.DataFrame) -> str:
     """Two to four sentences the numbers word: per baseline and dataset, how far its last step that
     did not collapse moved the CF-MSE towards the paper's and which step closed the largest share,
-    naming any step whose models collapsed (:func:`cffair.experiments.baseline_gap.gap_table` counts
+    naming any step whose models collapsed (:func:`cffair.experiments._baseline_gap.gap_table` counts
     no share for it); then, over two or more studies, the factor that closed the largest share (or
     that none closed any); last, whether the study's models were screened at all. Empty without a study.
 

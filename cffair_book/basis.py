@@ -27,11 +27,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cffair import reporting
-from cffair.reporting.records import as_records
+from cffair.reporting._records import as_records
 from cffair_book.html_block import HTMLBlock
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = [
     "NOTE_CLASS",

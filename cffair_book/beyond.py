@@ -2,7 +2,7 @@
 
 Data shaping (``*_frame``) is separate from drawing (``plot_*``, matplotlib and seaborn imported
 when called), as in the rest of :mod:`cffair.reporting`. Each record holds one dataset × fold
-(:mod:`cffair.experiments.pipeline.beyond`); numbers are averaged over the folds a dataset has (mean, and the
+(:mod:`cffair.experiments._pipeline.beyond`); numbers are averaged over the folds a dataset has (mean, and the
 sample sd where there are several folds).
 """
 
@@ -34,17 +34,16 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.names import dataset_name
-from cffair.reporting.records import as_records
-from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
-from cffair.reporting.tables import HTMLTable, format_cell, format_table
+from cffair.reporting import HTMLTable, dataset_name, format_cell, format_table
+from cffair.reporting._records import as_records
+from cffair.reporting._style import FONT_PT, MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
-#: How the chapter names each variant of :data:`cffair.experiments.pipeline.beyond.VARIANTS`.
+#: How the chapter names each variant of :data:`cffair.experiments._pipeline.beyond.VARIANTS`.
 VARIANT_LABELS: dict[str, str] = {
     "acc": "LTN(acc)",
     "acc_cf": "+A4 (paper)",
@@ -88,7 +87,7 @@ def _beyond(records: Iterable[Record]) -> list[tuple[str, int, Mapping[str, Any]
     if not out:
         raise DataError(
             "no record of the 'beyond' group among the records given; load them with "
-            "reproduce.results_for(mode, ['beyond'])."
+            "cffair.workflows.results_for(mode, ['beyond'])."
         )
     return sorted(out, key=lambda t: (t[0], t[1]))
 

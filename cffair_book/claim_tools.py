@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from cffair.reporting.names import dataset_name, method_name
-from cffair.reporting.verdicts import (
+from cffair.reporting import dataset_name, method_name
+from cffair.reporting._verdicts import (
     HOLDS,
     SHARED_DATASETS,
     Basis,
@@ -13,8 +13,8 @@ from cffair.reporting.verdicts import (
     Paired,
     decide,
 )
-from cffair.reporting.verdicts import fmt as _fmt
-from cffair.reporting.verdicts import p_text as _p
+from cffair.reporting._verdicts import fmt as _fmt
+from cffair.reporting._verdicts import p_text as _p
 from cffair_book.wording import note
 
 

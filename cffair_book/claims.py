@@ -8,7 +8,7 @@ evidence and the rule that decides its verdict. A check reads the :class:`Eviden
 records, their means and per-fold values, over every repetition of cross-validation) and
 returns ``(verdict, note, basis)``: one of the five verdicts of :mod:`.verdicts` (or ``pending``
 when its records are missing), the numbers behind it, and what it rests on (the test and the
-paired folds). Comparisons of methods are decided by :func:`~cffair.reporting.verdicts.decide`:
+paired folds). Comparisons of methods are decided by :func:`~cffair.reporting.decide`:
 the corrected resampled t-test per comparison, Holm over the claim's comparisons; COMPAS(age)
 counts only where its subgroups make it differ from COMPAS (:meth:`Evidence.counts`). The table,
 the tally, :func:`evaluate_claims` and the robustness table are in :mod:`.registry`; the names
@@ -40,7 +40,7 @@ from cffair_book import (  # noqa: F401
 from cffair_book.registry import CLAIM_CHECKS, Claim, evaluate_claims, robustness_frame, robustness_table
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = [
     "CLAIM_CHECKS",
@@ -77,7 +77,7 @@ def claim_records(
 ) -> list[Record]:
     """The records the verdicts read, on every page: the groups of :data:`CLAIM_GROUPS` (and ``also``:
     appendix C's studies) with every method on the same folds
-    (:func:`~cffair.reporting.records.paired_folds`), every repetition of cross-validation included.
+    (:func:`~cffair.reporting.paired_folds`), every repetition of cross-validation included.
 
     The claims table, the chapters' verdict boxes (:func:`chapter_claims`) and appendix C's factor
     table (:func:`~cffair_book.dependence.dependence_frame`) read their paired folds through this one
@@ -87,13 +87,13 @@ def claim_records(
     ``computing``: when the mode computes records (quick or full) rather than reading the committed
     ones (render, the book's build), a page that needs only some groups names them here, so that it
     does not run every group's experiments for one page; the verdicts are then its own groups'.
-    ``results``: :func:`cffair.workflows.reproduce.results_for`'s other arguments, for that case."""
-    from cffair.reporting.records import paired_folds
-    from cffair.workflows import reproduce
+    ``results``: :func:`cffair.workflows.results_for`'s other arguments, for that case."""
+    from cffair import workflows
+    from cffair.reporting import paired_folds
 
-    if computing is not None and reproduce.resolve_mode(mode) != "render":
-        return paired_folds(reproduce.results_for(mode, [*computing, *also], missing_ok=missing_ok, **results))
-    return paired_folds(reproduce.results_for(mode, [*CLAIM_GROUPS, *also], missing_ok=missing_ok))
+    if computing is not None and workflows.resolve_mode(mode) != "render":
+        return paired_folds(workflows.results_for(mode, [*computing, *also], missing_ok=missing_ok, **results))
+    return paired_folds(workflows.results_for(mode, [*CLAIM_GROUPS, *also], missing_ok=missing_ok))
 
 
 def chapter_claims(
@@ -102,6 +102,6 @@ def chapter_claims(
     """A chapter's claims (keys starting with ``prefix``) for its verdict box, decided on
     :func:`claim_records` (the claims table's own basis when the book reads committed records; the
     chapter's ``groups`` when it computes its own, with ``results`` passed to
-    :func:`cffair.workflows.reproduce.results_for`)."""
+    :func:`cffair.workflows.results_for`)."""
     records = claim_records(mode, computing=groups, **results)
     return [c for c in evaluate_claims(records, base=base) if c.key.startswith(prefix)]

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from cffair.reporting.names import DATASET_ORDER, dataset_name
-from cffair.reporting.records import records_frame, select_records
-from cffair.reporting.verdicts import HOLDS, Basis, Evidence, decide, fold_series, paired_series
-from cffair.reporting.verdicts import fmt as _fmt
-from cffair.reporting.verdicts import p_text as _p
+from cffair.reporting import DATASET_ORDER, dataset_name, records_frame, select_records
+from cffair.reporting._verdicts import HOLDS, Basis, Evidence, decide, fold_series, paired_series
+from cffair.reporting._verdicts import fmt as _fmt
+from cffair.reporting._verdicts import p_text as _p
 from cffair_book.claim_tools import _UNCOUNTED, _investigation, _per_dataset, _shared_note
 from cffair_book.registry import claim_check
 from cffair_book.why import gan_twins_finding

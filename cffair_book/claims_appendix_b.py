@@ -6,11 +6,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from cffair.reporting.investigation_frames import fine_weight_frame
-from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
-from cffair.reporting.records import weight_grid_frame
-from cffair.reporting.stats import fold_trend, holm
-from cffair.reporting.verdicts import (
+from cffair.reporting import (
+    DATASET_ORDER,
+    dataset_name,
+    fine_weight_frame,
+    fold_trend,
+    holm,
+    performance_metric,
+    weight_grid_frame,
+)
+from cffair.reporting._verdicts import (
     ALPHA,
     FAILS,
     HOLDS,
@@ -23,7 +28,7 @@ from cffair.reporting.verdicts import (
     combine,
     current_rules,
 )
-from cffair.reporting.verdicts import p_text as _p
+from cffair.reporting._verdicts import p_text as _p
 from cffair_book.claim_tools import _UNCOUNTED
 from cffair_book.registry import claim_check
 

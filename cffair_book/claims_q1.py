@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from cffair.reporting.names import Q1_SETTINGS, dataset_name
-from cffair.reporting.records import subgroup_frame
-from cffair.reporting.verdicts import FAILS, HOLDS, PENDING, Basis, Evidence
-from cffair.reporting.verdicts import fmt as _fmt
-from cffair.reporting.verdicts import p_text as _p
+from cffair.reporting import Q1_SETTINGS, dataset_name, subgroup_frame
+from cffair.reporting._verdicts import FAILS, HOLDS, PENDING, Basis, Evidence
+from cffair.reporting._verdicts import fmt as _fmt
+from cffair.reporting._verdicts import p_text as _p
 from cffair_book.claim_tools import _change, _flips, _investigation, _per_dataset
 from cffair_book.registry import claim_check
 from cffair_book.why import frontier_finding, subgroup_drop_finding

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from cffair.experiments.registry import paper_baselines
-from cffair.reporting.investigation_frames import variants_frame
-from cffair.reporting.names import dataset_name, method_name
-from cffair.reporting.verdicts import HOLDS, INCONCLUSIVE, PENDING, SHARED_DATASETS, Basis, Evidence, decide
-from cffair.reporting.verdicts import fmt as _fmt
-from cffair.reporting.verdicts import p_text as _p
+from cffair.experiments import paper_baselines
+from cffair.reporting import dataset_name, method_name, variants_frame
+from cffair.reporting._verdicts import HOLDS, INCONCLUSIVE, PENDING, SHARED_DATASETS, Basis, Evidence, decide
+from cffair.reporting._verdicts import fmt as _fmt
+from cffair.reporting._verdicts import p_text as _p
 from cffair_book.claim_tools import _UNCOUNTED, _flips, _investigation, _shared_note, _side
 from cffair_book.investigations import q2_finding
 from cffair_book.registry import claim_check

@@ -5,13 +5,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from cffair.reporting.chapter_tables import axiom_label
-from cffair.reporting.investigation_frames import explanation_frame
-from cffair.reporting.names import dataset_name, method_name
-from cffair.reporting.records import cke_candidates, find_record, run_label
-from cffair.reporting.verdicts import FAILS, HOLDS, PENDING, VACUOUS, Basis, Evidence, decide, paired_series
-from cffair.reporting.verdicts import fmt as _fmt
-from cffair.reporting.verdicts import p_text as _p
+from cffair.reporting import axiom_label, dataset_name, explanation_frame, method_name
+from cffair.reporting._records import cke_candidates, find_record, run_label
+from cffair.reporting._verdicts import FAILS, HOLDS, PENDING, VACUOUS, Basis, Evidence, decide, paired_series
+from cffair.reporting._verdicts import fmt as _fmt
+from cffair.reporting._verdicts import p_text as _p
 from cffair_book.claim_tools import _investigation
 from cffair_book.investigations import cke_finding
 from cffair_book.registry import claim_check
@@ -19,7 +17,7 @@ from cffair_book.why import cke_steps_finding, cke_threshold_finding
 from cffair_book.wording import value_range
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 
 # ---------------------------------------------------------------------------- Q3

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cffair.reporting.investigation_frames import query_frame
-from cffair.reporting.paper import TABLE4_PAPER_SAT
-from cffair.reporting.verdicts import BY_CONSTRUCTION, FAILS, HOLDS, PENDING, Basis, Evidence
-from cffair.reporting.verdicts import fmt as _fmt
+from cffair.reporting import TABLE4_PAPER_SAT, query_frame
+from cffair.reporting._verdicts import BY_CONSTRUCTION, FAILS, HOLDS, PENDING, Basis, Evidence
+from cffair.reporting._verdicts import fmt as _fmt
 from cffair_book.investigations import QUERY_TRUE, query_finding
 from cffair_book.registry import claim_check
 

@@ -13,11 +13,11 @@ table's own verdict (``base``), read from the same records
 
 * ruler: the appendix's rulers (``default``, ``independent``: :func:`~cffair_book.rulers.ruler_records`),
   and the two co-primary scores beside CF-MSE (the flip rate, the calibrated CF-MSE) put in CF-MSE's place,
-  overall and worst subgroup (:mod:`cffair.reporting.scores`);
+  overall and worst subgroup (:mod:`cffair.reporting._scores`);
 * twins: the methods that learn from the flow's twins (LTN(acc+CF), LTN(acc+CF_sg), CNF) trained
   *and* scored on the sound twins (option ``twins="default"``), every other method scored on them;
 * semantics: LTN(acc+CF) and LTN(acc+CF_sg) under another logic (option ``semantics``), on the datasets
-  where that logic can act (:func:`cffair.experiments.grid.study_logics`: Gödel logic has no equality of
+  where that logic can act (:func:`cffair.experiments._grid.study_logics`: Gödel logic has no equality of
   real scores, so its Lawschool records, the product logic's model, are not counted);
 * GAN: the GAN's records averaged over its seeds, as re-implemented and as released (option
   ``gan_variant``), with the LTN trained on the released GAN's twins.
@@ -36,12 +36,10 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.names import DATASET_ORDER, dataset_name
-from cffair.reporting.records import as_record, as_records
-from cffair.reporting.scores import score_records
-from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
-from cffair.reporting.tables import HTMLTable, format_table
-from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS, Rules
+from cffair.reporting import DATASET_ORDER, HTMLTable, dataset_name, format_table, score_records
+from cffair.reporting._records import as_record, as_records
+from cffair.reporting._style import FONT_PT, MAX_WIDTH_IN, book_style, finish
+from cffair.reporting._verdicts import FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS, Rules
 from cffair_book.claims import evaluate_claims
 from cffair_book.registry import ROBUSTNESS_RULES, RobustnessColumn
 from cffair_book.rulers import ruler_records
@@ -51,7 +49,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = [
     "DEPENDENCE_LEVELS",
@@ -161,7 +159,7 @@ def _swap(
 
 
 def _metric_world(records: Records, metric: str) -> list[Record]:
-    """Every plain record measured with the score ``metric`` (:func:`~cffair.reporting.scores.score_records`:
+    """Every plain record measured with the score ``metric`` (:func:`~cffair.reporting.score_records`:
     overall *and* worst subgroup in that score, never a CF-MSE relabelled); records without it are left out."""
     return score_records([r for r in records if _plain(r)], metric)
 
@@ -245,7 +243,7 @@ def factor_world(records: Records, level: Level) -> list[Record]:
             keep,
         )
     if level.factor == "semantics":
-        from cffair.experiments.grid import study_logics
+        from cffair.experiments._grid import study_logics
 
         return _swap(
             records,  # a logic that cannot act on a dataset (Gödel on Lawschool's scores) is not counted there

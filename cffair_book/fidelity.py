@@ -1,7 +1,7 @@
 """How close ours is to the paper, in words the numbers choose: which cells of a table differ from the
 paper's beyond chance, and how much of the gap in performance the twins an LTN trains on explain.
 
-:func:`cffair.reporting.comparison.compare` decides each cell on the standard error of the difference of
+:func:`cffair.reporting.compare` decides each cell on the standard error of the difference of
 the two means (Welch's t over the folds behind each mean, the paper's five); :func:`paper_agreement`
 says how many cells differ, how many chance alone would flag, and which differ most.
 :func:`twins_performance` pairs each fold's model trained on the paper's twins with the same fold's
@@ -18,20 +18,25 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from cffair.reporting.comparison import AGREEMENT_ALPHA
-from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
-from cffair.reporting.paper import paper_mean
-from cffair.reporting.records import records_frame
-from cffair.reporting.stats import corrected_t
-from cffair.reporting.tables import format_delta
-from cffair.reporting.verdicts import ALPHA
+from cffair.reporting import (
+    AGREEMENT_ALPHA,
+    corrected_t,
+    dataset_name,
+    format_delta,
+    method_name,
+    metric_name,
+    performance_metric,
+    records_frame,
+)
+from cffair.reporting._paper import paper_mean
+from cffair.reporting._verdicts import ALPHA
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = ["paper_agreement", "same_models", "twins_performance", "twins_performance_finding"]
 
-#: The option that trains (and scores) a record on the sound default twins (:mod:`cffair.experiments.grid`).
+#: The option that trains (and scores) a record on the sound default twins (:mod:`cffair.experiments._grid`).
 SOUND_TWINS = "twins=default"
 
 
@@ -59,7 +64,7 @@ def _cell(row: pd.Series) -> str:
 
 
 def paper_agreement(comparison: pd.DataFrame, what: str = "the table", *, top: int = 3) -> str:
-    """One or two sentences: of the cells of ``comparison`` (a :func:`~cffair.reporting.comparison.compare`
+    """One or two sentences: of the cells of ``comparison`` (a :func:`~cffair.reporting.compare`
     frame) that can be judged, how many differ from the paper's beyond chance, how many chance alone
     would flag if every cell agreed, and the ``top`` farthest in standard errors of the difference.
 

@@ -1,5 +1,5 @@
 """The freshness box of a page: which of its records are current, and why the others are stale
-(from :mod:`cffair.workflows.reproduce`'s status).
+(from :mod:`cffair.workflows._reproduce`'s status).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cffair_book.html_block import HTMLBlock
 
 
 def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
-    """Why the records of ``status`` (:func:`cffair.workflows.reproduce.status`) are stale, in a few lines: code
+    """Why the records of ``status`` (:func:`cffair.workflows.status`) are stale, in a few lines: code
     changes grouped by kind (changed, now run, no longer run), then every other reason with its count.
 
     >>> st = pd.DataFrame({"state": ["stale", "stale", "fresh"], "reasons": [
@@ -49,7 +49,7 @@ def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
 
 
 def freshness_lines(freshness: Any, top: int = 6) -> list[str]:
-    """What the freshness box says of a page's records (:class:`cffair.workflows.reproduce.Freshness`): one
+    """What the freshness box says of a page's records (:class:`cffair.workflows.Freshness`): one
     line when all are fresh; else how many are not and why, one reason a line."""
     n = len(freshness.status)
     if freshness.fresh:

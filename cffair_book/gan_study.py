@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from cffair.experiments.registry import DATASETS
-from cffair.reporting.names import DATASET_ORDER, dataset_name, performance_metric
-from cffair.reporting.paper import paper_mean
-from cffair.reporting.records import as_records
-from cffair.reporting.tables import HTMLTable, format_table
+from cffair.experiments._registry import DATASETS
+from cffair.reporting import DATASET_ORDER, HTMLTable, dataset_name, format_table, performance_metric
+from cffair.reporting._paper import paper_mean
+from cffair.reporting._records import as_records
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = ["GAN_VARIANTS", "gan_paper_finding", "gan_runs", "gan_spread_frame", "gan_spread_table"]
 

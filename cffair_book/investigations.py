@@ -1,7 +1,7 @@
 """The investigations of the claims that fail here: summaries, one-sentence findings and figures.
 
 Each investigation is a set of experiment configs (:func:`cffair.experiments.investigation_grid`)
-whose records the frames of :mod:`cffair.reporting.investigation_frames` shape (:func:`~.variants_frame`,
+whose records the frames of :mod:`cffair.reporting._investigation_frames` shape (:func:`~.variants_frame`,
 :func:`~.explanation_frame`, :func:`~.threshold_sweep_frame`,
 :func:`~.query_frame`, :func:`~.fine_weight_frame`). This module turns them into
 what a chapter's section "Why does this claim fail?" shows: a summary table, a sentence saying
@@ -20,18 +20,16 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.experiments.registry import paper_baselines
-from cffair.reporting.names import dataset_name, method_name, metric_name, performance_metric
-from cffair.reporting.records import as_records
-from cffair.reporting.stats import fold_trend
-from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
-from cffair.reporting.tables import format_cell
-from cffair.reporting.verdicts import p_text, paired
+from cffair.experiments import paper_baselines
+from cffair.reporting import dataset_name, fold_trend, format_cell, method_name, metric_name, performance_metric
+from cffair.reporting._records import as_records
+from cffair.reporting._style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
+from cffair.reporting._verdicts import p_text, paired
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = [
     "cke_finding",
@@ -485,7 +483,7 @@ def weight_finding(fine: pd.DataFrame) -> str:
     """One sentence on the finer weight grid (:func:`~.fine_weight_frame`): per dataset, Spearman's ρ
     of performance and of CF-MSE against log₂(acc weight / CF weight) within each fold, its mean and
     range over the folds and the corrected t-test over them (the fold is the unit:
-    :func:`~cffair.reporting.stats.fold_trend`; "" without records). "higher"/"lower" follow the mean ρ.
+    :func:`~cffair.reporting.fold_trend`; "" without records). "higher"/"lower" follow the mean ρ.
 
     >>> import pandas as pd
     >>> g = pd.DataFrame({"dataset": "compas", "fold": [0] * 3 + [1] * 3, "log2_ratio": [-1, 0, 1] * 2,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from cffair.experiments import registry
+from cffair.experiments import _registry as registry
 
 __all__ = ["BENCHMARK_RESULTS", "NOTEBOOK_PAGES", "RESULTS", "ROOT"]
 
@@ -26,7 +26,7 @@ RESULTS: Path = ROOT / "results"
 BENCHMARK_RESULTS: Path = ROOT / "benchmarks" / "results"
 
 #: The book's notebook of each question group (file stem under ``notebooks/``) and its link text:
-#: the chapter registry's (:data:`cffair.experiments.registry.CHAPTERS`).
+#: the chapter registry's (:data:`cffair.experiments._registry.CHAPTERS`).
 NOTEBOOK_PAGES: Mapping[str, tuple[str, str]] = registry.View(
     lambda: {g: (c.notebook, c.link) for g, c in registry.chapters().items()}
 )

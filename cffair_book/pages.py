@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.experiments import registry
+from cffair.experiments import _registry as registry
 from cffair_book.commands import CLI, command
 from cffair_book.freshness import freshness_box, freshness_lines, stale_reasons
 from cffair_book.html_block import HTMLBlock
@@ -154,9 +154,9 @@ def _load(path: str | Path | None, group: str, missing_ok: bool) -> dict[str, An
 
 def _records_held(group: str) -> int:
     """How many records of ``group``'s grid the committed store holds (the one source of a chapter's count)."""
-    from cffair.workflows import reproduce
+    from cffair import workflows
 
-    return len(reproduce.results_for("render", [group], missing_ok=True))
+    return len(workflows.results_for("render", [group], missing_ok=True))
 
 
 def regenerate_facts(group: str, path: str | Path | None = None, *, missing_ok: bool = True) -> dict[str, str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cffair.experiments.protocol import Protocol, load_protocol, protocol_commit
-from cffair.reporting.names import dataset_name, method_name
+from cffair.experiments._protocol import Protocol, load_protocol, protocol_commit
+from cffair.reporting import dataset_name, method_name
 
 __all__ = ["protocol_paragraph"]
 
@@ -47,8 +47,8 @@ def protocol_paragraph(root: str | Path, plan: Protocol | None = None, commit: s
     test = "the corrected resampled t-test" if r.test == "corrected" else "the plain paired t-test"
     return (
         f"The protocol of the full mode is data, committed before its runs: `{shown}`, {when}. The grid "
-        f"(`cffair.experiments.paper_grid`) and the claims engine (`cffair.reporting.verdicts`) read it "
-        f"(`cffair.experiments.protocol`). It fixes {cv}; {plan.seeds} training seeds per fold for every LTN setting "
+        f"(`cffair.experiments.paper_grid`) and the claims engine (`cffair.reporting._verdicts`) read it "
+        f"(`cffair.experiments._protocol`). It fixes {cv}; {plan.seeds} training seeds per fold for every LTN setting "
         f"({_and([method_name(s) for s in plan.ltn_seeded])}) and for {_and(base)} (elsewhere a baseline runs "
         "one seed), the seeds of a fold averaged before a test and their sd shown beside the sd over folds; "
         f"the twins as a design factor, the settings that learn from the flow's twins trained and scored on "

@@ -2,12 +2,12 @@
 the claim checks, and the robustness table.
 
 A claim check (registered with :func:`claim_check`, the checks themselves are in :mod:`.claims`)
-reads the :class:`~cffair.reporting.verdicts.Evidence` and returns ``(verdict, note)`` or
+reads the :class:`~cffair.reporting.Evidence` and returns ``(verdict, note)`` or
 ``(verdict, note, basis)``: a verdict of :mod:`.verdicts`, the numbers behind it, and what it rests
-on (:class:`~cffair.reporting.verdicts.Basis`: the test and the paired folds). Each check is
+on (:class:`~cffair.reporting._verdicts.Basis`: the test and the paired folds). Each check is
 registered with the rule that decides its verdict; the table shows the rule, the test and the
 paired folds beside the verdict. :func:`evaluate_claims` runs every registered check by the rules
-in force (:class:`~cffair.reporting.verdicts.Rules`); :func:`robustness_frame` runs them by
+in force (:class:`~cffair.reporting.Rules`); :func:`robustness_frame` runs them by
 several (the plain and the corrected t-test, with and without COMPAS(age)) and in other worlds (the
 flip rate and the calibrated CF-MSE in CF-MSE's place, the sound twins).
 """
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.records import as_records
-from cffair.reporting.tables import CAPTION_CLASS, HTMLTable, mark_numbers
-from cffair.reporting.verdicts import (
+from cffair.reporting._records import as_records
+from cffair.reporting._tables import CAPTION_CLASS, HTMLTable, mark_numbers
+from cffair.reporting._verdicts import (
     BY_CONSTRUCTION,
     FAILS,
     HOLDS,
@@ -45,7 +45,7 @@ from cffair_book.layout import NOTEBOOK_PAGES
 from cffair_book.wording import claim_entry, verdict_rule
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = [
     "CLAIM_CHECKS",
@@ -82,7 +82,7 @@ class Claim:
         key: a short label (``"Q1.2"``) shown in the first column instead of the running number.
         source: where the paper makes the claim (``"Table 1"``, ``"§7.3"``); a column of its
             own when any claim has one.
-        verdict: one of :data:`~cffair.reporting.verdicts.VERDICTS` or ``"pending"``; derived
+        verdict: one of :data:`~cffair.reporting.VERDICTS` or ``"pending"``; derived
             from ``holds`` when not given.
         rule: the rule that decides the verdict (the claim's registered rule).
         test: what the verdict rests on: the test and its correction (``"corrected t-test, Holm
@@ -302,7 +302,7 @@ def evaluate_claims(records: Sequence[Record], base: str = "", rules_: Rules | N
     when the records hold them, what the claim's investigation found); ``where`` links to the
     page that shows them (``base`` is the path from the page the table is shown on to the
     book's root, e.g. ``""`` for the intro, ``"../"`` for a notebook). ``rules_`` decides by other
-    rules (:class:`~cffair.reporting.verdicts.Rules`: the plain t-test, no Holm, COMPAS(age)
+    rules (:class:`~cffair.reporting.Rules`: the plain t-test, no Holm, COMPAS(age)
     counted everywhere); default the book's. The same records under the same rules are evaluated
     once (:mod:`.claims_cache`).
     """
@@ -329,7 +329,7 @@ def _claim(c: _Registered, o: Outcome, base: str) -> Claim:
 
 def _outcomes(records: Sequence[Record], rule_sets: Sequence[Rules]) -> list[list[Outcome]]:
     """Every registered check's outcome under each of ``rule_sets``, each evaluated once per content."""
-    from cffair.experiments import registry as methods
+    from cffair.experiments import _registry as methods
 
     checks = [(c.key, c.check, (c.claim, c.source, c.page, c.rule)) for c in CLAIM_CHECKS.values()]
     context = repr((list(methods.METHODS.values()), list(methods.CHAPTERS.values()), list(methods.DATASETS.values())))

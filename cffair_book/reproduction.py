@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.names import dataset_name
+from cffair.reporting import dataset_name
 
 __all__ = [
     "STEP_NAMES",
@@ -225,7 +225,7 @@ def group_label(group: str) -> str:
     >>> group_label("q1"), group_label("q2_why"), group_label("appendix_c_studies")
     ('Q1: counterfactual fairness', 'Q2: baselines — why claims fail', 'Appendix C: three rulers — studies')
     """
-    from cffair.experiments.registry import chapter
+    from cffair.experiments._registry import chapter
 
     c = chapter(group)
     if c.kind == "chapter":

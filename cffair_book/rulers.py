@@ -7,7 +7,7 @@ Two kinds of evidence:
   of true and generated twins (:func:`plot_transition_tables`);
 * Table 1 on three *rulers*: every record of the paper's datasets is also scored on the twins of
   the library's default flow and of an independently fitted flow
-  (:data:`cffair.experiments.pipeline.counterfactuals.RULERS`, ``metrics["rulers"]``). :func:`ruler_table`
+  (:data:`cffair.experiments._pipeline.counterfactuals.RULERS`, ``metrics["rulers"]``). :func:`ruler_table`
   shows Table 1's CF metrics on each; :func:`ruler_claims` re-checks the paper's Table 1 claims
   about counterfactual fairness (:data:`RULER_CLAIMS`) with each ruler's numbers, by the very
   checks of :func:`~cffair_book.claims.evaluate_claims`.
@@ -27,11 +27,18 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.experiments.registry import table_methods
-from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, performance_metric
-from cffair.reporting.records import as_record, as_records, records_frame, select_records
-from cffair.reporting.style import FONT_PT, MAX_WIDTH_IN, book_style, finish
-from cffair.reporting.tables import HTMLTable, format_cell, format_table
+from cffair.experiments._registry import table_methods
+from cffair.reporting import (
+    DATASET_ORDER,
+    HTMLTable,
+    dataset_name,
+    format_cell,
+    format_table,
+    method_name,
+    performance_metric,
+)
+from cffair.reporting._records import as_record, as_records, records_frame, select_records
+from cffair.reporting._style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair_book.claims import evaluate_claims
 from cffair_book.layout import BENCHMARK_RESULTS
 from cffair_book.registry import claim_status
@@ -39,7 +46,7 @@ from cffair_book.registry import claim_status
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = [
     "RULER_CLAIMS",
@@ -139,7 +146,7 @@ _SUITE_METRICS = {"table_gap": "transition-table gap ↓", "cf_mse_ratio": "CF-M
 
 
 def model_label(name: str) -> str:
-    """A structural model of the suite (:data:`cffair.causal.synthetic.MODELS`) as the tables name it.
+    """A structural model of the suite (:data:`cffair.causal._synthetic.MODELS`) as the tables name it.
 
     >>> model_label("nominal_child"), model_label("adult_like")
     ('nominal child', 'Adult-like')
@@ -285,7 +292,7 @@ def plot_transition_tables(
 
 # ---------------------------------------------------------------------------- Table 1 on three rulers
 def ruler_records(records: Iterable[Record], ruler: str) -> list[Record]:
-    """The records as measured with ``ruler`` (new :class:`~cffair.experiments.store.Record` s): each record's
+    """The records as measured with ``ruler`` (new :class:`~cffair.experiments.Record` s): each record's
     CF metrics replaced by that ruler's (``metrics["rulers"][ruler]``), accuracy and MSE kept. For ``paper`` a
     record without rulers keeps its metrics (the paper ruler's, by construction); for the other rulers it is left
     out."""
@@ -324,7 +331,7 @@ def ruler_coverage(records: Iterable[Record]) -> dict[str, int]:
 
 
 def ruler_frame(records: Iterable[Record]) -> pd.DataFrame:
-    """One row per Table 1 record and ruler: :func:`~cffair.reporting.records.records_frame`'s
+    """One row per Table 1 record and ruler: :func:`~cffair.reporting.records_frame`'s
     columns and ``ruler``."""
     recs = _table1(as_records(records))
     parts = []

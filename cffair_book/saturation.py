@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from cffair.reporting.names import DATASET_ORDER, dataset_name
-from cffair.reporting.records import as_records
-from cffair.reporting.tables import HTMLTable, format_table
+from cffair.reporting import DATASET_ORDER, HTMLTable, dataset_name, format_table
+from cffair.reporting._records import as_records
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = ["SATURATED", "SATURATION_ROWS", "SMALL", "saturation_finding", "saturation_frame", "saturation_table"]
 

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.names import dataset_name, method_name
+from cffair.reporting import dataset_name, method_name
 
 __all__ = [
     "TARGETS",

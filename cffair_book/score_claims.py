@@ -2,7 +2,7 @@
 the verdicts choose.
 
 :func:`score_claims` runs the registered claim checks (the claims table's, by its rules) once per
-score of :data:`cffair.reporting.scores.SCORES`: the records with the flip rate or the calibrated
+score of :data:`cffair.reporting.SCORES`: the records with the flip rate or the calibrated
 CF-MSE in CF-MSE's place, overall and worst subgroup. A claim about accuracy reads the same on every
 score; a claim about fairness may not. :func:`headline_answer` says what the paper's headline
 (Q2.1: "the LTN is fairer than the baselines") comes to on each score, naming the baselines each
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.scores import SCORES, score_records
-from cffair.reporting.verdicts import FAILS, HOLDS, PENDING
+from cffair.reporting import SCORES, score_records
+from cffair.reporting._verdicts import FAILS, HOLDS, PENDING
 from cffair_book.claims import evaluate_claims
 from cffair_book.registry import Claim, claim_status
 from cffair_book.wording import joined
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = ["HEADLINE", "headline_answer", "score_claims", "score_verdicts"]
 
@@ -37,7 +37,7 @@ HEADLINE = "Q2.1"
 
 def score_verdicts(records: Sequence[Record], base: str = "") -> dict[str, list[Claim]]:
     """The claims table on each score: ``{score: claims}`` (:func:`evaluate_claims` of
-    :func:`~cffair.reporting.scores.score_records`). A claim's note names the score in CF-MSE's place."""
+    :func:`~cffair.reporting.score_records`). A claim's note names the score in CF-MSE's place."""
     out = {}
     for key, score in SCORES.items():
         claims = evaluate_claims(score_records(records, key), base=base)

@@ -30,7 +30,7 @@ import yaml
 from cffair.errors import DataError
 
 if TYPE_CHECKING:
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = ["KEYS_FILE", "RECORD_ANSWERS", "Result", "check", "digest", "keys", "number_digest", "write_keys"]
 
@@ -146,9 +146,9 @@ def check(exercise: str, answer: Any, *, path: str | Path | None = None) -> Resu
 
 # ---------------------------------------------------------------------------- keys read from the records
 def _render_records(groups: list[str]) -> list[Record]:
-    from cffair.workflows import reproduce
+    from cffair import workflows
 
-    return reproduce.results_for("render", groups)
+    return workflows.results_for("render", groups)
 
 
 def _q2_unaware_share() -> float:

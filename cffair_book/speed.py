@@ -125,7 +125,7 @@ def record_cost_line(cost: Mapping[str, Any]) -> str:
     >>> "wall seconds" in record_cost_line(cost | {"wall_s": 3.0})      # an idle run: nothing inflated
     False
     """
-    from cffair.reporting.names import dataset_name, method_name
+    from cffair.reporting import dataset_name, method_name
 
     shares = dict(cost["shares"])
     parts = [f"{k.split(': ', 1)[1]} {100 * v:.0f} %" for k, v in shares.items() if k.startswith("evaluation: ")]

@@ -4,7 +4,7 @@ of one person beside their twin.
 * :func:`toy_loans` — a tiny loan dataset drawn from a known structural causal model, so that
   every person's counterfactual twin is exact (no flow needed); trains in seconds.
 * :func:`connective_table`, :func:`quantifier_table` — the fuzzy connectives and quantifiers of
-  :mod:`cffair.logic.axioms` evaluated on a few truth values, for reading.
+  :mod:`cffair.logic._axioms` evaluated on a few truth values, for reading.
 * :func:`plot_history`, :func:`plot_equivalence` — a training run's satisfactions per epoch,
   and ``a ↔ a`` with ltntorch's operators (the ½ ↔ ½ = 0.5625 subtlety).
 * :func:`pick_twin`, :func:`twin_table` — one person and their twin, feature by feature, with
@@ -28,12 +28,20 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, series_colours
+from cffair.reporting._style import (
+    MARKERS,
+    MAX_WIDTH_IN,
+    book_style,
+    finish,
+    legend_below,
+    line_handles,
+    series_colours,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from cffair.logic.axioms import Semantics
+    from cffair.logic import Semantics
 
 __all__ = [
     "ToyLoans",
@@ -125,7 +133,7 @@ def quantifier_table(truths: Sequence[float], ps: Sequence[float] = (1, 2, 6)) -
     """∀ (p-mean error) and ∃ (p-mean) of ``truths`` for each exponent p, beside min, mean and max."""
     import torch
 
-    from cffair.logic.axioms import Semantics
+    from cffair.logic import Semantics
 
     t = torch.tensor([float(v) for v in truths])
     if t.numel() == 0:
@@ -200,7 +208,7 @@ def plot_equivalence(semantics: Semantics | None = None) -> Figure:
     formula (1 − a + a²)², with the value at ½ marked (0.5625)."""
     import torch
 
-    from cffair.logic.axioms import Semantics
+    from cffair.logic import Semantics
 
     sem = semantics or Semantics()
     a = torch.linspace(0.0, 1.0, 201)

@@ -40,9 +40,8 @@ import numpy as np
 import pandas as pd
 
 from cffair.errors import DataError
-from cffair.reporting.names import DATASET_ORDER, dataset_name, method_name, metric_name, performance_metric
-from cffair.reporting.paper import paper_value
-from cffair.reporting.records import (
+from cffair.reporting import DATASET_ORDER, dataset_name, method_name, metric_name, paper_value, performance_metric
+from cffair.reporting._records import (
     as_records,
     find_record,
     records_frame,
@@ -51,8 +50,8 @@ from cffair.reporting.records import (
     subgroup_frame,
     weight_grid_frame,
 )
-from cffair.reporting.style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
-from cffair.reporting.verdicts import (
+from cffair.reporting._style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
+from cffair.reporting._verdicts import (
     FAILS,
     HOLDS,
     INCONCLUSIVE,
@@ -69,7 +68,7 @@ from cffair_book.wording import note, sign_change, value_range
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from cffair.experiments.store import Record
+    from cffair.experiments import Record
 
 __all__ = [
     "cke_steps_finding",
@@ -89,7 +88,7 @@ Records = Iterable["Record"]
 
 def _rows_share(dataset: str) -> pd.Series:
     """Each subgroup's share of the dataset's rows (from the data, as the records' labels)."""
-    from cffair.datasets.memo import load
+    from cffair.datasets import load
 
     ds = load(dataset)
     return ds.spec.subgroup_labels(ds.frame).astype(str).value_counts(normalize=True)
@@ -230,7 +229,7 @@ def cke_threshold_finding(
     """
     from scipy.stats import norm
 
-    from cffair.datasets.memo import load
+    from cffair.datasets import load
 
     settings = (settings,) if isinstance(settings, str) else tuple(settings)
     recs = [
@@ -373,7 +372,7 @@ def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "comp
     """Q1.4: LTN(acc+CF_sg) against the global axiom's accuracy–fairness line at the same CF-MSE.
 
     Per fold, the line runs through the global axiom's runs at appendix B's weights (acc : CF =
-    1 : 3, 1 : 1, 3 : 1; :func:`~cffair.reporting.records.weight_grid_frame`) in the plane
+    1 : 3, 1 : 1, 3 : 1; :func:`~cffair.reporting.weight_grid_frame`) in the plane
     (CF-MSE, performance); it is read at the CF-MSE that acc+CF_sg reached on that fold, and the
     two performances are compared by a paired test over folds.
     """

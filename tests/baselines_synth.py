@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.datasets import DatasetSpec
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 
 GRAPH = {"name": "synthetic", "edges": {"s": ["hours", "edu"], "age": ["hours"], "hours": ["flag"]}}
 

@@ -415,9 +415,9 @@ def broken_numbers(*geometries: Mapping[str, Any]) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- 10. figure text
-#: The size of a figure's smallest text (points): the book's (``cffair.reporting.style.FONT_PT``).
+#: The size of a figure's smallest text (points): the book's (``cffair.reporting._style.FONT_PT``).
 FIGURE_FONT_PT = 12.0
-#: The resolution a figure is taken to have when its file does not say (``cffair.reporting.style.DPI``).
+#: The resolution a figure is taken to have when its file does not say (``cffair.reporting._style.DPI``).
 FIGURE_DPI = 150.0
 #: The smallest a figure's text may show (CSS pixels) at a 390-px window.
 MIN_FIGURE_TEXT_PX = 9.0

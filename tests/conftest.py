@@ -52,7 +52,7 @@ def toy_classifier() -> tuple[Any, Any, Any]:
     """``(estimator, X, y)``: the toy classifier fitted on :func:`toy_estimator.toy` rows."""
     from toy_estimator import FAST, SPEC, toy
 
-    from cffair.learners.estimator import CounterfactualFairClassifier
+    from cffair.learners._estimator import CounterfactualFairClassifier
 
     X, y, _ = toy()
     return CounterfactualFairClassifier(SPEC, **FAST).fit(X, y), X, y

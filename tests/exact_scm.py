@@ -4,8 +4,8 @@ Graph: ``s`` (sensitive, binary), ``m`` (immutable, three levels) and ``train`` 
 binary) are roots; ``skill = 3·[train = yes] + 1·[s = b] + 0.5·code(m) + u`` with ``u ~ N(0, 0.5²)``.
 Its :meth:`ExactSCM.counterfactual` keeps each row's ``u`` (abducted exactly from the row) and
 recomputes ``skill`` after an intervention on a parent: Pearl's three steps, with no error. It
-has the interface of :class:`cffair.causal.cnf.CausalFlow` that cffair.evaluation.recourse and
-cffair.logic.intersectional use (``counterfactual`` and ``graph``).
+has the interface of :class:`cffair.causal._cnf.CausalFlow` that cffair.evaluation._recourse and
+cffair.logic._intersectional use (``counterfactual`` and ``graph``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from cffair.datasets import DatasetSpec
-from cffair.datasets.graph import CausalGraph
+from cffair.datasets._graph import CausalGraph
 
 LEVELS = {"s": ["a", "b"], "m": ["p", "q", "r"], "train": ["no", "yes"]}
 EDGES = {"s": ["skill"], "m": ["skill"], "train": ["skill"]}

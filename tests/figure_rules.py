@@ -2,7 +2,7 @@
 
 Resolution, the displayed size of the smallest text (at a 1280-px window and at a 390-px one), at
 most two panels per row, no legend over a panel, and only colours of the colour-blind palette
-(:mod:`cffair.reporting.style`).
+(:mod:`cffair.reporting._style`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from matplotlib.colors import to_hex
 from matplotlib.text import Text
 from PIL import Image
 
-from cffair.reporting import style
+from cffair.reporting import _style as style
 
 PALETTE = set(style.palette(10))
 

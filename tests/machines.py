@@ -4,7 +4,7 @@ Training and the twins are reproducible to the bit on one kind of CPU, not acros
 x86-64 CPU (another vector instruction set) rounds float32 sums differently and trains to slightly
 other numbers, and so do PyTorch's kernels forced to another instruction set on one CPU
 (``ATEN_CPU_CAPABILITY``). Records name the CPU that made them and the kernels it used (``machine``, see
-:func:`cffair.experiments.store.machine`); records older than those fields name none. The tests that
+:func:`cffair.experiments._store.machine`); records older than those fields name none. The tests that
 compare two runs of one configuration read their tolerance from here, so there is one number.
 """
 

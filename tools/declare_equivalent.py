@@ -42,7 +42,7 @@ from cffair._support.codehash import (  # noqa: E402
     raise_neutral_code,
     stable_dump,
 )
-from cffair._support.moves import MOVES, MOVES_IN_TEXT  # noqa: E402
+from cffair._support.moves import MOVES, MOVES_IN_TEXT, as_before_the_moves  # noqa: E402
 
 LEDGER = ROOT / "cffair" / "data" / "fingerprint_ledger.json"
 REASON = (
@@ -54,10 +54,10 @@ REASON = (
 )
 
 
-def module_path(module: str, packages: frozenset[str]) -> str:
-    """The file of ``module`` relative to the repository (``cffair.logic.axioms`` → ``cffair/logic/axioms.py``)."""
-    parts = module.split(".")
-    return "/".join(parts) + ("/__init__.py" if module in packages else ".py")
+def module_path(module: str, package: bool) -> str:
+    """The file of ``module`` relative to the repository (``cffair.logic._axioms`` → ``cffair/logic/_axioms.py``;
+    a package's is its ``__init__.py``)."""
+    return "/".join(module.split(".")) + ("/__init__.py" if package else ".py")
 
 
 def source_at(commit: str, path: str, root: Path = ROOT) -> str | None:
@@ -155,7 +155,7 @@ def declare_statements(module: str, since: str, because: str) -> dict[str, Any]:
     sha = commit.stdout.strip()
     tree = SourceTree.from_directory(ROOT / "cffair")
     then = ledger_at(sha)
-    old = source_at(sha, module_path(name_at(module, MOVES, then[0]), tree.packages))
+    old = source_at(sha, module_path(name_at(module, MOVES, then[0]), module in tree.packages))
     if old is None:
         raise SystemExit(f"{module} did not exist at {since}: nothing to declare it equivalent to")
     new = tree.sources[module]
@@ -165,13 +165,19 @@ def declare_statements(module: str, since: str, because: str) -> dict[str, Any]:
     changed = changed_statements(old, new, then, (MOVES, MOVES_IN_TEXT))
     proof = {"kind": "statements", "commit": sha, "changed": changed}
     entry = {"module": module, "code": new_hash, "replaces": old_hash, "reason": because, "proof": proof}
-    keeps = dropped_imports(tree, module, old)
+    keeps = dropped_imports(tree, module, old, then[0])
     return {**entry, "keeps": keeps} if keeps else entry
 
 
-def dropped_imports(tree: SourceTree, module: str, old: str) -> list[str]:
-    """The modules of ``tree`` that ``old`` (an earlier code of ``module``) imported and today's code does not:
-    the records made with the old code hashed them, and the declaration keeps them in their fingerprints."""
+def dropped_imports(tree: SourceTree, module: str, old: str, then: Mapping[str, str] | None = None) -> list[str]:
+    """The modules of ``tree`` that ``old`` (an earlier code of ``module``, written when ``then`` was the ledger's
+    moves) imported and today's code does not: the records made with the old code hashed them, and the declaration
+    keeps them in their fingerprints. The old code's imports are read under today's names (a module moved since
+    is the same module)."""
+    if then:
+        today = {ledger: name for name, ledger in tree.moves.items()}
+        ledger_names = as_before_the_moves(ast.parse(old), then)
+        old = ast.unparse(as_before_the_moves(ledger_names, today))  # type: ignore[arg-type]
     before = SourceTree({**tree.sources, module: old}, tree.packages, tree.moves, tree.in_text)
     return sorted(
         m for m in before.imports(module) - tree.imports(module) if not tree.exempt(m)
@@ -187,7 +193,7 @@ def proposals(since: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
     then = ledger_at(commit)
     entries, other = [], {}
     for module in sorted(tree.sources):
-        path = module_path(name_at(module, MOVES, then[0]), tree.packages)
+        path = module_path(name_at(module, MOVES, then[0]), module in tree.packages)
         old = None if tree.exempt(module) else source_at(commit, path)
         if old is None:
             continue

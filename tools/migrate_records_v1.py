@@ -7,7 +7,7 @@ Usage (from the repository root)::
     python tools/migrate_records_v1.py /tmp/old-e9a0b90/cffair old_contents.json
 
 ``old_contents.json`` holds, per dataset, the content hash of the counterfactual set and the
-rows' hash as the old code computes them (`cffair.experiments.pipeline.counterfactuals.content_hash` on the
+rows' hash as the old code computes them (`cffair.experiments._pipeline.counterfactuals.content_hash` on the
 old `pipeline.counterfactual_set(name, "full")`). The old pipeline was one module that imported
 every method, so every migrated record lists the whole old closure as its code: after the
 round-2 restructuring they all read stale, with the modules named, until regenerated.
@@ -21,15 +21,15 @@ from pathlib import Path
 
 from cffair._support.utils import write_json_atomic
 from cffair.experiments import ExperimentConfig, SourceTree, make_record, profile
-from cffair.experiments.store import _validate
+from cffair.experiments._store import _validate
 
 OLD_CODE_VERSION = "5db07db7df5258c0"
 
 
 def main(old_root: str, contents_file: str, results: str = "results/full") -> None:
     tree = SourceTree.from_directory(old_root)
-    code = tree.code_fingerprint(["cffair.experiments.pipeline"], stop=["cffair.causal.flow", "cffair.causal"])
-    producer_code = tree.code_fingerprint(["cffair.causal.flow"])
+    code = tree.code_fingerprint(["cffair.experiments._pipeline"], stop=["cffair.causal._flow", "cffair.causal"])
+    producer_code = tree.code_fingerprint(["cffair.causal._flow"])
     prov = json.loads((Path(results) / "provenance.json").read_text())
     packages = {
         k: prov["packages"].get(k)
@@ -102,7 +102,7 @@ def main(old_root: str, contents_file: str, results: str = "results/full") -> No
             cfg, fingerprint, rec["metrics"], rec["timings"], made_by_code_version=OLD_CODE_VERSION, **extra
         )
         new["cffair_version"] = rec.get("cffair_version", new["cffair_version"])
-        from cffair.experiments.store import checksum
+        from cffair.experiments import checksum
 
         new["checksum"] = checksum(new)
         _validate(json.dumps(new).encode(), path)

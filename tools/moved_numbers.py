@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from cffair.reporting.names import SCALAR_METRICS
+from cffair.reporting._names import SCALAR_METRICS
 
 #: Scalar metrics compared: the tables' and claims' numbers, and the predicate's saturation.
 METRICS = (*SCALAR_METRICS, "saturation")

@@ -29,8 +29,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cffair.reporting.scores import SCORES  # noqa: E402
-from cffair.reporting.verdicts import FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS  # noqa: E402
+from cffair.reporting import SCORES  # noqa: E402
+from cffair.reporting._verdicts import FAILS, HOLDS, INCONCLUSIVE, PENDING, VACUOUS  # noqa: E402
 
 #: The twin treatments, in the table's order: the claims table's records, then appendix C's twins level.
 TWINS = ("paper", "sound")

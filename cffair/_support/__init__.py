@@ -252,4 +252,4 @@ __all__ = [
     "zip_damage",
 ]
 
-__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, __all__, submodules=_SUBMODULES)

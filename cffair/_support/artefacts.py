@@ -25,8 +25,8 @@ data and names what changed (rows reordered, values of a column edited, rows add
 the graph edited), so a saved model never answers for a row that is now someone else.
 
 What a given artefact holds is its owner's business: a flow writes and reads its own payload
-(:meth:`cffair.causal.cnf.CausalFlow.to_payload`, :mod:`cffair.causal.flow_file`), a learner its
-state (:mod:`cffair.learners.checkpoint`), a saved model its parts (:mod:`cffair.learners.model`);
+(:meth:`cffair.causal.CausalFlow.to_payload`, :mod:`cffair.causal._flow_file`), a learner its
+state (:mod:`cffair.learners._checkpoint`), a saved model its parts (:mod:`cffair.learners._model`);
 this module keeps the container, its checks and messages, so it imports nothing above the support
 part.
 
@@ -79,7 +79,7 @@ def write_artefact(path: str | Path, fmt: tuple[str, int], meta: Mapping[str, An
 
     Args:
         path: the file to write (a temp file renamed into place: never half-written).
-        fmt: ``(name, layout version)``, e.g. :data:`cffair.learners.checkpoint.LEARNER_FORMAT`.
+        fmt: ``(name, layout version)``, e.g. :data:`cffair.learners.LEARNER_FORMAT`.
         meta: JSON-serialisable settings and provenance.
         tensors: tensors, or dicts / lists of them and of numbers (state dicts).
     """
@@ -214,7 +214,7 @@ def read_artefact(
 # ============================================================================ data hashes
 def content_hash(frame: pd.DataFrame) -> str:
     """A hash of a frame's values, dtypes, column names and row order (index ignored): the
-    :func:`cffair.datasets.frames.frame_hash` of the frame with a fresh index, computed here so that
+    :func:`cffair.datasets.frame_hash` of the frame with a fresh index, computed here so that
     the support part imports nothing above it (a test holds the two equal)."""
     from cffair._support.utils import stable_hash
 

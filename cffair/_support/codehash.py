@@ -3,14 +3,14 @@
 A hash of a module is the hash of its *normalised* code (:func:`normalised_code`: the syntax tree
 without docstrings, so comments, docstrings and formatting never change it), and what a piece of
 code runs is the closure of its import statements (:meth:`SourceTree.closure`). Record
-fingerprints (:mod:`cffair.experiments.fingerprint`), the cache keys of fitted flows and
-counterfactual sets (:mod:`cffair.causal.cache`) and of pre-trainings (:mod:`cffair.pretraining`)
+fingerprints (:mod:`cffair.experiments._fingerprint`), the cache keys of fitted flows and
+counterfactual sets (:mod:`cffair.causal._cache`) and of pre-trainings (:mod:`cffair.learners._pretraining`)
 all hash code here, so that a docstring edit invalidates none of them.
 
 Moving a module is not a change of what it does (:mod:`cffair._support.moves`, the ledger of moves):
 before hashing, every reference to a moved module is read as its ledger name, and the fingerprint is
 keyed by ledger names, so a move that keeps each import's target stales nothing: every hash and key
-is what it was. :func:`cffair.experiments.fingerprint.diff` is rename-aware
+is what it was. :func:`cffair.experiments.diff` is rename-aware
 as well: a module that left the fingerprint under one name and came back under another with the
 same normalised code is a move, not a reason.
 
@@ -179,7 +179,7 @@ class Equivalence:
     """A rewrite of a module declared not to change any number.
 
     Attributes:
-        module: the module (``cffair.datasets.paper``).
+        module: the module (``cffair.datasets._paper``).
         code: the hash of its normalised code today (:func:`code_hash`); the declaration applies to
             exactly this code.
         replaces: the hash of the code it replaced, which records, cache keys and stage inputs
@@ -280,7 +280,7 @@ class SourceTree:
     """The modules of a package as source text, with their import graph.
 
     Args:
-        sources: module name (``cffair.causal.flow``) → source text.
+        sources: module name (``cffair.causal._flow``) → source text.
         packages: the names in ``sources`` that are packages (their ``__init__``).
         moves: the ledger of moved modules (:data:`~cffair._support.moves.MOVES`, the default for the installed tree).
         in_text: moved modules a text may name (:data:`~cffair._support.moves.MOVES_IN_TEXT`, the default for the installed tree).
@@ -532,7 +532,7 @@ def _installed_tree() -> SourceTree:
 def code_version(roots: Iterable[str], stop: Iterable[str] = ()) -> str:
     """One short hash of the normalised code of everything ``roots`` run in the installed tree
     (:meth:`SourceTree.code_fingerprint`): the code part of a cache key (the fitted flows and
-    counterfactual sets of :mod:`cffair.causal.cache`, the pre-trainings of :mod:`cffair.pretraining`).
+    counterfactual sets of :mod:`cffair.causal._cache`, the pre-trainings of :mod:`cffair.learners._pretraining`).
 
     Like a record's fingerprint, it ignores docstrings, comments and formatting, and modules that
     declare ``FINGERPRINT_EXEMPT = True``; any change to what the code does changes it.

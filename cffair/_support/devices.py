@@ -12,7 +12,7 @@ differs from it only by floating-point rounding. Results come back as CPU arrays
 models hold CPU tensors (a checkpoint written on an accelerator loads on any machine).
 
 The grid gives each worker one device (:func:`use_device`, set by
-:func:`cffair.workflows.reproduce.run_grid`); a device is where a number is computed, not what it is,
+:func:`cffair.workflows.run_grid`); a device is where a number is computed, not what it is,
 so it enters no record's fingerprint and no cache key.
 
 >>> str(resolve_device("cpu"))

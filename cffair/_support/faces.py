@@ -1,13 +1,14 @@
 """The lazy faces of the package's parts: a part's ``__init__`` names what it exports and loads each name's
 module on first use, so that importing a part stays light and no import cycle runs through its face.
 
-A face lists ``_EXPORTS`` (public name → the module of the part that defines it), ``_SUBMODULES`` and
-``__all__``, imports them under ``TYPE_CHECKING`` for type checkers, and ends with
-``__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)``.
+A face lists ``_EXPORTS`` (public name → the private module of the part that defines it) and ``__all__``,
+imports them under ``TYPE_CHECKING`` for type checkers, and ends with
+``__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, __all__)``. The modules themselves are private
+(``cffair.scores._metrics``): what a user imports comes from the face.
 
->>> getattr_, dir_ = lazy_face("cffair.scores", {"cf_mse": "metrics"}, ("metrics",), ["cf_mse"])
+>>> getattr_, dir_ = lazy_face("cffair.scores", {"cf_mse": "_metrics"}, ["cf_mse"])
 >>> getattr_("cf_mse").__module__, dir_()
-('cffair.scores.metrics', ['cf_mse', 'metrics'])
+('cffair.scores._metrics', ['cf_mse'])
 >>> getattr_("nope")
 Traceback (most recent call last):
 ...
@@ -25,15 +26,15 @@ FINGERPRINT_EXEMPT = True  # loads modules by name: it changes no number
 
 
 def lazy_face(
-    package: str, exports: Mapping[str, str], submodules: Iterable[str], public: Iterable[str]
+    package: str, exports: Mapping[str, str], public: Iterable[str], *, submodules: Iterable[str] = ()
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """The module-level ``__getattr__`` and ``__dir__`` of the face of ``package``.
 
     Args:
         package: the part (``__name__`` of its ``__init__``).
         exports: public name → the module of the part that defines it.
-        submodules: the part's modules reachable as attributes of the face.
         public: the face's ``__all__``.
+        submodules: modules of the part reachable as attributes of the face (the private support part's).
     """
     subs = frozenset(submodules)
     names = sorted({*public, *subs})

@@ -12,7 +12,7 @@ when torch cannot read the file at all).
 
 A checksum detects damage and careless edits, not a deliberate forgery: whoever edits a file can
 seal it again. What a forged file says is checked against itself by its loader
-(:func:`cffair.learners.model.load_model` validates a model's metadata against its weights).
+(:func:`cffair.learners.load_model` validates a model's metadata against its weights).
 
 This module only hashes bytes: it cannot change a number, hence ``FINGERPRINT_EXEMPT``.
 """

@@ -35,7 +35,7 @@ def ledger() -> dict[str, Any]:
 #: sees); an entry is never removed while a committed record names the old module.
 MOVES: Mapping[str, str] = dict(ledger()["moves"])
 
-#: Moved modules that a text may name (a message's "see cffair.datasets.graph"): name today → the name the
+#: Moved modules that a text may name (a message's "see cffair.datasets._graph"): name today → the name the
 #: texts had when their code was hashed, which such a mention reads as. Only moves made since this rule
 #: are listed (a text written after an earlier move already names the module's new home, hashed so).
 MOVES_IN_TEXT: Mapping[str, str] = dict(ledger().get("moves_in_text", {}))

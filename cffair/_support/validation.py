@@ -149,8 +149,8 @@ def check_exponent(
     axiom's own ∀, the knowledge base's aggregation): a finite number ``>= 1``; ``None`` passes
     when ``optional`` (the semantics' own exponent then applies).
 
-    The one check of an exponent p: :class:`~cffair.logic.fuzzy.Semantics`, :class:`~cffair.logic.axioms.Axiom`,
-    :class:`~cffair.learners.training.LTNLearner` (``fair_p``), an experiment's ``fair_p`` option and the
+    The one check of an exponent p: :class:`~cffair.logic.Semantics`, :class:`~cffair.logic._axioms.Axiom`,
+    :class:`~cffair.learners.LTNLearner` (``fair_p``), an experiment's ``fair_p`` option and the
     command line's ``--fair-p`` all use it.
 
     Raises:
@@ -176,7 +176,7 @@ def check_learning_rate(value: Any, input_name: str = "lr", *, error: type[Cffai
     in ``(0, MAX_LEARNING_RATE]`` (the library's default 1e-3; the paper's 0.1).
 
     The one check of a learning rate: the command line (``--lr``), the estimators and
-    :class:`~cffair.learners.training.LTNLearner` all use it.
+    :class:`~cffair.learners.LTNLearner` all use it.
 
     Raises:
         ParameterError: (a ``ValueError``, or ``error``) naming the value received, the range and the fix.
@@ -331,7 +331,7 @@ def check_matrix(
 
     Raises:
         DataError: (or ``error``) for a non-numeric dtype (encode readable frames with
-            :class:`cffair.datasets.encoding.Encoder` first), a wrong number of dimensions, rows or
+            :class:`cffair.datasets._encoding.Encoder` first), a wrong number of dimensions, rows or
             columns, or a non-finite value (naming the first one's row and column).
     """
     arr = _as_array(a, input_name, error)

@@ -1,8 +1,8 @@
 """YAML files read safely: a key given twice, or an unquoted ``no``/``on``/``null`` where a name
 belongs, is refused with its line and the fix, and a syntax error names its line and column.
 
-Spec files (:mod:`cffair.datasets.spec`) and graph files (:mod:`cffair.datasets.graph`) are read with
-:func:`load_yaml`; the checks were first written for them (:mod:`cffair.datasets.checks` still
+Spec files (:mod:`cffair.datasets._spec`) and graph files (:mod:`cffair.datasets._graph`) are read with
+:func:`load_yaml`; the checks were first written for them (:mod:`cffair.datasets._checks` still
 offers them by name) and live here, in the support part, so that every part can read a YAML file
 without importing a part above its own. Reading a file changes no number: ``FINGERPRINT_EXEMPT``.
 """

@@ -1,9 +1,9 @@
 """The baselines of Table 1 (paper section 6.4) and cheap alternatives a user would try.
 
 Every baseline has ``fit(...)`` and ``predict_score(X_encoded) -> np.ndarray`` (P(y = 1) for a
-binary target, a real score otherwise), so one evaluation (:func:`cffair.scores.metrics.evaluate`)
+binary target, a real score otherwise), so one evaluation (:func:`cffair.scores.evaluate`)
 scores them all on the same CNF counterfactual pairs. The generators also export their own
-counterfactuals as a :class:`~cffair.causal.cfset.CounterfactualSet`
+counterfactuals as a :class:`~cffair.causal.CounterfactualSet`
 (``meta["generator"]`` is ``"gan"`` or ``"dcevae"``), e.g. for appendix A.
 
 ================================  ==========================================================
@@ -18,11 +18,11 @@ counterfactuals as a :class:`~cffair.causal.cfset.CounterfactualSet`
 
 from __future__ import annotations
 
-from cffair.baselines.augmented import AugmentedMLP, MLPConfig, pair_labels, train_mlp
-from cffair.baselines.dcevae import DCEVAE, DCEVAEBaseline, DCEVAEConfig, kl_diag_std_normal
-from cffair.baselines.gan import PAPER_BATCH_SIZE, GANBaseline, GANConfig, mmd_rbf, paper_config
-from cffair.baselines.gan_stacked import fit_stacked
-from cffair.baselines.simple import PlugInCF, ResidualMLP, UnawareMLP
+from cffair.baselines._augmented import AugmentedMLP, MLPConfig, pair_labels, train_mlp
+from cffair.baselines._dcevae import DCEVAE, DCEVAEBaseline, DCEVAEConfig, kl_diag_std_normal
+from cffair.baselines._gan import PAPER_BATCH_SIZE, GANBaseline, GANConfig, mmd_rbf, paper_config
+from cffair.baselines._gan_stacked import fit_stacked
+from cffair.baselines._simple import PlugInCF, ResidualMLP, UnawareMLP
 
 __all__ = [
     "DCEVAE",

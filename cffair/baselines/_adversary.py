@@ -1,6 +1,6 @@
 """The GAN baseline's inner adversary update, written out: forward, backward and Adam in about 20 ops.
 
-Stage 1 of the GAN method (:mod:`cffair.baselines.gan`) updates a small adversary
+Stage 1 of the GAN method (:mod:`cffair.baselines._gan`) updates a small adversary
 ``a(z) = W₃ relu(W₂ tanh(W₁ z + b₁) + b₂) + b₃`` (5 → 32 → 16 → 1) 50 times per batch (300 in the
 first epoch) on ``MSE(a(z), s)``. At a batch of 512 rows a step is 2 MFLOP; through ``nn.Sequential``,
 autograd and ``torch.optim.Adam`` it was about 167 ATen calls, so the fixed cost per call was most
@@ -18,7 +18,7 @@ of the GAN's time. :class:`PackedAdversary` does the same update with:
   and Adam's two moments), so the optimiser is one kernel.
 
 It holds ``K`` adversaries at once (the leading dimension of every block): ``K = 1`` for one
-model, ``K > 1`` for seeds trained together (:mod:`cffair.baselines.gan_stacked`). Adam is
+model, ``K > 1`` for seeds trained together (:mod:`cffair.baselines._gan_stacked`). Adam is
 elementwise, so each member's slice of the moments is exactly that member's own Adam state.
 
 The original's gradient leak (``leak_adversary_grad``: each inner step's ``backward`` also adds

@@ -3,7 +3,7 @@
 The original GAN (Grari et al. 2023) and DCEVAE (Kim et al. 2021) code decode every column
 with a sigmoid and a binary cross-entropy (their data was min-max scaled or all-binary). The
 paper's datasets mix feature kinds, so cffair gives each decoder one *head per feature*,
-read off :attr:`cffair.datasets.encoding.Encoder.slices`:
+read off :attr:`cffair.datasets._encoding.Encoder.slices`:
 
 * ``numeric`` (continuous/integer, standard-scaled): a Gaussian with unit variance, i.e. half
   the squared error;
@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from cffair._support.validation import check_labels, check_matrix
 from cffair.datasets import CATEGORY_KINDS, DatasetSpec, require_binary_sensitive
 from cffair.errors import DataError
-from cffair.learners.contract import check_fitted
+from cffair.learners._contract import check_fitted
 
 __all__ = [
     "Block",
@@ -62,7 +62,7 @@ def feature_blocks(encoder, features: Sequence[str], offset_map: dict[int, int] 
     """The decoding blocks of ``features`` in the encoder's layout.
 
     Args:
-        encoder: a fitted :class:`cffair.datasets.encoding.Encoder`.
+        encoder: a fitted :class:`cffair.datasets._encoding.Encoder`.
         features: the features to describe (in this order).
         offset_map: optional map from the encoder's column index to a column index of a
             narrower array (used when some columns, e.g. the sensitive one, are dropped).

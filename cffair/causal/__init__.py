@@ -2,17 +2,17 @@
 
 ``CausalFlow``, ``fit_flow``, ``generate`` and ``generate_from`` are imported lazily (they need
 torch and zuko); ``CounterfactualSet``, ``CFPairs``, ``FlowConfig`` and ``PAPER_TREATMENT`` are
-light. ``simulate_scm`` lives in :mod:`cffair.causal.synthetic` (kept here by name).
+light. ``simulate_scm`` lives in :mod:`cffair.causal._synthetic` (kept here by name).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cffair.causal.cfset import CFPairs, CounterfactualSet
-from cffair.causal.config import PAPER_TREATMENT, FlowConfig
-from cffair.causal.interventions import Intervention
-from cffair.datasets.graph import CausalGraph, load_graph
+from cffair.causal._cfset import CFPairs, CounterfactualSet
+from cffair.causal._config import PAPER_TREATMENT, FlowConfig
+from cffair.causal._interventions import Intervention
+from cffair.datasets._graph import CausalGraph, load_graph
 
 __all__ = [
     "PAPER_TREATMENT",
@@ -30,11 +30,11 @@ __all__ = [
 ]
 
 _LAZY = {
-    "CausalFlow": "cffair.causal.flow",
-    "fit_flow": "cffair.causal.flow",
-    "generate": "cffair.causal.flow",
-    "generate_from": "cffair.causal.flow",
-    "simulate_scm": "cffair.causal.synthetic",
+    "CausalFlow": "cffair.causal._flow",
+    "fit_flow": "cffair.causal._flow",
+    "generate": "cffair.causal._flow",
+    "generate_from": "cffair.causal._flow",
+    "simulate_scm": "cffair.causal._synthetic",
 }
 
 

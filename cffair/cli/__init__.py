@@ -34,14 +34,14 @@ from cffair.errors import UsageError
 #: Modules that add sub-commands (each has ``register(subparsers)``); for a tuple, the first
 #: of its modules that exists and has ``register`` is used.
 COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
-    "cffair.cli.data",  # data describe
-    "cffair.cli.counterfactuals",  # counterfactuals generate
-    "cffair.cli.train",  # train, query, cke
-    "cffair.cli.recourse",  # recourse
-    ("cffair.cli.reproduce", "cffair.experiments"),  # reproduce, results
-    "cffair.cli.run",  # run (your own data, end to end)
-    "cffair.cli.audit",  # audit (a model trained elsewhere)
-    "cffair.cli.model",  # fit, predict, twins (a self-contained model)
+    "cffair.cli._data",  # data describe
+    "cffair.cli._counterfactuals",  # counterfactuals generate
+    "cffair.cli._train",  # train, query, cke
+    "cffair.cli._recourse",  # recourse
+    ("cffair.cli._reproduce", "cffair.experiments"),  # reproduce, results
+    "cffair.cli._run",  # run (your own data, end to end)
+    "cffair.cli._audit",  # audit (a model trained elsewhere)
+    "cffair.cli._model",  # fit, predict, twins (a self-contained model)
 )
 
 
@@ -121,7 +121,7 @@ def _message(exc: BaseException) -> str:
 
 def _cache_hint(path: object, message: str) -> str:
     """How to get around the cache, when ``path`` lies in it and ``message`` does not say so yet (``""`` otherwise)."""
-    from cffair.causal.cache import cache_dir
+    from cffair.causal._cache import cache_dir
     from cffair.cli._common import CACHE_FIX
 
     if path is None or CACHE_FIX in message:

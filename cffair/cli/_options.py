@@ -12,7 +12,7 @@ Every command group imports its validators from here, e.g.::
     p.add_argument("--backend", type=backend_name, default=None)
 
 The flags of the LTN's hyperparameters (``--lr``, ``--fair-epochs``, ``--fair-p`` …) are generated
-from their one home, :data:`cffair.learners.hyperparameters.HYPERPARAMETERS`, by :func:`add_hyperparameter_args`.
+from their one home, :data:`cffair.learners.HYPERPARAMETERS`, by :func:`add_hyperparameter_args`.
 """
 
 from __future__ import annotations
@@ -226,9 +226,9 @@ def weights(text: str) -> dict[str, float]:
 
 
 def where_expression(text: str) -> str:
-    """A row-selection expression of :mod:`cffair.datasets.expressions` (``--where``), checked for its
+    """A row-selection expression of :mod:`cffair.datasets._expressions` (``--where``), checked for its
     syntax now; its column names and values are checked once the data is loaded."""
-    from cffair.datasets.expressions import parse
+    from cffair.datasets._expressions import parse
     from cffair.errors import ExpressionError
 
     try:
@@ -267,10 +267,10 @@ def decimal_mark(text: str) -> str:
 
 
 def hyperparameter_type(name: str, *, positive: bool = False) -> Callable[[str], Any]:
-    """The argparse ``type=`` of the LTN hyperparameter ``name`` (:mod:`cffair.learners.hyperparameters`):
+    """The argparse ``type=`` of the LTN hyperparameter ``name`` (:mod:`cffair.learners._hyperparameters`):
     its text read as its kind and checked by its one check; ``positive``: an epoch count of 1 or more."""
     from cffair.errors import ParameterError
-    from cffair.learners.hyperparameters import HYPERPARAMETERS
+    from cffair.learners._hyperparameters import HYPERPARAMETERS
 
     hp = HYPERPARAMETERS[name]
     if name == "lr":
@@ -300,7 +300,7 @@ def add_hyperparameter_args(
     positive: Iterable[str] = (),
 ) -> None:
     """Add a flag for each LTN hyperparameter of ``names``, generated from its home
-    (:data:`cffair.learners.hyperparameters.HYPERPARAMETERS`: flag, type, check and help).
+    (:data:`cffair.learners.HYPERPARAMETERS`: flag, type, check and help).
 
     Every flag defaults to ``None`` (the command's default: the home's, or the profile's).
 
@@ -311,7 +311,7 @@ def add_hyperparameter_args(
         aliases: other spellings of a flag (``{"fair_epochs": ("--epochs",)}``).
         positive: the epoch counts that must be 1 or more here.
     """
-    from cffair.learners.hyperparameters import HYPERPARAMETERS
+    from cffair.learners._hyperparameters import HYPERPARAMETERS
 
     notes, aliases, positive = notes or {}, aliases or {}, set(positive)
     for name in names:

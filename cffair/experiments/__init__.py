@@ -1,11 +1,11 @@
-"""Experiments as data: configs (:mod:`.config`) and the grid (:mod:`.grid`), the results store
-(:mod:`.store`) and record fingerprints (:mod:`.fingerprint`).
+"""Experiments as data: configs (:mod:`._config`) and the grid (:mod:`._grid`), the results store
+(:mod:`._store`) and record fingerprints (:mod:`._fingerprint`).
 
-What runs one fold is :mod:`cffair.experiments.pipeline`; what runs the grid, the notebooks and
-``cffair reproduce`` is :mod:`cffair.workflows.reproduce`. Imports run one way: this package ← pipeline ←
+What runs one fold is :mod:`cffair.experiments._pipeline`; what runs the grid, the notebooks and
+``cffair reproduce`` is :mod:`cffair.workflows._reproduce`. Imports run one way: this package ← pipeline ←
 reproduce.
 
-The names below are loaded from their modules on first use (``import cffair.experiments.registry`` loads
+The names below are loaded from their modules on first use (``import cffair.experiments._registry`` loads
 neither the grid nor torch); type checkers read the imports under ``TYPE_CHECKING``.
 """
 
@@ -16,7 +16,7 @@ import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cffair.experiments.config import (
+    from cffair.experiments._config import (
         OPTIONS,
         PRETRAIN_OPTIONS,
         PROFILES,
@@ -28,13 +28,13 @@ if TYPE_CHECKING:
         profile,
         with_weights,
     )
-    from cffair.experiments.fingerprint import (
+    from cffair.experiments._fingerprint import (
         SourceTree,
         diff,
         normalised_code,
         package_versions,
     )
-    from cffair.experiments.grid import (
+    from cffair.experiments._grid import (
         CKE_ALL_FOLDS,
         Q2_ADULT,
         Q2_VARIANTS,
@@ -49,7 +49,10 @@ if TYPE_CHECKING:
         repeat_grid,
         study_grid,
     )
-    from cffair.experiments.store import (
+    from cffair.experiments._pipeline.counterfactuals import ruler_sets
+    from cffair.experiments._pipeline.fold import FoldData
+    from cffair.experiments._registry import chapters, extra_baselines, ltn_settings, paper_baselines
+    from cffair.experiments._store import (
         Corrupt,
         Record,
         ResultsStore,
@@ -59,57 +62,69 @@ if TYPE_CHECKING:
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "CKE_ALL_FOLDS": "grid",
-    "ConfigError": "config",
-    "Corrupt": "store",
-    "ExperimentConfig": "config",
-    "Mode": "config",
-    "OPTIONS": "config",
-    "PRETRAIN_OPTIONS": "config",
-    "PROFILES": "config",
-    "Profile": "config",
-    "Q2_ADULT": "grid",
-    "Q2_VARIANTS": "grid",
-    "REPEATS": "grid",
-    "Record": "store",
-    "ResultsStore": "store",
-    "STUDIES": "grid",
-    "STUDY_GAN_SEEDS": "grid",
-    "STUDY_LOGICS": "grid",
-    "SourceTree": "fingerprint",
-    "WEIGHT_GRID": "grid",
-    "WEIGHT_GRID_FINE": "grid",
-    "checksum": "store",
-    "diff": "fingerprint",
-    "investigation_grid": "grid",
-    "make_record": "store",
-    "normalised_code": "fingerprint",
-    "option_text": "config",
-    "package_versions": "fingerprint",
-    "paper_grid": "grid",
-    "profile": "config",
-    "repeat_grid": "grid",
-    "study_grid": "grid",
-    "with_weights": "config",
+    "chapters": "_registry",
+    "extra_baselines": "_registry",
+    "ltn_settings": "_registry",
+    "paper_baselines": "_registry",
+    "ruler_sets": "_pipeline.counterfactuals",
+    "FoldData": "_pipeline.fold",
+    "CKE_ALL_FOLDS": "_grid",
+    "ConfigError": "_config",
+    "Corrupt": "_store",
+    "ExperimentConfig": "_config",
+    "Mode": "_config",
+    "OPTIONS": "_config",
+    "PRETRAIN_OPTIONS": "_config",
+    "PROFILES": "_config",
+    "Profile": "_config",
+    "Q2_ADULT": "_grid",
+    "Q2_VARIANTS": "_grid",
+    "REPEATS": "_grid",
+    "Record": "_store",
+    "ResultsStore": "_store",
+    "STUDIES": "_grid",
+    "STUDY_GAN_SEEDS": "_grid",
+    "STUDY_LOGICS": "_grid",
+    "SourceTree": "_fingerprint",
+    "WEIGHT_GRID": "_grid",
+    "WEIGHT_GRID_FINE": "_grid",
+    "checksum": "_store",
+    "diff": "_fingerprint",
+    "investigation_grid": "_grid",
+    "make_record": "_store",
+    "normalised_code": "_fingerprint",
+    "option_text": "_config",
+    "package_versions": "_fingerprint",
+    "paper_grid": "_grid",
+    "profile": "_config",
+    "repeat_grid": "_grid",
+    "study_grid": "_grid",
+    "with_weights": "_config",
 }
 
 
 def __getattr__(name: str) -> Any:
     """A public name from its module; the registry's lists (``BASELINES``, ``GROUPS`` …) read when asked for
-    (:mod:`.config`)."""
+    (:mod:`._config`)."""
     if name in _EXPORTS:
         return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
     if (
         importlib.util.find_spec(f"{__name__}.{name}") is not None
-    ):  # a submodule (``from cffair.experiments import registry``)
+    ):  # a submodule (``from cffair.experiments import _registry``)
         return importlib.import_module(f"{__name__}.{name}")
-    config = importlib.import_module(f"{__name__}.config")
+    config = importlib.import_module(f"{__name__}._config")
     if name in config._LIVE:
         return config._LIVE[name]()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
+    "chapters",
+    "extra_baselines",
+    "ltn_settings",
+    "paper_baselines",
+    "ruler_sets",
+    "FoldData",
     "CKE_ALL_FOLDS",
     "ConfigError",
     "Corrupt",

@@ -13,13 +13,13 @@ from cffair._support.faces import lazy_face
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 
 if TYPE_CHECKING:
-    from cffair.learners.calibration import (
+    from cffair.learners._calibration import (
         METHODS,
         Calibration,
         calibrated_fit,
         fit_calibration,
     )
-    from cffair.learners.checkpoint import (
+    from cffair.learners._checkpoint import (
         LEARNER_FIX,
         LEARNER_FORMAT,
         learner_extra,
@@ -27,20 +27,20 @@ if TYPE_CHECKING:
         load_learner,
         save_learner_state,
     )
-    from cffair.learners.contract import (
+    from cffair.learners._contract import (
         FairModel,
         NotFittedError,
         PredictMixin,
         check_fitted,
     )
-    from cffair.learners.estimator import (
+    from cffair.learners._estimator import (
         CounterfactualFairClassifier,
         CounterfactualFairRegressor,
         cf_flip_rate_scorer,
         cf_mse_scorer,
         cf_scorer,
     )
-    from cffair.learners.hyperparameters import (
+    from cffair.learners._hyperparameters import (
         CKE_EPOCHS,
         DEFAULT_HIDDEN,
         DEFAULT_LR,
@@ -52,68 +52,60 @@ if TYPE_CHECKING:
         check_hyperparameter,
         check_hyperparameters,
     )
-    from cffair.learners.model import (
+    from cffair.learners._model import (
         MODEL_FORMAT,
         load_model,
         save_model,
     )
-    from cffair.learners.pretraining import (
+    from cffair.learners._pretraining import (
         Pretrained,
         pretrain_key,
         pretrained,
     )
+    from cffair.learners._training import LTNLearner
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "CKE_EPOCHS": "hyperparameters",
-    "Calibration": "calibration",
-    "CounterfactualFairClassifier": "estimator",
-    "CounterfactualFairRegressor": "estimator",
-    "DEFAULTS": "hyperparameters",
-    "DEFAULT_HIDDEN": "hyperparameters",
-    "DEFAULT_LR": "hyperparameters",
-    "FAIR_EPOCHS": "hyperparameters",
-    "FairModel": "contract",
-    "HYPERPARAMETERS": "hyperparameters",
-    "Hyperparameter": "hyperparameters",
-    "LEARNER_FIX": "checkpoint",
-    "LEARNER_FORMAT": "checkpoint",
-    "METHODS": "calibration",
-    "MODEL_FORMAT": "model",
-    "NotFittedError": "contract",
-    "PRETRAIN_EPOCHS": "hyperparameters",
-    "PredictMixin": "contract",
-    "Pretrained": "pretraining",
-    "calibrated_fit": "calibration",
-    "cf_flip_rate_scorer": "estimator",
-    "cf_mse_scorer": "estimator",
-    "cf_scorer": "estimator",
-    "check_fitted": "contract",
-    "check_hyperparameter": "hyperparameters",
-    "check_hyperparameters": "hyperparameters",
-    "fit_calibration": "calibration",
-    "learner_extra": "checkpoint",
-    "learner_state": "checkpoint",
-    "load_learner": "checkpoint",
-    "load_model": "model",
-    "pretrain_key": "pretraining",
-    "pretrained": "pretraining",
-    "save_learner_state": "checkpoint",
-    "save_model": "model",
+    "LTNLearner": "_training",
+    "CKE_EPOCHS": "_hyperparameters",
+    "Calibration": "_calibration",
+    "CounterfactualFairClassifier": "_estimator",
+    "CounterfactualFairRegressor": "_estimator",
+    "DEFAULTS": "_hyperparameters",
+    "DEFAULT_HIDDEN": "_hyperparameters",
+    "DEFAULT_LR": "_hyperparameters",
+    "FAIR_EPOCHS": "_hyperparameters",
+    "FairModel": "_contract",
+    "HYPERPARAMETERS": "_hyperparameters",
+    "Hyperparameter": "_hyperparameters",
+    "LEARNER_FIX": "_checkpoint",
+    "LEARNER_FORMAT": "_checkpoint",
+    "METHODS": "_calibration",
+    "MODEL_FORMAT": "_model",
+    "NotFittedError": "_contract",
+    "PRETRAIN_EPOCHS": "_hyperparameters",
+    "PredictMixin": "_contract",
+    "Pretrained": "_pretraining",
+    "calibrated_fit": "_calibration",
+    "cf_flip_rate_scorer": "_estimator",
+    "cf_mse_scorer": "_estimator",
+    "cf_scorer": "_estimator",
+    "check_fitted": "_contract",
+    "check_hyperparameter": "_hyperparameters",
+    "check_hyperparameters": "_hyperparameters",
+    "fit_calibration": "_calibration",
+    "learner_extra": "_checkpoint",
+    "learner_state": "_checkpoint",
+    "load_learner": "_checkpoint",
+    "load_model": "_model",
+    "pretrain_key": "_pretraining",
+    "pretrained": "_pretraining",
+    "save_learner_state": "_checkpoint",
+    "save_model": "_model",
 }
-_SUBMODULES = (
-    "calibration",
-    "checkpoint",
-    "contract",
-    "estimator",
-    "hyperparameters",
-    "model",
-    "networks",
-    "pretraining",
-    "training",
-)
 
 __all__ = [
+    "LTNLearner",
     "CKE_EPOCHS",
     "Calibration",
     "CounterfactualFairClassifier",
@@ -151,4 +143,4 @@ __all__ = [
     "save_model",
 ]
 
-__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, __all__)

@@ -1,4 +1,4 @@
-"""Logic: the axioms A1-A5 and their satisfaction (:mod:`cffair.logic.axioms`), the fuzzy logics (:mod:`cffair.logic.fuzzy`), and the axioms beyond the paper (other fairness notions, intersectional subgroups, adaptive weights).
+"""Logic: the axioms A1-A5 and their satisfaction (:mod:`cffair.logic._axioms`), the fuzzy logics (:mod:`cffair.logic._fuzzy`), and the axioms beyond the paper (other fairness notions, intersectional subgroups, adaptive weights).
 
 Each name below is loaded from its module on first use, so that importing the part stays light and no
 import cycle runs through this face; type checkers read the imports under ``TYPE_CHECKING``.
@@ -13,14 +13,15 @@ from cffair._support.faces import lazy_face
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 
 if TYPE_CHECKING:
-    from cffair.logic.adaptive import (
+    from cffair.logic._adaptive import (
         CFBudget,
         RaiseLeastSatisfied,
         get_weight,
         set_weight,
         train_pair_cf_mse,
     )
-    from cffair.logic.fuzzy import (
+    from cffair.logic._axioms import KnowledgeBase, accuracy_axioms, cf_axiom, cke_axiom, subgroup_cf_axioms
+    from cffair.logic._fuzzy import (
         DEFAULT_LOGIC,
         DEFAULT_SEMANTICS,
         LOGICS,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
         logic,
         weighted_sat,
     )
-    from cffair.logic.intersectional import (
+    from cffair.logic._intersectional import (
         INTERSECTIONS,
         Attribute,
         Twins,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
         levels,
         make_twins,
     )
-    from cffair.logic.notions import (
+    from cffair.logic._notions import (
         LIPSCHITZ_BETA,
         LipschitzTerm,
         ParityTerm,
@@ -60,46 +61,55 @@ if TYPE_CHECKING:
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "Attribute": "intersectional",
-    "CFBudget": "adaptive",
-    "DEFAULT_LOGIC": "fuzzy",
-    "DEFAULT_SEMANTICS": "fuzzy",
-    "INTERSECTIONS": "intersectional",
-    "LIPSCHITZ_BETA": "notions",
-    "LOGICS": "fuzzy",
-    "LipschitzTerm": "notions",
-    "Logic": "fuzzy",
-    "ParityTerm": "notions",
-    "RaiseLeastSatisfied": "adaptive",
-    "SCORE_EQ": "fuzzy",
-    "Semantics": "fuzzy",
-    "Term": "notions",
-    "TermKnowledgeBase": "notions",
-    "Twins": "intersectional",
-    "cf_mse_by_intersection": "intersectional",
-    "demographic_parity_axiom": "notions",
-    "dp_gap": "notions",
-    "eo_gaps": "notions",
-    "eq_abs": "notions",
-    "eq_score": "fuzzy",
-    "equalised_odds_axiom": "notions",
-    "get_weight": "adaptive",
-    "intersection_labels": "intersectional",
-    "intervene": "intersectional",
-    "joint_cf_axiom": "intersectional",
-    "levels": "intersectional",
-    "lipschitz_axiom": "notions",
-    "lipschitz_violation": "notions",
-    "logic": "fuzzy",
-    "make_twins": "intersectional",
-    "set_weight": "adaptive",
-    "similar_pairs": "notions",
-    "train_pair_cf_mse": "adaptive",
-    "weighted_sat": "fuzzy",
+    "KnowledgeBase": "_axioms",
+    "accuracy_axioms": "_axioms",
+    "cf_axiom": "_axioms",
+    "cke_axiom": "_axioms",
+    "subgroup_cf_axioms": "_axioms",
+    "Attribute": "_intersectional",
+    "CFBudget": "_adaptive",
+    "DEFAULT_LOGIC": "_fuzzy",
+    "DEFAULT_SEMANTICS": "_fuzzy",
+    "INTERSECTIONS": "_intersectional",
+    "LIPSCHITZ_BETA": "_notions",
+    "LOGICS": "_fuzzy",
+    "LipschitzTerm": "_notions",
+    "Logic": "_fuzzy",
+    "ParityTerm": "_notions",
+    "RaiseLeastSatisfied": "_adaptive",
+    "SCORE_EQ": "_fuzzy",
+    "Semantics": "_fuzzy",
+    "Term": "_notions",
+    "TermKnowledgeBase": "_notions",
+    "Twins": "_intersectional",
+    "cf_mse_by_intersection": "_intersectional",
+    "demographic_parity_axiom": "_notions",
+    "dp_gap": "_notions",
+    "eo_gaps": "_notions",
+    "eq_abs": "_notions",
+    "eq_score": "_fuzzy",
+    "equalised_odds_axiom": "_notions",
+    "get_weight": "_adaptive",
+    "intersection_labels": "_intersectional",
+    "intervene": "_intersectional",
+    "joint_cf_axiom": "_intersectional",
+    "levels": "_intersectional",
+    "lipschitz_axiom": "_notions",
+    "lipschitz_violation": "_notions",
+    "logic": "_fuzzy",
+    "make_twins": "_intersectional",
+    "set_weight": "_adaptive",
+    "similar_pairs": "_notions",
+    "train_pair_cf_mse": "_adaptive",
+    "weighted_sat": "_fuzzy",
 }
-_SUBMODULES = ("adaptive", "axioms", "fuzzy", "intersectional", "notions")
 
 __all__ = [
+    "KnowledgeBase",
+    "accuracy_axioms",
+    "cf_axiom",
+    "cke_axiom",
+    "subgroup_cf_axioms",
     "Attribute",
     "CFBudget",
     "DEFAULT_LOGIC",
@@ -138,4 +148,4 @@ __all__ = [
     "weighted_sat",
 ]
 
-__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, __all__)

@@ -6,44 +6,31 @@ claims fail, the chapters' boxes) lives in the book package ``cffair_book``, whi
 not ship. The modules import one way only (names ← paper ← records/describe ← tables/figures/
 verdicts ← comparison ← report):
 
-* :mod:`.names` — display names, keys and orders (the paper's notation).
-* :mod:`.paper` — the paper's published numbers (:func:`paper_tables`, :func:`paper_value`).
-* :mod:`.records` — result records as frames (:func:`records_frame`, :func:`results_long`,
+* :mod:`._names` — display names, keys and orders (the paper's notation).
+* :mod:`._paper` — the paper's published numbers (:func:`paper_tables`, :func:`paper_value`).
+* :mod:`._records` — result records as frames (:func:`records_frame`, :func:`results_long`,
   :func:`summarise_folds`, :func:`paired_folds`, ...): data shaping only.
-* :mod:`.describe` — the datasets and their causal graphs as frames.
-* :mod:`.tables` — tables (:func:`format_table`, :func:`results_table`); Tables 3–6 are :mod:`.chapter_tables`'.
-* :mod:`.comparison` — ours next to the paper's (:func:`~cffair.reporting.comparison.compare`, each cell
+* :mod:`._describe` — the datasets and their causal graphs as frames.
+* :mod:`._tables` — tables (:func:`format_table`, :func:`results_table`); Tables 3–6 are :mod:`._chapter_tables`'.
+* :mod:`._comparison` — ours next to the paper's (:func:`~cffair.reporting.compare`, each cell
   judged on the folds behind both means; :func:`comparison_table`, :func:`delta_summary`).
-* :mod:`.style` — the figures' size, resolution, fonts, colour-blind palette and markers.
-* :mod:`.figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).
-* :mod:`.stats` — the corrected resampled t-test (Nadeau–Bengio), the plain paired t-test, the
+* :mod:`._style` — the figures' size, resolution, fonts, colour-blind palette and markers.
+* :mod:`._figures` — every ``plot_*`` function (seaborn and matplotlib are imported when one is called).
+* :mod:`._stats` — the corrected resampled t-test (Nadeau–Bengio), the plain paired t-test, the
   exact sign-flip test and Holm's correction.
-* :mod:`.verdicts` — the five verdicts and the fold-paired rules that decide them.
-* :mod:`.model_selection` — choosing among candidates (a scikit-learn search or one's own runs):
+* :mod:`._verdicts` — the five verdicts and the fold-paired rules that decide them.
+* :mod:`._model_selection` — choosing among candidates (a scikit-learn search or one's own runs):
   never a collapsed one, accurate enough, then the fairest, with the choice's fold noise.
-* :mod:`.report` — the self-contained HTML report of a run on one's own data (``cffair run``).
+* :mod:`._report` — the self-contained HTML report of a run on one's own data (``cffair run``).
 
-The names below are importable from here (``from cffair import reporting; reporting.compare(...)``);
-the rest of each module's public names from the module (``reporting.describe.graph_layers``).
+The modules are private: what a user needs is importable from here
+(``from cffair import reporting; reporting.compare(...)``); the book's own helpers (``cffair_book``) also use
+the modules' other names.
 """
 
 from __future__ import annotations
 
-from cffair.reporting import (
-    comparison,
-    datafigures,
-    describe,
-    figures,
-    names,
-    paper,
-    records,
-    report,
-    stats,
-    style,
-    tables,
-    verdicts,
-)
-from cffair.reporting.chapter_tables import (
+from cffair.reporting._chapter_tables import (
     axiom_label,
     eq3_table,
     fold_coverage,
@@ -54,7 +41,7 @@ from cffair.reporting.chapter_tables import (
     table5_frame,
     table6_frame,
 )
-from cffair.reporting.comparison import (
+from cffair.reporting._comparison import (
     AGREEMENT_ALPHA,
     compare,
     comparison_table,
@@ -62,31 +49,43 @@ from cffair.reporting.comparison import (
     paper_table,
     side_by_side,
 )
-from cffair.reporting.datafigures import plot_causal_graph, plot_subgroup_sizes
-from cffair.reporting.describe import (
+from cffair.reporting._datafigures import plot_causal_graph, plot_subgroup_sizes
+from cffair.reporting._describe import (
     adjacency_frame,
     balance_frame,
+    data_sources_frame,
     describe_spec,
     graph_summary_frame,
+    graph_title,
     row_counts_frame,
     spec_frame,
     subgroup_sizes_frame,
+    subgroup_sizes_table,
 )
-from cffair.reporting.figures import (
+from cffair.reporting._figures import (
     plot_cf_mse_settings,
     plot_subgroup_cf_mse,
     plot_tradeoff,
     plot_undesirable_ratio,
     plot_weight_trend,
 )
-from cffair.reporting.investigation_frames import (
+from cffair.reporting._investigation_frames import (
     explanation_frame,
     fine_weight_frame,
     query_frame,
     threshold_sweep_frame,
     variants_frame,
 )
-from cffair.reporting.names import (
+from cffair.reporting._model_selection import (
+    Candidate,
+    FairestWithinTolerance,
+    Selection,
+    collapsed_scorer,
+    majority_rate_scorer,
+    scoring,
+    select,
+)
+from cffair.reporting._names import (
     DATASET_NAMES,
     DATASET_ORDER,
     EXTRA_BASELINES,
@@ -104,17 +103,18 @@ from cffair.reporting.names import (
     metric_name,
     performance_metric,
 )
-from cffair.reporting.paper import (
+from cffair.reporting._paper import (
     PAPER_FOLDS,
     TABLE4_PAPER_SAT,
     paper_tables,
     paper_value,
 )
-from cffair.reporting.records import (
+from cffair.reporting._records import (
     check_results,
     cke_candidates,
     find_record,
     folds_per_dataset,
+    mean_by_method,
     paired_folds,
     records_frame,
     results_long,
@@ -124,12 +124,17 @@ from cffair.reporting.records import (
     undesirable_ratio_frame,
     weight_grid_frame,
 )
-from cffair.reporting.report import (
+from cffair.reporting._report import (
+    best_methods,
+    cke_frame,
+    eq3_frame,
+    method_frame,
     render_report,
+    subgroup_summary,
     write_report,
 )
-from cffair.reporting.scores import SCORES, Score, score_metrics, score_records
-from cffair.reporting.stats import (
+from cffair.reporting._scores import SCORES, Score, score_metrics, score_records
+from cffair.reporting._stats import (
     corrected_t,
     fold_test,
     fold_trend,
@@ -140,7 +145,7 @@ from cffair.reporting.stats import (
     plain_t,
     sign_flip_p,
 )
-from cffair.reporting.tables import (
+from cffair.reporting._tables import (
     HTMLTable,
     folded,
     format_cell,
@@ -149,12 +154,13 @@ from cffair.reporting.tables import (
     results_table,
     tidy_table,
 )
-from cffair.reporting.verdicts import (
+from cffair.reporting._verdicts import (
     FAILS,
     HOLDS,
     INCONCLUSIVE,
     VERDICTS,
     Decision,
+    Evidence,
     Paired,
     Rules,
     decide,
@@ -273,19 +279,23 @@ __all__ = [
     # report
     "render_report",
     "write_report",
-    # the modules
-    "describe",
-    "chapter_tables",
-    "comparison",
-    "datafigures",
-    "figures",
-    "investigation_frames",
-    "names",
-    "paper",
-    "records",
-    "report",
-    "stats",
-    "style",
-    "tables",
-    "verdicts",
+    "data_sources_frame",
+    "graph_title",
+    "subgroup_sizes_table",
+    "mean_by_method",
+    "Evidence",
+    # model selection
+    "Candidate",
+    "FairestWithinTolerance",
+    "Selection",
+    "collapsed_scorer",
+    "majority_rate_scorer",
+    "scoring",
+    "select",
+    # report frames
+    "best_methods",
+    "cke_frame",
+    "eq3_frame",
+    "method_frame",
+    "subgroup_summary",
 ]

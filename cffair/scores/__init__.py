@@ -1,9 +1,9 @@
 """Scores: what a model's decisions are measured with (paper section 6.5), and the degenerate-model screen.
 
-* :mod:`~cffair.scores.metrics`: accuracy or MSE, CF-MSE, counterfactual flip rates, per subgroup
+* :mod:`~cffair.scores._metrics`: accuracy or MSE, CF-MSE, counterfactual flip rates, per subgroup
   through fairlearn's ``MetricFrame``, and the worst subgroup;
-* :mod:`~cffair.scores.groupfair`: group-fairness rates and gaps (demographic parity, equalised odds);
-* :mod:`~cffair.scores.screen`: the one screen that tells a collapsed (constant or near-constant)
+* :mod:`~cffair.scores._groupfair`: group-fairness rates and gaps (demographic parity, equalised odds);
+* :mod:`~cffair.scores._screen`: the one screen that tells a collapsed (constant or near-constant)
   model from a fair one, used by the learners, the replication, the report and the scorers.
 
 They need predictions, not a model: the learners score themselves with them, so the part sits below
@@ -24,12 +24,12 @@ from cffair._support.faces import lazy_face
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 
 if TYPE_CHECKING:
-    from cffair.scores.groupfair import (
+    from cffair.scores._groupfair import (
         GROUP_METRICS,
         group_fairness,
         group_rates,
     )
-    from cffair.scores.metrics import (
+    from cffair.scores._metrics import (
         accuracy,
         cf_flip_rate,
         cf_flip_rate_by_subgroup,
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         undesirable_explanation_ratio,
         worst_subgroup,
     )
-    from cffair.scores.screen import (
+    from cffair.scores._screen import (
         CONSTANT_SD,
         NEAR_CONSTANT_SHARE,
         Screen,
@@ -51,26 +51,25 @@ if TYPE_CHECKING:
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "CONSTANT_SD": "screen",
-    "GROUP_METRICS": "groupfair",
-    "NEAR_CONSTANT_SHARE": "screen",
-    "Screen": "screen",
-    "accuracy": "metrics",
-    "cf_flip_rate": "metrics",
-    "cf_flip_rate_by_subgroup": "metrics",
-    "cf_mse": "metrics",
-    "cf_mse_by_subgroup": "metrics",
-    "decision_threshold": "metrics",
-    "evaluate": "metrics",
-    "group_fairness": "groupfair",
-    "group_rates": "groupfair",
-    "mse": "metrics",
-    "screen_folds": "screen",
-    "screen_metrics": "screen",
-    "undesirable_explanation_ratio": "metrics",
-    "worst_subgroup": "metrics",
+    "CONSTANT_SD": "_screen",
+    "GROUP_METRICS": "_groupfair",
+    "NEAR_CONSTANT_SHARE": "_screen",
+    "Screen": "_screen",
+    "accuracy": "_metrics",
+    "cf_flip_rate": "_metrics",
+    "cf_flip_rate_by_subgroup": "_metrics",
+    "cf_mse": "_metrics",
+    "cf_mse_by_subgroup": "_metrics",
+    "decision_threshold": "_metrics",
+    "evaluate": "_metrics",
+    "group_fairness": "_groupfair",
+    "group_rates": "_groupfair",
+    "mse": "_metrics",
+    "screen_folds": "_screen",
+    "screen_metrics": "_screen",
+    "undesirable_explanation_ratio": "_metrics",
+    "worst_subgroup": "_metrics",
 }
-_SUBMODULES = ("groupfair", "metrics", "screen")
 
 __all__ = [
     "CONSTANT_SD",
@@ -93,4 +92,4 @@ __all__ = [
     "worst_subgroup",
 ]
 
-__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, __all__)

@@ -1,4 +1,4 @@
-"""Workflows: what a command runs from start to end: a user's own data (:mod:`cffair.workflows.own`) and the paper's reproduction (:mod:`cffair.workflows.reproduce`).
+"""Workflows: what a command runs from start to end: a user's own data (:mod:`cffair.workflows._own`) and the paper's reproduction (:mod:`cffair.workflows._reproduce`).
 
 Each name below is loaded from its module on first use, so that importing the part stays light and no
 import cycle runs through this face; type checkers read the imports under ``TYPE_CHECKING``.
@@ -13,7 +13,7 @@ from cffair._support.faces import lazy_face
 FINGERPRINT_EXEMPT = True  # a face only re-exports: it cannot change a number
 
 if TYPE_CHECKING:
-    from cffair.workflows.own import (
+    from cffair.workflows._own import (
         DEFAULT_BASELINES,
         SAVABLE_SETTINGS,
         OwnRun,
@@ -24,13 +24,13 @@ if TYPE_CHECKING:
         plan,
         run,
     )
-    from cffair.workflows.own_cost import (
+    from cffair.workflows._own_cost import (
         SECONDS_PER_FOLD,
         estimate_seconds,
         estimate_text,
     )
-    from cffair.workflows.own_options import DEFAULT_PATIENCE, RunOptions
-    from cffair.workflows.reproduce import (
+    from cffair.workflows._own_options import DEFAULT_PATIENCE, RunOptions
+    from cffair.workflows._reproduce import (
         Freshness,
         freshness,
         provenance,
@@ -45,32 +45,31 @@ if TYPE_CHECKING:
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_BASELINES": "own",
-    "DEFAULT_PATIENCE": "own_options",
-    "Freshness": "reproduce",
-    "OwnRun": "own",
-    "Plan": "own",
-    "RunOptions": "own_options",
-    "SAVABLE_SETTINGS": "own",
-    "SECONDS_PER_FOLD": "own_cost",
-    "default_out": "own",
-    "estimate_seconds": "own_cost",
-    "estimate_text": "own_cost",
-    "fit_models": "own",
-    "freshness": "reproduce",
-    "normalise_settings": "own",
-    "plan": "own",
-    "provenance": "reproduce",
-    "resolve_mode": "reproduce",
-    "results_for": "reproduce",
-    "results_root": "reproduce",
-    "run": "own",
-    "run_grid": "reproduce",
-    "run_notebooks": "reproduce",
-    "status": "reproduce",
-    "with_parts": "reproduce",
+    "DEFAULT_BASELINES": "_own",
+    "DEFAULT_PATIENCE": "_own_options",
+    "Freshness": "_reproduce",
+    "OwnRun": "_own",
+    "Plan": "_own",
+    "RunOptions": "_own_options",
+    "SAVABLE_SETTINGS": "_own",
+    "SECONDS_PER_FOLD": "_own_cost",
+    "default_out": "_own",
+    "estimate_seconds": "_own_cost",
+    "estimate_text": "_own_cost",
+    "fit_models": "_own",
+    "freshness": "_reproduce",
+    "normalise_settings": "_own",
+    "plan": "_own",
+    "provenance": "_reproduce",
+    "resolve_mode": "_reproduce",
+    "results_for": "_reproduce",
+    "results_root": "_reproduce",
+    "run": "_own",
+    "run_grid": "_reproduce",
+    "run_notebooks": "_reproduce",
+    "status": "_reproduce",
+    "with_parts": "_reproduce",
 }
-_SUBMODULES = ("own", "own_cost", "own_options", "reproduce")
 
 __all__ = [
     "DEFAULT_BASELINES",
@@ -99,4 +98,4 @@ __all__ = [
     "with_parts",
 ]
 
-__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES, __all__)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS, __all__)

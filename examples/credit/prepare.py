@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from cffair.datasets import decode_onehot
-from cffair.datasets.files import check_sha256
+from cffair.datasets._files import check_sha256
 
 #: The data file this script reads, and the SHA-256 of its bytes (README.md says where it comes from).
 SOURCE = Path(__file__).resolve().with_name("UCI_Credit_Card.csv")

@@ -23,7 +23,7 @@ from cffair.baselines import (
     UnawareMLP,
     paper_config,
 )
-from cffair.causal.cfset import CounterfactualSet
+from cffair.causal._cfset import CounterfactualSet
 from cffair.errors import DataError
 
 torch_cpu_setup()
@@ -190,7 +190,7 @@ def test_stacked_gan_member_equals_the_single_run_at_its_seed(leak):
     noise, so it differs from that run only by float32 rounding of batched products and sums.
     Tolerance: epoch losses within 1e-5 relative, weights and scores within 1e-5 absolute
     (measured after these 4 epochs: losses 6e-8 relative, weights 6e-7, scores 0)."""
-    from cffair.baselines.gan_stacked import fit_stacked
+    from cffair.baselines._gan_stacked import fit_stacked
 
     frame, spec, enc = synth(240, seed=1)
     X = enc.transform(frame)
@@ -207,7 +207,7 @@ def test_stacked_gan_member_equals_the_single_run_at_its_seed(leak):
 
 
 def test_stacked_gan_members_with_different_seeds_differ_and_equal_seeds_agree():
-    from cffair.baselines.gan_stacked import fit_stacked
+    from cffair.baselines._gan_stacked import fit_stacked
 
     frame, spec, enc = synth(160, seed=4)
     X = enc.transform(frame)

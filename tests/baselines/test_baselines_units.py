@@ -23,9 +23,9 @@ from cffair.baselines import (
     mmd_rbf,
     pair_labels,
 )
-from cffair.causal.cfset import CFPairs
+from cffair.causal._cfset import CFPairs
 from cffair.datasets import DatasetSpec
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 from cffair.errors import DataError
 
 torch_cpu_setup()
@@ -310,7 +310,7 @@ def test_augmenting_with_counterfactuals_shrinks_the_counterfactual_gap(data):
 
 
 def test_plugin_through_the_shared_evaluation_has_zero_cf_mse(data):
-    from cffair.scores.metrics import evaluate
+    from cffair.scores._metrics import evaluate
 
     frame, spec, enc = data
     X, y = enc.transform(frame), frame["y"].to_numpy()
@@ -334,8 +334,8 @@ def _repeated(seed: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("kind", ["binary", "score"])
 def test_merged_rows_with_counts_give_the_loss_and_gradients_of_the_repeated_rows(kind):
-    from cffair.baselines.augmented import merge_rows, predictor_loss
-    from cffair.learners.networks import make_mlp
+    from cffair.baselines._augmented import merge_rows, predictor_loss
+    from cffair.learners._networks import make_mlp
 
     X, y = _repeated(0, kind)
     Xu, yu, w = merge_rows(X, y)
@@ -356,8 +356,8 @@ def test_merged_rows_with_counts_give_the_loss_and_gradients_of_the_repeated_row
 
 def test_full_batch_training_on_merged_rows_follows_training_on_the_repeated_rows():
     """train_mlp (which merges) against the same Adam loop on the repeated rows, written out here."""
-    from cffair.baselines.augmented import MLPConfig, predict_mlp, predictor_loss, train_mlp
-    from cffair.learners.networks import make_mlp
+    from cffair.baselines._augmented import MLPConfig, predict_mlp, predictor_loss, train_mlp
+    from cffair.learners._networks import make_mlp
 
     X, y = _repeated(1, "binary")
     config = MLPConfig(epochs=60, lr=0.01, hidden=(8, 4))
@@ -379,7 +379,7 @@ def test_full_batch_training_on_merged_rows_follows_training_on_the_repeated_row
 
 
 def test_rows_without_repeats_are_left_as_they_are():
-    from cffair.baselines.augmented import merge_rows
+    from cffair.baselines._augmented import merge_rows
 
     X = np.arange(12, dtype=np.float32).reshape(6, 2)
     y = np.zeros(6, dtype=np.float32)
@@ -392,7 +392,7 @@ def test_rows_without_repeats_are_left_as_they_are():
 
 # ----------------------------------------------------------------------------- GAN: written-out adversary update
 def _adversaries(k: int) -> list[torch.nn.Sequential]:
-    from cffair.baselines.gan import AdversarialVAE
+    from cffair.baselines._gan import AdversarialVAE
 
     out = []
     for seed in range(k):

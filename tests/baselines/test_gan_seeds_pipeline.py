@@ -1,4 +1,4 @@
-"""The grid's integration point for GAN seeds trained together (:func:`cffair.experiments.pipeline.gan.run_seeds`):
+"""The grid's integration point for GAN seeds trained together (:func:`cffair.experiments._pipeline.gan.run_seeds`):
 one result per seed, each equal to the single run of that seed up to float rounding (issue 43)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from cffair._support.utils import torch_cpu_setup
-from cffair.experiments.config import ExperimentConfig
-from cffair.experiments.pipeline import _fold
-from cffair.experiments.pipeline import gan as P
+from cffair.experiments._config import ExperimentConfig
+from cffair.experiments._pipeline import _fold
+from cffair.experiments._pipeline import gan as P
 
 torch_cpu_setup()
 

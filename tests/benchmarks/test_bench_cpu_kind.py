@@ -32,11 +32,11 @@ def _record(
     setting: str, fold: int, metrics: dict[str, float], *, code: str = "1", pretrained: str = "p0"
 ) -> dict[str, Any]:
     """A record as the store holds it, with only what the comparison reads."""
-    producer = {"code": {"cffair.causal.flow": "f"}, "data": "d", "config": {"seed": 0}, "packages": {"torch": "2"}}
+    producer = {"code": {"cffair.causal._flow": "f"}, "data": "d", "config": {"seed": 0}, "packages": {"torch": "2"}}
     return {
         "config": ExperimentConfig("compas", fold, setting).to_dict(),
         "fingerprint": {
-            "code": {"cffair.learners.training": code},
+            "code": {"cffair.learners._training": code},
             "data": "d",
             "config": {"setting": setting, "fold": fold},
             "packages": {"torch": "2"},
@@ -68,7 +68,7 @@ def test_compare_gives_each_metrics_absolute_and_relative_difference_and_the_inp
 
 def test_compare_refuses_records_that_differ_in_more_than_the_cpu(bench) -> None:
     ref = _record("ltn_acc_cf", 0, {"accuracy": 0.70})
-    with pytest.raises(DataError, match=r"differ in more than the CPU \(code of cffair.learners.training changed"):
+    with pytest.raises(DataError, match=r"differ in more than the CPU \(code of cffair.learners._training changed"):
         bench.compare(ref, _record("ltn_acc_cf", 0, {"accuracy": 0.70}, code="2"))
     other_stage = _record("ltn_acc_cf", 0, {"accuracy": 0.70})
     other_stage["fingerprint"]["inputs"]["counterfactuals"]["producer"]["config"] = {"seed": 1}

@@ -59,7 +59,7 @@ import book_checks
 import pytest
 import yaml
 
-from cffair.experiments import registry
+from cffair.experiments import _registry as registry
 from cffair_book import build_stamp
 
 pytestmark = [pytest.mark.book, pytest.mark.slow]
@@ -600,7 +600,7 @@ def visit(
 
 def reading_problems(report: PageReport, html_root: Path) -> list[str]:
     """What a reader would trip over on a page of the table of contents."""
-    from cffair.reporting.style import COLUMN_PX
+    from cffair.reporting._style import COLUMN_PX
 
     problems = []
     layout, phone = report.layout, report.phone
@@ -617,7 +617,7 @@ def reading_problems(report: PageReport, html_root: Path) -> list[str]:
     if layout["column"] and abs(layout["column"] - COLUMN_PX) > 24:
         problems.append(
             f"the text column is {layout['column']} px wide at 1280 px; figures are drawn for {COLUMN_PX} px "
-            "(cffair.reporting.style.COLUMN_PX)"
+            "(cffair.reporting._style.COLUMN_PX)"
         )
     if layout["searches"] != 1:
         problems.append(f"{layout['searches']} search boxes are visible at 1280 px (one expected)")

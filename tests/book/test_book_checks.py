@@ -101,7 +101,7 @@ def test_placeholders_passes_numbers_and_code() -> None:
 
 def test_placeholders_reads_nan_in_an_api_docstring_as_a_word() -> None:
     api = (
-        "<section id='module-cffair.scores.metrics'><h2>cffair.scores.metrics</h2><p>a missing value (NaN) is refused.</p>"
+        "<section id='module-cffair.scores._metrics'><h2>cffair.scores._metrics</h2><p>a missing value (NaN) is refused.</p>"
         "<dl class='py function'><dt>cf_mse</dt><dd><p>NaN when no pair is given.</p></dd></dl></section>"
     )
     assert bc.placeholders(page(api)) == []
@@ -284,9 +284,7 @@ def test_page_problems_runs_every_check_and_finds_each_defect_on_a_page_that_has
 def test_too_tall_finds_a_page_over_the_limit() -> None:
     assert len(bc.too_tall({"height": 25_000})) == 1 and "25,000 px" in bc.too_tall({"height": 25_000})[0]
     assert bc.too_tall({"height": 19_000}) == [] and bc.too_tall({}) == []
-    api = (
-        '<article class="bd-article"><section id="module-cffair.scores.metrics"><dl class="py function"><dt>f</dt></dl>'
-    )
+    api = '<article class="bd-article"><section id="module-cffair.scores._metrics"><dl class="py function"><dt>f</dt></dl>'
     assert bc.is_reference(api) and not bc.is_reference('<article class="bd-article"><section id="q1"><p>x</p>')
     assert bc.is_reference(
         '<article class="bd-article"><h1 id="index">Index</h1><table class="indextable genindextable">'
@@ -335,12 +333,13 @@ def test_the_books_tables_keep_their_numbers_whole_at_both_widths(tmp_path: Path
     import pandas as pd
 
     from cffair import reporting
+    from cffair.reporting import _tables as tables
 
     frame = pd.DataFrame(
         {f"metric {i}": [f"0.{i}12 ± 0.00{i}", "−0.012"] for i in range(6)}, index=["LTN(acc+CF_sg)", "Unaware MLP"]
     )
     table = reporting.format_table(frame, "A caption").html
-    cell = reporting.tables.stacked_cell("0.812 ± 0.001", "0.800 ± 0.010", "+0.012", True)
+    cell = tables.stacked_cell("0.812 ± 0.001", "0.800 ± 0.010", "+0.012", True)
     compared = reporting.format_table(pd.DataFrame({"accuracy": [cell] * 2, "CF-MSE": [cell] * 2}), escape=False).html
     css = f"<link rel='stylesheet' href='{(Path(__file__).resolve().parents[2] / '_static' / 'cffair.css').as_uri()}'>"
     body = f"<div class='cell_output'><div class='output'>{table}{compared}</div></div>"

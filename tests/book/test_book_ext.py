@@ -833,29 +833,29 @@ def test_every_pages_commands_run_after_make_install(page: str) -> None:
 
 # ============================================================================ api_docs
 DOCUMENTED = [
-    "cffair.datasets.spec.DatasetSpec",
-    "cffair.datasets.registry.load",
-    "cffair.datasets.paper.load",
-    "cffair.reporting.names.RESULT_COLUMNS",
-    "cffair.experiments.store.ResultsStore",
-    "cffair.experiments.store.ResultsStore.put",
-    "cffair.experiments.registry.BASELINES",
-    "cffair.causal.cnf.CausalFlow.fit",
-    "cffair.learners.training.LTNLearner.fit",
+    "cffair.datasets._spec.DatasetSpec",
+    "cffair.datasets._registry.load",
+    "cffair.datasets._paper.load",
+    "cffair.reporting._names.RESULT_COLUMNS",
+    "cffair.experiments._store.ResultsStore",
+    "cffair.experiments._store.ResultsStore.put",
+    "cffair.experiments._registry.BASELINES",
+    "cffair.causal._cnf.CausalFlow.fit",
+    "cffair.learners._training.LTNLearner.fit",
 ]
 
 
 @pytest.mark.parametrize(
     ("target", "module", "expected"),
     [
-        ("cffair.datasets.DatasetSpec", None, "cffair.datasets.spec.DatasetSpec"),  # a package's re-export
-        ("~cffair.datasets.DatasetSpec", None, "cffair.datasets.spec.DatasetSpec"),
-        ("D.DatasetSpec", "cffair.causal.cnf", "cffair.datasets.spec.DatasetSpec"),  # behind a module alias
-        ("RESULT_COLUMNS", "cffair.reporting.tables", "cffair.reporting.names.RESULT_COLUMNS"),  # a bare name
-        ("ResultsStore.put", None, "cffair.experiments.store.ResultsStore.put"),  # a method by its class
-        ("cffair.experiments.BASELINES", None, "cffair.experiments.registry.BASELINES"),  # re-exported from elsewhere
+        ("cffair.datasets.DatasetSpec", None, "cffair.datasets._spec.DatasetSpec"),  # a package's re-export
+        ("~cffair.datasets.DatasetSpec", None, "cffair.datasets._spec.DatasetSpec"),
+        ("D.DatasetSpec", "cffair.causal._cnf", "cffair.datasets._spec.DatasetSpec"),  # behind a module alias
+        ("RESULT_COLUMNS", "cffair.reporting._tables", "cffair.reporting._names.RESULT_COLUMNS"),  # a bare name
+        ("ResultsStore.put", None, "cffair.experiments._store.ResultsStore.put"),  # a method by its class
+        ("cffair.experiments.BASELINES", None, "cffair.experiments._registry.BASELINES"),  # re-exported from elsewhere
         ("cffair.datasets.load", None, None),  # two candidates: ambiguous, left to Sphinx's warning
-        ("fit", "cffair.scores.metrics", None),  # two fits, none in the referring package's own module path
+        ("fit", "cffair.scores._metrics", None),  # two fits, none in the referring package's own module path
         ("cffair.causal.Missing", None, None),
         ("pandas.DataFrame", None, None),  # other libraries are never resolved to ours
     ],
@@ -887,11 +887,11 @@ def test_the_api_reference_documents_every_module_of_the_library() -> None:
 
     documented = {}
     for page in sorted((ROOT / "book" / "api").glob("*.md")):
-        for name, options in re.findall(
-            r"\.\. automodule:: (\S+)((?:\n   :[^\n]*)*)", page.read_text(encoding="utf-8")
+        for directive, name, options in re.findall(
+            r"\.\. (automodule|autoface):: (\S+)((?:\n   :[^\n]*)*)", page.read_text(encoding="utf-8")
         ):
             assert name not in documented, f"{name} is documented twice ({documented.get(name)} and {page.name})"
-            documented[name] = ":members:" in options
+            documented[name] = directive == "autoface" or ":members:" in options
     modules = {m.name for m in pkgutil.walk_packages(cffair.__path__, "cffair.")}
     exempt = {m for m in modules if m.startswith("cffair.cli") or m.endswith("__main__")}
     missing = sorted(
@@ -904,6 +904,43 @@ def test_the_api_reference_documents_every_module_of_the_library() -> None:
     toc = course_kit.toc_order(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
     pages = {f"book/api/{p.stem}" for p in (ROOT / "book" / "api").glob("*.md")}
     assert pages <= set(toc), f"API pages not in _toc.yml: {sorted(pages - set(toc))}"
+
+
+def test_the_api_pages_document_each_name_of_each_face_once_under_the_face() -> None:
+    """The modules are private (``cffair.scores._metrics``): what a user imports comes from a part's face, and
+    the reference documents each of its names exactly once, under the path it is imported from (the names a
+    face re-exports from another part are documented with that part)."""
+    import importlib
+    import inspect
+    from collections import Counter
+
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "book" / "api").glob("*.md"))
+    modules = re.findall(r"^\.\. autoface:: (\S+)$", pages, flags=re.M)
+    documented: Counter[str] = Counter()
+    for module in modules:
+        exported, internal = api_docs.face_members(module)
+        documented.update(f"{api_docs.face_of(module)}.{name}" for name in exported)
+        assert not set(exported) & set(internal)
+    parts = sorted({api_docs.face_of(m) for m in modules})
+    assert "cffair.scores" in parts and "cffair.datasets" in parts
+    for part in parts:
+        face = importlib.import_module(part)
+        for name in face.__all__:
+            obj = getattr(face, name)
+            if inspect.isclass(obj) or inspect.isroutine(obj):
+                home = obj.__module__
+            else:  # a constant: the module of the part that defines it, if one does
+                home = next((m for m in modules if name in api_docs._defined(importlib.import_module(m))), "")
+            if not home.startswith(part + "._"):
+                continue  # another part's name: documented with that part
+            assert documented[f"{part}.{name}"] == 1, (
+                f"{part}.{name} is documented {documented[f'{part}.{name}']} times"
+            )
+    # a known answer: the metric of section 6.5 under the path a user imports it from
+    assert (
+        api_docs.face_members("cffair.scores._metrics")[0][:1] != []
+        and "cf_mse" in api_docs.face_members("cffair.scores._metrics")[0]
+    )
 
 
 # ============================================================================ tools/time_fresh_clone.py

@@ -20,7 +20,7 @@ import pytest
 
 import cffair_book as book
 from cffair import reporting
-from cffair.reporting.verdicts import Rules
+from cffair.reporting._verdicts import Rules
 from cffair_book import claims_cache as C
 from cffair_book import registry
 

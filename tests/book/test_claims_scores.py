@@ -9,8 +9,8 @@ import pytest
 
 import cffair_book as book
 from cffair.errors import ParameterError
-from cffair.reporting import scores as SC
-from cffair.reporting import verdicts as V
+from cffair.reporting import _scores as SC
+from cffair.reporting import _verdicts as V
 from cffair_book import dependence as dep
 
 FOLDS = range(5)

@@ -82,7 +82,7 @@ def _pairs(dataset, paper_side, sound_side, **kw):
 
 
 def test_the_twins_pair_folds_average_seeds_and_test_the_fold_differences():
-    from cffair.reporting.stats import corrected_t
+    from cffair.reporting._stats import corrected_t
     from cffair_book.fidelity import twins_performance
 
     paper_side = [0.81, 0.80, 0.82, 0.81, 0.80]

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from cffair import experiments
-from cffair.workflows import reproduce
+from cffair.workflows import _reproduce as reproduce
 from cffair_book import pages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +36,7 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 
 #: Teaching notebooks: no results, no mode; they train what they show in seconds.
 TEACHING_NOTEBOOKS: tuple[str, ...] = ("ltn_in_ten_minutes",)
-#: Every notebook of the book: the teaching ones and those of the question groups (cffair.workflows.reproduce.NOTEBOOKS).
+#: Every notebook of the book: the teaching ones and those of the question groups (cffair.workflows._reproduce.NOTEBOOKS).
 RESULT_NOTEBOOKS: tuple[str, ...] = tuple(dict.fromkeys(reproduce.NOTEBOOKS.values()))
 NOTEBOOKS: tuple[str, ...] = (*TEACHING_NOTEBOOKS, *RESULT_NOTEBOOKS)
 #: The paper's chapters: each closes with a "Verdict" and a "Regenerate" box for its group.
@@ -109,7 +109,7 @@ def test_result_notebook_structure(name: str) -> None:
     assert "remove-cell" in code[params[0]].metadata.get("tags", []), "the parameters cell is removed from the page"
     assert "hide-cell" in code[params[0] + 1].metadata.get("tags", []), "the loading cell is folded, output too"
     nxt = code[params[0] + 1].source
-    assert "reproduce.resolve_mode(mode)" in nxt and "reproduce.results_for(mode" in nxt
+    assert "workflows.resolve_mode(mode)" in nxt and "workflows.results_for(mode" in nxt
     assert 'matplotlib.use("Agg")' not in "".join(c.source for c in code)
     # Plotting and table code is folded away too.
     for c in code[params[0] + 2 :]:
@@ -128,7 +128,7 @@ def test_chapter_closes_with_its_verdict_and_regenerate_boxes(name: str) -> None
 
     code = [c for c in jupytext.read(NOTEBOOK_DIR / f"{name}.md").cells if c.cell_type == "code"]
     params = next(i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
-    assert "reproduce.freshness(" in code[params + 2].source, "the freshness box comes right after the loading cell"
+    assert "workflows.freshness(" in code[params + 2].source, "the freshness box comes right after the loading cell"
     text = source(name)
     group = CHAPTER_GROUPS[name]
     headings = re.findall(r"^## (.+)$", text, re.M)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cffair.workflows import reproduce
+from cffair.workflows import _reproduce as reproduce
 from cffair_book import pages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,6 +13,8 @@ import pytest
 import cffair_book as book
 from cffair import reporting
 from cffair.errors import DataError
+from cffair.reporting import _comparison as comparison
+from cffair.reporting import _tables as tables
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -236,7 +238,7 @@ def test_summarise_folds():
 def test_format_table_html():
     comp = reporting.compare(_synthetic_ours(np.random.default_rng(3)))
     wide = reporting.side_by_side(comp)
-    bold = reporting.comparison.best_cells(comp)
+    bold = comparison.best_cells(comp)
     assert len(bold) == 12  # one best method per (dataset, metric) row
     html = reporting.format_table(wide, "Table 1: ours vs paper", bold=bold)._repr_html_()
     assert html.startswith("<table") and ">Table 1: ours vs paper</caption>" in html
@@ -254,7 +256,7 @@ def test_format_table_html():
 
 def test_best_cells_respects_direction():
     comp = reporting.compare(reporting.paper_tables()[lambda d: d.table == "table1"])  # ours == paper
-    best = dict(reporting.comparison.best_cells(comp))
+    best = dict(comparison.best_cells(comp))
     assert best[("Adult", "accuracy ↑")] == ("DCEVAE", "ours")  # 0.831: highest accuracy
     assert best[("Adult", "CF-MSE ↓")] == ("LTN(acc+CF_sg)", "ours")  # 0.055: lowest CF-MSE
 
@@ -396,15 +398,15 @@ def test_format_table_marks_the_cells_a_line_break_must_not_split():
     )
     html = reporting.format_table(frame, "C", bold=[("Q1.1", "value")]).html
     rows = BeautifulSoup(html, "html.parser").select("tbody tr")
-    marked = [[reporting.tables.NUMBER_CLASS in (c.get("class") or []) for c in r.find_all(["th", "td"])] for r in rows]
+    marked = [[tables.NUMBER_CLASS in (c.get("class") or []) for c in r.find_all(["th", "td"])] for r in rows]
     assert marked == [[True, False, True, True], [False, False, True, True]]
     assert "<strong>0.812\u00a0±\u00a00.001</strong>" in html  # bold cells are marked too
     head = BeautifulSoup(html, "html.parser").select("thead th")
-    assert not any(reporting.tables.NUMBER_CLASS in (c.get("class") or []) for c in head)
-    cell = reporting.tables.stacked_cell("0.812 ± 0.001", "0.800", "+0.012", False)
+    assert not any(tables.NUMBER_CLASS in (c.get("class") or []) for c in head)
+    cell = tables.stacked_cell("0.812 ± 0.001", "0.800", "+0.012", False)
     assert cell.startswith('<span class="cffair-num">0.812 ± 0.001</span><br><span class="cffair-sub">paper 0.800')
     # the marking is idempotent: a marked table is marked again without a second class
-    assert reporting.tables.mark_numbers(html) == html
+    assert tables.mark_numbers(html) == html
 
 
 def test_folded_puts_a_table_under_a_summary():
@@ -810,7 +812,7 @@ def test_compare_marks_and_does_not_judge_a_cell_holding_a_collapsed_model():
         "+0.498 †" in summary.frame.to_numpy()
     )  # folds at the paper's value ∓ 0.01 average 0.002 below it and "not compared with the paper" in summary.html
     assert reporting.comparison_table(comp, "Table 1").html.count("not compared with the paper") == 1
-    assert ("CNF", "ours") not in [cell for (d, _), cell in reporting.comparison.best_cells(comp) if d == "COMPAS"]
+    assert ("CNF", "ours") not in [cell for (d, _), cell in comparison.best_cells(comp) if d == "COMPAS"]
     from cffair_book.fidelity import paper_agreement
 
     text = paper_agreement(comp, "Table 1")

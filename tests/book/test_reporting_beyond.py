@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from cffair.errors import DataError
-from cffair.reporting.style import MAX_WIDTH_IN
+from cffair.reporting._style import MAX_WIDTH_IN
 from cffair_book import beyond as rb
 
 VARIANTS = (

@@ -17,7 +17,7 @@ import pytest
 
 import cffair_book as book
 from cffair import reporting
-from cffair.reporting import verdicts as V
+from cffair.reporting import _verdicts as V
 
 JITTER = np.array([0.004, -0.003, 0.001, -0.002, 0.0])
 
@@ -451,7 +451,7 @@ def test_every_decided_claim_names_its_test_and_paired_folds_on_the_committed_re
     assert "COMPAS(age) is shown, not counted" in by["Q2.1"].note
     # the claim's note counts the Q2 variants as the Q2 page does (the page's own records and sentence)
 
-    from cffair.workflows import reproduce
+    from cffair.workflows import _reproduce as reproduce
 
     page = book.q2_finding(
         reporting.variants_frame(reproduce.results_for("render", ["q2", "q2_why"], datasets=["compas", "adult"])),

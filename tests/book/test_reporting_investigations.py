@@ -15,7 +15,7 @@ import pytest
 import cffair_book as book
 from cffair import reporting
 from cffair.errors import DataError
-from cffair.reporting import verdicts as V
+from cffair.reporting import _verdicts as V
 
 
 def _rec(

@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from cffair.errors import DataError
-from cffair.logic import axioms as logic
-from cffair.reporting import style
+from cffair.logic import _axioms as logic
+from cffair.reporting import _style as style
 from cffair_book import pages, teaching
 
 
@@ -166,7 +166,7 @@ def test_regenerate_facts_formats_measured_and_estimated_times(tmp_path):
             "q2": {"quick": {"wall_seconds": 130.0}, "full": {"estimate_seconds": 5400.0, "records": 180}},
         },
     )
-    from cffair.workflows import reproduce
+    from cffair.workflows import _reproduce as reproduce
 
     held = len(reproduce.results_for("render", ["q1"], missing_ok=True))  # the store is the one source of a count
     assert pages.regenerate_facts("q1", path) == {
@@ -220,7 +220,7 @@ def test_provenance_badge_says_where_the_numbers_come_from():
 
 def test_the_toy_knowledge_base_trains_in_seconds_and_a4_lowers_the_gap():
     torch.set_num_threads(1)
-    from cffair.learners.training import LTNLearner
+    from cffair.learners._training import LTNLearner
 
     toy = teaching.toy_loans(n=300, seed=0)
     gaps = {}
@@ -234,7 +234,7 @@ def test_the_toy_knowledge_base_trains_in_seconds_and_a4_lowers_the_gap():
 
 
 def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when_not() -> None:
-    from cffair.workflows.reproduce import Freshness
+    from cffair.workflows._reproduce import Freshness
 
     fresh = Freshness(pd.DataFrame({"state": ["fresh", "fresh"], "reasons": [[], []]}), "results/full")
     box = str(pages.freshness_box(fresh))
@@ -245,7 +245,7 @@ def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when
                 "state": ["fresh", "stale", "stale", "missing"],
                 "reasons": [
                     [],
-                    ["code of cffair.learners.training changed"],
+                    ["code of cffair.learners._training changed"],
                     ["input counterfactuals: its content changed"],
                     [],
                 ],
@@ -256,7 +256,7 @@ def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when
     box = str(pages.freshness_box(stale))
     assert 'class="admonition warning"' in box and "3 of 4 records behind this page are not" in box
     assert "(1 missing, 2 stale)" in box
-    assert "<li>the code changed in 1 module: cffair.learners.training</li>" in box
+    assert "<li>the code changed in 1 module: cffair.learners._training</li>" in box
     assert "<li>input counterfactuals: its content changed (1 record)</li>" in box
     assert "<li>1 record is missing.</li>" in box
     # the count stays visible, the three reasons are folded beneath it (a short box on a phone)

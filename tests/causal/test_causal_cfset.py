@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cffair.causal.cfset import CFPairs, CounterfactualSet
+from cffair.causal._cfset import CFPairs, CounterfactualSet
 from cffair.datasets import DatasetSpec, prepare
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 from cffair.errors import CounterfactualError
 
 
@@ -145,7 +145,7 @@ def test_from_long_refuses_permuted_row_ids_as_train_does():
     """A long frame whose row ids were permuted pairs people with others' twins; with a causal
     graph in the spec, from_long refuses it (the check of ``cffair train --counterfactuals``),
     so ``from_long(...).pairs()`` never hands such pairs to a learner."""
-    from cffair.causal.integrity import check_belongs
+    from cffair.causal._integrity import check_belongs
 
     spec = DatasetSpec.from_dict(
         {

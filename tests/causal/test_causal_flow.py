@@ -9,9 +9,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cffair.causal.config import PAPER_TREATMENT
-from cffair.causal.flow import CausalFlow, FlowConfig
-from cffair.causal.synthetic import simulate_scm
+from cffair.causal._config import PAPER_TREATMENT
+from cffair.causal._flow import CausalFlow, FlowConfig
+from cffair.causal._synthetic import simulate_scm
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import CounterfactualError
 
@@ -270,7 +270,7 @@ def test_counterfactual_rmse_beats_unchanged_baseline(synthetic, root_context):
 def test_a_graph_given_to_the_flow_is_checked_against_the_spec():
     """A graph passed directly (not loaded through the spec) must still name S and leave out the target."""
     from cffair.datasets import load
-    from cffair.datasets.graph import CausalGraph
+    from cffair.datasets._graph import CausalGraph
     from cffair.errors import GraphError
 
     frame, spec = load("lawschool")

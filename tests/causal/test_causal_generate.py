@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cffair.causal.cfset import CounterfactualSet
-from cffair.causal.flow import generate
-from cffair.causal.interventions import PERCENTILES, feature_interventions, resolve, sensitive_interventions
-from cffair.causal.synthetic import simulate_scm
+from cffair.causal._cfset import CounterfactualSet
+from cffair.causal._flow import generate
+from cffair.causal._interventions import PERCENTILES, feature_interventions, resolve, sensitive_interventions
+from cffair.causal._synthetic import simulate_scm
 from cffair.errors import CacheWarning, CounterfactualError
 
 FAST = {"epochs": 3, "patience": None}
@@ -93,7 +93,7 @@ def test_the_cache_key_holds_the_specs_reading_of_the_data(synthetic, tmp_path):
     in what the flow never sees (its description, subgroups) reuses the cached one."""
     from dataclasses import replace
 
-    from cffair.causal.flow import fit_flow
+    from cffair.causal._flow import fit_flow
 
     frame, spec = synthetic
     first = fit_flow((frame, spec), FAST, cache=tmp_path, progress=False)

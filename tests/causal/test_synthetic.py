@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 import torch
 
-from cffair.causal import synthetic
-from cffair.causal.cnf import CausalFlow
-from cffair.causal.config import PAPER_TREATMENT
-from cffair.causal.flow import generate_from
-from cffair.causal.scores import compare_with_truth, table_gap, transition_table
+from cffair.causal import _synthetic as synthetic
+from cffair.causal._cnf import CausalFlow
+from cffair.causal._config import PAPER_TREATMENT
+from cffair.causal._flow import generate_from
+from cffair.causal._scores import compare_with_truth, table_gap, transition_table
 from cffair.errors import CounterfactualError, CounterfactualWarning
 
 torch.set_num_threads(1)

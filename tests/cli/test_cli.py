@@ -25,9 +25,9 @@ def no_work(monkeypatch):
         raise AssertionError("the command started working before rejecting its options")
 
     import cffair.cli._common
-    import cffair.cli.data
+    import cffair.cli._data
 
-    for mod in (cffair.cli._common, cffair.cli.data):  # _common.load_data reads through _common.load_dataset
+    for mod in (cffair.cli._common, cffair.cli._data):  # _common.load_data reads through _common.load_dataset
         monkeypatch.setattr(mod, "load_dataset", boom)
 
 
@@ -121,7 +121,7 @@ def _commands() -> set[str]:
 
 def test_every_command_group_is_registered():
     assert {"data", "counterfactuals", "train", "query", "cke"} <= _commands()
-    if importlib.util.find_spec("cffair.cli.reproduce") is not None:
+    if importlib.util.find_spec("cffair.cli._reproduce") is not None:
         assert {"reproduce", "results"} <= _commands()
 
 
@@ -130,7 +130,7 @@ def test_a_command_group_comes_from_the_first_module_that_has_it(monkeypatch):
 
     # a module that does not exist and one without ``register`` are passed over
     monkeypatch.setattr(
-        cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group", "cffair.errors", "cffair.cli.data"),)
+        cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group", "cffair.errors", "cffair.cli._data"),)
     )
     assert _commands() == {"data"}
     monkeypatch.setattr(cffair.cli, "COMMAND_MODULES", (("cffair.cli.no_such_group",),))
@@ -146,7 +146,7 @@ def test_a_command_group_comes_from_the_first_module_that_has_it(monkeypatch):
 )
 def test_reproduce_options_are_checked_at_parse_time(argv, needles, capsys, monkeypatch):
     pytest.importorskip(
-        "cffair.cli.reproduce", reason="reproduce still lives in cffair.experiments, without validators"
+        "cffair.cli._reproduce", reason="reproduce still lives in cffair.experiments, without validators"
     )
     assert_one_line_error(*_run(argv, capsys), *needles)
 
@@ -264,7 +264,7 @@ def test_outputs_are_checked_before_any_work(argv, needles, tiny, capsys, monkey
     used to train the whole run and then fail on the path)."""
     import cffair.cli._common
     import cffair.datasets
-    import cffair.learners.model
+    import cffair.learners._model
 
     def boom(*args, **kwargs):
         raise AssertionError("the command started working before checking its output")
@@ -273,7 +273,7 @@ def test_outputs_are_checked_before_any_work(argv, needles, tiny, capsys, monkey
     for module, name in (
         (cffair.datasets, "from_csv"),
         (cffair.cli._common, "load_dataset"),
-        (cffair.learners.model, "load_model"),
+        (cffair.learners._model, "load_model"),
     ):
         monkeypatch.setattr(module, name, boom)
     before = {p.name: p.read_bytes() for p in tiny.iterdir() if p.is_file()}
@@ -282,12 +282,12 @@ def test_outputs_are_checked_before_any_work(argv, needles, tiny, capsys, monkey
 
 
 def test_value_errors_are_one_line_and_bugs_keep_their_traceback(monkeypatch, capsys):
-    import cffair.cli.data
+    import cffair.cli._data
 
     def multi_line_data_error(args):
         raise DataError("column 'x' has 3 NaN values\nat rows 4, 7, 9; drop or fill them")
 
-    monkeypatch.setattr(cffair.cli.data, "_describe", multi_line_data_error)
+    monkeypatch.setattr(cffair.cli._data, "_describe", multi_line_data_error)
     rc, out, err = _run(["data", "describe", "adult"], capsys)
     assert_one_line_error(rc, out, err, "column 'x' has 3 NaN values; at rows 4, 7, 9; drop or fill them")
 
@@ -299,19 +299,19 @@ def test_value_errors_are_one_line_and_bugs_keep_their_traceback(monkeypatch, ca
     def bug(args):
         raise RuntimeError("a bug, not the user's mistake")
 
-    monkeypatch.setattr(cffair.cli.data, "_describe", bug)
+    monkeypatch.setattr(cffair.cli._data, "_describe", bug)
     with pytest.raises(RuntimeError, match="a bug"):
         main(["data", "describe", "adult"])
 
 
 def test_warnings_print_as_one_line(monkeypatch, capsys):
-    import cffair.cli.data
+    import cffair.cli._data
 
     def warns(args):
         warnings.warn("the predictor is constant\nafter pre-training", UserWarning, stacklevel=1)
         return 0
 
-    monkeypatch.setattr(cffair.cli.data, "_describe", warns)
+    monkeypatch.setattr(cffair.cli._data, "_describe", warns)
     rc, out, err = _run(["data", "describe", "adult"], capsys)
     assert rc == 0
     assert err == "cffair: warning: the predictor is constant; after pre-training\n"
@@ -371,7 +371,7 @@ def test_validators_reject_bad_values_with_the_fix(fn, text, needle):
 
 
 def test_flow_options_reach_the_flow_config():
-    from cffair.causal.config import PAPER_TREATMENT, FlowConfig
+    from cffair.causal._config import PAPER_TREATMENT, FlowConfig
     from cffair.cli import build_parser
     from cffair.cli._common import flow_config
 

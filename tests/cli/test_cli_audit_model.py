@@ -63,7 +63,7 @@ def files(tmp_path_factory):
 def test_a_cffair_model_is_audited_on_the_twins_of_its_own_flow(files, capsys) -> None:
     from cffair import datasets
     from cffair.causal import generate_from
-    from cffair.learners.model import load_model
+    from cffair.learners._model import load_model
 
     tmp = files
     code, out, err = run(

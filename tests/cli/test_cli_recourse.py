@@ -46,12 +46,12 @@ def _run(argv, capsys):
 
 def test_recourse_for_rows_and_a_subgroup(checkpoint, capsys) -> None:
     from cffair import datasets
-    from cffair.learners.training import LTNLearner
+    from cffair.learners._training import LTNLearner
 
     frame, spec = datasets.load("compas")
     d = LTNLearner.load(checkpoint, progress=False).predict_d
     from cffair.cli._common import fold_encoder
-    from cffair.learners.training import checkpoint_extra
+    from cffair.learners._training import checkpoint_extra
 
     _, enc = fold_encoder((frame, spec), checkpoint_extra(checkpoint))
     dd = d(enc.transform(frame.head(200)))

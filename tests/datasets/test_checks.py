@@ -1,4 +1,4 @@
-"""cffair.datasets.checks: YAML without duplicate keys, CSV separators, index columns, magnitudes, one-hot groups."""
+"""cffair.datasets._checks: YAML without duplicate keys, CSV separators, index columns, magnitudes, one-hot groups."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cffair._support import yaml_files
-from cffair.datasets import checks, from_csv
+from cffair.datasets import _checks as checks
+from cffair.datasets import from_csv
 from cffair.errors import DataError, DataWarning, SpecError
 
 # ---------------------------------------------------------------------------- YAML
@@ -158,7 +159,7 @@ def test_onehot_group_warns_with_the_fix(tmp_path):
 
 
 def test_graph_edge_into_sensitive_is_refused():
-    from cffair.datasets.graph import CausalGraph
+    from cffair.datasets._graph import CausalGraph
     from cffair.errors import GraphError
 
     g = CausalGraph.from_edges([("a", "s"), ("s", "b")])
@@ -171,8 +172,8 @@ def test_graph_edge_into_sensitive_is_refused():
 
 def test_own_plan_reads_with_the_given_separator(tmp_path):
     from cffair import datasets
-    from cffair.experiments.config import ConfigError
-    from cffair.workflows import own
+    from cffair.experiments._config import ConfigError
+    from cffair.workflows import _own as own
 
     path = tmp_path / "d.csv"
     FRAME.to_csv(path, sep="|", index=False)

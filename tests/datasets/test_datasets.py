@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from cffair import datasets as D
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 from cffair.errors import DataError, GraphError, SpecError
 
 

@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from cffair import datasets as D
-from cffair.causal.cfset import CounterfactualSet
-from cffair.datasets.encoding import Encoder
-from cffair.datasets.graph import load_graph
+from cffair.causal._cfset import CounterfactualSet
+from cffair.datasets._encoding import Encoder
+from cffair.datasets._graph import load_graph
 from cffair.errors import CounterfactualError, DataError, GraphError, GraphWarning, SpecError
 
 HEADER = "gender,age,income,score,approved"

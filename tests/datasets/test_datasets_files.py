@@ -10,10 +10,10 @@ import pytest
 
 from cffair import datasets as D
 from cffair._support.utils import project_root
-from cffair.datasets import files
+from cffair.datasets import _files as files
 from cffair.errors import DataError
 
-#: The file each loader of cffair.datasets.paper reads.
+#: The file each loader of cffair.datasets._paper reads.
 READ_BY = {"adult": "adult.csv.zip", "compas": "compas-recidivism.csv", "compas_age": "compas-recidivism.csv"}
 READ_BY["lawschool"] = "law.csv.zip"
 

@@ -1,4 +1,4 @@
-"""cffair.datasets.memo: a paper dataset is parsed once per process, and every caller gets its own copy."""
+"""cffair.datasets._memo: a paper dataset is parsed once per process, and every caller gets its own copy."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from cffair import datasets as D
-from cffair.datasets import memo, registry
+from cffair.datasets import _memo as memo
+from cffair.datasets import _registry as registry
 from cffair.errors import DataError
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cffair import datasets
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 from cffair.errors import DataError
 
 

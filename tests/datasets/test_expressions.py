@@ -1,4 +1,4 @@
-"""cffair.datasets.expressions: the --where grammar agrees with pandas' query where both accept a text,
+"""cffair.datasets._expressions: the --where grammar agrees with pandas' query where both accept a text,
 and refuses code (nothing executed) with one-line errors naming the position."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cffair.datasets.expressions import MAX_DEPTH, Comparison, Logical, Membership, Not, parse, select
+from cffair.datasets._expressions import MAX_DEPTH, Comparison, Logical, Membership, Not, parse, select
 from cffair.errors import ExpressionError
 
 

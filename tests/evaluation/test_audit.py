@@ -1,4 +1,4 @@
-"""cffair.evaluation.audit and ``cffair audit``: counterfactual fairness of a model trained elsewhere.
+"""cffair.evaluation._audit and ``cffair audit``: counterfactual fairness of a model trained elsewhere.
 
 Known answers on a small structural model: S ∈ {f, m}; a = 1.5·[S = f] + noise; b = noise;
 y = [a + b > 0.7]. Its twins flip S and keep a and b (a set from elsewhere, built by hand), so
@@ -24,7 +24,7 @@ from cffair.causal import CounterfactualSet
 from cffair.cli import main
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import CounterfactualError, DataError, OptionError, ParameterError
-from cffair.evaluation.audit import audit, audit_scores, by_subgroup
+from cffair.evaluation._audit import audit, audit_scores, by_subgroup
 
 SPEC = {**toy_estimator.SPEC, "subgroups": ["s"]}  # the estimator tests' toy model, with its subgroups
 
@@ -161,7 +161,7 @@ def test_bad_audit_settings_are_parameter_and_option_errors_before_any_predictio
 @pytest.fixture()
 def fits(monkeypatch):
     """Counts the causal flows fitted (CausalFlow.fit calls)."""
-    from cffair.causal.cnf import CausalFlow
+    from cffair.causal._cnf import CausalFlow
 
     calls: list[int] = []
     fit = CausalFlow.fit
@@ -186,7 +186,7 @@ def test_a_second_audit_on_the_same_data_fits_no_flow(tmp_path, fits) -> None:
 
 def test_the_audit_fit_and_the_library_fit_are_two_cache_entries(tmp_path, fits) -> None:
     from cffair.causal import generate
-    from cffair.evaluation.audit import AUDIT_FLOW, audit_flow_config
+    from cffair.evaluation._audit import AUDIT_FLOW, audit_flow_config
 
     frame, spec, _ = toy(300)
     library = generate((frame, spec), "sensitive", config={"epochs": 3}, cache_dir=tmp_path, progress=False)
@@ -465,7 +465,7 @@ def test_twin_keys_that_do_not_name_one_twin_each_are_refused(files, capsys) -> 
 
 
 def test_positional_files_are_read_only_with_the_row_hash_stored_beside_them(predicted, capsys) -> None:
-    from cffair.evaluation.alignment import SIDECAR, save_predictions
+    from cffair.evaluation._alignment import SIDECAR, save_predictions
 
     tmp, frame, spec, cfs, ordered, twins = predicted
     ordered.to_csv(tmp / "p_ids.csv", index=False)

@@ -16,8 +16,8 @@ from fairlearn.metrics import demographic_parity_difference, equalized_odds_diff
 
 from cffair.causal import CounterfactualSet
 from cffair.datasets import DatasetSpec, prepare
-from cffair.evaluation.audit import audit_scores
-from cffair.evaluation.audit_stats import cluster_sums, percentile_interval, ratio_bootstrap
+from cffair.evaluation._audit import audit_scores
+from cffair.evaluation._audit_stats import cluster_sums, percentile_interval, ratio_bootstrap
 
 
 def shared_effects(rng: np.random.Generator, n: int, m: int, su: float = 1.0, se: float = 1.0):

@@ -11,15 +11,15 @@ import pytest
 
 from cffair._support.utils import torch_cpu_setup
 from cffair.datasets import DatasetSpec
-from cffair.evaluation import cke
-from cffair.learners.training import LTNLearner
-from cffair.scores.metrics import evaluate
+from cffair.evaluation import _cke as cke
+from cffair.learners._training import LTNLearner
+from cffair.scores._metrics import evaluate
 
 torch_cpu_setup()
 
 
 @dataclass
-class Pairs:  # stand-in for cffair.causal.cfset.CFPairs
+class Pairs:  # stand-in for cffair.causal._cfset.CFPairs
     row_id: np.ndarray
     x: np.ndarray
     x_cf: np.ndarray

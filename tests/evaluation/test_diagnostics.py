@@ -1,4 +1,4 @@
-"""cffair.evaluation.diagnostics: saturation, CF-MSE per flip, calibrated CF-MSE and A4's gradient share,
+"""cffair.evaluation._diagnostics: saturation, CF-MSE per flip, calibrated CF-MSE and A4's gradient share,
 each against a hand computation."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from cffair.errors import DataError
-from cffair.evaluation.diagnostics import a4_gradient_share, calibrated_cf_mse, calibrator, cf_mse_per_flip, saturation
-from cffair.logic.axioms import Semantics
+from cffair.evaluation._diagnostics import a4_gradient_share, calibrated_cf_mse, calibrator, cf_mse_per_flip, saturation
+from cffair.logic._axioms import Semantics
 
 EXACT = Semantics(stable=False)  # ltntorch's plain operators: the hand computation below has no ε
 

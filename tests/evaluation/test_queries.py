@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from cffair.datasets import DatasetSpec
-from cffair.datasets.encoding import Encoder
+from cffair.datasets._encoding import Encoder
 from cffair.errors import DataError
-from cffair.evaluation import queries
-from cffair.evaluation.queries import similar_different, subgroup_cf
-from cffair.logic.axioms import Semantics, cf_axiom
+from cffair.evaluation import _queries as queries
+from cffair.evaluation._queries import similar_different, subgroup_cf
+from cffair.logic._axioms import Semantics, cf_axiom
 
 
 class Threshold(torch.nn.Module):

@@ -1,4 +1,4 @@
-"""Recourse (cffair.evaluation.recourse): the cheapest intervention on a model with exact counterfactuals and a
+"""Recourse (cffair.evaluation._recourse): the cheapest intervention on a model with exact counterfactuals and a
 known answer, the actions it refuses, the LTN query by hand, and the causal flow as the model."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from exact_scm import ExactSCM
 
-from cffair.datasets.encoding import Encoder
-from cffair.evaluation.recourse import (
+from cffair.datasets._encoding import Encoder
+from cffair.evaluation._recourse import (
     RECOURSE_ACTIONS,
     Action,
     RecourseError,
@@ -20,7 +20,7 @@ from cffair.evaluation.recourse import (
     check_actions,
     default_actions,
 )
-from cffair.logic.axioms import Semantics
+from cffair.logic._axioms import Semantics
 
 T = 2.0  # D(x) is favourable iff skill > T
 GRID = (0.5, 1.0, 1.5, 2.5, 3.5, 5.0)

@@ -3,7 +3,7 @@
 * :func:`gap_table` on hand-made rows with a known answer: ours 0.01, the paper 0.1, a step
   reaching 10^-1.5 ≈ 0.0316 closes half the log gap; a step that changes nothing closes 0 %.
 * :func:`run_gap_study` on a small synthetic fold: its first step is the grid runner's own model
-  (the same CF-MSE as :func:`cffair.experiments.pipeline.cnf.run`), its steps are cumulative, a
+  (the same CF-MSE as :func:`cffair.experiments._pipeline.cnf.run`), its steps are cumulative, a
   step without changes reuses the model (and closes 0 %), a ruler step reads the evaluation's ruler.
 * the degenerate-model screen: every row carries the screen's metrics and verdict; a step whose
   models collapse gets no share, the next step's share is measured from the last working step,
@@ -22,12 +22,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cffair.causal import synthetic
-from cffair.causal.cfset import CounterfactualSet
+from cffair.causal import _synthetic as synthetic
+from cffair.causal._cfset import CounterfactualSet
 from cffair.errors import ConfigError, DataError
-from cffair.experiments import ExperimentConfig, baseline_gap
-from cffair.experiments.baseline_gap import GapStep, default_steps, gap_table, run_gap_study
-from cffair.experiments.pipeline.fold import FoldData
+from cffair.experiments import ExperimentConfig
+from cffair.experiments import _baseline_gap as baseline_gap
+from cffair.experiments._baseline_gap import GapStep, default_steps, gap_table, run_gap_study
+from cffair.experiments._pipeline.fold import FoldData
 
 
 def _row(step: str, index: int, cf_mse: float, fold: int = 0, accuracy: float = 0.7) -> dict:
@@ -147,7 +148,7 @@ STEPS = [
 
 
 def test_the_study_starts_from_the_grid_runner_and_moves_cumulatively(fold):
-    from cffair.experiments.pipeline import cnf
+    from cffair.experiments._pipeline import cnf
 
     rows = run_gap_study("compas", "cnf", [0], STEPS, profile="quick", fold_data=lambda k: fold)
     grid_metrics, _, _ = cnf.run(fold.config, fold)
@@ -164,7 +165,7 @@ def test_the_study_starts_from_the_grid_runner_and_moves_cumulatively(fold):
     # every row carries the screen's metrics, as the grid runner's evaluation gave them, and its verdict
     assert rows[0]["screen"]["prediction_sd"] == pytest.approx(grid_metrics["prediction_sd"])
     assert rows[0]["screen"]["majority_rate"] == pytest.approx(grid_metrics["majority_rate"])
-    from cffair.scores.screen import screen_metrics
+    from cffair.scores._screen import screen_metrics
 
     assert [r["collapsed"] for r in rows] == [screen_metrics(r["screen"]).kind for r in rows]
     t = gap_table(rows, paper=10 * rows[0]["cf_mse"])
@@ -206,7 +207,7 @@ def test_the_runner_writes_a_file_that_reads_back(fold, tmp_path: Path, monkeypa
     assert "paper_cf_mse" not in study  # the paper's numbers are reference data the book reads beside it
     assert "the MLP's loss" in study["left_out"]
     prov = data["provenance"]
-    assert prov["code_version"] and "cffair.baselines.augmented" in prov["modules"]
+    assert prov["code_version"] and "cffair.baselines._augmented" in prov["modules"]
     assert all(r["cpu_s"] >= 0 for r in study["rows"])
     t = gap_table(study["rows"], 0.072)  # the table from the file (Table 1, COMPAS, CNF)
     assert t["step"].tolist() == [s.name for s in default_steps("cnf")]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cffair.experiments import ExperimentConfig, ResultsStore
-from cffair.experiments.config import BEYOND_FOLDS, BEYOND_SETTINGS, ConfigError
+from cffair.experiments._config import BEYOND_FOLDS, BEYOND_SETTINGS, ConfigError
 
 pytestmark = pytest.mark.slow
 
@@ -16,22 +16,22 @@ def test_the_setting_and_its_runner() -> None:
     from cffair._support.moves import MOVES
 
     _CURRENT = {old: new for new, old in MOVES.items()}
-    from cffair.experiments.pipeline.keys import RUNNERS, code
+    from cffair.experiments._pipeline.keys import RUNNERS, code
 
     cfg = ExperimentConfig("compas", 0, "beyond", profile="quick")
     assert cfg.method == "beyond" and cfg.key == "quick/compas/beyond/fold0"
-    assert RUNNERS["beyond"] == "cffair.experiments.pipeline.beyond" and BEYOND_SETTINGS == ("beyond",)
+    assert RUNNERS["beyond"] == "cffair.experiments._pipeline.beyond" and BEYOND_SETTINGS == ("beyond",)
     covered = {_CURRENT.get(m, m) for m in code("beyond")}  # a record keys a moved module by its ledger name
     assert {
-        "cffair.experiments.pipeline.beyond",
-        "cffair.evaluation.recourse",
-        "cffair.logic.notions",
-        "cffair.logic.adaptive",
-        "cffair.logic.intersectional",
-        "cffair.learners.training",
-        "cffair.logic.axioms",
+        "cffair.experiments._pipeline.beyond",
+        "cffair.evaluation._recourse",
+        "cffair.logic._notions",
+        "cffair.logic._adaptive",
+        "cffair.logic._intersectional",
+        "cffair.learners._training",
+        "cffair.logic._axioms",
     } <= covered
-    assert "cffair.experiments.pipeline.ltn" not in covered
+    assert "cffair.experiments._pipeline.ltn" not in covered
     assert not {m for m in covered if m.startswith("cffair.reporting")}  # its figures and tables change no number
     assert set(BEYOND_FOLDS) == {"adult", "compas"}
     with pytest.raises(ConfigError, match="unknown setting 'beyondd'"):
@@ -40,7 +40,7 @@ def test_the_setting_and_its_runner() -> None:
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory) -> dict:
-    from cffair.workflows.reproduce import run_grid
+    from cffair.workflows._reproduce import run_grid
 
     store = ResultsStore(tmp_path_factory.mktemp("beyond"))
     cfg = ExperimentConfig("compas", 0, "beyond", profile="quick")
@@ -51,7 +51,7 @@ def record(tmp_path_factory) -> dict:
 
 
 def test_every_variant_is_scored_on_every_measure(record) -> None:
-    from cffair.experiments.pipeline.beyond import VARIANTS
+    from cffair.experiments._pipeline.beyond import VARIANTS
 
     b = record["beyond"]
     assert sorted(b["variants"]) == sorted(VARIANTS)  # the stored record (keys sorted), as the book reads it

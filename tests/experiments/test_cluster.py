@@ -1,4 +1,4 @@
-"""cffair.experiments.cluster: SLURM worker settings are checked before anything is submitted, and the job
+"""cffair.experiments._cluster: SLURM worker settings are checked before anything is submitted, and the job
 script that dask-jobqueue would submit says what the settings say (no SLURM needed)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 import pytest
 import yaml
 
-from cffair.experiments.cluster import ClusterError, SlurmConfig, slurm_cluster
+from cffair.experiments._cluster import ClusterError, SlurmConfig, slurm_cluster
 
 
 def test_job_script_carries_every_setting(tmp_path) -> None:

@@ -16,7 +16,7 @@ from toy_grid import toy_fingerprint
 
 from cffair import experiments as E
 from cffair._support.utils import atomic_path
-from cffair.workflows import reproduce as R
+from cffair.workflows import _reproduce as R
 
 # workers get the toy runner and its fingerprint by value
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -363,7 +363,7 @@ def test_variants_that_change_pre_training_get_their_own_group():
 
 
 def test_explanations_on_every_attribute_are_an_input_of_their_own():
-    from cffair.experiments.pipeline import keys
+    from cffair.experiments._pipeline import keys
 
     cke_all = E.ExperimentConfig("compas", 0, "ltn_acc_cf_cke", options={"explain": "all", "cke_top": 1})
     rulers = ("counterfactuals_default", "counterfactuals_independent")  # appendix C's, on every paper dataset
@@ -376,7 +376,7 @@ def test_explanations_on_every_attribute_are_an_input_of_their_own():
     # the stage's code is its input's producer, never an LTN record's code
     from cffair._support.moves import MOVES
 
-    explanations = MOVES["cffair.experiments.pipeline.explanations"]  # records key moved modules by ledger name
+    explanations = MOVES["cffair.experiments._pipeline.explanations"]  # records key moved modules by ledger name
     assert explanations not in keys.code("ltn")
     prod = keys.producer("counterfactuals_all", cke_all, "d")
     assert explanations in prod["code"] and prod["config"]["interventions"] == "all"
@@ -458,7 +458,7 @@ def test_a_repetition_partitions_the_rows_anew_and_repetition_zero_keeps_the_pap
 
 
 def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
-    from cffair.experiments.pipeline.keys import producer
+    from cffair.experiments._pipeline.keys import producer
 
     c = E.ExperimentConfig("compas", 1, "ltn_acc_cf", cf_source="gan")
     r = replace(c, repeat=1)
@@ -473,7 +473,7 @@ def test_the_pretraining_and_gan_inputs_of_a_repetition_are_its_own():
 # ---------------------------------------------------------------------------- appendix C's studies
 def test_study_options_restating_the_default_are_the_papers_config():
     """The default of each study option leaves the config, its key and its fingerprint's config part unchanged."""
-    from cffair.experiments.pipeline.keys import record_fingerprint
+    from cffair.experiments._pipeline.keys import record_fingerprint
 
     for setting, opts in (
         ("ltn_acc_cf", {"semantics": "product"}),
@@ -578,7 +578,7 @@ def test_the_studies_grid_adds_marked_configs_within_the_cuts_it_records():
 
 
 def test_the_studies_share_the_folds_pre_training_and_their_gans_twins_are_their_own():
-    from cffair.experiments.pipeline.keys import input_names, producer
+    from cffair.experiments._pipeline.keys import input_names, producer
 
     cfgs = E.paper_grid("full", ["compas"], only=["q1", "q2", "appendix_a", "appendix_c_studies"])
     groups = [

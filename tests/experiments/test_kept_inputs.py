@@ -1,4 +1,4 @@
-"""The flows and twins a reproduction keeps beside its records (cffair.experiments.kept_inputs)."""
+"""The flows and twins a reproduction keeps beside its records (cffair.experiments._kept_inputs)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cffair.causal.cfset import CounterfactualSet
+from cffair.causal._cfset import CounterfactualSet
 from cffair.datasets import DatasetSpec, prepare
-from cffair.experiments import kept_inputs as K
-from cffair.experiments.pipeline.counterfactuals import content_hash
+from cffair.experiments import _kept_inputs as K
+from cffair.experiments._pipeline.counterfactuals import content_hash
 
 
 def _twins(shift: float) -> CounterfactualSet:
@@ -89,8 +89,8 @@ def test_restore_fills_only_what_the_cache_lacks(tmp_path):
 def test_a_resumed_reproduction_with_a_cold_cache_fits_nothing_and_finds_every_record_fresh(tmp_path, monkeypatch):
     """The round trip a regeneration in parts relies on: after one invocation, a second one on a machine
     with an empty cache restores the kept flows and twins, fits no flow and computes no record."""
-    from cffair.causal import cnf
-    from cffair.workflows import reproduce as R
+    from cffair.causal import _cnf as cnf
+    from cffair.workflows import _reproduce as R
 
     results = tmp_path / "results"
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache1"))

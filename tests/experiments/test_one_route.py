@@ -12,11 +12,11 @@ import toy_grid
 from toy_grid import toy_fingerprint
 
 from cffair import experiments as E
-from cffair.datasets import registry
-from cffair.experiments import pipeline
-from cffair.experiments.pipeline import keys
-from cffair.experiments.tasks import task_graph
-from cffair.workflows import reproduce as R
+from cffair.datasets import _registry as registry
+from cffair.experiments import _pipeline as pipeline
+from cffair.experiments._pipeline import keys
+from cffair.experiments._tasks import task_graph
+from cffair.workflows import _reproduce as R
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 cloudpickle.register_pickle_by_value(toy_grid)
@@ -25,7 +25,7 @@ NAME = "route_probe_data"
 
 
 def test_the_task_graph_is_the_only_route(tmp_path):
-    from cffair.experiments.pipeline import ltn
+    from cffair.experiments._pipeline import ltn
 
     assert not hasattr(pipeline, "run_group") and not hasattr(ltn, "run")
     cfg = E.ExperimentConfig("compas", 0, "ltn_acc", profile="quick")
@@ -75,7 +75,7 @@ def test_a_worker_receives_the_registered_data_with_its_task(tmp_path, monkeypat
 
 
 def test_every_registered_runner_is_loaded_in_one_place_and_offers_its_protocol():
-    from cffair.experiments.pipeline.runners import GanRunner, LtnRunner, MethodRunner, load_runner
+    from cffair.experiments._pipeline.runners import GanRunner, LtnRunner, MethodRunner, load_runner
 
     assert isinstance(load_runner("ltn"), LtnRunner) and isinstance(load_runner("gan"), GanRunner)
     for method in keys.RUNNERS:
@@ -91,4 +91,4 @@ def test_every_registered_runner_is_loaded_in_one_place_and_offers_its_protocol(
     users = sorted(
         str(p.relative_to(root)) for p in root.rglob("*.py") if "import_module(RUNNERS" in p.read_text(encoding="utf-8")
     )
-    assert users == ["experiments/pipeline/runners.py"]
+    assert users == ["experiments/_pipeline/runners.py"]

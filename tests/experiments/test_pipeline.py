@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cffair import experiments as E
-from cffair.workflows import reproduce as R
+from cffair.workflows import _reproduce as R
 
 pytestmark = pytest.mark.slow
 

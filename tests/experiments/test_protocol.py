@@ -13,10 +13,10 @@ import yaml
 
 from cffair import experiments as E
 from cffair.errors import ProtocolError
-from cffair.experiments.grid import replicate
-from cffair.experiments.protocol import PROTOCOL_FILE, load_protocol, protocol, seed_means, seed_spread
-from cffair.experiments.tasks import task_graph
-from cffair.reporting import verdicts as V
+from cffair.experiments._grid import replicate
+from cffair.experiments._protocol import PROTOCOL_FILE, load_protocol, protocol, seed_means, seed_spread
+from cffair.experiments._tasks import task_graph
+from cffair.reporting import _verdicts as V
 
 RAW = yaml.safe_load(PROTOCOL_FILE.read_text(encoding="utf-8"))
 

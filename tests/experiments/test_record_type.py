@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from cffair import experiments as E
-from cffair.experiments import store as store_module
+from cffair.experiments import _store as store_module
 
 
 def test_a_record_is_typed_when_made_and_when_read_back(tmp_path):
@@ -90,7 +90,7 @@ def test_a_record_names_the_kernels_that_computed_it_and_forced_kernels_are_anot
     cfg = E.ExperimentConfig("compas", 0, "cnf", profile="quick")
     rec = store_module.make_record(cfg, {"code": {}}, {"accuracy": 0.5}, {})
     assert rec["machine"]["cpu_kernels"] == torch.backends.cpu.get_cpu_capability()
-    code = "import torch, json; from cffair.experiments import store; print(json.dumps(store.kernels()))"
+    code = "import torch, json; from cffair.experiments import _store as store; print(json.dumps(store.kernels()))"
     env = {"ATEN_CPU_CAPABILITY": "default", "PATH": "/usr/bin:/bin"}
     forced = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout)
     assert forced == {"cpu_kernels": "DEFAULT"}

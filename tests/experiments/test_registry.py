@@ -1,4 +1,4 @@
-"""Datasets by name (cffair.datasets.registry), ExperimentConfig.n_folds, and the counterfactual
+"""Datasets by name (cffair.datasets._registry), ExperimentConfig.n_folds, and the counterfactual
 treatment of registered data: a user's CSV is loadable by name here and in fresh processes, its
 records' data hash covers its spec and graph, and the paper grid's configs and fingerprints are
 what they were before."""
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from cffair import datasets as D
-from cffair.datasets import registry
+from cffair.datasets import _registry as registry
 from cffair.errors import DataError
 from cffair.experiments import ConfigError, ExperimentConfig, paper_grid
 
@@ -137,8 +137,8 @@ def test_a_bad_flow_setting_is_refused_by_the_grid_before_any_work(tmp_path: Pat
     """The dataset registry keeps flow settings as given (it sits below the flow); the grid's option check reads
     them with the flow's config and refuses a bad one in one line naming the dataset, before the store is touched."""
     from cffair.experiments import ResultsStore
-    from cffair.experiments.config import check_registered_flows
-    from cffair.workflows.reproduce import run_grid
+    from cffair.experiments._config import check_registered_flows
+    from cffair.workflows._reproduce import run_grid
 
     csv, spec = _write(tmp_path)
     D.register("loans", csv, spec, flow=flow)
@@ -220,9 +220,9 @@ def test_n_folds_bounds_the_fold_and_round_trips() -> None:
 
 
 def test_paper_fingerprint_keeps_the_paper_treatment_and_no_fold_count() -> None:
-    from cffair.causal.config import FlowConfig
-    from cffair.experiments.pipeline.counterfactuals import PAPER_TREATMENT, flow_config
-    from cffair.experiments.pipeline.keys import producer
+    from cffair.causal._config import FlowConfig
+    from cffair.experiments._pipeline.counterfactuals import PAPER_TREATMENT, flow_config
+    from cffair.experiments._pipeline.keys import producer
 
     cfg = ExperimentConfig("compas", 0, "ltn_acc_cf")
     assert flow_config("full", "compas") == flow_config("full") == {"epochs": 1000, **PAPER_TREATMENT}
@@ -234,8 +234,8 @@ def test_paper_fingerprint_keeps_the_paper_treatment_and_no_fold_count() -> None
 
 
 def test_registered_data_uses_the_library_treatment_unless_chosen(tmp_path: Path) -> None:
-    from cffair.causal.config import FlowConfig
-    from cffair.experiments.pipeline.counterfactuals import flow_config
+    from cffair.causal._config import FlowConfig
+    from cffair.experiments._pipeline.counterfactuals import flow_config
 
     csv, spec = _write(tmp_path)
     D.register("loans", csv, spec)

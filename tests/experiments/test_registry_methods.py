@@ -1,4 +1,4 @@
-"""The registries of methods, chapters and datasets (cffair.experiments.registry): one entry for a new method or chapter, and every consumer sees it."""
+"""The registries of methods, chapters and datasets (cffair.experiments._registry): one entry for a new method or chapter, and every consumer sees it."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cffair.experiments import registry
-from cffair.experiments.registry import Chapter, Method, RegistryError
-from cffair.reporting import names  # imported before any registration (their tuples)
+from cffair.experiments import _registry as registry
+from cffair.experiments._registry import Chapter, Method, RegistryError
+from cffair.reporting import _names as names  # imported before any registration (their tuples)
 from cffair_book import claims_q2, investigations, layout, pages, rulers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,9 +33,9 @@ def dummies():
 
 
 def test_a_registered_method_is_in_the_grid_the_configs_and_the_runner_table(dummies):
-    from cffair.experiments import config as C
+    from cffair.experiments import _config as C
     from cffair.experiments import paper_grid
-    from cffair.experiments.pipeline import keys
+    from cffair.experiments._pipeline import keys
 
     q2 = paper_grid("full", ["compas"], ["q2"])
     assert {c.fold for c in q2 if c.setting == "dummy"} == {0, 1, 2, 3, 4}  # a paper baseline: every fold
@@ -48,16 +48,16 @@ def test_a_registered_method_is_in_the_grid_the_configs_and_the_runner_table(dum
     own = paper_grid("full", ["compas", "adult"], ["q5"])
     assert [(c.dataset, c.fold, c.setting) for c in own] == [("compas", 0, "cheap"), ("adult", 0, "cheap")]
     cfg = paper[-1]
-    assert cfg.method == "dummy" and keys.RUNNERS["dummy"] == "cffair.experiments.pipeline.simple"
+    assert cfg.method == "dummy" and keys.RUNNERS["dummy"] == "cffair.experiments._pipeline.simple"
     assert keys.code("dummy") == keys.code("unaware")  # the record runs the code of its runner
     assert "dummy" in C.BASELINES and "dummy" not in C.EXTRA_BASELINES and "cheap" in C.EXTRA_BASELINES
     assert C.TABLE1_SETTINGS[-1] == "dummy" and "q5" in C.GROUPS
 
 
 def test_a_registered_method_is_in_the_tables_names_colours_and_defaults(dummies):
-    from cffair.cli import run as cli_run
-    from cffair.reporting import style
-    from cffair.workflows import own
+    from cffair.cli import _run as cli_run
+    from cffair.reporting import _style as style
+    from cffair.workflows import _own as own
 
     assert names.TABLE_METHODS["table1"][-1] == "dummy" and "dummy" not in names.TABLE_METHODS["table2"]
     assert names.method_name("dummy") == "Dummy MLP"
@@ -67,7 +67,7 @@ def test_a_registered_method_is_in_the_tables_names_colours_and_defaults(dummies
 
 
 def test_a_registered_chapter_is_in_the_chapter_map(dummies):
-    from cffair.workflows import reproduce
+    from cffair.workflows import _reproduce as reproduce
 
     assert reproduce.NOTEBOOKS["q5"] == "q5_dummy"
     assert layout.NOTEBOOK_PAGES["q5"] == ("q5_dummy", "Q5")
@@ -76,8 +76,8 @@ def test_a_registered_chapter_is_in_the_chapter_map(dummies):
 
 
 def test_registered_entries_leave_with_the_block():
-    from cffair.experiments import config as C
-    from cffair.workflows import reproduce
+    from cffair.experiments import _config as C
+    from cffair.workflows import _reproduce as reproduce
 
     with registry.registered(DUMMY, Q5):
         assert "dummy" in C.BASELINES
@@ -108,8 +108,8 @@ def test_registering_a_taken_key_or_a_malformed_entry_is_refused():
 
 
 def test_an_ltn_setting_has_one_spelling():
-    from cffair.cli import run as cli_run
-    from cffair.workflows.own import normalise_settings
+    from cffair.cli import _run as cli_run
+    from cffair.workflows._own import normalise_settings
 
     for key in registry.ltn_settings():
         short = registry.method(key).short
@@ -124,7 +124,7 @@ def test_an_ltn_setting_has_one_spelling():
 
 def test_the_protocol_lists_are_the_registrys():
     """The lists every consumer used to type: Table 1's methods, the paper's baselines, the groups."""
-    from cffair.experiments import config as C
+    from cffair.experiments import _config as C
 
     assert C.TABLE1_SETTINGS == C.REPEAT_SETTINGS == rulers.RULER_METHODS == names.TABLE_METHODS["table1"]
     assert claims_q2._BASELINES == registry.paper_baselines() == tuple(investigations.Q2_METHODS[1:])
@@ -153,7 +153,7 @@ def test_the_intro_lists_the_papers_chapters_in_registry_order():
 
 def test_the_datasets_are_the_registrys():
     from cffair import datasets as D
-    from cffair.experiments import config as C
+    from cffair.experiments import _config as C
 
     assert C.DATASETS == names.DATASET_ORDER == D.NAMES == registry.dataset_names()
     assert [names.performance_metric(d) for d in C.DATASETS] == ["accuracy", "accuracy", "accuracy", "mse"]

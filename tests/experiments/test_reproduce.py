@@ -17,7 +17,7 @@ import pytest
 
 from cffair._support.utils import project_root
 from cffair.experiments import ExperimentConfig, ResultsStore, diff, paper_grid
-from cffair.workflows import reproduce as R
+from cffair.workflows import _reproduce as R
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ def _metrics(store: ResultsStore) -> dict[str, dict]:
 
 def test_a_real_grid_on_a_dask_local_cluster_equals_the_joblib_run(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
-    from cffair.experiments.pipeline import prepare_counterfactuals
+    from cffair.experiments._pipeline import prepare_counterfactuals
 
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("CFFAIR_DASK_SCHEDULER", raising=False)
@@ -49,7 +49,7 @@ def test_a_real_grid_on_a_dask_local_cluster_equals_the_joblib_run(tmp_path, mon
 SLOW_GRID = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
-from cffair.workflows import reproduce as R
+from cffair.workflows import _reproduce as R
 from cffair.experiments import ExperimentConfig, ResultsStore
 from toy_grid import toy_fingerprint
 
@@ -131,12 +131,12 @@ def test_spot_check_one_committed_record_recomputed_from_scratch(tmp_path, monke
 def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
     """A run that resumes a regeneration says how many of the grid's records it computed, so no
     one reads its stage times as a whole run's."""
-    import cffair.experiments.pipeline
+    import cffair.experiments._pipeline
 
     cfgs = paper_grid("quick", only=["q1"])
     stale = {c.key for c in cfgs[:2]}
     ran = []
-    monkeypatch.setattr(cffair.experiments.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(cffair.experiments._pipeline, "prepare_inputs", lambda *a, **k: {})
     monkeypatch.setattr(
         R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale" if cfg.key in stale else "fresh", [])
     )
@@ -149,9 +149,9 @@ def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
 def test_provenance_lists_the_parts_of_a_regeneration_run_group_by_group(tmp_path, monkeypatch):
     """Two invocations at the same clean commit are two parts of one regeneration: the provenance keeps
     both, with the groups each ran and the sum of their wall times; a run at another commit starts anew."""
-    import cffair.experiments.pipeline
+    import cffair.experiments._pipeline
 
-    monkeypatch.setattr(cffair.experiments.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(cffair.experiments._pipeline, "prepare_inputs", lambda *a, **k: {})
     monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale", []))
     monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: None)
     monkeypatch.setattr(
@@ -187,10 +187,10 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
     the regeneration's wall time is the sum of both."""
     import itertools
 
-    import cffair.experiments.pipeline
+    import cffair.experiments._pipeline
 
     clock = itertools.count()
-    monkeypatch.setattr(cffair.experiments.pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(cffair.experiments._pipeline, "prepare_inputs", lambda *a, **k: {})
     monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale", []))
     monkeypatch.setattr(
         R,
@@ -282,7 +282,7 @@ def test_parts_continue_on_the_same_records_code_even_from_a_dirty_checkout():
 def test_a_worker_reports_the_cpu_seconds_of_its_task_not_its_wall_seconds(tmp_path):
     """A task's CPU seconds come back with its record count: busy work counts, sleeping does not."""
     from cffair.experiments import ExperimentConfig
-    from cffair.experiments.tasks import Task
+    from cffair.experiments._tasks import Task
 
     def runner(configs, store):
         end = R.time.process_time() + 0.3
@@ -300,7 +300,7 @@ def test_a_worker_reports_the_cpu_seconds_of_its_task_not_its_wall_seconds(tmp_p
 def test_a_relative_results_folder_is_pinned_to_where_the_command_started(tmp_path, monkeypatch):
     """A notebook's kernel runs in notebooks/: a relative $CFFAIR_RESULTS must name the folder the user
     meant (from where the build or the command started), not one under notebooks/."""
-    from cffair.workflows.reproduce import pin_results_root, results_root
+    from cffair.workflows._reproduce import pin_results_root, results_root
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CFFAIR_RESULTS", "results/regeneration")

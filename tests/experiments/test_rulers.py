@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cffair.causal import synthetic
-from cffair.causal.cfset import CounterfactualSet
-from cffair.causal.config import PAPER_TREATMENT, FlowConfig
+from cffair.causal import _synthetic as synthetic
+from cffair.causal._cfset import CounterfactualSet
+from cffair.causal._config import PAPER_TREATMENT, FlowConfig
 from cffair.experiments import ExperimentConfig, ResultsStore
-from cffair.experiments.pipeline import keys
-from cffair.experiments.pipeline.counterfactuals import RULERS, ruler_config, ruler_inputs
-from cffair.experiments.pipeline.fold import RULER_METRICS, FoldData
+from cffair.experiments._pipeline import keys
+from cffair.experiments._pipeline.counterfactuals import RULERS, ruler_config, ruler_inputs
+from cffair.experiments._pipeline.fold import RULER_METRICS, FoldData
 
 
 # ---------------------------------------------------------------------------- the evaluation (no flow fitted)
@@ -136,9 +136,9 @@ def test_each_ruler_declares_a_valid_flow_and_the_producer_says_the_same():
 # ---------------------------------------------------------------------------- real flows (quick profile, COMPAS)
 @pytest.mark.slow
 def test_ruler_sets_follow_their_declared_treatments_and_reach_the_records(tmp_path, monkeypatch):
-    from cffair.experiments.pipeline import prepare_inputs
-    from cffair.experiments.pipeline.counterfactuals import content_hash, ruler_set
-    from cffair.workflows import reproduce as R
+    from cffair.experiments._pipeline import prepare_inputs
+    from cffair.experiments._pipeline.counterfactuals import content_hash, ruler_set
+    from cffair.workflows import _reproduce as R
 
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     known = prepare_inputs("quick", ["compas"])

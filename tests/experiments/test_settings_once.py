@@ -12,7 +12,7 @@ import pytest
 import cffair
 from cffair import datasets as D
 from cffair.errors import DataError
-from cffair.experiments.config import PROFILES, ExperimentConfig, Profile
+from cffair.experiments._config import PROFILES, ExperimentConfig, Profile
 
 
 def test_a_configs_fold_is_a_split_and_a_command_builds_the_same_split_without_a_config():
@@ -45,7 +45,7 @@ def test_profiles_are_keyword_data_with_no_unread_field():
     assert "baseline_scale" not in fields
     with pytest.raises(TypeError):
         Profile("full", 5, (0,), None, 1, 1, 1, 1, 1e-3)  # type: ignore[misc]
-    from cffair.learners.hyperparameters import DEFAULTS
+    from cffair.learners._hyperparameters import DEFAULTS
 
     full = PROFILES["full"]
     assert (full.lr, full.pretrain_epochs, full.fair_epochs, full.cke_epochs) == (
@@ -57,7 +57,7 @@ def test_profiles_are_keyword_data_with_no_unread_field():
 
 
 def test_a_configs_settings_are_its_profile_with_its_options_over_them():
-    from cffair.experiments.config import RunSettings
+    from cffair.experiments._config import RunSettings
 
     cfg = ExperimentConfig("compas", 1, "ltn_acc_cf", profile="quick", options={"fair_epochs": 7, "fair_p": 6})
     run = cfg.settings
@@ -78,10 +78,10 @@ def test_a_configs_settings_are_its_profile_with_its_options_over_them():
 
 
 def test_the_runners_read_the_settings_not_the_profile():
-    from cffair.experiments.pipeline import ltn
-    from cffair.experiments.pipeline.mlp import mlp_config
+    from cffair.experiments._pipeline import ltn
+    from cffair.experiments._pipeline.mlp import mlp_config
 
-    root = Path(cffair.__file__).parent / "experiments" / "pipeline"
+    root = Path(cffair.__file__).parent / "experiments" / "_pipeline"
     readers = sorted(p.name for p in root.glob("*.py") if "profile(cfg.profile)" in p.read_text(encoding="utf-8"))
     assert readers == ["keys.py"]  # the fingerprint records the profile's values themselves
     cfg = ExperimentConfig("compas", 0, "ltn_acc_cf", profile="quick", options={"lr": 0.05, "fair_epochs": 3})
@@ -101,8 +101,8 @@ def test_the_runners_read_the_settings_not_the_profile():
 def test_the_notebooks_quick_models_take_the_quick_profiles_settings():
     """The notebooks build their quick models with ``**fd.config.settings.learner_kwargs()`` instead of
     retyping the quick profile's numbers; those keywords are the learner's, with the profile's values."""
-    from cffair.learners.hyperparameters import check_hyperparameters
-    from cffair.learners.training import LTNLearner
+    from cffair.learners._hyperparameters import check_hyperparameters
+    from cffair.learners._training import LTNLearner
 
     kw = ExperimentConfig("adult", 0, "ltn_acc_cf", profile="quick").settings.learner_kwargs()
     quick = PROFILES["quick"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cffair import experiments as E
-from cffair.workflows import reproduce as R
+from cffair.workflows import _reproduce as R
 
 pytestmark = pytest.mark.slow
 

@@ -9,9 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from cffair.experiments import ExperimentConfig, ResultsStore, paper_grid, scheduler
-from cffair.experiments.tasks import Task, critical_path, dependencies, simulate, task_graph
-from cffair.workflows import reproduce as R
+from cffair.experiments import ExperimentConfig, ResultsStore, paper_grid
+from cffair.experiments import _scheduler as scheduler
+from cffair.experiments._tasks import Task, critical_path, dependencies, simulate, task_graph
+from cffair.workflows import _reproduce as R
 
 
 def _by_id(tasks):
@@ -162,7 +163,7 @@ def _bodies(store):
 @pytest.fixture(scope="module")
 def compas_fold(tmp_path_factory):
     """The quick grid's LTN chain and GAN of COMPAS fold 0, run as the task graph in one worker and on 2 workers."""
-    from cffair.experiments.pipeline import prepare_inputs
+    from cffair.experiments._pipeline import prepare_inputs
 
     root = tmp_path_factory.mktemp("split")
     mp = pytest.MonkeyPatch()

@@ -17,9 +17,9 @@ import toy_estimator
 
 from cffair._support.integrity import seal
 from cffair.errors import ArtefactError, DataError, ParameterError
-from cffair.learners.calibration import Calibration, calibrated_fit, fit_calibration
-from cffair.learners.estimator import CounterfactualFairClassifier
-from cffair.learners.model import load_model, save_model
+from cffair.learners._calibration import Calibration, calibrated_fit, fit_calibration
+from cffair.learners._estimator import CounterfactualFairClassifier
+from cffair.learners._model import load_model, save_model
 
 
 def _labelled(n: int = 6000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

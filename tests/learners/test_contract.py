@@ -1,4 +1,4 @@
-"""One estimator contract for every method (cffair.learners.contract), looped over the LTN learner and
+"""One estimator contract for every method (cffair.learners._contract), looped over the LTN learner and
 every baseline, for a binary and a score target, as zuko loops one test over every transform.
 
 Each method is fitted on the same small synthetic table (tests/baselines_synth.py) with a few
@@ -34,8 +34,8 @@ from cffair.baselines import (
     UnawareMLP,
 )
 from cffair.errors import CffairError, ParameterError, TargetKindError
-from cffair.learners.contract import FairModel, NotFittedError
-from cffair.learners.training import LTNLearner
+from cffair.learners._contract import FairModel, NotFittedError
+from cffair.learners._training import LTNLearner
 
 torch_cpu_setup()
 

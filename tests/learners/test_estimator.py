@@ -1,4 +1,4 @@
-"""The scikit-learn estimators (cffair.learners.estimator): the estimator contract, known answers of the
+"""The scikit-learn estimators (cffair.learners._estimator): the estimator contract, known answers of the
 scorers, and use in Pipeline, cross_val_score and GridSearchCV.
 
 The data is a small structural model: S ∈ {f, m}; a = 1.5·[S = f] + noise (a descendant of S);
@@ -22,7 +22,7 @@ from toy_estimator import FAST, SPEC, flip_s, identity_twins, toy
 
 import cffair
 from cffair.errors import CounterfactualError, DataError, ParameterError, SpecError
-from cffair.learners.estimator import (
+from cffair.learners._estimator import (
     CounterfactualFairClassifier,
     CounterfactualFairRegressor,
     cf_flip_rate_scorer,
@@ -264,7 +264,7 @@ def _cell(column: str, value: object):
     ],
 )
 def test_new_rows_are_refused_where_training_rows_are(int_model, edit, message) -> None:
-    """outcome class: error (the rules of the training rows, :func:`cffair.datasets.frames.prepare_features`)."""
+    """outcome class: error (the rules of the training rows, :func:`cffair.datasets._frames.prepare_features`)."""
     est, X = int_model
     for call in (est.predict, est.predict_proba, est.counterfactuals_of):
         with pytest.raises(DataError, match=message):
@@ -344,7 +344,7 @@ def test_a_collapsed_model_scores_worst_and_is_never_chosen() -> None:
 
 def test_the_screen_reads_a_collapsed_ltn_as_worst() -> None:
     """A learned LTN is scored by its metric; the same LTN saying yes to everyone scores -1."""
-    from cffair.scores.screen import screen
+    from cffair.scores._screen import screen
 
     X, y, _ = toy(160, seed=4)
     est = CounterfactualFairClassifier(SPEC, counterfactuals=flip_s, **FAST).fit(X, y)

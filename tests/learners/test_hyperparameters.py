@@ -1,4 +1,4 @@
-"""One home for each LTN hyperparameter (:mod:`cffair.learners.hyperparameters`): the learner, the estimators and
+"""One home for each LTN hyperparameter (:mod:`cffair.learners._hyperparameters`): the learner, the estimators and
 the command line take their defaults, their checks and their flags from it, and an exponent p is
 checked by one function wherever it comes in."""
 
@@ -13,12 +13,12 @@ import torch
 from cffair._support.validation import check_exponent
 from cffair.cli import main
 from cffair.errors import ParameterError
-from cffair.experiments.config import ConfigError, ExperimentConfig
-from cffair.learners import hyperparameters as H
-from cffair.learners.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
-from cffair.learners.training import LTNLearner
-from cffair.logic.axioms import Axiom, KnowledgeBase
-from cffair.logic.fuzzy import Semantics, weighted_sat
+from cffair.experiments._config import ConfigError, ExperimentConfig
+from cffair.learners import _hyperparameters as H
+from cffair.learners._estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
+from cffair.learners._training import LTNLearner
+from cffair.logic._axioms import Axiom, KnowledgeBase
+from cffair.logic._fuzzy import Semantics, weighted_sat
 
 
 def _defaults(cls: type) -> dict[str, object]:

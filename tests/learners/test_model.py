@@ -1,4 +1,4 @@
-"""cffair.learners.model: a trained estimator as one self-contained file. Round trips are bit for bit,
+"""cffair.learners._model: a trained estimator as one self-contained file. Round trips are bit for bit,
 the file answers without the training data, and a crafted or damaged file runs nothing."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import torch
 from toy_estimator import FAST, SPEC, flip_s, toy
 
 from cffair.errors import ArtefactError
-from cffair.learners.estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
-from cffair.learners.model import load_model, save_model
+from cffair.learners._estimator import CounterfactualFairClassifier, CounterfactualFairRegressor
+from cffair.learners._model import load_model, save_model
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_damaged_and_foreign_files_are_refused_in_one_line(fitted, tmp_path) -> 
         load_model(truncated)
     assert "\n" not in str(err.value)
     from cffair._support.artefacts import write_artefact
-    from cffair.learners.checkpoint import LEARNER_FORMAT
+    from cffair.learners._checkpoint import LEARNER_FORMAT
 
     other = tmp_path / "other.pt"
     write_artefact(other, LEARNER_FORMAT, {}, {})

@@ -21,8 +21,8 @@ import torch
 
 from cffair._support.integrity import artefact_checksums, seal, table_digest
 from cffair.errors import ArtefactError
-from cffair.learners.estimator import CounterfactualFairClassifier
-from cffair.learners.model import MODEL_FORMAT, load_model, save_model
+from cffair.learners._estimator import CounterfactualFairClassifier
+from cffair.learners._model import MODEL_FORMAT, load_model, save_model
 
 TINY = {"pretrain_epochs": 10, "fair_epochs": 5, "flow_config": {"epochs": 3}, "hidden": (8, 4)}
 SPEC = {

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cffair.errors import CacheWarning
-from cffair.learners.pretraining import pretrain_key, pretrained
-from cffair.learners.training import LTNLearner, checkpoint_extra
+from cffair.learners._pretraining import pretrain_key, pretrained
+from cffair.learners._training import LTNLearner, checkpoint_extra
 
 
 @pytest.fixture(scope="module")

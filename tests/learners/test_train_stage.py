@@ -1,5 +1,5 @@
 """LTNLearner.train_stage: the extension point that trains on any knowledge base with an
-optional per-epoch callback (used by cffair.logic.notions and cffair.logic.adaptive)."""
+optional per-epoch callback (used by cffair.logic._notions and cffair.logic._adaptive)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 import torch
 from sklearn.exceptions import NotFittedError
 
-from cffair.learners.training import LTNLearner
-from cffair.logic.axioms import KnowledgeBase, accuracy_axioms
+from cffair.learners._training import LTNLearner
+from cffair.logic._axioms import KnowledgeBase, accuracy_axioms
 
 
 def _toy(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

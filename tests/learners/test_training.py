@@ -11,8 +11,8 @@ from sklearn.exceptions import NotFittedError
 
 from cffair._support.utils import torch_cpu_setup
 from cffair.errors import DataError
-from cffair.learners.training import CollapseRiskWarning, ConstantPredictorWarning, LTNLearner, is_constant
-from cffair.scores.metrics import cf_mse, cf_mse_by_subgroup
+from cffair.learners._training import CollapseRiskWarning, ConstantPredictorWarning, LTNLearner, is_constant
+from cffair.scores._metrics import cf_mse, cf_mse_by_subgroup
 
 torch_cpu_setup()
 
@@ -183,7 +183,7 @@ def test_group_weights_change_the_trade_off():
 def test_a4_exponent_reaches_the_axiom_and_weighs_the_worst_pairs():
     """fair_p sets the ∀ exponent of A4 (not of A1/A2), survives a checkpoint, and a larger p,
     which weighs the pairs that disagree most, leaves fewer decisions flipped than the mean."""
-    from cffair.scores.metrics import cf_flip_rate
+    from cffair.scores._metrics import cf_flip_rate
 
     X, y, Xc = causal_data(600)
     pre = LTNLearner("binary", "acc", pretrain_epochs=150, progress=False).fit(X, y).state_dict()

@@ -1,4 +1,4 @@
-"""Weight schedules (cffair.logic.adaptive): the update rules on known satisfactions, and on a toy the
+"""Weight schedules (cffair.logic._adaptive): the update rules on known satisfactions, and on a toy the
 Lagrangian meets a CF-MSE budget that the fixed weights of appendix B miss."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from cffair.learners.training import LTNLearner
-from cffair.logic.adaptive import CFBudget, RaiseLeastSatisfied, get_weight, set_weight, train_pair_cf_mse
-from cffair.logic.axioms import KnowledgeBase, accuracy_axioms, cf_axiom, subgroup_cf_axioms
+from cffair.learners._training import LTNLearner
+from cffair.logic._adaptive import CFBudget, RaiseLeastSatisfied, get_weight, set_weight, train_pair_cf_mse
+from cffair.logic._axioms import KnowledgeBase, accuracy_axioms, cf_axiom, subgroup_cf_axioms
 
 
 def _kb_with_subgroups() -> KnowledgeBase:

@@ -1,4 +1,4 @@
-"""Intersections of several sensitive attributes (cffair.logic.intersectional): single and joint twins
+"""Intersections of several sensitive attributes (cffair.logic._intersectional): single and joint twins
 against a model with exact counterfactuals, bins and their medians, the per-intersection table."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from exact_scm import ExactSCM, skill_mean
 
 from cffair.errors import DataError
-from cffair.logic.intersectional import (
+from cffair.logic._intersectional import (
     Attribute,
     cf_mse_by_intersection,
     intersection_labels,

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from cffair._support.utils import torch_cpu_setup
 from cffair.errors import DataError
-from cffair.learners.networks import make_mlp
-from cffair.logic.axioms import (
+from cffair.learners._networks import make_mlp
+from cffair.logic._axioms import (
     EmptyDomainWarning,
     KnowledgeBase,
     Semantics,

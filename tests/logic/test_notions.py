@@ -1,4 +1,4 @@
-"""Demographic parity, equalised odds and the Lipschitz condition as axioms (cffair.logic.notions):
+"""Demographic parity, equalised odds and the Lipschitz condition as axioms (cffair.logic._notions):
 known answers for the formulas and metrics, one shared forward pass, and on toys each axiom
 drives its own metric to about zero where the accuracy axioms alone leave it large."""
 
@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from cffair.errors import DataError
-from cffair.learners.training import LTNLearner
-from cffair.logic.axioms import DEFAULT_SEMANTICS, Semantics, accuracy_axioms
-from cffair.logic.notions import (
+from cffair.learners._training import LTNLearner
+from cffair.logic._axioms import DEFAULT_SEMANTICS, Semantics, accuracy_axioms
+from cffair.logic._notions import (
     TermKnowledgeBase,
     demographic_parity_axiom,
     dp_gap,

@@ -58,7 +58,7 @@ def test_every_module_function_and_file_the_recipes_name_exists() -> None:
             continue
         assert (ROOT / path).exists(), f"CONTRIBUTING.md names {path}, which does not exist"
     # the registries the recipes add to, under the names the recipes use
-    from cffair.experiments import registry
+    from cffair.experiments import _registry as registry
 
     for listed in ("METHODS", "CHAPTERS", "DATASETS"):
         assert f"`{listed}`" in TEXT and hasattr(registry, listed), listed
@@ -69,7 +69,7 @@ def test_every_module_function_and_file_the_recipes_name_exists() -> None:
 # ----------------------------------------------------------------------------- a new axiom
 def refusal_axiom(x: np.ndarray) -> object:
     """A dummy axiom as the recipe writes one: ``∀x∈G: ¬D(x)`` (everyone in G is refused)."""
-    from cffair.logic.axioms import Axiom
+    from cffair.logic._axioms import Axiom
 
     return Axiom("A6", "∀x∈G: ¬D(x)", "cke", "fails", torch.as_tensor(x, dtype=torch.float32), weight=1.0)
 
@@ -84,8 +84,8 @@ class _Constant(nn.Module):
 
 
 def test_the_axiom_recipe_a_factory_its_truth_by_hand_and_training_with_it() -> None:
-    from cffair.learners.training import LTNLearner
-    from cffair.logic.axioms import DEFAULT_SEMANTICS
+    from cffair.learners._training import LTNLearner
+    from cffair.logic._axioms import DEFAULT_SEMANTICS
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3)).astype(np.float32)
@@ -106,9 +106,9 @@ def test_the_axiom_recipe_a_factory_its_truth_by_hand_and_training_with_it() -> 
 
 # ----------------------------------------------------------------------------- a new baseline and a new chapter
 def test_the_baseline_and_chapter_recipes_with_the_dummies_of_the_registry_tests() -> None:
-    from cffair.experiments import registry
-    from cffair.experiments.pipeline import keys
-    from cffair.experiments.registry import Chapter, Method
+    from cffair.experiments import _registry as registry
+    from cffair.experiments._pipeline import keys
+    from cffair.experiments._registry import Chapter, Method
 
     dummy = Method("recipe", "Recipe MLP", "baseline", "simple", groups=("q2",), first_fold_only=True)
     chapter = Chapter("q9", "q9_recipe", "Q9: a recipe", "Q9", "Table 9")
@@ -124,7 +124,7 @@ def test_the_baseline_and_chapter_recipes_with_the_dummies_of_the_registry_tests
 # ----------------------------------------------------------------------------- a new dataset (your own data)
 def test_the_dataset_recipe_register_then_load_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from cffair import datasets as D
-    from cffair.datasets import registry as data_registry
+    from cffair.datasets import _registry as data_registry
 
     monkeypatch.delenv(data_registry.ENV_VAR, raising=False)
     monkeypatch.setattr(data_registry, "_LOCAL", {})

@@ -108,10 +108,10 @@ def test_every_cffair_error_is_also_the_builtin_error_it_replaced() -> None:
 def test_converted_sites_in_the_fingerprinted_modules_raise_cffair_errors() -> None:
     """A few of the sites converted without staling a record: a user's mistake there is a CffairError (one line from
     the CLI) and still the builtin it was."""
-    from cffair.baselines.augmented import MLPConfig
-    from cffair.baselines.gan import GANConfig
+    from cffair.baselines._augmented import MLPConfig
+    from cffair.baselines._gan import GANConfig
     from cffair.errors import CffairError, ParameterError
-    from cffair.logic.fuzzy import logic
+    from cffair.logic._fuzzy import logic
 
     for call in (lambda: MLPConfig(epochs=0), lambda: GANConfig(adversary_update="fast"), lambda: logic("boolean")):
         with pytest.raises(ParameterError) as caught:

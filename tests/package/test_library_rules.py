@@ -15,7 +15,7 @@ MAX_POSITIONAL = 6
 #: Exception classes that live elsewhere, each with its reason.
 ERRORS_ELSEWHERE = {
     # also scikit-learn's NotFittedError; cffair.errors imports no scikit-learn
-    ("learners/contract.py", "NotFittedError"),
+    ("learners/_contract.py", "NotFittedError"),
 }
 
 
@@ -77,9 +77,9 @@ def test_a_moved_class_is_still_importable_from_its_old_home():
     from cffair._support.yaml_files import DuplicateKeyError  # with the YAML helpers, in the support part
     from cffair.cli._options import OptionError
     from cffair.experiments import ConfigError
-    from cffair.experiments.registry import RegistryError
-    from cffair.learners.training import CollapseRiskWarning, ConstantPredictorWarning
-    from cffair.logic.axioms import EmptyDomainWarning
+    from cffair.experiments._registry import RegistryError
+    from cffair.learners._training import CollapseRiskWarning, ConstantPredictorWarning
+    from cffair.logic._axioms import EmptyDomainWarning
 
     moved = (DuplicateKeyError, OptionError, ConfigError, EmptyDomainWarning, RegistryError)
     assert all(getattr(errors, c.__name__) is c for c in (*moved, CollapseRiskWarning, ConstantPredictorWarning))

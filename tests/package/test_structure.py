@@ -138,7 +138,7 @@ _HTML_TAG = re.compile(
 )
 #: The library modules that may write HTML: the table renderer (cells: bold best values, the paper's
 #: value beneath ours) and the own-data report, a self-contained HTML file by design.
-HTML_ALLOWED = {"cffair/reporting/tables.py", "cffair/reporting/report.py"}
+HTML_ALLOWED = {"cffair/reporting/_tables.py", "cffair/reporting/_report.py"}
 
 
 def _html_literals(source: str) -> list[tuple[int, str]]:

@@ -1,4 +1,4 @@
-"""Model selection (cffair.reporting.model_selection): known answers of the rule (a collapsed candidate is
+"""Model selection (cffair.reporting._model_selection): known answers of the rule (a collapsed candidate is
 never chosen, a tie in accuracy goes to the fairer, the tolerance is respected, the noise of the
 choice is stated), from hand-made ``cv_results_``, own-data records and real searches.
 """
@@ -18,7 +18,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from toy_estimator import FAST, SPEC, flip_s, toy
 
 from cffair.errors import ParameterError, SelectionError
-from cffair.reporting.model_selection import FairestWithinTolerance, collapsed_scorer, scoring, select
+from cffair.reporting._model_selection import FairestWithinTolerance, collapsed_scorer, scoring, select
 
 
 def _results(candidates: dict[str, tuple[list[float], list[float], list[float]]]) -> dict:
@@ -220,7 +220,7 @@ def test_collapsed_scorer_reads_any_estimator_and_a_cffair_pipeline() -> None:
 def test_a_cffair_pipeline_in_a_multi_metric_search() -> None:
     """Scorers in a Pipeline whose first step selects the spec's columns: the rule's choice is the
     search's refit, and every score is minus its metric."""
-    from cffair.learners.estimator import CounterfactualFairClassifier
+    from cffair.learners._estimator import CounterfactualFairClassifier
 
     X, y, _ = toy(180, seed=1)
     X = X.assign(unused=np.arange(len(X)))

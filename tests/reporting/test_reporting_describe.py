@@ -1,4 +1,4 @@
-"""cffair.reporting.describe and the datasets page's figures: known answers on tiny inputs."""
+"""cffair.reporting._describe and the datasets page's figures: known answers on tiny inputs."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 from cffair import reporting
 from cffair.errors import DataError
+from cffair.reporting import _describe as describe
 
 
 def _spec(**changes):
@@ -68,13 +69,13 @@ def test_spec_frame_puts_datasets_side_by_side_and_fills_missing_kinds():
 
 def test_data_files_frame_hashes_the_bytes(tmp_path):
     (tmp_path / "a.csv").write_bytes(b"x,y\n1,2\n")
-    frame = reporting.describe.data_files_frame(tmp_path, {"toy": "a.csv"})
+    frame = describe.data_files_frame(tmp_path, {"toy": "a.csv"})
     row = frame.iloc[0]
     assert row["size (bytes)"] == "8"
     assert row["SHA-256 (first 16 hex digits)"] == hashlib.sha256(b"x,y\n1,2\n").hexdigest()[:16]
     assert row["file"] == "a.csv"
     with pytest.raises(DataError, match="no data file 'b.csv'"):
-        reporting.describe.data_files_frame(tmp_path, {"toy": "b.csv"})
+        describe.data_files_frame(tmp_path, {"toy": "b.csv"})
 
 
 # ---------------------------------------------------------------------------- summaries
@@ -127,18 +128,18 @@ def test_subgroup_sizes_frame_and_table():
     assert law.loc["Male, White", "rows"] == 150
     assert law.loc["Female, Black", "share"] == pytest.approx(10 / 300)
     assert sizes.groupby("dataset")["share"].sum().tolist() == pytest.approx([1.0, 1.0])
-    table = reporting.describe.subgroup_sizes_table(sizes)
+    table = describe.subgroup_sizes_table(sizes)
     assert table.loc[("COMPAS", "Non-Caucasian")].tolist() == ["4,000", "64.9%"]
 
 
 # ---------------------------------------------------------------------------- causal graphs
 def test_short_source_and_graph_title():
     src = 'Kusner, Loftus, Russell and Silva (2017), "Counterfactual fairness", NeurIPS'
-    assert reporting.describe.short_source(src) == "Kusner et al. (2017)"
-    assert reporting.describe.short_source("Zhang, Wu and Wu (2016), ...") == "Zhang et al. (2016)"
-    assert reporting.describe.short_source("cffair authors") == "cffair"
+    assert describe.short_source(src) == "Kusner et al. (2017)"
+    assert describe.short_source("Zhang, Wu and Wu (2016), ...") == "Zhang et al. (2016)"
+    assert describe.short_source("cffair authors") == "cffair"
     assert (
-        reporting.describe.graph_title("compas", "Russell, Kusner (2017)", verified=False)
+        describe.graph_title("compas", "Russell, Kusner (2017)", verified=False)
         == "COMPAS: causal graph after Russell et al. (2017)  [UNVERIFIED]"
     )
 
@@ -152,27 +153,25 @@ def test_graph_summary_frame():
 def test_graph_layers_put_each_node_after_all_its_parents():
     nodes = ["d", "a", "b", "c"]
     edges = [("a", "b"), ("a", "c"), ("b", "c"), ("d", "c")]
-    assert reporting.describe.graph_layers(nodes, edges) == [["d", "a"], ["b"], ["c"]]
+    assert describe.graph_layers(nodes, edges) == [["d", "a"], ["b"], ["c"]]
     with pytest.raises(DataError, match="cycle"):
-        reporting.describe.graph_layers(["a", "b"], [("a", "b"), ("b", "a")])
+        describe.graph_layers(["a", "b"], [("a", "b"), ("b", "a")])
     with pytest.raises(DataError, match=r"names \['z'\]"):
-        reporting.describe.graph_layers(["a"], [("a", "z")])
+        describe.graph_layers(["a"], [("a", "z")])
 
 
 def test_layered_positions_centre_layers_and_zigzag_single_nodes():
-    pos = reporting.describe.layered_positions([["a", "b", "c"], ["d"], ["e"], ["f", "g"]])
+    pos = describe.layered_positions([["a", "b", "c"], ["d"], ["e"], ["f", "g"]])
     assert pos["a"] == (0.0, 1.0) and pos["b"] == (0.0, 0.0) and pos["c"] == (0.0, -1.0)
     assert pos["d"] == (1.0, -0.6) and pos["e"] == (2.0, 0.6)
     assert pos["f"] == (3.0, 0.5) and pos["g"] == (3.0, -0.5)
 
 
 def test_clip_to_box_meets_the_box_border():
-    assert reporting.describe.clip_to_box((0, 0), (4, 1), (1, 0.5)) == pytest.approx(
-        (1.0, 0.25)
-    )  # leaves through the right side
-    assert reporting.describe.clip_to_box((0, 0), (1, 4), (1, 0.5)) == pytest.approx((0.125, 0.5))  # through the top
-    assert reporting.describe.clip_to_box((2, 2), (2, -5), (1, 0.5)) == pytest.approx((2.0, 1.5))  # straight down
-    assert reporting.describe.clip_to_box((1, 1), (1, 1), (1, 1)) == (1, 1)
+    assert describe.clip_to_box((0, 0), (4, 1), (1, 0.5)) == pytest.approx((1.0, 0.25))  # leaves through the right side
+    assert describe.clip_to_box((0, 0), (1, 4), (1, 0.5)) == pytest.approx((0.125, 0.5))  # through the top
+    assert describe.clip_to_box((2, 2), (2, -5), (1, 0.5)) == pytest.approx((2.0, 1.5))  # straight down
+    assert describe.clip_to_box((1, 1), (1, 1), (1, 1)) == (1, 1)
 
 
 def test_adjacency_frame_in_topological_order():
@@ -183,7 +182,7 @@ def test_adjacency_frame_in_topological_order():
 
 
 def test_node_roles():
-    roles = reporting.describe.node_roles(["s", "age", "job"], "s", ["s", "age"])
+    roles = describe.node_roles(["s", "age", "job"], "s", ["s", "age"])
     assert roles == {"s": "sensitive", "age": "immutable", "job": "actionable"}
 
 

@@ -1,7 +1,7 @@
 """The exact tests' vectorised enumerations give exactly what enumerating one case at a time gives.
 
-:func:`cffair.reporting.verdicts.spearman_exact` counts the n! orderings and
-:func:`cffair.reporting.stats.sign_flip_p` the 2ⁿ sign assignments with whole arrays at once. The
+:func:`cffair.reporting._verdicts.spearman_exact` counts the n! orderings and
+:func:`cffair.reporting._stats.sign_flip_p` the 2ⁿ sign assignments with whole arrays at once. The
 oracles below are the library's earlier implementations, kept here verbatim: one ``np.corrcoef``
 per ordering of ``itertools.permutations``, and one matrix of ``itertools.product`` signs. Both
 functions must return the *same* floats (``==``, not approximately) on random cases: ties, zeros,
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from scipy.stats import rankdata
 
 from cffair.errors import DataError
-from cffair.reporting import stats as S
-from cffair.reporting import verdicts as V
+from cffair.reporting import _stats as S
+from cffair.reporting import _verdicts as V
 
 
 # ---------------------------------------------------------------------------- the oracles (the loops)

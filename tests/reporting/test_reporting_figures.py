@@ -1,4 +1,4 @@
-"""The book's figures (cffair.reporting.figures): what each draws, and the book's rules for every one.
+"""The book's figures (cffair.reporting._figures): what each draws, and the book's rules for every one.
 
 Rules checked on every figure (:func:`check_book_rules`): 150 dpi; shown in the book's text
 column, every text is at least the body size (16 px); at most two panels a row; the legend
@@ -21,8 +21,8 @@ from figure_rules import PALETTE, check_book_rules, data_panels
 
 from cffair import reporting
 from cffair.errors import DataError
-from cffair.reporting import style
-from cffair.reporting.names import ordinal_order
+from cffair.reporting import _style as style
+from cffair.reporting._names import ordinal_order
 
 
 def _bars(ax) -> list:
@@ -280,9 +280,7 @@ def test_plot_tradeoff_two_panels_a_row_a_marker_per_method_points_at_fold_means
     points = sorted((round(float(line.get_xdata()[0]), 6), round(float(line.get_ydata()[0]), 6)) for line in dots)
     expected = sorted((round(0.01 * (k + 1) + 0.0005, 6), round(0.7 + 0.01 * k + 0.001, 6)) for k in range(5))
     assert points == expected
-    check_book_rules(
-        fig, series_colours=reporting.style.setting_colours(["ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"])
-    )
+    check_book_rules(fig, series_colours=style.setting_colours(["ltn_acc", "ltn_acc_cf", "cnf", "gan", "pcf"]))
     plt.close(fig)
     with pytest.raises(DataError, match="no records"):
         reporting.plot_tradeoff(frame.iloc[:0])

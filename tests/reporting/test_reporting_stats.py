@@ -1,4 +1,4 @@
-"""Known answers for the tests behind the verdicts (cffair.reporting.stats)."""
+"""Known answers for the tests behind the verdicts (cffair.reporting._stats)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as sps
 
 from cffair.errors import DataError, ParameterError
-from cffair.reporting import stats as S
+from cffair.reporting import _stats as S
 
 A = np.array([0.70, 0.71, 0.69, 0.72, 0.70])
 B = np.array([0.65, 0.66, 0.66, 0.67, 0.64])

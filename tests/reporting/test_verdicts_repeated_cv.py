@@ -11,8 +11,8 @@ import pytest
 from scipy import stats as sps
 
 from cffair.errors import DataError, ParameterError
-from cffair.reporting import stats as S
-from cffair.reporting import verdicts as V
+from cffair.reporting import _stats as S
+from cffair.reporting import _verdicts as V
 
 THREE = [0] * 5 + [1] * 5 + [2] * 5
 

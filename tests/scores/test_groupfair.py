@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from fairlearn.metrics import MetricFrame, demographic_parity_difference, equalized_odds_difference, selection_rate
 
-from cffair.scores.groupfair import group_fairness, group_rates
-from cffair.scores.metrics import evaluate
+from cffair.scores._groupfair import group_fairness, group_rates
+from cffair.scores._metrics import evaluate
 
 
 def test_group_fairness_equals_fairlearns_functions() -> None:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from cffair.errors import DataError
-from cffair.scores.metrics import (
+from cffair.scores._metrics import (
     accuracy,
     cf_flip_rate,
     cf_flip_rate_by_subgroup,
@@ -24,7 +24,7 @@ from cffair.scores.metrics import (
 
 
 @dataclass
-class Pairs:  # stand-in for cffair.causal.cfset.CFPairs
+class Pairs:  # stand-in for cffair.causal._cfset.CFPairs
     row_id: np.ndarray
     x: np.ndarray
     x_cf: np.ndarray
@@ -128,7 +128,7 @@ def test_undesirable_explanation_ratio():
 
 def test_evaluate_reports_spread_saturation_majority_and_calibrated_cf_mse() -> None:
     """A hard model (outputs 0/1) on known rows: every new number by hand."""
-    from cffair.scores.metrics import evaluate
+    from cffair.scores._metrics import evaluate
 
     # one input column; D(x) = 1 if x > 0 else 0
     def hard(X):
@@ -161,7 +161,7 @@ def test_a_training_fold_of_one_class_leaves_the_calibrated_cf_mse_not_computabl
     import warnings
 
     from cffair.errors import MetricWarning
-    from cffair.scores.metrics import calibrator, evaluate
+    from cffair.scores._metrics import calibrator, evaluate
 
     def soft(X):
         return 1 / (1 + np.exp(-np.asarray(X)[:, 0]))

@@ -1,4 +1,4 @@
-"""The degenerate-model screen (cffair.scores.screen): each rule on a known case, and one verdict whether
+"""The degenerate-model screen (cffair.scores._screen): each rule on a known case, and one verdict whether
 it reads predictions or the metrics a record holds."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cffair.scores.metrics import evaluate
-from cffair.scores.screen import CONSTANT_SD, NEAR_CONSTANT_SHARE, screen, screen_metrics
+from cffair.scores._metrics import evaluate
+from cffair.scores._screen import CONSTANT_SD, NEAR_CONSTANT_SHARE, screen, screen_metrics
 
 
 def test_each_binary_rule_on_a_known_case():

@@ -20,10 +20,10 @@ from baselines_synth import synth
 from cffair._support import devices
 from cffair._support.utils import torch_cpu_setup
 from cffair.baselines import AugmentedMLP, GANBaseline, GANConfig, MLPConfig
-from cffair.causal.cnf import CausalFlow
+from cffair.causal._cnf import CausalFlow
 from cffair.cli import main
 from cffair.errors import DeviceError
-from cffair.learners.training import DeviceKnowledgeBase, LTNLearner
+from cffair.learners._training import DeviceKnowledgeBase, LTNLearner
 
 torch_cpu_setup()
 
@@ -149,8 +149,8 @@ def test_the_flow_trains_on_the_device_and_comes_back_to_the_cpu(no_cuda) -> Non
 
 def test_the_grid_gives_each_task_its_device_and_no_fingerprint_sees_it(tmp_path, no_cuda) -> None:
     from cffair import experiments as E
-    from cffair.experiments.store import ResultsStore
-    from cffair.workflows import reproduce as R
+    from cffair.experiments._store import ResultsStore
+    from cffair.workflows import _reproduce as R
 
     seen: list[str] = []
 
@@ -266,7 +266,7 @@ print(plain, kept, int(active))
 def test_training_with_the_heap_retained_gives_the_same_bits(monkeypatch) -> None:
     import contextlib
 
-    from cffair.learners import training
+    from cffair.learners import _training as training
 
     X, y, X_cf = _toy(2000)  # activations of 800 kB: blocks glibc's default would map afresh each epoch
     kw = {"pretrain_epochs": 15, "fair_epochs": 10, "progress": False}

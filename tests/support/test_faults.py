@@ -339,7 +339,7 @@ def test_train_save_read_only_and_file_in_the_way_fail_before_training(
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("training started although --save cannot be written")
 
-    monkeypatch.setattr("cffair.cli.train._fit", boom)
+    monkeypatch.setattr("cffair.cli._train._fit", boom)
     ro = mounts.tmpfs("ro", readonly=True)
     code, err = _cli(["train", *_data(tiny), *TRAIN, "--save", str(ro / "m.pt")], capsys)
     _one_line_error(code, err, f"--save {ro / 'm.pt'}", "read-only", "writable")
@@ -400,7 +400,7 @@ def test_counterfactuals_out_read_only_and_file_in_the_way(
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("generation started although --out cannot be written")
 
-    monkeypatch.setattr("cffair.causal.flow.generate", boom)
+    monkeypatch.setattr("cffair.causal._flow.generate", boom)
     ro = mounts.tmpfs("ro", readonly=True)
     code, err = _cli(["counterfactuals", "generate", *_data(tiny), *GENERATE, "--out", str(ro / "cf.parquet")], capsys)
     _one_line_error(code, err, f"--out {ro / 'cf.parquet'}", "read-only")
@@ -453,12 +453,12 @@ def test_run_out_read_only_and_file_in_the_way(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from cffair.datasets import registry
+    from cffair.datasets import _registry as registry
 
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("work started although --out cannot be written")
 
-    monkeypatch.setattr("cffair.experiments.pipeline.counterfactuals.prepare_counterfactuals", boom)
+    monkeypatch.setattr("cffair.experiments._pipeline.counterfactuals.prepare_counterfactuals", boom)
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
     base = ["run", *_data(tiny), "--quick", "--folds", "2", "--settings", "acc", "--baselines", "unaware", "--quiet"]
@@ -474,7 +474,7 @@ def test_run_out_read_only_and_file_in_the_way(
 def test_run_out_on_a_full_disk(
     tiny: Path, private_cache: Path, mounts: Mounts, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cffair.datasets import registry
+    from cffair.datasets import _registry as registry
 
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
@@ -561,7 +561,7 @@ def test_a_second_reproduce_into_the_same_folder_is_refused(
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("work started although another run holds the results folder")
 
-    monkeypatch.setattr("cffair.experiments.pipeline.prepare_inputs", boom)
+    monkeypatch.setattr("cffair.experiments._pipeline.prepare_inputs", boom)
     monkeypatch.setenv("CFFAIR_RESULTS", str(tmp_path / "results"))
     folder = tmp_path / "results" / "quick"
     holder = _holder(folder, 60)

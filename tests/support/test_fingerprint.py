@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cffair.experiments import ExperimentConfig, ResultsStore, SourceTree, diff, normalised_code
-from cffair.experiments.pipeline import keys
+from cffair.experiments._pipeline import keys
 
 ROOT = Path(__file__).resolve().parents[2]
 METHODS = ("ltn", "cnf", "gan", "dcevae", "pcf")
@@ -32,19 +32,21 @@ def test_docstring_comment_and_formatting_edits_change_nothing():
 
 def test_a_docstring_edit_in_a_shared_module_stales_no_record():
     tree = SourceTree.installed()
-    edited = _edited(tree, "cffair.learners.training", lambda s: s.replace('"""', '"""Edited. ', 1) + "\n# a comment\n")
-    assert edited.sources["cffair.learners.training"] != tree.sources["cffair.learners.training"]
+    edited = _edited(
+        tree, "cffair.learners._training", lambda s: s.replace('"""', '"""Edited. ', 1) + "\n# a comment\n"
+    )
+    assert edited.sources["cffair.learners._training"] != tree.sources["cffair.learners._training"]
     assert _codes(edited) == _codes(tree)
 
 
 @pytest.mark.parametrize(
     "module,stales",
     [
-        ("cffair.baselines.gan", {"gan"}),
-        ("cffair.evaluation.cke", {"ltn"}),
-        ("cffair.baselines.dcevae", {"dcevae"}),
-        ("cffair.learners.training", {"ltn"}),
-        ("cffair.scores.metrics", set(METHODS)),  # the shared evaluation
+        ("cffair.baselines._gan", {"gan"}),
+        ("cffair.evaluation._cke", {"ltn"}),
+        ("cffair.baselines._dcevae", {"dcevae"}),
+        ("cffair.learners._training", {"ltn"}),
+        ("cffair.scores._metrics", set(METHODS)),  # the shared evaluation
     ],
 )
 def test_a_code_edit_stales_exactly_the_methods_that_run_it(module, stales):
@@ -57,9 +59,9 @@ def test_a_code_edit_stales_exactly_the_methods_that_run_it(module, stales):
 
 
 def test_bookkeeping_modules_and_the_twins_producer_are_not_a_records_code():
-    code = keys.code("ltn")
+    code = keys.code("ltn")  # keyed by the modules' ledger names (cffair.causal._flow is cffair.causal.flow)
     assert "cffair.experiments.store" not in code and "cffair.experiments.fingerprint" not in code
-    assert "cffair.causal.flow" not in code and "cffair.experiments.pipeline.counterfactuals" not in code
+    assert "cffair.causal.flow" not in code and "cffair.pipeline.counterfactuals" not in code
     assert any(
         m == "cffair.causal.flow"
         for m in keys.producer("counterfactuals", ExperimentConfig("compas", 0, "cnf"), "d")["code"]
@@ -97,8 +99,8 @@ def test_a_flow_refactor_that_yields_the_same_twins_stales_nothing(tmp_path, mon
     """Real quick runs on COMPAS: a refactor of the flow (same twins) first reads as 'maybe stale';
     regenerating the twins shows the same content, the records are restamped, nothing reruns."""
     from cffair.experiments import paper_grid
-    from cffair.experiments.pipeline import prepare_inputs
-    from cffair.workflows import reproduce as R
+    from cffair.experiments._pipeline import prepare_inputs
+    from cffair.workflows import _reproduce as R
 
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     store = ResultsStore(tmp_path / "results")
@@ -109,9 +111,9 @@ def test_a_flow_refactor_that_yields_the_same_twins_stales_nothing(tmp_path, mon
     made = {c.key: (store.get(c)["metrics"], store.get(c)["timings"]) for c in grid}
 
     tree = SourceTree.installed()
-    flow_module = next(
-        m for m in keys.producer("counterfactuals", grid[0], "d")["code"] if m.startswith("cffair.causal.flow")
-    )
+    flow_module = "cffair.causal._flow"
+    key = tree.ledger_name(flow_module)  # the name a record keys its code by
+    assert key in keys.producer("counterfactuals", grid[0], "d")["code"]
     refactored = _edited(tree, flow_module, lambda s: s + "\n_REFACTORED = True\n")
     monkeypatch.setattr(SourceTree, "installed", classmethod(lambda cls: refactored))
     keys._installed_code.cache_clear()
@@ -126,7 +128,7 @@ def test_a_flow_refactor_that_yields_the_same_twins_stales_nothing(tmp_path, mon
     assert set(R.status(store, grid)["state"]) == {"fresh"}
     for c in grid:
         rec = store.get(c)
-        assert rec["fingerprint"]["inputs"]["counterfactuals"]["producer"]["code"][flow_module] == refactored.code_hash(
+        assert rec["fingerprint"]["inputs"]["counterfactuals"]["producer"]["code"][key] == refactored.code_hash(
             flow_module
         )
     # nothing was retrained: the same metrics and the same timings of the original runs
@@ -138,13 +140,13 @@ def test_a_grid_edit_stales_no_record_but_a_config_value_does():
     """The grid lives in an exempt module: cutting a study changes no record's code; a config's
     values still enter its fingerprint (the ``config`` part)."""
     tree = SourceTree.installed()
-    assert tree.exempt("cffair.experiments.config") and tree.exempt("cffair.experiments.grid")
+    assert tree.exempt("cffair.experiments._config") and tree.exempt("cffair.experiments._grid")
     edited = _edited(
         tree,
-        "cffair.experiments.grid",
+        "cffair.experiments._grid",
         lambda s: s.replace("Q2_ADULT: tuple[int, ...] = (0, 2)", "Q2_ADULT: tuple[int, ...] = (0,)"),
     )
-    assert edited.sources["cffair.experiments.grid"] != tree.sources["cffair.experiments.grid"]
+    assert edited.sources["cffair.experiments._grid"] != tree.sources["cffair.experiments._grid"]
     assert _codes(edited) == _codes(tree)
     a = keys._config(ExperimentConfig("compas", 0, "ltn_acc_cf"))
     b = keys._config(ExperimentConfig("compas", 0, "ltn_acc_cf", options={"fair_p": 6}))
@@ -194,16 +196,18 @@ def _ledger_after(tree: SourceTree, moves_made: dict[str, str]) -> dict[str, str
 
 
 MOVES_MADE = {
-    "cffair.scores.metrics": "cffair.scores._metrics",
-    "cffair.learners.training": "cffair.learners._training",
+    "cffair.scores._metrics": "cffair.scores._scoring",
+    "cffair.learners._training": "cffair.learners._fitting",
 }
 
 
 def test_moving_modules_with_a_ledger_entry_stales_no_record_and_no_input():
     tree = SourceTree.installed()
     moved = _moved(tree, MOVES_MADE, _ledger_after(tree, MOVES_MADE))
-    assert "cffair.scores.metrics" not in moved.sources and "cffair.scores._metrics" in moved.sources
-    assert "cffair.scores._metrics" in moved.sources["cffair.experiments.pipeline.fold"]  # the importers were rewritten
+    assert "cffair.scores._metrics" not in moved.sources and "cffair.scores._scoring" in moved.sources
+    assert (
+        "cffair.scores._scoring" in moved.sources["cffair.experiments._pipeline.fold"]
+    )  # the importers were rewritten
     assert _codes(moved) == _codes(tree)
     assert moved.code_fingerprint(keys.PRODUCERS) == tree.code_fingerprint(keys.PRODUCERS)
     for m in METHODS:
@@ -218,43 +222,43 @@ def test_without_the_ledger_a_move_stales_only_the_importers_and_the_moved_code_
     importers = {
         tree.ledger_name(m)
         for m, src in tree.sources.items()
-        if re.search(r"\bcffair\.scores\.metrics\b", src) and not tree.exempt(m)
+        if re.search(r"\bcffair\.scores\._metrics\b", src) and not tree.exempt(m)
     }
     for m in METHODS:
         before, after = _codes(tree)[m], _codes(moved)[m]
-        assert "cffair.metrics" in before and "cffair.scores._metrics" in after
+        assert "cffair.metrics" in before and "cffair.scores._scoring" in after
         reasons = diff({"code": before}, {"code": after})
         assert reasons, "an import line changed: some importer must read as changed"
         moved_names = {*MOVES_MADE, *MOVES_MADE.values(), *(tree.ledger_name(o) for o in MOVES_MADE)}
         assert not any(r.split()[2] in moved_names for r in reasons), reasons  # the moved code itself is paired
         changed = {r.removeprefix("code of ").removesuffix(" changed") for r in reasons}
         assert {tree.ledger_name(c) for c in changed} <= importers | {
-            tree.ledger_name(i) for i, src in tree.sources.items() if re.search(r"\bcffair\.learners\.training\b", src)
+            tree.ledger_name(i) for i, src in tree.sources.items() if re.search(r"\bcffair\.learners\._training\b", src)
         }, reasons
 
 
 def test_a_message_that_names_a_moved_module_follows_the_move_only_through_the_ledger():
-    """The graph's own error names its module ("see cffair.datasets.graph for the format"): moved again, with the
+    """The graph's own error names its module ("see cffair.datasets._graph for the format"): moved again, with the
     message rewritten, it stales nothing; were the move not listed among the ones a text may name, the rewritten
     message would be a change of the graph's code, and every record that reads a graph would go stale."""
     tree = SourceTree.installed()
-    made = {"cffair.datasets.graph": "cffair.datasets._graph"}
-    assert re.search(r"\bcffair\.datasets\.graph\b", tree.sources["cffair.datasets.graph"])  # a message names it
+    made = {"cffair.datasets._graph": "cffair.datasets._dag"}
+    assert re.search(r"\bcffair\.datasets\._graph\b", tree.sources["cffair.datasets._graph"])  # a message names it
     ledger = _ledger_after(tree, made)
     assert _codes(_moved(tree, made, ledger)) == _codes(tree)
     unlisted = _moved(tree, made, ledger, in_text=False)
     for m in METHODS:
         assert diff({"code": _codes(tree)[m]}, {"code": _codes(unlisted)[m]}) == [
-            "code of cffair.datasets.graph changed"
+            "code of cffair.datasets._graph changed"
         ]
 
 
 def test_a_code_edit_in_a_moved_module_still_stales_its_records():
     tree = SourceTree.installed()
     moved = _moved(tree, MOVES_MADE, _ledger_after(tree, MOVES_MADE))
-    edited = _edited(moved, "cffair.learners._training", lambda s: s + "\n_EDIT = 1\n")
+    edited = _edited(moved, "cffair.learners._fitting", lambda s: s + "\n_EDIT = 1\n")
     assert diff({"code": _codes(tree)["ltn"]}, {"code": _codes(edited)["ltn"]}) == [
-        "code of cffair.learners.training changed"
+        "code of cffair.learners._training changed"
     ]
     assert _codes(edited)["gan"] == _codes(tree)["gan"]
 
@@ -314,7 +318,7 @@ def test_every_raises_proof_holds_against_the_code_it_replaced() -> None:
     for e in proofs:
         assert e.proof is not None
         then = tool.ledger_at(e.proof["commit"], ROOT)  # the module's name and ledger at the proof's commit
-        path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), tree.packages)
+        path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), e.module in tree.packages)
         old = tool.source_at(e.proof["commit"], path, ROOT)
         if old is None:
             pytest.skip(f"git cannot show {path} at {e.proof['commit'][:12]} (no repository, or a shallow clone)")
@@ -341,21 +345,22 @@ def test_every_statements_proof_names_exactly_the_statements_that_changed() -> N
     for e in proofs:
         assert e.proof is not None
         then = tool.ledger_at(e.proof["commit"], ROOT)
-        path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), tree.packages)
+        path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), e.module in tree.packages)
         old = tool.source_at(e.proof["commit"], path, ROOT)
         if old is None:
             pytest.skip(f"git cannot show {path} at {e.proof['commit'][:12]} (no repository, or a shallow clone)")
         assert _hash(canonical_code(old, *then)) == e.replaces, f"{e.module}: its old code is not what it replaces"
         now = (tree.moves, tree.in_text)
         assert tool.changed_statements(old, tree.sources[e.module], then, now) == list(e.proof["changed"]), e.module
-        assert tool.dropped_imports(tree, e.module, old) == list(e.keeps), e.module
+        assert tool.dropped_imports(tree, e.module, old, then[0]) == list(e.keeps), e.module
 
 
 def test_the_catalogue_the_spec_reads_is_the_registry_s_own() -> None:
-    """What the declaration of ``cffair.datasets.spec`` rests on: the catalogue it now reads is the very table the
+    """What the declaration of ``cffair.datasets._spec`` rests on: the catalogue it now reads is the very table the
     experiments' registry held and re-exports, so the names and row counts it builds are what they were."""
-    from cffair.datasets import catalogue, spec
-    from cffair.experiments import registry
+    from cffair.datasets import _catalogue as catalogue
+    from cffair.datasets import _spec as spec
+    from cffair.experiments import _registry as registry
 
     assert registry.DATASETS is catalogue.DATASETS and registry.dataset_names is catalogue.dataset_names
     assert spec.NAMES == registry.dataset_names() == ("adult", "compas", "compas_age", "lawschool")
@@ -431,7 +436,7 @@ def test_a_declared_module_edited_again_stales_its_records(monkeypatch: pytest.M
     from cffair._support import codehash
 
     tree = SourceTree.installed()
-    module = "cffair.datasets.paper"
+    module = "cffair.datasets._paper"
     today = codehash._hash(codehash.canonical_code(tree.sources[module], tree.moves))
     monkeypatch.setattr(codehash, "_EQUIVALENT", {today: "0123456789abcdef"})
     declared = SourceTree(tree.sources, tree.packages, tree.moves, tree.in_text)

@@ -23,13 +23,13 @@ import torch
 
 from cffair._support import artefacts
 from cffair._support.integrity import seal
-from cffair.causal import flow_file
-from cffair.causal.cfset import CounterfactualSet
-from cffair.causal.flow import CausalFlow, fit_flow
+from cffair.causal import _flow_file as flow_file
+from cffair.causal._cfset import CounterfactualSet
+from cffair.causal._flow import CausalFlow, fit_flow
 from cffair.datasets import DatasetSpec, prepare
 from cffair.errors import ArtefactError, CacheWarning, CounterfactualError, DataError
-from cffair.learners import checkpoint
-from cffair.learners.training import LTNLearner, checkpoint_extra
+from cffair.learners import _checkpoint as checkpoint
+from cffair.learners._training import LTNLearner, checkpoint_extra
 
 torch.set_num_threads(1)
 
@@ -258,7 +258,7 @@ def test_old_truncated_and_crafted_cached_flows_are_refitted_without_running_cod
 
 
 def test_a_crafted_pretraining_cache_file_runs_nothing_and_is_recomputed(tmp_path):
-    from cffair.learners.pretraining import pretrained
+    from cffair.learners._pretraining import pretrained
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 3)).astype(np.float32)
@@ -380,9 +380,9 @@ def test_from_frames_refuses_shuffled_rows_without_row_ids():
 # ============================================================================ data hashes
 def test_content_hash_is_the_datasets_frame_hash_of_the_reindexed_frame():
     """The support part computes the hash itself (it imports no dataset code), and stays equal to
-    :func:`cffair.datasets.frames.frame_hash` of the frame with a fresh index: hashes stored in
+    :func:`cffair.datasets._frames.frame_hash` of the frame with a fresh index: hashes stored in
     committed flows, sets and checkpoints keep matching."""
-    from cffair.datasets.frames import frame_hash
+    from cffair.datasets._frames import frame_hash
 
     frame = pd.DataFrame(
         {"x": [3.5, -1.0, 2.25], "c": pd.Categorical(["a", "b", "a"]), "n": [1, 2, 3]}, index=[10, 4, 7]
@@ -429,7 +429,7 @@ def test_a_crafted_or_tampered_results_record_is_refused(tmp_path):
     import pickle
 
     from cffair._support.utils import project_root
-    from cffair.experiments.store import _validate
+    from cffair.experiments._store import _validate
 
     records = sorted((project_root() / "results" / "full" / "records").glob("*.json"))
     if not records:
@@ -623,9 +623,9 @@ def test_query_cf_warns_when_the_regenerated_counterfactuals_are_not_those_of_tr
 
 def test_counterfactuals_of_a_reloaded_flow_carry_the_hashes_of_their_data(tmp_path):
     from cffair._support.utils import stable_hash
-    from cffair.causal.flow import generate_from
+    from cffair.causal._flow import generate_from
     from cffair.datasets import frame_hash
-    from cffair.datasets.encoding import Encoder
+    from cffair.datasets._encoding import Encoder
 
     frame, spec = _mixed()
     model = CausalFlow(spec, config=FAST).fit(frame, seed=0)
@@ -668,7 +668,7 @@ def test_training_rows_that_encode_differently_are_refused(trained, capsys):
 
 @pytest.mark.slow
 def test_recourse_warns_when_the_generator_changed_since_training(trained, capsys):
-    from cffair.causal.cache import source_version
+    from cffair.causal._cache import source_version
 
     tmp, _, ckpt, _ = trained
     state = checkpoint.learner_state(ckpt)

@@ -30,8 +30,8 @@ def test_torch_cpu_setup_uses_one_thread_and_keeps_denormals():
 FLUSH_PROBE = """
 import numpy as np, torch
 from cffair._support.devices import _flushing_denormals
-from cffair.learners.training import LTNLearner
-from cffair.logic.axioms import KnowledgeBase
+from cffair.learners._training import LTNLearner
+from cffair.logic._axioms import KnowledgeBase
 rng = np.random.default_rng(0)
 X = rng.normal(size=(64, 3)).astype(np.float32); y = (X[:, 0] > 0).astype(float)
 preset = {preset}
@@ -57,7 +57,9 @@ def test_the_baselines_train_with_denormals_flushed_and_restore_the_setting(monk
     """The MLP baselines' loop (train_mlp) runs every step with denormals flushed, and the process's
     setting is back afterwards; the GAN's and DCEVAE's training methods are wrapped the same way."""
     from cffair._support.devices import _flushing_denormals
-    from cffair.baselines import augmented, dcevae, gan
+    from cffair.baselines import _augmented as augmented
+    from cffair.baselines import _dcevae as dcevae
+    from cffair.baselines import _gan as gan
 
     seen: list[bool] = []
     real = augmented.make_mlp

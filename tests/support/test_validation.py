@@ -170,7 +170,7 @@ def test_check_learning_rate(value, outcome):
 @pytest.mark.filterwarnings("ignore:the predictor is constant")  # one epoch on four rows
 def test_ltn_learner_refuses_a_learning_rate_out_of_range():
     """outcome class: error, as `cffair train --lr 1e6` and the estimators (it used to train and diverge)."""
-    from cffair.learners.training import LTNLearner
+    from cffair.learners._training import LTNLearner
 
     X, y = np.zeros((4, 2), dtype=np.float32), np.array([0.0, 1.0, 0.0, 1.0])
     learner = LTNLearner(lr=1e6, pretrain_epochs=1, progress=False)

@@ -1,4 +1,4 @@
-"""Your own data, end to end (cffair.workflows.own, ``cffair run``, cffair.reporting.report), on datasets
+"""Your own data, end to end (cffair.workflows._own, ``cffair run``, cffair.reporting._report), on datasets
 the library has never seen: a synthetic CSV written here and a subsample of the credit-default
 data prepared by examples/credit/prepare.py.
 
@@ -23,11 +23,11 @@ import pytest
 from bs4 import BeautifulSoup
 
 from cffair.cli import main
-from cffair.datasets import registry
+from cffair.datasets import _registry as registry
 from cffair.experiments import ConfigError, ExperimentConfig, ResultsStore
 from cffair.reporting import METRIC_ORDER, method_name, metric_name
-from cffair.reporting.report import best_methods, collapsed_runs, method_frame
-from cffair.workflows import own
+from cffair.reporting._report import best_methods, collapsed_runs, method_frame
+from cffair.workflows import _own as own
 
 ROOT = Path(__file__).resolve().parents[2]
 CREDIT = ROOT / "examples" / "credit"
@@ -87,7 +87,7 @@ def api_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[own.OwnRun, Path,
         def no_work(*args: Any, **kwargs: Any) -> Any:
             raise AssertionError("a fresh record was recomputed")
 
-        mp.setattr("cffair.experiments.pipeline.run_task", no_work)
+        mp.setattr("cffair.experiments._pipeline.run_task", no_work)
         second = own.run(
             csv, spec, settings=SETTINGS, baselines=BASELINES, folds=2, quick=True, out=tmp / "results", progress=False
         )
@@ -284,7 +284,7 @@ def _rec(setting: str, fold: int, acc: float, cf: float) -> dict:
     ],
 )
 def test_the_report_says_what_the_paired_comparison_decides(cf_other, verdict, word) -> None:
-    from cffair.reporting.report import _verdict_sentence, verdict_frame
+    from cffair.reporting._report import _verdict_sentence, verdict_frame
 
     base = [0.10, 0.11, 0.09, 0.12, 0.10]
     recs = [_rec("ltn_acc", f, 0.8, c) for f, c in enumerate(base)] + [
@@ -337,7 +337,7 @@ def test_cffair_run_on_the_credit_data(credit_csv: Path, tmp_path: Path, capsys:
     # --save-models: the chosen setting trained on every row, saved, and answering for new rows
     model = out.resolve() / "models" / "acc_cf.cffair"
     assert f"model: {model}" in stdout.splitlines()
-    from cffair.learners.model import load_model
+    from cffair.learners._model import load_model
 
     loaded = load_model(model)
     rows = pd.read_csv(credit_csv).head(20)
@@ -378,8 +378,8 @@ def no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("work started despite a bad option")
 
-    monkeypatch.setattr("cffair.experiments.pipeline.counterfactuals.prepare_counterfactuals", boom)
-    monkeypatch.setattr("cffair.workflows.reproduce.run_grid", boom)
+    monkeypatch.setattr("cffair.experiments._pipeline.counterfactuals.prepare_counterfactuals", boom)
+    monkeypatch.setattr("cffair.workflows._reproduce.run_grid", boom)
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
@@ -524,7 +524,7 @@ def test_counterfactuals_only_stops_before_the_grid(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the grid started")
 
-    monkeypatch.setattr("cffair.workflows.reproduce.run_grid", boom)
+    monkeypatch.setattr("cffair.workflows._reproduce.run_grid", boom)
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
@@ -548,9 +548,9 @@ def test_own_run_names_the_configurations_the_grid_left_without_records(
     monkeypatch.delenv(registry.ENV_VAR, raising=False)
     monkeypatch.setattr(registry, "_LOCAL", {})
     monkeypatch.setattr(
-        "cffair.experiments.pipeline.counterfactuals.prepare_counterfactuals", lambda *a, **k: {"synth": "0" * 64}
+        "cffair.experiments._pipeline.counterfactuals.prepare_counterfactuals", lambda *a, **k: {"synth": "0" * 64}
     )
-    monkeypatch.setattr("cffair.workflows.reproduce.run_grid", lambda *a, **k: pd.DataFrame())
+    monkeypatch.setattr("cffair.workflows._reproduce.run_grid", lambda *a, **k: pd.DataFrame())
     with pytest.raises(RunError, match=r"holds no readable record for 4 of its 4 configurations") as caught:
         own.run(
             csv,
@@ -639,7 +639,7 @@ def test_every_method_of_a_run_is_in_every_table_whatever_its_options(options, b
     from the report's tables (their records carry options, which the book's tables leave out)."""
     from dataclasses import replace
 
-    from cffair.reporting.report import method_frame, subgroup_summary
+    from cffair.reporting._report import method_frame, subgroup_summary
 
     settings = ("ltn_acc", "ltn_acc_cf")
     recs = []
@@ -682,7 +682,7 @@ def _runs(table: dict[str, tuple[float, float, float]], folds: int = 3) -> list[
 
 
 def test_the_recommendation_is_chosen_by_the_numbers() -> None:
-    from cffair.reporting.report import recommendation
+    from cffair.reporting._report import recommendation
 
     ltn_wins = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.01, 0.02), "gan": (0.79, 0.05, 0.1)})
     line = recommendation(ltn_wins, ["ltn_acc", "ltn_acc_cf", "gan"])
@@ -701,7 +701,7 @@ def test_the_recommendation_is_chosen_by_the_numbers() -> None:
 
 
 def test_the_recommendation_never_names_a_collapsed_method() -> None:
-    from cffair.reporting.report import recommendation
+    from cffair.reporting._report import recommendation
 
     recs = _runs({"ltn_acc": (0.80, 0.10, 0.2), "ltn_acc_cf": (0.78, 0.05, 0.1), "gan": (0.79, 0.02, 0.05)})
     for r in recs:  # the fairest method says yes to everyone on one fold: collapsed

@@ -17,7 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from cffair.cli import main
-from cffair.datasets import registry
+from cffair.datasets import _registry as registry
 from cffair.reporting import method_name
 
 SPEC = """name: opts
@@ -141,7 +141,7 @@ def test_every_method_is_in_every_table_and_the_first_line_is_chosen_by_the_numb
 def test_full_profile_runs_stop_early_unless_told_not_to(data) -> None:
     """The own-data full profile gives every LTN config (not the baselines) early stopping;
     ``patience=None`` (``--fixed-epochs``) keeps the paper's schedule, and the quick profile has none."""
-    from cffair.workflows import own
+    from cffair.workflows import _own as own
 
     csv, spec, tmp = data
     p, _ = own.plan(
@@ -160,9 +160,9 @@ def test_full_profile_runs_stop_early_unless_told_not_to(data) -> None:
 
 
 def test_the_estimate_is_the_sum_of_the_measured_stage_costs(data) -> None:
-    from cffair.workflows import own
-    from cffair.workflows.own_cost import SECONDS_PER_FOLD as S
-    from cffair.workflows.own_cost import estimate_seconds
+    from cffair.workflows import _own as own
+    from cffair.workflows._own_cost import SECONDS_PER_FOLD as S
+    from cffair.workflows._own_cost import estimate_seconds
 
     csv, spec, tmp = data
     p, _ = own.plan(
@@ -179,7 +179,7 @@ def test_run_takes_every_option_of_runoptions_with_the_same_default() -> None:
     import dataclasses
     import inspect
 
-    from cffair.workflows import own
+    from cffair.workflows import _own as own
 
     params = inspect.signature(own.run).parameters
     keywords = {n: p.default for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
@@ -190,7 +190,7 @@ def test_run_takes_every_option_of_runoptions_with_the_same_default() -> None:
 
 def test_plan_refuses_options_that_are_not_runoptions(tmp_path) -> None:
     from cffair.experiments import ConfigError
-    from cffair.workflows import own
+    from cffair.workflows import _own as own
 
     with pytest.raises(ConfigError, match=r"options must be a RunOptions, got dict; e.g. RunOptions\(folds=5\)"):
         own.plan(tmp_path / "x.csv", {"name": "x"}, options={"folds": 5})  # type: ignore[arg-type]

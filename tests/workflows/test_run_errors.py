@@ -1,6 +1,6 @@
 """A run's own mistakes (issue #39): typed errors, raised before any work, one line from the command line.
 
-* :func:`cffair.workflows.reproduce.run_grid` checks ``jobs`` (:class:`ParameterError`), the backend,
+* :func:`cffair.workflows._reproduce.run_grid` checks ``jobs`` (:class:`ParameterError`), the backend,
   ``$CFFAIR_BACKEND`` included (:class:`ConfigError`), a cluster with a local backend
   (:class:`OptionError`) and the ``dask`` extra (:class:`RunError`) before it reads or moves a record;
   ``reproduce`` checks them before it fits a flow.
@@ -19,7 +19,7 @@ import pytest
 from cffair.cli import main
 from cffair.errors import CffairError, ConfigError, OptionError, ParameterError, RunError
 from cffair.experiments import ResultsStore
-from cffair.workflows.reproduce import run_grid
+from cffair.workflows._reproduce import run_grid
 
 
 def _boom(*args: Any, **kwargs: Any) -> Any:
@@ -82,8 +82,8 @@ def test_dask_without_its_extra_is_a_run_error_and_a_runtime_error(
 @pytest.fixture
 def reproduce_does_no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Fail the test if ``reproduce`` starts on its grid or its flows; keep its folders in ``tmp_path``."""
-    monkeypatch.setattr("cffair.workflows.reproduce.paper_grid", _boom)
-    monkeypatch.setattr("cffair.experiments.pipeline.prepare_inputs", _boom)
+    monkeypatch.setattr("cffair.workflows._reproduce.paper_grid", _boom)
+    monkeypatch.setattr("cffair.experiments._pipeline.prepare_inputs", _boom)
     monkeypatch.setenv("CFFAIR_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("CFFAIR_DEBUG", raising=False)
