@@ -193,8 +193,8 @@ def _checkout_hashes() -> dict[str, str]:
 
 #: Loads each dataset of the paper in the interpreter that runs it; prints where the data lies and the rows' hashes.
 LOAD_EACH = (
-    "import json, sys; from cffair import datasets as D; "
-    "print(json.dumps({'data': str(D.files.DATA_DIR), 'python': sys.version.split()[0], "
+    "import json, sys; from cffair import datasets as D; from cffair.datasets import _files; "
+    "print(json.dumps({'data': str(_files.DATA_DIR), 'python': sys.version.split()[0], "
     "'hashes': {n: D.data_hash(n) for n in D.NAMES}}))"
 )
 
