@@ -1,10 +1,12 @@
 """cffair: counterfactual fairness with Logic Tensor Networks.
 
 The library behind the book companion of Heilmann, Manganini, Cerrato, Kestel and Belle,
-*A Neurosymbolic Approach to Counterfactual Fairness*. Its modules follow the data::
+*A Neurosymbolic Approach to Counterfactual Fairness*. Its parts follow the data::
 
-    datasets -> causal (counterfactuals) -> logic (axioms) -> training -> metrics / cke / queries
-    -> experiments -> reporting
+    datasets -> causal (counterfactuals) -> logic (axioms) -> scores (metrics) -> learners, baselines
+    -> evaluation (audits, CKE, queries) -> experiments -> reporting -> workflows
+
+Each part's modules are private; import from the part (``from cffair.scores import cf_mse``).
 
 The scikit-learn estimators are importable from the top level (loaded on first use, so that
 ``import cffair`` stays light): ``cffair.CounterfactualFairClassifier`` and
