@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import platform
 import statistics
@@ -59,12 +60,19 @@ def _git(*args: str) -> str:
 
 
 def module_at(commit: str, path: str) -> types.ModuleType:
-    """The module ``path`` as it was at ``commit``, loaded under a name of its own."""
+    """The module ``path`` as it was at ``commit``, loaded under a name of its own, with its imports under today's
+    module names (:func:`cffair._support.moves.as_today`)."""
+    from cffair._support.moves import as_today
+
+    try:
+        moves_then = json.loads(_git("show", f"{commit}:cffair/data/fingerprint_ledger.json")).get("moves", {})
+    except subprocess.CalledProcessError:  # before the ledger: nothing had moved
+        moves_then = {}
     name = f"_bench_{commit}_{Path(path).stem}"
     mod = types.ModuleType(name)
     mod.__file__ = f"{commit}:{path}"
     sys.modules[name] = mod  # dataclasses look their module up while the class is made
-    exec(compile(_git("show", f"{commit}:{path}"), mod.__file__, "exec"), mod.__dict__)
+    exec(compile(as_today(_git("show", f"{commit}:{path}"), moves_then), mod.__file__, "exec"), mod.__dict__)
     return mod
 
 

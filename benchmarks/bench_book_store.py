@@ -56,11 +56,18 @@ if variant == "before":
     from cffair.workflows import _reproduce as reproduce
     from cffair._support import codehash
 
-    def old(path):
-        src = subprocess.run(["git", "show", f"{before}:{path}"], cwd=root, capture_output=True, text=True, check=True)
+    from cffair._support.moves import as_today
+
+    def show(path):
+        run = subprocess.run(["git", "show", f"{before}:{path}"], cwd=root, capture_output=True, text=True)
+        return run.stdout if run.returncode == 0 else None
+
+    moves_then = json.loads(show("cffair/data/fingerprint_ledger.json") or "{}").get("moves", {})
+
+    def old(path):  # the module as it was, its imports under today's module names
         mod = types.ModuleType("_before_" + path.replace("/", "_")[:-3])
         sys.modules[mod.__name__] = mod
-        exec(compile(src.stdout, f"{before}:{path}", "exec"), mod.__dict__)
+        exec(compile(as_today(show(path), moves_then), f"{before}:{path}", "exec"), mod.__dict__)
         return mod
 
     store._read_verified = lambda path: store._validate(path.read_bytes(), path)

@@ -42,7 +42,7 @@ from cffair._support.codehash import (  # noqa: E402
     raise_neutral_code,
     stable_dump,
 )
-from cffair._support.moves import MOVES, MOVES_IN_TEXT, as_before_the_moves  # noqa: E402
+from cffair._support.moves import MOVES, MOVES_IN_TEXT, as_today  # noqa: E402
 
 LEDGER = ROOT / "cffair" / "data" / "fingerprint_ledger.json"
 REASON = (
@@ -175,9 +175,7 @@ def dropped_imports(tree: SourceTree, module: str, old: str, then: Mapping[str, 
     keeps them in their fingerprints. The old code's imports are read under today's names (a module moved since
     is the same module)."""
     if then:
-        today = {ledger: name for name, ledger in tree.moves.items()}
-        ledger_names = as_before_the_moves(ast.parse(old), then)
-        old = ast.unparse(as_before_the_moves(ledger_names, today))  # type: ignore[arg-type]
+        old = as_today(old, then, tree.moves)
     before = SourceTree({**tree.sources, module: old}, tree.packages, tree.moves, tree.in_text)
     return sorted(
         m for m in before.imports(module) - tree.imports(module) if not tree.exempt(m)

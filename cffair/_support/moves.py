@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-__all__ = ["MOVES", "MOVES_IN_TEXT", "as_before_the_moves", "ledger"]
+__all__ = ["MOVES", "MOVES_IN_TEXT", "as_before_the_moves", "as_today", "ledger"]
 
 FINGERPRINT_EXEMPT = True  # reading references as their ledger names is bookkeeping: it changes no number
 
@@ -173,3 +173,19 @@ def as_before_the_moves(
     raise E('see pkg.mod')
     """
     return _regroup(_Canonical(moves, in_text).visit(tree))
+
+
+def as_today(source: str, moves_then: Mapping[str, str], moves_now: Mapping[str, str] | None = None) -> str:
+    """``source``, code written when ``moves_then`` was the ledger's ``moves``, with every module it refers to
+    under the name it has today (``moves_now``, default :data:`MOVES`): old code read from git, made runnable or
+    comparable against today's tree (a benchmark's "before", an equivalence's dropped imports).
+
+    >>> print(as_today("from pkg.mod import f", {}, {"pkg._mod": "pkg.mod"}))
+    from pkg._mod import f
+    >>> print(as_today("from pkg.old import f", {"pkg.old": "pkg.mod"}, {"pkg._mod": "pkg.mod"}))
+    from pkg._mod import f
+    """
+    today = {name_then: name for name, name_then in (MOVES if moves_now is None else moves_now).items()}
+    ledger_names = as_before_the_moves(ast.parse(source), moves_then)
+    assert isinstance(ledger_names, ast.Module)
+    return ast.unparse(as_before_the_moves(ledger_names, today))
