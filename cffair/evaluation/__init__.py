@@ -87,7 +87,6 @@ if TYPE_CHECKING:
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "audit": "_audit",
     "AUDIT_FLOW": "_audit",
     "Action": "_recourse",
     "AuditResult": "_audit",
@@ -106,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "X_HAT_RULES": "_queries",
     "a4_gradient_share": "_diagnostics",
     "align": "_alignment",
+    "audit": "_audit",
     "audit_flow_config": "_audit",
     "audit_scores": "_audit",
     "audit_tables": "_audit_stats",
@@ -144,7 +144,6 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "audit",
     "AUDIT_FLOW",
     "Action",
     "AuditResult",
@@ -163,6 +162,7 @@ __all__ = [
     "X_HAT_RULES",
     "a4_gradient_share",
     "align",
+    "audit",
     "audit_flow_config",
     "audit_scores",
     "audit_tables",

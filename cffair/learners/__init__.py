@@ -66,7 +66,6 @@ if TYPE_CHECKING:
 
 #: public name -> the module of this part that defines it
 _EXPORTS: dict[str, str] = {
-    "LTNLearner": "_training",
     "CKE_EPOCHS": "_hyperparameters",
     "Calibration": "_calibration",
     "CounterfactualFairClassifier": "_estimator",
@@ -80,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "Hyperparameter": "_hyperparameters",
     "LEARNER_FIX": "_checkpoint",
     "LEARNER_FORMAT": "_checkpoint",
+    "LTNLearner": "_training",
     "METHODS": "_calibration",
     "MODEL_FORMAT": "_model",
     "NotFittedError": "_contract",
@@ -105,7 +105,6 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "LTNLearner",
     "CKE_EPOCHS",
     "Calibration",
     "CounterfactualFairClassifier",
@@ -119,6 +118,7 @@ __all__ = [
     "Hyperparameter",
     "LEARNER_FIX",
     "LEARNER_FORMAT",
+    "LTNLearner",
     "METHODS",
     "MODEL_FORMAT",
     "NotFittedError",
