@@ -64,9 +64,9 @@ TARGET_QUICK_S = 10 * 60
 
 def paper_groups() -> tuple[str, ...]:
     """The question groups of the paper's own chapters (Q1–Q4, appendices A and B)."""
-    from cffair.experiments import chapters
+    from cffair.experiments import groups
 
-    return tuple(chapters(paper=True))
+    return groups(paper=True)
 
 
 def regeneration_parts(prov: dict[str, Any], grid_size: int) -> dict[str, Any]:

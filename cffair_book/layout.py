@@ -1,4 +1,4 @@
-"""Where the book's files are: the checkout's folders and each question group's page.
+"""Where the book's files are: the checkout's folders (each question group's page is :mod:`cffair_book.chapters`).
 
 The installed library never knows these paths; the book package does. They exist in a checkout
 (an editable install); installed from the wheel (a chapter run on a notebook host) the package has
@@ -9,12 +9,9 @@ takes its path as an argument and defaults to the constant here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
-from cffair.experiments import _registry as registry
-
-__all__ = ["BENCHMARK_RESULTS", "NOTEBOOK_PAGES", "RESULTS", "ROOT"]
+__all__ = ["BENCHMARK_RESULTS", "RESULTS", "ROOT"]
 
 #: The checkout's root (the folder that holds the book's ``conf.py`` and ``_toc.yml``).
 ROOT: Path = Path(__file__).resolve().parents[1]
@@ -24,9 +21,3 @@ RESULTS: Path = ROOT / "results"
 
 #: What ``benchmarks/bench_*.py`` write (``regenerate.json``, ``full_run.json``, ...).
 BENCHMARK_RESULTS: Path = ROOT / "benchmarks" / "results"
-
-#: The book's notebook of each question group (file stem under ``notebooks/``) and its link text:
-#: the chapter registry's (:data:`cffair.experiments._registry.CHAPTERS`).
-NOTEBOOK_PAGES: Mapping[str, tuple[str, str]] = registry.View(
-    lambda: {g: (c.notebook, c.link) for g, c in registry.chapters().items()}
-)

@@ -20,6 +20,7 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.experiments import _registry as registry
+from cffair_book import chapters
 from cffair_book.commands import CLI, command
 from cffair_book.freshness import freshness_box, freshness_lines, stale_reasons
 from cffair_book.html_block import HTMLBlock
@@ -57,7 +58,7 @@ REGENERATE_FILE = BENCHMARK_RESULTS / "regenerate.json"
 #: The chapter of each question group that holds a table or figure of the paper: its page (under
 #: ``notebooks/``), its title, and the paper's tables and figures it regenerates (the chapter registry's).
 CHAPTERS: Mapping[str, tuple[str, str, str]] = registry.View(
-    lambda: {g: (c.notebook, c.title, c.regenerates) for g, c in registry.chapters(regenerates=True).items()}
+    lambda: {g: (c.notebook, c.title, c.regenerates) for g, c in chapters.chapters(regenerates=True).items()}
 )
 
 _UNMEASURED = "not measured yet"

@@ -40,8 +40,8 @@ from cffair.reporting._verdicts import (
     rules,
 )
 from cffair_book import claims_cache
+from cffair_book.chapters import NOTEBOOK_PAGES
 from cffair_book.claims_cache import Outcome
-from cffair_book.layout import NOTEBOOK_PAGES
 from cffair_book.wording import claim_entry, verdict_rule
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
@@ -273,7 +273,7 @@ def claim_check(
 ) -> Callable[[ClaimCheck], ClaimCheck]:
     """Register a check of one claim: ``key`` (``"Q1.2"``), the claim's sentence, where the
     paper makes it (``"§7.1, Table 1"``), the notebook that shows the evidence (a key of
-    :data:`~cffair_book.layout.NOTEBOOK_PAGES`: ``"q1"`` … ``"appendix_b"``) and the rule
+    :data:`~cffair_book.chapters.NOTEBOOK_PAGES`: ``"q1"`` … ``"appendix_b"``) and the rule
     that decides its verdict (shown in the claims table; the check decides exactly it).
     What is not given comes from ``claims.yaml`` (:func:`~cffair_book.wording.claim_entry`),
     where the book's claims are written."""
@@ -330,9 +330,11 @@ def _claim(c: _Registered, o: Outcome, base: str) -> Claim:
 def _outcomes(records: Sequence[Record], rule_sets: Sequence[Rules]) -> list[list[Outcome]]:
     """Every registered check's outcome under each of ``rule_sets``, each evaluated once per content."""
     from cffair.experiments import _registry as methods
+    from cffair_book.chapters import CHAPTERS
 
     checks = [(c.key, c.check, (c.claim, c.source, c.page, c.rule)) for c in CLAIM_CHECKS.values()]
-    context = repr((list(methods.METHODS.values()), list(methods.CHAPTERS.values()), list(methods.DATASETS.values())))
+    registries = (methods.METHODS, methods.QUESTION_GROUPS, CHAPTERS, methods.DATASETS)
+    context = repr([list(r.values()) for r in registries])
     return claims_cache.evaluations(records, rule_sets, checks, context, _evaluate)
 
 

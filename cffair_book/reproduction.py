@@ -17,6 +17,7 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.reporting import dataset_name
+from cffair_book.chapters import group_label
 
 __all__ = [
     "STEP_NAMES",
@@ -25,7 +26,6 @@ __all__ = [
     "command_times_frame",
     "core_seconds_frame",
     "flow_benchmark_frame",
-    "group_label",
     "gan_mmd_frame",
     "group_seconds_frame",
     "paper_protocol_line",
@@ -216,22 +216,6 @@ def core_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:
     cs["total"] = cs.sum(axis=1)
     cs.loc["total"] = cs.sum(axis=0)
     return cs.round(0).astype(int)
-
-
-def group_label(group: str) -> str:
-    """A question group as a reader knows it: its chapter's title, or, for an investigation or a
-    study, the chapter it is part of and what it is (``"Q2: baselines — why claims fail"``).
-
-    >>> group_label("q1"), group_label("q2_why"), group_label("appendix_c_studies")
-    ('Q1: counterfactual fairness', 'Q2: baselines — why claims fail', 'Appendix C: three rulers — studies')
-    """
-    from cffair.experiments._registry import chapter
-
-    c = chapter(group)
-    if c.kind == "chapter":
-        return c.title or group
-    part = {"investigation": "why claims fail", "study": "studies"}[c.kind]
-    return f"{chapter(c.of).title} — {part}"
 
 
 def group_seconds_frame(full_run: Mapping[str, Any]) -> pd.DataFrame:

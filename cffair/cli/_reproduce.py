@@ -32,7 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--datasets", nargs="*", default=list(registry.dataset_names()), choices=list(registry.dataset_names())
     )
     p.add_argument("--backend", type=backend_name, default=None, help="joblib backend: loky (default), dask, ...")
-    p.add_argument("--no-notebooks", action="store_true", help="only compute results")
+    p.add_argument(
+        "--no-notebooks",
+        action="store_true",
+        help="only compute results (leave out the steps installed after the grid: the book's notebooks)",
+    )
     p.add_argument(
         "--device",
         type=device,
@@ -126,7 +130,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         args.only,
         jobs=args.jobs,
         datasets=args.datasets,
-        notebooks=not args.no_notebooks,
+        steps=not args.no_notebooks,
         backend="dask" if slurm is not None else args.backend,
         lock_timeout=args.lock_timeout,
         cluster=slurm,

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     )
     from cffair.experiments._pipeline.counterfactuals import ruler_sets
     from cffair.experiments._pipeline.fold import FoldData
-    from cffair.experiments._registry import chapters, extra_baselines, ltn_settings, paper_baselines
+    from cffair.experiments._registry import QuestionGroup, extra_baselines, groups, ltn_settings, paper_baselines
     from cffair.experiments._store import (
         Corrupt,
         Record,
@@ -72,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "PRETRAIN_OPTIONS": "_config",
     "PROFILES": "_config",
     "Profile": "_config",
+    "QuestionGroup": "_registry",
     "Q2_ADULT": "_grid",
     "Q2_VARIANTS": "_grid",
     "REPEATS": "_grid",
@@ -83,10 +84,10 @@ _EXPORTS: dict[str, str] = {
     "SourceTree": "_fingerprint",
     "WEIGHT_GRID": "_grid",
     "WEIGHT_GRID_FINE": "_grid",
-    "chapters": "_registry",
     "checksum": "_store",
     "diff": "_fingerprint",
     "extra_baselines": "_registry",
+    "groups": "_registry",
     "investigation_grid": "_grid",
     "ltn_settings": "_registry",
     "make_record": "_store",
@@ -130,6 +131,7 @@ __all__ = [
     "PROFILES",
     "Profile",
     "Q2_ADULT",
+    "QuestionGroup",
     "Q2_VARIANTS",
     "REPEATS",
     "Record",
@@ -140,10 +142,10 @@ __all__ = [
     "SourceTree",
     "WEIGHT_GRID",
     "WEIGHT_GRID_FINE",
-    "chapters",
     "checksum",
     "diff",
     "extra_baselines",
+    "groups",
     "investigation_grid",
     "ltn_settings",
     "make_record",

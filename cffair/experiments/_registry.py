@@ -1,18 +1,20 @@
-"""The registries: one each for the methods, the chapters and the paper's datasets.
+"""The registries: one each for the methods, the question groups and the paper's datasets.
 
-Everything that lists methods, question groups, notebooks or the paper's datasets reads them here:
-the grid (:func:`cffair.experiments.paper_grid`), the configs' validation, the runner of each
-method (:data:`cffair.experiments._pipeline.keys.RUNNERS`), the tables' method orders and display names
-(:mod:`cffair.reporting._names`), the figures' colours, the notebooks :func:`cffair.workflows.run_notebooks`
-runs, the chapters' "Regenerate" boxes (the book's pages) and ``cffair run``'s defaults.
-Adding a method or a chapter is one :func:`register_method` or :func:`register_chapter` call (or
-one entry below) next to the module that does the work; ``CONTRIBUTING.md`` has the recipes.
+Everything that lists methods, question groups or the paper's datasets reads them here: the grid
+(:func:`cffair.experiments.paper_grid`), the configs' validation, the runner of each method
+(:data:`cffair.experiments._pipeline.keys.RUNNERS`), the tables' method orders and display names
+(:mod:`cffair.reporting._names`), the figures' colours, ``cffair reproduce --only`` and ``cffair run``'s
+defaults. Adding a method or a question group is one :func:`register_method` or :func:`register_group`
+call (or one entry below) next to the module that does the work; ``CONTRIBUTING.md`` has the recipes.
+The book's chapter of each question (its notebook and title) is registered by the book
+(``cffair_book.chapters``), not here.
 
 * :data:`METHODS`: every method and LTN setting, in the order the tables show them.
   An LTN setting has one spelling, its key (``ltn_acc_cf``); :func:`ltn_setting` also reads the
   short one (``acc_cf``, the learner's :attr:`~cffair.learners.LTNLearner.setting`).
-* :data:`CHAPTERS`: question group → notebook → page title → what it regenerates; the command
-  that regenerates it is :meth:`Chapter.command`.
+* :data:`QUESTION_GROUPS`: the parts of the grid ``cffair reproduce --only`` runs on their own: the
+  paper's questions and appendices, and the investigations and studies each of them holds; the
+  command that computes one is :meth:`QuestionGroup.command`.
 * ``DATASETS``: the paper's datasets (display name, kind of target, runs shared with another), kept by
   the datasets part (:mod:`cffair.datasets._catalogue`) and named here with the other registries.
 
@@ -25,8 +27,8 @@ code (``FINGERPRINT_EXEMPT``); what a method computes is in its runner module.
 'ltn_acc_cf_sg'
 >>> table_methods("table1")
 ('ltn_acc', 'ltn_acc_cf', 'ltn_acc_cf_sg', 'cnf', 'gan', 'dcevae')
->>> chapter("q2_why").notebook
-'q2_baselines'
+>>> question_group("q2_why").of
+'q2'
 """
 
 from __future__ import annotations
@@ -40,17 +42,16 @@ from cffair.datasets._catalogue import DATASETS, DatasetEntry, dataset_names
 from cffair.errors import RegistryError
 
 __all__ = [
-    "CHAPTERS",
     "DATASETS",
     "METHODS",
-    "Chapter",
     "DatasetEntry",
+    "GroupKind",
     "Method",
     "MethodKind",
+    "QUESTION_GROUPS",
+    "QuestionGroup",
     "View",
     "baselines",
-    "chapter",
-    "chapters",
     "dataset_names",
     "extra_baselines",
     "grid_methods",
@@ -59,9 +60,9 @@ __all__ = [
     "ltn_settings",
     "method",
     "method_names",
-    "notebooks",
     "paper_baselines",
-    "register_chapter",
+    "question_group",
+    "register_group",
     "register_method",
     "registered",
     "runner",
@@ -291,136 +292,106 @@ def runners() -> dict[str, str]:
     }
 
 
-# ============================================================================ chapters
+# ============================================================================ question groups
+GroupKind = Literal["question", "investigation", "study"]
+
+
 @dataclass(frozen=True)
-class Chapter:
-    """One question group and the chapter that shows it.
+class QuestionGroup:
+    """One question group: a part of the grid that ``cffair reproduce --only NAME`` computes on its own.
+
+    Where a group is shown (its notebook, its page's title) is the book's business
+    (``cffair_book.chapters``); the library knows what the group is and what it belongs to.
 
     Attributes:
-        group: the question group (``cffair reproduce --only GROUP``).
-        notebook: the notebook's file stem under ``notebooks/`` (also the page's path).
-        title: the page's title as the "Regenerate" table shows it; empty for an investigation.
-        link: the short link text of the claims table (``"Q1"``).
-        regenerates: the paper's tables and figures the chapter holds; empty when it holds none
-            of them (then the intro's "Regenerate" table leaves it out).
-        of: for a group shown inside another group's chapter (an investigation or a study), that
-            group; empty for a chapter of its own.
-        paper: the chapter answers one of the paper's questions or appendices (the intro lists it).
-        kind: ``chapter`` (a page of its own), ``investigation`` (of a failing claim: the section
-            "Why does this claim fail?" of chapter ``of``) or ``study`` (a section of chapter ``of``
-            on what the conclusions depend on).
+        name: the group's name (``cffair reproduce --only NAME``).
+        kind: ``question`` (a question of its own: one of the paper's, an appendix, or one beyond it),
+            ``investigation`` (of a failing claim of question ``of``) or ``study`` (of what the
+            conclusions of question ``of`` depend on).
+        of: for an investigation or a study, the question it is part of; empty for a question.
+        paper: the group answers one of the paper's questions or appendices.
     """
 
-    group: str
-    notebook: str
-    title: str = ""
-    link: str = ""
-    regenerates: str = ""
+    name: str
+    kind: GroupKind = "question"
     of: str = ""
     paper: bool = False
-    kind: Literal["chapter", "investigation", "study"] = "chapter"
 
     def __post_init__(self) -> None:
-        if not self.group or not self.notebook:
-            raise RegistryError(f"a chapter needs a group and a notebook, got {self.group!r} and {self.notebook!r}.")
-        if self.kind not in ("chapter", "investigation", "study"):
+        if not self.name:
+            raise RegistryError("a question group needs a name.")
+        if self.kind not in ("question", "investigation", "study"):
             raise RegistryError(
-                f"chapter {self.group!r}: kind must be chapter, investigation or study, got {self.kind!r}."
+                f"question group {self.name!r}: kind must be question, investigation or study, got {self.kind!r}."
             )
-        if (self.kind == "chapter") == bool(self.of):
+        if (self.kind == "question") == bool(self.of):
             raise RegistryError(
-                f"chapter {self.group!r}: an investigation or a study names the chapter it is part of "
-                "(of=...), a chapter of its own does not."
+                f"question group {self.name!r}: an investigation or a study names the question it is part of "
+                "(of=...), a question of its own does not."
             )
 
     def command(self, mode: str = "quick") -> str:
-        """The command that regenerates the chapter's records."""
-        return f"cffair reproduce --only {self.group} --mode {mode}"
+        """The command that computes the group's records.
+
+        >>> QuestionGroup("q2_why", "investigation", of="q2").command("full")
+        'cffair reproduce --only q2_why --mode full'
+        """
+        return f"cffair reproduce --only {self.name} --mode {mode}"
 
 
 #: Every question group, in the order ``cffair reproduce`` lists them.
-CHAPTERS: dict[str, Chapter] = {
-    c.group: c
-    for c in (
-        Chapter(
-            "q1",
-            "q1_counterfactual_fairness",
-            "Q1: counterfactual fairness",
-            "Q1",
-            "Table 1 (LTN columns), Figures 3–5",
-            paper=True,
-        ),
-        Chapter("q2", "q2_baselines", "Q2: baselines", "Q2", "Table 1", paper=True),
-        Chapter(
-            "q3", "q3_knowledge_extraction", "Q3: knowledge extraction", "Q3", "Tables 2 and 3, Figure 4", paper=True
-        ),
-        Chapter("q4", "q4_queries", "Q4: queries", "Q4", "Table 4", paper=True),
-        Chapter(
-            "appendix_a",
-            "appendix_a_other_counterfactuals",
-            "Appendix A: other counterfactuals",
-            "Appendix A",
-            "Table 5",
-            paper=True,
-        ),
-        Chapter(
-            "appendix_b", "appendix_b_axiom_weights", "Appendix B: axiom weights", "Appendix B", "Table 6", paper=True
-        ),
-        Chapter(
-            "appendix_c",
-            "appendix_c_rulers",
-            "Appendix C: three rulers",
-            "Appendix C",
-            "Table 1 on three rulers (ours, not the paper's)",
-        ),
-        Chapter("q2_why", "q2_baselines", of="q2", kind="investigation"),
-        Chapter("q3_why", "q3_knowledge_extraction", of="q3", kind="investigation"),
-        Chapter("q4_why", "q4_queries", of="q4", kind="investigation"),
-        Chapter("appendix_b_why", "appendix_b_axiom_weights", of="appendix_b", kind="investigation"),
-        Chapter("beyond", "beyond_the_paper", "Beyond the paper", "Beyond the paper"),
-        Chapter("appendix_c_studies", "appendix_c_rulers", of="appendix_c", kind="study"),
+QUESTION_GROUPS: dict[str, QuestionGroup] = {
+    g.name: g
+    for g in (
+        QuestionGroup("q1", paper=True),
+        QuestionGroup("q2", paper=True),
+        QuestionGroup("q3", paper=True),
+        QuestionGroup("q4", paper=True),
+        QuestionGroup("appendix_a", paper=True),
+        QuestionGroup("appendix_b", paper=True),
+        QuestionGroup("appendix_c"),
+        QuestionGroup("q2_why", "investigation", of="q2"),
+        QuestionGroup("q3_why", "investigation", of="q3"),
+        QuestionGroup("q4_why", "investigation", of="q4"),
+        QuestionGroup("appendix_b_why", "investigation", of="appendix_b"),
+        QuestionGroup("beyond"),
+        QuestionGroup("appendix_c_studies", "study", of="appendix_c"),
     )
 }
 
 
-def register_chapter(c: Chapter, *, replace: bool = False) -> Chapter:
-    """Add ``c`` to :data:`CHAPTERS` (after the others).
+def register_group(g: QuestionGroup, *, replace: bool = False) -> QuestionGroup:
+    """Add ``g`` to :data:`QUESTION_GROUPS` (after the others).
 
     Raises:
-        RegistryError: if the group is taken (pass ``replace=True`` to redefine it).
+        RegistryError: if the name is taken (pass ``replace=True`` to redefine it), or an
+            investigation or study names a question that is not registered.
     """
-    return _register(CHAPTERS, c.group, c, "question group", replace=replace)
+    if g.of and QUESTION_GROUPS.get(g.of, g).kind != "question":
+        raise RegistryError(f"question group {g.name!r} is part of {g.of!r}, which is not a registered question.")
+    return _register(QUESTION_GROUPS, g.name, g, "question group", replace=replace)
 
 
-def chapter(group: str) -> Chapter:
-    """The chapter of question group ``group``, with a clear error for anything else."""
-    return _lookup(CHAPTERS, group, "question group")
+def question_group(name: str) -> QuestionGroup:
+    """The question group ``name``, with a clear error for anything else."""
+    return _lookup(QUESTION_GROUPS, name, "question group")
 
 
-def groups(*, kind: str | None = None, investigations: bool | None = None) -> tuple[str, ...]:
-    """Every question group; ``kind`` keeps those of one :attr:`Chapter.kind`; ``investigations=True``
-    only the investigations, ``False`` all but them."""
+def groups(*, kind: str | None = None, investigations: bool | None = None, paper: bool = False) -> tuple[str, ...]:
+    """Every question group's name; ``kind`` keeps those of one :attr:`QuestionGroup.kind`;
+    ``investigations=True`` only the investigations, ``False`` all but them; ``paper`` those of the
+    paper's questions.
+
+    >>> groups(paper=True)
+    ('q1', 'q2', 'q3', 'q4', 'appendix_a', 'appendix_b')
+    """
     return tuple(
-        g
-        for g, c in CHAPTERS.items()
-        if (kind is None or c.kind == kind)
-        and (investigations is None or (c.kind == "investigation") == investigations)
+        n
+        for n, g in QUESTION_GROUPS.items()
+        if (kind is None or g.kind == kind)
+        and (investigations is None or (g.kind == "investigation") == investigations)
+        and (not paper or g.paper)
     )
-
-
-def chapters(*, regenerates: bool = False, paper: bool = False) -> dict[str, Chapter]:
-    """The chapters with a page of their own (investigations left out), by group; ``regenerates``
-    keeps those that hold a table or figure of the paper, ``paper`` those of the paper's questions."""
-    return {
-        g: c
-        for g, c in CHAPTERS.items()
-        if c.kind == "chapter" and (not regenerates or c.regenerates) and (not paper or c.paper)
-    }
-
-
-def notebooks() -> dict[str, str]:
-    """``{group: notebook stem}`` of every question group (an investigation: its chapter's notebook)."""
-    return {g: c.notebook for g, c in CHAPTERS.items()}
 
 
 # ============================================================================ views
@@ -431,7 +402,7 @@ V = TypeVar("V")
 class View(Mapping[K, V]):
     """A read-only mapping computed from the registries on every access: a module-level name
     (``cffair.experiments._pipeline.keys.RUNNERS``, ``cffair.reporting.METHOD_NAMES``) that stays in step
-    with methods and chapters registered after it was imported.
+    with methods and question groups registered after it was imported.
 
     >>> names = View(method_names)
     >>> names["cnf"]
@@ -456,16 +427,19 @@ class View(Mapping[K, V]):
 
 # ============================================================================ temporary entries
 @contextmanager
-def registered(*entries: Method | Chapter) -> Iterator[None]:
-    """Register methods and chapters for the duration of a ``with`` block (tests, experiments),
+def registered(*entries: Method | QuestionGroup) -> Iterator[None]:
+    """Register methods and question groups for the duration of a ``with`` block (tests, experiments),
     then restore the registries as they were."""
-    saved = dict(METHODS), dict(CHAPTERS)
+    saved = dict(METHODS), dict(QUESTION_GROUPS)
     try:
         for e in entries:
-            (register_method if isinstance(e, Method) else register_chapter)(e)  # type: ignore[arg-type]
+            if isinstance(e, Method):
+                register_method(e)
+            else:
+                register_group(e)
         yield
     finally:
         METHODS.clear()
         METHODS.update(saved[0])
-        CHAPTERS.clear()
-        CHAPTERS.update(saved[1])
+        QUESTION_GROUPS.clear()
+        QUESTION_GROUPS.update(saved[1])

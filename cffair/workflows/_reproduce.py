@@ -1,4 +1,4 @@
-"""Run the grid, check which records are fresh and why not, run the notebooks: ``cffair reproduce``.
+"""Run the grid, check which records are fresh and why not, then the steps installed after it: ``cffair reproduce``.
 
 The grid is a graph of stage tasks (:func:`cffair.experiments._tasks.task_graph`: the
 pre-training, each fairness and CKE setting, the GAN and each baseline of a fold), each started
@@ -12,6 +12,10 @@ reproduce --cluster slurm``), ``jobs`` SLURM jobs started through dask-jobqueue
 
 A record is recomputed only when its fingerprint (:mod:`cffair.experiments._pipeline.keys`) says its numbers
 could differ; :func:`status` says for each stale record why.
+
+After the grid, :func:`reproduce` runs the steps installed under the entry-point group
+``cffair.reproduce`` (:func:`reproduce_steps`): the book package installs ``notebooks``, which runs
+its chapters' notebooks (``cffair_book.chapters``), so the library never imports the book.
 """
 
 from __future__ import annotations
@@ -29,38 +33,35 @@ from typing import Any, Literal, cast
 
 import pandas as pd
 
-from cffair._support.io import ensure_dir, write_text_atomic
+from cffair._support.io import ensure_dir
 from cffair._support.utils import project_root, write_json_atomic
 from cffair.errors import ConfigError, OptionError, ParameterError, RunError
-from cffair.experiments import _registry as registry
 from cffair.experiments._config import DATASETS, ExperimentConfig, Mode, check_registered_flows
 from cffair.experiments._fingerprint import diff, package_versions
 from cffair.experiments._grid import paper_grid
 from cffair.experiments._store import Record, ResultsStore, machine
 from cffair.experiments._tasks import Task, task_graph, task_groups
 
-__all__ = [  # and NOTEBOOKS: {group: notebook} of the chapter registry (cffair.experiments._registry.notebooks)
+__all__ = [
+    "STEP_GROUP",
     "Freshness",
     "freshness",
     "provenance",
     "with_parts",
     "reproduce",
+    "reproduce_steps",
     "resolve_mode",
     "results_for",
     "results_root",
     "run_grid",
-    "run_notebooks",
     "status",
 ]
 
+#: The entry-point group of the steps :func:`reproduce` runs after the grid (each a callable
+#: ``step(mode, only)``; the book package installs ``notebooks``).
+STEP_GROUP = "cffair.reproduce"
 
-def __getattr__(name: str) -> dict[str, str]:
-    """``NOTEBOOKS``: the notebook of each question group (:func:`cffair.experiments._registry.notebooks`; an
-    investigation of a failing claim is shown in its chapter's notebook, section "Why does this
-    claim fail?"), read from the registry when asked for."""
-    if name == "NOTEBOOKS":
-        return registry.notebooks()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+Step = Callable[[str, "Sequence[str] | None"], object]
 
 
 Runner = Callable[[list[ExperimentConfig], ResultsStore], list[dict[str, Any]]]
@@ -550,13 +551,14 @@ def reproduce(
     jobs: int = 2,
     datasets: Sequence[str] = DATASETS,
     results_dir: Path | None = None,
-    notebooks: bool = True,
+    steps: bool = True,
     backend: str | None = None,
     lock_timeout: float = 0.0,
     cluster: Any = None,
     device: str = "cpu",
 ) -> dict[str, Any]:
-    """Counterfactuals, then the experiment grid, then the notebooks (papermill); writes provenance.
+    """Counterfactuals, then the experiment grid, then the installed steps (:func:`reproduce_steps`: the
+    book's notebooks; ``steps=False`` leaves them out); writes provenance.
 
     The results folder is locked while this runs (:meth:`ResultsStore.lock`): a second
     ``reproduce`` into the same folder waits up to ``lock_timeout`` seconds (``inf``: for
@@ -613,36 +615,30 @@ def reproduce(
         grid = {"backend": backend, "known_inputs": known, "cluster": cluster, "device": device}
         run_grid(cfgs, store, jobs=jobs, on_stored=stored, **grid)
         times["experiments"] = round(time.perf_counter() - t0, 1)
-        if notebooks:
+        for name, step in (reproduce_steps() if steps else {}).items():
             t0 = time.perf_counter()
-            run_notebooks(mode, only)
-            times["notebooks"] = round(time.perf_counter() - t0, 1)
+            step(mode, only)
+            times[name] = round(time.perf_counter() - t0, 1)
         prov = write(computed, running=False)
     return prov
 
 
-def run_notebooks(mode: Mode, only: Sequence[str] | None = None, out_dir: Path | None = None) -> list[Path]:
-    """Execute the paired notebooks with papermill (parameter ``mode``) into ``out_dir``."""
-    import jupytext
-    import papermill as pm
-    from tqdm.auto import tqdm
+def reproduce_steps() -> dict[str, Step]:
+    """The steps installed to run after the grid, by name: the entry points of group :data:`STEP_GROUP`
+    (the book package's ``notebooks`` runs its chapters' notebooks; a plain library install has none).
 
-    root = project_root()
-    out_dir = ensure_dir(Path(out_dir or root / "_build" / "executed"), what="folder of executed notebooks")
-    pin_results_root()  # the kernels run in notebooks/, the results folder was named from here
-    outs = []
-    notebooks = registry.notebooks()
-    for name in tqdm(list(dict.fromkeys(notebooks[k] for k in only or notebooks)), desc="notebooks"):  # each once
-        src, ipynb = root / "notebooks" / f"{name}.md", out_dir / f"{name}.input.ipynb"
-        write_text_atomic(ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook")
-        out = out_dir / f"{name}.ipynb"
-        pm.execute_notebook(
-            str(ipynb),
-            str(out),
-            parameters={"mode": mode},
-            cwd=str(src.parent),
-            progress_bar=False,
-            kernel_name="python3",
-        )
-        outs.append(out)
-    return outs
+    Raises:
+        RunError: a step's entry point cannot be loaded (its package is broken or half-installed).
+    """
+    from importlib.metadata import entry_points
+
+    steps: dict[str, Step] = {}
+    for ep in sorted(entry_points(group=STEP_GROUP), key=lambda e: e.name):
+        try:
+            steps[ep.name] = ep.load()
+        except (ImportError, AttributeError) as e:
+            raise RunError(
+                f"the step {ep.name!r} of `cffair reproduce` ({ep.value}) cannot be loaded ({e}); "
+                "install the package again (make install), or pass --no-notebooks to compute only the records."
+            ) from e
+    return steps

@@ -59,8 +59,7 @@ import book_checks
 import pytest
 import yaml
 
-from cffair.experiments import _registry as registry
-from cffair_book import build_stamp
+from cffair_book import build_stamp, chapters
 
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
@@ -81,7 +80,7 @@ PAGES_WITH_TABLES = {
     "notebooks/ltn_in_ten_minutes",
     "book/datasets",
     # every chapter of the paper's questions and appendices (the chapter registry's)
-    *(f"notebooks/{c.notebook}" for c in registry.chapters(paper=True).values()),
+    *(f"notebooks/{c.notebook}" for c in chapters.chapters(paper=True).values()),
 }
 #: Pages that must show at least one figure (<img>).
 PAGES_WITH_FIGURES = {

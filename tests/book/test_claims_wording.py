@@ -10,7 +10,7 @@ import yaml
 
 import cffair_book as book
 from cffair_book import wording
-from cffair_book.layout import NOTEBOOK_PAGES
+from cffair_book.chapters import NOTEBOOK_PAGES
 
 #: The fields the code fills into each note template (a change to either side must change this).
 FIELDS = {

@@ -29,15 +29,15 @@ import pytest
 
 from cffair import experiments
 from cffair.workflows import _reproduce as reproduce
-from cffair_book import pages
+from cffair_book import chapters, pages
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 
 #: Teaching notebooks: no results, no mode; they train what they show in seconds.
 TEACHING_NOTEBOOKS: tuple[str, ...] = ("ltn_in_ten_minutes",)
-#: Every notebook of the book: the teaching ones and those of the question groups (cffair.workflows._reproduce.NOTEBOOKS).
-RESULT_NOTEBOOKS: tuple[str, ...] = tuple(dict.fromkeys(reproduce.NOTEBOOKS.values()))
+#: Every notebook of the book: the teaching ones and those of the question groups (cffair_book.chapters.NOTEBOOKS).
+RESULT_NOTEBOOKS: tuple[str, ...] = tuple(dict.fromkeys(chapters.NOTEBOOKS.values()))
 NOTEBOOKS: tuple[str, ...] = (*TEACHING_NOTEBOOKS, *RESULT_NOTEBOOKS)
 #: The paper's chapters: each closes with a "Verdict" and a "Regenerate" box for its group.
 CHAPTER_GROUPS: dict[str, str] = {stem: group for group, (stem, _, _) in pages.CHAPTERS.items()}
@@ -75,7 +75,7 @@ def test_notebook_list_matches_the_folder_and_the_library() -> None:
         f"notebooks/ holds {sorted(on_disk)}, the library and the teaching list name {sorted(NOTEBOOKS)}"
     )
     assert set(CHAPTER_GROUPS) <= set(RESULT_NOTEBOOKS)
-    assert all(reproduce.NOTEBOOKS[g] == stem for stem, g in CHAPTER_GROUPS.items())
+    assert all(chapters.NOTEBOOKS[g] == stem for stem, g in CHAPTER_GROUPS.items())
 
 
 @pytest.mark.parametrize("name", sorted([*TEACHING_NOTEBOOKS, *CHAPTER_GROUPS]))

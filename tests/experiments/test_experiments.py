@@ -251,10 +251,6 @@ def test_paper_grid_covers_tables():
     assert {c.fold for c in grid} == {0, 1, 2, 3, 4}
 
 
-def test_every_group_has_a_notebook():
-    assert set(R.NOTEBOOKS) == set(E.GROUPS)
-
-
 # ---------------------------------------------------------------------------- options and investigations
 def test_options_are_checked_sorted_and_absent_from_the_papers_configs():
     c = E.ExperimentConfig("compas", 0, "ltn_acc_cf", options={"lr": 0.1, "fair_p": 6})
@@ -389,20 +385,6 @@ def test_explanations_on_every_attribute_are_an_input_of_their_own():
     assert lr["config"]["lr"] == 0.1
     plain = keys.producer("pretrained", E.ExperimentConfig("compas", 0, "ltn_acc_cf"), "d")
     assert plain["config"]["lr"] == E.PROFILES["full"].lr and "clip_grad" not in plain["config"]
-
-
-def test_each_notebook_runs_once_however_many_groups_it_shows(tmp_path, monkeypatch):
-    import papermill
-
-    ran = []
-    monkeypatch.setattr(papermill, "execute_notebook", lambda src, out, **kw: ran.append(os.path.basename(out)))
-    R.run_notebooks("quick", ["q2", "q2_why", "appendix_b_why"], out_dir=tmp_path)
-    assert ran == ["q2_baselines.ipynb", "appendix_b_axiom_weights.ipynb"]
-    ran.clear()
-    R.run_notebooks("quick", out_dir=tmp_path)
-    assert sorted(ran) == sorted(f"{n}.ipynb" for n in set(R.NOTEBOOKS.values())) and len(ran) == len(
-        set(R.NOTEBOOKS.values())
-    )
 
 
 # ---------------------------------------------------------------------------- repeated cross-validation

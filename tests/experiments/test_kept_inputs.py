@@ -94,7 +94,7 @@ def test_a_resumed_reproduction_with_a_cold_cache_fits_nothing_and_finds_every_r
 
     results = tmp_path / "results"
     monkeypatch.setenv("CFFAIR_CACHE", str(tmp_path / "cache1"))
-    first = R.reproduce("quick", ["q1"], jobs=1, datasets=["compas"], results_dir=results, notebooks=False)
+    first = R.reproduce("quick", ["q1"], jobs=1, datasets=["compas"], results_dir=results, steps=False)
     assert first["records_computed"] > 0
     kept = sorted(p.name for p in (results / "inputs").rglob("*") if p.is_file())
     assert any(n.endswith(".pt") for n in kept) and any(n.endswith(".parquet") for n in kept)
@@ -105,6 +105,6 @@ def test_a_resumed_reproduction_with_a_cold_cache_fits_nothing_and_finds_every_r
         raise AssertionError("a flow was fitted although its kept copy was there")
 
     monkeypatch.setattr(cnf.CausalFlow, "fit", no_fit)
-    second = R.reproduce("quick", ["q1"], jobs=1, datasets=["compas"], results_dir=results, notebooks=False)
+    second = R.reproduce("quick", ["q1"], jobs=1, datasets=["compas"], results_dir=results, steps=False)
     assert second["records_computed"] == 0
     assert sorted(p.name for p in (results / "inputs").rglob("*") if p.is_file()) == kept

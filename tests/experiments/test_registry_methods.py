@@ -1,4 +1,5 @@
-"""The registries of methods, chapters and datasets (cffair.experiments._registry): one entry for a new method or chapter, and every consumer sees it."""
+"""The registries of methods, question groups and datasets (cffair.experiments._registry) and the book's chapters
+(cffair_book.chapters): one entry for a new method, group or chapter, and every consumer sees it."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import pytest
 import yaml
 
 from cffair.experiments import _registry as registry
-from cffair.experiments._registry import Chapter, Method, RegistryError
+from cffair.experiments._registry import Method, QuestionGroup, RegistryError
 from cffair.reporting import _names as names  # imported before any registration (their tuples)
-from cffair_book import claims_q2, investigations, layout, pages, rulers
+from cffair_book import chapters, claims_q2, investigations, pages, rulers
+from cffair_book.chapters import Chapter
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,13 +24,14 @@ DUMMY = Method(
 )
 #: A cheap alternative that runs in a chapter of its own, on the first fold only.
 CHEAP = Method("cheap", "Cheap", "baseline", "simple", groups=("q5",), first_fold_only=True)
-#: A chapter of its own that holds a table of the paper.
-Q5 = Chapter("q5", "q5_dummy", "Q5: a dummy question", "Q5", "Table 9", paper=True)
+#: A question of the paper, and its chapter in the book, which holds a table of the paper.
+Q5 = QuestionGroup("q5", paper=True)
+Q5_PAGE = Chapter("q5", "q5_dummy", "Q5: a dummy question", "Q5", "Table 9")
 
 
 @pytest.fixture
 def dummies():
-    with registry.registered(DUMMY, CHEAP, Q5):
+    with chapters.registered(DUMMY, CHEAP, Q5, Q5_PAGE):
         yield
 
 
@@ -67,22 +70,23 @@ def test_a_registered_method_is_in_the_tables_names_colours_and_defaults(dummies
 
 
 def test_a_registered_chapter_is_in_the_chapter_map(dummies):
-    from cffair.workflows import _reproduce as reproduce
+    from cffair.cli import build_parser
 
-    assert reproduce.NOTEBOOKS["q5"] == "q5_dummy"
-    assert layout.NOTEBOOK_PAGES["q5"] == ("q5_dummy", "Q5")
+    assert chapters.NOTEBOOKS["q5"] == "q5_dummy"
+    assert chapters.NOTEBOOK_PAGES["q5"] == ("q5_dummy", "Q5")
     assert pages.CHAPTERS["q5"] == ("q5_dummy", "Q5: a dummy question", "Table 9")
-    assert registry.chapter("q5").command() == "cffair reproduce --only q5 --mode quick"
+    assert registry.question_group("q5").command() == "cffair reproduce --only q5 --mode quick"
+    assert registry.groups(paper=True)[-1] == "q5" and chapters.group_label("q5") == "Q5: a dummy question"
+    assert build_parser().parse_args(["reproduce", "--only", "q5"]).only == ["q5"]
 
 
 def test_registered_entries_leave_with_the_block():
     from cffair.experiments import _config as C
-    from cffair.workflows import _reproduce as reproduce
 
-    with registry.registered(DUMMY, Q5):
-        assert "dummy" in C.BASELINES
-    assert "dummy" not in C.BASELINES and "q5" not in reproduce.NOTEBOOKS and "q5" not in pages.CHAPTERS
-    assert "dummy" not in registry.METHODS and "q5" not in registry.CHAPTERS
+    with chapters.registered(DUMMY, Q5, Q5_PAGE):
+        assert "dummy" in C.BASELINES and "q5" in C.GROUPS
+    assert "dummy" not in C.BASELINES and "q5" not in chapters.NOTEBOOKS and "q5" not in pages.CHAPTERS
+    assert "dummy" not in registry.METHODS and "q5" not in registry.QUESTION_GROUPS and "q5" not in chapters.CHAPTERS
 
 
 def test_a_config_of_an_unregistered_method_is_refused():
@@ -98,13 +102,17 @@ def test_registering_a_taken_key_or_a_malformed_entry_is_refused():
     with pytest.raises(RegistryError, match="already registered"):
         registry.register_method(Method("cnf", "CNF again", "baseline", "cnf"))
     with pytest.raises(RegistryError, match="already registered"):
-        registry.register_chapter(Chapter("q1", "q1_counterfactual_fairness"))
+        registry.register_group(QuestionGroup("q1"))
+    with pytest.raises(RegistryError, match="already registered"):
+        chapters.register_chapter(Chapter("q1", "q1_counterfactual_fairness", "Q1 again"))
     with pytest.raises(RegistryError, match="needs a runner module"):
         Method("x", "X", "baseline")
     with pytest.raises(RegistryError, match="must start with 'ltn_'"):
         Method("acc_x", "X", "ltn", "ltn")
-    with pytest.raises(RegistryError, match="names the chapter it is part of"):
-        Chapter("q9_why", "q9", kind="investigation")
+    with pytest.raises(RegistryError, match="names the question it is part of"):
+        QuestionGroup("q9_why", "investigation")
+    with pytest.raises(RegistryError, match="part of 'q2_why', which is not a registered question"):
+        registry.register_group(QuestionGroup("q9_why", "investigation", of="q2_why"))
 
 
 def test_an_ltn_setting_has_one_spelling():
@@ -130,15 +138,14 @@ def test_the_protocol_lists_are_the_registrys():
     assert claims_q2._BASELINES == registry.paper_baselines() == tuple(investigations.Q2_METHODS[1:])
     assert set(C.BASELINES) == set(registry.paper_baselines()) | set(names.EXTRA_BASELINES)
     assert tuple(s for s in names.TABLE_METHODS["table1"] if registry.method(s).kind == "ltn") == names.Q1_SETTINGS
-    assert set(C.INVESTIGATION_GROUPS) <= set(C.GROUPS) and all(registry.chapter(g).of for g in C.INVESTIGATION_GROUPS)
-    for g, c in registry.CHAPTERS.items():
-        assert c.of == "" or registry.chapter(c.of).notebook == c.notebook, g  # shown in its chapter's notebook
+    assert set(C.INVESTIGATION_GROUPS) <= set(C.GROUPS)
+    assert all(registry.question_group(g).of for g in (*C.INVESTIGATION_GROUPS, *C.STUDY_GROUPS))
 
 
 def test_every_chapter_notebook_exists_and_is_in_the_toc():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = re.findall(r"file: (notebooks/\S+)", yaml.safe_dump(toc))
-    for c in registry.CHAPTERS.values():
+    for c in chapters.CHAPTERS.values():
         assert (ROOT / "notebooks" / f"{c.notebook}.md").is_file(), c.group
         assert f"notebooks/{c.notebook}" in files, c.group
 
@@ -148,7 +155,7 @@ def test_the_intro_lists_the_papers_chapters_in_registry_order():
     bullet = intro[intro.index("The research-question chapters") :]
     bullet = bullet[: bullet.index("\n* ")]
     linked = re.findall(r"\]\(notebooks/([\w]+)\.md\)", bullet)
-    assert linked == [c.notebook for c in registry.chapters(paper=True).values()]
+    assert linked == [c.notebook for c in chapters.chapters(paper=True).values()]
 
 
 def test_the_datasets_are_the_registrys():

@@ -16,6 +16,7 @@ import machines
 import pytest
 
 from cffair._support.utils import project_root
+from cffair.errors import RunError
 from cffair.experiments import ExperimentConfig, ResultsStore, diff, paper_grid
 from cffair.workflows import _reproduce as R
 
@@ -141,9 +142,42 @@ def test_provenance_counts_the_records_a_run_computed(tmp_path, monkeypatch):
         R, "check", lambda store, cfg, expected=None, known_inputs=None: ("stale" if cfg.key in stale else "fresh", [])
     )
     monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: ran.append(len(cfgs)))
-    prov = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, notebooks=False)
+    prov = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, steps=False)
     assert prov["records_computed"] == 2 and prov["records_in_grid"] == len(cfgs) == ran[0]
     assert json.loads((tmp_path / "provenance.json").read_text())["records_computed"] == 2
+
+
+def test_the_installed_steps_run_after_the_grid_with_the_mode_and_groups(tmp_path, monkeypatch):
+    """``cffair reproduce`` runs each step installed under the entry-point group after the grid, with
+    the run's mode and groups, and times it under the step's name; ``steps=False`` runs none. The
+    installed one is the book's notebooks (the library never imports the book)."""
+    import cffair.experiments._pipeline
+
+    order: list[object] = []
+    monkeypatch.setattr(cffair.experiments._pipeline, "prepare_inputs", lambda *a, **k: {})
+    monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("fresh", []))
+    monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: order.append("grid"))
+    monkeypatch.setattr(R, "reproduce_steps", lambda: {"pages": lambda mode, only: order.append((mode, only))})
+    prov = R.reproduce("quick", ["q1", "q2_why"], jobs=1, results_dir=tmp_path)
+    assert order == ["grid", ("quick", ["q1", "q2_why"])] and "pages" in prov["stage_seconds"]
+    order.clear()
+    R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path / "b", steps=False)
+    assert order == ["grid"]
+    monkeypatch.undo()
+    installed = R.reproduce_steps()
+    assert [(n, f.__module__, f.__name__) for n, f in installed.items()] == [
+        ("notebooks", "cffair_book.execute", "reproduce_step")
+    ]
+
+
+def test_a_step_that_cannot_be_loaded_is_a_clear_error(monkeypatch):
+    """A half-installed package's step stops the run with its name and what to do, not a traceback."""
+    import importlib.metadata as md
+
+    broken = md.EntryPoint("notebooks", "cffair_book.no_such_module:step", R.STEP_GROUP)
+    monkeypatch.setattr(md, "entry_points", lambda group: [broken] if group == R.STEP_GROUP else [])
+    with pytest.raises(RunError, match="the step 'notebooks' of `cffair reproduce` .*install the package again"):
+        R.reproduce_steps()
 
 
 def test_provenance_lists_the_parts_of_a_regeneration_run_group_by_group(tmp_path, monkeypatch):
@@ -165,8 +199,8 @@ def test_provenance_lists_the_parts_of_a_regeneration_run_group_by_group(tmp_pat
             **{"records_computed": kw["computed"], "records_in_grid": kw["in_grid"]},
         },
     )
-    first = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, notebooks=False)
-    second = R.reproduce("quick", ["q2"], jobs=2, results_dir=tmp_path, notebooks=False)
+    first = R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path, steps=False)
+    second = R.reproduce("quick", ["q2"], jobs=2, results_dir=tmp_path, steps=False)
     stored = json.loads((tmp_path / "provenance.json").read_text())
     assert [p["groups"] for p in stored["parts"]] == [["q1"], ["q2"]] and [p["jobs"] for p in stored["parts"]] == [1, 2]
     assert stored["wall_seconds"] == 20.0 == 2 * first["wall_seconds"]
@@ -177,7 +211,7 @@ def test_provenance_lists_the_parts_of_a_regeneration_run_group_by_group(tmp_pat
         "provenance",
         lambda times, **kw: {"commit": "c2", "dirty": False, "stage_seconds": {"experiments": 3.0}, "finished": "t"},
     )
-    third = R.reproduce("quick", None, jobs=2, results_dir=tmp_path, notebooks=False)
+    third = R.reproduce("quick", None, jobs=2, results_dir=tmp_path, steps=False)
     assert len(third["parts"]) == 1 and third["parts"][0]["groups"] is None and third["wall_seconds"] == 3.0
 
 
@@ -213,7 +247,7 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
 
     monkeypatch.setattr(R, "run_grid", killed)
     with pytest.raises(KeyboardInterrupt):
-        R.reproduce("quick", ["q1"], jobs=2, results_dir=tmp_path, notebooks=False)
+        R.reproduce("quick", ["q1"], jobs=2, results_dir=tmp_path, steps=False)
     left = json.loads((tmp_path / "provenance.json").read_text())
     [part] = left["parts"]
     assert part["finished"] is None and part["records_computed"] == 7 and part["last_record"] == "t2"
@@ -234,7 +268,7 @@ def test_a_killed_invocation_leaves_its_part_closed_at_its_last_record(tmp_path,
             "records_computed": kw["computed"],
         },
     )
-    final = R.reproduce("quick", ["q1"], jobs=2, results_dir=tmp_path, notebooks=False)
+    final = R.reproduce("quick", ["q1"], jobs=2, results_dir=tmp_path, steps=False)
     first, second = final["parts"]
     assert first["interrupted"] and first["finished"] == "t2" and first["records_computed"] == 7
     assert not second.get("interrupted") and second["finished"] is not None and second["commit"] == "c2"

@@ -59,9 +59,15 @@ def test_every_module_function_and_file_the_recipes_name_exists() -> None:
         assert (ROOT / path).exists(), f"CONTRIBUTING.md names {path}, which does not exist"
     # the registries the recipes add to, under the names the recipes use
     from cffair.experiments import _registry as registry
+    from cffair_book import chapters
 
-    for listed in ("METHODS", "CHAPTERS", "DATASETS"):
-        assert f"`{listed}`" in TEXT and hasattr(registry, listed), listed
+    for where, listed in (
+        (registry, "METHODS"),
+        (registry, "QUESTION_GROUPS"),
+        (registry, "DATASETS"),
+        (chapters, "CHAPTERS"),
+    ):
+        assert f"`{listed}`" in TEXT and hasattr(where, listed), listed
     for call in re.findall(r"`registry\.(\w+)\(", TEXT):
         assert callable(getattr(registry, call)), call
 
@@ -108,16 +114,19 @@ def test_the_axiom_recipe_a_factory_its_truth_by_hand_and_training_with_it() -> 
 def test_the_baseline_and_chapter_recipes_with_the_dummies_of_the_registry_tests() -> None:
     from cffair.experiments import _registry as registry
     from cffair.experiments._pipeline import keys
-    from cffair.experiments._registry import Chapter, Method
+    from cffair.experiments._registry import Method, QuestionGroup
+    from cffair_book import chapters
+    from cffair_book.chapters import Chapter
 
     dummy = Method("recipe", "Recipe MLP", "baseline", "simple", groups=("q2",), first_fold_only=True)
-    chapter = Chapter("q9", "q9_recipe", "Q9: a recipe", "Q9", "Table 9")
-    with registry.registered(dummy, chapter):
+    group, chapter = QuestionGroup("q9"), Chapter("q9", "q9_recipe", "Q9: a recipe", "Q9", "Table 9")
+    with chapters.registered(dummy, group, chapter):
         # step 2 of the baseline recipe: its runner module, found through the runner table
         runner = importlib.import_module(keys.RUNNERS["recipe"])
         assert callable(runner.run)
         # step 2 of the chapter recipe: its command
-        assert registry.chapter("q9").command() == "cffair reproduce --only q9 --mode quick"
+        assert registry.question_group("q9").command() == "cffair reproduce --only q9 --mode quick"
+        assert chapters.notebook_of("q9") == "q9_recipe" and chapters.chapters()["q9"].link == "Q9"
     assert "recipe" not in keys.RUNNERS
 
 
