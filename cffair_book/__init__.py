@@ -2,7 +2,7 @@
 
 ``cffair`` measures (records, frames, tables, figures, the paper's numbers, the statistics and
 verdict rules); this package turns those numbers into the book: the claims and their notes (:mod:`.claims`, :mod:`.registry`, the wording in
-``claims.yaml``), why the failing claims fail (:mod:`.why`, :mod:`.investigations`), the chapters
+``claims.yaml``; the sentences other pages fill with numbers in ``sentences.yaml``, :func:`.wording.say`), why the failing claims fail (:mod:`.why`, :mod:`.investigations`), the chapters
 beyond the paper and on three rulers (:mod:`.beyond`, :mod:`.rulers`, :mod:`.dependence`), the Reproducing page
 (:mod:`.reproduction`, and what more workers buy: :mod:`.scaling`), the boxes around each chapter (:mod:`.pages`), the teaching helpers
 (:mod:`.teaching`) and where the book's files are (:mod:`.layout`).

@@ -18,6 +18,7 @@ import pandas as pd
 from cffair.errors import DataError
 from cffair.reporting import dataset_name
 from cffair_book.chapters import group_label
+from cffair_book.wording import say, spoken, value_range
 
 __all__ = [
     "STEP_NAMES",
@@ -76,15 +77,15 @@ def efficiency_scope(efficiency: Mapping[str, Any]) -> str:
     'fairness (it computed some records twice: the share is a lower bound)'
     """
     if "groups" not in efficiency:
-        return "the committed full run"
+        return say("reproduction.scope_full_run")
     n = int(efficiency["parts"])
-    who = "the invocation" if n == 1 else f"the {n} invocations"
+    who = say("reproduction.who", "one" if n == 1 else "many", count=n)
     if efficiency["groups"] is None:
-        return f"{who} that computed the full run's {int(efficiency['records']):,} records"
+        return say("reproduction.scope_all", who=who, records=int(efficiency["records"]))
     groups = "; ".join(group_label(g) for g in efficiency["groups"])
-    text = f"{who} that computed the {int(efficiency['records'])} records of {groups}"
+    text = say("reproduction.scope_groups", who=who, records=int(efficiency["records"]), groups=groups)
     if not efficiency.get("exact", True):
-        text += f" ({'it' if n == 1 else 'they'} computed some records twice: the share is a lower bound)"
+        text += say("reproduction.lower_bound", "one" if n == 1 else "many")
     return text
 
 
@@ -100,15 +101,18 @@ def measured_efficiency_line(full_run: Mapping[str, Any]) -> str:
     True
     """
     parts = full_run.get("parallel_efficiency_parts") or []
-    head = "The efficiencies above come from the replay, not from a measurement"
     if not parts:
-        return f"{head}; the committed run records no measurement of its workers."
+        return say("reproduction.efficiency", "none")
     clauses = [
-        f"in {efficiency_scope(e)}, the {int(e.get('workers', 2))} workers were measured busy "
-        f"{100 * float(e['efficiency']):.1f} % of the experiments' wall time"
+        say(
+            "reproduction.efficiency_clause",
+            scope=efficiency_scope(e),
+            workers=int(e.get("workers", 2)),
+            busy=100 * float(e["efficiency"]),
+        )
         for e in parts
     ]
-    return f"{head}: {'; '.join(clauses)}."
+    return say("reproduction.efficiency", "measured", clauses="; ".join(clauses))
 
 
 def load_benchmarks(folder: str | Path) -> dict[str, dict[str, Any]]:
@@ -134,32 +138,24 @@ def provenance_notes(provenance: Mapping[str, Any]) -> str:
     records per fold; ``""`` if there are none."""
     notes = []
     if provenance.get("dirty"):
-        notes.append(
-            "The provenance says *dirty*: the work tree's uncommitted changes were the result files the run was "
-            "writing (and, in the committed run, a benchmark script outside the library); the library's code was "
-            "that of the commit."
-        )
+        notes.append(say("reproduction.dirty"))
     computed, in_grid = provenance.get("records_computed"), provenance.get("records_in_grid")
     parts = provenance.get("parts") or []
     if computed is not None and in_grid and computed < in_grid and len(parts) > 1:
         hours = sum(float(p.get("wall_s") or 0.0) for p in parts) / 3600
         notes.append(
-            f"**This run is the last of {len(parts)} invocations of one regeneration** (each a `cffair reproduce` "
-            f"that continued the records the others stored): it computed {computed} of its {in_grid} records (the "
-            f"others were fresh already), so the times above are this invocation's. The invocations' wall times sum "
-            f"to {hours:.1f} h."
+            say("reproduction.last_invocation", parts=len(parts), computed=computed, in_grid=in_grid, hours=hours)
         )
     elif computed is not None and in_grid and computed < in_grid:
-        notes.append(
-            f"**This run resumed a regeneration:** it computed {computed} of the grid's {in_grid} records (the others "
-            "were fresh already), so the times above are those of the resume, not of a whole run. What a whole run "
-            "costs is projected from every record's own seconds (below and on the benchmarks page)."
-        )
+        notes.append(say("reproduction.resumed", computed=computed, in_grid=in_grid))
     if not provenance.get("complete", True):
         per_fold = ", ".join(f"fold {f}: {n}" for f, n in provenance.get("records_per_fold", {}).items())
         notes.append(
-            f"**The committed run is incomplete.** {provenance.get('note', '')} Records present per fold (of those "
-            f"the full grid asks for): {per_fold or 'not recorded'}."
+            say(
+                "reproduction.incomplete",
+                note=provenance.get("note", ""),
+                per_fold=per_fold or say("reproduction.per_fold_unknown"),
+            )
         )
     return "\n\n".join(notes)
 
@@ -291,9 +287,11 @@ def command_times_frame(fresh_clone: Mapping[str, Any]) -> pd.DataFrame:
 
 def _wall_kind(run: Mapping[str, Any], measured: bool) -> str:
     if not measured:
-        return "projected from each record's own seconds"
+        return say("reproduction.wall_kind", "projected")
     count = int((run.get("parts") or {}).get("count") or 0)
-    return f"measured: the sum of its {count} parts" if count > 1 else "measured"
+    return (
+        say("reproduction.wall_kind", "parts", count=count) if count > 1 else say("reproduction.wall_kind", "measured")
+    )
 
 
 def parts_sentence(run: Mapping[str, Any]) -> str:
@@ -309,14 +307,9 @@ def parts_sentence(run: Mapping[str, Any]) -> str:
     parts = run.get("parts") or {}
     count, stopped = int(parts.get("count") or 0), int(parts.get("interrupted") or 0)
     if run.get("wall_seconds") is None:
-        return "No invocations at one code computed the whole grid, so that time is projected from the records' own seconds"
-    if count <= 1:
-        return "That wall time is one invocation" + ("'s, stopped and resumed" if stopped else "")
-    return (
-        f"That wall time is the sum of the regeneration's {count} parts"
-        + (f", {stopped} of them stopped and resumed" if stopped else "")
-        + ": it is neither a clean nor a cold run"
-    )
+        return say("reproduction.parts", "projected")
+    branch = ("one" if count <= 1 else "many") + ("_resumed" if stopped else "")
+    return say("reproduction.parts", branch, count=count, stopped=stopped)
 
 
 def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
@@ -344,27 +337,26 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
     complete = int(paper["records"]) == int(paper["records_wanted"])
     verdict = "within" if complete and float(paper["projected_seconds"]) <= float(paper["target_seconds"]) else "over"
     if not complete:
-        verdict = "not yet comparable with"
-    cpus = int((full_run.get("machine") or {}).get("cpus") or 2)
-    text = (
-        f"The paper's protocol alone (its chapters, one partition of cross-validation, one seed, its twins; "
-        f"{paper['records']} of "
-        f"{paper['records_wanted']} records) takes {minutes:.0f} min on {cpus} cores, projected from its records' "
-        f"own seconds: {verdict} its target of {float(paper['target_seconds']) / 3600:.1f} h."
+        verdict = "incomplete"
+    text = say(
+        "reproduction.paper_protocol",
+        records=paper["records"],
+        wanted=paper["records_wanted"],
+        minutes=minutes,
+        cpus=int((full_run.get("machine") or {}).get("cpus") or 2),
+        verdict=say("reproduction.protocol_verdict", verdict),
+        target_hours=float(paper["target_seconds"]) / 3600,
     )
     part = (full_run.get("parts") or {}).get("paper_part")
     chapters = full_run.get("paper_chapters")
     if not part and chapters:  # a run in parts by dataset: no wall time is the chapters' alone
-        text += (
-            f" Its chapters with their investigations and the replication ({chapters['records']} records) ran in "
-            "parts by dataset together with the rest, so no measured wall time is theirs alone."
-        )
+        text = spoken(text, say("reproduction.chapters_in_parts", records=chapters["records"]))
     if paper.get("measured_part_seconds") is not None and part:
         count = int(part.get("parts") or 1)
         killed = int(part.get("interrupted") or 0)
-        how = "measured" if count == 1 else f"measured, the sum of {count} invocations"
+        how = say("reproduction.chapters_how", "one" if count == 1 else "many", count=count)
         if killed:
-            how += f" ({killed} of them stopped before the end and resumed)"
+            how += say("reproduction.chapters_stopped", stopped=killed)
         grid = max(
             (
                 int(p.get("records_in_grid") or 0)
@@ -375,14 +367,19 @@ def paper_protocol_line(full_run: Mapping[str, Any]) -> str:
         )
         computed = int(part["records"])
         records = (
-            f"{grid} records; its invocations computed {computed}, {computed - grid} of them twice across the stop"
+            say("reproduction.chapters_records", "twice", grid=grid, computed=computed, twice=computed - grid)
             if grid and computed > grid
-            else f"{computed} records"
+            else say("reproduction.chapters_records", "plain", computed=computed)
         )
-        text += (
-            f" The {'part' if count == 1 else 'parts'} of the regeneration that ran its chapters with their "
-            f"investigations and repetitions ({records}) took "
-            f"{float(paper['measured_part_seconds']) / 60:.0f} min, {how}."
+        text = spoken(
+            text,
+            say(
+                "reproduction.chapters_part",
+                "one" if count == 1 else "many",
+                records=records,
+                minutes=float(paper["measured_part_seconds"]) / 60,
+                how=how,
+            ),
         )
     return text
 
@@ -401,11 +398,16 @@ def protocol_cost_line(full_run: Mapping[str, Any]) -> str:
         return ""
     paper, rest = parts.pop("the paper's protocol", 0.0), parts.pop("studies and the rest", 0.0)
     added = sum(parts.values())
-    return (
-        f"Of the full mode's {total:.1f} core-hours, the paper's protocol takes {paper:.1f} ({paper / total:.0%}); "
-        f"the replication adds {added:.1f} ({added / total:.0%}): "
-        + ", ".join(f"{k} {v:.1f}" for k, v in parts.items() if round(v, 1))
-        + f"; the studies and the rest take {rest:.1f} ({rest / total:.0%})."
+    return say(
+        "reproduction.protocol_cost",
+        total=total,
+        paper=paper,
+        paper_share=paper / total,
+        added=added,
+        added_share=added / total,
+        additions=", ".join(f"{k} {v:.1f}" for k, v in parts.items() if round(v, 1)),
+        rest=rest,
+        rest_share=rest / total,
     )
 
 
@@ -425,34 +427,40 @@ def cpu_kind_line(cpu_kind: Mapping[str, Any]) -> str:
     """
     summary = cpu_kind["summary"]
     folds = cpu_kind.get("folds") or []
-    span = f"folds {min(folds)}–{max(folds)}" if len(folds) > 1 else f"fold {folds[0]}" if folds else "its folds"
+    span = (
+        say("reproduction.cpu_folds", "many", first=min(folds), last=max(folds))
+        if len(folds) > 1
+        else say("reproduction.cpu_folds", "one", fold=folds[0])
+        if folds
+        else say("reproduction.cpu_folds", "none")
+    )
     metrics = summary["metrics"]
     seeds = [m["ratio_to_seed_sd"] for m in metrics.values() if m.get("ratio_to_seed_sd") is not None]
     cf = metrics.get("cf_mse") or next(iter(metrics.values()))
     spread = (
-        (f"{min(seeds):.2f}–{max(seeds):.2f}" if len(seeds) > 1 else f"{seeds[0]:.2f}")
-        + " of their spread over training seeds"
+        say("reproduction.cpu_spread", "seeds", ratios=value_range(seeds, ".2f"))
         if seeds
-        else "an amount no seed spread measures yet"
+        else say("reproduction.cpu_spread", "none")
     )
     claims = summary.get("claims") or {}
     ratios = [c["ratio_to_paired_seed_sd"] for c in claims.values() if c.get("ratio_to_paired_seed_sd") is not None]
     moved = [k for k, c in claims.items() if c.get("verdict_moved")]
-    claim_part = (
-        f", the differences the Q1 claims test by {min(ratios):.2f}–{max(ratios):.2f} of theirs" if ratios else ""
-    )
-    verdicts = "no 5-fold verdict changes" if not moved else f"the 5-fold verdict of {', '.join(moved)} changes"
     largest = max([*seeds, *ratios, 0.0])
-    close = (
-        "A difference of that size between two machines' records is the CPU's, not the method's."
-        if largest < 0.5 and not moved
-        else "That is comparable to a rerun with another seed: compare two machines' verdicts, not their digits."
-    )
-    return (
-        f"{dataset_name(str(cpu_kind['dataset']))}'s Table 1 LTN settings on {span}, re-run with "
-        f"{str(cpu_kind['kind']).upper()} kernels on this {cpu_kind.get('native_capability', 'other')} machine: "
-        f"{summary['configs_identical']} of {summary['configs']} records identical; the metrics move by {spread} "
-        f"(CF-MSE by {cf['cpu_abs_diff_mean']:.4f} on average){claim_part}, and {verdicts}. {close}"
+    return say(
+        "reproduction.cpu_kind",
+        dataset=dataset_name(str(cpu_kind["dataset"])),
+        span=span,
+        kind=str(cpu_kind["kind"]).upper(),
+        native=cpu_kind.get("native_capability", "other"),
+        identical=summary["configs_identical"],
+        configs=summary["configs"],
+        spread=spread,
+        cf_mse=cf["cpu_abs_diff_mean"],
+        claims=say("reproduction.cpu_claims", ratios=value_range(ratios, ".2f")) if ratios else "",
+        verdicts=say("reproduction.cpu_verdicts", "moved", claims=", ".join(moved))
+        if moved
+        else say("reproduction.cpu_verdicts", "none"),
+        close=say("reproduction.cpu_close", "cpu" if largest < 0.5 and not moved else "seed"),
     )
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from cffair.errors import DataError
 from cffair.reporting import dataset_name, method_name
+from cffair_book.wording import say, spoken
 
 __all__ = [
     "TARGETS",
@@ -85,7 +86,7 @@ def _short(task_id: str) -> str:
     kind, _, options = kind.partition("(")
     shown = [dataset_name(dataset), _TASK_KINDS.get(kind) or method_name(kind)]
     for option in filter(None, options.rstrip(")").split(",")):
-        shown.append("on the sound twins" if option == "twins=default" else f"({option.replace('=', ' ')})")
+        shown.append(say("scaling.sound_twins") if option == "twins=default" else f"({option.replace('=', ' ')})")
     steps: list[str] = []
     others: list[str] = []
     for p in rest:
@@ -96,10 +97,6 @@ def _short(task_id: str) -> str:
     return " ".join(shown + others + steps)
 
 
-def _verdict(value: float, target: float) -> str:
-    return "within" if value <= target else "over"
-
-
 def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
     """The projection in a few sentences: the critical path, the targets met or missed, and
     what the split changed (Markdown)."""
@@ -108,72 +105,71 @@ def graph_scaling_summary(full_run: Mapping[str, Any]) -> str:
     path = graph["critical_path"]
     chain = " → ".join(_short(t) for t in path.get("tasks") or [path["task"]])
     crit = float(path["seconds"]) / 60
-    out = [
-        f"The grid of the committed records is {graph['tasks']} tasks. Its critical path, {chain}, takes "
-        f"{crit:.1f} min: no number of workers finishes sooner."
+    out = [say("scaling.graph", tasks=graph["tasks"], chain=chain, minutes=crit)]
+    targets = [
+        say(
+            "scaling.workers_target",
+            "within" if span[n] <= minutes else "over",
+            minutes=span[n],
+            workers=n,
+            target=minutes,
+        )
+        for n, minutes in sorted(TARGETS["minutes"].items(), reverse=True)
+        if n in span
     ]
-    targets = []
-    for n, minutes in sorted(TARGETS["minutes"].items(), reverse=True):
-        if n in span:
-            targets.append(
-                f"{span[n]:.1f} min on {n} workers, {_verdict(span[n], minutes)} the target of {minutes:.0f}"
-            )
     eff2 = graph["efficiency"].get("2")
     if eff2 is not None:
-        word = "at or above" if eff2 >= TARGETS["efficiency_2"] else "below"
-        targets.append(
-            f"two workers busy {eff2:.1%} of the time in the replay, {word} the target of {TARGETS['efficiency_2']:.0%}"
-        )
+        met = "met" if eff2 >= TARGETS["efficiency_2"] else "missed"
+        targets.append(say("scaling.efficiency_target", met, efficiency=eff2, target=TARGETS["efficiency_2"]))
     if targets:
-        out.append("Projected: " + "; ".join(targets) + ".")
+        out.append(say("scaling.projected", targets="; ".join(targets)))
+    core_seconds = float(graph["core_seconds"])
     if crit > min(TARGETS["minutes"].values()) and 16 in span and span[16] > TARGETS["minutes"][16]:
-        out.append(
-            f"More workers cannot close the gap: the 16-worker target needs a shorter critical path, "
-            f"i.e. a faster {_short(path['tasks'][-1]) if path.get('tasks') else path['task']}."
-        )
-    elif 16 in span and span[16] > TARGETS["minutes"][16] and float(graph["core_seconds"]) / 16 / 60 > crit:
-        out.append(
-            f"On 16 workers the bound is the work, not the graph: {float(graph['core_seconds']):,.0f} core-seconds "
-            f"÷ 16 is {float(graph['core_seconds']) / 16 / 60:.1f} min, longer than the critical path, so the "
-            "target needs less work rather than smaller tasks."
-        )
+        out.append(say("scaling.bound_by_path", task=_short(path["tasks"][-1]) if path.get("tasks") else path["task"]))
+    elif 16 in span and span[16] > TARGETS["minutes"][16] and core_seconds / 16 / 60 > crit:
+        out.append(say("scaling.bound_by_work", core_seconds=core_seconds, minutes=core_seconds / 16 / 60))
     longest = graph.get("longest_task")
     if longest:
         minutes = float(longest["seconds"]) / 60
         size = "within" if minutes <= TARGETS["task_minutes"] else "over"
         out.append(
-            f"The longest single task, {_short(longest['task'])}, takes {minutes:.1f} min, {size} the "
-            f"{TARGETS['task_minutes']:.0f} minutes a task should not exceed."
+            say(
+                "scaling.longest_task",
+                size,
+                task=_short(longest["task"]),
+                minutes=minutes,
+                target=TARGETS["task_minutes"],
+            )
         )
     before = full_run.get("task_graph_groups")
     if before and "16" in before["makespan_seconds"] and 16 in span:
         old = float(before["makespan_seconds"]["16"]) / 60
-        change = "down from" if span[16] < old else "up from" if span[16] > old else "the same as"
-        out.append(f"On 16 workers that is {change} {old:.1f} min with the {before['tasks']} task groups of before.")
+        change = "down" if span[16] < old else "up" if span[16] > old else "same"
+        out.append(say("scaling.groups_before", change, minutes=old, groups=before["tasks"]))
     grid = full_run.get("task_graph_grid")
     if grid and {"8", "16"} <= set(grid["makespan_seconds"]):
-        plain = int(grid.get("imputed_plain", 0))
-        kinds = (
-            (int(grid["imputed"]), "without a record take their twin's seconds on the paper's partition"),
-            (plain, "variants their plain setting's on the same fold"),
-            (int(grid["left_out"]), "with neither are left out"),
-        )
-        borrowed = [f"{count} {text}" for count, text in kinds if count]
-        how = "; " + ", ".join(borrowed) if borrowed else ", each timed by its own record"
+        counts = {
+            "imputed": int(grid["imputed"]),
+            "plain": int(grid.get("imputed_plain", 0)),
+            "left_out": int(grid["left_out"]),
+        }
+        borrowed = [say("scaling.borrowed", kind, count=count) for kind, count in counts.items() if count]
         out.append(
-            f"For the whole grid of today's checkout ({grid['records']} records{how}): "
-            f"{float(grid['makespan_seconds']['8']) / 60:.1f} min on 8 workers, "
-            f"{float(grid['makespan_seconds']['16']) / 60:.1f} min on 16."
+            say(
+                "scaling.whole_grid",
+                records=grid["records"],
+                how="; " + ", ".join(borrowed) if borrowed else say("scaling.own_times"),
+                eight=float(grid["makespan_seconds"]["8"]) / 60,
+                sixteen=float(grid["makespan_seconds"]["16"]) / 60,
+            )
         )
-    return " ".join(out)
+    return spoken(*out)
 
 
 def workers_summary(workers: Mapping[str, Any] | None) -> str:
     """The measured run of the quick grid on N Dask workers against 1, in a few sentences."""
     if not workers:
-        return (
-            "The quick grid has not been measured on several workers on this checkout (`benchmarks/bench_workers.py`)."
-        )
+        return say("scaling.workers_unmeasured")
     runs = workers["runs"]
     one, *others = sorted(runs, key=int)
     if not others:
@@ -182,32 +178,28 @@ def workers_summary(workers: Mapping[str, Any] | None) -> str:
     a, b = runs[one], runs[n]
     cores = int(workers["cores"])
     speed = float(a["wall_seconds"]) / float(b["wall_seconds"])
-    gain = (
-        f"a speed-up of {speed:.2f}"
-        if speed >= 1
-        else f"slower than one worker (time on one ÷ time on {n}: {speed:.2f})"
-    )
     out = [
-        f"The quick grid ({workers['records']} records, {workers['tasks']} tasks) took {a['wall_seconds']:.0f} s on "
-        f"{one} Dask worker and {b['wall_seconds']:.0f} s on {n}, {gain}, on a machine with {cores} cores "
-        f"whose load average (1 min) was {a['load_before'][0]:.1f} before the first run and {b['load_after'][0]:.1f} after the last."
+        say(
+            "scaling.workers",
+            records=workers["records"],
+            tasks=workers["tasks"],
+            one_s=a["wall_seconds"],
+            one=one,
+            n_s=b["wall_seconds"],
+            n=n,
+            gain=say("scaling.gain", "faster" if speed >= 1 else "slower", speed=speed, n=n),
+            cores=cores,
+            load_before=a["load_before"][0],
+            load_after=b["load_after"][0],
+        ),
+        say("scaling.workers_records", "equal" if workers.get("records_equal") else "differ"),
     ]
-    out.append(
-        "The records of the two runs are equal."
-        if workers.get("records_equal")
-        else "The records of the two runs differ: see benchmarks/results/workers.json."
-    )
     if cores < int(n):
-        out.append(
-            f"With {n} workers on {cores} cores the speed-up is bounded by the cores (at most {cores}), not by the graph."
-        )
+        out.append(say("scaling.bounded_by_cores", n=n, cores=cores))
     busy = max(a["load_before"][0], b["load_after"][0])
     if busy >= cores:
-        out.append(
-            f"The machine was overloaded (load {busy:.1f} on {cores} cores, the run's own workers and other work "
-            "together), so these times measure the machine as much as the scheduler."
-        )
-    return " ".join(out)
+        out.append(say("scaling.overloaded", load=busy, cores=cores))
+    return spoken(*out)
 
 
 def devices_frame(devices: Mapping[str, Any]) -> pd.DataFrame:
@@ -257,11 +249,7 @@ def accelerator_summary(devices: Mapping[str, Any] | None) -> str:
     True
     """
     if not devices or not devices.get("methods"):
-        return (
-            "Accelerator speed is unmeasured on this checkout: no accelerator was available where these benchmarks "
-            "ran. `python benchmarks/bench_devices.py` times one Adult fold of every method on `cuda` against `cpu` "
-            "where one is present."
-        )
+        return say("scaling.no_accelerator")
     rows = [r for r in devices["methods"] if r.get("speedup")]
     lo, hi = min(rows, key=lambda r: r["speedup"]), max(rows, key=lambda r: r["speedup"])
 
@@ -269,31 +257,38 @@ def accelerator_summary(devices: Mapping[str, Any] | None) -> str:
         return f"{r['speedup']:.2g}×" if r["speedup"] < 10 else f"{r['speedup']:.0f}×"
 
     out = [
-        f"One Adult fold (fold 0) of each method trained on {devices['machine']['gpu']}: from {times(lo)} "
-        f"({method_name(lo['method'])}) to {times(hi)} ({method_name(hi['method'])}) faster than on one CPU thread."
+        say(
+            "scaling.accelerator",
+            gpu=devices["machine"]["gpu"],
+            low=times(lo),
+            low_method=method_name(lo["method"]),
+            high=times(hi),
+            high_method=method_name(hi["method"]),
+        )
     ]
     flow = devices.get("flow_fit_s") or {}
     if flow.get("cpu") and flow.get("cuda"):
         cpu, acc = float(flow["cpu"]), float(flow["cuda"])
-        word = "slower" if acc > cpu else "faster"
-        out.append(f"The causal flow's fit is {word} there ({acc:.0f} s against {cpu:.0f} s).")
+        out.append(say("scaling.flow_fit", "slower" if acc > cpu else "faster", accelerator=acc, cpu=cpu))
     recorded = [r for r in rows if r.get("cpu_source") == "record"]
     if recorded:
-        out.append(
-            f"For {len(recorded)} of the {len(rows)} methods the CPU time is the committed record's (one thread of "
-            "the machine that made it) rather than a run beside the accelerator."
-        )
+        out.append(say("scaling.recorded_cpu", recorded=len(recorded), methods=len(rows)))
         both = [r for r in rows if r.get("cpu_source") == "here" and r.get("record_s")]
         if both:
             r = both[0]
             ratio = float(r["cpu_s"]) / float(r["record_s"])
             alike = (
-                "so their threads are about as fast (within 10 %)"
+                say("scaling.alike", "alike")
                 if abs(ratio - 1) <= 0.1
-                else f"so the accelerator machine's thread is {1 / ratio:.2f} times as fast"
+                else say("scaling.alike", "unlike", ratio=1 / ratio)
             )
             out.append(
-                f"{method_name(r['method'])}, trained on both, took {float(r['cpu_s']):.0f} s on a CPU thread of the "
-                f"accelerator's machine and {float(r['record_s']):.0f} s in its record, {alike}."
+                say(
+                    "scaling.both_threads",
+                    method=method_name(r["method"]),
+                    here=float(r["cpu_s"]),
+                    record=float(r["record_s"]),
+                    alike=alike,
+                )
             )
-    return " ".join(out)
+    return spoken(*out)

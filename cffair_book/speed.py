@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from cffair_book.wording import say, sentences, spoken
+
 __all__ = [
     "claims_speed_line",
     "critical_path_summary",
@@ -87,27 +89,32 @@ def projection_frame(result: Mapping[str, Any]) -> pd.DataFrame:
 def critical_path_summary(result: Mapping[str, Any] | None) -> str:
     """The measurement's conditions and the critical path before and after, in a few sentences (Markdown)."""
     if result is None:
-        return "`benchmarks/bench_ltn_heap.py` has not been run on this checkout."
+        return say("speed.not_run", bench="bench_ltn_heap.py")
     proj = result["projection"]
     ratios = result["stage_ratios_cpu"]
     path = proj["critical_path_tasks"]
     chain = proj["before"]["critical_path"].get("tasks") or list(path)  # in the chain's order
     before = float(proj["before"]["critical_path"]["seconds"]) / 60
     after = float(proj["after"]["critical_path"]["seconds"]) / 60
-    steps = ", then ".join(f"{t.split('/')[-2]} {path[t]['before']:.0f} s → {path[t]['after']:.0f} s" for t in chain)
-    lb, la = result["load_before"][0], result["load_after"][0]
-    verdict = "within" if after <= 10 else "over"
-    return (
-        f"Measured on Adult fold 0, {result['rounds']} alternating rounds of {result['epochs_per_round']} epochs "
-        f"per variant in one process, one torch thread, with the machine's 1-minute load at {lb:.1f} before and "
-        f"{la:.1f} after on its {result['cpus']} cores (other work shared them, so wall times are longer than CPU "
-        f"times and the ratios are taken on CPU time). The CPU time of an epoch, glibc's default allocator ÷ the "
-        f"heap kept, is {ratios['pretrain']:.2f} in pre-training (its 31,244 rows' blocks are small enough for "
-        f"glibc's own dynamic threshold), {ratios['fair']:.2f} in the fairness stage and {ratios['cke']:.2f} over "
-        f"the four CKE steps (with each step's knowledge base compiled from the step before). Projected from the committed run's own task seconds (measured), with the LTN tasks' "
-        f"seconds divided by these ratios (scaled): the critical path goes from {before:.1f} to {after:.1f} min "
-        f"({steps}), {verdict} the target of 10 minutes; the longest chain after is "
-        f"{proj['after']['critical_path']['task']}."
+    steps = ", then ".join(
+        say("speed.critical_path_step", stage=t.split("/")[-2], before=path[t]["before"], after=path[t]["after"])
+        for t in chain
+    )
+    return say(
+        "speed.critical_path",
+        rounds=result["rounds"],
+        epochs=result["epochs_per_round"],
+        load_before=result["load_before"][0],
+        load_after=result["load_after"][0],
+        cpus=result["cpus"],
+        pretrain=ratios["pretrain"],
+        fair=ratios["fair"],
+        cke=ratios["cke"],
+        before=before,
+        after=after,
+        steps=steps,
+        target=say("speed.target", "within" if after <= 10 else "over"),
+        longest=proj["after"]["critical_path"]["task"],
     )
 
 
@@ -129,29 +136,35 @@ def record_cost_line(cost: Mapping[str, Any]) -> str:
 
     shares = dict(cost["shares"])
     parts = [f"{k.split(': ', 1)[1]} {100 * v:.0f} %" for k, v in shares.items() if k.startswith("evaluation: ")]
-    head = (
-        f"One record's own task ({dataset_name(str(cost['dataset']))} fold {cost['fold']}, "
-        f"{method_name(str(cost['setting']))}, the pre-trained model loaded) takes {float(cost['cpu_s']):.1f} CPU "
-        f"seconds: {100 * shares['training']:.0f} % training, {100 * shares['evaluation']:.0f} % the record's "
-        f"evaluation" + (f" (its parts, each with what it calls: {', '.join(parts)})" if parts else "") + "."
+    head = say(
+        "speed.record_cost",
+        dataset=dataset_name(str(cost["dataset"])),
+        fold=cost["fold"],
+        method=method_name(str(cost["setting"])),
+        cpu=float(cost["cpu_s"]),
+        training=100 * shares["training"],
+        evaluation=100 * shares["evaluation"],
+        parts=say("speed.record_cost_parts", parts=", ".join(parts)) if parts else "",
     )
     ref = cost.get("reference") or {}
     ratio = ref.get("cpu_over_reference_setting")
-    if ratio is not None:
-        then = float(ref["timings"]["setting"])
-        verdict = (
-            f"the code is no slower ({ratio:.2f}×)" if ratio <= 1.05 else f"the code takes {ratio:.2f}× the CPU time"
+    reference = (
+        say(
+            "speed.reference",
+            "no slower" if ratio <= 1.05 else "slower",
+            then=float(ref["timings"]["setting"]),
+            ratio=ratio,
         )
-        head += f" The earlier run recorded {then:.1f} s for it: {verdict}."
+        if ratio is not None
+        else ""
+    )
     load = cost.get("load") or [None, None]
     wall, cpu = float(cost["wall_s"]), float(cost["cpu_s"])
+    inflated = ""
     if wall > 1.2 * cpu:
-        head += (
-            f" A record's seconds are wall seconds, which load inflates: this run took {wall:.1f} s of wall time "
-            f"for its {cpu:.1f} CPU seconds"
-            + (f" (load average {load[0]:.1f} before, {load[1]:.1f} after)." if load[0] is not None else ".")
-        )
-    return head
+        load_words = say("speed.wall_load", before=load[0], after=load[1]) if load[0] is not None else ""
+        inflated = say("speed.wall", wall=wall, cpu=cpu, load=load_words)
+    return spoken(head, reference, inflated)
 
 
 def denormals_line(denormals: Mapping[str, Any]) -> str:
@@ -169,27 +182,33 @@ def denormals_line(denormals: Mapping[str, Any]) -> str:
     """
 
     def faster(ratio: float) -> str:
+        if abs(ratio - 1.0) <= 0.05:
+            return say("speed.flushed", "same")
         return (
-            "no faster flushed, within 5 %"
-            if abs(ratio - 1.0) <= 0.05
-            else (f"{ratio:.2f}× faster flushed" if ratio > 1 else f"{1 / ratio:.2f}× slower flushed")
+            say("speed.flushed", "faster", ratio=ratio)
+            if ratio > 1
+            else say("speed.flushed", "slower", ratio=1 / ratio)
         )
 
     pre, fair, speed = denormals["pretrain_s"], denormals["fair_s"], denormals["speedup"]
     diff = float(denormals["max_abs_diff"])
-    same = (
-        "The two pre-trained models give identical outputs on the test rows."
-        if diff == 0.0
-        else f"The two pre-trained models' test outputs differ by at most {diff:.1e}."
-    )
     load = denormals.get("load") or [None, None]
-    return (
-        f"On Adult fold 0, where {100 * float(denormals['saturation']):.1f} % of the pre-trained predicate's test "
-        f"outputs are below 0.01 or above 0.99, the 1500 pre-training epochs take {pre['flush']:.0f} s with the "
-        f"learner's flush and {pre['denormals']:.0f} s computing with denormals ({faster(float(speed['pretrain_s']))}); "
-        f"{denormals['fair_epochs']} acc+CF epochs from that pre-training {fair['flush']:.0f} s against "
-        f"{fair['denormals']:.0f} s ({faster(float(speed['fair_s']))}). {same}"
-        + (f" (Load average {load[0]:.1f} before, {load[1]:.1f} after.)" if load[0] is not None else "")
+    return spoken(
+        say(
+            "speed.denormals",
+            saturation=100 * float(denormals["saturation"]),
+            pretrain_flush=pre["flush"],
+            pretrain_denormals=pre["denormals"],
+            pretrain_speed=faster(float(speed["pretrain_s"])),
+            fair_epochs=denormals["fair_epochs"],
+            fair_flush=fair["flush"],
+            fair_denormals=fair["denormals"],
+            fair_speed=faster(float(speed["fair_s"])),
+        ),
+        say("speed.same_models", "identical", diff=diff)
+        if diff == 0.0
+        else say("speed.same_models", "differ", diff=diff),
+        say("speed.load", before=load[0], after=load[1]) if load[0] is not None else "",
     )
 
 
@@ -272,30 +291,45 @@ def claims_speed_line(result: Mapping[str, Any]) -> str:
 
     def cpu(x: Mapping[str, Any], rounds: bool = False) -> str:
         c, w = x["cpu"], x["wall"]
-        spread = f"{c['min']:.1f}–{c['max']:.1f}" + (f" over {result['rounds']} rounds" if rounds else "")
-        return f"{c['median']:.1f} s of CPU ({spread}; {w['median']:.1f} s wall, {w['min']:.1f}–{w['max']:.1f})"
+        return say(
+            "speed.claims_cpu",
+            "rounds" if rounds else "plain",
+            cpu=c["median"],
+            cpu_min=c["min"],
+            cpu_max=c["max"],
+            rounds=result["rounds"],
+            wall=w["median"],
+            wall_min=w["min"],
+            wall_max=w["max"],
+        )
 
-    ratio = before["cpu"]["median"] / after["cpu"]["median"]
-    ratio_disk = before["cpu"]["median"] / disk["cpu"]["median"]
-    same = "Both give the same table." if result.get("same_output") else "**The two tables differ.**"
     tests = result.get("exact_tests", {})
     exact = ""
     if "spearman_exact_7" in tests and "sign_flip_p_15" in tests:
         sp, sf = tests["spearman_exact_7"], tests["sign_flip_p_15"]
-        values = "the same values" if sp["same_value"] and sf["same_value"] else "**other values**"
-        exact = (
-            f" Alone, Spearman's exact test on 7 points is {sp['ratio_cpu']:.0f}× faster and the sign-flip test on "
-            f"15 differences {sf['ratio_cpu']:.0f}×, with {values}."
+        exact = say(
+            "speed.exact_tests",
+            spearman=sp["ratio_cpu"],
+            sign_flip=sf["ratio_cpu"],
+            values=say("speed.exact_values", "same" if sp["same_value"] and sf["same_value"] else "other"),
         )
     loads = [x for name in ("before", "after", "after_disk") for pair in v[name].get("load", []) for x in pair]
-    cores = result.get("machine", {}).get("cpus")
-    load = f" (Load average {min(loads):.1f}–{max(loads):.1f} on {cores or 'its'} cores.)" if loads else ""
-    return (
-        f"The Reproducing page's robustness cell decided the claims {before['evaluations']} times and parsed the "
-        f"datasets {before['dataset_parses']} times: {cpu(before, True)}. Today it decides each of its "
-        f"{after['evaluations']} rule sets once and parses {after['dataset_parses']} datasets once: {cpu(after)}, "
-        f"{ratio:.1f}× less; with the evaluations already in the build's claims cache (a second build of the same "
-        f"inputs) {disk['cpu']['median']:.1f} s ({ratio_disk:.0f}×). {same}{exact}{load}"
+    return spoken(
+        say(
+            "speed.claims",
+            evaluations=before["evaluations"],
+            parses=before["dataset_parses"],
+            before=cpu(before, True),
+            rule_sets=after["evaluations"],
+            datasets=after["dataset_parses"],
+            after=cpu(after),
+            ratio=before["cpu"]["median"] / after["cpu"]["median"],
+            disk=disk["cpu"]["median"],
+            ratio_disk=before["cpu"]["median"] / disk["cpu"]["median"],
+        ),
+        say("speed.same_table", "same" if result.get("same_output") else "differ"),
+        exact,
+        _load_range(loads, result),
     )
 
 
@@ -321,42 +355,56 @@ def store_speed_line(result: Mapping[str, Any] | None) -> str:
     '`benchmarks/bench_book_store.py` has not been run on this checkout.'
     """
     if result is None:
-        return "`benchmarks/bench_book_store.py` has not been run on this checkout."
-    names = {"intro.md": "the front page", "book/reproducing.md": "the Reproducing page"}
+        return say("speed.not_run", bench="bench_book_store.py")
 
-    def cpu(x: Mapping[str, Any]) -> str:
-        c = x["cpu"]
-        return f"{c['median']:.1f} s ({c['min']:.1f}–{c['max']:.1f})"
+    def part(path: str, e: Mapping[str, Any]) -> str:
+        b, a = e["before"]["cpu"], e["after"]["cpu"]
+        ratio = float(e["ratio_cpu"])
+        return say(
+            "speed.store_page",
+            page=_page_name(path),
+            before=b["median"],
+            before_min=b["min"],
+            before_max=b["max"],
+            after=a["median"],
+            after_min=a["min"],
+            after_max=a["max"],
+            change=say("speed.store_change", "less", ratio=ratio)
+            if ratio >= 1
+            else say("speed.store_change", "more", ratio=1 / ratio),
+        )
 
-    parts = [
-        f"{names.get(p, _page_name(p))} {cpu(e['before'])} before, {cpu(e['after'])} after, "
-        + (f"{e['ratio_cpu']:.2f}× less" if e["ratio_cpu"] >= 1 else f"{1 / e['ratio_cpu']:.2f}× more")
-        for p, e in result["pages"].items()
-    ]
-    same = (
-        "Every page shows the same output with both."
-        if all(e["same_output"] for e in result["pages"].values())
-        else "**The outputs differ.**"
+    same = all(e["same_output"] for e in result["pages"].values())
+    return spoken(
+        say("speed.store", rounds=result["rounds"], pages="; ".join(part(p, e) for p, e in result["pages"].items())),
+        say("speed.same_output", "same" if same else "differ"),
+        _load_range([x for e in result["pages"].values() for x in _loads(e)], result),
     )
-    loads = [x for e in result["pages"].values() for x in _loads(e)]
-    cores = result.get("machine", {}).get("cpus")
-    load = f" (Load average {min(loads):.1f}–{max(loads):.1f} on {cores or 'its'} cores.)" if loads else ""
-    return (
-        f"Each page in a fresh process, {result['rounds']} alternating rounds, CPU seconds (median, min–max): "
-        + "; ".join(parts)
-        + f". {same}{load}"
+
+
+def _load_range(loads: list[float], result: Mapping[str, Any]) -> str:
+    """The load averages a benchmark noted, as one parenthesis ("" when it noted none)."""
+    if not loads:
+        return ""
+    return say(
+        "speed.load_range", low=min(loads), high=max(loads), cores=result.get("machine", {}).get("cpus") or "its"
     )
 
 
 def _page_name(path: str) -> str:
-    """A chapter's name from its notebook (``notebooks/q1_counterfactual_fairness.md`` → ``chapter Q1``).
+    """A page's name: the two pages the benchmark times by name, a chapter by its notebook
+    (``notebooks/q1_counterfactual_fairness.md`` → ``chapter Q1``).
 
     >>> _page_name("notebooks/q1_counterfactual_fairness.md"), _page_name("book/claims.md")
     ('chapter Q1', 'the page claims')
     """
+    if path in sentences()["speed"]["page"]:
+        return say("speed.page", path)
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     head = stem.split("_", 1)[0]
-    return f"chapter {head.upper()}" if head[:1] == "q" and head[1:].isdigit() else f"the page {stem}"
+    if head[:1] == "q" and head[1:].isdigit():
+        return say("speed.page", "chapter", name=head.upper())
+    return say("speed.page", "other", name=stem)
 
 
 def _loads(entry: Mapping[str, Any]) -> list[float]:

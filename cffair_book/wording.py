@@ -1,9 +1,11 @@
 """The book's wording as data: the claims' sentences, rules and note templates (``claims.yaml``),
-and the small enumerated words that numbers choose.
+the sentences that numbers fill (``sentences.yaml``), and the small enumerated words that numbers choose.
 
-A sentence of the book that depends on numbers is never fixed text: a function here (or in the
-module that computes the numbers) picks the wording from the numbers, and a test constructs
-numbers for each branch. Templates are filled with :meth:`str.format`; a missing field raises.
+A sentence of the book that depends on numbers is never fixed text: the module that computes the
+numbers picks the branch of a template from them (:func:`say`, :func:`note`), and a test constructs
+numbers for each branch. Templates are filled with :meth:`str.format`; a missing field raises an
+error that names the template and the field. The words live in the YAML files, so that a writer
+changes a sentence without reading the code that fills it.
 """
 
 from __future__ import annotations
@@ -15,10 +17,27 @@ from typing import Any
 
 import yaml
 
-__all__ = ["WORDING_FILE", "claim_entry", "claims_wording", "joined", "movement", "note", "sign_change", "verdict_rule"]
+__all__ = [
+    "SENTENCES_FILE",
+    "WORDING_FILE",
+    "claim_entry",
+    "claims_wording",
+    "joined",
+    "movement",
+    "note",
+    "say",
+    "sentences",
+    "sign_change",
+    "spoken",
+    "verdict_rule",
+]
 
 #: The claims' sentences, rules and note templates.
 WORDING_FILE: Path = Path(__file__).with_name("claims.yaml")
+
+#: The sentences the book's modules fill with numbers: one section per module, one template (or a
+#: mapping of branches) per sentence.
+SENTENCES_FILE: Path = Path(__file__).with_name("sentences.yaml")
 
 
 @cache
@@ -73,14 +92,64 @@ def note(name: str, /, branch: str | None = None, **fields: Any) -> str:
     >>> note("drop_follows", "size")
     "the subgroup's size"
     """
-    template = claims_wording()["notes"][name]
-    if isinstance(template, dict):
-        if branch not in template:
-            raise ValueError(f"note {name!r} has the branches {sorted(template)}, got {branch!r}.")
+    return _fill(claims_wording()["notes"][name], f"note {name!r}", branch, fields)
+
+
+@cache
+def sentences(path: str | Path = SENTENCES_FILE) -> dict[str, dict[str, Any]]:
+    """The parsed ``sentences.yaml``: ``{section: {name: template or {branch: template}}}``."""
+    with open(path, encoding="utf-8") as f:
+        data = yaml.safe_load(f) or {}
+    bad = sorted(k for k, v in data.items() if not isinstance(v, dict))
+    if bad:
+        raise ValueError(f"{path}: section(s) {bad} are not mappings of sentence name to template.")
+    return data
+
+
+def say(key: str, /, branch: str | None = None, **fields: Any) -> str:
+    """The sentence ``key`` (``"section.name"``) of ``sentences.yaml`` filled with ``fields``; a
+    sentence with branches needs the ``branch`` the numbers chose.
+
+    >>> say("speed.not_run", bench="bench_ltn_heap.py")
+    '`benchmarks/bench_ltn_heap.py` has not been run on this checkout.'
+    >>> say("speed.reference", "slower", then=3.4, ratio=1.4)
+    'The earlier run recorded 3.4 s for it: the code takes 1.40× the CPU time.'
+    >>> say("speed.reference", "faster", then=3.4, ratio=1.4)
+    Traceback (most recent call last):
+    ValueError: sentence 'speed.reference' has the branches ['no slower', 'slower'], got 'faster'.
+    >>> say("speed.not_run")
+    Traceback (most recent call last):
+    ValueError: sentence 'speed.not_run' needs the field 'bench' (given: none).
+    """
+    section, _, name = key.partition(".")
+    try:
+        template = sentences()[section][name]
+    except KeyError:
+        raise ValueError(f"no sentence {key!r} in {SENTENCES_FILE.name}; add it there.") from None
+    return _fill(template, f"sentence {key!r}", branch, fields)
+
+
+def spoken(*sentences_: str) -> str:
+    """Sentences (or a sentence's parts) joined by one space, the empty ones left out.
+
+    >>> spoken("It ran.", "", "It stopped.")
+    'It ran. It stopped.'
+    """
+    return " ".join(s for s in sentences_ if s)
+
+
+def _fill(template: str | Mapping[str, str], what: str, branch: str | None, fields: Mapping[str, Any]) -> str:
+    """``template`` (or its ``branch``) filled with ``fields``, with errors that name ``what``."""
+    if isinstance(template, Mapping):
+        if branch is None or branch not in template:
+            raise ValueError(f"{what} has the branches {sorted(template)}, got {branch!r}.")
         template = template[branch]
     elif branch is not None:
-        raise ValueError(f"note {name!r} has no branches, got {branch!r}.")
-    return template.format(**fields)
+        raise ValueError(f"{what} has no branches, got {branch!r}.")
+    try:
+        return str(template).format(**fields)
+    except KeyError as e:
+        raise ValueError(f"{what} needs the field {e.args[0]!r} (given: {', '.join(fields) or 'none'}).") from None
 
 
 def sign_change(a: float, b: float) -> str:

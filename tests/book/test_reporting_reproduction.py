@@ -369,6 +369,7 @@ def test_the_cpu_kind_line_is_worded_by_the_largest_ratio_and_the_verdicts(metri
     text = cpu_kind_line(_cpu_kind(metric_ratio, claim_ratio, moved))
     assert text.startswith("COMPAS's Table 1 LTN settings on folds 0–2, re-run with AVX2 kernels")
     assert f"the metrics move by {metric_ratio:.2f} of their spread over training seeds" in text
+    assert f"the differences the Q1 claims test by {claim_ratio:.2f} of theirs," in text  # one claim: no range of one
     assert ending in text
     assert ("the 5-fold verdict of Q1.1 changes" in text) == moved
     assert reproduction_facts(None, {"cpu_kind": _cpu_kind(0.1, 0.3, False)})["cpu_kind"] == cpu_kind_line(
