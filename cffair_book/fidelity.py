@@ -30,6 +30,7 @@ from cffair.reporting import (
 )
 from cffair.reporting._paper import paper_mean
 from cffair.reporting._verdicts import ALPHA
+from cffair_book.wording import say, spoken
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
     from cffair.experiments import Record
@@ -56,10 +57,13 @@ def _paired(frame: pd.DataFrame, setting: str, column: str, left: str, right: st
 
 def _cell(row: pd.Series) -> str:
     t = abs(float(row["delta"])) / float(row["se_delta"]) if row["se_delta"] > 0 else math.inf
-    size = "" if math.isinf(t) else f", {t:.1f} standard errors"
-    return (
-        f"{method_name(str(row['method']))}'s {metric_name(str(row['metric'])).rstrip(' ↑↓')} on "
-        f"{dataset_name(str(row['dataset']))} (Δ {format_delta(float(row['delta']))}{size})"
+    return say(
+        "fidelity.cell",
+        method=method_name(str(row["method"])),
+        metric=metric_name(str(row["metric"])).rstrip(" ↑↓"),
+        dataset=dataset_name(str(row["dataset"])),
+        delta=format_delta(float(row["delta"])),
+        size="" if math.isinf(t) else say("fidelity.cell_size", t=t),
     )
 
 
@@ -76,26 +80,25 @@ def paper_agreement(comparison: pd.DataFrame, what: str = "the table", *, top: i
     """
     judged = comparison[comparison["p_paper"].notna()]
     held = int((comparison["collapsed"] > 0).sum()) if "collapsed" in comparison.columns else 0
-    if held:
-        verb = "holds" if held == 1 else "hold"
-        aside = f" ({held} cell{'s' if held != 1 else ''} {verb} a collapsed model and {'is' if held == 1 else 'are'} not judged)"
-    else:
-        aside = ""
+    aside = say("fidelity.collapsed_aside", "one" if held == 1 else "many", held=held) if held else ""
     if judged.empty:
-        return f"No cell of {what} can be judged against the paper (a side without an sd over several folds){aside}."
+        return say("fidelity.agreement", "none_judged", what=what, aside=aside)
     far = judged[judged["beyond"].astype(bool)]
     n, k = len(judged), len(far)
-    rule = f"Welch's t on the two means, p < {AGREEMENT_ALPHA:g}"
-    chance = f"at that level chance alone flags about 1 in {round(1 / AGREEMENT_ALPHA)} cells that agree"
     if k == 0:
-        return f"None of the {n} cells of {what} that can be judged differs from the paper's beyond chance ({rule}){aside}."
-    verb = "differs" if k == 1 else "differ"
+        return say("fidelity.agreement", "none_differ", n=n, what=what, alpha=AGREEMENT_ALPHA, aside=aside)
     order = (far["delta"].abs() / far["se_delta"].where(far["se_delta"] > 0, math.nan)).fillna(math.inf)
     farthest = far.loc[order.sort_values(ascending=False, kind="stable").index[:top]]
-    cells = "; ".join(_cell(r) for _, r in farthest.iterrows())
-    return (
-        f"{k} of the {n} cells of {what} that can be judged {verb} from the paper's beyond chance ({rule}; "
-        f"{chance}){aside}; the farthest: {cells}."
+    return say(
+        "fidelity.agreement",
+        "one_differs" if k == 1 else "some_differ",
+        k=k,
+        n=n,
+        what=what,
+        alpha=AGREEMENT_ALPHA,
+        one_in=round(1 / AGREEMENT_ALPHA),
+        aside=aside,
+        cells="; ".join(_cell(r) for _, r in farthest.iterrows()),
     )
 
 
@@ -154,36 +157,46 @@ def twins_performance_finding(frame: pd.DataFrame, method: str = "ltn_acc_cf") -
     On Adult, LTN(acc+CF) trained on the sound twins reaches accuracy 0.770 against 0.809 on the paper's (5 folds; the paper: 0.758): the sound twins close 76% of the gap to the paper's value (corrected t, p 0.001). On COMPAS, LTN(acc+CF) trained on the sound twins reaches accuracy 0.679 against 0.681 on the paper's (15 folds; the paper: 0.675): no change beyond chance (corrected t, p 0.400).
     """
     if frame.empty:
-        return f"No fold holds {method_name(method)} trained on both the paper's and the sound default twins yet."
+        return say("fidelity.no_twin_pairs", method=method_name(method))
     out = []
     for r in frame.itertuples():
-        name = metric_name(str(r.metric)).rstrip(" ↑↓")
-        head = (
-            f"On {dataset_name(str(r.dataset))}, {method_name(method)} trained on the sound twins reaches "
-            f"{name} {r.sound_twins:.3f} against {r.paper_twins:.3f} on the paper's ({r.folds} folds"
-        )
-        dropped = f", {r.dropped} pair{'s' * (r.dropped != 1)} left out because a model collapsed" if r.dropped else ""
-        paper = "the paper publishes no value" if math.isnan(r.paper) else f"the paper: {r.paper:.3f}"
-        test = (
-            "" if math.isnan(r.p) else f" (corrected t, p {r.p:.3f})" if r.p >= 0.001 else " (corrected t, p < 0.001)"
-        )
         gap = r.paper_twins - r.paper
         share = (r.paper_twins - r.sound_twins) / gap if gap and not math.isnan(gap) else math.nan
+        test = (
+            ""
+            if math.isnan(r.p)
+            else say("fidelity.corrected_t", "p", p=r.p)
+            if r.p >= 0.001
+            else say("fidelity.corrected_t", "small")
+        )
         if r.sound_twins == r.paper_twins:
-            verdict = "the same on every fold"
-            test = ""
+            verdict, test = "same", ""
         elif math.isnan(r.p) or r.p >= ALPHA:
-            verdict = "no change beyond chance"
+            verdict = "chance"
         elif math.isnan(share):
-            verdict = "a change beyond chance, with no published value to set it beside"
-        elif share >= 1:
-            verdict = "the sound twins move ours to the paper's value and past it"
-        elif share > 0:
-            verdict = f"the sound twins close {share:.0%} of the gap to the paper's value"
+            verdict = "unpublished"
         else:
-            verdict = "the sound twins move ours away from the paper's value"
-        out.append(f"{head}{dropped}; {paper}): {verdict}{test}.")
-    return " ".join(out)
+            verdict = "past" if share >= 1 else "closer" if share > 0 else "away"
+        out.append(
+            say(
+                "fidelity.twins",
+                dataset=dataset_name(str(r.dataset)),
+                method=method_name(method),
+                metric=metric_name(str(r.metric)).rstrip(" ↑↓"),
+                sound=r.sound_twins,
+                ours=r.paper_twins,
+                folds=say("fidelity.folds", "one" if r.folds == 1 else "many", count=r.folds),
+                dropped=say("fidelity.dropped", "one" if r.dropped == 1 else "many", count=r.dropped)
+                if r.dropped
+                else "",
+                paper=say("fidelity.published", "none")
+                if math.isnan(r.paper)
+                else say("fidelity.published", "value", value=r.paper),
+                verdict=say("fidelity.twins_verdict", verdict, share=share),
+                test=test,
+            )
+        )
+    return spoken(*out)
 
 
 def same_models(
@@ -216,21 +229,25 @@ def same_models(
         perf = "accuracy" if both["accuracy_a"].notna().any() else "mse"
         same = (both[f"{perf}_a"] == both[f"{perf}_b"]) & (both["cf_mse_a"] == both["cf_mse_b"])
         name, n, k = method_name(setting), len(both), int(same.sum())
-        lead = (
-            f"{name} gives the same accuracy and CF-MSE on {dataset_name(a)} and {dataset_name(b)}"
-            if not parts
-            else name
-        )
+        lead = name if parts else say("fidelity.same_models_lead", method=name, a=dataset_name(a), b=dataset_name(b))
         if k == n:
-            parts.append(f"{lead} on all {n} paired folds")
+            parts.append(say("fidelity.same_models", "all", lead=lead, n=n))
             continue
-        gap = float((both["cf_mse_a"] - both["cf_mse_b"]).abs().max())
         where = ", ".join(
-            f"fold {f} of repetition {r}" + (f" (seed {s})" if s else "") for r, f, s in both.index[~same]
+            say("fidelity.pair", "seed" if s else "plain", fold=f, repeat=r, seed=s) for r, f, s in both.index[~same]
         )
-        other = "the other differs" if n - k == 1 else "the others differ"
-        parts.append(f"{lead} on {k} of {n} ({other} by up to {gap:.4f} in CF-MSE: {where})")
+        parts.append(
+            say(
+                "fidelity.same_models",
+                "one_differs" if n - k == 1 else "some_differ",
+                lead=lead,
+                k=k,
+                n=n,
+                gap=float((both["cf_mse_a"] - both["cf_mse_b"]).abs().max()),
+                where=where,
+            )
+        )
     if not parts:
-        names = ", ".join(method_name(s) for s in settings)
-        return f"No setting of {names} has records on both {dataset_name(a)} and {dataset_name(b)}."
+        settings_ = ", ".join(method_name(s) for s in settings)
+        return say("fidelity.no_pairs", settings=settings_, a=dataset_name(a), b=dataset_name(b))
     return "; ".join(parts) + "."

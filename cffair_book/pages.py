@@ -25,6 +25,7 @@ from cffair_book.commands import CLI, command
 from cffair_book.freshness import freshness_box, freshness_lines, stale_reasons
 from cffair_book.html_block import HTMLBlock
 from cffair_book.layout import BENCHMARK_RESULTS
+from cffair_book.wording import joined, say
 
 __all__ = [
     "CHAPTERS",
@@ -283,42 +284,51 @@ def timing_text(group: str, path: str | Path | None = None, full_run: str | Path
     """
     data = _load(path, group, missing_ok=True)
     measured = data["groups"][group] if data is not None else None
-    hint = "benchmarks/bench_regenerate.py measures it"
+    hint = say("pages.timing_hint")
     if measured is not None:
         facts = regenerate_facts(group, path)
-        cpu = f" ({facts['quick_cpu']} of CPU time)" if facts["quick_cpu"] != "not recorded" else ""
-        load = f" with a load average of {facts['load']}" if facts["load"] != "not recorded" else ""
+        cpu_known = facts["quick_cpu"] != "not recorded"
         return {
             "quick": facts["quick"],
-            "full": f"about {facts['full']}",
-            "time_to_run": f"Recomputing this chapter takes {facts['quick_cpu']} of CPU time in quick mode, "
-            f"about {facts['full']} in full mode on 2 cores."
-            if cpu
-            else f"Recomputing this chapter takes {facts['quick']} in quick mode, about {facts['full']} "
-            "in full mode on 2 cores.",
-            "timing": f"Quick mode was measured cold on {facts['measured']}{load}{cpu} (flows, training and the "
-            f"notebook included); full mode is estimated from the committed run's per-record timings "
-            f"({facts['records']} records).",
+            "full": say("pages.about", duration=facts["full"]),
+            "time_to_run": say(
+                "pages.time_to_run",
+                "cpu" if cpu_known else "wall",
+                cpu=facts["quick_cpu"],
+                quick=facts["quick"],
+                full=facts["full"],
+            ),
+            "timing": say(
+                "pages.timing",
+                "measured",
+                date=facts["measured"],
+                load=say("pages.measured_load", load=facts["load"]) if facts["load"] != "not recorded" else "",
+                cpu=say("pages.measured_cpu", cpu=facts["quick_cpu"]) if cpu_known else "",
+                records=facts["records"],
+            ),
         }
     full = _full_run_seconds(group, full_run)
     if full is None:
         return {
-            "quick": "no measurement yet",
-            "full": "no measurement yet",
-            "time_to_run": f"The time to recompute this chapter has not been measured yet ({hint}).",
-            "timing": f"Neither mode has been timed for this chapter yet: {hint}.",
+            "quick": say("pages.unmeasured"),
+            "full": say("pages.unmeasured"),
+            "time_to_run": say("pages.time_to_run", "none", hint=hint),
+            "timing": say("pages.timing", "none", hint=hint),
         }
     seconds, cpus, run = full
     wall = _duration(seconds / cpus)
     return {
-        "quick": "no measurement yet",
-        "full": f"about {wall}",
-        "time_to_run": f"Recomputing this chapter takes about {wall} in full mode on {cpus} cores; its quick mode "
-        "has not been timed yet.",
-        "timing": f"The full time is the committed full run's {seconds:,.0f} core-seconds for this chapter's "
-        f"records (commit {str(run.get('commit', ''))[:7]}, {str(run.get('finished', ''))[:10]}) "
-        f"spread over its {cpus} cores, not counting the flows' fitting or this notebook. "
-        "benchmarks/bench_regenerate.py times the quick mode.",
+        "quick": say("pages.unmeasured"),
+        "full": say("pages.about", duration=wall),
+        "time_to_run": say("pages.time_to_run", "full_only", full=wall, cpus=cpus),
+        "timing": say(
+            "pages.timing",
+            "full_only",
+            seconds=seconds,
+            commit=str(run.get("commit", ""))[:7],
+            date=str(run.get("finished", ""))[:10],
+            cpus=cpus,
+        ),
     }
 
 
@@ -345,12 +355,8 @@ def chapters_and_whole_run(path: str | Path | None = None, full_run: str | Path 
     known = [s for s in seconds if s is not None]
     if not known:
         return ""
-    return (
-        f"The chapters' full times add up to {sum(known) / 60:.0f} min, the whole full run took {whole / 60:.0f} min "
-        "(the Benchmarks page): the chapters share records (Q1's three settings are also Q2's, Q3's, Q4's and "
-        "appendix B's), which a chapter regenerated alone computes again and the whole run computes once"
-        + (" (chapters without a full time left out)." if len(known) < len(seconds) else ".")
-    )
+    branch = "some" if len(known) < len(seconds) else "all"
+    return say("pages.whole_run", branch, chapters=sum(known) / 60, whole=whole / 60)
 
 
 def regenerate_table(
@@ -376,7 +382,7 @@ def regenerate_table(
             if facts["load"] in (_UNMEASURED, "not recorded")
             else f"{facts['quick']} (load {facts['load']})"
         )
-        dash = lambda v: "—" if v in (_UNMEASURED, "not recorded", "no measurement yet") else html.escape(v)  # noqa: E731
+        dash = lambda v: "—" if v in (_UNMEASURED, "not recorded", say("pages.unmeasured")) else html.escape(v)  # noqa: E731
         rows.append(
             {
                 "chapter": f'<a href="{html.escape(base + stem)}.html">{html.escape(title)}</a>',
@@ -384,20 +390,16 @@ def regenerate_table(
                 "command": f"<code>{command(f'reproduce --only {group} --mode quick')}</code>",
                 "quick: CPU time": dash(facts["quick_cpu"]),
                 "quick: wall-clock": dash(wall),
-                "full (<code>--mode full</code>)": dash(timing["full"].removeprefix("about ")),
+                "full (<code>--mode full</code>)": dash(timing["full"].removeprefix(say("pages.about", duration=""))),
             }
         )
     frame = pd.DataFrame(rows)
     total = chapters_and_whole_run(path, full_run)
     if unmeasured:
-        names = unmeasured[0] if len(unmeasured) == 1 else ", ".join(unmeasured[:-1]) + " and " + unmeasured[-1]
-        verb = "has" if len(unmeasured) == 1 else "have"
-        note = (
-            f"—: {names} {verb} no quick measurement yet (<code>benchmarks/bench_regenerate.py</code> makes one); "
-            "a full time beside a dash is the committed full run's core-seconds for the chapter's records over its cores."
-        )
+        verb = say("pages.verb", "one" if len(unmeasured) == 1 else "many")
+        note = say("pages.regenerate_note", "unmeasured", names=joined(unmeasured), verb=verb)
     else:
-        note = "Every chapter's quick run was measured cold; full times are estimated from the committed run."
+        note = say("pages.regenerate_note", "measured")
     if total:
         note += " " + html.escape(total)
     table = format_table(frame, caption=None, index=False, escape=False)

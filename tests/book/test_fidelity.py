@@ -129,6 +129,8 @@ def test_the_numbers_choose_the_twins_sentence(sound, p, expected):
                           "paper_twins": [0.809], "sound_twins": [sound], "p": [p], "paper": [0.758],
                           "dropped": [0]})  # fmt: skip
     assert twins_performance_finding(frame).endswith(expected)
+    assert "on the paper's (15 folds; the paper: 0.758)" in twins_performance_finding(frame)
+    assert "on the paper's (1 fold; the paper" in twins_performance_finding(frame.assign(folds=[1]))
 
 
 def test_without_both_twins_the_finding_says_so():

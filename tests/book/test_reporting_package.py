@@ -53,7 +53,7 @@ BOOK_LAYERS = {
     "protocol_page": 0,
     "selfcheck": 0,
     "speed": 1,
-    "fidelity": 0,
+    "fidelity": 1,
     "chapters": 0,
     "execute": 1,
     "freshness": 1,
