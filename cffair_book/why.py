@@ -52,9 +52,6 @@ from cffair.reporting._records import (
 )
 from cffair.reporting._style import MAX_WIDTH_IN, book_style, finish, legend_below, palette
 from cffair.reporting._verdicts import (
-    FAILS,
-    HOLDS,
-    INCONCLUSIVE,
     Evidence,
     fmt,
     fold_series,
@@ -63,7 +60,7 @@ from cffair.reporting._verdicts import (
     paired,
     paired_series,
 )
-from cffair_book.wording import note, sign_change, value_range
+from cffair_book.wording import note, say, sign_change, value_range
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -127,13 +124,21 @@ def subgroup_drop_finding(records: Records, dataset: str = "adult") -> str:
         if top == largest
         else note("largest_drop", "other", top=top, before=fmt(f.loc[top, "before"]), after=fmt(f.loc[top, "after"]))
     )
-    return (
-        f"over {dataset_name(dataset)}'s {len(f)} subgroups the drop from LTN(acc) to LTN(acc+CF) follows "
-        f"{note('drop_follows', follows)}: "
-        f"Spearman ρ with the CF-MSE before {by_level.statistic:+.2f} (p {by_level.pvalue:.3f}), with the share of rows "
-        f"{by_size.statistic:+.2f} (p {by_size.pvalue:.3f}). The largest subgroup, {largest} ({f.loc[largest, 'share']:.0%} "
-        f"of the rows), goes {fmt(f.loc[largest, 'before'])} → {fmt(f.loc[largest, 'after'])}; {largest_drop}. "
-        f"{note('a4_weight', follows)}"
+    return say(
+        "why.subgroup_drop",
+        dataset=dataset_name(dataset),
+        count=len(f),
+        follows=note("drop_follows", follows),
+        rho_level=by_level.statistic,
+        p_level=by_level.pvalue,
+        rho_size=by_size.statistic,
+        p_size=by_size.pvalue,
+        largest=largest,
+        share=f.loc[largest, "share"],
+        before=fmt(f.loc[largest, "before"]),
+        after=fmt(f.loc[largest, "after"]),
+        largest_drop=largest_drop,
+        a4_weight=note("a4_weight", follows),
     )
 
 
@@ -186,28 +191,17 @@ def cke_steps_finding(records: Records, dataset: str = "adult", setting: str = "
     worst = list(dict.fromkeys(str(s.get("worst_subgroup", "")) for s in steps))
     band = 2 * math.sqrt(2)
     within = all(step <= band * sd for _, step, sd, _ in parts)
-    spread = "training seeds on fold 0" if by_seed else "folds"
-    text = "; ".join(
-        f"{name} moves by at most {fmt(step)} from one axiom to the next, while {method_name(parent)} "
-        f"alone varies by sd {fmt(sd)} over its {n} {spread}"
+    spread = say("why.cke_spread", "seeds" if by_seed else "folds")
+    steps_text = "; ".join(
+        say("why.cke_step", metric=name, step=fmt(step), parent=method_name(parent), sd=fmt(sd), count=n, spread=spread)
         for name, step, sd, n in parts
     )
-    caveat = (
-        ""
-        if by_seed
-        else " (no seeds of it on this fold: the fold sd also holds the split's effect, so it overstates one "
-        "run's noise)"
-    )
-    return (
-        f"{text}{caveat}. "
-        + (
-            "Every change lies within 2√2 sds, the band of a difference of two runs that differ by chance: one run "
-            "cannot order the steps, and the claim's 'worsens with each axiom' is read from noise"
-            if within
-            else "Some changes exceed 2√2 sds, the band of a difference of two runs that differ by chance: those "
-            "are larger than that noise"
-        )
-        + f"; the worst subgroup changes along the way ({', '.join(worst)}), so 'worst' is not one group's trajectory"
+    return say(
+        "why.cke_steps",
+        "within" if within else "beyond",
+        steps=steps_text,
+        caveat="" if by_seed else say("why.cke_caveat"),
+        worst=", ".join(worst),
     )
 
 
@@ -259,16 +253,17 @@ def cke_threshold_finding(
         found = max((abs(float(c["imbalance"])) for c in cke["candidates"]), default=math.nan)
         rows.append((se, t, found, n_train))
         # the run's display name ("LTN(acc+CF+CKE)"), never its id ("acc_cf")
-        run = run_label(r.config)
         notes.append(
-            f"{run}: the imbalance's standard error is at least {se:.4f} "
-            f"(shares {', '.join(f'{g} {p:.1%}' for g, p in ratio.items())} of the negatively predicted, "
-            f"{n_train:,} training rows in all), so the threshold {t:g} is {t / se:.1f} such errors and an "
-            f"imbalance of pure noise crosses it in at least {chance:.0%} of runs"
-            + (
-                f"; the imbalance found, {fmt(found)}, is at most {found / se:.1f} errors"
-                if not math.isnan(found)
-                else ""
+            say(
+                "why.threshold_run",
+                run=run_label(r.config),
+                se=se,
+                shares=", ".join(f"{g} {p:.1%}" for g, p in ratio.items()),
+                rows=n_train,
+                threshold=t,
+                errors=t / se,
+                chance=chance,
+                found="" if math.isnan(found) else say("why.threshold_found", found=fmt(found), errors=found / se),
             )
         )
     if len(rows) <= 1:
@@ -281,23 +276,29 @@ def cke_threshold_finding(
     thresholds = "/".join(f"{t:g}" for t in sorted({row[1] for row in rows}))
     trains = "/".join(f"{n:,}" for n in sorted({row[3] for row in rows}))
 
-    return (
-        f"over the {len(rows)} runs, the imbalance's standard error is at least {value_range(ses, '.4f')} "
-        f"({trains} training rows), so the threshold {thresholds} is {value_range(ratios, '.1f')} such errors and an "
-        f"imbalance of pure noise crosses it in at least {value_range(chances, '.0%')} of runs"
-        + (
-            f"; the imbalances found ({len(founds)} run{'s' if len(founds) != 1 else ''}) are at most "
-            f"{value_range(founds, '.1f')} errors"
-            if founds
-            else ""
+    found_text = (
+        say(
+            "why.threshold_found_runs",
+            "one" if len(founds) == 1 else "many",
+            count=len(founds),
+            errors=value_range(founds, ".1f"),
         )
+        if founds
+        else ""
+    )
+    return say(
+        "why.threshold_runs",
+        runs=len(rows),
+        se=value_range(ses, ".4f"),
+        rows=trains,
+        thresholds=thresholds,
+        errors=value_range(ratios, ".1f"),
+        chances=value_range(chances, ".0%"),
+        found=found_text,
     )
 
 
 # ---------------------------------------------------------------------------- A.1, A.2
-_WHO = {HOLDS: "LTN(acc) better", FAILS: "the GAN better", INCONCLUSIVE: "no difference beyond fold noise"}
-
-
 def _per_flip(cf_mse: float, flips: float) -> str:
     return fmt(cf_mse / flips) if flips and not math.isnan(flips) else "—"
 
@@ -324,11 +325,17 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
         if len(lf) and len(gf):
             fl, fg = (fold_series(t, "cf_flip_rate").mean() for t in (lf, gf))
             n, of = (len(fold_series(t, "cf_mse")) for t in (lf, ltn))
-            some = f" ({n} fold{'s' if n > 1 else ''})" if n < of else ""
+            some = say("why.some_folds", "one" if n == 1 else "many", count=n) if n < of else ""
             flips.append(
-                f"{dataset_name(d)}{some}: LTN flips {fl:.1%} of decisions at "
-                f"{_per_flip(fold_series(lf, 'cf_mse').mean(), fl)} CF-MSE per flip, "
-                f"the GAN {fg:.1%} at {_per_flip(fold_series(gf, 'cf_mse').mean(), fg)}"
+                say(
+                    "why.flips",
+                    dataset=dataset_name(d),
+                    some=some,
+                    ltn=fl,
+                    ltn_per_flip=_per_flip(fold_series(lf, "cf_mse").mean(), fl),
+                    gan=fg,
+                    gan_per_flip=_per_flip(fold_series(gf, "cf_mse").mean(), fg),
+                )
             )
         metric = performance_metric(d)
         base = fold_series(main[(main["dataset"] == d) & (main["method"] == "ltn_acc")], metric)
@@ -340,9 +347,16 @@ def gan_twins_finding(records: Records, datasets: Sequence[str] = DATASET_ORDER)
         r = paired_series(base.loc[folds], g.loc[folds], larger=larger)
         name = "accuracy" if larger else "MSE"
         acc.append(
-            f"{dataset_name(d)}: LTN(acc) {name} {fmt(base.loc[folds].mean())} before the fairness stage, "
-            f"LTN(acc+CF) on GAN twins {fmt(l_cf.loc[folds].mean())}, GAN {fmt(g.loc[folds].mean())} "
-            f"(LTN(acc) against the GAN: {_WHO[r.verdict]}, {p_text(r)})"
+            say(
+                "why.gan_accuracy",
+                dataset=dataset_name(d),
+                metric=name,
+                before=fmt(base.loc[folds].mean()),
+                ltn=fmt(l_cf.loc[folds].mean()),
+                gan=fmt(g.loc[folds].mean()),
+                who=say("why.gan_who", r.verdict),
+                p=p_text(r),
+            )
         )
     return {"flips": "; ".join(flips), "accuracy": "; ".join(acc)}
 
@@ -363,9 +377,6 @@ def line_at(x: float, xs: Sequence[float], ys: Sequence[float]) -> float:
         return float(np.interp(x, px, py))
     i, j = (0, 1) if x < px[0] else (-2, -1)
     return float(py[i] + (py[j] - py[i]) * (x - px[i]) / (px[j] - px[i]))
-
-
-_WHERE = {HOLDS: "above it", FAILS: "below it", INCONCLUSIVE: "on it, within fold noise"}
 
 
 def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "compas", "compas_age")) -> str:
@@ -396,16 +407,20 @@ def frontier_finding(records: Records, datasets: Sequence[str] = ("adult", "comp
         res = paired([own[f] for f in folds], [line[f] for f in folds], larger=True)
         name = metric_name(metric).split(" ")[0]
         parts.append(
-            f"{dataset_name(d)}: acc+CF_sg reaches CF-MSE {fmt(sg.loc[folds, 'cf_mse'].astype(float).mean())} at {name} "
-            f"{fmt(float(sign * np.mean([own[f] for f in folds])))}, the global axiom's line gives {fmt(float(sign * np.mean([line[f] for f in folds])))} "
-            f"there: {_WHERE[res.verdict]} ({p_text(res)})"
+            say(
+                "why.frontier_part",
+                dataset=dataset_name(d),
+                cf_mse=fmt(sg.loc[folds, "cf_mse"].astype(float).mean()),
+                metric=name,
+                own=fmt(float(sign * np.mean([own[f] for f in folds]))),
+                line=fmt(float(sign * np.mean([line[f] for f in folds]))),
+                where=say("why.frontier_where", res.verdict),
+                p=p_text(res),
+            )
         )
     if not parts:
         return ""
-    return (
-        "the subgroup axioms reach a lower CF-MSE than the global one; per fold, the global axiom's accuracy–CF-MSE line through "
-        f"appendix B's weight points (acc : CF = 1 : 3, 1 : 1, 3 : 1), read at acc+CF_sg's CF-MSE — {'; '.join(parts)}"
-    )
+    return say("why.frontier", parts="; ".join(parts))
 
 
 def plot_frontier(records: Records, datasets: Sequence[str] = ("adult", "compas", "compas_age")) -> Figure:
@@ -448,6 +463,16 @@ def plot_frontier(records: Records, datasets: Sequence[str] = ("adult", "compas"
 
 
 # ---------------------------------------------------------------------------- Q2.2
+def _runs(frame: pd.DataFrame, dataset: str, method: str) -> pd.Series:
+    """The accuracy of each protocol run of ``method`` on ``dataset`` (CNF twins, no option or tag), by
+    partition, fold and training seed."""
+    if frame.empty:
+        return pd.Series(dtype=float)
+    rows = frame[(frame["dataset"] == dataset) & (frame["setting"] == method) & (frame["cf_source"] == "cnf")]
+    rows = rows[(rows["tag"] == "") & (rows["options"] == "")]
+    return rows.set_index(["repeat", "fold", "seed"])["accuracy"].astype(float).sort_index()
+
+
 def shared_runs_finding(
     records: Records,
     variant: str = "compas_age",
@@ -462,12 +487,16 @@ def shared_runs_finding(
     got = {(d, m): e.folds(d, m, "accuracy").sort_index() for d in (variant, base) for m in methods}
     if any(v.empty for v in got.values()):
         return ""
-    # compared on the folds both datasets have: the base may hold more repetitions of cross-validation
-    shared = {m: got[(variant, m)].index.intersection(got[(base, m)].index) for m in methods}
-    same = all(
-        len(shared[m]) and got[(variant, m)].loc[shared[m]].equals(got[(base, m)].loc[shared[m]]) for m in methods
-    )
-    n_shared = min(len(shared[m]) for m in methods)
+    # compared run by run (partition, fold, training seed) on the runs both datasets hold: the base may hold more
+    # repetitions of cross-validation or more seeds, whose fold means then differ although no run does
+    frame = records_frame(as_records(records))
+    same, shared_folds = True, []
+    for m in methods:
+        on_variant, on_base = (_runs(frame, d, m) for d in (variant, base))
+        keys = on_variant.index.intersection(on_base.index)
+        same = same and len(keys) > 0 and on_variant.loc[keys].equals(on_base.loc[keys])
+        shared_folds.append(len({k[:2] for k in keys}))
+    n_shared = min(shared_folds)
     res = e.compare(base, a, b, "accuracy", larger=True)
     paper_gap = {
         d: paper_value("table1", d, "accuracy", a)[0] - paper_value("table1", d, "accuracy", b)[0]
@@ -475,18 +504,27 @@ def shared_runs_finding(
     }
     gap = {d: f"{paper_gap[d]:+.3f}".replace("-", "−") for d in (base, variant)}
     twins = {d: paper_value("table1", d, "cf_mse", "ltn_acc")[0] for d in (base, variant)}
-    ours = (
-        f"here they are the same runs on both (identical accuracies on the {folds_text(n_shared)} both hold), so the gap "
-        f"{method_name(a)} − {method_name(b)} on {dataset_name(base)} is {res.text}"
-        if same
-        else f"here the two datasets' runs differ; on {dataset_name(base)} the gap {method_name(a)} − {method_name(b)} is {res.text}"
+    na, nb, nbase = method_name(a), method_name(b), dataset_name(base)
+    ours = say(
+        "why.shared_ours",
+        "same" if same else "differ",
+        folds=folds_text(n_shared),
+        a=na,
+        b=nb,
+        base=nbase,
+        result=res.text,
     )
     gaps = f"{gap[base]} on {dataset_name(base)}, {gap[variant]} on {dataset_name(variant)}"
-    return (
-        f"{dataset_name(variant)} is {dataset_name(base)} with other subgroups, and neither {method_name(a)} nor {method_name(b)} "
-        f"uses subgroups: {ours}. The paper ran the two separately (on other twins: its LTN(acc) CF-MSE is "
-        f"{fmt(twins[base])} on {dataset_name(base)}, {fmt(twins[variant])} on {dataset_name(variant)}), and "
-        + note("paper_gap", sign_change(paper_gap[base], paper_gap[variant]), gaps=gaps)
+    return say(
+        "why.shared_runs",
+        variant=dataset_name(variant),
+        ours=ours,
+        twins_base=fmt(twins[base]),
+        twins_variant=fmt(twins[variant]),
+        paper_gap=note("paper_gap", sign_change(paper_gap[base], paper_gap[variant]), gaps=gaps),
+        a=na,
+        b=nb,
+        base=nbase,
     )
 
 
@@ -503,15 +541,16 @@ def flip_ruler_finding(records: Records, dataset: str = "compas", a: str = "gan"
     ra, rb = fa.loc[folds], fb.loc[folds]
     res = paired(ra.to_numpy(), rb.to_numpy(), larger=True)
     ca, cb = (e.folds(dataset, m, "cf_mse").loc[folds].mean() for m in (a, b))
-    verdict = {
-        HOLDS: f"by this ruler the {method_name(a)} is the less fair",
-        FAILS: f"by this ruler too the {method_name(a)} is the fairer",
-        INCONCLUSIVE: "by this ruler the two do not differ beyond fold noise",
-    }[res.verdict]
-    return (
-        f"CF-MSE averages squared score changes; counted in changed decisions instead ({dataset_name(dataset)}, {len(folds)} folds), "
-        f"the {method_name(a)} flips {100 * ra.mean():.1f} % of the test pairs' decisions and {method_name(b)} {100 * rb.mean():.1f} % "
-        f"({p_text(res)}): "
-        f"{verdict}; a flip costs {_per_flip(ca, ra.mean())} CF-MSE for the {method_name(a)} against {_per_flip(cb, rb.mean())} for "
-        f"{method_name(b)}: its scores move little, and often across 0.5"
+    return say(
+        "why.flip_ruler",
+        dataset=dataset_name(dataset),
+        folds=len(folds),
+        a=method_name(a),
+        b=method_name(b),
+        rate_a=100 * ra.mean(),
+        rate_b=100 * rb.mean(),
+        p=p_text(res),
+        verdict=say("why.flip_verdict", res.verdict, a=method_name(a)),
+        per_flip_a=_per_flip(ca, ra.mean()),
+        per_flip_b=_per_flip(cb, rb.mean()),
     )
