@@ -25,6 +25,7 @@ from cffair.reporting import dataset_name, fold_trend, format_cell, method_name,
 from cffair.reporting._records import as_records
 from cffair.reporting._style import MARKERS, MAX_WIDTH_IN, book_style, finish, legend_below, palette, patch_handles
 from cffair.reporting._verdicts import p_text, paired
+from cffair_book.wording import say
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -169,53 +170,61 @@ def q2_finding(variants: pd.DataFrame, dataset: str = "compas") -> str:
     ref = means.loc["reference (A4 exponent p = 1)"] if "reference (A4 exponent p = 1)" in means.index else None
     reach = means[means["cf_mse"] <= c["cf_mse"]]
     n = int(folds.max())
-    where = f"{dataset_name(dataset)}, {n} fold{'s' if n > 1 else ''}"
+    where = say("investigations.q2_where", "one" if n == 1 else "many", dataset=dataset_name(dataset), count=n)
     parts = []
     if ref is not None:
-        fewer = ref["cf_flip_rate"] < c["cf_flip_rate"]
-        parts.append(
-            f"the reference LTN(acc+CF) (A4 exponent p = 1, run beside the variants) has CF-MSE {ref['cf_mse']:.3f} against CNF's "
-            f"{c['cf_mse']:.3f}"
-            + (
-                f", {'but' if fewer else 'and'} flips {_pct(ref['cf_flip_rate'])} of the decisions "
-                f"against CNF's {_pct(c['cf_flip_rate'])}"
-                if not np.isnan(c["cf_flip_rate"])
-                else ""
+        flips = (
+            ""
+            if np.isnan(c["cf_flip_rate"])
+            else say(
+                "investigations.q2_reference_flips",
+                "fewer" if ref["cf_flip_rate"] < c["cf_flip_rate"] else "more",
+                ltn=_pct(ref["cf_flip_rate"]),
+                cnf=_pct(c["cf_flip_rate"]),
             )
         )
+        parts.append(say("investigations.q2_reference", ltn=ref["cf_mse"], cnf=c["cf_mse"], flips=flips))
     if len(reach):
-        best = reach.sort_values(perf, ascending=perf == "mse").iloc[0]
-        label = reach.sort_values(perf, ascending=perf == "mse").index[0]
+        ranked = reach.sort_values(perf, ascending=perf == "mse")
+        best, label = ranked.iloc[0], ranked.index[0]
         parts.append(
-            f"{len(reach)} of {len(means)} variants reach CNF's CF-MSE ({', '.join(f'“{x}”' for x in reach.index)}); "
-            f"the most accurate of them, “{label}”, has CF-MSE {best['cf_mse']:.3f} at "
-            f"{metric_name(perf).split(' ')[0]} {best[perf]:.3f} (CNF {c[perf]:.3f})"
+            say(
+                "investigations.q2_reach",
+                count=len(reach),
+                variants=len(means),
+                labels=", ".join(f"“{x}”" for x in reach.index),
+                label=label,
+                cf_mse=best["cf_mse"],
+                metric=metric_name(perf).split(" ")[0],
+                value=best[perf],
+                cnf=c[perf],
+            )
         )
     else:
-        best = means.sort_values("cf_mse").iloc[0]
         parts.append(
-            f"no variant reaches CNF's CF-MSE; the lowest, “{means['cf_mse'].idxmin()}”, has {best['cf_mse']:.3f}"
+            say(
+                "investigations.q2_no_reach",
+                label=means["cf_mse"].idxmin(),
+                cf_mse=means.sort_values("cf_mse").iloc[0]["cf_mse"],
+            )
         )
     lr = [lab for lab in means.index if lab.startswith("lr ")]
     if lr and ref is not None:
-        parts.append(
-            "other learning rates give CF-MSE "
-            + ", ".join(f"{means.loc[x, 'cf_mse']:.3f} at {means.loc[x, perf]:.3f} ({x})" for x in lr)
-            + f" against the reference's {ref['cf_mse']:.3f} at {ref[perf]:.3f}"
+        rates = ", ".join(
+            say("investigations.q2_learning_rate", cf_mse=means.loc[x, "cf_mse"], value=means.loc[x, perf], label=x)
+            for x in lr
         )
+        parts.append(say("investigations.q2_learning_rates", rates=rates, cf_mse=ref["cf_mse"], value=ref[perf]))
     per_ltn = _cf_mse_per_flip(ltn[ltn["label"] == "reference (A4 exponent p = 1)"])
     per_cnf = _cf_mse_per_flip(cnf)
     if ref is not None and not (np.isnan(per_ltn) or np.isnan(per_cnf)):
-        parts.append(
-            f"CF-MSE per changed decision is {_per_flip(per_ltn)} for the LTN and {_per_flip(per_cnf)} for CNF"
-        )
-    return f"Investigation ({where}): " + "; ".join(parts) + "."
+        parts.append(say("investigations.q2_per_flip", ltn=_per_flip(per_ltn), cnf=_per_flip(per_cnf)))
+    return say("investigations.q2", where=where, parts="; ".join(parts))
 
 
 def _per_flip(ratio: float) -> str:
     """CF-MSE per changed decision, read: near 1 a changed decision is a full 0 ↔ 1 jump."""
-    how = " (nearly full 0 ↔ 1 jumps)" if ratio > 0.7 else " (small shifts across 0.5)" if ratio < 0.3 else ""
-    return f"{ratio:.2f}{how}"
+    return say("investigations.per_flip", "jumps" if ratio > 0.7 else "shifts" if ratio < 0.3 else "plain", ratio=ratio)
 
 
 def pareto_front(points: pd.DataFrame, x: str, y: str, y_higher: bool = True) -> pd.DataFrame:
@@ -331,21 +340,21 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Record], dataset: str = "c
     own = e.merge(forced[["fold", "group", "feature"]], on=["fold", "group", "feature"])
     own = own.groupby("stage")[["frequency", "imbalance"]].mean()
     b_imb, a_imb = own.loc["before", "imbalance"], own.loc["after", "imbalance"]
-    turn = (
-        ": the gap reverses, the other group now gets more of them"
-        if a_imb < 0 < b_imb
-        else " and falls below the threshold"
-        if a_imb < PAPER_THRESHOLDS.get(dataset, 0.01) <= b_imb
-        else ""
-    )
-    folds_text = f"{n} fold{'s' if n > 1 else ''}"
+    threshold = PAPER_THRESHOLDS.get(dataset, 0.01)
+    turn = "reverses" if a_imb < 0 < b_imb else "below" if a_imb < threshold <= b_imb else "none"
     out = {
-        "axiom": (
-            f"with the largest immutable imbalance turned into an A5 axiom on {folds_text} of {dataset_name(dataset)} "
-            f"(for {' and '.join(ax_names)}; imbalance {b_imb:.3f} on average, "
-            f"{'below' if b_imb < PAPER_THRESHOLDS.get(dataset, 0.01) else 'at or above'} the paper's threshold), that "
-            f"group's share of explanations on the feature goes {own.loc['before', 'frequency']:.3f} → "
-            f"{own.loc['after', 'frequency']:.3f} and its imbalance {_signed(b_imb)} → {_signed(a_imb)}{turn}"
+        "axiom": say(
+            "investigations.cke_axiom",
+            folds=say("investigations.folds", "one" if n == 1 else "many", count=n),
+            dataset=dataset_name(dataset),
+            axioms=" and ".join(ax_names),
+            imbalance=b_imb,
+            against=say("investigations.cke_against", "below" if b_imb < threshold else "above"),
+            share_before=own.loc["before", "frequency"],
+            share_after=own.loc["after", "frequency"],
+            before=_signed(b_imb),
+            after=_signed(a_imb),
+            turn=say("investigations.cke_turn", turn),
         )
     }
     others = [f for f in dict.fromkeys(e.loc[~e["immutable"], "feature"])]
@@ -355,11 +364,11 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Record], dataset: str = "c
         b = np.array([big.loc[(k, f), "before"] if (k, f) in big.index else np.nan for k in folds])
         a = np.array([big.loc[(k, f), "after"] if (k, f) in big.index else np.nan for k in folds])
         r = paired(list(a), list(b), larger=True)
-        parts.append(f"{f} {np.nanmean(b):.3f} → {np.nanmean(a):.3f} ({r.verdict if r.n > 1 else '1 fold'})")
-    out["others"] = (
-        "with age discouraged, the largest imbalance of the other attributes (fold means; verdict on "
-        "'it widens', paired over folds): " + "; ".join(parts)
-    )
+        verdict = r.verdict if r.n > 1 else say("investigations.cke_other_one_fold")
+        parts.append(
+            say("investigations.cke_other", feature=f, before=np.nanmean(b), after=np.nanmean(a), verdict=verdict)
+        )
+    out["others"] = say("investigations.cke_others", parts="; ".join(parts))
     steps = {
         r.config.fold: r["cke"]["steps"]
         for r in as_records(records)
@@ -370,9 +379,14 @@ def cke_finding(expl: pd.DataFrame, records: Sequence[Record], dataset: str = "c
         if pairs:
             b, a = np.array(pairs).T
             r = paired(list(a), list(b), larger=metric == "accuracy")
-            out[key] = (
-                f"the A5 axiom changes {label} {b.mean():.3f} → {a.mean():.3f} "
-                f"({'over ' + str(r.n) + ' folds, ' + p_text(r) if r.n > 1 else 'one fold'})"
+            out[key] = say(
+                "investigations.cke_model",
+                "folds" if r.n > 1 else "one",
+                metric=label,
+                before=b.mean(),
+                after=a.mean(),
+                count=r.n,
+                p=p_text(r) if r.n > 1 else "",
             )
     return out
 
@@ -394,17 +408,18 @@ def threshold_reach(expl: pd.DataFrame, dataset: str = "compas") -> str:
     per_fold = e.loc[e.groupby("fold")["imbalance"].idxmax()]
     top = per_fold.loc[per_fold["imbalance"].idxmax()]
     reach = int((per_fold["imbalance"] >= threshold).sum())
-    n = len(per_fold)
-    largest = f"the largest: {top['imbalance']:.3f} on {top['feature']}, fold {int(top['fold'])}"
-    head = "Before the A5 axiom, "
-    where = f"the paper's threshold of {threshold:g} on {dataset_name(dataset)}"
-    if reach == 0:
-        return (
-            f"{head}no imbalance on any attribute reaches {where} in any of {n} folds ({largest}): at the "
-            "paper's threshold the extraction would not fire, so the effects of the paper's Table 2 cannot appear "
-            "in these runs."
-        )
-    return f"{head}an imbalance reaches {where} in {reach} of {n} folds ({largest}): there the extraction would fire."
+    largest = say(
+        "investigations.threshold_largest", imbalance=top["imbalance"], feature=top["feature"], fold=int(top["fold"])
+    )
+    return say(
+        "investigations.threshold",
+        "none" if reach == 0 else "some",
+        threshold=threshold,
+        dataset=dataset_name(dataset),
+        folds=len(per_fold),
+        reach=reach,
+        largest=largest,
+    )
 
 
 def plot_explanation_imbalances(expl: pd.DataFrame, dataset: str = "compas", *, title: str | None = None) -> Figure:
@@ -503,19 +518,32 @@ def weight_finding(fine: pd.DataFrame) -> str:
         name = metric_name(perf).split(" ")[0]
 
         def said(t: Any, what: str) -> str:
-            way = "higher" if t.rho > 0 else "lower"
-            return (
-                f"{way} {what} (ρ within a fold {t.rho:+.2f} on average, {t.rho_min:+.2f} to {t.rho_max:+.2f}, "
-                f"{p_text(t.p)})"
+            return say(
+                "investigations.trend",
+                "higher" if t.rho > 0 else "lower",
+                what=what,
+                rho=t.rho,
+                low=t.rho_min,
+                high=t.rho_max,
+                p=p_text(t.p),
             )
 
         parts.append(
-            f"on {dataset_name(d)} ({len(m)} weight points, {n} fold{'s' if n > 1 else ''}) a heavier accuracy weight "
-            f"goes with {said(t_p, name)} and {said(t_c, 'CF-MSE')}; "
-            f"CF-MSE ranges {m['cf_mse'].min():.3f}–{m['cf_mse'].max():.3f} and {name} "
-            f"{m[perf].min():.3f}–{m[perf].max():.3f}"
+            say(
+                "investigations.weight_part",
+                dataset=dataset_name(d),
+                points=len(m),
+                folds=say("investigations.folds", "one" if n == 1 else "many", count=n),
+                performance=said(t_p, name),
+                cf_mse=said(t_c, "CF-MSE"),
+                cf_low=m["cf_mse"].min(),
+                cf_high=m["cf_mse"].max(),
+                metric=name,
+                low=m[perf].min(),
+                high=m[perf].max(),
+            )
         )
-    return ("With the finer grid, " + "; ".join(parts) + ".") if parts else ""
+    return say("investigations.weights", parts="; ".join(parts)) if parts else ""
 
 
 # ---------------------------------------------------------------------------- Q4
@@ -554,8 +582,12 @@ def query_finding(queries: pd.DataFrame, dataset: str = "adult") -> str:
     found, true = int(q["found"].sum()), int((q["sat"] > QUERY_TRUE).sum())
     sats = "; ".join(f"{r.subgroup} {r.sat:.3f}" for r in q.itertuples())
     shares = "; ".join(f"{r.subgroup} {_pct(r.witness_share)} of {int(r.n_negative)}" for r in q.itertuples())
-    return (
-        f"For a negatively predicted person drawn at random, a similar person with a different decision lies within β "
-        f"in {found} of {len(q)} subgroups, and the query's satisfaction is above {QUERY_TRUE:g} in {true} of {len(q)} "
-        f"({sats}); over all of a subgroup's negatively predicted people one lies within β for: {shares}."
+    return say(
+        "investigations.query",
+        found=found,
+        subgroups=len(q),
+        true_above=QUERY_TRUE,
+        true=true,
+        satisfactions=sats,
+        shares=shares,
     )
