@@ -42,6 +42,7 @@ from cffair.reporting._style import FONT_PT, MAX_WIDTH_IN, book_style, finish
 from cffair_book.claims import evaluate_claims
 from cffair_book.layout import BENCHMARK_RESULTS
 from cffair_book.registry import claim_status
+from cffair_book.wording import say
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -453,27 +454,23 @@ def ruler_verdict_line(claims: pd.DataFrame) -> str:
     n = len(claims)
     if claims["survives"].isna().any():
         missing = [label for label in RULER_LABELS.values() if (claims[label] == "no records").all()]
-        return (
-            f"The records carry only some rulers (missing: {', '.join(missing) or 'some claims'}), so whether the paper's "
-            f"{n} Table 1 claims about counterfactual fairness survive a change of ruler is not known yet: it needs "
-            "records made by today's code (`.venv/bin/cffair reproduce --only appendix_c`)."
-        )
+        return say("rulers.not_known", missing=", ".join(missing) or say("rulers.some_claims"), claims=n)
     same = claims[claims["survives"] == True]  # noqa: E712 (a column of True/False/None)
     reversed_ = claims[claims["reverses"] == True]  # noqa: E712
     weaker = claims[(claims["survives"] == False) & (claims["reverses"] == False)]  # noqa: E712
-    text = f"Of the paper's {n} Table 1 claims about counterfactual fairness, {len(same)} read the same on all three rulers"
-    if len(weaker):
-        text += (
-            f"; {len(weaker)} {'moves' if len(weaker) == 1 else 'move'} between a verdict and inconclusive "
-            f"({', '.join(weaker['key'])})"
-        )
-    text += "; " + (
-        f"{len(reversed_)} {'reverses' if len(reversed_) == 1 else 'reverse'} with the ruler "
-        f"({', '.join(reversed_['key'])})"
-        if len(reversed_)
-        else "none reverses"
+
+    def branch(rows: pd.DataFrame) -> str:
+        return "none" if rows.empty else "one" if len(rows) == 1 else "many"
+
+    return say(
+        "rulers.tally",
+        claims=n,
+        same=len(same),
+        weaker=say("rulers.weaker", branch(weaker), count=len(weaker), keys=", ".join(weaker["key"]))
+        if len(weaker)
+        else "",
+        reversed=say("rulers.reversed", branch(reversed_), count=len(reversed_), keys=", ".join(reversed_["key"])),
     )
-    return text + "."
 
 
 def ruler_shift(records: Iterable[Record], methods: Sequence[str] | None = None, ruler: str = "default") -> str:
@@ -495,26 +492,33 @@ def ruler_shift(records: Iterable[Record], methods: Sequence[str] | None = None,
     frame = ruler_frame(records)
     if methods is not None:
         frame = frame[frame["method"].isin(list(methods))]
+    none = say("rulers.no_records", ruler=RULER_LABELS[ruler])
+    if frame.empty:
+        return none
     keys = ["dataset", "method", "repeat", "fold", "seed"]
     wide = frame.pivot_table(index=keys, columns="ruler", values="cf_mse", aggfunc="first")
     if ruler not in wide.columns or "paper" not in wide.columns:
-        return f"No record carries the CF-MSE on the {RULER_LABELS[ruler]}'s twins yet."
+        return none
     wide = wide.dropna(subset=["paper", ruler])
     if wide.empty:
-        return f"No record carries the CF-MSE on the {RULER_LABELS[ruler]}'s twins yet."
+        return none
     means = wide.groupby(level=["dataset", "method"], sort=False)[["paper", ruler]].mean()
     folds = wide.groupby(level=["dataset", "method"], sort=False).size()
     ratio = means[ruler] / means["paper"]
     big = (np.log(ratio.abs())).abs().idxmax()
     lo, hi = float(ratio.min()), float(ratio.max())
-    spread = f"a factor of {lo:.2f}" if np.isclose(lo, hi) else f"a factor between {lo:.2f} and {hi:.2f}"
-    example = (
-        f"{method_name(str(big[1]))} on {dataset_name(str(big[0]))}: {means.loc[big, 'paper']:.3f} → "
-        f"{means.loc[big, ruler]:.3f}; {int(folds.loc[big])} folds"
-    )
     slight = bool((ratio >= 0.8).all() and (ratio <= 1.25).all())
-    words = "a slightly different ruler" if slight else "a different ruler, not a slightly different one"
-    return (
-        f"Measured on the {RULER_LABELS[ruler]}'s twins instead of the paper's flow's, the same models' CF-MSE "
-        f"changes by {spread} ({example}): {words}."
+    return say(
+        "rulers.shift",
+        ruler=RULER_LABELS[ruler],
+        spread=say("rulers.factor", "one" if np.isclose(lo, hi) else "range", low=lo, high=hi),
+        example=say(
+            "rulers.example",
+            method=method_name(str(big[1])),
+            dataset=dataset_name(str(big[0])),
+            paper=means.loc[big, "paper"],
+            other=means.loc[big, ruler],
+            folds=int(folds.loc[big]),
+        ),
+        words=say("rulers.shift_words", "slight" if slight else "different"),
     )

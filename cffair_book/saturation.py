@@ -12,6 +12,7 @@ import pandas as pd
 
 from cffair.reporting import DATASET_ORDER, HTMLTable, dataset_name, format_table
 from cffair.reporting._records import as_records
+from cffair_book.wording import say, spoken
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
     from cffair.experiments import Record
@@ -98,48 +99,25 @@ def saturation_finding(frame: pd.DataFrame) -> str:
     pre, a4, eq, cnf = (lab for _, lab in SATURATION_ROWS)
     known = frame.dropna(subset=[pre, a4]) if not frame.empty else frame
     if known.empty:
-        return (
-            "No records with the saturation yet (it is recorded by today's code): which stage saturates the LTN is "
-            "not known until the records are regenerated."
-        )
+        return say("saturation.unknown")
     parts = []
     for values in known.itertuples(index=False):
         v = dict(zip(known.columns, values))
-        name = dataset_name(v["dataset"])
-        added = v[a4] - v[pre]
-        s = f"{name}: {_pct(v[pre])} of LTN(acc)'s outputs are within 0.01 of 0 or 1, {_pct(v[a4])} after A4"
-        if not np.isnan(v.get(eq, np.nan)):
-            s += f", {_pct(v[eq])} with an Eq-bodied A4"
-        if not np.isnan(v.get(cnf, np.nan)):
-            s += f"; the CNF MLP {_pct(v[cnf])}"
-        parts.append((s, v[pre], added, v.get(eq, np.nan)))
-    text = "; ".join(p[0] for p in parts) + ". "
+        text = say(
+            "saturation.dataset",
+            dataset=dataset_name(v["dataset"]),
+            pre=_pct(v[pre]),
+            a4=_pct(v[a4]),
+            eq="" if np.isnan(v.get(eq, np.nan)) else say("saturation.eq_bodied", share=_pct(v[eq])),
+            cnf="" if np.isnan(v.get(cnf, np.nan)) else say("saturation.cnf", share=_pct(v[cnf])),
+        )
+        parts.append((text, v[pre], v[a4] - v[pre]))
     pre_sat = all(p[1] >= SATURATED for p in parts)
     small = all(abs(p[2]) < SMALL for p in parts)
-    if pre_sat and small:
-        text += (
-            "The model is saturated before A4 ever acts, and A4 adds little: the pre-training on the accuracy axioms "
-            "(linear in D(x) for p = 1, so their maximiser is a hard 0/1 classifier) causes the saturation, not the "
-            "fuzzy equivalence."
-        )
-    elif pre_sat:
-        text += (
-            "The model is saturated after pre-training already, and A4 changes the saturation by more than "
-            f"{100 * SMALL:.0f} points on some dataset."
-        )
-    else:
-        text += "The pre-trained model is not saturated on every dataset, so the saturation is not the pre-training's alone."
+    cause = "pretraining" if pre_sat and small else "both" if pre_sat else "not_pretraining"
+    gradient = ""
     shares = frame.dropna(subset=["share_p1", "share_p6"])
     if not shares.empty:
         p1, p6 = float(shares["share_p1"].mean()), float(shares["share_p6"].mean())
-        text += (
-            f" At the start of the fairness stage {_pct(p1)} of A4's gradient falls on the pairs whose decisions differ "
-            f"with p = 1 and {_pct(p6)} with p = 6 (mean over datasets)"
-        )
-        text += (
-            ": a larger p moves A4's pull onto the flipped pairs, which is why p = 6 lowers CF-MSE where p = 1 barely "
-            "does."
-            if p6 > p1
-            else ": a larger p does not move A4's pull onto the flipped pairs here."
-        )
-    return text
+        gradient = say("saturation.gradient", "moves" if p6 > p1 else "stays", p1=_pct(p1), p6=_pct(p6))
+    return spoken("; ".join(p[0] for p in parts) + ".", say("saturation.cause", cause, points=100 * SMALL), gradient)

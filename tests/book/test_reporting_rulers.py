@@ -278,5 +278,11 @@ def test_ruler_shift_calls_a_ruler_slightly_different_only_when_every_ratio_is_w
     assert "CNF on Lawschool" in ruler_shift(other)
     assert ruler_shift(other, ["ltn_acc_cf"]).endswith("a slightly different ruler.")
     assert ruler_shift(_ruled("adult", "ltn_acc_cf", 0.1, None)).startswith("No record carries the CF-MSE")
+    # no records at all, or none of the methods asked for: the same sentence, not a KeyError of the empty frame
+    assert (
+        ruler_shift([])
+        == ruler_shift(close, ["dcevae"])
+        == "No record carries the CF-MSE on the default flow's twins yet."
+    )
     with pytest.raises(DataError, match="compares another ruler"):
         ruler_shift(close, ruler="paper")
