@@ -22,6 +22,7 @@ from cffair._support.utils import project_root
 from cffair.experiments._baseline_gap import gap_table
 from cffair.reporting import HTMLTable, dataset_name, format_table
 from cffair.reporting._paper import paper_mean
+from cffair_book.wording import say
 
 __all__ = [
     "BASELINE_NAMES",
@@ -164,41 +165,57 @@ def baseline_gap_finding(frame: pd.DataFrame) -> str:
         name = BASELINE_NAMES.get(str(baseline), str(baseline))
         moves = g.iloc[1:]
         closed = float(g["cumulative_share"].iloc[-1])
-        left = "the whole gap" if closed >= 1 else f"{closed:.0%} of the log gap, leaving {1 - closed:.0%} open"
-        if closed <= 0:
-            left = "none of the log gap" + (" (it widens it)" if closed < 0 else "")
-        sentence = (
-            f"On {dataset_name(str(dataset))} the {name}'s CF-MSE goes from {g['cf_mse'].iloc[0]:.4f} "
-            f"to {g['cf_mse'].iloc[-1]:.4f} against the paper's {g['paper'].iloc[0]:.3f}: the steps close {left}"
-        )
+        extent = "whole" if closed >= 1 else "part" if closed > 0 else "widens" if closed < 0 else "none"
+        largest = ""
         if len(moves):
             top = moves.loc[moves["share_closed"].idxmax()]
-            sentence += (
-                f"; the largest share, {top['share_closed']:.0%}, is closed by {_factor(top['factor'])} ({top['step']})"
-                if top["share_closed"] > 0
-                else "; no step closes any of it"
+            largest = say(
+                "baseline_gap.largest",
+                "some" if top["share_closed"] > 0 else "none",
+                share=top["share_closed"],
+                factor=_factor(top["factor"]),
+                step=top["step"],
             )
             if best_factor is None or top["share_closed"] > best_factor[0]:
                 best_factor = (float(top["share_closed"]), str(top["factor"]), name)
         broken = whole[whole["collapsed"].fillna("") != ""] if "collapsed" in whole else whole.iloc[:0]
-        if len(broken):
-            steps = "; ".join(f"{r['step']} ({r['collapsed']})" for _, r in broken.iterrows())
-            sentence += f". Its models collapsed at {steps}: those steps count no share"
-        out.append(sentence + ".")
+        collapsed = (
+            say(
+                "baseline_gap.collapsed",
+                steps="; ".join(f"{r['step']} ({r['collapsed']})" for _, r in broken.iterrows()),
+            )
+            if len(broken)
+            else ""
+        )
+        out.append(
+            say(
+                "baseline_gap.steps",
+                dataset=dataset_name(str(dataset)),
+                baseline=name,
+                start=g["cf_mse"].iloc[0],
+                end=g["cf_mse"].iloc[-1],
+                paper=g["paper"].iloc[0],
+                closed=say("baseline_gap.closed", extent, closed=closed, left=1 - closed),
+                largest=largest,
+                collapsed=collapsed,
+            )
+        )
     if best_factor is not None and len(out) > 1:
         share, factor, name = best_factor
         out.append(
-            f"Of all the factors the study can set, {_factor(factor)} closes the largest share ({share:.0%}, for the {name})."
-            if share > 0
-            else "No factor the study can set closes any of the gap."
+            say(
+                "baseline_gap.best_factor",
+                "some" if share > 0 else "none",
+                factor=_factor(factor),
+                share=share,
+                baseline=name,
+            )
         )
     if "screened" in frame and not frame["screened"].fillna(False).astype(bool).all():
         unscreened = frame[~frame["screened"].fillna(False).astype(bool)]
         names = list(dict.fromkeys(f"{BASELINE_NAMES.get(str(b), str(b))} ({dataset_name(str(d))})"
                                    for b, d in zip(unscreened["baseline"], unscreened["dataset"])))  # fmt: skip
-        which = "These runs" if len(unscreened) == len(frame) else f"The runs of {', '.join(names)}"
         out.append(
-            f"{which} predate the degenerate-model screen: their models were not checked for collapse "
-            "(a rerun of the study screens every step)."
+            say("baseline_gap.unscreened", "all" if len(unscreened) == len(frame) else "some", runs=", ".join(names))
         )
     return " ".join(out)

@@ -22,6 +22,7 @@ from cffair.experiments._registry import DATASETS
 from cffair.reporting import DATASET_ORDER, HTMLTable, dataset_name, format_table, performance_metric
 from cffair.reporting._paper import paper_mean
 from cffair.reporting._records import as_records
+from cffair_book.wording import say
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
     from cffair.experiments import Record
@@ -171,22 +172,23 @@ def gan_paper_finding(frame: pd.DataFrame) -> str:
         ours, released, paper = by.loc["", "cf_mse"], by.loc["released", "cf_mse"], by.loc["", "cf_mse paper"]
         closer = "as released" if abs(released - paper) < abs(ours - paper) else "re-implemented"
         if abs(released - paper) == abs(ours - paper):
-            closer = "neither variant"
+            closer = "neither"
         spread = np.nanmax([by.loc["", "cf_mse fold sd"], by.loc["released", "cf_mse fold sd"]])
         if pd.isna(spread):
-            apart = "though with one fold each there is no spread over folds to compare the gap with"
+            apart = "no_spread"
         elif abs(released - ours) > spread:
-            apart = f"and the two variants differ by more than their spread over folds ({spread:.3f})"
+            apart = "beyond"
         else:
-            closer = "neither variant"  # a difference within the spread orders nothing
-            apart = f"the two variants differing by less than their spread over folds ({spread:.3f})"
-        who = (
-            "neither variant comes closer to it"
-            if closer == "neither variant"
-            else f"the GAN {closer} comes closer to it"
-        )
+            closer, apart = "neither", "within"  # a difference within the spread orders nothing
         out.append(
-            f"On {dataset_name(ds)} the GAN as released has a CF-MSE of {released:.3f} against {ours:.3f} "
-            f"re-implemented; the paper's is {paper:.3f}, so {who}, {apart}."
+            say(
+                "gan_study.finding",
+                dataset=dataset_name(ds),
+                released=released,
+                ours=ours,
+                paper=paper,
+                closer=say("gan_study.closer", closer),
+                apart=say("gan_study.apart", apart, spread=spread),
+            )
         )
     return " ".join(out)
