@@ -37,6 +37,7 @@ from cffair.errors import DataError
 from cffair.reporting import HTMLTable, dataset_name, format_cell, format_table
 from cffair.reporting._records import as_records
 from cffair.reporting._style import FONT_PT, MAX_WIDTH_IN, book_style, finish, legend_below, line_handles, palette
+from cffair_book.wording import say, spoken
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -422,10 +423,13 @@ def findings(records: Sequence[Record]) -> dict[str, str]:
         m = frame[frame["dataset"] == ds].groupby("variant").mean(numeric_only=True)
         r = overall[overall["dataset"] == ds].set_index("variant")
         attr = RECOURSE_GROUPS.get(ds)
-        text = (
-            f"On {dataset_name(ds)}, {r.loc['acc', 'recourse_rate']:.0%} of the sampled people LTN(acc) turns down have recourse, at a mean "
-            f"cost of {r.loc['acc', 'mean_cost']:.2f}; after A4, {r.loc['acc_cf', 'recourse_rate']:.0%} at "
-            f"{r.loc['acc_cf', 'mean_cost']:.2f}."
+        text = say(
+            "beyond.recourse",
+            dataset=dataset_name(ds),
+            before_rate=r.loc["acc", "recourse_rate"],
+            before_cost=r.loc["acc", "mean_cost"],
+            after_rate=r.loc["acc_cf", "recourse_rate"],
+            after_cost=r.loc["acc_cf", "mean_cost"],
         )
         if attr:
             try:
@@ -434,52 +438,80 @@ def findings(records: Sequence[Record]) -> dict[str, str]:
                 g = None
             g = None if g is None else g[g["dataset"] == ds]
             if g is not None and not g.empty:
-                text += (
-                    f" Between the {attr} groups the recourse rates differ by {_spread(g, 'acc', 'recourse_rate'):.1%} before "
-                    f"and {_spread(g, 'acc_cf', 'recourse_rate'):.1%} after, the mean costs by "
-                    f"{_spread(g, 'acc', 'mean_cost'):.2f} and {_spread(g, 'acc_cf', 'mean_cost'):.2f}."
+                text = spoken(
+                    text,
+                    say(
+                        "beyond.recourse_groups",
+                        attribute=attr,
+                        rate_before=_spread(g, "acc", "recourse_rate"),
+                        rate_after=_spread(g, "acc_cf", "recourse_rate"),
+                        cost_before=_spread(g, "acc", "mean_cost"),
+                        cost_after=_spread(g, "acc_cf", "mean_cost"),
+                    ),
                 )
         out[f"recourse_{ds}"] = text
         if "joint_cf_mse" in m.columns and m["joint_cf_mse"].notna().any():
             t = intersection_frame(records, ds)
             small = t.head(3)
             sg, jt = small[VARIANT_LABELS["acc_cf_sg"]].mean(), small[VARIANT_LABELS["acc_cf_joint"]].mean()
-            verdict = "the joint axiom protects them better" if jt < sg else "the subgroup axioms protect them better"
-            out[f"intersections_{ds}"] = (
-                f"In the three smallest intersections of {dataset_name(ds)} ({'; '.join(small.index)}: {int(small['test rows'].sum())} test rows "
-                f"over the folds) the joint twins' CF-MSE is {jt:.3f} with A4∩ and {sg:.3f} with A4ᵢ: {verdict}. Over all "
-                f"intersections it is {m.loc['acc_cf_joint', 'joint_cf_mse']:.3f} with A4∩, {m.loc['acc_cf_sg', 'joint_cf_mse']:.3f} "
-                f"with A4ᵢ, {m.loc['acc_cf', 'joint_cf_mse']:.3f} with A4 and {m.loc['acc', 'joint_cf_mse']:.3f} without a "
-                f"fairness axiom."
+            out[f"intersections_{ds}"] = say(
+                "beyond.intersections",
+                dataset=dataset_name(ds),
+                smallest="; ".join(small.index),
+                rows=int(small["test rows"].sum()),
+                joint=jt,
+                subgroups=sg,
+                verdict=say("beyond.protects", "joint" if jt < sg else "subgroups"),
+                all_joint=m.loc["acc_cf_joint", "joint_cf_mse"],
+                all_subgroups=m.loc["acc_cf_sg", "joint_cf_mse"],
+                all_global=m.loc["acc_cf", "joint_cf_mse"],
+                all_none=m.loc["acc", "joint_cf_mse"],
             )
-        parts = []
-        for var, own, label in (
-            ("acc_dp", "dp_gap", "DP gap"),
-            ("acc_eo", "eo_gap", "EO gap"),
-            ("acc_lip", "lip_violation", "share of Lipschitz violations"),
-        ):
-            if var in m.index:
-                parts.append(
-                    f"{VARIANT_LABELS[var]} takes its {label} from {m.loc['acc', own]:.3f} to {m.loc[var, own]:.3f} "
-                    f"(accuracy {m.loc['acc', 'accuracy']:.3f} → {m.loc[var, 'accuracy']:.3f}, CF-MSE "
-                    f"{m.loc['acc', 'cf_mse']:.3f} → {m.loc[var, 'cf_mse']:.3f})"
-                )
-        out[f"notions_{ds}"] = f"On {dataset_name(ds)}: " + "; ".join(parts) + "."
+        parts = [
+            say(
+                "beyond.notion",
+                variant=VARIANT_LABELS[var],
+                measure=label,
+                before=m.loc["acc", own],
+                after=m.loc[var, own],
+                acc_before=m.loc["acc", "accuracy"],
+                acc_after=m.loc[var, "accuracy"],
+                cf_before=m.loc["acc", "cf_mse"],
+                cf_after=m.loc[var, "cf_mse"],
+            )
+            for var, own, label in (
+                ("acc_dp", "dp_gap", "DP gap"),
+                ("acc_eo", "eo_gap", "EO gap"),
+                ("acc_lip", "lip_violation", "share of Lipschitz violations"),
+            )
+            if var in m.index
+        ]
+        out[f"notions_{ds}"] = say("beyond.notions", dataset=dataset_name(ds), parts="; ".join(parts))
         fixed = m.loc[["acc_cf_w3-1", "acc_cf", "acc_cf_w1-3"]]
-        cf_list = ", ".join(f"{v:.3f}" for v in fixed["cf_mse"])
-        acc_list = ", ".join(f"{v:.3f}" for v in fixed["accuracy"])
-        out[f"adaptive_{ds}"] = (
-            f"On {dataset_name(ds)}, the fixed (accuracy : CF) weights 3:1, 1:1 and 1:3 give CF-MSE {cf_list} at accuracy "
-            f"{acc_list}; the CF-MSE budget gives "
-            f"{m.loc['adaptive_budget', 'cf_mse']:.3f} at {m.loc['adaptive_budget', 'accuracy']:.3f}. Adaptive weights on A4ᵢ take "
-            f"the worst-subgroup CF-MSE from {m.loc['acc_cf_sg', 'cf_mse_worst_subgroup']:.3f} (fixed) to "
-            f"{m.loc['adaptive_sg', 'cf_mse_worst_subgroup']:.3f}, at accuracy {m.loc['acc_cf_sg', 'accuracy']:.3f} → "
-            f"{m.loc['adaptive_sg', 'accuracy']:.3f}."
+        out[f"adaptive_{ds}"] = say(
+            "beyond.adaptive",
+            dataset=dataset_name(ds),
+            cf_mse=", ".join(f"{v:.3f}" for v in fixed["cf_mse"]),
+            accuracy=", ".join(f"{v:.3f}" for v in fixed["accuracy"]),
+            budget_cf=m.loc["adaptive_budget", "cf_mse"],
+            budget_acc=m.loc["adaptive_budget", "accuracy"],
+            worst_fixed=m.loc["acc_cf_sg", "cf_mse_worst_subgroup"],
+            worst_adaptive=m.loc["adaptive_sg", "cf_mse_worst_subgroup"],
+            acc_fixed=m.loc["acc_cf_sg", "accuracy"],
+            acc_adaptive=m.loc["adaptive_sg", "accuracy"],
         )
     cost = []
     for ds in sorted(frame["dataset"].unique()):
         recs = [r for r in records if r.config.setting == "beyond" and r.config.dataset == ds]
         cpu = sum(float(r["timings"].get("cpu", r["timings"].get("total", 0.0))) for r in recs)
-        cost.append(f"{dataset_name(ds)} {cpu / 60:.1f} min over {len(recs)} fold{'s' if len(recs) > 1 else ''}")
+        cost.append(
+            say(
+                "beyond.cost",
+                "one" if len(recs) == 1 else "many",
+                dataset=dataset_name(ds),
+                minutes=cpu / 60,
+                folds=len(recs),
+            )
+        )
     out["cost"] = "; ".join(cost)
     return out

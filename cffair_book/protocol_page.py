@@ -7,12 +7,9 @@ from pathlib import Path
 
 from cffair.experiments._protocol import Protocol, load_protocol, protocol_commit
 from cffair.reporting import dataset_name, method_name
+from cffair_book.wording import joined, say
 
 __all__ = ["protocol_paragraph"]
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def protocol_paragraph(root: str | Path, plan: Protocol | None = None, commit: str | None = "git") -> str:
@@ -31,29 +28,38 @@ def protocol_paragraph(root: str | Path, plan: Protocol | None = None, commit: s
     except ValueError:
         shown = plan.path.name
     sha = protocol_commit(root, plan.path) if commit == "git" else commit
-    when = (
-        f"last changed at commit `{sha[:10]}`"
-        if sha
-        else "not yet committed in this checkout (or outside a git checkout), so no commit can be named"
-    )
     reps = sorted({plan.repeats(d) for d in plan.repetitions})
     cv = (
-        f"{reps[0]} × {plan.folds}-fold cross-validation on {_and([dataset_name(d) for d in plan.repetitions])}"
+        say(
+            "protocol.cv",
+            "same",
+            repeats=reps[0],
+            folds=plan.folds,
+            datasets=joined([dataset_name(d) for d in plan.repetitions]),
+        )
         if len(reps) == 1
-        else "; ".join(f"{dataset_name(d)} {n} × {plan.folds} folds" for d, n in plan.repetitions.items())
+        else "; ".join(
+            say("protocol.cv", "each", dataset=dataset_name(d), repeats=n, folds=plan.folds)
+            for d, n in plan.repetitions.items()
+        )
     )
-    base = [f"{method_name(b)} on {_and([dataset_name(d) for d in ds])}" for b, ds in plan.baseline_seeded.items()]
+    baselines = [
+        say("protocol.baseline_seeds", baseline=method_name(b), datasets=joined([dataset_name(d) for d in ds]))
+        for b, ds in plan.baseline_seeded.items()
+    ]
     r = plan.rules
-    test = "the corrected resampled t-test" if r.test == "corrected" else "the plain paired t-test"
-    return (
-        f"The protocol of the full mode is data, committed before its runs: `{shown}`, {when}. The grid "
-        f"(`cffair.experiments.paper_grid`) and the claims engine (`cffair.reporting._verdicts`) read it "
-        f"(`cffair.experiments._protocol`). It fixes {cv}; {plan.seeds} training seeds per fold for every LTN setting "
-        f"({_and([method_name(s) for s in plan.ltn_seeded])}) and for {_and(base)} (elsewhere a baseline runs "
-        "one seed), the seeds of a fold averaged before a test and their sd shown beside the sd over folds; "
-        f"the twins as a design factor, the settings that learn from the flow's twins trained and scored on "
-        f"{_and([repr(t) for t in plan.twins])} (the paper's for the tables beside the paper, the sound "
-        f"'{plan.answer}' for the answer); and the rules: {test} over every paired fold, "
-        f"{'Holm within a claim' if r.holm else 'no correction within a claim'} at α = {r.alpha:g}, COMPAS(age) "
-        f"{'counted everywhere' if r.count_shared else 'counted only where its subgroups make it differ from COMPAS'}."
+    return say(
+        "protocol.paragraph",
+        file=shown,
+        when=say("protocol.when", "commit", commit=sha[:10]) if sha else say("protocol.when", "none"),
+        cv=cv,
+        seeds=plan.seeds,
+        ltn=joined([method_name(s) for s in plan.ltn_seeded]),
+        baselines=joined(baselines),
+        twins=joined([repr(t) for t in plan.twins]),
+        answer=plan.answer,
+        test=say("protocol.test", "corrected" if r.test == "corrected" else "plain"),
+        holm=say("protocol.holm", "yes" if r.holm else "no"),
+        alpha=r.alpha,
+        shared=say("protocol.shared", "yes" if r.count_shared else "no"),
     )

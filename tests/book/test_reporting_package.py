@@ -50,7 +50,7 @@ BOOK_LAYERS = {
     "directions": 0,
     "commands": 0,
     "html_block": 0,
-    "protocol_page": 0,
+    "protocol_page": 1,
     "selfcheck": 0,
     "speed": 1,
     "fidelity": 1,
