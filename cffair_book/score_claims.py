@@ -24,7 +24,7 @@ from cffair.reporting import SCORES, score_records
 from cffair.reporting._verdicts import FAILS, HOLDS, PENDING
 from cffair_book.claims import evaluate_claims
 from cffair_book.registry import Claim, claim_status
-from cffair_book.wording import joined
+from cffair_book.wording import joined, say, spoken
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
     from cffair.experiments import Record
@@ -119,27 +119,19 @@ def headline_answer(by_score: Mapping[str, Sequence[Claim]], key: str = HEADLINE
             continue
         s = SCORES[score]
         verdicts.append(c.verdict)
-        fairer = f"the LTN is fairer than {_baselines(c.supports)}" if c.supports else ""
-        less = f"the LTN is less fair than {_baselines(c.against)}" if c.against else ""
-        if fairer and less:
-            found = f"{fairer}, and less fair than {_baselines(c.against)}"
-        elif fairer:
-            found = f"{fairer}, and no baseline is significantly fairer than it"
-        elif less:
-            found = less
-        else:
-            found = "no comparison with a baseline is significant either way"
-        sentences.append(f"On {s.measures} ({s.label}) it {_verdict_phrase(c.verdict)}: {found}.")
+        fairer = say("score_claims.fairer", baselines=_baselines(c.supports)) if c.supports else ""
+        less = say("score_claims.less_fair", baselines=_baselines(c.against)) if c.against else ""
+        kind = "both" if fairer and less else "fairer" if fairer else "less" if less else "none"
+        found = say("score_claims.found", kind, fairer=fairer, less=less, baselines=_baselines(c.against))
+        phrase = say("score_claims.verdict", c.verdict if c.verdict in (HOLDS, FAILS) else "other", verdict=c.verdict)
+        sentences.append(say("score_claims.score", measures=s.measures, label=s.label, verdict=phrase, found=found))
     if not sentences:
         raise DataError(f"no score has a verdict on {key}: its records are missing.")
-    if len(set(verdicts)) > 1:
-        tail = "The answer depends on the score."
-    elif len(verdicts) > 1:
-        tail = f"Every score gives the same verdict: {verdicts[0]}."
-    else:
-        tail = ""
-    return f"Is the LTN fairer than the baselines ({key})? " + " ".join(sentences) + (f" {tail}" if tail else "")
-
-
-def _verdict_phrase(verdict: str) -> str:
-    return {HOLDS: "holds", FAILS: "does not hold"}.get(verdict, f"is {verdict}")
+    tail = (
+        say("score_claims.depends", "varies")
+        if len(set(verdicts)) > 1
+        else say("score_claims.depends", "same", verdict=verdicts[0])
+        if len(verdicts) > 1
+        else ""
+    )
+    return spoken(say("score_claims.question", key=key), *sentences, tail)
