@@ -44,6 +44,7 @@ from cffair_book.claims import evaluate_claims
 from cffair_book.registry import ROBUSTNESS_RULES, RobustnessColumn
 from cffair_book.rulers import ruler_records
 from cffair_book.saturation import SATURATION_ROWS, saturation_finding, saturation_frame, saturation_table
+from cffair_book.wording import say, spoken
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -103,6 +104,9 @@ DEPENDENCE_LEVELS: tuple[Level, ...] = (
     Level("gan", "reimplemented", "re-implemented, seeds", ("Q2.1", "Q2.3", "A.1", "A.2")),
     Level("gan", "released", "as released, seeds", ("Q2.1", "Q2.3", "A.1", "A.2")),
 )
+#: The factors whose title is a plural ("the twins move margins").
+_PLURAL: frozenset[str] = frozenset({"twins"})
+
 FACTOR_TITLES: dict[str, str] = {
     "ruler": "the ruler",
     "twins": "the twins",
@@ -473,55 +477,57 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
     head = title[0].upper() + title[1:]
     seen = rows[rows["verdict"] != NO_RECORDS]
     if seen.empty:
-        return (
-            f"**{head}.** No records of this study yet, so what this factor does to the ranking is not known: "
-            "it needs the study's records (`cffair reproduce --mode full --only appendix_c_studies`)."
-        )
+        return say("dependence.no_study", head=head)
     missing = rows[rows["verdict"] == NO_RECORDS]
     n = seen["claim"].nunique()
-    where = f" (on {seen['datasets'].iloc[0]})" if seen["datasets"].nunique() == 1 else ""
+    where = say("dependence.on_datasets", datasets=seen["datasets"].iloc[0]) if seen["datasets"].nunique() == 1 else ""
     each = not (seen["folds"].nunique() == 1 and seen["folds"].iloc[0] not in ("", "all folds"))
     if not each:  # a study on some folds: said once
-        where = f" (on {seen['folds'].iloc[0]}, against the book's verdicts on the same folds)"
+        where = say("dependence.on_folds", folds=seen["folds"].iloc[0])
     rev = seen[seen["reverses"]]
     moved = seen[seen["changed"] & ~seen["reverses"]]
-    text = f"**{head}.** Across {_levels_text(seen)}{where}, "
+    levels = _levels_text(seen)
     if rev.empty and moved.empty:
-        text += (
-            f"none of the {n} headline claims it can act on changes its verdict: the paper's ranking does not rest "
-            f"on {title}."
-        )
+        text = say("dependence.unchanged", head=head, levels=levels, where=where, claims=n, title=title)
     elif rev.empty:
         k = moved["claim"].nunique()
-        text += (
-            f"no verdict reverses, but {k} of the {n} claims {_verb(k, 'moves', 'move')} between a verdict and "
-            f"inconclusive ({_changes(moved, each)}): {title} moves margins, not the ranking."
+        text = say(
+            "dependence.margins",
+            "one" if k == 1 else "many",
+            head=head,
+            levels=levels,
+            where=where,
+            count=k,
+            claims=n,
+            changes=_changes(moved, each),
+            title=title,
+            moves=say("dependence.moves_verb", "many" if factor in _PLURAL else "one"),
         )
     else:
         k, m = rev["claim"].nunique(), moved["claim"].nunique()
-        text += (
-            f"{k} of the {n} claims {_verb(k, 'reverses', 'reverse')} ({_changes(rev, each)})"
-            + (
-                f" and {m} more {_verb(m, 'moves', 'move')} to or from inconclusive ({_changes(moved, each)})"
-                if m
-                else ""
-            )
-            + f": this part of the paper's ranking belongs to {title}, not to the methods."
+        more = say("dependence.more", "one" if m == 1 else "many", count=m, changes=_changes(moved, each)) if m else ""
+        text = say(
+            "dependence.reverses",
+            "one" if k == 1 else "many",
+            head=head,
+            levels=levels,
+            where=where,
+            count=k,
+            claims=n,
+            changes=_changes(rev, each),
+            more=more,
+            title=title,
         )
-    if len(missing):
-        text += f" Not in the records yet: {_levels_text(missing)}."
-    return text
-
-
-def _verb(count: int, singular: str, plural: str) -> str:
-    """The verb agreeing with ``count`` things: ``_verb(1, "moves", "move")`` is ``"moves"``."""
-    return singular if count == 1 else plural
+    return spoken(text, say("dependence.missing", levels=_levels_text(missing)) if len(missing) else "")
 
 
 def _changes(rows: pd.DataFrame, folds: bool = True) -> str:
     """``"Q2.4 holds → does not hold with default flow"``, each with its folds (``folds``) where they are not all."""
     return "; ".join(
-        f"{r.claim} {r.same_folds} → {r.verdict} with {r.label}"
-        + (f" ({r.folds})" if folds and r.folds and r.folds != "all folds" else "")
+        say(
+            "dependence.change_folds", claim=r.claim, before=r.same_folds, after=r.verdict, level=r.label, folds=r.folds
+        )
+        if folds and r.folds and r.folds != "all folds"
+        else say("dependence.change", claim=r.claim, before=r.same_folds, after=r.verdict, level=r.label)
         for r in rows.itertuples()
     )

@@ -138,6 +138,9 @@ def test_a_semantics_that_only_blurs_q1_1_moves_a_margin():
     assert (
         "no verdict reverses, but 6 of the 6 claims move between" in text and "moves margins, not the ranking" in text
     )
+    # the verb agrees with the factor's title: the twins (a plural) move margins
+    twins = frame.assign(factor="twins")
+    assert "the twins move margins, not the ranking" in dep.factor_paragraph(twins, "twins")
 
 
 def test_the_sound_twins_world_trains_on_them_where_a_method_learns_from_twins_and_scores_the_rest_on_them():
