@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from cffair import reporting
 from cffair.reporting._records import as_records
 from cffair_book.html_block import HTMLBlock
+from cffair_book.wording import joined, say
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
     from cffair.experiments import Record
@@ -79,12 +80,10 @@ def _order(dataset: str) -> int:
     return order.index(dataset) if dataset in order else len(order)
 
 
-def _and(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _count(n: int, repetitions: int) -> str:
-    return f"{n} ({repetitions} × {n // repetitions})" if repetitions > 1 and n % repetitions == 0 else str(n)
+    if repetitions > 1 and n % repetitions == 0:
+        return say("basis.count", "repetitions", count=n, repetitions=repetitions, folds=n // repetitions)
+    return say("basis.count", "plain", count=n)
 
 
 def folds_phrase(counts: Mapping[str, tuple[int, int]], *, every: bool = True) -> str:
@@ -103,11 +102,13 @@ def folds_phrase(counts: Mapping[str, tuple[int, int]], *, every: bool = True) -
     for ds, count in counts.items():
         groups.setdefault(count, []).append(reporting.dataset_name(ds))
     parts = [
-        f"{_count(n, reps)} on {'every dataset' if len(groups) == 1 and every and len(names) > 1 else _and(names)}"
+        say("basis.counted_on", "every", count=_count(n, reps))
+        if len(groups) == 1 and every and len(names) > 1
+        else say("basis.counted_on", "named", count=_count(n, reps), datasets=joined(names))
         for (n, reps), names in groups.items()
     ]
     first = parts[0].split(" ", 1)
-    parts[0] = f"{first[0]} folds {first[1]}"  # "5 folds on …", "15 folds (3 × 5) on …"
+    parts[0] = say("basis.first", count=first[0], rest=first[1])  # "5 folds on …", "15 folds (3 × 5) on …"
     return "; ".join(parts)
 
 
@@ -116,16 +117,16 @@ def table_caption(records: Sequence[Record]) -> str:
     the paper's partition: 5 folds on every dataset"`` (the folds of repetition 0 the records hold)."""
     counts = fold_counts(records, every_repetition=False)
     if not counts:
-        return "no records"
-    return f"mean ± sd over the paper's partition: {folds_phrase(counts)}"
+        return say("basis.no_records")
+    return say("basis.table_caption", folds=folds_phrase(counts))
 
 
 def verdict_caption(records: Sequence[Record], what: str) -> str:
     """The caption of a chapter's claims table: which claims, and the folds their verdicts read
     (every repetition of cross-validation the records hold)."""
     counts = fold_counts(records)
-    basis = folds_phrase(counts) if counts else "no records"
-    return f"The paper's {what} claims, checked on every paired fold of this page's records ({basis}); means over those folds."
+    basis = folds_phrase(counts) if counts else say("basis.no_records")
+    return say("basis.verdict_caption", what=what, folds=basis)
 
 
 def _example(records: Sequence[Record], dataset: str) -> str:
@@ -139,9 +140,8 @@ def _example(records: Sequence[Record], dataset: str) -> str:
             table = float(rows.loc[rows["repeat"] == _PAPER_PARTITION, "cf_mse"].mean())
             verdict = float(rows["cf_mse"].mean())
             name = reporting.method_name(str(method))
-            text = (
-                f"the CF-MSE of {name} on {reporting.dataset_name(dataset)} is {table:.3f} in the tables and "
-                f"{verdict:.3f} in the verdict"
+            text = say(
+                "basis.example", method=name, dataset=reporting.dataset_name(dataset), table=table, verdict=verdict
             )
             if best is None or abs(table - verdict) > best[0]:
                 best = (abs(table - verdict), text)
@@ -158,27 +158,21 @@ def basis_note(records: Sequence[Record]) -> HTMLBlock:
     read = fold_counts(records)
     more = [ds for ds in read if read[ds] != shown.get(ds)]
     if not more:
-        return HTMLBlock(
-            f"<p>The tables and figures above and this verdict read the same folds: {html.escape(folds_phrase(read))}.</p>"
-        )
-    names = _and([reporting.dataset_name(ds) for ds in more])
+        return HTMLBlock(say("basis.same_folds", folds=html.escape(folds_phrase(read))))
     example = _example(records, more[0])
     same = [reporting.dataset_name(ds) for ds in read if ds not in more]
-    text = (
-        f"<strong>Two sets of folds on this page.</strong> The tables and figures above show the paper's partition "
-        f"({html.escape(folds_phrase(shown))}); this verdict reads every repetition of cross-validation the records "
-        f"hold ({html.escape(folds_phrase({ds: read[ds] for ds in more}, every=False))})."
+    text = say(
+        "basis.two_sets",
+        shown=html.escape(folds_phrase(shown)),
+        read=html.escape(folds_phrase({ds: read[ds] for ds in more}, every=False)),
     )
-    detail = (
-        f"Its means on {html.escape(names)} therefore differ from the tables' in the last digits"
-        + (f" ({html.escape(example)})" if example else "")
-        + (f"; on {html.escape(_and(same))} both read the same folds" if same else "")
-        + ". The Reproducing page's deviations table says why the claims read more folds."
+    detail = say(
+        "basis.differ",
+        datasets=html.escape(joined([reporting.dataset_name(ds) for ds in more])),
+        example=say("basis.differ_example", example=html.escape(example)) if example else "",
+        same=say("basis.differ_same", datasets=html.escape(joined(same))) if same else "",
     )
-    return HTMLBlock(
-        f'<div class="admonition note {NOTE_CLASS}"><p>{text}</p>'
-        f"<details><summary>What that changes</summary><p>{detail}</p></details></div>"
-    )
+    return HTMLBlock(say("basis.note", css=NOTE_CLASS, text=text, detail=detail))
 
 
 def paper_partition(records: Sequence[Record]) -> list[Record]:
@@ -200,6 +194,10 @@ def claims_caption(claims: Sequence[Any], what: str) -> str:
     >>> claims_caption([C(key="Q4.1", folds="4 subgroups, 1 fold")], "Q4")
     "The paper's Q4 claim, checked on: 4 subgroups, 1 fold (Q4.1)."
     """
-    noun = "claim" if len(claims) == 1 else "claims"
-    read = [f"{c.folds} ({c.key})" for c in claims if getattr(c, "folds", "")]
-    return f"The paper's {what} {noun}, checked on: {'; '.join(read) if read else 'the records of this page'}."
+    read = [say("basis.claims_read", folds=c.folds, key=c.key) for c in claims if getattr(c, "folds", "")]
+    return say(
+        "basis.claims_caption",
+        "one" if len(claims) == 1 else "many",
+        what=what,
+        read="; ".join(read) if read else say("basis.claims_records"),
+    )

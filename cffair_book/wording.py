@@ -100,9 +100,18 @@ def sentences(path: str | Path = SENTENCES_FILE) -> dict[str, dict[str, Any]]:
     """The parsed ``sentences.yaml``: ``{section: {name: template or {branch: template}}}``."""
     with open(path, encoding="utf-8") as f:
         data = yaml.safe_load(f) or {}
-    bad = sorted(k for k, v in data.items() if not isinstance(v, dict))
+    bad = sorted(str(k) for k, v in data.items() if not isinstance(v, dict))
     if bad:
         raise ValueError(f"{path}: section(s) {bad} are not mappings of sentence name to template.")
+    for section, entries in data.items():
+        names = [(n, None) for n in entries] + [(b, n) for n, t in entries.items() if isinstance(t, dict) for b in t]
+        for key, under in names:
+            if not isinstance(key, str):  # YAML reads on, off, yes and no as booleans
+                where = f"{section}.{under}" if under else section
+                raise ValueError(
+                    f"{path}: {where} has the key {key!r}, not a name: YAML reads an unquoted on, off, yes or no "
+                    "as a boolean; quote the key ('on')."
+                )
     return data
 
 

@@ -75,3 +75,10 @@ def test_a_missing_field_or_branch_names_the_sentence() -> None:
         wording.say("speed.not_run", "x", bench="b")
     with pytest.raises(ValueError, match=r"no sentence 'speed.nothing' in sentences.yaml"):
         wording.say("speed.nothing")
+
+
+def test_a_key_yaml_reads_as_a_boolean_is_refused_with_the_fix(tmp_path) -> None:
+    bad = tmp_path / "sentences.yaml"
+    bad.write_text("basis:\n  counted:\n    on: '{count} on {datasets}'\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"basis.counted has the key True, not a name: YAML reads an unquoted on, .* quote the key"):
+        wording.sentences(bad)
