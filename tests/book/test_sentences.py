@@ -80,5 +80,7 @@ def test_a_missing_field_or_branch_names_the_sentence() -> None:
 def test_a_key_yaml_reads_as_a_boolean_is_refused_with_the_fix(tmp_path) -> None:
     bad = tmp_path / "sentences.yaml"
     bad.write_text("basis:\n  counted:\n    on: '{count} on {datasets}'\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"basis.counted has the key True, not a name: YAML reads an unquoted on, .* quote the key"):
+    with pytest.raises(
+        ValueError, match=r"basis.counted has the key True, not a name: YAML reads an unquoted on, .* quote the key"
+    ):
         wording.sentences(bad)
