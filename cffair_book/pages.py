@@ -125,7 +125,7 @@ def verdict_keys(claims: Iterable[Any], verdict: str) -> str:
     'none'
     """
     found = [c.key for c in claims if c.verdict == verdict]
-    return _and(found) if found else "none"
+    return joined(found) if found else "none"
 
 
 def _duration(seconds: float) -> str:
@@ -464,10 +464,6 @@ def _reason(note: str, limit: int = 140) -> str:
     return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
-def _and(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def results_box(
     claims: Sequence[Any], *, claims_page: str, title: str = "The results at a glance", basis: str = ""
 ) -> HTMLBlock:
@@ -492,36 +488,29 @@ def results_box(
         return f'<a href="{esc(href, quote=True)}">{esc(c.key)}</a>' if href else esc(c.key)
 
     if heads:
-        what = f"{len(heads)} headline claims (the first of each research question)"
-        one = "The headline claim (the first of a research question)"
-        if not held:
-            lines.append(f"{one} does not hold here." if len(heads) == 1 else f"None of the {what} holds here.")
-        elif not other:
-            lines.append(
-                f"{one}, {link(held[0])}, holds here."
-                if len(heads) == 1
-                else f"All {what} hold here: {_and([link(c) for c in held])}."
-            )
-        else:
-            lines.append(
-                f"Of the {what}, {_and([link(c) for c in held])} {'holds' if len(held) == 1 else 'hold'} here."
-            )
+        n = len(heads)
+        which = ("none" if not held else "all" if not other else "some") + ("_one" if n == 1 else "_many")
+        if which == "some_many" and len(held) == 1:
+            which = "some_one"
+        lines.append(say("pages.headline", which, count=n, claims=joined([link(c) for c in held]) if held else ""))
         for c in other:
             against = list(getattr(c, "against", ()) or ())
             if _verdict_of(c) == "does not hold" and against:
-                reason = f" Against it: {esc(_and(against))}."
+                reason = say("pages.against", against=esc(joined(against)))
             else:
-                reason = f" Ours: {esc(_reason(c.note))}." if c.note else ""
-            lines.append(f"{link(c)} {esc(_VERDICT_WORDS[_verdict_of(c)][0])}: “{esc(c.claim.rstrip('.'))}”.{reason}")
+                reason = say("pages.ours", reason=esc(_reason(c.note))) if c.note else ""
+            lines.append(
+                say(
+                    "pages.headline_claim",
+                    link=link(c),
+                    verdict=esc(_VERDICT_WORDS[_verdict_of(c)][0]),
+                    claim=esc(c.claim.rstrip(".")),
+                    reason=reason,
+                )
+            )
     if basis:
-        lines.append(
-            f"Checked on every paired fold the records hold ({esc(basis)}); the chapters' tables show the paper's "
-            "partition, so a mean here can differ from a table's in the last digits."
-        )
-    lines.append(
-        f'Every claim, its verdict and the numbers behind it: <a href="{esc(claims_page, quote=True)}">the claims '
-        "table</a>."
-    )
+        lines.append(say("pages.basis", basis=esc(basis)))
+    lines.append(say("pages.claims_link", href=esc(claims_page, quote=True)))
     items = "\n".join(f"  <li>{line}</li>" for line in lines)
     return HTMLBlock(
         f'<div class="admonition important chapter-box cffair-results">\n<p class="admonition-title">{esc(title)}</p>\n'
