@@ -12,6 +12,7 @@ import pandas as pd
 
 from cffair_book.commands import command
 from cffair_book.html_block import HTMLBlock
+from cffair_book.wording import say
 
 
 def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
@@ -32,18 +33,22 @@ def stale_reasons(status: pd.DataFrame, top: int = 6) -> list[str]:
             into = kinds[m.group(2)] if m else other
             key = m.group(1) if m else r
             into[key] = into.get(key, 0) + 1
-    words = {"changed": "the code changed in", "now runs": "they now also run", "no longer runs": "they no longer run"}
     lines = []
     for kind, counter in kinds.items():
         if counter:
             names = sorted(counter, key=lambda n: -counter[n])
-            shown = ", ".join(names[:top]) + (f" and {len(names) - top} more" if len(names) > top else "")
-            lines.append(f"{words[kind]} {len(names)} module{'s' if len(names) > 1 else ''}: {shown}")
+            shown = ", ".join(names[:top])
+            if len(names) > top:
+                shown = say("freshness.more_names", names=shown, count=len(names) - top)
+            module = say("freshness.module", "many" if len(names) > 1 else "one")
+            lines.append(say("freshness.modules", kind, count=len(names), modules=module, names=shown))
     ranked = sorted(other.items(), key=lambda kv: -kv[1])
-    lines += [f"{reason} ({k} record{'s' if k != 1 else ''})" for reason, k in ranked[:top]]
+    lines += [
+        say("freshness.reason", "one" if k == 1 else "many", reason=reason, count=k) for reason, k in ranked[:top]
+    ]
     if len(ranked) > top:
         lines.append(
-            f"… and {len(ranked) - top} more reasons: `{command('results --mode full --all')}` lists them per record."
+            say("freshness.more_reasons", count=len(ranked) - top, command=command("results --mode full --all"))
         )
     return lines
 
@@ -53,19 +58,18 @@ def freshness_lines(freshness: Any, top: int = 6) -> list[str]:
     line when all are fresh; else how many are not and why, one reason a line."""
     n = len(freshness.status)
     if freshness.fresh:
-        return [
-            f"All {n} records behind this page are fresh: today's code, data and packages would give the same numbers."
-        ]
+        return [say("freshness.all_fresh", count=n)]
     c = freshness.counts
-    head = (
-        f"{n - c.get('fresh', 0)} of {n} records behind this page are not what today's code would give "
-        f"({', '.join(f'{v} {k}' for k, v in sorted(c.items()) if k != 'fresh')}); "
-        "the numbers below are the committed ones. Why:"
+    head = say(
+        "freshness.stale",
+        stale=n - c.get("fresh", 0),
+        count=n,
+        states=", ".join(f"{v} {k}" for k, v in sorted(c.items()) if k != "fresh"),
     )
     out = [head, *stale_reasons(freshness.status, top)]
     missing = int(c.get("missing", 0))
     if missing:
-        out.append(f"{missing} record{'s are' if missing != 1 else ' is'} missing.")
+        out.append(say("freshness.missing", "one" if missing == 1 else "many", count=missing))
     return out
 
 
@@ -73,12 +77,15 @@ def freshness_box(freshness: Any, top: int = 6) -> HTMLBlock:
     """The box under a chapter's loading cell: a tip when every record behind the page is fresh, a
     warning when not, its count visible and the reasons folded beneath it (:func:`freshness_lines`;
     a ``<details>``, so that the box stays short on a phone)."""
-    lines = [html.escape(x) for x in freshness_lines(freshness, top)]
-    kind, title = ("tip", "Results are current") if freshness.fresh else ("warning", "Some results are stale")
+    # a command in backticks is code in the box too (the lines are Markdown elsewhere)
+    lines = [re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(x)) for x in freshness_lines(freshness, top)]
+    kind = "tip" if freshness.fresh else "warning"
+    title = say("freshness.box_title", "fresh" if freshness.fresh else "stale")
     items = "".join(f"<li>{x}</li>" for x in lines[1:])
     n = len(lines) - 1
+    summary = say("freshness.reasons", "one" if n == 1 else "many", count=n)
     return HTMLBlock(
         f'<div class="admonition {kind}"><p class="admonition-title">{title}</p><p>{lines[0]}</p>'
-        + (f"<details><summary>{n} reason{'s' if n != 1 else ''}</summary><ul>{items}</ul></details>" if items else "")
+        + (f"<details><summary>{summary}</summary><ul>{items}</ul></details>" if items else "")
         + "</div>"
     )

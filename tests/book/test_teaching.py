@@ -263,3 +263,8 @@ def test_the_freshness_box_is_a_tip_when_every_record_is_fresh_and_says_why_when
     assert box.index("3 of 4 records") < box.index("<details><summary>3 reasons</summary><ul>") < box.index("<li>")
     assert "<details>" not in str(pages.freshness_box(fresh))
     assert repr(stale) == "Freshness(1 fresh, 1 missing, 2 stale in results/full)"
+    # more reasons than the box lists: the command that lists them all is code in the box, not backticks
+    many = Freshness(pd.DataFrame({"state": ["stale"] * 8, "reasons": [[f"reason {i}"] for i in range(8)]}), "r")
+    box = str(pages.freshness_box(many))
+    assert "… and 2 more reasons: <code>.venv/bin/cffair results --mode full --all</code> lists them" in box
+    assert "`" not in box
