@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from cffair_book import pages
+from cffair_book.wording import say
 
 __all__ = ["LAB_MINUTES", "LAB_PLAN", "LabBlock", "fit_note", "lab_plan_table", "live_seconds"]
 
@@ -92,22 +93,11 @@ def live_seconds(group: str, path: str | Path | None = None) -> float | None:
 def fit_note(group: str, minutes: int, seconds: float | None, load: str) -> str:
     """Whether the live quick run of ``group`` fits its block of ``minutes``, worded from the
     measurement (``seconds`` of wall-clock, under the 1-minute ``load`` average given as text)."""
-    command = pages.command(f"reproduce --only {group} --mode quick")
     if seconds is None:
-        return (
-            f"not measured yet: time <code>{command}</code> once before class "
-            f"(<code>python benchmarks/bench_regenerate.py --groups {group}</code> records it)"
-        )
-    measured = pages._duration(seconds)
-    under = f" at load {load}" if load not in ("not recorded", "not measured yet") else ""
-    if seconds <= 0.75 * minutes * 60:
-        return f"fits: measured {measured} cold{under}, in a {minutes}-min block"
-    if seconds <= minutes * 60:
-        return f"tight: measured {measured} cold{under}, most of the {minutes}-min block; start it as the block begins"
-    return (
-        f"does not fit: measured {measured} cold{under}, longer than the {minutes}-min block; "
-        "run it before class and show its results"
-    )
+        return say("course.unmeasured", command=pages.command(f"reproduce --only {group} --mode quick"), group=group)
+    under = say("course.at_load", load=load) if load not in ("not recorded", "not measured yet") else ""
+    fit = "fits" if seconds <= 0.75 * minutes * 60 else "tight" if seconds <= minutes * 60 else "over"
+    return say("course.fit", fit, measured=pages._duration(seconds), load=under, minutes=minutes)
 
 
 def lab_plan_table(path: str | Path | None = None, *, root: str = "../"):
