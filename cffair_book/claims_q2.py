@@ -77,20 +77,29 @@ def _q2_fairness_costs_accuracy(e: Evidence) -> tuple[str, str, Basis]:
     counted = [d for d in ds if e.counts(d, (best[d], "cnf"), "perf")]
     dec = decide([res[d] for d in counted], labels=[dataset_name(d) for d in counted])
     shown = [d for d in ds if d not in counted]
-    note = "; ".join(
-        f"{dataset_name(d)} best fair LTN {e.perf_text(d, best[d])} vs CNF {e.perf_text(d, 'cnf')} ({_p(r)})"
-        + ("" if d in counted else _UNCOUNTED)
+    text = "; ".join(
+        note(
+            "q2_costs",
+            dataset=dataset_name(d),
+            ltn=e.perf_text(d, best[d]),
+            cnf=e.perf_text(d, "cnf"),
+            p=_p(r),
+            uncounted="" if d in counted else _UNCOUNTED,
+        )
         for d, r in res.items()
     )
-    note += "".join(
-        f"; {dataset_name(d)} is shown, not counted: its best fair LTN, {method_name(best[d])}, and CNF are the same "
-        f"runs as on {dataset_name(SHARED_DATASETS[d])}, so it would test {dataset_name(SHARED_DATASETS[d])}'s gap "
-        "again, against the opposite hypothesis"
+    text += "".join(
+        note(
+            "q2_costs_shared",
+            dataset=dataset_name(d),
+            method=method_name(best[d]),
+            base=dataset_name(SHARED_DATASETS[d]),
+        )
         for d in shown
     )
     return (
         dec.verdict,
-        note + _investigation(None if dec.verdict == HOLDS or not shown else shared_runs_finding(e.records)),
+        text + _investigation(None if dec.verdict == HOLDS or not shown else shared_runs_finding(e.records)),
         dec.basis,
     )
 

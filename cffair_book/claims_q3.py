@@ -14,7 +14,7 @@ from cffair_book.claim_tools import _investigation
 from cffair_book.investigations import cke_finding
 from cffair_book.registry import claim_check
 from cffair_book.why import cke_steps_finding, cke_threshold_finding
-from cffair_book.wording import value_range
+from cffair_book.wording import note, value_range
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
     from cffair.experiments import Record
@@ -91,15 +91,8 @@ def _compas_cke_runs(e: Evidence) -> list[Record]:
 def _no_axiom_note(e: Evidence) -> str:
     runs = _compas_cke_runs(e)
     shared = not e.counts("compas_age", ("ltn_acc_cf_cke",))
-    return (
-        f"no A5 axiom was added in any of the {len(runs)} distinct COMPAS CKE runs (no imbalance reached the threshold 0.1"
-        + (
-            "; COMPAS(age)'s acc+CF+CKE runs are COMPAS's and count once"
-            if shared and any(r.config.dataset == "compas_age" for r in _compas_cke_runs(e))
-            else ""
-        )
-        + ")"
-    )
+    counted_once = shared and any(r.config.dataset == "compas_age" for r in _compas_cke_runs(e))
+    return note("no_axiom", runs=len(runs), shared=note("no_axiom_shared") if counted_once else "")
 
 
 def _compas_cke_datasets(e: Evidence) -> list[str]:
@@ -128,14 +121,16 @@ def _q3_other_features_widen(e: Evidence) -> tuple[str, str, Basis]:
     if _any_axiom(e):
         return (
             PENDING,
-            "an A5 axiom was added, but the protocol's CKE records explain immutable features only; see the investigation",
+            note("axiom_unexplained"),
             basis,
         )
     return (
         VACUOUS,
-        _no_axiom_note(e)
-        + "; age was never discouraged"
-        + (f". Investigation: {finding['others']}" if finding else ""),
+        note(
+            "never_discouraged",
+            no_axiom=_no_axiom_note(e),
+            investigation=note("investigation", finding=finding["others"]) if finding else "",
+        ),
         basis,
     )
 
@@ -193,7 +188,7 @@ def _q3_adult_cke_steps(e: Evidence) -> tuple[str, str, Basis]:
     one = Basis("one run, no test", "1 run")
     steps = rec["cke"]["steps"]
     if len(steps) < 3:
-        return FAILS, f"only {len(steps) - 1} CKE axiom(s) extracted on Adult fold 0 (the paper adds 3)", one
+        return FAILS, note("cke_too_few", count=len(steps) - 1), one
     accs = [float(s["accuracy"]) for s in steps]
     cfs = [float(s["cf_mse"]) for s in steps]
     ws = [float(s["cf_mse_worst_subgroup"]) for s in steps]
@@ -203,11 +198,14 @@ def _q3_adult_cke_steps(e: Evidence) -> tuple[str, str, Basis]:
     holds = stable and cf_better and worse_after_first
     return (
         (HOLDS if holds else FAILS),
-        (
-            f"accuracy {min(accs):.3f}–{max(accs):.3f}; CF-MSE {' → '.join(_fmt(v) for v in cfs)}; "
-            f"worst subgroup {' → '.join(_fmt(v) for v in ws)}; axioms: "
-            + ", ".join(axiom_label(s["axiom"]) for s in steps[1:])
-            + _investigation(None if holds else cke_steps_finding(e.records))
+        note(
+            "cke_steps",
+            low=min(accs),
+            high=max(accs),
+            cf_mse=" → ".join(_fmt(v) for v in cfs),
+            worst=" → ".join(_fmt(v) for v in ws),
+            axioms=", ".join(axiom_label(s["axiom"]) for s in steps[1:]),
+            investigation=_investigation(None if holds else cke_steps_finding(e.records)),
         ),
         one,
     )

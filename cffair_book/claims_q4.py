@@ -9,6 +9,7 @@ from cffair.reporting._verdicts import BY_CONSTRUCTION, FAILS, HOLDS, PENDING, B
 from cffair.reporting._verdicts import fmt as _fmt
 from cffair_book.investigations import QUERY_TRUE, query_finding
 from cffair_book.registry import claim_check
+from cffair_book.wording import note
 
 
 # ---------------------------------------------------------------------------- Q4
@@ -23,24 +24,29 @@ def _q4_existence_query(e: Evidence) -> tuple[str, str, Basis]:
         first = q[q["fold"] == q["fold"].min()]
         return (
             BY_CONSTRUCTION,
-            (
-                f"x̂ is the negatively predicted person whose nearest differently decided neighbour is closest, "
-                f"so the query finds a witness whenever anyone lies within β (fold {int(first['fold'].iloc[0])}): "
-                + "; ".join(
-                    f"{r.subgroup}: sat {_fmt(r.sat)} (paper {_fmt(TABLE4_PAPER_SAT.get(r.subgroup, np.nan))})"
+            note(
+                "q4_nearest",
+                fold=int(first["fold"].iloc[0]),
+                satisfactions="; ".join(
+                    note(
+                        "q4_satisfaction",
+                        subgroup=r.subgroup,
+                        sat=_fmt(r.sat),
+                        paper=_fmt(TABLE4_PAPER_SAT.get(r.subgroup, np.nan)),
+                    )
                     for r in first.itertuples()
-                )
+                ),
             ),
             Basis("by construction, no test", "1 fold"),
         )
     true = int((drawn["sat"] > QUERY_TRUE).sum())  # the query's own truth value, not only a neighbour within β
     return (
         (HOLDS if true == len(TABLE4_PAPER_SAT) and len(drawn) == len(TABLE4_PAPER_SAT) else FAILS),
-        (
-            "x̂ drawn at random among each subgroup's negatively predicted people (§7.4). "
-            + query_finding(q)
-            + f" The paper's Table 4 satisfactions: {_fmt(min(TABLE4_PAPER_SAT.values()))}–"
-            f"{_fmt(max(TABLE4_PAPER_SAT.values()))}."
+        note(
+            "q4_drawn",
+            finding=query_finding(q),
+            low=_fmt(min(TABLE4_PAPER_SAT.values())),
+            high=_fmt(max(TABLE4_PAPER_SAT.values())),
         ),
         Basis("count over subgroups, no test", f"{len(drawn)} subgroups, 1 fold"),
     )

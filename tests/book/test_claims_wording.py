@@ -1,9 +1,8 @@
 """The book's wording as data (cffair_book/claims.yaml): every claim has a check and every check a
-claim, each template names only the fields its code fills, and the numbers choose the branches."""
+claim, and the numbers choose the branches; that each note template names exactly the fields its code fills is
+checked with the other templates, from the code itself (tests/book/test_sentences.py)."""
 
 from __future__ import annotations
-
-import string
 
 import pytest
 import yaml
@@ -11,22 +10,6 @@ import yaml
 import cffair_book as book
 from cffair_book import wording
 from cffair_book.chapters import NOTEBOOK_PAGES
-
-#: The fields the code fills into each note template (a change to either side must change this).
-FIELDS = {
-    "uncounted": set(),
-    "shared": {"dataset", "who", "base"},
-    "investigation": {"finding"},
-    "not_measured": {"what"},
-    "drop_follows": set(),
-    "largest_drop": {"top", "before", "after"},
-    "a4_weight": set(),
-    "paper_gap": {"gaps"},
-}
-
-
-def _fields(template: str) -> set[str]:
-    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
 def test_every_claim_in_the_file_has_a_check_in_the_books_order_and_the_other_way_round():
@@ -37,16 +20,6 @@ def test_every_claim_in_the_file_has_a_check_in_the_books_order_and_the_other_wa
         assert ("compares" in entry) != ("rule" in entry), f"{key} needs either compares or rule"
         registered = book.CLAIM_CHECKS[key]
         assert (registered.claim, registered.source, registered.page, registered.rule) == wording.claim_entry(key)
-
-
-def test_each_template_names_exactly_the_fields_its_code_fills():
-    notes = wording.claims_wording()["notes"]
-    assert set(notes) == set(FIELDS)
-    for name, template in notes.items():
-        branches = list(template.values()) if isinstance(template, dict) else [template]
-        for branch in branches:
-            assert _fields(branch) <= FIELDS[name], (name, branch)  # a field the code does not fill would raise
-        assert set().union(*map(_fields, branches)) == FIELDS[name], name  # and nothing the code fills goes unused
 
 
 def test_an_edited_sentence_in_the_file_is_what_the_claims_table_says(tmp_path):

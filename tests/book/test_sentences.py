@@ -1,5 +1,6 @@
-"""The sentences the book's modules fill (cffair_book/sentences.yaml, cffair_book.wording.say): every call names a
-template that exists and gives the fields it needs, and every template is used."""
+"""The sentences the book's modules fill (cffair_book/sentences.yaml through cffair_book.wording.say, and the claims'
+notes of cffair_book/claims.yaml through wording.note): every call names a template that exists and gives the fields
+it reads, every field it gives is read, and every template is used."""
 
 from __future__ import annotations
 
@@ -24,24 +25,35 @@ def placeholders(template: str) -> set[str]:
     return {f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
-def calls() -> Iterator[tuple[str, ast.Call]]:
-    """Every ``say(...)`` call in the book package, with its file."""
+def calls(function: str = "say") -> Iterator[tuple[str, ast.Call]]:
+    """Every call of ``function`` (``say`` or ``note``) in the book package, with its file."""
     for path in sorted(BOOK.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say":
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function:
                 yield path.name, node
+
+
+def _table(function: str) -> dict[str, dict[str, object]]:
+    """The templates ``function`` reads, by section: sentences.yaml's, or claims.yaml's notes as one section."""
+    return wording.sentences() if function == "say" else {"": wording.claims_wording()["notes"]}
+
+
+def _key(function: str, call: ast.Call) -> tuple[str, str]:
+    key = str(call.args[0].value)  # type: ignore[attr-defined]
+    return tuple(key.partition(".")[::2]) if function == "say" else ("", key)  # type: ignore[return-value]
 
 
 def templates(entry: str | Mapping[str, str]) -> dict[str | None, str]:
     return dict(entry) if isinstance(entry, Mapping) else {None: entry}
 
 
-def test_every_call_names_a_template_and_gives_the_fields_it_reads() -> None:
-    table = wording.sentences()
+@pytest.mark.parametrize(("function", "least"), [("say", 100), ("note", 20)])
+def test_every_call_names_a_template_and_gives_the_fields_it_reads(function: str, least: int) -> None:
+    table = _table(function)
     seen = 0
-    for where, call in calls():
-        assert call.args and isinstance(call.args[0], ast.Constant), f"{where}:{call.lineno}: say() needs a literal key"
-        section, _, name = str(call.args[0].value).partition(".")
+    for where, call in calls(function):
+        assert call.args and isinstance(call.args[0], ast.Constant), f"{where}:{call.lineno}: a literal key, please"
+        section, name = _key(function, call)
         assert name in table.get(section, {}), f"{where}:{call.lineno}: no sentence {call.args[0].value!r}"
         branches = templates(table[section][name])
         given = {k.arg for k in call.keywords}
@@ -55,14 +67,15 @@ def test_every_call_names_a_template_and_gives_the_fields_it_reads() -> None:
         stray = given - set().union(*(placeholders(t) for t in branches.values()))
         assert not stray, f"{where}:{call.lineno}: {call.args[0].value!r} reads no field {sorted(stray)}"
         seen += 1
-    assert seen >= 30  # the calls are found (a parser that found none would pass every check above)
+    assert seen >= least  # the calls are found (a parser that found none would pass every check above)
 
 
-def test_every_template_is_used_and_parses() -> None:
-    used = {str(call.args[0].value) for _, call in calls()}
-    for section, entries in wording.sentences().items():
+@pytest.mark.parametrize("function", ["say", "note"])
+def test_every_template_is_used_and_parses(function: str) -> None:
+    used = {_key(function, call) for _, call in calls(function)}
+    for section, entries in _table(function).items():
         for name, entry in entries.items():
-            assert f"{section}.{name}" in used, f"sentences.yaml: {section}.{name} is used by no say() call"
+            assert (section, name) in used, f"{section}.{name} is used by no {function}() call"
             for template in templates(entry).values():
                 assert isinstance(template, str) and not template.endswith(("\n", " ")), f"{section}.{name}"
                 placeholders(template)  # raises on a malformed brace
