@@ -31,6 +31,7 @@ from cffair.reporting._verdicts import (
 from cffair.reporting._verdicts import p_text as _p
 from cffair_book.claim_tools import _UNCOUNTED
 from cffair_book.registry import claim_check
+from cffair_book.wording import note
 
 
 # ---------------------------------------------------------------------------- appendix B
@@ -56,13 +57,18 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
         t_cf = fold_trend(g["log2_ratio"], g["cf_mse"].astype(float), g["fold"])
         trends[d] = (t_perf, t_cf, points)
         parts.append(
-            f"{dataset_name(d)} ({points} weight points × {t_perf.n_folds} fold{'' if t_perf.n_folds == 1 else 's'}"
-            f"{', too few points to test' if points < MIN_TREND_POINTS else ''}) "
-            + ", ".join(
-                f"ρ({what}) {t.rho:+.2f} per fold on average ({t.rho_min:+.2f} to {t.rho_max:+.2f}, {_p(t.p)})"
-                for what, t in (("performance", t_perf), ("CF-MSE", t_cf))
+            note(
+                "b_dataset",
+                dataset=dataset_name(d),
+                points=points,
+                folds=note("b_folds", "one" if t_perf.n_folds == 1 else "many", count=t_perf.n_folds),
+                few=note("b_few") if points < MIN_TREND_POINTS else "",
+                trends=", ".join(
+                    note("b_trend", what=what, rho=t.rho, low=t.rho_min, high=t.rho_max, p=_p(t.p))
+                    for what, t in (("performance", t_perf), ("CF-MSE", t_cf))
+                ),
+                uncounted=_UNCOUNTED if d in shown else "",
             )
-            + (_UNCOUNTED if d in shown else "")
         )
     datasets = [d for d in trends if d not in shown]
     tested = [d for d in datasets if trends[d][2] >= MIN_TREND_POINTS and trends[d][0].n_folds >= 2]
@@ -80,25 +86,29 @@ def _b_weight_trend(e: Evidence) -> tuple[str, str, Basis]:
         per[d] = combine(sides)
     n, shows, against = len(datasets), sum(v == HOLDS for v in per.values()), sum(v == FAILS for v in per.values())
     verdict = HOLDS if shows > n / 2 else FAILS if n and against >= n / 2 else INCONCLUSIVE
-    words = {HOLDS: "both trends", FAILS: "against", INCONCLUSIVE: "undecided"}
-    decided = ", ".join(f"{dataset_name(d)} {words[v]}" for d, v in per.items()) or "none"
+    decided = ", ".join(note("b_decided", v, dataset=dataset_name(d)) for d, v in per.items()) or note("b_none")
     return (
         verdict,
-        (
-            f"both trends on {shows} of {n} datasets, against them on {against} (tested: {decided}); "
-            + "; ".join(parts)
-            + "".join(
-                f"; {dataset_name(d)} is shown, not counted: its weight-grid runs are "
-                f"{dataset_name(SHARED_DATASETS[d])}'s"
-                for d in shown
-            )
+        note(
+            "b_summary",
+            shows=shows,
+            datasets=n,
+            against=against,
+            decided=decided,
+            parts="; ".join(parts),
+            shared="".join(
+                note("b_shared", dataset=dataset_name(d), base=dataset_name(SHARED_DATASETS[d])) for d in shown
+            ),
         ),
         Basis(
-            "Spearman within each fold, corrected t-test over folds"
-            + (f", Holm over {len(ps)}" if len(ps) > 1 else ""),
+            note("b_test", "holm" if len(ps) > 1 else "one", count=len(ps)),
             "; ".join(
-                f"{trends[d][2]} points × {trends[d][0].n_folds} fold{'' if trends[d][0].n_folds == 1 else 's'} "
-                f"on {dataset_name(d)}"
+                note(
+                    "b_basis",
+                    points=trends[d][2],
+                    folds=note("b_folds", "one" if trends[d][0].n_folds == 1 else "many", count=trends[d][0].n_folds),
+                    dataset=dataset_name(d),
+                )
                 for d in datasets
             ),
         ),
