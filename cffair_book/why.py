@@ -468,8 +468,7 @@ def _runs(frame: pd.DataFrame, dataset: str, method: str) -> pd.Series:
     partition, fold and training seed."""
     if frame.empty:
         return pd.Series(dtype=float)
-    rows = frame[(frame["dataset"] == dataset) & (frame["setting"] == method) & (frame["cf_source"] == "cnf")]
-    rows = rows[(rows["tag"] == "") & (rows["options"] == "")]
+    rows = select_records(frame, [method], [dataset], repeats=True)  # a method's key carries its twins' source
     return rows.set_index(["repeat", "fold", "seed"])["accuracy"].astype(float).sort_index()
 
 
