@@ -486,22 +486,20 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
         where = say("dependence.on_folds", folds=seen["folds"].iloc[0])
     rev = seen[seen["reverses"]]
     moved = seen[seen["changed"] & ~seen["reverses"]]
-    levels = _levels_text(seen)
+    across = say("dependence.across", head=head, levels=_levels_text(seen), where=where)
     if rev.empty and moved.empty:
-        text = say("dependence.unchanged", head=head, levels=levels, where=where, claims=n, title=title)
+        text = say("dependence.unchanged", claims=n, title=title)
     elif rev.empty:
         k = moved["claim"].nunique()
+        verb = say("dependence.moves_verb", "many" if factor in _PLURAL else "one")
         text = say(
             "dependence.margins",
             "one" if k == 1 else "many",
-            head=head,
-            levels=levels,
-            where=where,
             count=k,
             claims=n,
             changes=_changes(moved, each),
             title=title,
-            moves=say("dependence.moves_verb", "many" if factor in _PLURAL else "one"),
+            moves=verb,
         )
     else:
         k, m = rev["claim"].nunique(), moved["claim"].nunique()
@@ -509,16 +507,13 @@ def factor_paragraph(frame: pd.DataFrame, factor: str) -> str:
         text = say(
             "dependence.reverses",
             "one" if k == 1 else "many",
-            head=head,
-            levels=levels,
-            where=where,
             count=k,
             claims=n,
             changes=_changes(rev, each),
             more=more,
             title=title,
         )
-    return spoken(text, say("dependence.missing", levels=_levels_text(missing)) if len(missing) else "")
+    return spoken(across, text, say("dependence.missing", levels=_levels_text(missing)) if len(missing) else "")
 
 
 def _changes(rows: pd.DataFrame, folds: bool = True) -> str:
