@@ -5,7 +5,7 @@ verdict rules); this package turns those numbers into the book: the claims and t
 ``claims.yaml``; the sentences other pages fill with numbers in ``sentences.yaml``, :func:`.wording.say`), why the failing claims fail (:mod:`.why`, :mod:`.investigations`), the chapters
 beyond the paper and on three rulers (:mod:`.beyond`, :mod:`.rulers`, :mod:`.dependence`), the Reproducing page
 (:mod:`.reproduction`, and what more workers buy: :mod:`.scaling`), the boxes around each chapter (:mod:`.pages`), the teaching helpers
-(:mod:`.teaching`) and where the book's files are (:mod:`.layout`).
+(:mod:`.teaching`), where the book's files are (:mod:`.layout`) and the records its pages read (:mod:`.results`).
 
 It ships in the wheel beside ``cffair`` (a second top-level package; ``pip install
 "cffair[notebooks]"`` adds what the notebooks import besides), so a chapter downloaded as a plain
@@ -120,6 +120,7 @@ from cffair_book.reproduction import (
     scaling_frame,
     stage_seconds_frame,
 )
+from cffair_book.results import freshness_of, results_for, results_root
 from cffair_book.rulers import (
     RULER_CLAIMS,
     RULER_LABELS,
@@ -207,6 +208,9 @@ __all__ = [
     "evaluate_claims",
     "robustness_frame",
     "robustness_table",
+    "freshness_of",
+    "results_for",
+    "results_root",
     "cke_steps_finding",
     "cke_threshold_finding",
     "flip_ruler_finding",

@@ -18,10 +18,10 @@ from typing import Any
 
 import pandas as pd
 
-from cffair._support.utils import project_root
 from cffair.experiments._baseline_gap import gap_table
 from cffair.reporting import HTMLTable, dataset_name, format_table
 from cffair.reporting._paper import paper_mean
+from cffair_book.results import results_root
 from cffair_book.wording import say
 
 __all__ = [
@@ -47,9 +47,9 @@ BASELINE_NAMES: dict[str, str] = {"gan": "GAN", "dcevae": "DCEVAE", "cnf": "CNF"
 
 
 def baseline_gap_path(root: str | Path | None = None) -> Path:
-    """Where the runner writes the study: ``results/full/studies/baseline_gap.json`` under ``root``
-    (default the project's root)."""
-    return Path(root or project_root()) / "results" / "full" / "studies" / "baseline_gap.json"
+    """Where the runner writes the study: ``full/studies/baseline_gap.json`` under the results folder
+    ``root`` (default the book's, :func:`cffair_book.results.results_root`)."""
+    return Path(root or results_root()) / "full" / "studies" / "baseline_gap.json"
 
 
 def load_baseline_gap(path: str | Path | None = None) -> dict[str, Any] | None:

@@ -88,7 +88,7 @@ def _beyond(records: Iterable[Record]) -> list[tuple[str, int, Mapping[str, Any]
     if not out:
         raise DataError(
             "no record of the 'beyond' group among the records given; load them with "
-            "cffair.workflows.results_for(mode, ['beyond'])."
+            "cffair_book.results_for(mode, ['beyond'])."
         )
     return sorted(out, key=lambda t: (t[0], t[1]))
 

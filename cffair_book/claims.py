@@ -38,6 +38,7 @@ from cffair_book import (  # noqa: F401
 # What reads the registered checks comes from here, so that importing it registers them first;
 # the rest of the registry (Claim, claims_table, claim_status, ...) is imported from .registry.
 from cffair_book.registry import CLAIM_CHECKS, Claim, evaluate_claims, robustness_frame, robustness_table
+from cffair_book.results import results_for
 
 if TYPE_CHECKING:  # reading records loads no store (a Record comes from as_records)
     from cffair.experiments import Record
@@ -87,13 +88,13 @@ def claim_records(
     ``computing``: when the mode computes records (quick or full) rather than reading the committed
     ones (render, the book's build), a page that needs only some groups names them here, so that it
     does not run every group's experiments for one page; the verdicts are then its own groups'.
-    ``results``: :func:`cffair.workflows.results_for`'s other arguments, for that case."""
+    ``results``: :func:`cffair_book.results.results_for`'s other arguments, for that case."""
     from cffair import workflows
     from cffair.reporting import paired_folds
 
     if computing is not None and workflows.resolve_mode(mode) != "render":
-        return paired_folds(workflows.results_for(mode, [*computing, *also], missing_ok=missing_ok, **results))
-    return paired_folds(workflows.results_for(mode, [*CLAIM_GROUPS, *also], missing_ok=missing_ok))
+        return paired_folds(results_for(mode, [*computing, *also], missing_ok=missing_ok, **results))
+    return paired_folds(results_for(mode, [*CLAIM_GROUPS, *also], missing_ok=missing_ok))
 
 
 def chapter_claims(
@@ -102,6 +103,6 @@ def chapter_claims(
     """A chapter's claims (keys starting with ``prefix``) for its verdict box, decided on
     :func:`claim_records` (the claims table's own basis when the book reads committed records; the
     chapter's ``groups`` when it computes its own, with ``results`` passed to
-    :func:`cffair.workflows.results_for`)."""
+    :func:`cffair_book.results.results_for`)."""
     records = claim_records(mode, computing=groups, **results)
     return [c for c in evaluate_claims(records, base=base) if c.key.startswith(prefix)]

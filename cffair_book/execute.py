@@ -16,9 +16,12 @@ from cffair_book.layout import ROOT
 __all__ = ["reproduce_step", "run_notebooks"]
 
 
-def run_notebooks(mode: str, only: Sequence[str] | None = None, out_dir: Path | None = None) -> list[Path]:
+def run_notebooks(
+    mode: str, only: Sequence[str] | None = None, out_dir: Path | None = None, *, results: Path | None = None
+) -> list[Path]:
     """Execute the chapters' paired notebooks with papermill (parameter ``mode``) into ``out_dir``
-    (default ``_build/executed`` of the checkout); each notebook once, whichever groups ask for it."""
+    (default ``_build/executed`` of the checkout); each notebook once, whichever groups ask for it.
+    ``results``: the results folder the notebooks read (default :func:`cffair_book.results.results_root`)."""
     import jupytext
     import papermill as pm
     from tqdm.auto import tqdm
@@ -27,7 +30,7 @@ def run_notebooks(mode: str, only: Sequence[str] | None = None, out_dir: Path | 
     from cffair.workflows._reproduce import pin_results_root
 
     out_dir = ensure_dir(Path(out_dir or ROOT / "_build" / "executed"), what="folder of executed notebooks")
-    pin_results_root()  # the kernels run in notebooks/, the results folder was named from here
+    pin_results_root(results)  # the kernels run in notebooks/: they read the folder named here
     wanted = notebooks()
     outs = []
     for name in tqdm(list(dict.fromkeys(wanted[g] for g in only or wanted if g in wanted)), desc="notebooks"):
@@ -46,7 +49,7 @@ def run_notebooks(mode: str, only: Sequence[str] | None = None, out_dir: Path | 
     return outs
 
 
-def reproduce_step(mode: str, only: Sequence[str] | None) -> None:
+def reproduce_step(mode: str, only: Sequence[str] | None, root: Path) -> None:
     """The step ``cffair reproduce`` runs after the grid (entry point ``cffair.reproduce: notebooks``):
-    the notebooks of the groups asked for."""
-    run_notebooks(mode, only)
+    the notebooks of the groups asked for, reading the records the run wrote under ``root``."""
+    run_notebooks(mode, only, results=root)

@@ -25,6 +25,7 @@ from cffair_book.commands import CLI, command
 from cffair_book.freshness import freshness_box, freshness_lines, stale_reasons
 from cffair_book.html_block import HTMLBlock
 from cffair_book.layout import BENCHMARK_RESULTS
+from cffair_book.results import results_for
 from cffair_book.wording import joined, say
 
 __all__ = [
@@ -156,9 +157,7 @@ def _load(path: str | Path | None, group: str, missing_ok: bool) -> dict[str, An
 
 def _records_held(group: str) -> int:
     """How many records of ``group``'s grid the committed store holds (the one source of a chapter's count)."""
-    from cffair import workflows
-
-    return len(workflows.results_for("render", [group], missing_ok=True))
+    return len(results_for("render", [group], missing_ok=True))
 
 
 def regenerate_facts(group: str, path: str | Path | None = None, *, missing_ok: bool = True) -> dict[str, str]:

@@ -146,9 +146,9 @@ def check(exercise: str, answer: Any, *, path: str | Path | None = None) -> Resu
 
 # ---------------------------------------------------------------------------- keys read from the records
 def _render_records(groups: list[str]) -> list[Record]:
-    from cffair import workflows
+    from cffair_book.results import results_for
 
-    return workflows.results_for("render", groups)
+    return results_for("render", groups)
 
 
 def _q2_unaware_share() -> float:

@@ -93,8 +93,8 @@ def install_cell(source: dict[str, Any] | None) -> str:
             "import importlib\nimport importlib.util\nimport os\nimport subprocess\nimport sys\n\n"
             'if importlib.util.find_spec("cffair_book") is None:\n'
             f"{get}"
-            "from cffair import workflows\n\n"
-            'if not (workflows.results_root() / "full").is_dir():  # no committed results here: compute a small version\n'
+            "import cffair_book\n\n"
+            'if not (cffair_book.results_root() / "full").is_dir():  # no committed results here: compute a small version\n'
             '    os.environ.setdefault("CFFAIR_MODE", "quick")\n')
 
 

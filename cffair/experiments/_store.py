@@ -24,16 +24,37 @@ from typing import Any, cast
 import pandas as pd
 
 from cffair._support.io import ensure_dir, storage_error, store_lock
-from cffair._support.utils import project_root, stable_hash, write_json_atomic
+from cffair._support.utils import stable_hash, write_json_atomic
 from cffair.errors import ArtefactError
 from cffair.experiments._config import ExperimentConfig
 
-__all__ = ["SIMD_FLAGS", "Corrupt", "Record", "ResultsStore", "checksum", "kernels", "machine", "make_record"]
+__all__ = [
+    "SIMD_FLAGS",
+    "Corrupt",
+    "Record",
+    "ResultsStore",
+    "checksum",
+    "kernels",
+    "machine",
+    "make_record",
+    "results_root",
+]
 
 FINGERPRINT_EXEMPT = True  # storing records changes no number
 
 #: Fields every record must have.
 REQUIRED = ("config", "fingerprint", "hash", "metrics", "checksum")
+
+
+def results_root(default: Path | None = None) -> Path:
+    """Where result stores live (``<root>/quick``, ``<root>/full``): ``$CFFAIR_RESULTS``, else ``default``,
+    else ``results/`` in the working folder, as an absolute path.
+
+    The library does not know where a checkout keeps its committed records; the book package passes its
+    own folder as ``default`` (:func:`cffair_book.results.results_root`), so that a chapter opened from
+    the book's launch buttons, whose kernel runs in ``notebooks/``, reads the checkout's records.
+    """
+    return Path(os.environ.get("CFFAIR_RESULTS") or default or "results").resolve()
 
 
 def checksum(record: Mapping[str, Any]) -> str:
@@ -235,7 +256,7 @@ class ResultsStore:
     the path. :meth:`lock` keeps a second run from writing the same store at the same time.
     """
 
-    root: Path = field(default_factory=lambda: project_root() / "results")
+    root: Path = field(default_factory=results_root)
     create: bool = field(default=True, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -39,7 +39,7 @@ from cffair.errors import ConfigError, OptionError, ParameterError, RunError
 from cffair.experiments._config import DATASETS, ExperimentConfig, Mode, check_registered_flows
 from cffair.experiments._fingerprint import diff, package_versions
 from cffair.experiments._grid import paper_grid
-from cffair.experiments._store import Record, ResultsStore, machine
+from cffair.experiments._store import Record, ResultsStore, machine, results_root
 from cffair.experiments._tasks import Task, task_graph, task_groups
 
 __all__ = [
@@ -58,10 +58,11 @@ __all__ = [
 ]
 
 #: The entry-point group of the steps :func:`reproduce` runs after the grid (each a callable
-#: ``step(mode, only)``; the book package installs ``notebooks``).
+#: ``step(mode, only, root)``, reading the run's records from the store ``root/mode``; the book package
+#: installs ``notebooks``).
 STEP_GROUP = "cffair.reproduce"
 
-Step = Callable[[str, "Sequence[str] | None"], object]
+Step = Callable[[str, "Sequence[str] | None", Path], object]
 
 
 Runner = Callable[[list[ExperimentConfig], ResultsStore], list[dict[str, Any]]]
@@ -138,11 +139,14 @@ class Freshness:
         return f"Freshness({', '.join(f'{v} {k}' for k, v in sorted(self.counts.items()))} in {self.where})"
 
 
-def freshness(only: Sequence[str], mode: str | None = None, datasets: Sequence[str] = DATASETS) -> Freshness:
-    """The freshness box of a page showing the records of question groups ``only``."""
+def freshness(
+    only: Sequence[str], mode: str | None = None, datasets: Sequence[str] = DATASETS, *, root: Path | None = None
+) -> Freshness:
+    """The freshness box of a page showing the records of question groups ``only``, read from the store
+    of ``mode`` under ``root`` (default :func:`results_root`)."""
     mode = resolve_mode(mode)
     profile = "full" if mode == "render" else mode
-    store = ResultsStore(results_root() / profile, create=False)  # only reads
+    store = ResultsStore(Path(root or results_root()) / profile, create=False)  # only reads
     return Freshness(status(store, paper_grid(profile, datasets, only)), str(store.root))
 
 
@@ -483,20 +487,14 @@ def _previous_provenance(path: Path) -> dict[str, Any] | None:
 
 
 # ============================================================================ notebooks' entry
-def results_root() -> Path:
-    """Where result stores live: ``$CFFAIR_RESULTS`` or ``results/`` of the checkout.
-
-    ``results/full`` holds the committed results of the paper's protocol (read in render mode);
-    ``results/quick`` the quick profile's.
-    """
-    return Path(os.environ.get("CFFAIR_RESULTS") or project_root() / "results")
-
-
-def pin_results_root() -> None:
-    """Make a relative ``$CFFAIR_RESULTS`` absolute, against the folder the command was started in: a
-    notebook's kernel runs in its own folder and would read it against that (a book built with
+def pin_results_root(root: Path | None = None) -> None:
+    """Name the results folder for the processes this one starts: ``root`` when given, else a relative
+    ``$CFFAIR_RESULTS`` made absolute against the folder the command was started in. A notebook's kernel
+    runs in its own folder and would read a relative one against that (a book built with
     ``CFFAIR_RESULTS=results/regeneration`` found no records). Called before any kernel starts."""
-    if os.environ.get("CFFAIR_RESULTS"):
+    if root is not None:
+        os.environ["CFFAIR_RESULTS"] = str(Path(root).resolve())
+    elif os.environ.get("CFFAIR_RESULTS"):
         os.environ["CFFAIR_RESULTS"] = str(Path(os.environ["CFFAIR_RESULTS"]).resolve())
 
 
@@ -519,15 +517,17 @@ def results_for(
     jobs: int = 1,
     *,
     missing_ok: bool = False,
+    root: Path | None = None,
 ) -> list[Record]:
-    """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode.
+    """The records a notebook shows: computed in ``quick``/``full`` mode, read in ``render`` mode, from the
+    store of the mode under ``root`` (default :func:`results_root`; the book passes its checkout's folder).
 
     ``missing_ok``: return ``[]`` instead of raising when none is stored (a page section whose
     records come with the next full regeneration; the page says so).
     """
     mode = resolve_mode(mode)
     profile = "full" if mode == "render" else mode
-    store = ResultsStore(results_root() / profile, create=mode != "render")  # render mode only reads
+    store = ResultsStore(Path(root or results_root()) / profile, create=mode != "render")  # render mode only reads
     cfgs = paper_grid(profile, datasets, only)
     if mode != "render":
         from cffair.experiments._pipeline import prepare_inputs
@@ -580,6 +580,12 @@ def reproduce(
 
     results_dir = Path(results_dir or results_root() / mode)
     cfgs = paper_grid(mode, datasets, only)  # checks mode, datasets and groups before any work
+    installed = reproduce_steps() if steps else {}
+    if installed and results_dir.name != mode:  # a step reads root/mode: it would show another store
+        raise OptionError(
+            f"results folder {results_dir}: the steps after the grid ({', '.join(installed)}) read the store "
+            f"named after the mode; name it .../{mode}, or pass steps=False (--no-notebooks) to compute only the records."
+        )
     writable_dir(results_dir, what="results folder", hint="set CFFAIR_RESULTS to a writable folder")
     writable_dir(cache_dir(), what="cache folder", hint="set CFFAIR_CACHE to a writable folder")
     store = ResultsStore(results_dir)
@@ -615,9 +621,9 @@ def reproduce(
         grid = {"backend": backend, "known_inputs": known, "cluster": cluster, "device": device}
         run_grid(cfgs, store, jobs=jobs, on_stored=stored, **grid)
         times["experiments"] = round(time.perf_counter() - t0, 1)
-        for name, step in (reproduce_steps() if steps else {}).items():
+        for name, step in installed.items():
             t0 = time.perf_counter()
-            step(mode, only)
+            step(mode, only, results_dir.parent)
             times[name] = round(time.perf_counter() - t0, 1)
         prov = write(computed, running=False)
     return prov

@@ -109,7 +109,7 @@ def test_result_notebook_structure(name: str) -> None:
     assert "remove-cell" in code[params[0]].metadata.get("tags", []), "the parameters cell is removed from the page"
     assert "hide-cell" in code[params[0] + 1].metadata.get("tags", []), "the loading cell is folded, output too"
     nxt = code[params[0] + 1].source
-    assert "workflows.resolve_mode(mode)" in nxt and "workflows.results_for(mode" in nxt
+    assert "workflows.resolve_mode(mode)" in nxt and "book.results_for(mode" in nxt
     assert 'matplotlib.use("Agg")' not in "".join(c.source for c in code)
     # Plotting and table code is folded away too.
     for c in code[params[0] + 2 :]:
@@ -128,7 +128,7 @@ def test_chapter_closes_with_its_verdict_and_regenerate_boxes(name: str) -> None
 
     code = [c for c in jupytext.read(NOTEBOOK_DIR / f"{name}.md").cells if c.cell_type == "code"]
     params = next(i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
-    assert "workflows.freshness(" in code[params + 2].source, "the freshness box comes right after the loading cell"
+    assert "book.freshness_of(" in code[params + 2].source, "the freshness box comes right after the loading cell"
     text = source(name)
     group = CHAPTER_GROUPS[name]
     headings = re.findall(r"^## (.+)$", text, re.M)

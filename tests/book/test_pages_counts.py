@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cffair.workflows import _reproduce as reproduce
-from cffair_book import pages
+from cffair_book import pages, results
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +61,7 @@ def test_every_page_writes_a_command_the_same_way() -> None:
 @pytest.mark.parametrize("group", list(pages.CHAPTERS))
 def test_each_chapter_states_the_records_the_store_holds(group: str) -> None:
     stated = pages.regenerate_facts(group)["records"]
-    held = len(reproduce.results_for("render", [group], missing_ok=True))
+    held = len(results.results_for("render", [group], missing_ok=True))
     assert stated == str(held), f"{group}: the Regenerate box says {stated} records, the store holds {held}"
 
 
@@ -70,7 +69,7 @@ def test_the_runs_parts_are_the_stores_and_the_readme_states_them() -> None:
     counts = pages.run_counts()
     from cffair.experiments import ResultsStore
 
-    store = list(ResultsStore(reproduce.results_root() / "full").records())
+    store = list(ResultsStore(results.results_root() / "full").records())
     assert counts["total"] == len(store)
     # the paper's part as the committed run made it (the grid has grown since: the pre-registered protocol adds
     # seeds and the sound twins, which the regeneration computes); never more than the store holds

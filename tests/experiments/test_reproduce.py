@@ -16,7 +16,7 @@ import machines
 import pytest
 
 from cffair._support.utils import project_root
-from cffair.errors import RunError
+from cffair.errors import OptionError, RunError
 from cffair.experiments import ExperimentConfig, ResultsStore, diff, paper_grid
 from cffair.workflows import _reproduce as R
 
@@ -157,12 +157,18 @@ def test_the_installed_steps_run_after_the_grid_with_the_mode_and_groups(tmp_pat
     monkeypatch.setattr(cffair.experiments._pipeline, "prepare_inputs", lambda *a, **k: {})
     monkeypatch.setattr(R, "check", lambda store, cfg, expected=None, known_inputs=None: ("fresh", []))
     monkeypatch.setattr(R, "run_grid", lambda cfgs, store, **kw: order.append("grid"))
-    monkeypatch.setattr(R, "reproduce_steps", lambda: {"pages": lambda mode, only: order.append((mode, only))})
-    prov = R.reproduce("quick", ["q1", "q2_why"], jobs=1, results_dir=tmp_path)
-    assert order == ["grid", ("quick", ["q1", "q2_why"])] and "pages" in prov["stage_seconds"]
+    step = lambda mode, only, root: order.append((mode, only, root))  # noqa: E731
+    monkeypatch.setattr(R, "reproduce_steps", lambda: {"pages": step})
+    prov = R.reproduce("quick", ["q1", "q2_why"], jobs=1, results_dir=tmp_path / "quick")
+    assert order == ["grid", ("quick", ["q1", "q2_why"], tmp_path)] and "pages" in prov["stage_seconds"]
     order.clear()
     R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path / "b", steps=False)
     assert order == ["grid"]
+    order.clear()
+    # a step reads root/mode: a folder named otherwise is refused before any work (the grid never runs)
+    with pytest.raises(OptionError, match=r"read the store named after the mode; name it \.\.\./quick"):
+        R.reproduce("quick", ["q1"], jobs=1, results_dir=tmp_path / "b")
+    assert order == []
     monkeypatch.undo()
     installed = R.reproduce_steps()
     assert [(n, f.__module__, f.__name__) for n, f in installed.items()] == [
@@ -344,5 +350,8 @@ def test_a_relative_results_folder_is_pinned_to_where_the_command_started(tmp_pa
     pin_results_root()  # twice: still the same folder
     assert results_root() == tmp_path / "results" / "regeneration"
     monkeypatch.delenv("CFFAIR_RESULTS")
-    pin_results_root()  # unset stays unset: the checkout's results/
+    pin_results_root()  # unset stays unset: the working folder's results/
     assert "CFFAIR_RESULTS" not in os.environ
+    assert results_root() == tmp_path.parent / "results" and results_root(tmp_path / "r") == tmp_path / "r"
+    pin_results_root(Path("x"))  # a folder the caller names: pinned, absolute, for the kernels
+    assert results_root() == tmp_path.parent / "x" == results_root(tmp_path / "r")
