@@ -96,8 +96,8 @@ def classify(
 
     The old code is read with the ledger of its commit (``then``; default: today's), the new with today's, so that a
     module moved since is compared under the one name its records key it by. Its old code must be what the records
-    hash: an old code that was itself declared equivalent to an older one is refused (its records hash that older
-    code, which this proof does not reach back to).
+    hash: an old code that was itself declared equivalent to an older one is left to a declaration by hand
+    (:func:`declare_statements`), whose entry extends that chain (:func:`with_entries`).
     """
     was = (moves, in_text) if then is None else then
     old_hash, new_hash = _hash(canonical_code(old, *was)), _hash(canonical_code(new, moves, in_text))
@@ -203,6 +203,25 @@ def proposals(since: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
     return entries, other
 
 
+def with_entries(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ledger's declarations with ``new`` written in: of a module declared again, the earlier entries that
+    form the chain the new one extends stay (its ``replaces`` is their ``code``: the records hash the first link's
+    old code, :func:`cffair._support.codehash.declared_origin`), and any other entry of it goes (it declared a
+    code that is no longer today's nor a link)."""
+    by_module: dict[str, list[dict[str, Any]]] = {}
+    for e in old:
+        by_module.setdefault(str(e["module"]), []).append(e)
+    for entry in new:
+        links, code = [], entry["replaces"]
+        while link := next(
+            (e for e in by_module.get(entry["module"], []) if e["code"] == code and e not in links), None
+        ):
+            links.append(link)
+            code = link["replaces"]
+        by_module[entry["module"]] = [*links[::-1], entry]
+    return [e for module in sorted(by_module) for e in by_module[module]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--since", required=True, help="the commit whose code the records were made with")
@@ -223,8 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"changed     {m}  ({why})")
     if args.write and entries:
         ledger = json.loads(LEDGER.read_text(encoding="utf-8"))
-        keep = [e for e in ledger["equivalent_code"] if e["module"] not in {n["module"] for n in entries}]
-        ledger["equivalent_code"] = sorted(keep + entries, key=lambda e: str(e["module"]))
+        ledger["equivalent_code"] = with_entries(ledger["equivalent_code"], entries)
         LEDGER.write_text(json.dumps(ledger, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {len(entries)} entries to {LEDGER.relative_to(ROOT)}")
     return 0

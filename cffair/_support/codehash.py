@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from cffair._support.moves import MOVES, MOVES_IN_TEXT, as_before_the_moves, ledger
+from cffair.errors import StateError
 
 __all__ = [
     "EQUIVALENT_CODE",
@@ -45,6 +46,7 @@ __all__ = [
     "canonical_code",
     "code_hash",
     "code_version",
+    "declared_origin",
     "normalised_code",
     "raise_neutral_code",
     "stable_dump",
@@ -274,6 +276,27 @@ _EQUIVALENT = {e.code: e.replaces for e in EQUIVALENT_CODE}
 _KEEPS = {e.code: e.keeps for e in EQUIVALENT_CODE if e.keeps}
 
 
+def declared_origin(code: str) -> tuple[str, tuple[str, ...]]:
+    """The code a declared rewrite stands for, and the modules it keeps hashing (:attr:`Equivalence.keeps`).
+
+    Declarations chain: a module rewritten twice has two entries, the second replacing the code the first
+    declared (``c → b``, ``b → a``), so today's code stands for ``a``, the code its records hashed, and keeps
+    what every link keeps. A code nothing declares stands for itself.
+
+    Raises:
+        StateError: the ledger's declarations of a module run in a circle.
+    """
+    keeps: list[str] = list(_KEEPS.get(code, ()))
+    seen = {code}
+    while code in _EQUIVALENT:
+        code = _EQUIVALENT[code]
+        if code in seen:
+            raise StateError(f"the ledger's declared equivalences run in a circle through code {code}; remove one.")
+        seen.add(code)
+        keeps += _KEEPS.get(code, ())
+    return code, tuple(dict.fromkeys(keeps))
+
+
 # ============================================================================ the source tree
 @dataclass
 class SourceTree:
@@ -332,11 +355,11 @@ class SourceTree:
     def code_hash(self, module: str) -> str:
         """Hash of a module's normalised code, references to moved modules read as their ledger names
         (the hash of the code it replaced when :data:`EQUIVALENT_CODE` declares this exact code
-        equivalent to it)."""
+        equivalent to it, followed back through a chain of declarations: :func:`declared_origin`)."""
         if module not in self._hashes:
             found = _hash(canonical_code(self.sources[module], self.moves, self.in_text))
-            self._hashes[module] = _EQUIVALENT.get(found, found)
-            self._kept[module] = {m for m in _KEEPS.get(found, ()) if m in self.sources}
+            self._hashes[module], kept = declared_origin(found)
+            self._kept[module] = {m for m in kept if m in self.sources}
         return self._hashes[module]
 
     def ledger_name(self, module: str) -> str:

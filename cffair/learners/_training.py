@@ -277,7 +277,7 @@ class LTNLearner(PredictMixin, BaseEstimator):
         check_number(self.min_delta, "min_delta", low=0)
         if self.semantics is not None and not isinstance(self.semantics, Semantics):
             raise ParameterError(
-                f"semantics must be None or a cffair.logic._axioms.Semantics, got {type(self.semantics).__name__}."
+                f"semantics must be None or a cffair.logic.Semantics, got {type(self.semantics).__name__}."
             )
         check_device(self.device)
         self.device_ = resolve_device(self.device)

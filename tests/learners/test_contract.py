@@ -175,6 +175,7 @@ def test_the_learner_checks_its_parameters_in_fit_not_in_the_constructor(data: d
         ({"setting": "acc_cf_x"}, "setting must be one of"),
         ({"pretrain_epochs": 1.5}, "pretrain_epochs must be a non-negative integer"),
         ({"device": "gpu"}, "device must be 'cpu', 'cuda'"),
+        ({"semantics": "goguen"}, r"semantics must be None or a cffair\.logic\.Semantics, got str"),
     ]:
         learner = LTNLearner(progress=False, **bad)  # stores anything, as scikit-learn's estimators do
         assert learner.get_params()[next(iter(bad))] == next(iter(bad.values()))

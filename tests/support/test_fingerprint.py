@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from cffair.errors import StateError
 from cffair.experiments import ExperimentConfig, ResultsStore, SourceTree, diff, normalised_code
 from cffair.experiments._pipeline import keys
 
@@ -274,19 +275,74 @@ def test_the_ledger_names_modules_that_exist_under_their_new_names_only():
 
 
 # ----------------------------------------------------------------------------- declared equivalences (issue 42)
-def test_every_declared_equivalence_names_the_code_of_today() -> None:
-    """A declaration applies to one exact code: once its module moves on, it must go."""
+def _chains() -> dict[str, list[Any]]:
+    """Each declared module's declarations, as the chain from the code its records hash to today's code."""
     from cffair._support.codehash import EQUIVALENT_CODE, _hash, canonical_code
 
     tree = SourceTree.installed()
-    for e in EQUIVALENT_CODE:
-        assert e.module in tree.sources, f"EQUIVALENT_CODE names {e.module}, which no longer exists: remove it"
-        assert _hash(canonical_code(tree.sources[e.module], tree.moves, tree.in_text)) == e.code, (
-            f"the code of {e.module} changed since its equivalence was declared: remove the entry from "
-            "cffair._support.codehash.EQUIVALENT_CODE (records that ran the old code go stale, as after any code change)"
+    chains: dict[str, list[Any]] = {}
+    for module in dict.fromkeys(e.module for e in EQUIVALENT_CODE):
+        assert module in tree.sources, f"EQUIVALENT_CODE names {module}, which no longer exists: remove it"
+        mine = [e for e in EQUIVALENT_CODE if e.module == module]
+        code, chain = _hash(canonical_code(tree.sources[module], tree.moves, tree.in_text)), []
+        while link := next((e for e in mine if e.code == code), None):
+            chain.insert(0, link)
+            code = link.replaces
+        assert len(chain) == len(mine), (
+            f"the code of {module} changed since its equivalence was declared: remove the entry from the ledger "
+            "(records that ran the old code go stale, as after any code change)"
         )
-        assert tree.code_hash(e.module) == e.replaces
-        assert e.reason
+        chains[module] = chain
+    return chains
+
+
+def _link_code(e: Any, chains: dict[str, list[Any]], tool: Any) -> tuple[str | None, tuple[Any, Any]]:
+    """The code a declaration applies to, with the ledger to read it with: today's for the last link of its
+    module's chain, else the old code of the next link's proof (from git at that link's commit)."""
+    tree = SourceTree.installed()
+    chain = chains[e.module]
+    if e is chain[-1]:
+        return tree.sources[e.module], (tree.moves, tree.in_text)
+    after = chain[chain.index(e) + 1]
+    then = tool.ledger_at(after.proof["commit"], ROOT)
+    path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), e.module in tree.packages)
+    return tool.source_at(after.proof["commit"], path, ROOT), then
+
+
+def test_every_declared_equivalence_names_the_code_of_today() -> None:
+    """A declaration applies to one exact code: once its module moves on, it must go. A module declared twice
+    has a chain (today's code replaces a declared code, which replaces the code its records hash)."""
+    tree = SourceTree.installed()
+    for module, chain in _chains().items():
+        assert tree.code_hash(module) == chain[0].replaces  # what its records hash
+        assert all(e.reason for e in chain)
+
+
+def test_a_chain_of_declarations_reads_as_the_first_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two declarations of one module: today's code stands for the code its records hash, and keeps what each
+    link keeps; a circle in the ledger is an error, not a hang."""
+    from cffair._support import codehash
+
+    monkeypatch.setattr(codehash, "_EQUIVALENT", {"c": "b", "b": "a"})
+    monkeypatch.setattr(codehash, "_KEEPS", {"c": ("m2",), "b": ("m1", "m2")})
+    assert codehash.declared_origin("c") == ("a", ("m2", "m1"))
+    assert codehash.declared_origin("b") == ("a", ("m1", "m2")) and codehash.declared_origin("z") == ("z", ())
+    monkeypatch.setattr(codehash, "_EQUIVALENT", {"c": "b", "b": "c"})
+    with pytest.raises(StateError, match="run in a circle"):
+        codehash.declared_origin("c")
+
+
+def test_declaring_a_module_again_extends_its_chain() -> None:
+    """The tool writes a new declaration of a declared module after the links it extends and drops an entry of
+    that module that is no link of it."""
+    tool = _declare_tool()
+    first = {"module": "m", "code": "b", "replaces": "a"}
+    stray = {"module": "m", "code": "x", "replaces": "w"}
+    other = {"module": "n", "code": "q", "replaces": "p"}
+    second = {"module": "m", "code": "c", "replaces": "b"}
+    assert tool.with_entries([other, stray, first], [second]) == [first, second, other]
+    again = {"module": "m", "code": "d", "replaces": "a"}  # declared again from the records' code: one link
+    assert tool.with_entries([first, second], [again]) == [again]
 
 
 def _declare_tool() -> Any:
@@ -315,15 +371,16 @@ def test_every_raises_proof_holds_against_the_code_it_replaced() -> None:
     proofs = [e for e in EQUIVALENT_CODE if e.proof and e.proof.get("kind") == "raises"]
     if not proofs:
         pytest.skip("no equivalence of kind raises is declared")
+    chains = _chains()
     for e in proofs:
         assert e.proof is not None
         then = tool.ledger_at(e.proof["commit"], ROOT)  # the module's name and ledger at the proof's commit
         path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), e.module in tree.packages)
         old = tool.source_at(e.proof["commit"], path, ROOT)
-        if old is None:
+        new, now = _link_code(e, chains, tool)
+        if old is None or new is None:
             pytest.skip(f"git cannot show {path} at {e.proof['commit'][:12]} (no repository, or a shallow clone)")
-        new = tree.sources[e.module]
-        assert tool.classify(e.module, old, new, e.proof["commit"], tree.moves, tree.in_text, then) == {
+        assert tool.classify(e.module, old, new, e.proof["commit"], *now, then) == {
             "module": e.module,
             "code": e.code,
             "replaces": e.replaces,
@@ -342,16 +399,18 @@ def test_every_statements_proof_names_exactly_the_statements_that_changed() -> N
     proofs = [e for e in EQUIVALENT_CODE if e.proof and e.proof.get("kind") == "statements"]
     if not proofs:
         pytest.skip("no equivalence of kind statements is declared")
+    chains = _chains()
     for e in proofs:
         assert e.proof is not None
         then = tool.ledger_at(e.proof["commit"], ROOT)
         path = tool.module_path(tool.name_at(e.module, tree.moves, then[0]), e.module in tree.packages)
         old = tool.source_at(e.proof["commit"], path, ROOT)
-        if old is None:
+        new, now = _link_code(e, chains, tool)
+        if old is None or new is None:
             pytest.skip(f"git cannot show {path} at {e.proof['commit'][:12]} (no repository, or a shallow clone)")
         assert _hash(canonical_code(old, *then)) == e.replaces, f"{e.module}: its old code is not what it replaces"
-        now = (tree.moves, tree.in_text)
-        assert tool.changed_statements(old, tree.sources[e.module], then, now) == list(e.proof["changed"]), e.module
+        assert _hash(canonical_code(new, *now)) == e.code, f"{e.module}: the code it declares is not {e.code}"
+        assert tool.changed_statements(old, new, then, now) == list(e.proof["changed"]), e.module
         assert tool.dropped_imports(tree, e.module, old, then[0]) == list(e.keeps), e.module
 
 
