@@ -65,3 +65,23 @@ def test_the_notebooks_step_makes_the_kernels_read_the_folder_the_run_wrote(no_r
     monkeypatch.setattr(execute, "run_notebooks", lambda mode, only, *, results: handed.append((mode, only, results)))
     execute.reproduce_step("quick", ["q4_why"], tmp_path / "r")
     assert handed == [("quick", ["q4_why"], tmp_path / "r")]
+
+
+def test_every_page_reads_its_records_through_the_book() -> None:
+    """A page that called the library's readers directly would look for ``results/`` beside its kernel
+    (``book/results``, ``notebooks/results``) and find none, or show a freshness box of an empty store."""
+    import re
+
+    pages = sorted(
+        {*layout.ROOT.glob("*.md"), *(layout.ROOT / "book").rglob("*.md"), *(layout.ROOT / "notebooks").glob("*.md")}
+    )
+    direct = re.compile(r"workflows\.(results_for|freshness|results_root)\(")
+    found = [
+        f"{p.relative_to(layout.ROOT)}:{n}"
+        for p in pages
+        if "```{code-cell}" in p.read_text(encoding="utf-8")
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if direct.search(line)
+    ]
+    executed = [p for p in pages if "```{code-cell}" in p.read_text(encoding="utf-8")]  # pages whose code runs
+    assert len(executed) > 10 and found == []
