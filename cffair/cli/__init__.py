@@ -1,4 +1,4 @@
-"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results|run|audit|fit|predict|twins``.
+"""The ``cffair`` command line: ``cffair data|counterfactuals|train|query|cke|reproduce|results|run|audit|fit|predict|twins|study``.
 
 One module per command group, each adding its sub-commands through ``register(subparsers)``;
 this module only assembles them (:func:`build_parser`) and runs one (:func:`main`).
@@ -42,6 +42,7 @@ COMMAND_MODULES: tuple[str | tuple[str, ...], ...] = (
     "cffair.cli._run",  # run (your own data, end to end)
     "cffair.cli._audit",  # audit (a model trained elsewhere)
     "cffair.cli._model",  # fit, predict, twins (a self-contained model)
+    "cffair.cli._study",  # study baseline-gap (appendix C)
 )
 
 

@@ -17,16 +17,15 @@ a model that predicts (nearly) one outcome for everyone is trivially "fair", and
 collapses a baseline would close the gap by breaking it. :func:`gap_table` marks such a step
 ``collapsed`` and counts no share for it.
 
-Runner (one file holds every dataset's studies: a run replaces the studies it recomputes and keeps
-the others)::
+Runner (:func:`write_study`; one file holds every dataset's studies: a run replaces the studies it
+recomputes and keeps the others)::
 
-    python -m cffair.experiments._baseline_gap --dataset compas --baseline gan dcevae cnf \\
+    cffair study baseline-gap --dataset compas --baseline gan dcevae cnf \\
         --folds 0 1 2 3 4 --out results/full/studies/baseline_gap.json
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -41,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from cffair.errors import ConfigError, DataError
+from cffair.errors import ConfigError, DataError, OptionError
 
 if TYPE_CHECKING:
     from cffair.experiments._pipeline.fold import FoldData
@@ -51,12 +50,13 @@ __all__ = [
     "LEFT_OUT",
     "SCREEN_KEYS",
     "GapStep",
+    "check_study_file",
     "default_steps",
     "gap_table",
-    "main",
     "run_gap_study",
     "study_key",
     "study_provenance",
+    "write_study",
 ]
 
 #: The baselines the study can move (the method names of the grid).
@@ -518,65 +518,79 @@ def _read_existing(out: Path, profile: str) -> dict[str, Any]:
     return studies
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """The runner: run the study for each baseline and write rows, steps, left-out factors and
-    provenance to ``--out`` atomically (the paper's values are reference data the book reads beside
-    them: :func:`cffair.reporting.paper_value`).
+def check_study_file(out: str | Path, profile: str, folds: Sequence[int]) -> dict[str, Any]:
+    """Before any work: ``out`` may receive a study of ``profile`` on ``folds``; the studies it already holds
+    (keyed by :func:`study_key`; ``{}`` for a new file).
 
-    ``--out`` may already hold other studies (other datasets or baselines): they are kept, and the
-    studies this run computes replace those with the same dataset and baseline. The file is
-    written after every fold, so an interrupted run keeps the folds it finished; a rerun with the
-    same code and steps keeps those folds' rows and computes only the others. It may not lie in
-    the folders a results store's pipeline owns (``records/``, ``inputs/``, ``stages/``, its
+    It may not lie in the folders a results store's pipeline owns (``records/``, ``inputs/``, ``stages/``, its
     ``provenance.json``), nor in the store of the other profile (a quick study in ``results/full``).
+
+    Raises:
+        OptionError: ``out`` is not a ``.json`` file, lies where it may not, or ``folds`` repeat or are negative.
+        DataError: ``out`` exists and is not a study file.
+        ConfigError: ``out`` holds a study of the other profile.
+    """
+    out = Path(out)
+    if out.suffix != ".json":
+        raise OptionError(f"--out {out}: give a .json file (the study is written as JSON).")
+    owned = _store_owned(out.resolve())
+    if owned:
+        raise OptionError(f"--out {out}: {owned}; write the study beside them, e.g. results/{profile}/studies/.")
+    mode = _other_mode(out.resolve(), profile)
+    if mode:
+        raise OptionError(f"--out {out}: it lies in the {mode} results store and this study is {profile}.")
+    if any(k < 0 for k in folds) or len(set(folds)) != len(folds):
+        raise OptionError(f"--folds {' '.join(map(str, folds))}: give distinct fold indices from 0.")
+    return _read_existing(out, profile)
+
+
+def write_study(
+    out: str | Path,
+    dataset: str = "compas",
+    baselines: Sequence[str] = ("gan",),
+    folds: Sequence[int] = (0,),
+    *,
+    profile: str = "full",
+    progress: Callable[[str], None] = print,
+) -> Path:
+    """Run the study for each of ``baselines`` on ``folds`` of ``dataset`` and write rows, steps, left-out factors
+    and provenance to ``out`` atomically (``cffair study baseline-gap``; the paper's values are reference data
+    the book reads beside them: :func:`cffair.reporting.paper_value`).
+
+    ``out`` may already hold other studies (other datasets or baselines): they are kept, and the studies this run
+    computes replace those with the same dataset and baseline. The file is written after every fold, so an
+    interrupted run keeps the folds it finished; a rerun with the same code and steps keeps those folds' rows and
+    computes only the others. ``out`` is checked first (:func:`check_study_file`).
     """
     from cffair._support.utils import torch_cpu_setup, write_json_atomic
 
-    parser = argparse.ArgumentParser(prog="python -m cffair.experiments._baseline_gap", description=__doc__)
-    parser.add_argument("--dataset", default="compas")
-    parser.add_argument("--baseline", nargs="+", default=["gan"], choices=BASELINES)
-    parser.add_argument("--folds", nargs="+", type=int, default=[0])
-    parser.add_argument("--profile", default="full", choices=["full", "quick"])
-    parser.add_argument("--out", default=None, help="default: results/<profile>/studies/baseline_gap.json")
-    args = parser.parse_args(argv)
-    out = Path(args.out or f"results/{args.profile}/studies/baseline_gap.json")
-    if out.suffix != ".json":
-        parser.error(f"--out {out}: give a .json file (the study is written as JSON).")
-    owned = _store_owned(out.resolve())
-    if owned:
-        parser.error(f"--out {out}: {owned}; write the study beside them, e.g. results/{args.profile}/studies/.")
-    mode = _other_mode(out.resolve(), args.profile)
-    if mode:
-        parser.error(f"--out {out}: it lies in the {mode} results store and this study is {args.profile}.")
-    if any(k < 0 for k in args.folds) or len(set(args.folds)) != len(args.folds):
-        parser.error(f"--folds {' '.join(map(str, args.folds))}: give distinct fold indices from 0.")
-    try:
-        studies = _read_existing(out, args.profile)
-    except (ConfigError, DataError) as exc:
-        parser.error(str(exc))
+    out = Path(out)
+    studies = check_study_file(out, profile, folds)
+    for b in baselines:
+        _check_baseline(b)
     torch_cpu_setup()
-    provenance = study_provenance(args.baseline)
+    provenance = study_provenance(baselines)
 
     def write() -> None:
         data = {
             "what": "baseline gap study (issue #44 item 6): each baseline moved towards the paper's setting step by step",
-            "profile": args.profile,
+            "profile": profile,
             "studies": dict(sorted(studies.items())),
             "provenance": provenance,
         }
         write_json_atomic(out, data, what="the baseline gap study")
 
-    for b in args.baseline:
-        key, steps = study_key(args.dataset, b), default_steps(b)
+    for b in baselines:
+        key, steps = study_key(dataset, b), default_steps(b)
         step_rows = [{**asdict(s), "changes": dict(s.changes)} for s in steps]
-        rows = _resumable_rows(studies.get(key), step_rows, provenance, args.folds)
+        rows = _resumable_rows(studies.get(key), step_rows, provenance, folds)
         done = sorted({int(r["fold"]) for r in rows})
         if done:
-            print(f"{b}: folds {done} already in {out} from the same code and steps: kept")
-        for k in (k for k in args.folds if k not in done):
-            rows += run_gap_study(args.dataset, b, [k], steps, profile=args.profile, progress=print)
+            progress(f"{b}: folds {done} already in {out} from the same code and steps: kept")
+        for k in (k for k in folds if k not in done):
+            rows += run_gap_study(dataset, b, [k], steps, profile=profile, progress=progress)
             studies[key] = {
-                "dataset": args.dataset,
+                "dataset": dataset,
                 "baseline": b,
                 "folds": sorted({int(r["fold"]) for r in rows}),
                 "steps": step_rows,
@@ -587,8 +601,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             write()  # after every fold: an interrupted study keeps what it finished, and a rerun resumes
     write()
-    print(f"wrote {out}")
-    return 0
+    progress(f"wrote {out}")
+    return out
 
 
 def _resumable_rows(
@@ -601,7 +615,3 @@ def _resumable_rows(
     if (prior.get("provenance") or {}).get("code_version") != provenance.get("code_version"):
         return []
     return [dict(r) for r in prior.get("rows", []) if int(r["fold"]) in set(folds)]
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

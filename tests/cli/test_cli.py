@@ -215,6 +215,7 @@ LIBRARY_ERRORS: dict[str, tuple[list[str], str]] = {
     "twins": (["twins", "--model", "garbage.cffair", "--data", "tiny.csv", "--out", "-"], "ArtefactError"),
     "reproduce": (["reproduce", "--only", "q1", "--datasets", "compas", "--no-notebooks"], "StorageError"),
     "results": (["results"], "ResultsMissingError"),
+    "study": (["study", "baseline-gap", "--profile", "quick", "--out", "garbage.json"], "DataError"),
 }
 
 
@@ -225,7 +226,7 @@ def test_every_command_turns_a_library_error_into_one_line(command, tiny, capsys
     import cffair.errors
 
     (tiny / "cycle.yaml").write_text(CYCLE)
-    for name in ("garbage.pt", "garbage.cffair", "garbage.skops"):
+    for name in ("garbage.pt", "garbage.cffair", "garbage.skops", "garbage.json"):
         (tiny / name).write_bytes(b"not a file cffair wrote")
     (tiny / "results-file").write_text("a file where the results folder should be")
     (tiny / "empty-results").mkdir()

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cffair import cli
 from cffair.causal import _synthetic as synthetic
 from cffair.causal._cfset import CounterfactualSet
 from cffair.errors import ConfigError, DataError
@@ -199,7 +200,7 @@ def test_default_steps_move_only_existing_config_fields():
 def test_the_runner_writes_a_file_that_reads_back(fold, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(baseline_gap, "grid_fold", lambda dataset, k, profile: fold)
     out = tmp_path / "studies" / "gap.json"
-    assert baseline_gap.main(["--baseline", "cnf", "--folds", "0", "--profile", "quick", "--out", str(out)]) == 0
+    assert baseline_gap.write_study(out, "compas", ["cnf"], [0], profile="quick") == out
     data = json.loads(out.read_text())
     study = data["studies"]["compas/cnf"]
     assert [s["name"] for s in study["steps"]] == [s.name for s in default_steps("cnf")]
@@ -215,8 +216,7 @@ def test_the_runner_writes_a_file_that_reads_back(fold, tmp_path: Path, monkeypa
     assert list(data["studies"]) == ["compas/cnf"] and study["baseline"] == "cnf"
     assert study["provenance"] == prov and t["screened"].all()
     # another dataset's run keeps this one's study
-    assert baseline_gap.main(["--dataset", "lawschool", "--baseline", "cnf", "--folds", "0", "--profile", "quick",
-                              "--out", str(out)]) == 0  # fmt: skip
+    baseline_gap.write_study(out, "lawschool", ["cnf"], [0], profile="quick")
     both = json.loads(out.read_text())["studies"]
     assert list(both) == ["compas/cnf", "lawschool/cnf"]
     assert both["compas/cnf"]["rows"] == study["rows"] and both["lawschool/cnf"]["dataset"] == "lawschool"
@@ -254,10 +254,10 @@ def test_the_runner_refuses_an_out_it_must_not_write_before_any_work(
     (tmp_path / "quick" / "studies").mkdir()
     (tmp_path / "quick" / "studies" / "bad.json").write_text("not json")
     monkeypatch.setattr(baseline_gap, "run_gap_study", lambda *a, **k: pytest.fail("trained before checking --out"))
-    with pytest.raises(SystemExit) as exit_:
-        baseline_gap.main(["--baseline", "cnf", "--profile", "quick", "--out", str(tmp_path / where)])
-    assert exit_.value.code == 2
-    assert message in capsys.readouterr().err
+    argv = ["study", "baseline-gap", "--baseline", "cnf", "--profile", "quick", "--out", str(tmp_path / where)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cffair: error: ") and message in err and err.count("\n") == 1
     assert (tmp_path / "quick" / "provenance.json").read_text() == "{}"
 
 
@@ -275,15 +275,14 @@ def test_the_runner_writes_after_every_fold_and_a_rerun_resumes(fold, tmp_path: 
         return real(dataset, baseline, folds, *a, **k)
 
     monkeypatch.setattr(baseline_gap, "run_gap_study", interrupted)
-    argv = ["--baseline", "cnf", "--folds", "0", "1", "--profile", "quick", "--out", str(out)]
-    with pytest.raises(KeyboardInterrupt):
-        baseline_gap.main(argv)
+    argv = ["study", "baseline-gap", "--baseline", "cnf", "--folds", "0", "1", "--profile", "quick", "--out", str(out)]
+    assert cli.main(argv) == 130  # interrupted
     first = json.loads(out.read_text())["studies"]["compas/cnf"]
     assert first["folds"] == [0] and {r["fold"] for r in first["rows"]} == {0}  # fold 0 kept on disk
     monkeypatch.setattr(baseline_gap, "run_gap_study", lambda d, b, folds, *a, **k: calls.append(list(folds)) or [
         {**r, "fold": folds[0]} for r in first["rows"]])  # fmt: skip
     calls.clear()
-    assert baseline_gap.main(argv) == 0
+    assert cli.main(argv) == 0
     assert calls == [[1]]  # fold 0 resumed from the file, only fold 1 computed
     study = json.loads(out.read_text())["studies"]["compas/cnf"]
     assert study["folds"] == [0, 1] and study["rows"][: len(first["rows"])] == first["rows"]
@@ -291,4 +290,4 @@ def test_the_runner_writes_after_every_fold_and_a_rerun_resumes(fold, tmp_path: 
     # other steps (another code version would do the same) start again
     monkeypatch.setattr(baseline_gap, "default_steps", lambda b: [GapStep("start", "start", "paper")])
     calls.clear()
-    assert baseline_gap.main(argv) == 0 and calls == [[0], [1]]
+    assert cli.main(argv) == 0 and calls == [[0], [1]]
