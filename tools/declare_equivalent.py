@@ -119,10 +119,11 @@ def classify(
 def statement_names(tree: ast.AST) -> list[tuple[str, str]]:
     """The top-level statements of a canonical module tree as ``(name, code)``: a function or class by its
     name, an assignment by its targets (``= NAMES``), an import by the names it binds (``import registry``),
-    any other statement by its position."""
+    an ``if`` by its test (``if TYPE_CHECKING``), any other statement by its kind (``Expr``, ``Try``); a name that
+    recurs gets its count (``if TYPE_CHECKING #2``), so that a statement keeps its name when others move."""
     assert isinstance(tree, ast.Module)
-    out = []
-    for i, node in enumerate(tree.body):
+    out, seen = [], {}
+    for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             name = node.name
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -130,9 +131,12 @@ def statement_names(tree: ast.AST) -> list[tuple[str, str]]:
             name = "= " + ", ".join(ast.unparse(t) for t in targets)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             name = "import " + ", ".join(a.asname or a.name.partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.If):
+            name = "if " + ast.unparse(node.test)
         else:
-            name = f"statement {i}"
-        out.append((name, stable_dump(node)))
+            name = type(node).__name__
+        seen[name] = seen.get(name, 0) + 1
+        out.append((name if seen[name] == 1 else f"{name} #{seen[name]}", stable_dump(node)))
     return out
 
 

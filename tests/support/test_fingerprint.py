@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -437,6 +438,22 @@ def test_changed_statements_names_what_differs_and_a_dropped_import_is_kept() ->
     assert tool.changed_statements(old, swapped, none, none) == ["= X", "g", "import os", "import q"]  # order moved
     tree = SourceTree({"p": "", "p.c": "", "p.m": new, "p.q": "", "p.r": ""}, frozenset({"p"}))
     assert tool.dropped_imports(tree, "p.m", old) == ["p.c", "p.q"]
+
+
+def test_a_statement_without_a_name_is_named_by_what_it_is_not_where_it_stands() -> None:
+    """An unchanged ``if TYPE_CHECKING:`` block that an import above it no longer precedes is not a change; a
+    changed one is named by its test; statements named alike are counted."""
+    tool = _declare_tool()
+    none: tuple[dict, dict] = ({}, {})
+    guard = "if TYPE_CHECKING:\n    from p import T\n"
+    old = "import argparse\nfrom typing import TYPE_CHECKING\n" + guard + "def f():\n    return 1\n"
+    new = "from typing import TYPE_CHECKING\n" + guard + "def f():\n    return 1\n"
+    assert tool.changed_statements(old, new, none, none) == ["import argparse"]
+    edited = new.replace("from p import T\n", "from p import U\n")
+    assert tool.changed_statements(new, edited, none, none) == ["if TYPE_CHECKING"]
+    twice = new + guard + "print(1)\n"
+    names = [n for n, _ in tool.statement_names(ast.parse(twice))]
+    assert names == ["import TYPE_CHECKING", "if TYPE_CHECKING", "f", "if TYPE_CHECKING #2", "Expr"]
 
 
 def test_a_declared_rewrite_keeps_the_modules_its_old_code_imported_in_the_fingerprint(monkeypatch) -> None:
