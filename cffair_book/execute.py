@@ -7,6 +7,7 @@ The book package installs :func:`reproduce_step` as the entry point ``notebooks`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,22 +31,29 @@ def run_notebooks(
     from cffair.workflows._reproduce import pin_results_root
 
     out_dir = ensure_dir(Path(out_dir or ROOT / "_build" / "executed"), what="folder of executed notebooks")
-    pin_results_root(results)  # the kernels run in notebooks/: they read the folder named here
     wanted = notebooks()
     outs = []
-    for name in tqdm(list(dict.fromkeys(wanted[g] for g in only or wanted if g in wanted)), desc="notebooks"):
-        src, ipynb = ROOT / "notebooks" / f"{name}.md", out_dir / f"{name}.input.ipynb"
-        write_text_atomic(ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook")
-        out = out_dir / f"{name}.ipynb"
-        pm.execute_notebook(
-            str(ipynb),
-            str(out),
-            parameters={"mode": mode},
-            cwd=str(src.parent),
-            progress_bar=False,
-            kernel_name="python3",
-        )
-        outs.append(out)
+    before = os.environ.get("CFFAIR_RESULTS")
+    pin_results_root(results)  # the kernels run in notebooks/: they read the folder named here
+    try:
+        for name in tqdm(list(dict.fromkeys(wanted[g] for g in only or wanted if g in wanted)), desc="notebooks"):
+            src, ipynb = ROOT / "notebooks" / f"{name}.md", out_dir / f"{name}.input.ipynb"
+            write_text_atomic(ipynb, jupytext.writes(jupytext.read(src), fmt="ipynb") + "\n", what="notebook")
+            out = out_dir / f"{name}.ipynb"
+            pm.execute_notebook(
+                str(ipynb),
+                str(out),
+                parameters={"mode": mode},
+                cwd=str(src.parent),
+                progress_bar=False,
+                kernel_name="python3",
+            )
+            outs.append(out)
+    finally:  # the caller's process reads what it read before (a notebook calling reproduce() goes on)
+        if before is None:
+            os.environ.pop("CFFAIR_RESULTS", None)
+        else:
+            os.environ["CFFAIR_RESULTS"] = before
     return outs
 
 

@@ -57,10 +57,13 @@ def test_the_notebooks_step_makes_the_kernels_read_the_folder_the_run_wrote(no_r
     seen = []
     monkeypatch.setattr(papermill, "execute_notebook", lambda src, out, **kw: seen.append(os.environ["CFFAIR_RESULTS"]))
     execute.run_notebooks("quick", ["q4_why"], out_dir=tmp_path / "run", results=tmp_path / "elsewhere")
-    assert seen == [str(tmp_path / "elsewhere")] and results.results_root() == tmp_path / "elsewhere"
-    seen.clear()
-    execute.run_notebooks("quick", ["q4_why"], out_dir=tmp_path / "run")  # none named: the pinned one stays
     assert seen == [str(tmp_path / "elsewhere")]
+    assert os.environ["CFFAIR_RESULTS"] == "" and results.results_root() == layout.RESULTS  # as before the run
+    monkeypatch.setenv("CFFAIR_RESULTS", "results/regeneration")  # a relative one the caller named
+    seen.clear()
+    execute.run_notebooks("quick", ["q4_why"], out_dir=tmp_path / "run")  # none handed over: the caller's, absolute
+    assert seen == [str(Path("results/regeneration").resolve())]
+    assert os.environ["CFFAIR_RESULTS"] == "results/regeneration"
     handed = []
     monkeypatch.setattr(execute, "run_notebooks", lambda mode, only, *, results: handed.append((mode, only, results)))
     execute.reproduce_step("quick", ["q4_why"], tmp_path / "r")
